@@ -1,0 +1,53 @@
+// Lint rules for the whole monorepo. Import boundaries are written here with the reason for each ban.
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+import globals from "globals";
+
+export default tseslint.config(
+  { ignores: ["**/node_modules/**", ".node/**", "data/**", "web/public/build/**", "server/drizzle/**", "web/src/locales/**/*.js", "**/bin/*.js"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ["**/*.ts", "**/*.tsx"],
+    languageOptions: {
+      globals: { ...globals.node },
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { attributes: false } }],
+      "@typescript-eslint/consistent-type-imports": "error",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    // shared/ is the wire contract: it must not depend on any implementation.
+    files: ["shared/src/**"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [
+        { group: ["@postern/server*", "@postern/agent*", "@postern/cli*", "@postern/web*"], message: "shared imports nothing of ours" },
+        { group: ["better-sqlite3", "drizzle-orm*", "execa", "hono*", "ws"], message: "shared stays runtime-neutral (browser and node)" },
+      ] }],
+    },
+  },
+  {
+    // web/ runs in the browser: no database, no process spawning, no server code.
+    files: ["web/src/**"],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [
+        { group: ["better-sqlite3", "drizzle-orm*", "execa", "ws", "pino"], message: "web runs in the browser" },
+        { group: ["@postern/server*", "@postern/agent*", "@postern/cli*"], message: "web talks to the server only over HTTP" },
+      ] }],
+    },
+  },
+  {
+    // The agent talks to the server only over its protocol.
+    files: ["agent/src/**"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [
+        { group: ["@postern/server*", "better-sqlite3", "drizzle-orm*"], message: "the agent reaches the server only through the agent protocol" },
+      ] }],
+    },
+  },
+);

@@ -1,0 +1,82 @@
+/**
+ * ACLs / Knocs (admin-console §3 "Knoc (ACL)", §7 "ACL" payload, §5 validation).
+ */
+import { z } from "zod";
+import { IdSchema } from "../common.ts";
+import { NONE_ID, Limits } from "../limits.ts";
+
+/** ACL fields of a haproxy backend: the numeric ACL id used as `#ID` on the runtime API. */
+export const HaproxyAclConfigSchema = z.object({ ID: z.number().int().min(0) });
+/** ACL fields of an ipset backend: at least one set name (err.ipsetNameRequired). */
+export const IpsetAclConfigSchema = z.object({
+  V4SetName: z.string().trim().max(31).default(""),
+  V6SetName: z.string().trim().max(31).default(""),
+});
+
+/** The ACL's Config (AclConfig): the fields of its backend type under that type's key, plus UriToken. */
+export const AclConfigSchema = z.object({
+  UriToken: z.string().default(""),
+  haproxy: HaproxyAclConfigSchema.optional(),
+  ipset: IpsetAclConfigSchema.optional(),
+});
+/** The ACL's Config. */
+export type AclConfig = z.infer<typeof AclConfigSchema>;
+
+/** IpExclusions (admin-console §3): which user addresses a grant may carry. */
+export const IpExclusionsSchema = z.object({
+  RestrictionType: z.enum(["none", "RFC1918", "allowList", "denyList"]).default("none"),
+  RfcType: z.enum(["allow", "deny"]).default("allow"),
+  Ranges: z.array(z.object({ Start: z.string(), End: z.string() })).default([]),
+});
+/** IpExclusions. */
+export type IpExclusions = z.infer<typeof IpExclusionsSchema>;
+
+/** GrantType (admin-console §3): the user's address, or fixed addresses. */
+export const GrantTypeSchema = z.object({
+  Type: z.enum(["userIp", "specifiedIps"]).default("userIp"),
+  Ips: z.array(z.object({ Ip: z.string() })).default([]),
+});
+/** GrantType. */
+export type GrantType = z.infer<typeof GrantTypeSchema>;
+
+/**
+ * POST/PUT /api/admin/acls body. MaximumGrantDuration is in seconds (minutes × 60), null for
+ * unlimited, and must correspond to 5–40320 minutes.
+ */
+export const AclWriteSchema = z.object({
+  ID: IdSchema.optional(),
+  Description: z.string().trim().min(1),
+  URL: z.string().default(""),
+  Category: z.string().trim().default("Default").transform((c) => c || "Default"),
+  Icon: z.string().default(""),
+  ClickToGrant: z.boolean().default(false),
+  CGNATOpen: z.boolean().default(false),
+  HideFromUsers: z.boolean().default(false),
+  HideFromAdmins: z.boolean().default(false),
+  AutoBrowseUsers: z.boolean().default(false),
+  MaximumGrantDuration: z
+    .number()
+    .int()
+    .min(Limits.maximumGrantDurationMinMinutes * 60)
+    .max(Limits.maximumGrantDurationMaxMinutes * 60)
+    .nullable()
+    .default(null),
+  BackendID: IdSchema,
+  ParentID: IdSchema.default(NONE_ID),
+  IpExclusions: IpExclusionsSchema.default({ RestrictionType: "none", RfcType: "allow", Ranges: [] }),
+  GrantType: GrantTypeSchema.default({ Type: "userIp", Ips: [] }),
+  Config: AclConfigSchema.default({ UriToken: "" }),
+});
+/** POST/PUT /api/admin/acls body. */
+export type AclWrite = z.infer<typeof AclWriteSchema>;
+
+/** An ACL as admins read it. */
+export type Acl = Omit<AclWrite, "ID"> & {
+  ID: string;
+  Name: string;
+  Children: string[];
+  BackendName: string;
+  AgentID: string;
+  LastModifiedAt: string;
+  LastModifiedBy: string;
+};

@@ -1,0 +1,61 @@
+/**
+ * Admin sign-in and users (admin-console §3 "User", §5 "User", §7 "User" payload).
+ */
+import { z } from "zod";
+import { IdSchema } from "../common.ts";
+import { Limits } from "../limits.ts";
+
+/** POST /api/admin/login body. */
+export const AdminLoginRequestSchema = z.object({ UserName: z.string().min(1), Password: z.string().min(1) });
+/** POST /api/admin/login body. */
+export type AdminLoginRequest = z.infer<typeof AdminLoginRequestSchema>;
+
+/** A password of 8–64 characters ('Must be between 8 and 64 characters'). */
+export const PasswordSchema = z
+  .string()
+  .min(Limits.passwordMinLength, "Must be between 8 and 64 characters")
+  .max(Limits.passwordMaxLength, "Must be between 8 and 64 characters");
+
+/** User AuthType values (admin-console §3). */
+export const UserAuthTypeSchema = z.enum(["local", "SAML", "LDAP", "apikey"]);
+
+/**
+ * POST/PUT /api/admin/users body. Duration is in minutes (min 1, default 480); SessionLimit null is
+ * unlimited; AclIds are the ACLs assigned directly.
+ */
+export const UserWriteSchema = z.object({
+  ID: IdSchema.optional(),
+  Name: z.string().trim().min(1),
+  UserName: z.string().trim().min(1, "You must specify a username"),
+  Company: z.string().default(""),
+  Duration: z.number().int().min(1).default(Limits.defaultUserDurationMinutes),
+  SessionLimit: z.number().int().min(1).nullable().default(null),
+  AuthType: UserAuthTypeSchema.default("local"),
+  PlainPassword: PasswordSchema.optional(),
+  ConfirmPassword: z.string().optional(),
+  TOTPEnabled: z.boolean().default(false),
+  ValidUntil: z.string().nullable().default(null),
+  ThirdPartyAuth: z.object({ DN: z.string().default("") }).default({ DN: "" }),
+  AclIds: z.array(IdSchema).default([]),
+});
+/** POST/PUT /api/admin/users body. */
+export type UserWrite = z.infer<typeof UserWriteSchema>;
+
+/** A user as admins read it (admin-console §3 "User"); never carries a password. */
+export interface User {
+  ID: string;
+  Name: string;
+  UserName: string;
+  Company: string;
+  Duration: number;
+  SessionLimit: number | null;
+  AuthType: z.infer<typeof UserAuthTypeSchema>;
+  TOTPEnabled: boolean;
+  ValidUntil: string | null;
+  ThirdPartyAuth: { DN: string };
+  AclIds: string[];
+  Licensed: boolean;
+  ActiveSession: boolean;
+  CreatedAt: string;
+  LastLogin: string | null;
+}

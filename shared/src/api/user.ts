@@ -1,0 +1,81 @@
+/**
+ * The user-side calls (user-portal §7) and the session-user status (user-portal §3).
+ */
+import { z } from "zod";
+import { IdSchema } from "../common.ts";
+
+/** POST /api/login body (user-portal §7). */
+export const LoginRequestSchema = z.object({
+  UserName: z.string().min(1, "You must specify a username"),
+  Password: z.string().min(1),
+  KioskMode: z.boolean().optional().default(false),
+});
+/** POST /api/login body (user-portal §7). */
+export type LoginRequest = z.infer<typeof LoginRequestSchema>;
+
+/** One discovered or requested address: `{Port, IP}` (user-portal §3 "Grant payload"). */
+export const PortIpSchema = z.object({ Port: z.number().int().min(0).max(65535).default(0), IP: z.string().min(1) });
+/** One discovered or requested address. */
+export type PortIp = z.infer<typeof PortIpSchema>;
+
+/** POST /api/grant body: `{ACLID, IPs[{Port, IP}]}` (user-portal §7). */
+export const GrantRequestSchema = z.object({ ACLID: IdSchema, IPs: z.array(PortIpSchema).max(16).default([]) });
+/** POST /api/grant body. */
+export type GrantRequest = z.infer<typeof GrantRequestSchema>;
+
+/** POST /api/log_ips body: the addresses the IP-discovery endpoint reported on each port. */
+export const LogIpsRequestSchema = z.object({ IPs: z.array(PortIpSchema).max(16) });
+/** POST /api/log_ips body. */
+export type LogIpsRequest = z.infer<typeof LogIpsRequestSchema>;
+
+/** One ACL entry of the session status (user-portal §3). `ID` is the status entry's id. */
+export const StatusAclSchema = z.object({
+  ID: IdSchema,
+  ACLID: IdSchema,
+  ParentID: IdSchema,
+  Description: z.string(),
+  URL: z.string(),
+  Icon: z.string(),
+  Category: z.string(),
+  Status: z.number().int(),
+  Error: z.string(),
+  /** ISO time at which the current grant ends; empty when nothing is granted. */
+  ExpiredAfter: z.string(),
+  ClickToGrant: z.boolean(),
+  CGNATOpen: z.boolean(),
+  HideFromUsers: z.boolean(),
+  DisableForUser: z.boolean(),
+  GrantTypeFixedIps: z.boolean(),
+  AutoBrowseUsers: z.boolean(),
+  Config: z.object({ UriToken: z.string() }),
+});
+/** One ACL entry of the session status. */
+export type StatusAcl = z.infer<typeof StatusAclSchema>;
+
+/** GET /api/status response: the session user (user-portal §3). Times are ISO 8601 UTC. */
+export const SessionStatusSchema = z.object({
+  Name: z.string(),
+  CurrentAddress: z.string(),
+  Ends: z.string(),
+  ValidUntil: z.string().nullable(),
+  Licensed: z.boolean(),
+  UserLicensed: z.boolean(),
+  NewUserDashboard: z.boolean(),
+  AuthType: z.string(),
+  AutoBrowseToURI: z.string(),
+  ACLs: z.array(StatusAclSchema),
+});
+/** GET /api/status response. */
+export type SessionStatus = z.infer<typeof SessionStatusSchema>;
+
+/** GET /api/system_status response (user-portal §3). */
+export const SystemStatusSchema = z.object({ IPApi: z.string(), JsBundleHash: z.string() });
+/** GET /api/system_status response. */
+export type SystemStatus = z.infer<typeof SystemStatusSchema>;
+
+/** Theme accents (user-portal §1). */
+export const AccentSchema = z.enum(["teal", "grape", "iceberg", "rose", "offsite"]);
+/** GET /api/theme response. */
+export const ThemeSchema = z.object({ Accent: AccentSchema, HighAccessibility: z.boolean() });
+/** GET /api/theme response. */
+export type Theme = z.infer<typeof ThemeSchema>;

@@ -1,0 +1,12 @@
+/** @postern/shared: the wire contract imported by server, agent, CLI and web. */
+export * from "./errors.ts";
+export * from "./grant-status.ts";
+export * from "./limits.ts";
+export * from "./ip.ts";
+export * from "./common.ts";
+export * from "./api/user.ts";
+export * from "./api/agent.ts";
+export * from "./api/backend.ts";
+export * from "./api/acl.ts";
+export * from "./api/admin.ts";
+export * from "./agent-protocol.ts";
