@@ -1,0 +1,33 @@
+/**
+ * The one interface every enforcement backend implements (design.md "Agent protocol").
+ *
+ * A backend enforces entries (address, absolute expiry) in targets (an ACL on a backend: an HAProxy
+ * ACL `#ID`, a pair of ipset sets, ...). Every method is idempotent and batched: it gets all entries
+ * of one target at once and reports one outcome per address, never throwing for a single bad entry.
+ * A method throws only when the whole target is unreachable (socket refused, command missing); the
+ * caller then marks every entry of the call as failed with that message.
+ */
+import type { Entry, Target } from "@postern/shared";
+
+/** Outcome of one address. `error` says why the target refused it. */
+export interface EntryOutcome {
+  readonly ip: string;
+  readonly ok: boolean;
+  readonly error?: string;
+}
+
+/** An enforcement backend of one type (haproxy, ipset, ...). */
+export interface Backend {
+  /** The BackendConfig key this backend handles. */
+  readonly type: string;
+  /**
+   * Adds entries, or refreshes the expiry of ones already present. `now` is epoch milliseconds, used
+   * to turn absolute expiries into native relative timeouts (ipset `timeout` seconds, rounded up).
+   * Entries whose expiry is not after `now` are not added (reported ok: nothing to do).
+   */
+  add(target: Target, entries: readonly Entry[], now: number): Promise<EntryOutcome[]>;
+  /** Removes addresses; removing one that is absent succeeds. */
+  remove(target: Target, ips: readonly string[]): Promise<EntryOutcome[]>;
+  /** Reads the addresses actually present in the target, normalised (for drift repair). */
+  list(target: Target): Promise<string[]>;
+}

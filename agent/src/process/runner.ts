@@ -1,0 +1,25 @@
+/**
+ * The process boundary of the agent. Every external command (ipset, sudo, scripts) runs through a
+ * `CommandRunner` with an argument array, never a shell. Unit tests substitute a fake runner; the
+ * real one uses execa.
+ */
+
+/** Result of one command. A non-zero exit code is returned, not thrown. */
+export interface CommandResult {
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Options of one command run. `input` is written to stdin; `timeoutMs` kills it when exceeded. */
+export interface RunOptions {
+  readonly input?: string;
+  readonly timeoutMs?: number;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly signal?: AbortSignal;
+}
+
+/** Runs an executable with arguments and returns its exit code and output. Throws only when it cannot start. */
+export interface CommandRunner {
+  run(command: string, args: readonly string[], options?: RunOptions): Promise<CommandResult>;
+}
