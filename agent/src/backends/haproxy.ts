@@ -1,0 +1,484 @@
+/**
+ * The HAProxy enforcement backend (design.md "Agent protocol").
+ *
+ * Talks the HAProxy runtime API directly over node:net, on a unix socket (`Protocol: "unix"`, `Address`
+ * = socket path) or TCP (`Protocol: "tcp"`, `Address` = `host:port` or `[v6]:port`). One connection per
+ * call, switched to interactive `prompt` mode so several commands are pipelined and each answer is
+ * read on its own (every answer ends with the `\n> ` prompt). Commands used: `show acl` (find the file
+ * behind `#ID`), `show acl #ID` (list), `add acl #ID IP`, `del acl #ID IP`.
+ *
+ * HAProxy forgets runtime changes on reload, so after every change the backend rewrites the ACL FILE
+ * behind `#ID` atomically (temp file in the same directory, fsync, rename) with exactly the entries that
+ * should be there: the live entries read back after the change, plus the addresses this call added and
+ * minus the ones it removed. A reload then loads the same set. HAProxy has no native expiry: this
+ * backend only adds and removes; removing entries on time is the daemon's job.
+ *
+ * HAProxy keeps patterns as text (`add acl` twice stores two copies; `del acl` matches the text and
+ * removes every copy). The backend therefore reads the live entries first, adds only addresses that
+ * are not present (compared normalised), and deletes every textual form of an address.
+ */
+import { createConnection } from "node:net";
+import type { Socket } from "node:net";
+import { randomBytes } from "node:crypto";
+import { open, readFile, rename, stat, unlink, chown } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join } from "node:path";
+import { normaliseIp } from "@postern/shared";
+import type { Entry, Target } from "@postern/shared";
+import type { Backend, EntryOutcome } from "./backend.ts";
+
+/** Where the runtime API listens: a unix socket path, or a TCP host and port. */
+export type RuntimeAddress = { readonly path: string } | { readonly host: string; readonly port: number };
+
+/** Timeouts of runtime API sessions, in MILLISECONDS. */
+export interface HaproxyTimeouts {
+  /** Longest wait for the connection to open (default 2,000 ms). */
+  readonly connectTimeoutMs?: number;
+  /** Longest silence while an answer is awaited (default 5,000 ms); the session then fails. */
+  readonly readTimeoutMs?: number;
+}
+
+/** Options of a `HaproxyBackend`. */
+export interface HaproxyBackendOptions extends HaproxyTimeouts {
+  /** Commands written before waiting for their answers (default 1,000); bounds memory on huge batches. */
+  readonly pipelineDepth?: number;
+}
+
+/** One row of `show acl`: the numeric id, the file it was loaded from (null when inline) and its description. */
+export interface AclReference {
+  readonly id: number;
+  readonly file: string | null;
+  readonly description: string;
+}
+
+/** The first line of every ACL file the backend writes (HAProxy skips `#` lines in pattern files). */
+export const ACL_FILE_HEADER = "# Managed by postern-agent: rewritten on every change, manual edits are lost.";
+
+/**
+ * Parses the runtime address of a haproxy BackendConfig. `unix`: the path as given. `tcp`: `host:port`
+ * or `[ipv6]:port`.
+ * @throws Error when a tcp address has no valid port (1–65535).
+ */
+export function parseRuntimeAddress(config: { readonly Protocol: "unix" | "tcp"; readonly Address: string }): RuntimeAddress {
+  const address = config.Address.trim();
+  if (config.Protocol === "unix") return { path: address };
+  const m = /^\[([^\]]+)\]:(\d+)$/.exec(address) ?? /^([^:]+):(\d+)$/.exec(address);
+  const port = Number(m?.[2]);
+  if (!m?.[1] || !Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new Error(`invalid HAProxy runtime API address "${address}": expected host:port`);
+  }
+  return { host: m[1], port };
+}
+
+/**
+ * Parses `show acl` (no argument): one `AclReference` per row `ID (FILE) DESCRIPTION`. `file` is set
+ * only for ACLs loaded from a file (`pattern loaded from file ...`), null for inline ones.
+ */
+export function parseAclReferences(text: string): AclReference[] {
+  const out: AclReference[] = [];
+  for (const raw of text.split("\n")) {
+    const line = raw.trimEnd();
+    if (line === "" || line.startsWith("#")) continue;
+    const fromFile = /^(\d+) \((.*)\) (pattern loaded from file .*)$/.exec(line);
+    if (fromFile?.[1] && fromFile[2] !== undefined) {
+      out.push({ id: Number(fromFile[1]), file: fromFile[2] || null, description: fromFile[3] ?? "" });
+      continue;
+    }
+    const other = /^(\d+) \((.*?)\) ?(.*)$/.exec(line);
+    if (other?.[1]) out.push({ id: Number(other[1]), file: null, description: other[3] ?? "" });
+  }
+  return out;
+}
+
+/** Parses `show acl #ID`: the pattern text of each `0xADDR PATTERN` row, as HAProxy stores it (not normalised). */
+export function parseAclEntries(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.split("\n")) {
+    const m = /^0x[0-9a-fA-F]+ (.+)$/.exec(raw.trim());
+    if (m?.[1]) out.push(m[1].trim());
+  }
+  return out;
+}
+
+/**
+ * One runtime API connection in interactive (`prompt`) mode. `send` pipelines commands and resolves
+ * with one answer per command (its text without the trailing blank line; "" when HAProxy printed
+ * nothing, which for add/del means success).
+ */
+export class RuntimeSession {
+  readonly #socket: Socket;
+  readonly #readTimeoutMs: number;
+  #buffer = "";
+  readonly #answers: string[] = [];
+  #waiter: { count: number; resolve: (a: string[]) => void; reject: (e: Error) => void } | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  #error: Error | null = null;
+
+  private constructor(socket: Socket, readTimeoutMs: number) {
+    this.#socket = socket;
+    this.#readTimeoutMs = readTimeoutMs;
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => this.#onData(chunk));
+    socket.on("error", (e) => this.#fail(new Error(`HAProxy runtime API: ${e.message}`)));
+    socket.on("close", () => this.#fail(new Error("HAProxy runtime API closed the connection")));
+  }
+
+  /**
+   * Connects (bounded by `connectTimeoutMs`) and enters prompt mode.
+   * @throws Error when the connection is refused, times out, or HAProxy does not answer the prompt.
+   */
+  static async open(address: RuntimeAddress, timeouts: HaproxyTimeouts = {}): Promise<RuntimeSession> {
+    const connectTimeoutMs = timeouts.connectTimeoutMs ?? 2_000;
+    const where = "path" in address ? address.path : `${address.host}:${address.port}`;
+    const session = await new Promise<RuntimeSession>((resolve, reject) => {
+      const s = "path" in address ? createConnection({ path: address.path }) : createConnection({ host: address.host, port: address.port });
+      const onError = (e: Error): void => {
+        clearTimeout(timer);
+        s.destroy();
+        reject(new Error(`HAProxy runtime API ${where}: ${e.message}`));
+      };
+      const timer = setTimeout(() => {
+        s.off("error", onError);
+        s.destroy();
+        reject(new Error(`HAProxy runtime API ${where}: connect timed out after ${connectTimeoutMs} ms`));
+      }, connectTimeoutMs);
+      s.once("error", onError);
+      s.once("connect", () => {
+        clearTimeout(timer);
+        s.off("error", onError);
+        // The session attaches its own error handler synchronously, before any further event.
+        resolve(new RuntimeSession(s, timeouts.readTimeoutMs ?? 5_000));
+      });
+    });
+    try {
+      await session.send(["prompt"]);
+    } catch (e) {
+      session.close();
+      throw e;
+    }
+    return session;
+  }
+
+  /**
+   * Sends commands (one per line) and resolves with their answers, in order.
+   * @throws Error when the connection fails, closes, or stays silent longer than the read timeout.
+   */
+  async send(commands: readonly string[]): Promise<string[]> {
+    if (commands.length === 0) return [];
+    if (this.#error) throw this.#error;
+    if (this.#waiter) throw new Error("RuntimeSession.send called while another send is in flight");
+    for (const c of commands) if (/[\n\r;]/.test(c)) throw new Error(`refusing unsafe runtime API command ${JSON.stringify(c)}`);
+    const done = new Promise<string[]>((resolve, reject) => {
+      this.#waiter = { count: commands.length, resolve, reject };
+    });
+    this.#arm();
+    this.#socket.write(commands.join("\n") + "\n");
+    this.#drain();
+    return done;
+  }
+
+  /** Leaves the session (`quit`) and closes the connection. Never throws. */
+  close(): void {
+    this.#clearTimer();
+    this.#waiter = null;
+    this.#error ??= new Error("session closed");
+    if (!this.#socket.destroyed) {
+      this.#socket.end("quit\n");
+      setTimeout(() => this.#socket.destroy(), 1_000).unref();
+    }
+  }
+
+  #onData(chunk: string): void {
+    this.#buffer += chunk;
+    let at = this.#buffer.indexOf("\n> ");
+    while (at >= 0) {
+      this.#answers.push(this.#buffer.slice(0, at).replace(/\n+$/, ""));
+      this.#buffer = this.#buffer.slice(at + 3);
+      at = this.#buffer.indexOf("\n> ");
+    }
+    if (this.#waiter) this.#arm();
+    this.#drain();
+  }
+
+  #drain(): void {
+    const w = this.#waiter;
+    if (!w || this.#answers.length < w.count) return;
+    this.#waiter = null;
+    this.#clearTimer();
+    w.resolve(this.#answers.splice(0, w.count));
+  }
+
+  #fail(e: Error): void {
+    this.#error ??= e;
+    this.#clearTimer();
+    const w = this.#waiter;
+    this.#waiter = null;
+    w?.reject(e);
+  }
+
+  #arm(): void {
+    this.#clearTimer();
+    this.#timer = setTimeout(() => {
+      this.#fail(new Error(`HAProxy runtime API: no answer within ${this.#readTimeoutMs} ms`));
+      this.#socket.destroy();
+    }, this.#readTimeoutMs);
+  }
+
+  #clearTimer(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+  }
+}
+
+/**
+ * Writes `entries` (one per line, after `ACL_FILE_HEADER`) to `file` atomically: a temp file in the same
+ * directory, fsync, the previous file's mode and owner, then rename over `file`. Does nothing when the
+ * file already has exactly that content. Returns true when it wrote.
+ * @throws Error (fs errors such as EACCES) when the file cannot be written.
+ */
+export async function writeAclFileAtomically(file: string, entries: readonly string[]): Promise<boolean> {
+  const content = [ACL_FILE_HEADER, ...entries].join("\n") + "\n";
+  const current = await readFile(file, "utf8").catch(() => null);
+  if (current === content) return false;
+  const old = await stat(file).catch(() => null);
+  const tmp = join(dirname(file), `.${basename(file)}.postern-${process.pid}-${randomBytes(6).toString("hex")}.tmp`);
+  const handle = await open(tmp, "wx", old ? old.mode & 0o7777 : 0o644);
+  try {
+    await handle.writeFile(content, "utf8");
+    await handle.sync();
+    if (old) await handle.chmod(old.mode & 0o7777);
+  } catch (e) {
+    await handle.close().catch(() => undefined);
+    await unlink(tmp).catch(() => undefined);
+    throw e;
+  }
+  await handle.close();
+  try {
+    if (old && (process.getuid?.() ?? -1) === 0) await chown(tmp, old.uid, old.gid).catch(() => undefined);
+    await rename(tmp, file);
+  } catch (e) {
+    await unlink(tmp).catch(() => undefined);
+    throw e;
+  }
+  return true;
+}
+
+interface Present {
+  /** normalised address → every textual form HAProxy holds for it */
+  readonly byIp: Map<string, string[]>;
+  /** normalised addresses in HAProxy's order */
+  readonly order: string[];
+}
+
+/**
+ * Enforces entries in an HAProxy ACL `#ID` over the runtime API. See the module documentation.
+ * `add`/`remove` throw only when the runtime API cannot be reached (connection refused, timeout);
+ * everything else is reported per address.
+ */
+export class HaproxyBackend implements Backend {
+  /** The BackendConfig key handled: `haproxy`. */
+  readonly type = "haproxy";
+  readonly #timeouts: HaproxyTimeouts;
+  readonly #pipelineDepth: number;
+  readonly #locks = new Map<string, Promise<unknown>>();
+
+  /** Creates the backend; see `HaproxyBackendOptions` for the defaults. */
+  constructor(options: HaproxyBackendOptions = {}) {
+    this.#timeouts = { connectTimeoutMs: options.connectTimeoutMs ?? 2_000, readTimeoutMs: options.readTimeoutMs ?? 5_000 };
+    this.#pipelineDepth = Math.max(1, options.pipelineDepth ?? 1_000);
+  }
+
+  /**
+   * Adds addresses that are not yet in ACL `#ID`, then keeps the ACL file in step. `now` is epoch
+   * milliseconds; entries not expiring after `now` are skipped (ok). One outcome per entry, in order,
+   * with `ip` as given.
+   * @throws Error when the runtime API cannot be reached.
+   */
+  async add(target: Target, entries: readonly Entry[], now: number): Promise<EntryOutcome[]> {
+    const { address, id } = haproxyTarget(target);
+    const outcomes: (EntryOutcome | undefined)[] = entries.map(() => undefined);
+    const wanted = new Map<string, number[]>();
+    entries.forEach((e, i) => {
+      const n = normaliseIp(e.ip);
+      if (!n) outcomes[i] = fail(e.ip, `invalid IP address "${e.ip}"`);
+      else if (e.expiresAt <= now) outcomes[i] = { ip: e.ip, ok: true };
+      else wanted.set(n.ip, [...(wanted.get(n.ip) ?? []), i]);
+    });
+    if (wanted.size === 0) return finish(outcomes, entries.map((e) => e.ip));
+    return this.#locked(lockKey(address, id), async () => {
+      const session = await RuntimeSession.open(address, this.#timeouts);
+      try {
+        const ref = await this.#reference(session, id);
+        if (typeof ref === "string") {
+          for (const indices of wanted.values()) for (const i of indices) outcomes[i] = fail(entries[i]?.ip, ref);
+          return finish(outcomes, entries.map((e) => e.ip));
+        }
+        const before = await this.#present(session, id);
+        const toAdd = [...wanted.keys()].filter((ip) => !before.byIp.has(ip));
+        const answers = await this.#sendAll(session, toAdd.map((ip) => `add acl #${id} ${ip}`));
+        const added: string[] = [];
+        const errors = new Map<string, string>();
+        toAdd.forEach((ip, k) => {
+          const answer = answers[k] ?? "no answer";
+          if (answer.trim() === "") added.push(ip);
+          else errors.set(ip, `HAProxy refused "add acl #${id} ${ip}": ${oneLine(answer)}`);
+        });
+        const fileError = await this.#syncFile(session, id, ref, new Set(added), new Set());
+        for (const [ip, indices] of wanted) {
+          const error = errors.get(ip) ?? fileError ?? undefined;
+          for (const i of indices) outcomes[i] = error ? fail(entries[i]?.ip, error) : { ip: entries[i]?.ip ?? ip, ok: true };
+        }
+        return finish(outcomes, entries.map((e) => e.ip));
+      } finally {
+        session.close();
+      }
+    });
+  }
+
+  /**
+   * Removes addresses (every textual form HAProxy holds) from ACL `#ID`, then keeps the ACL file in
+   * step. An absent address succeeds. One outcome per address, in order, as given.
+   * @throws Error when the runtime API cannot be reached.
+   */
+  async remove(target: Target, ips: readonly string[]): Promise<EntryOutcome[]> {
+    const { address, id } = haproxyTarget(target);
+    const outcomes: (EntryOutcome | undefined)[] = ips.map(() => undefined);
+    const wanted = new Map<string, number[]>();
+    ips.forEach((ip, i) => {
+      const n = normaliseIp(ip);
+      if (!n) outcomes[i] = fail(ip, `invalid IP address "${ip}"`);
+      else wanted.set(n.ip, [...(wanted.get(n.ip) ?? []), i]);
+    });
+    if (wanted.size === 0) return finish(outcomes, ips);
+    return this.#locked(lockKey(address, id), async () => {
+      const session = await RuntimeSession.open(address, this.#timeouts);
+      try {
+        const ref = await this.#reference(session, id);
+        if (typeof ref === "string") {
+          for (const indices of wanted.values()) for (const i of indices) outcomes[i] = fail(ips[i], ref);
+          return finish(outcomes, ips);
+        }
+        const before = await this.#present(session, id);
+        const commands: { ip: string; command: string }[] = [];
+        for (const ip of wanted.keys()) for (const text of before.byIp.get(ip) ?? []) commands.push({ ip, command: `del acl #${id} ${text}` });
+        const answers = await this.#sendAll(session, commands.map((c) => c.command));
+        const errors = new Map<string, string>();
+        commands.forEach((c, k) => {
+          const answer = (answers[k] ?? "no answer").trim();
+          // "Key not found." means it is already gone (e.g. removed concurrently): that is success.
+          if (answer !== "" && !/key not found/i.test(answer)) errors.set(c.ip, `HAProxy refused "${c.command}": ${oneLine(answer)}`);
+        });
+        const removed = new Set([...wanted.keys()].filter((ip) => !errors.has(ip)));
+        const fileError = await this.#syncFile(session, id, ref, new Set(), removed);
+        for (const [ip, indices] of wanted) {
+          const error = errors.get(ip) ?? fileError ?? undefined;
+          for (const i of indices) outcomes[i] = error ? fail(ips[i], error) : { ip: ips[i] ?? ip, ok: true };
+        }
+        return finish(outcomes, ips);
+      } finally {
+        session.close();
+      }
+    });
+  }
+
+  /**
+   * Reads the live entries of ACL `#ID` (`show acl #ID`), normalised and de-duplicated.
+   * @throws Error when the runtime API cannot be reached or HAProxy has no ACL `#ID`.
+   */
+  async list(target: Target): Promise<string[]> {
+    const { address, id } = haproxyTarget(target);
+    const session = await RuntimeSession.open(address, this.#timeouts);
+    try {
+      const [answer = ""] = await session.send([`show acl #${id}`]);
+      if (/unknown acl identifier/i.test(answer)) throw new Error(`HAProxy has no ACL #${id}`);
+      return [...new Set(parseAclEntries(answer).map((t) => normaliseIp(t)?.ip ?? t))];
+    } finally {
+      session.close();
+    }
+  }
+
+  /** The file behind `#id` (null when inline), or an error message when HAProxy has no such ACL. */
+  async #reference(session: RuntimeSession, id: number): Promise<{ file: string | null } | string> {
+    const [answer = ""] = await session.send(["show acl"]);
+    const refs = parseAclReferences(answer);
+    const ref = refs.find((r) => r.id === id);
+    if (!ref) return `HAProxy has no ACL #${id} (show acl lists ${refs.map((r) => `#${r.id}`).join(", ") || "none"})`;
+    if (ref.file !== null && !isAbsolute(ref.file)) {
+      return `HAProxy ACL #${id} is loaded from the relative path "${ref.file}"; use an absolute path in the HAProxy configuration so the agent can keep the file in step`;
+    }
+    return { file: ref.file };
+  }
+
+  async #present(session: RuntimeSession, id: number): Promise<Present> {
+    const [answer = ""] = await session.send([`show acl #${id}`]);
+    const byIp = new Map<string, string[]>();
+    const order: string[] = [];
+    for (const text of parseAclEntries(answer)) {
+      const ip = normaliseIp(text)?.ip ?? text;
+      const forms = byIp.get(ip);
+      if (forms) {
+        if (!forms.includes(text)) forms.push(text);
+      } else {
+        byIp.set(ip, [text]);
+        order.push(ip);
+      }
+    }
+    return { byIp, order };
+  }
+
+  /** Rewrites the ACL file to the live entries plus `added` minus `removed`; returns an error message or null. */
+  async #syncFile(session: RuntimeSession, id: number, ref: { file: string | null }, added: Set<string>, removed: Set<string>): Promise<string | null> {
+    if (ref.file === null) return null;
+    const after = await this.#present(session, id);
+    const entries = after.order.filter((ip) => !removed.has(ip));
+    for (const ip of added) if (!after.byIp.has(ip) && !removed.has(ip)) entries.push(ip);
+    try {
+      await writeAclFileAtomically(ref.file, entries);
+      return null;
+    } catch (e) {
+      return `changed live in HAProxy but the ACL file ${ref.file} could not be written (a reload would undo it): ${e instanceof Error ? e.message : String(e)}`;
+    }
+  }
+
+  async #sendAll(session: RuntimeSession, commands: readonly string[]): Promise<string[]> {
+    const out: string[] = [];
+    for (let i = 0; i < commands.length; i += this.#pipelineDepth) {
+      out.push(...(await session.send(commands.slice(i, i + this.#pipelineDepth))));
+    }
+    return out;
+  }
+
+  /** Runs `fn` after every earlier call on the same key finished, so ACL file rewrites never interleave. */
+  async #locked<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.#locks.get(key) ?? Promise.resolve();
+    const run = previous.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.#locks.set(key, tail);
+    try {
+      return await run;
+    } finally {
+      if (this.#locks.get(key) === tail) this.#locks.delete(key);
+    }
+  }
+}
+
+function haproxyTarget(target: Target): { address: RuntimeAddress; id: number } {
+  if (!("haproxy" in target.backend) || !target.backend.haproxy) throw new Error(`target ${target.key} is not on a haproxy backend`);
+  if (!("haproxy" in target.acl)) throw new Error(`target ${target.key} is not an HAProxy ACL`);
+  return { address: parseRuntimeAddress(target.backend.haproxy), id: target.acl.haproxy.ID };
+}
+
+function lockKey(address: RuntimeAddress, id: number): string {
+  return "path" in address ? `unix:${address.path}#${id}` : `tcp:${address.host}:${address.port}#${id}`;
+}
+
+function finish(outcomes: readonly (EntryOutcome | undefined)[], ips: readonly string[]): EntryOutcome[] {
+  return outcomes.map((o, i) => o ?? fail(ips[i], "internal error: no outcome"));
+}
+
+function fail(ip: string | undefined, error: string): EntryOutcome {
+  return { ip: ip ?? "", ok: false, error };
+}
+
+function oneLine(text: string): string {
+  return text.trim().split("\n").map((l) => l.trim()).filter(Boolean).join("; ");
+}
