@@ -1,0 +1,241 @@
+/**
+ * The agent's configuration file (design.md "Agent protocol": enrolment writes it, the daemon reads it;
+ * "Security": it holds the agent's private keys, so it is written with mode 0600 and refused when other
+ * users can read it).
+ *
+ * The file is JSON:
+ * ```json
+ * {
+ *   "server": "https://postern.example.com",     // base URL of the server (http or https)
+ *   "agentId": "…",                               // AgentID returned by enrolment
+ *   "signingPrivateKey": "-----BEGIN PRIVATE KEY-----…", // Ed25519, PKCS#8 PEM
+ *   "boxPublicKey": "…",                          // X25519 public key, raw 32 bytes, base64
+ *   "boxSecretKey": "…",                          // X25519 secret key, raw 32 bytes, base64
+ *   "scriptsEnabled": false,                      // custom scripts (default off)
+ *   "haproxySocket": "/run/haproxy/admin.sock",   // optional, reported in capabilities
+ *   "useSudo": true,                              // default: true unless running as root
+ *   "stateFile": "agent.state.json",              // default: next to the config file
+ *   "driftCheckSeconds": 5,                       // seconds between drift checks (default 5)
+ *   "logLevel": "info"                            // pino level (default info)
+ * }
+ * ```
+ */
+import { randomBytes } from "node:crypto";
+import { createPrivateKey } from "node:crypto";
+import { mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
+import { basename, dirname, extname, isAbsolute, join, resolve } from "node:path";
+import { z } from "zod";
+
+/** Log levels accepted in `logLevel` (pino's). */
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+const base64Key32 = (what: string) =>
+  z
+    .string()
+    .regex(/^[A-Za-z0-9+/]+={0,2}$/, `${what} must be base64`)
+    .refine((s) => Buffer.from(s, "base64").length === 32, `${what} must be 32 bytes`);
+
+/**
+ * The schema of the config file as stored (before defaults are resolved). Unknown keys are refused so
+ * that a misspelt option (e.g. `scriptEnabled`) is reported instead of silently ignored. Error messages
+ * never include the values, so a private key is never echoed.
+ */
+export const AgentConfigFileSchema = z
+  .object({
+    server: z.url({ protocol: /^https?$/, error: "server must be an http:// or https:// URL" }),
+    agentId: z.string().min(1, "agentId is required"),
+    signingPrivateKey: z.string().refine((pem) => {
+      try {
+        return createPrivateKey(pem).asymmetricKeyType === "ed25519";
+      } catch {
+        return false;
+      }
+    }, "signingPrivateKey must be an Ed25519 private key in PKCS#8 PEM"),
+    boxPublicKey: base64Key32("boxPublicKey"),
+    boxSecretKey: base64Key32("boxSecretKey"),
+    scriptsEnabled: z.boolean().default(false),
+    haproxySocket: z.string().min(1).optional(),
+    useSudo: z.boolean().optional(),
+    stateFile: z.string().min(1).optional(),
+    driftCheckSeconds: z.number().positive().max(3600).default(5),
+    logLevel: z.enum(LOG_LEVELS).default("info"),
+  })
+  .strict();
+
+/** The config file's content as written (optional fields may be left out). */
+export type AgentConfigFile = z.input<typeof AgentConfigFileSchema>;
+
+/** The resolved configuration the daemon runs with: every default applied, paths absolute. */
+export interface AgentConfig {
+  /** Absolute path of the file this configuration was read from. */
+  readonly configPath: string;
+  /** Base URL of the server, e.g. `https://postern.example.com` (may carry a path prefix). */
+  readonly server: string;
+  readonly agentId: string;
+  /** Ed25519 private key, PKCS#8 PEM. Never log it. */
+  readonly signingPrivateKey: string;
+  /** X25519 public key, raw 32 bytes, base64. */
+  readonly boxPublicKey: string;
+  /** X25519 secret key, raw 32 bytes, base64. Never log it. */
+  readonly boxSecretKey: string;
+  readonly scriptsEnabled: boolean;
+  readonly haproxySocket?: string;
+  readonly useSudo: boolean;
+  /** Absolute path of the persisted desired state. */
+  readonly stateFile: string;
+  /** Seconds between two drift checks. */
+  readonly driftCheckSeconds: number;
+  readonly logLevel: (typeof LOG_LEVELS)[number];
+}
+
+/** A config file that cannot be used. `problems` lists one readable line per problem. */
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(message: string, problems: readonly string[] = []) {
+    super(problems.length > 0 ? `${message}:\n${problems.map((p) => `  - ${p}`).join("\n")}` : message);
+    this.name = "ConfigError";
+    this.problems = problems;
+  }
+}
+
+/** The default state file of a config file: `agent.json` → `agent.state.json` in the same folder. */
+export function defaultStateFile(configPath: string): string {
+  const abs = resolve(configPath);
+  const ext = extname(abs);
+  return join(dirname(abs), `${basename(abs, ext)}.state.json`);
+}
+
+/** True when the current process runs as root (uid 0). */
+function isRoot(): boolean {
+  return typeof process.getuid === "function" && process.getuid() === 0;
+}
+
+/**
+ * Validates a parsed config object and resolves its defaults (`useSudo`: true unless `root`; `stateFile`:
+ * next to `configPath`, relative paths resolved against the config's folder).
+ * @throws ConfigError listing every problem (field path and what is wrong; never the value).
+ */
+export function resolveConfig(raw: unknown, configPath: string, options: { root?: boolean } = {}): AgentConfig {
+  const parsed = AgentConfigFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const path = issue.path.map(String).join(".");
+      if (issue.code === "unrecognized_keys") return `unknown option(s): ${issue.keys.join(", ")}`;
+      return path ? `${path}: ${issue.message}` : issue.message;
+    });
+    throw new ConfigError(`invalid agent config ${configPath}`, problems);
+  }
+  const c = parsed.data;
+  const abs = resolve(configPath);
+  return {
+    configPath: abs,
+    server: c.server,
+    agentId: c.agentId,
+    signingPrivateKey: c.signingPrivateKey,
+    boxPublicKey: c.boxPublicKey,
+    boxSecretKey: c.boxSecretKey,
+    scriptsEnabled: c.scriptsEnabled,
+    ...(c.haproxySocket !== undefined ? { haproxySocket: c.haproxySocket } : {}),
+    useSudo: c.useSudo ?? !(options.root ?? isRoot()),
+    stateFile: c.stateFile === undefined ? defaultStateFile(abs) : isAbsolute(c.stateFile) ? c.stateFile : resolve(dirname(abs), c.stateFile),
+    driftCheckSeconds: c.driftCheckSeconds,
+    logLevel: c.logLevel,
+  };
+}
+
+/**
+ * Reads, checks and resolves the config file at `path`.
+ * Refuses (like ssh does for private keys) a file that users other than its owner can access
+ * (any of the mode bits 0077), unless `checkMode` is false.
+ * @throws ConfigError when the file is missing, unreadable, too open, not JSON, or invalid (each problem listed).
+ */
+export async function loadConfig(path: string, options: { checkMode?: boolean; root?: boolean } = {}): Promise<AgentConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new ConfigError(`agent config ${path} does not exist (run "postern-agent enrol" first)`);
+    throw new ConfigError(`cannot read agent config ${path}: ${(err as Error).message}`);
+  }
+  if (options.checkMode !== false) {
+    const { mode } = await stat(path);
+    if ((mode & 0o077) !== 0) {
+      throw new ConfigError(
+        `agent config ${path} is accessible by other users (mode ${(mode & 0o777).toString(8).padStart(4, "0")}); ` +
+          `it holds the agent's private keys: run "chmod 600 ${path}"`,
+      );
+    }
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`agent config ${path} is not valid JSON: ${(err as Error).message}`);
+  }
+  return resolveConfig(raw, path, options);
+}
+
+/**
+ * Writes `data` to `path` atomically: a temporary file in the same folder (created with `mode`, default
+ * 0600), fsync, rename over `path`, fsync of the folder. Readers see the old or the new content, never
+ * a torn one. Creates the folder (mode 0700) when missing.
+ * @throws the file system error when any step fails (the temporary file is removed).
+ */
+export async function writeFileAtomic(path: string, data: string, mode = 0o600): Promise<void> {
+  const dir = dirname(resolve(path));
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  const handle = await open(tmp, "wx", mode);
+  try {
+    try {
+      await handle.writeFile(data, "utf8");
+      await handle.chmod(mode); // umask may have narrowed or the mode argument been ignored
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+  try {
+    const dirHandle = await open(dir, "r");
+    try {
+      await dirHandle.sync();
+    } finally {
+      await dirHandle.close();
+    }
+  } catch {
+    // fsync of a directory is not supported everywhere; the rename itself is already atomic.
+  }
+}
+
+/**
+ * Validates `config` and writes it to `path` as pretty JSON, atomically, mode 0600.
+ * @throws ConfigError when `config` is invalid; the file system error when it cannot be written.
+ */
+export async function saveConfig(path: string, config: AgentConfigFile): Promise<void> {
+  const parsed = AgentConfigFileSchema.safeParse(config);
+  if (!parsed.success) {
+    throw new ConfigError(
+      `refusing to write invalid agent config ${path}`,
+      parsed.error.issues.map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`),
+    );
+  }
+  await writeFileAtomic(path, `${JSON.stringify(config, null, 2)}\n`, 0o600);
+}
+
+/**
+ * The URL of a server endpoint: `path` (e.g. AGENT_CONNECT_PATH) appended to the base URL `server`,
+ * keeping any path prefix of the base. With `websocket`, http: becomes ws: and https: becomes wss:.
+ */
+export function serverEndpoint(server: string, path: string, options: { websocket?: boolean } = {}): URL {
+  const url = new URL(server);
+  url.pathname = `${url.pathname.replace(/\/+$/, "")}${path}`;
+  url.search = "";
+  url.hash = "";
+  if (options.websocket) url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  return url;
+}

@@ -1,0 +1,390 @@
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Entry, Op, Target } from "@postern/shared";
+import type { Backend, EntryOutcome } from "./backends/backend.ts";
+import { Enforcer } from "./enforcer.ts";
+import type { Clock, TimerHandle } from "./enforcer.ts";
+
+/** A clock driven by the test: timers fire only when `advance` passes their due time. */
+class ManualClock implements Clock {
+  t = Date.UTC(2026, 0, 1);
+  #timers: { at: number; fn: () => void; cancelled: boolean }[] = [];
+  now(): number {
+    return this.t;
+  }
+  setTimer(fn: () => void, ms: number): TimerHandle {
+    const timer = { at: this.t + ms, fn, cancelled: false };
+    this.#timers.push(timer);
+    return { cancel: () => void (timer.cancelled = true) };
+  }
+  /** Moves time forward by `ms`, firing due timers in order and letting their work run. */
+  async advance(ms: number, enforcer: Enforcer): Promise<void> {
+    const end = this.t + ms;
+    for (let guard = 0; guard < 1000; guard++) {
+      const due = this.#timers.filter((x) => !x.cancelled && x.at <= end).sort((a, b) => a.at - b.at)[0];
+      if (!due) break;
+      due.cancelled = true;
+      this.t = Math.max(this.t, due.at);
+      due.fn();
+      await enforcer.idle();
+    }
+    this.t = end;
+  }
+}
+
+/** The target side faked in memory: sets by name, address → native expiry (ms). Not the logic under test. */
+class MemoryBackend implements Backend {
+  readonly type = "ipset";
+  readonly sets = new Map<string, Map<string, number>>();
+  readonly calls: string[] = [];
+  readonly refuse = new Set<string>();
+  unreachable = false;
+
+  set(name: string): Map<string, number> {
+    let s = this.sets.get(name);
+    if (!s) this.sets.set(name, (s = new Map()));
+    return s;
+  }
+  #name(target: Target): string {
+    if (!("ipset" in target.acl)) throw new Error("not an ipset ACL");
+    return target.acl.ipset.V4SetName;
+  }
+  ips(name: string): string[] {
+    return [...this.set(name).keys()].sort();
+  }
+  async add(target: Target, entries: readonly Entry[], now: number): Promise<EntryOutcome[]> {
+    if (this.unreachable) throw new Error("ipset: command not found");
+    this.calls.push(`add ${this.#name(target)} ${entries.map((e) => e.ip).join(",")}`);
+    return entries.map((e) => {
+      if (this.refuse.has(e.ip)) return { ip: e.ip, ok: false, error: "refused by target" };
+      if (e.expiresAt > now) this.set(this.#name(target)).set(e.ip, e.expiresAt);
+      return { ip: e.ip, ok: true };
+    });
+  }
+  async remove(target: Target, ips: readonly string[]): Promise<EntryOutcome[]> {
+    if (this.unreachable) throw new Error("ipset: command not found");
+    this.calls.push(`del ${this.#name(target)} ${ips.join(",")}`);
+    return ips.map((ip) => {
+      this.set(this.#name(target)).delete(ip);
+      return { ip, ok: true };
+    });
+  }
+  async list(target: Target): Promise<string[]> {
+    if (this.unreachable) throw new Error("ipset: command not found");
+    return [...this.set(this.#name(target)).keys()];
+  }
+}
+
+const target = (key: string, set: string): Target => ({
+  key,
+  backendId: "b0000000-0000-4000-8000-000000000001",
+  backend: { ipset: {} },
+  acl: { ipset: { V4SetName: set, V6SetName: "" } },
+});
+const T1 = target("acl-1", "set1");
+const T2 = target("acl-2", "set2");
+
+let clock: ManualClock;
+let backend: MemoryBackend;
+let enforcer: Enforcer;
+let dir: string;
+
+function make(options: { stateFile?: string; backend?: MemoryBackend } = {}): Enforcer {
+  return new Enforcer({
+    backends: new Map([["ipset", options.backend ?? backend]]),
+    driftCheckSeconds: 5,
+    clock,
+    ...(options.stateFile ? { stateFile: options.stateFile } : {}),
+  });
+}
+
+beforeEach(async () => {
+  clock = new ManualClock();
+  backend = new MemoryBackend();
+  dir = await mkdtemp(join(tmpdir(), "postern-enforcer-"));
+  enforcer = make();
+  await enforcer.start();
+});
+
+afterEach(async () => {
+  await enforcer.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("sync", () => {
+  it("adds every desired entry, removes extras, and acks one row per (key, ip, op)", async () => {
+    backend.set("set1").set("192.0.2.99", clock.t + 1e9); // put there by hand: must go
+    const hour = clock.t + 3_600_000;
+    const ack = await enforcer.sync({
+      seq: 7,
+      targets: [
+        {
+          target: T1,
+          entries: [
+            { ip: "192.0.2.1", expiresAt: hour },
+            { ip: "192.0.2.2", expiresAt: hour },
+            { ip: "192.0.2.3", expiresAt: clock.t - 1 },
+            { ip: "not-an-ip", expiresAt: hour },
+          ],
+        },
+      ],
+    });
+    expect(backend.ips("set1")).toEqual(["192.0.2.1", "192.0.2.2"]);
+    expect(ack.type).toBe("ack");
+    expect(ack.seq).toBe(7);
+    expect(ack.results).toHaveLength(5);
+    expect(ack.results).toEqual(
+      expect.arrayContaining([
+        { key: "acl-1", ip: "192.0.2.1", op: "add", ok: true },
+        { key: "acl-1", ip: "192.0.2.2", op: "add", ok: true },
+        { key: "acl-1", ip: "192.0.2.99", op: "del", ok: true },
+        expect.objectContaining({ key: "acl-1", ip: "192.0.2.3", op: "add", ok: false, error: expect.stringMatching(/expired/) }),
+        expect.objectContaining({ key: "acl-1", ip: "not-an-ip", op: "add", ok: false }),
+      ]),
+    );
+  });
+
+  it("re-adds present entries so that their expiry is refreshed", async () => {
+    await enforcer.sync({ seq: 1, targets: [{ target: T1, entries: [{ ip: "192.0.2.1", expiresAt: clock.t + 1000 }] }] });
+    await enforcer.sync({ seq: 2, targets: [{ target: T1, entries: [{ ip: "192.0.2.1", expiresAt: clock.t + 9000 }] }] });
+    expect(backend.set("set1").get("192.0.2.1")).toBe(clock.t + 9000);
+  });
+
+  it("empties targets that left the desired state", async () => {
+    const exp = clock.t + 60_000;
+    await enforcer.sync({
+      seq: 1,
+      targets: [
+        { target: T1, entries: [{ ip: "192.0.2.1", expiresAt: exp }] },
+        { target: T2, entries: [{ ip: "192.0.2.5", expiresAt: exp }, { ip: "192.0.2.6", expiresAt: exp }] },
+      ],
+    });
+    expect(backend.ips("set2")).toEqual(["192.0.2.5", "192.0.2.6"]);
+    const ack = await enforcer.sync({ seq: 2, targets: [{ target: T1, entries: [{ ip: "192.0.2.1", expiresAt: exp }] }] });
+    expect(backend.ips("set2")).toEqual([]);
+    expect(backend.ips("set1")).toEqual(["192.0.2.1"]);
+    expect(ack.results).toEqual(
+      expect.arrayContaining([
+        { key: "acl-2", ip: "192.0.2.5", op: "del", ok: true },
+        { key: "acl-2", ip: "192.0.2.6", op: "del", ok: true },
+      ]),
+    );
+  });
+
+  it("empties the old set when a target's configuration changes", async () => {
+    const exp = clock.t + 60_000;
+    await enforcer.sync({ seq: 1, targets: [{ target: T1, entries: [{ ip: "192.0.2.1", expiresAt: exp }] }] });
+    await enforcer.sync({ seq: 2, targets: [{ target: target("acl-1", "renamed"), entries: [{ ip: "192.0.2.1", expiresAt: exp }] }] });
+    expect(backend.ips("set1")).toEqual([]);
+    expect(backend.ips("renamed")).toEqual(["192.0.2.1"]);
+  });
+
+  it("reports every entry failed when the target is unreachable, and never throws", async () => {
+    backend.unreachable = true;
+    const ack = await enforcer.sync({ seq: 3, targets: [{ target: T1, entries: [{ ip: "192.0.2.1", expiresAt: clock.t + 1000 }] }] });
+    expect(ack.results).toEqual([{ key: "acl-1", ip: "192.0.2.1", op: "add", ok: false, error: "ipset: command not found" }]);
+  });
+
+  it("fails entries of a backend type this agent lacks", async () => {
+    const haproxyTarget: Target = { key: "acl-h", backendId: "x", backend: { haproxy: { Protocol: "unix", Address: "/nope" } }, acl: { haproxy: { ID: 3 } } };
+    const ack = await enforcer.sync({ seq: 4, targets: [{ target: haproxyTarget, entries: [{ ip: "192.0.2.1", expiresAt: clock.t + 1000 }] }] });
+    expect(ack.results).toEqual([expect.objectContaining({ key: "acl-h", ip: "192.0.2.1", op: "add", ok: false, error: expect.stringMatching(/not supported/) })]);
+  });
+});
+
+describe("apply", () => {
+  it("processes ops in order, batched into one add and one remove call per target", async () => {
+    const exp = clock.t + 60_000;
+    backend.set("set1").set("192.0.2.3", exp);
+    backend.calls.length = 0;
+    const ops: Op[] = [
+      { op: "add", target: T1, ip: "192.0.2.1", expiresAt: exp },
+      { op: "add", target: T1, ip: "192.0.2.2", expiresAt: exp },
+      { op: "del", target: T1, ip: "192.0.2.1" },
+      { op: "del", target: T1, ip: "192.0.2.3" },
+      { op: "add", target: T2, ip: "2001:DB8::1", expiresAt: exp },
+    ];
+    const ack = await enforcer.apply({ seq: 11, ops });
+    expect(backend.ips("set1")).toEqual(["192.0.2.2"]);
+    expect(backend.calls).toEqual(["add set1 192.0.2.2", "del set1 192.0.2.1,192.0.2.3", "add set2 2001:db8::1"]);
+    expect(ack).toEqual({
+      type: "ack",
+      seq: 11,
+      results: [
+        { key: "acl-1", ip: "192.0.2.1", op: "add", ok: true },
+        { key: "acl-1", ip: "192.0.2.2", op: "add", ok: true },
+        { key: "acl-1", ip: "192.0.2.1", op: "del", ok: true },
+        { key: "acl-1", ip: "192.0.2.3", op: "del", ok: true },
+        // the address is echoed as the server sent it
+        { key: "acl-2", ip: "2001:DB8::1", op: "add", ok: true },
+      ],
+    });
+  });
+
+  it("handles messages strictly in order even when they arrive together", async () => {
+    const exp = clock.t + 60_000;
+    const first = enforcer.apply({ seq: 1, ops: [{ op: "add", target: T1, ip: "192.0.2.1", expiresAt: exp }] });
+    const second = enforcer.apply({ seq: 2, ops: [{ op: "del", target: T1, ip: "192.0.2.1" }] });
+    const third = enforcer.apply({ seq: 3, ops: [{ op: "add", target: T1, ip: "192.0.2.9", expiresAt: exp }] });
+    const acks = await Promise.all([first, second, third]);
+    expect(acks.map((a) => a.seq)).toEqual([1, 2, 3]);
+    expect(backend.calls).toEqual(["add set1 192.0.2.1", "del set1 192.0.2.1", "add set1 192.0.2.9"]);
+    expect(backend.ips("set1")).toEqual(["192.0.2.9"]);
+  });
+
+  it("reports the target's refusal per entry", async () => {
+    backend.refuse.add("192.0.2.66");
+    const exp = clock.t + 60_000;
+    const ack = await enforcer.apply({
+      seq: 5,
+      ops: [
+        { op: "add", target: T1, ip: "192.0.2.1", expiresAt: exp },
+        { op: "add", target: T1, ip: "192.0.2.66", expiresAt: exp },
+      ],
+    });
+    expect(ack.results).toEqual([
+      { key: "acl-1", ip: "192.0.2.1", op: "add", ok: true },
+      { key: "acl-1", ip: "192.0.2.66", op: "add", ok: false, error: "refused by target" },
+    ]);
+  });
+
+  it("never adds an entry whose expiry has passed", async () => {
+    const ack = await enforcer.apply({ seq: 6, ops: [{ op: "add", target: T1, ip: "192.0.2.1", expiresAt: clock.t }] });
+    expect(backend.ips("set1")).toEqual([]);
+    expect(backend.calls.filter((c) => c.startsWith("add"))).toEqual([]);
+    expect(ack.results).toEqual([expect.objectContaining({ key: "acl-1", ip: "192.0.2.1", op: "add", ok: false })]);
+  });
+
+  it("keeps an address another key on the same target still holds", async () => {
+    const exp = clock.t + 60_000;
+    const sameSet = target("acl-3", "set1");
+    await enforcer.apply({
+      seq: 1,
+      ops: [
+        { op: "add", target: T1, ip: "192.0.2.1", expiresAt: exp },
+        { op: "add", target: sameSet, ip: "192.0.2.1", expiresAt: exp + 1000 },
+      ],
+    });
+    const ack = await enforcer.apply({ seq: 2, ops: [{ op: "del", target: T1, ip: "192.0.2.1" }] });
+    expect(ack.results).toEqual([{ key: "acl-1", ip: "192.0.2.1", op: "del", ok: true }]);
+    expect(backend.ips("set1")).toEqual(["192.0.2.1"]);
+    await enforcer.apply({ seq: 3, ops: [{ op: "del", target: sameSet, ip: "192.0.2.1" }] });
+    expect(backend.ips("set1")).toEqual([]);
+  });
+
+  it("removes an address from a target it never held (fail closed)", async () => {
+    backend.set("set2").set("192.0.2.7", clock.t + 1e6);
+    const ack = await enforcer.apply({ seq: 1, ops: [{ op: "del", target: T2, ip: "192.0.2.7" }] });
+    expect(backend.ips("set2")).toEqual([]);
+    expect(ack.results).toEqual([{ key: "acl-2", ip: "192.0.2.7", op: "del", ok: true }]);
+  });
+});
+
+describe("expiry", () => {
+  it("removes entries at their expiry without any server", async () => {
+    await enforcer.apply({
+      seq: 1,
+      ops: [
+        { op: "add", target: T1, ip: "192.0.2.1", expiresAt: clock.t + 1_000 },
+        { op: "add", target: T1, ip: "192.0.2.2", expiresAt: clock.t + 5_000 },
+      ],
+    });
+    await clock.advance(999, enforcer);
+    expect(backend.ips("set1")).toEqual(["192.0.2.1", "192.0.2.2"]);
+    await clock.advance(1, enforcer);
+    expect(backend.ips("set1")).toEqual(["192.0.2.2"]);
+    expect(enforcer.desiredState()[0]?.entries.map((e) => e.ip)).toEqual(["192.0.2.2"]);
+    await clock.advance(4_000, enforcer);
+    expect(backend.ips("set1")).toEqual([]);
+  });
+
+  it("re-arms past the longest timer for far expiries (e.g. 28 days)", async () => {
+    const far = clock.t + 28 * 24 * 3_600_000;
+    await enforcer.apply({ seq: 1, ops: [{ op: "add", target: T1, ip: "192.0.2.1", expiresAt: far }] });
+    await clock.advance(far - clock.t - 1, enforcer);
+    expect(backend.ips("set1")).toEqual(["192.0.2.1"]);
+    await clock.advance(1, enforcer);
+    expect(backend.ips("set1")).toEqual([]);
+  });
+});
+
+describe("drift repair", () => {
+  it("re-adds entries that vanished from the target and removes extras every driftCheckSeconds", async () => {
+    const exp = clock.t + 3_600_000;
+    await enforcer.sync({ seq: 1, targets: [{ target: T1, entries: [{ ip: "192.0.2.1", expiresAt: exp }, { ip: "192.0.2.2", expiresAt: exp }] }] });
+    // e.g. an HAProxy reload dropped the runtime entries; someone added one by hand
+    backend.set("set1").clear();
+    backend.set("set1").set("198.51.100.1", exp);
+    backend.calls.length = 0;
+    await clock.advance(4_999, enforcer);
+    expect(backend.ips("set1")).toEqual(["198.51.100.1"]);
+    await clock.advance(1, enforcer);
+    expect(backend.ips("set1")).toEqual(["192.0.2.1", "192.0.2.2"]);
+    expect(backend.calls).toEqual(["add set1 192.0.2.1,192.0.2.2", "del set1 198.51.100.1"]);
+    // nothing to do on the next round: no calls
+    backend.calls.length = 0;
+    await clock.advance(5_000, enforcer);
+    expect(backend.calls).toEqual([]);
+  });
+
+  it("retries emptying a removed target until the target is reachable again", async () => {
+    const exp = clock.t + 3_600_000;
+    await enforcer.sync({ seq: 1, targets: [{ target: T2, entries: [{ ip: "192.0.2.5", expiresAt: exp }] }] });
+    backend.unreachable = true;
+    await enforcer.sync({ seq: 2, targets: [] });
+    backend.unreachable = false;
+    expect(backend.ips("set2")).toEqual(["192.0.2.5"]);
+    await clock.advance(5_000, enforcer);
+    expect(backend.ips("set2")).toEqual([]);
+  });
+});
+
+describe("state file", () => {
+  it("persists the desired state (mode 0600) and enforces it after a restart without a server", async () => {
+    await enforcer.stop();
+    const stateFile = join(dir, "agent.state.json");
+    enforcer = make({ stateFile });
+    await enforcer.start();
+    await enforcer.sync({
+      seq: 1,
+      targets: [
+        { target: T1, entries: [{ ip: "192.0.2.1", expiresAt: clock.t + 10_000 }, { ip: "192.0.2.2", expiresAt: clock.t + 60_000 }] },
+        { target: T2, entries: [{ ip: "192.0.2.5", expiresAt: clock.t + 60_000 }] },
+      ],
+    });
+    await enforcer.apply({ seq: 2, ops: [{ op: "add", target: T2, ip: "192.0.2.6", expiresAt: clock.t + 60_000 }] });
+    await enforcer.stop();
+    expect((await stat(stateFile)).mode & 0o777).toBe(0o600);
+
+    // The host rebooted: the sets are empty, the server is unreachable, 20 s went by.
+    clock.t += 20_000;
+    const fresh = new MemoryBackend();
+    fresh.set("set1").set("203.0.113.1", clock.t + 1e6); // not ours: removed on start
+    enforcer = make({ stateFile, backend: fresh });
+    await enforcer.start();
+    expect(fresh.ips("set1")).toEqual(["192.0.2.2"]); // 192.0.2.1 expired while down: never re-added
+    expect(fresh.ips("set2")).toEqual(["192.0.2.5", "192.0.2.6"]);
+    await clock.advance(40_000, enforcer);
+    expect(fresh.ips("set1")).toEqual([]);
+    expect(fresh.ips("set2")).toEqual([]);
+  });
+
+  it("moves a corrupt state file aside and starts empty", async () => {
+    await enforcer.stop();
+    const stateFile = join(dir, "agent.state.json");
+    await writeFile(stateFile, "{ not json", { mode: 0o600 });
+    enforcer = make({ stateFile });
+    await enforcer.start();
+    expect(enforcer.desiredState()).toEqual([]);
+    const names = await readdir(dir);
+    expect(names.some((n) => n.startsWith("agent.state.json.corrupt-"))).toBe(true);
+    expect(JSON.parse(await readFile(stateFile, "utf8"))).toMatchObject({ version: 1, targets: [] });
+  });
+});
+
+it("refuses work after stop", async () => {
+  await enforcer.stop();
+  await expect(enforcer.apply({ seq: 1, ops: [] })).rejects.toThrow(/stopped/);
+});

@@ -1,0 +1,664 @@
+/**
+ * The reconciler (design.md "Agent protocol"): holds the desired state the server pushed — targets with
+ * their entries, each entry an address with an absolute expiry — and makes the backends match it.
+ *
+ * - `sync` replaces the desired state wholesale and reconciles every target against `backend.list()`:
+ *   every desired entry is (re-)added (which refreshes native timeouts), every extra address is removed,
+ *   targets that left the desired state are emptied.
+ * - `apply` processes incremental ops in order, batched per target (one `add` and one `remove` call).
+ * - Every message (and every internal task: expiry, drift repair, startup) runs strictly one after the
+ *   other through one queue; `sync`/`apply` resolve to the `ack` with one EntryResult per (key, ip, op).
+ * - Expiry fails closed: a timer removes entries at their `expiresAt` with or without a server, and an
+ *   entry whose expiry has passed is never added.
+ * - Drift repair: every `driftCheckSeconds` each target is re-read and missing entries re-added, extra
+ *   ones removed (e.g. after an HAProxy reload dropped runtime entries).
+ * - The desired state is persisted (atomic write, mode 0600) so that after a restart without a server the
+ *   agent still enforces and expires; `start()` loads it and reconciles.
+ *
+ * Targets are compared by what they physically address (backend config + ACL config, not the ACL key):
+ * two keys on the same HAProxy ACL or ipset share it, an address leaves it only when no key holds it,
+ * and a key whose target configuration changed has its old target emptied.
+ */
+import { readFile, rename } from "node:fs/promises";
+import { pino } from "pino";
+import type { Logger } from "pino";
+import { z } from "zod";
+import { backendTypeOf, normaliseIp, TargetSchema } from "@postern/shared";
+import type { AgentToServer, Entry, EntryResult, Op, Target, TargetState } from "@postern/shared";
+import type { Backend, EntryOutcome } from "./backends/backend.ts";
+import { writeFileAtomic } from "./config.ts";
+
+/** A cancellable timer handle. */
+export interface TimerHandle {
+  cancel(): void;
+}
+
+/** The clock the enforcer reads: `now()` in epoch milliseconds, and one-shot timers (`ms` milliseconds). */
+export interface Clock {
+  now(): number;
+  setTimer(fn: () => void, ms: number): TimerHandle;
+}
+
+/** The real clock: Date.now and setTimeout. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimer(fn, ms) {
+    const t = setTimeout(fn, ms);
+    return { cancel: () => clearTimeout(t) };
+  },
+};
+
+/** The `ack` message the enforcer produces for `sync` and `apply`. */
+export type AckMessage = Extract<AgentToServer, { type: "ack" }>;
+
+/** Options of {@link Enforcer}. */
+export interface EnforcerOptions {
+  /** Backends by BackendConfig key (`haproxy`, `ipset`, ...). */
+  readonly backends: ReadonlyMap<string, Backend>;
+  /** Where the desired state is persisted; none when omitted (tests). */
+  readonly stateFile?: string;
+  /** Seconds between two drift checks (default 5); 0 disables the periodic check. */
+  readonly driftCheckSeconds?: number;
+  /** Clock (default {@link systemClock}). */
+  readonly clock?: Clock;
+  /** Logger (default silent). */
+  readonly logger?: Logger;
+  /** Milliseconds after which a change that only adds is persisted (default 200); removals are persisted at once. */
+  readonly persistDelayMs?: number;
+}
+
+/** Longest single timer wait in milliseconds (setTimeout overflows past 2^31-1; wall clock may jump). */
+const MAX_TIMER_MS = 60_000;
+const STATE_VERSION = 1;
+
+const StateFileSchema = z.object({
+  version: z.literal(STATE_VERSION),
+  savedAt: z.number(),
+  targets: z.array(z.object({ target: TargetSchema, entries: z.array(z.object({ ip: z.string(), expiresAt: z.number() })) })),
+  retired: z.array(TargetSchema).default([]),
+});
+
+interface KeyState {
+  target: Target;
+  /** Physical id of `target`. */
+  pid: string;
+  /** Normalised address → absolute expiry (epoch ms). */
+  entries: Map<string, number>;
+}
+
+/** Outcomes of one physical target's backend calls, by normalised address. */
+interface PhysicalOutcome {
+  added: Map<string, EntryOutcome>;
+  removed: Map<string, EntryOutcome>;
+  listError?: string;
+}
+
+/** JSON with sorted object keys, so equal configurations give equal strings. */
+function stableStringify(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const obj = value as Record<string, unknown>;
+    return `{${Object.keys(obj)
+      .sort()
+      .filter((k) => obj[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${stableStringify(obj[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The physical identity of a target: what it addresses on this host, independent of the ACL key. */
+export function physicalId(target: Target): string {
+  return stableStringify({ backend: target.backend, acl: target.acl });
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function normalise(ip: string): string | null {
+  return normaliseIp(ip)?.ip ?? null;
+}
+
+/** Collects ack rows, one per (key, ip, op), in first-seen order. */
+class ResultRows {
+  readonly #rows = new Map<string, EntryResult>();
+  set(key: string, ip: string, op: "add" | "del", ok: boolean, error?: string): void {
+    const row: EntryResult = error === undefined ? { key, ip, op, ok } : { key, ip, op, ok, error };
+    this.#rows.set(`${key}\u0000${ip}\u0000${op}`, row);
+  }
+  get(key: string, ip: string, op: "add" | "del"): EntryResult | undefined {
+    return this.#rows.get(`${key}\u0000${ip}\u0000${op}`);
+  }
+  list(): EntryResult[] {
+    return [...this.#rows.values()];
+  }
+}
+
+/**
+ * The reconciler. Create it, `await start()`, feed it `sync`/`apply` messages, `await stop()` at the end.
+ * All public operations are serialised through one queue.
+ */
+export class Enforcer {
+  readonly #backends: ReadonlyMap<string, Backend>;
+  readonly #stateFile: string | undefined;
+  readonly #driftMs: number;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #persistDelayMs: number;
+
+  /** ACL key → desired target state. */
+  #desired = new Map<string, KeyState>();
+  /** Physical id → target that no key uses any more and that still has to be emptied. */
+  #retired = new Map<string, Target>();
+
+  #queue: Promise<unknown> = Promise.resolve();
+  #started = false;
+  #stopped = false;
+  #expiryTimer: TimerHandle | undefined;
+  #driftTimer: TimerHandle | undefined;
+  #persistTimer: TimerHandle | undefined;
+  #dirty = false;
+  #writes: Promise<void> = Promise.resolve();
+
+  constructor(options: EnforcerOptions) {
+    this.#backends = options.backends;
+    this.#stateFile = options.stateFile;
+    this.#driftMs = Math.max(0, (options.driftCheckSeconds ?? 5) * 1000);
+    this.#clock = options.clock ?? systemClock;
+    this.#log = options.logger ?? pino({ level: "silent" });
+    this.#persistDelayMs = options.persistDelayMs ?? 200;
+  }
+
+  /**
+   * Loads the persisted desired state (if any; a corrupt file is moved aside as `<file>.corrupt-<ms>` and
+   * logged), drops expired entries, reconciles every target, and arms the expiry and drift timers.
+   * @throws Error when called twice or after stop.
+   */
+  async start(): Promise<void> {
+    if (this.#started || this.#stopped) throw new Error("enforcer already started");
+    this.#started = true;
+    await this.#enqueue(async () => {
+      await this.#load();
+      const now = this.#clock.now();
+      for (const state of this.#desired.values()) {
+        for (const [ip, exp] of state.entries) if (exp <= now) state.entries.delete(ip);
+      }
+      await this.#persistNow();
+      for (const pid of this.#allPids()) await this.#reconcile(pid, "full");
+      this.#armExpiry();
+    });
+    this.#armDrift();
+  }
+
+  /**
+   * Stops the timers, waits for queued work to finish, and flushes the state file. Entries stay on
+   * their targets (native timeouts keep expiring them). Idempotent.
+   */
+  async stop(): Promise<void> {
+    if (this.#stopped) {
+      await this.#queue.catch(() => undefined);
+      await this.#writes;
+      return;
+    }
+    this.#stopped = true;
+    this.#expiryTimer?.cancel();
+    this.#driftTimer?.cancel();
+    await this.#queue.catch(() => undefined);
+    this.#persistTimer?.cancel();
+    this.#persistTimer = undefined;
+    if (this.#dirty) await this.#persistNow();
+    await this.#writes;
+  }
+
+  /**
+   * Handles a `sync`: the full desired state replaces the current one, then every affected target is
+   * reconciled. Ack rows: `add` for each desired entry (failed with "expired" / "invalid IP address"
+   * when not added), `del` for each extra address removed (under each key of that target).
+   * @throws Error when the enforcer is stopped.
+   */
+  sync(message: { seq: number; targets: readonly TargetState[] }): Promise<AckMessage> {
+    return this.#enqueue(() => this.#sync(message));
+  }
+
+  /**
+   * Handles an `apply`: ops in order (the last op on an address wins), then one add and one remove
+   * call per target. Ack rows: one per (key, ip, op); an op superseded by a later one on the same
+   * address, or a `del` of an address another key on the same target still holds, reports ok.
+   * @throws Error when the enforcer is stopped.
+   */
+  apply(message: { seq: number; ops: readonly Op[] }): Promise<AckMessage> {
+    return this.#enqueue(() => this.#apply(message));
+  }
+
+  /** Removes every entry whose expiry has passed (also run by the expiry timer). Resolves to how many were dropped. */
+  checkExpiry(): Promise<number> {
+    return this.#enqueue(() => this.#expire());
+  }
+
+  /** Re-reads every target and repairs drift (also run every driftCheckSeconds). */
+  repairDrift(): Promise<void> {
+    return this.#enqueue(async () => {
+      await this.#expire();
+      for (const pid of this.#allPids()) await this.#reconcile(pid, "drift");
+    });
+  }
+
+  /** A snapshot of the desired state: every known target with its live entries, sorted by address. */
+  desiredState(): TargetState[] {
+    return [...this.#desired.entries()].map(([, s]) => ({
+      target: s.target,
+      entries: [...s.entries.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([ip, expiresAt]) => ({ ip, expiresAt })),
+    }));
+  }
+
+  /** Resolves when every queued task so far has run. */
+  async idle(): Promise<void> {
+    await this.#queue.catch(() => undefined);
+  }
+
+  // ---------------------------------------------------------------- queue and timers
+
+  #enqueue<T>(task: () => Promise<T>): Promise<T> {
+    if (this.#stopped) return Promise.reject(new Error("enforcer stopped"));
+    const run = this.#queue.then(task, task);
+    this.#queue = run.catch((err: unknown) => {
+      this.#log.error({ err }, "enforcer task failed");
+    });
+    return run;
+  }
+
+  #armExpiry(): void {
+    this.#expiryTimer?.cancel();
+    this.#expiryTimer = undefined;
+    if (this.#stopped) return;
+    let earliest = Infinity;
+    for (const s of this.#desired.values()) for (const exp of s.entries.values()) if (exp < earliest) earliest = exp;
+    if (earliest === Infinity) return;
+    const wait = Math.min(MAX_TIMER_MS, Math.max(0, earliest - this.#clock.now()));
+    this.#expiryTimer = this.#clock.setTimer(() => {
+      this.#expiryTimer = undefined;
+      if (this.#stopped) return;
+      this.checkExpiry().catch((err: unknown) => this.#log.error({ err }, "expiry check failed"));
+    }, wait);
+  }
+
+  #armDrift(): void {
+    if (this.#driftMs <= 0 || this.#stopped) return;
+    this.#driftTimer = this.#clock.setTimer(() => {
+      this.#driftTimer = undefined;
+      if (this.#stopped) return;
+      this.repairDrift()
+        .catch((err: unknown) => this.#log.error({ err }, "drift check failed"))
+        .finally(() => this.#armDrift());
+    }, this.#driftMs);
+  }
+
+  // ---------------------------------------------------------------- message handling
+
+  async #sync(message: { seq: number; targets: readonly TargetState[] }): Promise<AckMessage> {
+    const now = this.#clock.now();
+    const rows = new ResultRows();
+    const oldKeysByPid = this.#keysByPid();
+    const oldTargets = new Map<string, Target>();
+    for (const s of this.#desired.values()) oldTargets.set(s.pid, s.target);
+
+    const next = new Map<string, KeyState>();
+    /** key → normalised ip → ip text as the server sent it. */
+    const sent = new Map<string, Map<string, string>>();
+    for (const { target, entries } of message.targets) {
+      const pid = physicalId(target);
+      let state = next.get(target.key);
+      if (!state || state.pid !== pid) {
+        state = { target, pid, entries: state?.pid === pid ? state.entries : new Map() };
+        next.set(target.key, state);
+      }
+      const texts = sent.get(target.key) ?? new Map<string, string>();
+      sent.set(target.key, texts);
+      for (const entry of entries) {
+        const ip = normalise(entry.ip);
+        if (ip === null) {
+          rows.set(target.key, entry.ip, "add", false, "invalid IP address");
+          continue;
+        }
+        if (entry.expiresAt <= now) {
+          rows.set(target.key, entry.ip, "add", false, `expired at ${new Date(entry.expiresAt).toISOString()} (agent clock ${new Date(now).toISOString()})`);
+          continue;
+        }
+        texts.set(ip, entry.ip);
+        state.entries.set(ip, Math.max(entry.expiresAt, state.entries.get(ip) ?? 0));
+      }
+    }
+    this.#desired = next;
+    const newPids = new Set([...next.values()].map((s) => s.pid));
+    for (const [pid, target] of oldTargets) if (!newPids.has(pid)) this.#retired.set(pid, target);
+    for (const pid of newPids) this.#retired.delete(pid);
+
+    await this.#persistNow();
+
+    const keysByPid = this.#keysByPid();
+    // Empty the targets that left first (a renamed set must lose the old before the new one fills).
+    const order = [...this.#retired.keys(), ...newPids];
+    for (const pid of order) {
+      const outcome = await this.#reconcile(pid, "full");
+      const keys = keysByPid.get(pid) ?? oldKeysByPid.get(pid) ?? [];
+      for (const key of keysByPid.get(pid) ?? []) {
+        const state = this.#desired.get(key);
+        if (!state) continue;
+        for (const ip of state.entries.keys()) {
+          const o = outcome.added.get(ip) ?? { ip, ok: false, error: outcome.listError ?? "not processed" };
+          rows.set(key, sent.get(key)?.get(ip) ?? ip, "add", o.ok, o.error);
+        }
+      }
+      for (const [ip, o] of outcome.removed) for (const key of keys) rows.set(key, ip, "del", o.ok, o.error);
+    }
+    this.#armExpiry();
+    return { type: "ack", seq: message.seq, results: rows.list() };
+  }
+
+  async #apply(message: { seq: number; ops: readonly Op[] }): Promise<AckMessage> {
+    const now = this.#clock.now();
+    const rows = new ResultRows();
+    /** pid → normalised ip (addresses touched by the ops). */
+    const touched = new Map<string, Set<string>>();
+    const fullReconcile = new Set<string>();
+    /** pid → the target an op named (a `del` may name a target this agent does not hold). */
+    const opTargets = new Map<string, Target>();
+    /** `${key}\0${ip}` → the last op on it, with the text the server sent. */
+    const last = new Map<string, { key: string; ip: string; text: string; op: "add" | "del"; pid: string }>();
+    let removals = false;
+
+    for (const op of message.ops) {
+      const key = op.target.key;
+      const ip = normalise(op.ip);
+      if (ip === null) {
+        rows.set(key, op.ip, op.op, false, "invalid IP address");
+        continue;
+      }
+      const pid = physicalId(op.target);
+      if (!opTargets.has(pid)) opTargets.set(pid, op.target);
+      let state = this.#desired.get(key);
+      if (state && state.pid !== pid) {
+        // The key's target configuration changed: move its entries, empty the old target.
+        fullReconcile.add(state.pid).add(pid);
+        const oldPid = state.pid;
+        const oldTarget = state.target;
+        state.target = op.target;
+        state.pid = pid;
+        if (![...this.#desired.values()].some((s) => s.pid === oldPid)) this.#retired.set(oldPid, oldTarget);
+        this.#retired.delete(pid);
+        removals = true;
+      }
+      if (!state && op.op === "add") {
+        state = { target: op.target, pid, entries: new Map() };
+        this.#desired.set(key, state);
+        this.#retired.delete(pid);
+      }
+      if (op.op === "add") {
+        if (op.expiresAt <= now) {
+          state?.entries.delete(ip);
+          removals = true;
+          rows.set(key, op.ip, "add", false, `expired at ${new Date(op.expiresAt).toISOString()} (agent clock ${new Date(now).toISOString()})`);
+        } else {
+          state?.entries.set(ip, op.expiresAt);
+          rows.set(key, op.ip, "add", true); // provisional: replaced by the backend's outcome below
+        }
+      } else {
+        state?.entries.delete(ip);
+        removals = true;
+        rows.set(key, op.ip, "del", true);
+      }
+      let set = touched.get(pid);
+      if (!set) touched.set(pid, (set = new Set()));
+      set.add(ip);
+      last.set(`${key}\u0000${ip}`, { key, ip, text: op.ip, op: op.op, pid });
+    }
+
+    if (removals) await this.#persistNow();
+    else this.#persistSoon();
+
+    const outcomes = new Map<string, PhysicalOutcome>();
+    for (const pid of [...this.#retired.keys()].filter((p) => fullReconcile.has(p))) outcomes.set(pid, await this.#reconcile(pid, "full"));
+    for (const pid of fullReconcile) if (!outcomes.has(pid)) outcomes.set(pid, await this.#reconcile(pid, "full"));
+    for (const [pid, ips] of touched) {
+      if (outcomes.has(pid)) continue;
+      outcomes.set(pid, await this.#applyTouched(pid, ips, opTargets.get(pid)));
+    }
+
+    for (const { key, ip, text, op, pid } of last.values()) {
+      const outcome = outcomes.get(pid);
+      if (!outcome) continue;
+      if (rows.get(key, text, op)?.ok === false) continue; // invalid or expired: never sent to the backend
+      const o = op === "add" ? outcome.added.get(ip) : outcome.removed.get(ip);
+      if (o) rows.set(key, text, op, o.ok, o.error);
+      else if (op === "add") rows.set(key, text, op, false, outcome.listError ?? "not applied");
+    }
+    this.#armExpiry();
+    return { type: "ack", seq: message.seq, results: rows.list() };
+  }
+
+  /** Adds the touched addresses still desired on `pid`, removes the touched ones no key holds any more. */
+  async #applyTouched(pid: string, ips: ReadonlySet<string>, named: Target | undefined): Promise<PhysicalOutcome> {
+    const want = this.#wanted(pid, this.#clock.now());
+    const target = this.#targetOf(pid) ?? named;
+    const result: PhysicalOutcome = { added: new Map(), removed: new Map() };
+    if (!target) return result;
+    const toAdd: Entry[] = [];
+    const toRemove: string[] = [];
+    for (const ip of ips) {
+      const exp = want.get(ip);
+      if (exp !== undefined) toAdd.push({ ip, expiresAt: exp });
+      else toRemove.push(ip);
+    }
+    result.added = await this.#callAdd(target, toAdd);
+    result.removed = await this.#callRemove(target, toRemove);
+    return result;
+  }
+
+  /** Drops expired entries and removes the addresses no key on their target holds any more. */
+  async #expire(): Promise<number> {
+    const now = this.#clock.now();
+    const expired = new Map<string, Set<string>>();
+    let count = 0;
+    for (const state of this.#desired.values()) {
+      for (const [ip, exp] of state.entries) {
+        if (exp > now) continue;
+        state.entries.delete(ip);
+        count++;
+        let set = expired.get(state.pid);
+        if (!set) expired.set(state.pid, (set = new Set()));
+        set.add(ip);
+      }
+    }
+    if (count > 0) {
+      await this.#persistNow();
+      for (const [pid, ips] of expired) {
+        const want = this.#wanted(pid, now);
+        const target = this.#targetOf(pid);
+        const gone = [...ips].filter((ip) => !want.has(ip));
+        if (!target || gone.length === 0) continue;
+        const outcomes = await this.#callRemove(target, gone);
+        const failed = [...outcomes.values()].filter((o) => !o.ok);
+        this.#log.info({ target: target.key, removed: gone.length - failed.length }, "expired entries removed");
+        if (failed.length > 0) this.#log.warn({ target: target.key, failed }, "could not remove expired entries (drift repair retries)");
+      }
+    }
+    this.#armExpiry();
+    return count;
+  }
+
+  /**
+   * Makes one physical target hold exactly its desired addresses. `full` (re-)adds every desired entry,
+   * refreshing native timeouts; `drift` adds only what `list()` lacks. Both remove what `list()` shows
+   * but nothing desires. When `list()` fails, `full` still adds and nothing is removed.
+   */
+  async #reconcile(pid: string, mode: "full" | "drift"): Promise<PhysicalOutcome> {
+    const result: PhysicalOutcome = { added: new Map(), removed: new Map() };
+    const target = this.#targetOf(pid);
+    if (!target) return result;
+    const backend = this.#backendOf(target);
+    const want = this.#wanted(pid, this.#clock.now());
+    if (typeof backend === "string") {
+      const error = backend;
+      for (const ip of want.keys()) result.added.set(ip, { ip, ok: false, error });
+      result.listError = error;
+      return result;
+    }
+    let actual: Set<string> | null = null;
+    try {
+      actual = new Set((await backend.list(target)).map((ip) => normalise(ip) ?? ip));
+    } catch (err) {
+      result.listError = errorText(err);
+      this.#log.warn({ target: target.key, err: result.listError }, "cannot read target");
+    }
+    if (mode === "drift" && actual === null) return result;
+    const toAdd: Entry[] = [];
+    for (const [ip, expiresAt] of want) if (mode === "full" || !actual?.has(ip)) toAdd.push({ ip, expiresAt });
+    const toRemove = actual ? [...actual].filter((ip) => !want.has(ip)) : [];
+    result.added = await this.#callAdd(target, toAdd);
+    result.removed = await this.#callRemove(target, toRemove);
+    if (mode === "drift" && (toAdd.length > 0 || toRemove.length > 0)) {
+      this.#log.warn({ target: target.key, readded: toAdd.map((e) => e.ip), removed: toRemove }, "drift repaired");
+    }
+    const isRetired = !this.#keysByPid().has(pid);
+    if (isRetired && actual !== null && [...result.removed.values()].every((o) => o.ok)) this.#retired.delete(pid);
+    return result;
+  }
+
+  async #callAdd(target: Target, entries: Entry[]): Promise<Map<string, EntryOutcome>> {
+    const out = new Map<string, EntryOutcome>();
+    if (entries.length === 0) return out;
+    const backend = this.#backendOf(target);
+    let outcomes: EntryOutcome[];
+    try {
+      if (typeof backend === "string") throw new Error(backend);
+      outcomes = await backend.add(target, entries, this.#clock.now());
+    } catch (err) {
+      outcomes = entries.map((e) => ({ ip: e.ip, ok: false, error: errorText(err) }));
+    }
+    return this.#byIp(entries.map((e) => e.ip), outcomes, out);
+  }
+
+  async #callRemove(target: Target, ips: string[]): Promise<Map<string, EntryOutcome>> {
+    const out = new Map<string, EntryOutcome>();
+    if (ips.length === 0) return out;
+    const backend = this.#backendOf(target);
+    let outcomes: EntryOutcome[];
+    try {
+      if (typeof backend === "string") throw new Error(backend);
+      outcomes = await backend.remove(target, ips);
+    } catch (err) {
+      outcomes = ips.map((ip) => ({ ip, ok: false, error: errorText(err) }));
+    }
+    return this.#byIp(ips, outcomes, out);
+  }
+
+  #byIp(requested: string[], outcomes: EntryOutcome[], out: Map<string, EntryOutcome>): Map<string, EntryOutcome> {
+    for (const o of outcomes) {
+      const ip = normalise(o.ip) ?? o.ip;
+      out.set(ip, o.error === undefined ? { ip, ok: o.ok } : { ip, ok: o.ok, error: o.error });
+    }
+    for (const ip of requested) if (!out.has(ip)) out.set(ip, { ip, ok: false, error: "the backend reported no outcome" });
+    return out;
+  }
+
+  // ---------------------------------------------------------------- state helpers
+
+  /** The backend enforcing `target`, or why there is none. */
+  #backendOf(target: Target): Backend | string {
+    const type = backendTypeOf(target.backend);
+    if (!(type in target.acl)) return `ACL ${target.key} has no ${type} configuration`;
+    return this.#backends.get(type) ?? `backend type "${type}" is not supported by this agent`;
+  }
+
+  #keysByPid(): Map<string, string[]> {
+    const map = new Map<string, string[]>();
+    for (const [key, s] of this.#desired) {
+      const keys = map.get(s.pid) ?? [];
+      keys.push(key);
+      map.set(s.pid, keys);
+    }
+    return map;
+  }
+
+  #allPids(): string[] {
+    return [...new Set([...this.#retired.keys(), ...[...this.#desired.values()].map((s) => s.pid)])];
+  }
+
+  #targetOf(pid: string): Target | undefined {
+    for (const s of this.#desired.values()) if (s.pid === pid) return s.target;
+    return this.#retired.get(pid);
+  }
+
+  /** Union of the live entries of every key on `pid` (latest expiry wins). */
+  #wanted(pid: string, now: number): Map<string, number> {
+    const want = new Map<string, number>();
+    for (const s of this.#desired.values()) {
+      if (s.pid !== pid) continue;
+      for (const [ip, exp] of s.entries) if (exp > now && exp > (want.get(ip) ?? 0)) want.set(ip, exp);
+    }
+    return want;
+  }
+
+  // ---------------------------------------------------------------- persistence
+
+  async #load(): Promise<void> {
+    const file = this.#stateFile;
+    if (!file) return;
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") this.#log.error({ err: errorText(err), file }, "cannot read state file");
+      return;
+    }
+    try {
+      const state = StateFileSchema.parse(JSON.parse(text));
+      for (const { target, entries } of state.targets) {
+        const map = new Map<string, number>();
+        for (const e of entries) {
+          const ip = normalise(e.ip);
+          if (ip !== null) map.set(ip, e.expiresAt);
+        }
+        this.#desired.set(target.key, { target, pid: physicalId(target), entries: map });
+      }
+      for (const target of state.retired) this.#retired.set(physicalId(target), target);
+      this.#log.info({ file, targets: this.#desired.size }, "desired state loaded");
+    } catch (err) {
+      const aside = `${file}.corrupt-${this.#clock.now()}`;
+      this.#log.error({ file, aside, err: errorText(err) }, "state file is unreadable; moved aside, starting empty");
+      await rename(file, aside).catch(() => undefined);
+    }
+  }
+
+  #persistSoon(): void {
+    if (!this.#stateFile) return;
+    this.#dirty = true;
+    if (this.#persistTimer) return;
+    this.#persistTimer = this.#clock.setTimer(() => {
+      this.#persistTimer = undefined;
+      if (this.#dirty) void this.#persistNow();
+    }, this.#persistDelayMs);
+  }
+
+  /** Writes the desired state now (serialised with earlier writes). Failures are logged, not thrown. */
+  #persistNow(): Promise<void> {
+    const file = this.#stateFile;
+    if (!file) return Promise.resolve();
+    this.#persistTimer?.cancel();
+    this.#persistTimer = undefined;
+    this.#dirty = false;
+    const data = JSON.stringify({
+      version: STATE_VERSION,
+      savedAt: this.#clock.now(),
+      targets: this.desiredState(),
+      retired: [...this.#retired.values()],
+    });
+    this.#writes = this.#writes.then(() =>
+      writeFileAtomic(file, data, 0o600).catch((err: unknown) => {
+        this.#log.error({ file, err: errorText(err) }, "cannot write state file");
+      }),
+    );
+    return this.#writes;
+  }
+}
