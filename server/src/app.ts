@@ -1,0 +1,46 @@
+/**
+ * The HTTP application: `/api` with the user, admin and agent routes (one sub-app per resource),
+ * CSRF protection on writes, errors mapped in one place, and the web app for every other path.
+ */
+import { Hono } from "hono";
+import { ServerMessage } from "@postern/shared";
+import type { Services } from "./services/index.ts";
+import { baseMiddleware, csrfGuard } from "./http/context.ts";
+import type { AppEnv } from "./http/context.ts";
+import { onError } from "./http/on-error.ts";
+import { staticWeb } from "./http/static-web.ts";
+import { sessionRoutes } from "./routes/user/session.ts";
+import { grantRoutes } from "./routes/user/grants.ts";
+import { systemRoutes } from "./routes/user/system.ts";
+import { adminSessionRoutes } from "./routes/admin/session.ts";
+import { agentRoutes } from "./routes/admin/agents.ts";
+import { backendRoutes } from "./routes/admin/backends.ts";
+import { aclRoutes } from "./routes/admin/acls.ts";
+import { userRoutes } from "./routes/admin/users.ts";
+import { agentEnrolRoutes } from "./routes/agent.ts";
+
+/** Builds the Hono app over the services; `webDir` is the built web app. */
+export function createApp(services: Services, webDir: string) {
+  const api = new Hono<AppEnv>()
+    .route("/", systemRoutes)
+    .route("/", sessionRoutes)
+    .route("/admin", adminSessionRoutes)
+    .route("/admin/agents", agentRoutes)
+    .route("/admin/backends", backendRoutes)
+    .route("/admin/acls", aclRoutes)
+    .route("/admin/users", userRoutes)
+    .route("/agent", agentEnrolRoutes)
+    .route("/", grantRoutes);
+
+  const app = new Hono<AppEnv>();
+  app.use(baseMiddleware(services));
+  app.use("/api/*", csrfGuard());
+  app.route("/api", api);
+  app.all("/api/*", (c) => c.json({ Err: ServerMessage.notFound }, 404));
+  app.use(staticWeb(webDir));
+  app.onError(onError(services.log));
+  return app;
+}
+
+/** The API's type, for typed clients. */
+export type AppType = ReturnType<typeof createApp>;

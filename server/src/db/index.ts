@@ -1,0 +1,62 @@
+/**
+ * The database module: owns the driver (better-sqlite3), its pragmas (WAL, foreign keys, busy
+ * timeout), the schema and the named migrations in server/drizzle. Callers get a drizzle `Db` and
+ * never the driver. PostgreSQL for several replicas will come in behind the same `Db` surface.
+ */
+import Database from "better-sqlite3";
+import { drizzle } from "drizzle-orm/better-sqlite3";
+import { sql } from "drizzle-orm";
+import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import { readMigrationFiles } from "drizzle-orm/migrator";
+import { fileURLToPath } from "node:url";
+import * as schema from "./schema.ts";
+
+/** The typed database handle used by repositories. */
+export type Db = BetterSQLite3Database<typeof schema>;
+/** A transaction handle; same query surface as Db. */
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+/** An open database with its closer. */
+export interface OpenDatabase {
+  readonly db: Db;
+  close(): void;
+}
+
+const migrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url));
+
+/**
+ * Opens (creating if needed) the SQLite file at `file` (":memory:" for tests) with WAL and
+ * foreign keys on. Does not migrate: call `migrateDatabase` first (the explicit migrate step).
+ */
+export function openDatabase(file: string): OpenDatabase {
+  const sqlite = new Database(file);
+  sqlite.pragma("journal_mode = WAL");
+  sqlite.pragma("foreign_keys = ON");
+  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma("synchronous = NORMAL");
+  const db = drizzle(sqlite, { schema });
+  return { db, close: () => sqlite.close() };
+}
+
+/** Applies every pending migration of server/drizzle in order; returns how many were applied. */
+export function migrateDatabase(db: Db): number {
+  const before = pendingMigrations(db);
+  migrate(db, { migrationsFolder });
+  return before;
+}
+
+/** Counts the committed migrations not yet applied to this database. */
+export function pendingMigrations(db: Db): number {
+  const all = readMigrationFiles({ migrationsFolder });
+  let applied = 0;
+  try {
+    const row = db.get<{ n: number } | undefined>(sql`SELECT count(*) AS n FROM __drizzle_migrations`);
+    applied = row?.n ?? 0;
+  } catch {
+    applied = 0;
+  }
+  return Math.max(0, all.length - applied);
+}
+
+export { schema };

@@ -1,0 +1,280 @@
+/**
+ * The database schema (drizzle, SQLite). One table per entity of the spec (admin-console §3,
+ * user-portal §3), complete ahead of the API. IDs are UUID text; times are epoch milliseconds
+ * (integers) and become ISO 8601 UTC on the wire. JSON columns hold the spec's nested shapes.
+ */
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+const now = sql`(CAST(unixepoch('subsec') * 1000 AS INTEGER))`;
+
+/** End users (admin-console §3 "User"). Duration in minutes; password as a PHC string. */
+export const users = sqliteTable("users", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  userName: text("user_name").notNull().unique(),
+  company: text("company").notNull().default(""),
+  durationMinutes: integer("duration_minutes").notNull().default(480),
+  sessionLimit: integer("session_limit"),
+  authType: text("auth_type", { enum: ["local", "SAML", "LDAP", "apikey"] }).notNull(),
+  passwordHash: text("password_hash"),
+  totpEnabled: integer("totp_enabled", { mode: "boolean" }).notNull().default(false),
+  totpSecretEnc: text("totp_secret_enc"),
+  totpLastStep: integer("totp_last_step"),
+  validUntil: integer("valid_until"),
+  dn: text("dn").notNull().default(""),
+  disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
+  createdAt: integer("created_at").notNull().default(now),
+  lastLogin: integer("last_login"),
+});
+
+/** Administrators (admin-console §3 "Admin"). Never counted against the licence. */
+export const admins = sqliteTable("admins", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  userName: text("user_name").notNull().unique(),
+  authType: text("auth_type", { enum: ["local", "SAML", "LDAP"] }).notNull(),
+  passwordHash: text("password_hash"),
+  totpEnabled: integer("totp_enabled", { mode: "boolean" }).notNull().default(false),
+  totpSecretEnc: text("totp_secret_enc"),
+  totpLastStep: integer("totp_last_step"),
+  loginEnabled: integer("login_enabled", { mode: "boolean" }).notNull().default(true),
+  dn: text("dn").notNull().default(""),
+  createdAt: integer("created_at").notNull().default(now),
+  lastLogin: integer("last_login"),
+});
+
+/**
+ * User sessions. `tokenHash` is the SHA-256 of the 128-bit cookie value; `id` is the public id
+ * admins use. `endedAt` is set when the session ends (logout, expiry, invalidation).
+ */
+export const userSessions = sqliteTable(
+  "user_sessions",
+  {
+    id: text("id").primaryKey(),
+    tokenHash: text("token_hash").notNull().unique(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    createdAt: integer("created_at").notNull(),
+    endsAt: integer("ends_at").notNull(),
+    kiosk: integer("kiosk", { mode: "boolean" }).notNull().default(false),
+    ipAddress: text("ip_address").notNull(),
+    /** Addresses reported by IP discovery (POST /log_ips), JSON array of {Port, IP}. */
+    discoveredIps: text("discovered_ips", { mode: "json" }).$type<{ Port: number; IP: string }[]>().notNull().default(sql`'[]'`),
+    /** False while a TOTP code is still owed (the session is not usable until verified). */
+    verified: integer("verified", { mode: "boolean" }).notNull().default(true),
+    endedAt: integer("ended_at"),
+    endReason: text("end_reason"),
+  },
+  (t) => [index("user_sessions_user_idx").on(t.userId), index("user_sessions_ends_idx").on(t.endedAt, t.endsAt)],
+);
+
+/** Admin sessions (admin-console §3 "Admin session: ID, Created, IPAddress"). */
+export const adminSessions = sqliteTable(
+  "admin_sessions",
+  {
+    id: text("id").primaryKey(),
+    tokenHash: text("token_hash").notNull().unique(),
+    adminId: text("admin_id").notNull().references(() => admins.id, { onDelete: "cascade" }),
+    createdAt: integer("created_at").notNull(),
+    endsAt: integer("ends_at").notNull(),
+    ipAddress: text("ip_address").notNull(),
+    verified: integer("verified", { mode: "boolean" }).notNull().default(true),
+    endedAt: integer("ended_at"),
+  },
+  (t) => [index("admin_sessions_admin_idx").on(t.adminId)],
+);
+
+/**
+ * Agents (admin-console §3 "Agent"). `token` is the install token, shown to admins until the agent
+ * enrols; the agent's public keys are stored at enrolment.
+ */
+export const agents = sqliteTable("agents", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull().unique(),
+  token: text("token").notNull(),
+  tokenUsedAt: integer("token_used_at"),
+  signingPublicKey: text("signing_public_key"),
+  boxPublicKey: text("box_public_key"),
+  version: text("version").notNull().default(""),
+  capabilities: text("capabilities", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+  externalIp: text("external_ip").notNull().default(""),
+  lastSeen: integer("last_seen"),
+  createdAt: integer("created_at").notNull().default(now),
+});
+
+/** Backends (admin-console §3 "BackendConfig"). `config` is the BackendConfig object; secrets sealed. */
+export const backends = sqliteTable("backends", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull().unique(),
+  agentId: text("agent_id").references(() => agents.id, { onDelete: "restrict" }),
+  type: text("type").notNull(),
+  config: text("config", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+  /** Secrets sealed to the agent's box key (libsodium sealed boxes); never returned. */
+  sealedSecrets: text("sealed_secrets", { mode: "json" }).$type<Record<string, string>>().notNull().default(sql`'{}'`),
+  createdAt: integer("created_at").notNull().default(now),
+  updatedAt: integer("updated_at").notNull().default(now),
+  updatedBy: text("updated_by").notNull().default(""),
+});
+
+/**
+ * ACLs / Knocs (admin-console §3 "Knoc (ACL)"). MaximumGrantDuration in seconds (null: unlimited).
+ * A Passive+ child has `parentId` set and `hideFromAdmins`.
+ */
+export const acls = sqliteTable(
+  "acls",
+  {
+    id: text("id").primaryKey(),
+    parentId: text("parent_id"),
+    description: text("description").notNull(),
+    url: text("url").notNull().default(""),
+    category: text("category").notNull().default("Default"),
+    icon: text("icon").notNull().default(""),
+    clickToGrant: integer("click_to_grant", { mode: "boolean" }).notNull().default(false),
+    cgnatOpen: integer("cgnat_open", { mode: "boolean" }).notNull().default(false),
+    hideFromUsers: integer("hide_from_users", { mode: "boolean" }).notNull().default(false),
+    hideFromAdmins: integer("hide_from_admins", { mode: "boolean" }).notNull().default(false),
+    autoBrowseUsers: integer("auto_browse_users", { mode: "boolean" }).notNull().default(false),
+    maximumGrantDurationSeconds: integer("maximum_grant_duration_seconds"),
+    backendId: text("backend_id").notNull().references(() => backends.id, { onDelete: "restrict" }),
+    ipExclusions: text("ip_exclusions", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    grantType: text("grant_type", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    config: text("config", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    createdAt: integer("created_at").notNull().default(now),
+    updatedAt: integer("updated_at").notNull().default(now),
+    updatedBy: text("updated_by").notNull().default(""),
+  },
+  (t) => [index("acls_backend_idx").on(t.backendId)],
+);
+
+/** Groups (admin-console §3 "Group"): type dynamic, local or saml. */
+export const groups = sqliteTable("groups", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull().unique(),
+  description: text("description").notNull().default(""),
+  type: text("type", { enum: ["dynamic", "local", "saml"] }).notNull(),
+  createdAt: integer("created_at").notNull().default(now),
+});
+
+/** ACLs assigned directly to users (User.AclIds). */
+export const userAcls = sqliteTable(
+  "user_acls",
+  {
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    aclId: text("acl_id").notNull().references(() => acls.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.aclId] }), index("user_acls_acl_idx").on(t.aclId)],
+);
+
+/** Group membership (Group.UserIDs). */
+export const groupUsers = sqliteTable(
+  "group_users",
+  {
+    groupId: text("group_id").notNull().references(() => groups.id, { onDelete: "cascade" }),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.groupId, t.userId] }), index("group_users_user_idx").on(t.userId)],
+);
+
+/** ACLs assigned to groups (Group.ACLIDs). */
+export const groupAcls = sqliteTable(
+  "group_acls",
+  {
+    groupId: text("group_id").notNull().references(() => groups.id, { onDelete: "cascade" }),
+    aclId: text("acl_id").notNull().references(() => acls.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.groupId, t.aclId] }), index("group_acls_acl_idx").on(t.aclId)],
+);
+
+/**
+ * API keys (admin-console §3 "API key"). The key is `pst_<id>_<secret>`; only SHA-256 of the secret
+ * is stored. `expiredAfter` null means never.
+ */
+export const apiKeys = sqliteTable("api_keys", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull().unique(),
+  secretHash: text("secret_hash").notNull(),
+  scopes: text("scopes", { mode: "json" }).$type<string[]>().notNull(),
+  allowedFrom: text("allowed_from", { mode: "json" }).$type<{ Prefix: string; Note: string }[]>().notNull(),
+  expiredAfter: integer("expired_after"),
+  createdAt: integer("created_at").notNull().default(now),
+  lastUsedAt: integer("last_used_at"),
+});
+
+/**
+ * Grants: one status entry per (user session, ACL) — its `id` is the `ID` of the ACL entry in
+ * GET /status and of DELETE /sessions/current/granted-acls/{id}. `status` is the spec's code;
+ * `expiresAt` the earliest of session end and grant start + MaximumGrantDuration.
+ */
+export const grants = sqliteTable(
+  "grants",
+  {
+    id: text("id").primaryKey(),
+    sessionId: text("session_id").notNull().references(() => userSessions.id, { onDelete: "cascade" }),
+    aclId: text("acl_id").notNull().references(() => acls.id, { onDelete: "cascade" }),
+    status: integer("status").notNull(),
+    error: text("error").notNull().default(""),
+    grantedAt: integer("granted_at"),
+    expiresAt: integer("expires_at"),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("grants_session_acl_idx").on(t.sessionId, t.aclId),
+    index("grants_acl_status_idx").on(t.aclId, t.status),
+    index("grants_status_expiry_idx").on(t.status, t.expiresAt),
+  ],
+);
+
+/** Addresses a grant carries (the user's address, CGNAT extras or fixed addresses), normalised. */
+export const grantAddresses = sqliteTable(
+  "grant_addresses",
+  {
+    grantId: text("grant_id").notNull().references(() => grants.id, { onDelete: "cascade" }),
+    ip: text("ip").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.grantId, t.ip] }), index("grant_addresses_ip_idx").on(t.ip)],
+);
+
+/** Every status transition of a grant with its time (design.md "Grants"). */
+export const grantStatusHistory = sqliteTable(
+  "grant_status_history",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    grantId: text("grant_id").notNull().references(() => grants.id, { onDelete: "cascade" }),
+    status: integer("status").notNull(),
+    error: text("error").notNull().default(""),
+    at: integer("at").notNull(),
+  },
+  (t) => [index("grant_status_history_grant_idx").on(t.grantId)],
+);
+
+/** Settings as key → JSON value (General and Authentication settings of admin-console §3). */
+export const settings = sqliteTable("settings", {
+  key: text("key").primaryKey(),
+  value: text("value", { mode: "json" }).notNull(),
+});
+
+/** Installed licence keys (admin-console §3 "License status"). */
+export const licenses = sqliteTable("licenses", {
+  id: text("id").primaryKey(),
+  key: text("key").notNull(),
+  payload: text("payload", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+  installedAt: integer("installed_at").notNull().default(now),
+});
+
+/** The audit log (admin-console §3 "Audit log entry"): action kind plus who, what, from where. */
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    at: integer("at").notNull(),
+    action: text("action").notNull(),
+    userName: text("user_name").notNull().default(""),
+    adminName: text("admin_name").notNull().default(""),
+    agentName: text("agent_name").notNull().default(""),
+    ipAddress: text("ip_address").notNull().default(""),
+    errorMessage: text("error_message").notNull().default(""),
+    aclDescription: text("acl_description").notNull().default(""),
+    description: text("description").notNull().default(""),
+  },
+  (t) => [index("audit_log_at_idx").on(t.at)],
+);

@@ -1,0 +1,105 @@
+/**
+ * The Hono environment shared by every route: the services, the caller's address and the resolved
+ * sessions. Middleware here: client address, CSRF protection for cookie-authenticated writes
+ * (design.md "Security"), and the user / admin session guards.
+ */
+import type { Context, MiddlewareHandler } from "hono";
+import { getCookie, setCookie, deleteCookie } from "hono/cookie";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import { normaliseIp } from "@postern/shared";
+import type { Services } from "../services/index.ts";
+import type { UserSessionContext } from "../services/auth/user-sessions.ts";
+import type { AdminSessionContext } from "../services/auth/admin-sessions.ts";
+import { forbidden } from "../errors.ts";
+
+/** Variables set by middleware. */
+export interface AppEnv {
+  Variables: {
+    services: Services;
+    clientIp: string;
+    userSession: UserSessionContext;
+    adminSession: AdminSessionContext;
+  };
+}
+
+/** Cookie carrying the user session id. */
+export const USER_COOKIE = "postern_session";
+/** Cookie carrying the admin session id. */
+export const ADMIN_COOKIE = "postern_admin_session";
+
+/** Puts the services and the normalised socket address of the caller on the context. */
+export function baseMiddleware(services: Services): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    c.set("services", services);
+    let ip = "";
+    try {
+      ip = normaliseIp(getConnInfo(c).remote.address ?? "")?.ip ?? "";
+    } catch {
+      ip = "";
+    }
+    c.set("clientIp", ip);
+    await next();
+  };
+}
+
+/**
+ * Refuses cross-site writes: a state-changing request must not come from another site
+ * (Sec-Fetch-Site cross-site / same-site, or an Origin whose host differs from Host), and a body
+ * must be JSON. Requests without Origin and Sec-Fetch-Site (CLI, agents) pass.
+ */
+export function csrfGuard(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const method = c.req.method;
+    if (method !== "GET" && method !== "HEAD" && method !== "OPTIONS") {
+      const site = c.req.header("sec-fetch-site");
+      if (site && site !== "same-origin" && site !== "none") throw forbidden();
+      const origin = c.req.header("origin");
+      if (origin) {
+        let host = "";
+        try {
+          host = new URL(origin).host;
+        } catch {
+          throw forbidden();
+        }
+        if (host !== c.req.header("host")) throw forbidden();
+      }
+      const length = Number(c.req.header("content-length") ?? "0");
+      const type = c.req.header("content-type") ?? "";
+      if ((length > 0 || c.req.header("transfer-encoding")) && !type.startsWith("application/json")) throw forbidden();
+    }
+    await next();
+  };
+}
+
+/** Requires a live user session (401 err.invalidSession otherwise). */
+export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
+  c.set("userSession", c.var.services.userSessions.resolve(getCookie(c, USER_COOKIE)));
+  await next();
+};
+
+/** Requires a live admin session (401 err.invalidSession otherwise). */
+export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
+  c.set("adminSession", c.var.services.adminSessions.resolve(getCookie(c, ADMIN_COOKIE)));
+  await next();
+};
+
+/** Sets a session cookie: HttpOnly, SameSite=Lax, Secure when the request came over TLS. */
+export function setSessionCookie(c: Context<AppEnv>, name: string, token: string, endsAt: number): void {
+  setCookie(c, name, token, {
+    httpOnly: true,
+    sameSite: "Lax",
+    secure: new URL(c.req.url).protocol === "https:",
+    path: "/",
+    expires: new Date(endsAt),
+  });
+}
+
+/** Clears a session cookie. */
+export function clearSessionCookie(c: Context<AppEnv>, name: string): void {
+  deleteCookie(c, name, { path: "/" });
+}
+
+/** The admin acting, for audit entries. */
+export function actorOf(c: Context<AppEnv>): { adminName: string; ip: string } {
+  return { adminName: c.var.adminSession.userName, ip: c.var.clientIp };
+}

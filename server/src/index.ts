@@ -1,0 +1,9 @@
+/** @postern/server: start a server, open and migrate its database, and the admin bootstrap used by the CLI. */
+export { startServer, databasePath, parseListen, DEFAULT_WEB_DIR } from "./server.ts";
+export type { StartOptions, RunningServer } from "./server.ts";
+export { openDatabase, migrateDatabase, pendingMigrations } from "./db/index.ts";
+export { TestClock, systemClock } from "./clock.ts";
+export type { Clock } from "./clock.ts";
+export { AdminSessionService } from "./services/auth/admin-sessions.ts";
+export { AgentService } from "./services/agents.ts";
+export { createLogger } from "./logger.ts";

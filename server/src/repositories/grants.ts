@@ -1,0 +1,208 @@
+/**
+ * SQL of grants, their addresses and status history, and the enforcement queries built on them
+ * (reference counting of (ACL, address) entries over grants).
+ */
+import { and, eq, inArray, isNull, lte, gt, sql, ne } from "drizzle-orm";
+import type { Db, Tx } from "../db/index.ts";
+import { acls, backends, grantAddresses, grants, grantStatusHistory, userSessions } from "../db/schema.ts";
+import type { TargetSource } from "../services/grants/targets.ts";
+
+/** Statuses in which a grant holds its addresses in the firewall: Granted, Pending, AgentOffline, Read. */
+export const HOLDING_STATUSES = [0, 2, 3, 5] as const;
+
+type Q = Db | Tx;
+
+/** A grant row. */
+export type GrantRow = typeof grants.$inferSelect;
+
+/** Reads one grant. */
+export function getGrant(q: Q, id: string): GrantRow | undefined {
+  return q.select().from(grants).where(eq(grants.id, id)).get();
+}
+
+/** Reads the grant of (session, ACL). */
+export function getGrantFor(q: Q, sessionId: string, aclId: string): GrantRow | undefined {
+  return q.select().from(grants).where(and(eq(grants.sessionId, sessionId), eq(grants.aclId, aclId))).get();
+}
+
+/** Lists the grants of a session. */
+export function listSessionGrants(q: Q, sessionId: string): GrantRow[] {
+  return q.select().from(grants).where(eq(grants.sessionId, sessionId)).all();
+}
+
+/** Creates status entries (status 4 Created) for ACLs of a session that have none yet. */
+export function ensureGrantRows(q: Q, sessionId: string, aclIds: readonly string[], now: number, newId: () => string): void {
+  if (aclIds.length === 0) return;
+  const existing = new Set(
+    q.select({ aclId: grants.aclId }).from(grants).where(eq(grants.sessionId, sessionId)).all().map((r) => r.aclId),
+  );
+  for (const aclId of aclIds) {
+    if (existing.has(aclId)) continue;
+    const id = newId();
+    q.insert(grants).values({ id, sessionId, aclId, status: 4, error: "", updatedAt: now }).run();
+    q.insert(grantStatusHistory).values({ grantId: id, status: 4, error: "", at: now }).run();
+  }
+}
+
+/** Sets a grant's status (and optional error/expiry fields) and records the transition. */
+export function setGrantStatus(
+  q: Q,
+  id: string,
+  status: number,
+  now: number,
+  fields: { error?: string; grantedAt?: number | null; expiresAt?: number | null } = {},
+): void {
+  const error = fields.error ?? "";
+  q.update(grants)
+    .set({
+      status,
+      error,
+      updatedAt: now,
+      ...(fields.grantedAt !== undefined ? { grantedAt: fields.grantedAt } : {}),
+      ...(fields.expiresAt !== undefined ? { expiresAt: fields.expiresAt } : {}),
+    })
+    .where(eq(grants.id, id))
+    .run();
+  q.insert(grantStatusHistory).values({ grantId: id, status, error, at: now }).run();
+}
+
+/** Replaces the addresses a grant carries. */
+export function setGrantAddresses(q: Q, grantId: string, ips: readonly string[]): void {
+  q.delete(grantAddresses).where(eq(grantAddresses.grantId, grantId)).run();
+  for (const ip of ips) q.insert(grantAddresses).values({ grantId, ip }).run();
+}
+
+/** Reads the addresses of a grant. */
+export function getGrantAddresses(q: Q, grantId: string): string[] {
+  return q.select({ ip: grantAddresses.ip }).from(grantAddresses).where(eq(grantAddresses.grantId, grantId)).all().map((r) => r.ip);
+}
+
+/**
+ * The expiry an (ACL, address) entry must carry: the latest expiry over the holding grants that
+ * carry it, excluding `exceptGrantId`; null when no other grant holds it (the entry must go).
+ */
+export function entryExpiry(q: Q, aclId: string, ip: string, now: number, exceptGrantId?: string): number | null {
+  const row = q
+    .select({ max: sql<number | null>`max(${grants.expiresAt})` })
+    .from(grants)
+    .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
+    .where(
+      and(
+        eq(grants.aclId, aclId),
+        eq(grantAddresses.ip, ip),
+        inArray(grants.status, [...HOLDING_STATUSES]),
+        gt(grants.expiresAt, now),
+        exceptGrantId ? ne(grants.id, exceptGrantId) : undefined,
+      ),
+    )
+    .get();
+  return row?.max ?? null;
+}
+
+/** Holding grants of an ACL carrying `ip` whose status is one of `statuses`. */
+export function grantsHolding(q: Q, aclId: string, ip: string, statuses: readonly number[]): GrantRow[] {
+  return q
+    .select({ g: grants })
+    .from(grants)
+    .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
+    .where(and(eq(grants.aclId, aclId), eq(grantAddresses.ip, ip), inArray(grants.status, [...statuses])))
+    .all()
+    .map((r) => r.g);
+}
+
+/** Holding grants whose expiry has passed. */
+export function dueGrants(q: Q, now: number): GrantRow[] {
+  return q
+    .select()
+    .from(grants)
+    .where(and(inArray(grants.status, [...HOLDING_STATUSES]), lte(grants.expiresAt, now)))
+    .all();
+}
+
+/** Holding grants of the given sessions. */
+export function holdingGrantsOfSessions(q: Q, sessionIds: readonly string[]): GrantRow[] {
+  if (sessionIds.length === 0) return [];
+  return q
+    .select()
+    .from(grants)
+    .where(and(inArray(grants.sessionId, [...sessionIds]), inArray(grants.status, [...HOLDING_STATUSES])))
+    .all();
+}
+
+/** Holding grants of the given ACLs. */
+export function holdingGrantsOfAcls(q: Q, aclIds: readonly string[]): GrantRow[] {
+  if (aclIds.length === 0) return [];
+  return q
+    .select()
+    .from(grants)
+    .where(and(inArray(grants.aclId, [...aclIds]), inArray(grants.status, [...HOLDING_STATUSES])))
+    .all();
+}
+
+/** The target source (ACL + backend) of one ACL, with the backend's agent. */
+export function aclTargetSource(q: Q, aclId: string): (TargetSource & { agentId: string | null }) | undefined {
+  return q
+    .select({
+      aclId: acls.id,
+      aclConfig: acls.config,
+      backendId: backends.id,
+      backendType: backends.type,
+      backendConfig: backends.config,
+      agentId: backends.agentId,
+    })
+    .from(acls)
+    .innerJoin(backends, eq(backends.id, acls.backendId))
+    .where(eq(acls.id, aclId))
+    .get();
+}
+
+/** Every ACL target bound to an agent. */
+export function agentTargetSources(q: Q, agentId: string): TargetSource[] {
+  return q
+    .select({
+      aclId: acls.id,
+      aclConfig: acls.config,
+      backendId: backends.id,
+      backendType: backends.type,
+      backendConfig: backends.config,
+    })
+    .from(acls)
+    .innerJoin(backends, eq(backends.id, acls.backendId))
+    .where(eq(backends.agentId, agentId))
+    .all();
+}
+
+/** The live (ACL, address, latest expiry) entries of an agent's ACLs. */
+export function agentEntries(q: Q, agentId: string, now: number): { aclId: string; ip: string; expiresAt: number }[] {
+  return q
+    .select({ aclId: grants.aclId, ip: grantAddresses.ip, expiresAt: sql<number>`max(${grants.expiresAt})` })
+    .from(grants)
+    .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
+    .innerJoin(acls, eq(acls.id, grants.aclId))
+    .innerJoin(backends, eq(backends.id, acls.backendId))
+    .where(and(eq(backends.agentId, agentId), inArray(grants.status, [...HOLDING_STATUSES]), gt(grants.expiresAt, now)))
+    .groupBy(grants.aclId, grantAddresses.ip)
+    .all();
+}
+
+/** Grants of an agent's ACLs in one of `from` statuses, moved to `to`. Returns how many. */
+export function moveAgentGrants(q: Q, agentId: string, from: readonly number[], to: number, now: number): number {
+  const rows = q
+    .select({ id: grants.id })
+    .from(grants)
+    .innerJoin(acls, eq(acls.id, grants.aclId))
+    .innerJoin(backends, eq(backends.id, acls.backendId))
+    .where(and(eq(backends.agentId, agentId), inArray(grants.status, [...from])))
+    .all();
+  for (const r of rows) setGrantStatus(q, r.id, to, now);
+  return rows.length;
+}
+
+/** Live sessions whose end has passed. */
+export function dueSessions(q: Q, now: number): { id: string; userId: string }[] {
+  return q
+    .select({ id: userSessions.id, userId: userSessions.userId })
+    .from(userSessions)
+    .where(and(isNull(userSessions.endedAt), lte(userSessions.endsAt, now)))
+    .all();
+}

@@ -1,0 +1,34 @@
+/**
+ * /admin/backends (admin-console §7): list, get, create (answers {ID}), update, delete.
+ */
+import { Hono } from "hono";
+import { BackendWriteSchema, ServerMessage } from "@postern/shared";
+import { parseBody } from "../../http/body.ts";
+import { actorOf, requireAdmin } from "../../http/context.ts";
+import type { AppEnv } from "../../http/context.ts";
+import { badRequest } from "../../errors.ts";
+
+/** Backend collection routes. */
+export const backendRoutes = new Hono<AppEnv>()
+  .use(requireAdmin)
+  // GET /admin/backends
+  .get("/", (c) => c.json(c.var.services.backends.list(), 200))
+  // GET /admin/backends/{id}
+  .get("/:id", (c) => c.json(c.var.services.backends.get(c.req.param("id")), 200))
+  // POST /admin/backends
+  .post("/", async (c) => {
+    const body = await parseBody(c, BackendWriteSchema);
+    return c.json({ ID: c.var.services.backends.create(body, actorOf(c)) }, 201);
+  })
+  // PUT /admin/backends/{id}
+  .put("/:id", async (c) => {
+    const body = await parseBody(c, BackendWriteSchema);
+    if (body.ID && body.ID !== c.req.param("id")) throw badRequest(ServerMessage.mismatchingIds);
+    c.var.services.backends.update(c.req.param("id"), body, actorOf(c));
+    return c.json({ ID: c.req.param("id") }, 200);
+  })
+  // DELETE /admin/backends/{id}
+  .delete("/:id", (c) => {
+    c.var.services.backends.delete(c.req.param("id"), actorOf(c));
+    return c.body(null, 204);
+  });

@@ -1,0 +1,25 @@
+/**
+ * Admin sign-in routes (admin-console §7): POST /admin/login, POST /admin/logout.
+ */
+import { Hono } from "hono";
+import { AdminLoginRequestSchema } from "@postern/shared";
+import { parseBody } from "../../http/body.ts";
+import { ADMIN_COOKIE, clearSessionCookie, requireAdmin, setSessionCookie } from "../../http/context.ts";
+import type { AppEnv } from "../../http/context.ts";
+import { ADMIN_SESSION_MINUTES } from "../../services/auth/admin-sessions.ts";
+
+/** POST /admin/login and POST /admin/logout. */
+export const adminSessionRoutes = new Hono<AppEnv>()
+  // POST /admin/login
+  .post("/login", async (c) => {
+    const body = await parseBody(c, AdminLoginRequestSchema);
+    const { token } = await c.var.services.adminSessions.login({ userName: body.UserName, password: body.Password, ip: c.var.clientIp });
+    setSessionCookie(c, ADMIN_COOKIE, token, c.var.services.clock.now() + ADMIN_SESSION_MINUTES * 60_000);
+    return c.body(null, 204);
+  })
+  // POST /admin/logout
+  .post("/logout", requireAdmin, (c) => {
+    c.var.services.adminSessions.logout(c.var.adminSession, c.var.clientIp);
+    clearSessionCookie(c, ADMIN_COOKIE);
+    return c.body(null, 204);
+  });

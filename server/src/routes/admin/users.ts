@@ -1,0 +1,34 @@
+/**
+ * /admin/users (admin-console §7): list, get, create (answers the id), update, delete.
+ */
+import { Hono } from "hono";
+import { UserWriteSchema, ServerMessage } from "@postern/shared";
+import { parseBody } from "../../http/body.ts";
+import { actorOf, requireAdmin } from "../../http/context.ts";
+import type { AppEnv } from "../../http/context.ts";
+import { badRequest } from "../../errors.ts";
+
+/** User collection routes. */
+export const userRoutes = new Hono<AppEnv>()
+  .use(requireAdmin)
+  // GET /admin/users
+  .get("/", (c) => c.json(c.var.services.users.list(), 200))
+  // GET /admin/users/{id}
+  .get("/:id", (c) => c.json(c.var.services.users.get(c.req.param("id")), 200))
+  // POST /admin/users
+  .post("/", async (c) => {
+    const body = await parseBody(c, UserWriteSchema);
+    return c.json(await c.var.services.users.create(body, actorOf(c)), 201);
+  })
+  // PUT /admin/users/{id}
+  .put("/:id", async (c) => {
+    const body = await parseBody(c, UserWriteSchema);
+    if (body.ID && body.ID !== c.req.param("id")) throw badRequest(ServerMessage.mismatchingIds);
+    await c.var.services.users.update(c.req.param("id"), body, actorOf(c));
+    return c.json(c.req.param("id"), 200);
+  })
+  // DELETE /admin/users/{id}
+  .delete("/:id", (c) => {
+    c.var.services.users.delete(c.req.param("id"), actorOf(c));
+    return c.body(null, 204);
+  });

@@ -1,0 +1,26 @@
+/**
+ * Public system routes (user-portal §7): GET /system_status {IPApi, JsBundleHash}, GET /theme.
+ * IPApi points at the server's own discovery endpoint (GET /ip) unless DiscoverIPURL is set, so a
+ * self-hosted install needs no outside service.
+ */
+import { Hono } from "hono";
+import type { SystemStatus, Theme } from "@postern/shared";
+import type { AppEnv } from "../../http/context.ts";
+import { getSetting } from "../../services/settings.ts";
+
+/** GET /system_status, GET /theme and GET /ip. */
+export const systemRoutes = new Hono<AppEnv>()
+  // GET /system_status
+  .get("/system_status", (c) => {
+    const custom = getSetting(c.var.services.db, "DiscoverIPURL");
+    const body: SystemStatus = { IPApi: custom || `${new URL(c.req.url).origin}/api/ip`, JsBundleHash: c.var.services.jsBundleHash };
+    return c.json(body, 200);
+  })
+  // GET /theme
+  .get("/theme", (c) => {
+    const db = c.var.services.db;
+    const body: Theme = { Accent: getSetting(db, "Accent") as Theme["Accent"], HighAccessibility: getSetting(db, "HighAccessibility") };
+    return c.json(body, 200);
+  })
+  // GET /ip: the caller's address as this server sees it (IP discovery).
+  .get("/ip", (c) => c.json({ IP: c.var.clientIp }, 200));

@@ -1,0 +1,111 @@
+/**
+ * Starts a Postern server: opens the database under the data directory (migrating it when asked),
+ * builds the services and the app, listens on host:port, routes agent WebSocket upgrades to the hub,
+ * and runs the expiry sweep every 250 ms (entries leave within 1 s of their expiry).
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { serve } from "@hono/node-server";
+import { AGENT_CONNECT_PATH } from "@postern/shared";
+import { migrateDatabase, openDatabase, pendingMigrations } from "./db/index.ts";
+import type { Clock } from "./clock.ts";
+import { systemClock } from "./clock.ts";
+import { createLogger } from "./logger.ts";
+import type { Logger } from "./logger.ts";
+import { createServices } from "./services/index.ts";
+import type { Services } from "./services/index.ts";
+import { createApp } from "./app.ts";
+import { readJsBundleHash } from "./http/static-web.ts";
+
+/** Default location of the built web app. */
+export const DEFAULT_WEB_DIR = fileURLToPath(new URL("../../web/dist", import.meta.url));
+/** How often expired grants and sessions are swept, in milliseconds. */
+export const SWEEP_INTERVAL_MS = 250;
+
+/** Options of `startServer`. `listen` is "host:port" (port 0 picks a free one). */
+export interface StartOptions {
+  dataDir: string;
+  listen: string;
+  clock?: Clock;
+  logger?: Logger;
+  logLevel?: string;
+  /** Apply pending migrations first (tests, the embedded default). Otherwise pending migrations are an error. */
+  migrate?: boolean;
+  webDir?: string;
+}
+
+/** A running server. */
+export interface RunningServer {
+  url: string;
+  port: number;
+  services: Services;
+  close(): Promise<void>;
+}
+
+/** Path of the SQLite database inside a data directory. */
+export function databasePath(dataDir: string): string {
+  return join(dataDir, "postern.db");
+}
+
+/** Parses "host:port" ("[::1]:8080" for IPv6); throws on a bad value. */
+export function parseListen(listen: string): { host: string; port: number } {
+  const m = /^\[?([^\]]*?)\]?:(\d{1,5})$/.exec(listen.trim());
+  const port = Number(m?.[2]);
+  if (!m || !m[1] || port > 65535) throw new Error(`POSTERN_LISTEN must be host:port, got "${listen}"`);
+  return { host: m[1], port };
+}
+
+/**
+ * Starts the server. Throws when the database has pending migrations and `migrate` is not set
+ * ("run postern db migrate"), or when the address cannot be bound.
+ */
+export async function startServer(opts: StartOptions): Promise<RunningServer> {
+  const { host, port } = parseListen(opts.listen);
+  mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  const log = opts.logger ?? createLogger(opts.logLevel ?? "info");
+  const clock = opts.clock ?? systemClock;
+  const database = openDatabase(databasePath(opts.dataDir));
+  if (opts.migrate) migrateDatabase(database.db);
+  else if (pendingMigrations(database.db) > 0) {
+    database.close();
+    throw new Error("the database has pending migrations: run `postern db migrate` first");
+  }
+  const webDir = opts.webDir ?? DEFAULT_WEB_DIR;
+  const services = createServices({ db: database.db, clock, log, jsBundleHash: readJsBundleHash(webDir) });
+  const app = createApp(services, webDir);
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(s as Server)) as Server;
+    s.once("error", reject);
+  });
+  server.on("upgrade", (req, socket, head) => {
+    if (new URL(req.url ?? "/", "http://x").pathname === AGENT_CONNECT_PATH) services.hub.handleUpgrade(req, socket, head);
+    else socket.destroy();
+  });
+  const sweep = setInterval(() => {
+    try {
+      services.engine.sweep();
+    } catch (err) {
+      log.error({ err }, "expiry sweep failed");
+    }
+  }, SWEEP_INTERVAL_MS);
+  const actualPort = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  log.info({ url: `http://${urlHost}:${actualPort}` }, "postern server listening");
+  return {
+    url: `http://${urlHost}:${actualPort}`,
+    port: actualPort,
+    services,
+    close: async () => {
+      clearInterval(sweep);
+      services.hub.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      database.close();
+    },
+  };
+}

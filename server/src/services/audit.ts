@@ -1,0 +1,83 @@
+/**
+ * The audit log writer (admin-console §3 "Audit log entry"). Every state change writes its entry in
+ * the same transaction as the change: if the audit write fails, the change fails.
+ */
+import type { Tx, Db } from "../db/index.ts";
+import { auditLog } from "../db/schema.ts";
+
+/** Action kinds of the audit log (admin-console §3). */
+export const AuditAction = {
+  userLoggedIn: "userLoggedIn",
+  userLoginFailed: "userLoginFailed",
+  userLoggedOut: "userLoggedOut",
+  adminLoggedIn: "adminLoggedIn",
+  adminLoginFailed: "adminLoginFailed",
+  adminLoggedOut: "adminLoggedOut",
+  sessionDeleted: "sessionDeleted",
+  sessionExpired: "sessionExpired",
+  userIpChanged: "userIpChanged",
+  grantError: "grantError",
+  grantExpired: "grantExpired",
+  revokeError: "revokeError",
+  clickedToGrant: "clickedToGrant",
+  clickedToRevoke: "clickedToRevoke",
+  aclCreated: "aclCreated",
+  aclUpdated: "aclUpdated",
+  aclDeleted: "aclDeleted",
+  backendCreated: "backendCreated",
+  backendUpdated: "backendUpdated",
+  backendDeleted: "backendDeleted",
+  groupCreated: "groupCreated",
+  groupUpdated: "groupUpdated",
+  groupDeleted: "groupDeleted",
+  userCreated: "userCreated",
+  userUpdated: "userUpdated",
+  userDeleted: "userDeleted",
+  adminCreated: "adminCreated",
+  adminUpdated: "adminUpdated",
+  adminDeleted: "adminDeleted",
+  agentCreated: "agentCreated",
+  agentUpdated: "agentUpdated",
+  agentDeleted: "agentDeleted",
+  agentEnrolled: "agentEnrolled",
+  apiKeyCreated: "apiKeyCreated",
+  apiKeyUpdated: "apiKeyUpdated",
+  apiKeyDeleted: "apiKeyDeleted",
+  knocCreated: "knocCreated",
+  knocUpdated: "knocUpdated",
+  knocDeleted: "knocDeleted",
+  totpReset: "totpReset",
+  adminAutoCreated: "adminAutoCreated",
+} as const;
+/** One action kind. */
+export type AuditActionKind = (typeof AuditAction)[keyof typeof AuditAction];
+
+/** The who/what/where of one entry; empty fields are stored as "". */
+export interface AuditEntry {
+  action: AuditActionKind;
+  at: number;
+  userName?: string;
+  adminName?: string;
+  agentName?: string;
+  ipAddress?: string;
+  errorMessage?: string;
+  aclDescription?: string;
+  description?: string;
+}
+
+/** Writes one audit entry inside the caller's transaction (or directly on `db`). */
+export function writeAudit(tx: Tx | Db, entry: AuditEntry): void {
+  tx.insert(auditLog)
+    .values({
+      action: entry.action,
+      at: entry.at,
+      userName: entry.userName ?? "",
+      adminName: entry.adminName ?? "",
+      agentName: entry.agentName ?? "",
+      ipAddress: entry.ipAddress ?? "",
+      errorMessage: entry.errorMessage ?? "",
+      aclDescription: entry.aclDescription ?? "",
+      description: entry.description ?? "",
+    })
+    .run();
+}

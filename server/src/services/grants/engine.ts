@@ -1,0 +1,307 @@
+/**
+ * The grant engine (design.md "Grants", user-portal §4): grants and revokes (user session, ACL)
+ * pairs, reference-counts (ACL, address) entries over grants, drives agents through an
+ * `AgentChannel`, turns agents' acknowledgements into the spec's status codes, and expires grants and
+ * sessions on time.
+ *
+ * Database work happens in one synchronous transaction per operation; the resulting agent ops are
+ * sent after commit. An entry leaves the firewall only when the last grant holding it ends.
+ */
+import { eq } from "drizzle-orm";
+import { GrantStatus, IpExclusionsSchema, GrantTypeSchema } from "@postern/shared";
+import type { EntryResult, Op, Target, TargetState } from "@postern/shared";
+import type { Db, Tx } from "../../db/index.ts";
+import { acls, userSessions, users } from "../../db/schema.ts";
+import type { Clock } from "../../clock.ts";
+import { AppError, forbidden, notFound } from "../../errors.ts";
+import * as repo from "../../repositories/grants.ts";
+import { writeAudit, AuditAction } from "../audit.ts";
+import { newId } from "../auth/tokens.ts";
+import { grantAddresses } from "./addresses.ts";
+import { toTarget } from "./targets.ts";
+import type { Logger } from "../../logger.ts";
+
+/** How the engine reaches agents (implemented by the agent hub). */
+export interface AgentChannel {
+  /** True while the agent holds a live, authenticated connection. */
+  isConnected(agentId: string): boolean;
+  /** Sends incremental ops in order; returns false when the agent is not connected. */
+  apply(agentId: string, ops: Op[]): boolean;
+}
+
+/** Why a grant ends; decides the audit entry. */
+export type RevokeReason = "click" | "logout" | "expired" | "sessionEnded" | "aclChanged" | "userChanged" | "admin";
+
+/** Agent ops collected in a transaction, by agent id, sent after commit. */
+export type Ops = Map<string, Op[]>;
+
+function pushOp(ops: Ops, agentId: string, op: Op): void {
+  const list = ops.get(agentId) ?? [];
+  list.push(op);
+  ops.set(agentId, list);
+}
+
+/** The grant engine. Construct once per server; `channel` is attached by the agent hub. */
+export class GrantEngine {
+  private channel: AgentChannel = { isConnected: () => false, apply: () => false };
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+
+  constructor(db: Db, clock: Clock, log: Logger) {
+    this.db = db;
+    this.clock = clock;
+    this.log = log;
+  }
+
+  /** Attaches the agent channel (the hub). */
+  attach(channel: AgentChannel): void {
+    this.channel = channel;
+  }
+
+  /** Sends collected ops to their agents after commit. */
+  private send(ops: Ops): void {
+    for (const [agentId, list] of ops) {
+      if (list.length > 0 && !this.channel.apply(agentId, list)) {
+        this.log.debug({ agentId, ops: list.length }, "agent offline; ops will be applied at its next sync");
+      }
+    }
+  }
+
+  /**
+   * Grants an ACL to a session (POST /grant, and automatic grants at login). `extraIps` are the
+   * client's additional addresses (the payload's IPs), used when the ACL has CGNATOpen.
+   * Idempotent for a grant that already holds. Throws 403 when the ACL is not assigned to the
+   * session's user (no status entry), 404 for an unknown session.
+   */
+  grant(
+    sessionId: string,
+    aclId: string,
+    extraIps: readonly string[],
+    meta: { userName: string; ip: string; click: boolean },
+    keepExpiresAt?: number | null,
+  ): void {
+    const ops: Ops = new Map();
+    this.db.transaction((tx) => {
+      const now = this.clock.now();
+      const row = repo.getGrantFor(tx, sessionId, aclId);
+      if (!row) throw forbidden();
+      if ((repo.HOLDING_STATUSES as readonly number[]).includes(row.status)) return;
+      if (row.status === GrantStatus.Revoking && keepExpiresAt === undefined) return;
+      const session = tx.select().from(userSessions).where(eq(userSessions.id, sessionId)).get();
+      if (!session || session.endedAt !== null) throw notFound("session");
+      const acl = tx.select().from(acls).where(eq(acls.id, aclId)).get();
+      if (!acl) throw notFound("ACL");
+      const src = repo.aclTargetSource(tx, aclId);
+      const target = src ? toTarget(src) : null;
+      const discovered = session.discoveredIps.map((d) => d.IP);
+      const ips = grantAddresses({
+        sessionIp: session.ipAddress,
+        extraIps: [...extraIps, ...discovered],
+        cgnatOpen: acl.cgnatOpen,
+        grantType: GrantTypeSchema.parse(acl.grantType),
+        exclusions: IpExclusionsSchema.parse(acl.ipExclusions),
+      });
+      if (meta.click) writeAudit(tx, { action: AuditAction.clickedToGrant, at: now, userName: meta.userName, ipAddress: meta.ip, aclDescription: acl.description });
+      if (!target || !src?.agentId) {
+        repo.setGrantStatus(tx, row.id, GrantStatus.GrantError, now, { error: "This ACL has no agent to enforce it" });
+        writeAudit(tx, { action: AuditAction.grantError, at: now, userName: meta.userName, aclDescription: acl.description, errorMessage: "no agent" });
+        return;
+      }
+      if (ips.length === 0) {
+        repo.setGrantStatus(tx, row.id, GrantStatus.GrantError, now, { error: "Your address is not allowed for this ACL" });
+        writeAudit(tx, { action: AuditAction.grantError, at: now, userName: meta.userName, ipAddress: session.ipAddress, aclDescription: acl.description, errorMessage: "address excluded" });
+        return;
+      }
+      const maxEnd = acl.maximumGrantDurationSeconds ? now + acl.maximumGrantDurationSeconds * 1000 : Number.POSITIVE_INFINITY;
+      const expiresAt = Math.min(session.endsAt, maxEnd, keepExpiresAt ?? Number.POSITIVE_INFINITY);
+      const online = this.channel.isConnected(src.agentId);
+      repo.setGrantAddresses(tx, row.id, ips);
+      repo.setGrantStatus(tx, row.id, online ? GrantStatus.Pending : GrantStatus.AgentOffline, now, { grantedAt: now, expiresAt });
+      for (const ip of ips) {
+        const entryExpiresAt = repo.entryExpiry(tx, aclId, ip, now) ?? expiresAt;
+        pushOp(ops, src.agentId, { op: "add", target, ip, expiresAt: entryExpiresAt });
+      }
+    });
+    this.send(ops);
+  }
+
+  /**
+   * Grants a grant again on the session's current address, keeping `expiresAt` (epoch ms): used
+   * when the user's address changed (design.md: the grant moves and keeps its expiry).
+   */
+  regrant(grantId: string, expiresAt: number | null, meta: { userName: string; ip: string }): void {
+    const row = repo.getGrant(this.db, grantId);
+    if (!row) return;
+    this.grant(row.sessionId, row.aclId, [], { ...meta, click: false }, expiresAt);
+  }
+
+  /**
+   * Revokes one status entry of a session (DELETE /sessions/current/granted-acls/{id}). Throws 404
+   * when the entry is not the session's.
+   */
+  revokeEntry(sessionId: string, grantId: string, meta: { userName: string; ip: string }): void {
+    const ops: Ops = new Map();
+    this.db.transaction((tx) => {
+      const row = repo.getGrant(tx, grantId);
+      if (!row || row.sessionId !== sessionId) throw notFound("grant");
+      const acl = tx.select({ description: acls.description }).from(acls).where(eq(acls.id, row.aclId)).get();
+      writeAudit(tx, { action: AuditAction.clickedToRevoke, at: this.clock.now(), userName: meta.userName, ipAddress: meta.ip, aclDescription: acl?.description ?? "" });
+      this.revokeInTx(tx, [row], ops);
+    });
+    this.send(ops);
+  }
+
+  /**
+   * Marks grants revoked inside a transaction and collects the agent ops: a `del` for every
+   * (ACL, address) no other grant holds, or an `add` with the shorter remaining expiry when others
+   * still hold it. Grants with nothing left to remove, or whose agent is offline, become 9 Revoked
+   * at once (the agent's next sync removes the entry); the others stay 8 Revoking until acked.
+   */
+  revokeInTx(tx: Tx, rows: readonly repo.GrantRow[], ops: Ops): void {
+    const now = this.clock.now();
+    for (const row of rows) {
+      if (row.status === GrantStatus.GrantError) {
+        repo.setGrantStatus(tx, row.id, GrantStatus.Revoked, now, { expiresAt: null });
+        continue;
+      }
+      if (!(repo.HOLDING_STATUSES as readonly number[]).includes(row.status)) continue;
+      repo.setGrantStatus(tx, row.id, GrantStatus.Revoking, now);
+      const src = repo.aclTargetSource(tx, row.aclId);
+      const target = src ? toTarget(src) : null;
+      let waiting = false;
+      if (target && src?.agentId) {
+        const online = this.channel.isConnected(src.agentId);
+        for (const ip of repo.getGrantAddresses(tx, row.id)) {
+          const remaining = repo.entryExpiry(tx, row.aclId, ip, now, row.id);
+          if (remaining === null) {
+            pushOp(ops, src.agentId, { op: "del", target, ip });
+            waiting ||= online;
+          } else if (row.expiresAt !== null && remaining < row.expiresAt) {
+            pushOp(ops, src.agentId, { op: "add", target, ip, expiresAt: remaining });
+          }
+        }
+      }
+      if (!waiting) repo.setGrantStatus(tx, row.id, GrantStatus.Revoked, now, { expiresAt: null });
+    }
+  }
+
+  /**
+   * Revokes every holding grant of the given sessions or ACLs (logout, session end, ACL deleted or
+   * unassigned, user disabled or deleted). Call inside the caller's transaction; send the returned
+   * ops with `dispatch` after commit.
+   */
+  revokeForSessions(tx: Tx, sessionIds: readonly string[]): Ops {
+    const ops: Ops = new Map();
+    this.revokeInTx(tx, repo.holdingGrantsOfSessions(tx, sessionIds), ops);
+    return ops;
+  }
+
+  /** Revokes every holding grant on the given ACLs; see `revokeForSessions`. */
+  revokeForAcls(tx: Tx, aclIds: readonly string[]): Ops {
+    const ops: Ops = new Map();
+    this.revokeInTx(tx, repo.holdingGrantsOfAcls(tx, aclIds), ops);
+    return ops;
+  }
+
+  /** Sends ops collected by a `revokeFor*` call after its transaction committed. */
+  dispatch(ops: Ops): void {
+    this.send(ops);
+  }
+
+  /**
+   * Ends sessions whose time is up and revokes grants past their MaximumGrantDuration
+   * (design.md: expiry = earliest of session end and grant start + MaximumGrantDuration).
+   * Called by the scheduler a few times a second; returns how many grants it revoked.
+   */
+  sweep(): number {
+    const ops: Ops = new Map();
+    let count = 0;
+    this.db.transaction((tx) => {
+      const now = this.clock.now();
+      for (const s of repo.dueSessions(tx, now)) {
+        tx.update(userSessions).set({ endedAt: now, endReason: "expired" }).where(eq(userSessions.id, s.id)).run();
+        const user = tx.select({ userName: users.userName }).from(users).where(eq(users.id, s.userId)).get();
+        writeAudit(tx, { action: AuditAction.sessionExpired, at: now, userName: user?.userName ?? "" });
+      }
+      const due = repo.dueGrants(tx, now);
+      for (const g of due) {
+        const acl = tx.select({ description: acls.description }).from(acls).where(eq(acls.id, g.aclId)).get();
+        writeAudit(tx, { action: AuditAction.grantExpired, at: now, aclDescription: acl?.description ?? "", description: g.id });
+      }
+      this.revokeInTx(tx, due, ops);
+      count = due.length;
+    });
+    this.send(ops);
+    return count;
+  }
+
+  /**
+   * The full desired state of an agent: every target bound to it with every live entry (latest
+   * expiry per address). Sent on every (re)connect.
+   */
+  desiredState(agentId: string): TargetState[] {
+    const now = this.clock.now();
+    const byAcl = new Map<string, TargetState>();
+    for (const src of repo.agentTargetSources(this.db, agentId)) {
+      const target = toTarget(src);
+      if (target) byAcl.set(src.aclId, { target, entries: [] });
+    }
+    for (const e of repo.agentEntries(this.db, agentId, now)) {
+      byAcl.get(e.aclId)?.entries.push({ ip: e.ip, expiresAt: e.expiresAt });
+    }
+    return [...byAcl.values()];
+  }
+
+  /** The target of one ACL, or null when it has no agent-enforced backend. */
+  targetOf(aclId: string): { agentId: string; target: Target } | null {
+    const src = repo.aclTargetSource(this.db, aclId);
+    const target = src ? toTarget(src) : null;
+    return target && src?.agentId ? { agentId: src.agentId, target } : null;
+  }
+
+  /** The agent connected: its offline grants wait for the sync's acknowledgement (3 → 2). */
+  agentConnected(agentId: string): void {
+    this.db.transaction((tx) => repo.moveAgentGrants(tx, agentId, [GrantStatus.AgentOffline], GrantStatus.Pending, this.clock.now()));
+  }
+
+  /** The agent went away: grants still waiting for it become AgentOffline (2, 5 → 3). */
+  agentDisconnected(agentId: string): void {
+    this.db.transaction((tx) =>
+      repo.moveAgentGrants(tx, agentId, [GrantStatus.Pending, GrantStatus.Read], GrantStatus.AgentOffline, this.clock.now()),
+    );
+  }
+
+  /**
+   * Applies an agent's acknowledgement: a successful add makes waiting grants (2, 3, 5) Granted;
+   * a failed one GrantError with the target's message; a successful del makes Revoking grants
+   * Revoked, a failed one Revoked with error (10).
+   */
+  handleResults(agentName: string, results: readonly EntryResult[]): void {
+    if (results.length === 0) return;
+    this.db.transaction((tx) => {
+      const now = this.clock.now();
+      for (const r of results) {
+        if (r.op === "add") {
+          for (const g of repo.grantsHolding(tx, r.key, r.ip, [GrantStatus.Pending, GrantStatus.AgentOffline, GrantStatus.Read])) {
+            if (r.ok) repo.setGrantStatus(tx, g.id, GrantStatus.Granted, now);
+            else {
+              repo.setGrantStatus(tx, g.id, GrantStatus.GrantError, now, { error: r.error ?? "refused by the target" });
+              writeAudit(tx, { action: AuditAction.grantError, at: now, agentName, ipAddress: r.ip, errorMessage: r.error ?? "" });
+            }
+          }
+        } else {
+          for (const g of repo.grantsHolding(tx, r.key, r.ip, [GrantStatus.Revoking])) {
+            if (r.ok) repo.setGrantStatus(tx, g.id, GrantStatus.Revoked, now, { expiresAt: null });
+            else {
+              repo.setGrantStatus(tx, g.id, GrantStatus.RevokedWithError, now, { error: r.error ?? "refused by the target", expiresAt: null });
+              writeAudit(tx, { action: AuditAction.revokeError, at: now, agentName, ipAddress: r.ip, errorMessage: r.error ?? "" });
+            }
+          }
+        }
+      }
+    });
+  }
+}
+
+export { AppError };

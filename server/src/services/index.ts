@@ -1,0 +1,57 @@
+/**
+ * The composition root of the server's services: one grant engine, one agent hub, and the services
+ * the routes call. Built once per server by `createServices`.
+ */
+import type { Db } from "../db/index.ts";
+import type { Clock } from "../clock.ts";
+import type { Logger } from "../logger.ts";
+import { AgentHub } from "../agent-hub/hub.ts";
+import { GrantEngine } from "./grants/engine.ts";
+import { UserSessionService } from "./auth/user-sessions.ts";
+import { AdminSessionService } from "./auth/admin-sessions.ts";
+import { AgentService } from "./agents.ts";
+import { BackendService } from "./backends.ts";
+import { AclService } from "./acls.ts";
+import { UserService } from "./users.ts";
+import { StatusService } from "./status.ts";
+
+/** Every service of a running server. */
+export interface Services {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  engine: GrantEngine;
+  hub: AgentHub;
+  userSessions: UserSessionService;
+  adminSessions: AdminSessionService;
+  agents: AgentService;
+  backends: BackendService;
+  acls: AclService;
+  users: UserService;
+  status: StatusService;
+  /** The JS bundle hash of the built web app ("" when not built). */
+  jsBundleHash: string;
+}
+
+/** Builds the services over an open, migrated database. */
+export function createServices(deps: { db: Db; clock: Clock; log: Logger; jsBundleHash: string }): Services {
+  const { db, clock, log } = deps;
+  const engine = new GrantEngine(db, clock, log);
+  const hub = new AgentHub({ db, clock, log, engine });
+  const resync = (agentId: string) => hub.resync(agentId);
+  return {
+    db,
+    clock,
+    log,
+    engine,
+    hub,
+    userSessions: new UserSessionService(db, clock, engine),
+    adminSessions: new AdminSessionService(db, clock),
+    agents: new AgentService(db, clock, (id) => hub.isConnected(id)),
+    backends: new BackendService(db, clock, engine, resync),
+    acls: new AclService(db, clock, engine, resync),
+    users: new UserService(db, clock, engine),
+    status: new StatusService(db, clock, engine),
+    jsBundleHash: deps.jsBundleHash,
+  };
+}

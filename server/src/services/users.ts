@@ -1,0 +1,162 @@
+/**
+ * Users (admin-console §3 "User", §5 "User", §7 /admin/users). Local users need a password of
+ * 8–64 characters on create with a matching ConfirmPassword; UserName cannot change; LDAP users
+ * need a DN. Removing an ACL from a user, disabling or deleting the user ends the affected grants.
+ */
+import { eq } from "drizzle-orm";
+import { ErrKey, ServerMessage } from "@postern/shared";
+import type { User, UserWrite } from "@postern/shared";
+import type { Db, Tx } from "../db/index.ts";
+import { acls, users } from "../db/schema.ts";
+import type { Clock } from "../clock.ts";
+import { iso } from "../clock.ts";
+import { badRequest, conflict, notFound } from "../errors.ts";
+import * as repo from "../repositories/users.ts";
+import { holdingGrantsOfSessions } from "../repositories/grants.ts";
+import { AuditAction, writeAudit } from "./audit.ts";
+import type { Actor } from "./agents.ts";
+import { hashPassword } from "./auth/passwords.ts";
+import { newId } from "./auth/tokens.ts";
+import type { GrantEngine, Ops } from "./grants/engine.ts";
+
+/** Users: CRUD with assignments. */
+export class UserService {
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly engine: GrantEngine;
+  constructor(db: Db, clock: Clock, engine: GrantEngine) {
+    this.db = db;
+    this.clock = clock;
+    this.engine = engine;
+  }
+
+  private toWire(row: repo.UserRow): User {
+    return {
+      ID: row.id,
+      Name: row.name,
+      UserName: row.userName,
+      Company: row.company,
+      Duration: row.durationMinutes,
+      SessionLimit: row.sessionLimit,
+      AuthType: row.authType,
+      TOTPEnabled: row.totpEnabled,
+      ValidUntil: iso(row.validUntil),
+      ThirdPartyAuth: { DN: row.dn },
+      AclIds: repo.directAclIds(this.db, row.id),
+      Licensed: true,
+      ActiveSession: repo.liveSessionIds(this.db, row.id, this.clock.now()).length > 0,
+      CreatedAt: iso(row.createdAt) ?? "",
+      LastLogin: iso(row.lastLogin),
+    };
+  }
+
+  /** Lists users. */
+  list(): User[] {
+    return repo.listUsers(this.db).map((r) => this.toWire(r));
+  }
+
+  /** Reads one user; 404 when unknown. */
+  get(id: string): User {
+    const row = repo.getUser(this.db, id);
+    if (!row) throw notFound("user");
+    return this.toWire(row);
+  }
+
+  private checkPassword(input: UserWrite, required: boolean): void {
+    if (input.AuthType !== "local") return;
+    if (required && !input.PlainPassword) throw badRequest(ServerMessage.badRequest, "PlainPassword: Must be between 8 and 64 characters");
+    if (input.PlainPassword !== undefined && input.ConfirmPassword !== undefined && input.ConfirmPassword !== input.PlainPassword) {
+      throw badRequest(ErrKey.passwordsDontMatch);
+    }
+  }
+
+  private checkAcls(tx: Tx, aclIds: readonly string[]): void {
+    for (const id of aclIds) {
+      if (!tx.select({ id: acls.id }).from(acls).where(eq(acls.id, id)).get()) throw badRequest(ServerMessage.badRequest, `AclIds: unknown ACL ${id}`);
+    }
+  }
+
+  /** Creates a user; returns its id. 409 when the user name exists. */
+  async create(input: UserWrite, actor: Actor): Promise<string> {
+    this.checkPassword(input, true);
+    if (input.AuthType === "LDAP" && !input.ThirdPartyAuth.DN) throw badRequest(ServerMessage.badRequest, "ThirdPartyAuth.DN is required");
+    const passwordHash = input.AuthType === "local" && input.PlainPassword ? await hashPassword(input.PlainPassword) : null;
+    const id = newId();
+    this.db.transaction((tx) => {
+      if (repo.getUserByName(tx, input.UserName)) throw conflict("A user with that username already exists");
+      this.checkAcls(tx, input.AclIds);
+      tx.insert(users)
+        .values({
+          id,
+          name: input.Name,
+          userName: input.UserName,
+          company: input.Company,
+          durationMinutes: input.Duration,
+          sessionLimit: input.SessionLimit,
+          authType: input.AuthType,
+          passwordHash,
+          validUntil: input.ValidUntil ? Date.parse(input.ValidUntil) : null,
+          dn: input.ThirdPartyAuth.DN,
+          createdAt: this.clock.now(),
+        })
+        .run();
+      repo.setDirectAclIds(tx, id, input.AclIds);
+      writeAudit(tx, { action: AuditAction.userCreated, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, userName: input.UserName });
+    });
+    return id;
+  }
+
+  /** Updates a user ("Cannot change username"); ACLs no longer reachable lose their grants. */
+  async update(id: string, input: UserWrite, actor: Actor): Promise<void> {
+    this.checkPassword(input, false);
+    const passwordHash = input.AuthType === "local" && input.PlainPassword ? await hashPassword(input.PlainPassword) : undefined;
+    const ops = this.db.transaction((tx): Ops => {
+      const row = repo.getUser(tx, id);
+      if (!row) throw notFound("user");
+      if (row.userName !== input.UserName) throw badRequest(ServerMessage.cannotChangeUsername);
+      this.checkAcls(tx, input.AclIds);
+      const before = new Set(repo.assignedAclIds(tx, id));
+      tx.update(users)
+        .set({
+          name: input.Name,
+          company: input.Company,
+          durationMinutes: input.Duration,
+          sessionLimit: input.SessionLimit,
+          authType: input.AuthType,
+          validUntil: input.ValidUntil ? Date.parse(input.ValidUntil) : null,
+          dn: input.ThirdPartyAuth.DN,
+          ...(passwordHash ? { passwordHash } : {}),
+        })
+        .where(eq(users.id, id))
+        .run();
+      repo.setDirectAclIds(tx, id, input.AclIds);
+      const after = new Set(repo.assignedAclIds(tx, id));
+      const removed = [...before].filter((a) => !after.has(a));
+      writeAudit(tx, { action: AuditAction.userUpdated, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, userName: input.UserName });
+      const ops: Ops = new Map();
+      if (removed.length > 0) {
+        const sessions = repo.liveSessionIds(tx, id, this.clock.now());
+        const rows = holdingGrantsOfSessions(tx, sessions).filter((g) => removed.includes(g.aclId));
+        this.engine.revokeInTx(tx, rows, ops);
+      }
+      return ops;
+    });
+    this.engine.dispatch(ops);
+  }
+
+  /** Deletes a user after ending their sessions and grants. */
+  delete(id: string, actor: Actor): void {
+    const ops = this.db.transaction((tx) => {
+      const row = repo.getUser(tx, id);
+      if (!row) throw notFound("user");
+      const now = this.clock.now();
+      const sessions = repo.liveSessionIds(tx, id, now);
+      const revokeOps = this.engine.revokeForSessions(tx, sessions);
+      repo.endSessions(tx, sessions, now, "userDeleted");
+      tx.delete(users).where(eq(users.id, id)).run();
+      writeAudit(tx, { action: AuditAction.userDeleted, at: now, adminName: actor.adminName, ipAddress: actor.ip, userName: row.userName });
+      return revokeOps;
+    });
+    this.engine.dispatch(ops);
+  }
+}
