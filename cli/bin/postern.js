@@ -1,0 +1,3 @@
+#!/usr/bin/env node
+import { launch } from "../../scripts/launch.js";
+await launch("cli/src/main.ts");

@@ -1,0 +1,47 @@
+/**
+ * What every CLI command shares: the data directory (--data-dir, else POSTERN_DATA_DIR, else ./data),
+ * opening its database, and output helpers (data on stdout, messages on stderr).
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { databasePath, openDatabase, pendingMigrations } from "@postern/server";
+
+/** Global options every command accepts. */
+export interface GlobalOptions {
+  dataDir?: string;
+  json?: boolean;
+}
+
+/** The data directory in effect. */
+export function dataDirOf(opts: GlobalOptions): string {
+  return resolve(opts.dataDir ?? process.env["POSTERN_DATA_DIR"] ?? "./data");
+}
+
+/** Opens the migrated database of the data directory; throws a readable error otherwise. */
+export function openMigrated(opts: GlobalOptions): ReturnType<typeof openDatabase> {
+  const file = databasePath(dataDirOf(opts));
+  if (!existsSync(file)) throw new Error(`no database at ${file}: run \`postern db migrate\` first`);
+  const database = openDatabase(file);
+  if (pendingMigrations(database.db) > 0) {
+    database.close();
+    throw new Error("the database has pending migrations: run `postern db migrate` first");
+  }
+  return database;
+}
+
+/** Writes a message line to stderr. */
+export function say(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+/** Writes data to stdout: JSON when --json, else the text. */
+export function output(opts: GlobalOptions, data: unknown, text: string): void {
+  process.stdout.write(opts.json ? `${JSON.stringify(data, null, 2)}\n` : `${text}\n`);
+}
+
+/** Reads all of stdin as text (for --password-stdin), without the trailing newline. */
+export async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+}
