@@ -1,0 +1,292 @@
+import { createPrivateKey, createPublicKey, randomBytes, verify } from "node:crypto";
+import { once } from "node:events";
+import { mkdtemp, rm } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { WebSocketServer } from "ws";
+import type { WebSocket } from "ws";
+import { AGENT_CONNECT_PATH, AGENT_PROTOCOL_VERSION, AgentCloseCode, AgentToServerSchema, challengePayload } from "@postern/shared";
+import type { AgentCapabilities, AgentToServer, Entry, ServerToAgent, Target } from "@postern/shared";
+import type { Backend, EntryOutcome } from "./backends/backend.ts";
+import { resolveConfig } from "./config.ts";
+import { backoffDelay, startConnection } from "./connection.ts";
+import type { AgentConnection, ConnectionState } from "./connection.ts";
+import { startAgent } from "./daemon.ts";
+import type { RunningAgent } from "./daemon.ts";
+import { generateAgentKeys } from "./enrol.ts";
+
+const AGENT_ID = "a0000000-0000-4000-8000-000000000001";
+const CAPS: AgentCapabilities = { script: { enabled: false }, ipset: { ipsets: [{ name: "set1", address_family: "inet" }], command_available: true, sudo_enabled: false } };
+const keys = generateAgentKeys();
+const publicKey = createPublicKey(createPrivateKey(keys.signingPrivateKey));
+
+/** Waits until `check` is true, polling every 10 ms, failing after `ms`. */
+async function until(check: () => boolean, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+interface ServerSocket {
+  ws: WebSocket;
+  received: AgentToServer[];
+  verified: boolean;
+  closed?: { code: number; reason: string };
+}
+
+/** The server side of the protocol, played on 127.0.0.1 by the test. */
+class FakeServer {
+  readonly wss: WebSocketServer;
+  readonly sockets: ServerSocket[] = [];
+  /** What to do after a verified hello (default: welcome). */
+  afterHello: (s: ServerSocket) => void = (s) => this.send(s, { type: "welcome", agentId: AGENT_ID, serverTime: Date.now() });
+  constructor(port = 0) {
+    this.wss = new WebSocketServer({ host: "127.0.0.1", port, path: AGENT_CONNECT_PATH });
+    this.wss.on("connection", (ws) => {
+      const s: ServerSocket = { ws, received: [], verified: false };
+      this.sockets.push(s);
+      const nonce = randomBytes(16).toString("base64url");
+      ws.on("message", (data) => {
+        const msg = AgentToServerSchema.parse(JSON.parse(String(data)));
+        s.received.push(msg);
+        if (msg.type === "hello") {
+          s.verified =
+            msg.agentId === AGENT_ID && verify(null, Buffer.from(challengePayload(AGENT_ID, nonce)), publicKey, Buffer.from(msg.signature, "base64"));
+          if (!s.verified) ws.close(AgentCloseCode.authFailed, "bad signature");
+          else this.afterHello(s);
+        }
+      });
+      ws.on("close", (code, reason) => {
+        s.closed = { code, reason: reason.toString() };
+      });
+      this.send(s, { type: "challenge", nonce, protocol: AGENT_PROTOCOL_VERSION });
+    });
+  }
+  async listening(): Promise<string> {
+    if (!this.wss.address()) await once(this.wss, "listening");
+    return `http://127.0.0.1:${(this.wss.address() as AddressInfo).port}`;
+  }
+  send(s: ServerSocket, msg: ServerToAgent): void {
+    s.ws.send(JSON.stringify(msg));
+  }
+  async close(): Promise<void> {
+    for (const client of this.wss.clients) client.terminate();
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+  }
+}
+
+/** The target side faked in memory (not the logic under test). */
+class MemoryBackend implements Backend {
+  readonly type = "ipset";
+  readonly ips = new Set<string>();
+  async add(_t: Target, entries: readonly Entry[], now: number): Promise<EntryOutcome[]> {
+    for (const e of entries) if (e.expiresAt > now) this.ips.add(e.ip);
+    return entries.map((e) => ({ ip: e.ip, ok: true }));
+  }
+  async remove(_t: Target, ips: readonly string[]): Promise<EntryOutcome[]> {
+    for (const ip of ips) this.ips.delete(ip);
+    return ips.map((ip) => ({ ip, ok: true }));
+  }
+  async list(): Promise<string[]> {
+    return [...this.ips];
+  }
+}
+
+const T1: Target = { key: "acl-1", backendId: "b1", backend: { ipset: {} }, acl: { ipset: { V4SetName: "set1", V6SetName: "" } } };
+const FAST = { initialDelayMs: 20, maxDelayMs: 100, pingIntervalMs: 0, authTimeoutMs: 2_000 };
+
+let server: FakeServer;
+let url: string;
+let dir: string;
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeEach(async () => {
+  server = new FakeServer();
+  url = await server.listening();
+  dir = await mkdtemp(join(tmpdir(), "postern-conn-"));
+});
+
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+  await server.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function connect(onMessage: Parameters<typeof startConnection>[0]["onMessage"] = async () => undefined, states?: ConnectionState[]): AgentConnection {
+  const abort = new AbortController();
+  const conn = startConnection({
+    server: url,
+    agentId: AGENT_ID,
+    signingKey: keys.signingPrivateKey,
+    version: "1.9.0",
+    capabilities: async () => CAPS,
+    onMessage,
+    signal: abort.signal,
+    ...(states ? { onStateChange: (s: ConnectionState) => void states.push(s) } : {}),
+    ...FAST,
+  });
+  cleanups.push(async () => {
+    abort.abort();
+    await conn.done;
+  });
+  return conn;
+}
+
+describe("startAgent against a server", () => {
+  let agent: RunningAgent;
+
+  it("answers the challenge with a signed hello, applies the sync, acks it, and reports capabilities on request", async () => {
+    const backend = new MemoryBackend();
+    backend.ips.add("192.0.2.200"); // not desired: the sync removes it
+    const config = resolveConfig(
+      {
+        server: url,
+        agentId: AGENT_ID,
+        signingPrivateKey: keys.signingPrivateKey,
+        boxPublicKey: keys.boxPublicKey,
+        boxSecretKey: keys.boxSecretKey,
+        stateFile: join(dir, "state.json"),
+      },
+      join(dir, "agent.json"),
+    );
+    const expiresAt = Date.now() + 60_000;
+    server.afterHello = (s) => {
+      server.send(s, { type: "welcome", agentId: AGENT_ID, serverTime: Date.now() });
+      server.send(s, { type: "sync", seq: 1, targets: [{ target: T1, entries: [{ ip: "192.0.2.1", expiresAt }] }] });
+      server.send(s, { type: "apply", seq: 2, ops: [{ op: "add", target: T1, ip: "192.0.2.2", expiresAt }] });
+      server.send(s, { type: "refresh-capabilities", seq: 3 });
+    };
+    agent = await startAgent({ config, backends: new Map([["ipset", backend]]), detect: async () => CAPS, connection: FAST, version: "1.9.0" });
+    cleanups.push(() => agent.stop());
+
+    await until(() => (server.sockets[0]?.received.length ?? 0) >= 4);
+    const s = server.sockets[0]!;
+    expect(s.verified).toBe(true);
+    const [hello, ack1, ack2, caps] = s.received;
+    expect(hello).toMatchObject({ type: "hello", agentId: AGENT_ID, version: "1.9.0", capabilities: CAPS });
+    expect(ack1).toEqual({
+      type: "ack",
+      seq: 1,
+      results: [
+        { key: "acl-1", ip: "192.0.2.1", op: "add", ok: true },
+        { key: "acl-1", ip: "192.0.2.200", op: "del", ok: true },
+      ],
+    });
+    expect(ack2).toEqual({ type: "ack", seq: 2, results: [{ key: "acl-1", ip: "192.0.2.2", op: "add", ok: true }] });
+    expect(caps).toEqual({ type: "capabilities", seq: 3, capabilities: CAPS });
+    expect([...backend.ips].sort()).toEqual(["192.0.2.1", "192.0.2.2"]);
+    expect(agent.connected()).toBe(true);
+
+    await agent.stop();
+    expect(agent.connected()).toBe(false);
+    await until(() => s.closed !== undefined);
+    expect(s.closed?.code).toBe(1000);
+  });
+});
+
+describe("startConnection", () => {
+  it("reconnects after the server drops the socket, with a fresh challenge", async () => {
+    const states: ConnectionState[] = [];
+    const conn = connect(undefined, states);
+    await until(() => conn.connected());
+    server.sockets[0]!.ws.terminate();
+    await until(() => server.sockets.length === 2 && conn.connected());
+    expect(server.sockets[1]!.verified).toBe(true);
+    expect(states).toEqual(["authenticating", "connected", "backoff", "connecting", "authenticating", "connected"]);
+  });
+
+  it("keeps trying while the server is down and connects when it comes back", async () => {
+    const port = Number(new URL(url).port);
+    await server.close();
+    const conn = connect();
+    await until(() => conn.state() === "backoff");
+    server = new FakeServer(port);
+    await server.listening();
+    await until(() => conn.connected());
+    expect(server.sockets).toHaveLength(1);
+    expect(server.sockets[0]!.verified).toBe(true);
+  });
+
+  it.each([
+    ["a message failing the schema", JSON.stringify({ type: "sync", seq: "one", targets: [] })],
+    ["an unknown message type", JSON.stringify({ type: "reboot" })],
+    ["text that is not JSON", "{ nope"],
+  ])("closes the connection with the protocol-error code on %s", async (_what, payload) => {
+    const handled: unknown[] = [];
+    const conn = connect(async (m) => void handled.push(m));
+    await until(() => conn.connected());
+    const s = server.sockets[0]!;
+    s.ws.send(payload);
+    await until(() => s.closed !== undefined);
+    expect(s.closed?.code).toBe(AgentCloseCode.protocolError);
+    expect(handled).toEqual([]);
+    // ...and comes back for a full sync
+    await until(() => server.sockets.length === 2 && conn.connected());
+  });
+
+  it("refuses commands before the handshake", async () => {
+    server.afterHello = () => undefined;
+    const wss = server.wss;
+    wss.removeAllListeners("connection");
+    wss.on("connection", (ws) => {
+      const s: ServerSocket = { ws, received: [], verified: false };
+      server.sockets.push(s);
+      ws.on("close", (code, reason) => (s.closed = { code, reason: reason.toString() }));
+      ws.send(JSON.stringify({ type: "apply", seq: 1, ops: [] }));
+    });
+    const handled: unknown[] = [];
+    connect(async (m) => void handled.push(m));
+    await until(() => server.sockets[0]?.closed !== undefined);
+    expect(server.sockets[0]!.closed?.code).toBe(AgentCloseCode.protocolError);
+    expect(handled).toEqual([]);
+  });
+
+  it("sends replies in message order even when handlers finish out of order", async () => {
+    const conn = connect(async (m) => {
+      if (m.type !== "apply") return undefined;
+      await new Promise((r) => setTimeout(r, m.seq === 1 ? 100 : 1));
+      return { type: "ack", seq: m.seq, results: [] };
+    });
+    await until(() => conn.connected());
+    const s = server.sockets[0]!;
+    server.send(s, { type: "apply", seq: 1, ops: [] });
+    server.send(s, { type: "apply", seq: 2, ops: [] });
+    await until(() => s.received.length >= 3);
+    expect(s.received.slice(1).map((m) => (m.type === "ack" ? m.seq : -1))).toEqual([1, 2]);
+  });
+
+  it("stops promptly when aborted while the server is unreachable", async () => {
+    await server.close();
+    const abort = new AbortController();
+    const conn = startConnection({
+      server: url,
+      agentId: AGENT_ID,
+      signingKey: keys.signingPrivateKey,
+      version: "1.9.0",
+      capabilities: async () => ({}),
+      onMessage: async () => undefined,
+      signal: abort.signal,
+      initialDelayMs: 5_000,
+      maxDelayMs: 10_000,
+    });
+    await until(() => conn.state() === "backoff");
+    const t0 = Date.now();
+    abort.abort();
+    await conn.done;
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    expect(conn.state()).toBe("stopped");
+    server = new FakeServer();
+  });
+});
+
+describe("backoffDelay", () => {
+  it("doubles from the initial delay up to the maximum, jittered between half and all of it", () => {
+    expect([0, 1, 2, 3, 4, 5, 10].map((a) => backoffDelay(a, 500, 10_000, () => 1))).toEqual([500, 1000, 2000, 4000, 8000, 10_000, 10_000]);
+    expect(backoffDelay(0, 500, 10_000, () => 0)).toBe(250);
+    expect(backoffDelay(100, 500, 10_000, () => 0)).toBe(5_000);
+  });
+});

@@ -1,0 +1,319 @@
+/**
+ * The agent's one long-lived connection to the server (design.md "Agent protocol" → Transport): the
+ * agent dials out to `ws(s)://<server>/api/agent/connect`, answers the server's `challenge` with a
+ * `hello` signed by its Ed25519 key and carrying its capabilities, then hands every `sync`, `apply` and
+ * `refresh-capabilities` to a handler in arrival order and sends the handler's replies in that same
+ * order. A message that is not valid JSON or fails the ServerToAgent schema closes the connection with
+ * the protocol-error code (4400). When the socket drops, the agent reconnects with bounded exponential
+ * backoff and jitter (default 0.5 s doubling up to 10 s); the server sends the full state again on
+ * every connect. Aborting `signal` (or calling `stop()`) closes the socket and ends the loop.
+ */
+import { createPrivateKey, sign } from "node:crypto";
+import type { KeyObject } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { pino } from "pino";
+import type { Logger } from "pino";
+import WebSocket from "ws";
+import { AGENT_CONNECT_PATH, AGENT_PROTOCOL_VERSION, AgentCloseCode, challengePayload, ServerToAgentSchema } from "@postern/shared";
+import type { AgentCapabilities, AgentToServer, ServerToAgent } from "@postern/shared";
+import { serverEndpoint } from "./config.ts";
+
+/** The messages handed to the handler: everything after the handshake. */
+export type ServerCommand = Extract<ServerToAgent, { type: "sync" | "apply" | "refresh-capabilities" }>;
+
+/**
+ * Where the connection is: `connecting` (dialling), `authenticating` (socket open, challenge not yet
+ * answered and welcomed), `connected` (welcomed by the server), `backoff` (waiting to redial),
+ * `stopped` (signal aborted).
+ */
+export type ConnectionState = "connecting" | "authenticating" | "connected" | "backoff" | "stopped";
+
+/** Options of {@link startConnection}. Times are milliseconds. */
+export interface ConnectionOptions {
+  /** Base URL of the server (http(s)://…); the WebSocket URL is derived from it. */
+  readonly server: string;
+  readonly agentId: string;
+  /** Ed25519 private key (PKCS#8 PEM or KeyObject) that signs the challenge. */
+  readonly signingKey: string | KeyObject;
+  /** Agent version sent in `hello` (and the User-Agent header). */
+  readonly version: string;
+  /** Current capabilities, asked on every connect; a failure is logged and `{}` reported. */
+  readonly capabilities: () => Promise<AgentCapabilities>;
+  /**
+   * Handles one server command. Called synchronously in arrival order; the reply (if any) is sent after
+   * every earlier reply of the same socket. A rejection closes the socket (1011) so that the server
+   * re-syncs on reconnect.
+   */
+  readonly onMessage: (message: ServerCommand) => Promise<AgentToServer | undefined>;
+  /** Ends the connection for good when aborted. */
+  readonly signal: AbortSignal;
+  readonly logger?: Logger;
+  /** Called on every state change. */
+  readonly onStateChange?: (state: ConnectionState) => void;
+  /** First reconnect delay (default 500). */
+  readonly initialDelayMs?: number;
+  /** Longest reconnect delay (default 10 000). */
+  readonly maxDelayMs?: number;
+  /** Random source in [0, 1) for jitter (default Math.random). */
+  readonly random?: () => number;
+  /** Time to wait for the TCP/TLS/HTTP upgrade (default 10 000). */
+  readonly handshakeTimeoutMs?: number;
+  /** Time to wait for the challenge and then the welcome (default 15 000). */
+  readonly authTimeoutMs?: number;
+  /** Interval of WebSocket pings; a missing pong by the next ping ends the socket (default 30 000; 0 disables). */
+  readonly pingIntervalMs?: number;
+}
+
+/** A running connection. */
+export interface AgentConnection {
+  /** The current state. */
+  state(): ConnectionState;
+  /** True while welcomed by the server. */
+  connected(): boolean;
+  /** Resolves when the loop has ended (after the signal was aborted and the socket closed). */
+  readonly done: Promise<void>;
+}
+
+/** Closing codes the agent sends. */
+const CLOSE_NORMAL = 1000;
+const CLOSE_INTERNAL = 1011;
+
+/**
+ * The reconnect delay before attempt `attempt` (0-based): `min(max, initial·2^attempt)`, jittered to
+ * between half and all of it. Milliseconds.
+ */
+export function backoffDelay(attempt: number, initialMs: number, maxMs: number, random: () => number): number {
+  const base = Math.min(maxMs, initialMs * 2 ** Math.min(attempt, 30));
+  return Math.round(base / 2 + (base / 2) * random());
+}
+
+/** Signs a challenge: base64 Ed25519 signature over `challengePayload(agentId, nonce)` (UTF-8). */
+export function signChallenge(key: string | KeyObject, agentId: string, nonce: string): string {
+  const keyObject = typeof key === "string" ? createPrivateKey(key) : key;
+  return sign(null, Buffer.from(challengePayload(agentId, nonce), "utf8"), keyObject).toString("base64");
+}
+
+interface SessionResult {
+  /** The server welcomed this socket (a successful session: backoff starts over). */
+  welcomed: boolean;
+  code: number;
+  reason: string;
+}
+
+/**
+ * Starts the connection loop and returns at once. It runs until `options.signal` is aborted.
+ * @throws Error synchronously when `signingKey` is not a usable private key.
+ */
+export function startConnection(options: ConnectionOptions): AgentConnection {
+  const log = options.logger ?? pino({ level: "silent" });
+  const key = typeof options.signingKey === "string" ? createPrivateKey(options.signingKey) : options.signingKey;
+  const url = serverEndpoint(options.server, AGENT_CONNECT_PATH, { websocket: true });
+  const initial = options.initialDelayMs ?? 500;
+  const max = options.maxDelayMs ?? 10_000;
+  const random = options.random ?? Math.random;
+  let state: ConnectionState = "connecting";
+  const setState = (next: ConnectionState): void => {
+    if (state === next) return;
+    state = next;
+    options.onStateChange?.(next);
+  };
+
+  /** Sessions in a row that ended without a welcome (for log levels). */
+  let failures = 0;
+  const runSession = (): Promise<SessionResult> =>
+    new Promise((resolve) => {
+      setState("connecting");
+      const ws = new WebSocket(url, {
+        handshakeTimeout: options.handshakeTimeoutMs ?? 10_000,
+        headers: { "user-agent": `postern-agent/${options.version}` },
+        followRedirects: false,
+      });
+      let welcomed = false;
+      let helloSent = false;
+      let inbound: Promise<void> = Promise.resolve();
+      let replies: Promise<void> = Promise.resolve();
+      let authTimer: NodeJS.Timeout | undefined;
+      let pingTimer: NodeJS.Timeout | undefined;
+      let awaitingPong = false;
+      let capabilities: Promise<AgentCapabilities> | undefined;
+
+      const closeWith = (code: number, reason: string): void => {
+        if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) {
+          ws.close(code, reason);
+          // Do not wait forever for the server's closing handshake.
+          setTimeout(() => ws.terminate(), 2_000).unref();
+        }
+      };
+      const onAbort = (): void => closeWith(CLOSE_NORMAL, "agent shutting down");
+      options.signal.addEventListener("abort", onAbort, { once: true });
+
+      const send = (message: AgentToServer): void => {
+        if (ws.readyState !== WebSocket.OPEN) {
+          log.debug({ type: message.type }, "socket closed; reply dropped (the server re-syncs on reconnect)");
+          return;
+        }
+        ws.send(JSON.stringify(message));
+      };
+      const becomeConnected = (): void => {
+        if (welcomed) return;
+        welcomed = true;
+        if (authTimer) clearTimeout(authTimer);
+        setState("connected");
+        log.info({ url: url.href }, "connected to server");
+      };
+
+      const dispatch = async (message: ServerToAgent): Promise<void> => {
+        switch (message.type) {
+          case "challenge": {
+            if (helloSent) return void closeWith(AgentCloseCode.protocolError, "unexpected challenge");
+            if (message.protocol !== AGENT_PROTOCOL_VERSION) {
+              log.error({ server: message.protocol, agent: AGENT_PROTOCOL_VERSION }, "server speaks another protocol version");
+              return void closeWith(AgentCloseCode.protocolError, "protocol version mismatch");
+            }
+            const caps = await (capabilities ?? Promise.resolve({}));
+            helloSent = true;
+            send({
+              type: "hello",
+              agentId: options.agentId,
+              signature: signChallenge(key, options.agentId, message.nonce),
+              version: options.version,
+              capabilities: caps,
+            });
+            return;
+          }
+          case "welcome":
+            if (!helloSent) return void closeWith(AgentCloseCode.protocolError, "welcome before hello");
+            if (message.agentId !== options.agentId) log.warn({ welcomed: message.agentId }, "server welcomed another agent id");
+            becomeConnected();
+            return;
+          default: {
+            if (!helloSent) return void closeWith(AgentCloseCode.protocolError, `${message.type} before hello`);
+            becomeConnected();
+            const reply = options.onMessage(message);
+            replies = replies
+              .then(() => reply)
+              .then((r) => {
+                if (r) send(r);
+              })
+              .catch((err: unknown) => {
+                log.error({ err, type: message.type, seq: message.seq }, "handling a server message failed; reconnecting");
+                closeWith(CLOSE_INTERNAL, "agent error");
+              });
+            return;
+          }
+        }
+      };
+
+      ws.on("open", () => {
+        setState("authenticating");
+        capabilities = options.capabilities().catch((err: unknown) => {
+          log.warn({ err }, "capability detection failed; reporting none");
+          return {};
+        });
+        authTimer = setTimeout(() => {
+          if (!welcomed) {
+            log.warn("server did not complete the handshake in time");
+            closeWith(AgentCloseCode.protocolError, "handshake timeout");
+          }
+        }, options.authTimeoutMs ?? 15_000);
+        const pingMs = options.pingIntervalMs ?? 30_000;
+        if (pingMs > 0) {
+          pingTimer = setInterval(() => {
+            if (awaitingPong) {
+              log.warn("server stopped answering pings; reconnecting");
+              ws.terminate();
+              return;
+            }
+            awaitingPong = true;
+            ws.ping();
+          }, pingMs);
+        }
+      });
+      ws.on("pong", () => {
+        awaitingPong = false;
+      });
+      ws.on("message", (data, isBinary) => {
+        if (isBinary) {
+          log.warn("binary message from server; closing");
+          closeWith(AgentCloseCode.protocolError, "binary message");
+          return;
+        }
+        const text = Buffer.isBuffer(data) ? data.toString("utf8") : Array.isArray(data) ? Buffer.concat(data).toString("utf8") : Buffer.from(data).toString("utf8");
+        let parsed: ServerToAgent;
+        try {
+          const result = ServerToAgentSchema.safeParse(JSON.parse(text));
+          if (!result.success) {
+            log.warn({ issues: result.error.issues.slice(0, 5), message: text.slice(0, 200) }, "invalid message from server; closing");
+            closeWith(AgentCloseCode.protocolError, "invalid message");
+            return;
+          }
+          parsed = result.data;
+        } catch {
+          log.warn({ message: text.slice(0, 200) }, "message from server is not JSON; closing");
+          closeWith(AgentCloseCode.protocolError, "invalid JSON");
+          return;
+        }
+        inbound = inbound
+          .then(() => dispatch(parsed))
+          .catch((err: unknown) => {
+            log.error({ err }, "handling a server message failed; reconnecting");
+            closeWith(CLOSE_INTERNAL, "agent error");
+          });
+      });
+      ws.on("unexpected-response", (_req, res) => {
+        log.warn({ status: res.statusCode }, "server refused the WebSocket upgrade");
+        res.resume();
+        ws.terminate();
+      });
+      ws.on("error", (err) => {
+        // During a long outage, say it at warn for the first failures and then once a minute or so.
+        const loud = failures < 3 || failures % 6 === 0;
+        log[loud ? "warn" : "debug"]({ err: err.message, url: url.href, failures }, "connection error");
+      });
+      ws.on("close", (code, reasonBuffer) => {
+        if (authTimer) clearTimeout(authTimer);
+        if (pingTimer) clearInterval(pingTimer);
+        options.signal.removeEventListener("abort", onAbort);
+        const reason = reasonBuffer.toString("utf8");
+        if (welcomed) log.info({ code, reason }, "disconnected from server");
+        if (code === AgentCloseCode.authFailed) log.error({ reason }, "the server refused this agent's identity (deleted or re-enrolled?)");
+        if (code === AgentCloseCode.replaced) log.warn("another connection with this agent's identity replaced this one");
+        resolve({ welcomed, code, reason });
+      });
+      if (options.signal.aborted) onAbort();
+    });
+
+  const loop = async (): Promise<void> => {
+    let attempt = 0;
+    while (!options.signal.aborted) {
+      const result = await runSession();
+      if (options.signal.aborted) break;
+      if (result.welcomed) {
+        attempt = 0;
+        failures = 0;
+      } else failures++;
+      // Refused identity or replaced: retrying quickly would only flap; wait the longest delay.
+      const slow = result.code === AgentCloseCode.authFailed || result.code === AgentCloseCode.replaced;
+      const delay = slow ? max : backoffDelay(attempt, initial, max, random);
+      attempt++;
+      setState("backoff");
+      log.debug({ delayMs: delay, attempt }, "reconnecting after delay");
+      try {
+        await sleep(delay, undefined, { signal: options.signal });
+      } catch {
+        break; // aborted
+      }
+    }
+    setState("stopped");
+  };
+
+  const done = loop().catch((err: unknown) => {
+    log.error({ err }, "connection loop failed");
+    setState("stopped");
+  });
+  return {
+    state: () => state,
+    connected: () => state === "connected",
+    done,
+  };
+}

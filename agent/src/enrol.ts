@@ -1,0 +1,189 @@
+/**
+ * Enrolment (design.md "Agent protocol" → Enrolment): the agent generates its own key pairs, sends the
+ * public halves with the one-time token to `POST /api/agent/enrol`, and writes its config file (mode 0600)
+ * with the AgentID the server assigned. The private keys never leave this host.
+ */
+import { generateKeyPairSync } from "node:crypto";
+import { access, constants, rm } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { AGENT_ENROL_PATH, EnrolResponseSchema, ErrorBodySchema } from "@postern/shared";
+import type { AgentCapabilities, EnrolRequest, EnrolResponse } from "@postern/shared";
+import { saveConfig, serverEndpoint, writeFileAtomic } from "./config.ts";
+import type { AgentConfigFile } from "./config.ts";
+
+/** The agent's key material. Public keys go to the server; private keys only into the config file. */
+export interface AgentKeys {
+  /** Ed25519 private key, PKCS#8 PEM. */
+  readonly signingPrivateKey: string;
+  /** Ed25519 public key, SPKI DER, base64 (EnrolRequest.SigningPublicKey). */
+  readonly signingPublicKey: string;
+  /** X25519 public key, raw 32 bytes, base64 (EnrolRequest.BoxPublicKey; libsodium sealed boxes). */
+  readonly boxPublicKey: string;
+  /** X25519 secret key, raw 32 bytes, base64. */
+  readonly boxSecretKey: string;
+}
+
+/** Generates a fresh Ed25519 signing key pair and X25519 box key pair (node:crypto). */
+export function generateAgentKeys(): AgentKeys {
+  const signing = generateKeyPairSync("ed25519");
+  const box = generateKeyPairSync("x25519");
+  const jwk = box.privateKey.export({ format: "jwk" });
+  if (typeof jwk.d !== "string" || typeof jwk.x !== "string") throw new Error("cannot export X25519 key");
+  return {
+    signingPrivateKey: signing.privateKey.export({ format: "pem", type: "pkcs8" }).toString(),
+    signingPublicKey: signing.publicKey.export({ format: "der", type: "spki" }).toString("base64"),
+    boxPublicKey: Buffer.from(jwk.x, "base64url").toString("base64"),
+    boxSecretKey: Buffer.from(jwk.d, "base64url").toString("base64"),
+  };
+}
+
+/** Options of {@link enrol}. */
+export interface EnrolOptions {
+  /** Base URL of the server (http or https). */
+  readonly server: string;
+  /** The one-time agent token the admin console showed. */
+  readonly token: string;
+  /** Where to write the config file (mode 0600). */
+  readonly configPath: string;
+  /** Capabilities reported with the enrolment. */
+  readonly capabilities: AgentCapabilities;
+  /** The agent's version (semver). */
+  readonly version: string;
+  /** fetch implementation (tests); default the global fetch. */
+  readonly fetch?: typeof fetch;
+  /** Overwrite an existing config file (its identity is lost). Default false. */
+  readonly force?: boolean;
+  /** Extra config fields written along (e.g. scriptsEnabled, haproxySocket). */
+  readonly settings?: Partial<Pick<AgentConfigFile, "scriptsEnabled" | "haproxySocket" | "useSudo" | "stateFile" | "driftCheckSeconds" | "logLevel">>;
+  /** Request timeout in milliseconds (default 30 000). */
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** Outcome of a successful enrolment. */
+export interface EnrolResult {
+  readonly agentId: string;
+  readonly name: string;
+  /** Absolute path of the config file written. */
+  readonly configPath: string;
+}
+
+/** Enrolment failed. `status` and `body` are set when the server answered with an error. */
+export class EnrolError extends Error {
+  readonly status?: number;
+  readonly body?: { Err: string; Extra?: string };
+  constructor(message: string, details: { status?: number; body?: { Err: string; Extra?: string }; cause?: unknown } = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = "EnrolError";
+    if (details.status !== undefined) this.status = details.status;
+    if (details.body !== undefined) this.body = details.body;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.F_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Enrols this agent: generates keys, POSTs an EnrolRequest to `${server}/api/agent/enrol`, and writes the
+ * config file. Before contacting the server (which consumes the token) it checks that the config can be
+ * written and does not exist yet (unless `force`). Redirects are refused (the token is not re-sent
+ * elsewhere).
+ * @throws EnrolError with a readable message: config exists, folder not writable, server unreachable,
+ *   HTTP error (`HTTP 401: err.unauthorised: <Extra>` from the server's `{Err, Extra}`), invalid answer,
+ *   or config write failure.
+ */
+export async function enrol(options: EnrolOptions): Promise<EnrolResult> {
+  const configPath = resolve(options.configPath);
+  let url: URL;
+  try {
+    url = serverEndpoint(options.server, AGENT_ENROL_PATH);
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http(s)");
+  } catch {
+    throw new EnrolError(`invalid server URL "${options.server}": expected http:// or https://`);
+  }
+  if (!options.token.trim()) throw new EnrolError("the enrolment token is empty");
+  if (!options.force && (await exists(configPath))) {
+    throw new EnrolError(`agent config ${configPath} already exists; this agent is enrolled (use --force to enrol again and replace its identity)`);
+  }
+  // Prove the config can be written before the token is spent.
+  const probe = resolve(dirname(configPath), `.postern-agent-probe-${process.pid}`);
+  try {
+    await writeFileAtomic(probe, "", 0o600);
+    await rm(probe, { force: true });
+  } catch (err) {
+    throw new EnrolError(`cannot write the agent config in ${dirname(configPath)}: ${(err as Error).message}`, { cause: err });
+  }
+
+  const keys = generateAgentKeys();
+  const request: EnrolRequest = {
+    Token: options.token.trim(),
+    SigningPublicKey: keys.signingPublicKey,
+    BoxPublicKey: keys.boxPublicKey,
+    Version: options.version,
+    Capabilities: options.capabilities,
+  };
+  const doFetch = options.fetch ?? fetch;
+  const timeout = AbortSignal.timeout(options.timeoutMs ?? 30_000);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  let response: Response;
+  try {
+    response = await doFetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json", "user-agent": `postern-agent/${options.version}` },
+      body: JSON.stringify(request),
+      redirect: "error",
+      signal,
+    });
+  } catch (err) {
+    const cause = err as Error & { cause?: { message?: string } };
+    const detail = cause.name === "TimeoutError" ? "timed out" : (cause.cause?.message ?? cause.message);
+    throw new EnrolError(`cannot reach the server at ${url.origin}: ${detail}`, { cause: err });
+  }
+  const text = await response.text();
+  if (!response.ok) {
+    let body: { Err: string; Extra?: string } | undefined;
+    try {
+      const parsed = ErrorBodySchema.safeParse(JSON.parse(text));
+      if (parsed.success) body = parsed.data;
+    } catch {
+      // not JSON: shown as text below
+    }
+    const what = body ? `${body.Err}${body.Extra ? `: ${body.Extra}` : ""}` : text.trim().slice(0, 200) || response.statusText;
+    throw new EnrolError(`enrolment refused by the server (HTTP ${response.status}): ${what}`, {
+      status: response.status,
+      ...(body ? { body } : {}),
+    });
+  }
+  let answer: EnrolResponse;
+  try {
+    answer = EnrolResponseSchema.parse(JSON.parse(text));
+  } catch {
+    throw new EnrolError(`the server's enrolment answer is not valid (HTTP ${response.status}): ${text.slice(0, 200)}`);
+  }
+  if (!answer.AgentID) throw new EnrolError("the server's enrolment answer has no AgentID");
+
+  const config: AgentConfigFile = {
+    server: options.server,
+    agentId: answer.AgentID,
+    signingPrivateKey: keys.signingPrivateKey,
+    boxPublicKey: keys.boxPublicKey,
+    boxSecretKey: keys.boxSecretKey,
+    scriptsEnabled: false,
+    ...options.settings,
+  };
+  try {
+    await saveConfig(configPath, config);
+  } catch (err) {
+    throw new EnrolError(
+      `enrolled as agent ${answer.AgentID} but could not write ${configPath}: ${(err as Error).message}; create a new token and enrol again`,
+      { cause: err },
+    );
+  }
+  return { agentId: answer.AgentID, name: answer.Name, configPath };
+}
