@@ -277,7 +277,14 @@ export class IpsetBackend implements Backend {
         this.#sets.set(bad.set, { family: this.#sets.get(bad.set)?.family ?? null, timeout: false });
         for (const k of pending) if (lines[k]?.set === bad.set) (lines[k] as BatchLine).timeout = undefined;
       } else if (SET_FULL.test(failure.message) && bad.op === "add") {
-        pending = settle(pending, (k) => lines[k]?.set === bad.set && lines[k]?.op === "add", results, `ipset refused ${bad.ip} for set ${bad.set}: ${failure.message}`);
+        // The set is full: every new address for it would fail the same way, while re-adding a member
+        // (refreshing its timeout) still works. Read the members once instead of retrying line by line.
+        // Only lines after the failing one are judged: the ones before were sent first and are retried.
+        const members = await this.#members(bad.set);
+        const after = new Set(pending.slice((failure.line ?? 1) - 1));
+        const pick = (k: number): boolean =>
+          k === failedAt || (members !== null && after.has(k) && lines[k]?.set === bad.set && lines[k]?.op === "add" && !members.has(lines[k].ip));
+        pending = settle(pending, pick, results, (k) => `ipset refused ${lines[k]?.ip} for set ${bad.set}: ${failure.message}`);
       } else {
         pending = settle(pending, (k) => k === failedAt, results, `ipset refused ${bad.ip} for set ${bad.set}: ${failure.message}`);
       }
@@ -316,6 +323,12 @@ export class IpsetBackend implements Backend {
     return [];
   }
 
+  /** The members of `set`, normalised, or null when they cannot be read. */
+  async #members(set: string): Promise<Set<string> | null> {
+    const r = await this.#ipset(["list", set, "-output", "save"]);
+    return r.exitCode === 0 ? new Set(parseIpsetSave(r.stdout)) : null;
+  }
+
   async #restore(lines: readonly BatchLine[]): Promise<CommandResult> {
     const input = lines.map(formatLine).join("\n") + "\n";
     return this.#ipset(["restore", "-exist"], input, this.#timeoutMs + lines.length);
@@ -342,10 +355,10 @@ function parseRestoreError(r: CommandResult): { line: number | null; message: st
   return { line: null, message: oneLine(text.replace(/^ipset v[\d.]+:\s*/, "")) || `exit code ${r.exitCode}` };
 }
 
-function settle(pending: number[], pick: (k: number) => boolean, results: (LineResult | undefined)[], error: string): number[] {
+function settle(pending: number[], pick: (k: number) => boolean, results: (LineResult | undefined)[], error: string | ((k: number) => string)): number[] {
   const rest: number[] = [];
   for (const k of pending) {
-    if (pick(k)) results[k] = { ok: false, error };
+    if (pick(k)) results[k] = { ok: false, error: typeof error === "string" ? error : error(k) };
     else rest.push(k);
   }
   return rest;

@@ -1,0 +1,312 @@
+/**
+ * Unit tests of the HAProxy backend against a tiny fake runtime API on a unix socket, which speaks the
+ * prompt-mode framing of HAProxy 2.6 (each answer followed by "\n> "). Real HAProxy is covered by
+ * test/backends/haproxy.real.test.ts; this file covers framing and error edge cases.
+ */
+import { createServer } from "node:net";
+import type { Server, Socket } from "node:net";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile, chmod } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Target } from "@postern/shared";
+import { ACL_FILE_HEADER, HaproxyBackend, RuntimeSession, parseAclEntries, parseAclReferences, parseRuntimeAddress, writeAclFileAtomically } from "./haproxy.ts";
+
+interface FakeAcl {
+  file: string | null;
+  entries: string[];
+}
+
+/** A fake HAProxy runtime API. `refuse` maps an address to the error text answered to `add acl`. */
+class FakeHaproxy {
+  readonly acls = new Map<number, FakeAcl>();
+  readonly received: string[] = [];
+  readonly refuse = new Map<string, string>();
+  /** Write answers one byte at a time (tests reassembly). */
+  trickle = false;
+  /** Never answer (tests the read timeout). */
+  silent = false;
+  readonly #server: Server;
+  readonly #sockets = new Set<Socket>();
+
+  readonly path: string;
+
+  constructor(path: string) {
+    this.path = path;
+    this.#server = createServer((socket) => this.#serve(socket));
+  }
+
+  listen(): Promise<void> {
+    return new Promise((resolve) => this.#server.listen(this.path, resolve));
+  }
+
+  close(): Promise<void> {
+    for (const s of this.#sockets) s.destroy();
+    return new Promise((resolve) => this.#server.close(() => resolve()));
+  }
+
+  #serve(socket: Socket): void {
+    this.#sockets.add(socket);
+    socket.on("close", () => this.#sockets.delete(socket));
+    socket.setEncoding("utf8");
+    let buffer = "";
+    let prompt = false;
+    socket.on("data", (chunk: string) => {
+      buffer += chunk;
+      let nl = buffer.indexOf("\n");
+      while (nl >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        nl = buffer.indexOf("\n");
+        this.received.push(line);
+        if (this.silent) continue;
+        if (line === "quit") {
+          socket.end();
+          return;
+        }
+        if (line === "prompt") prompt = !prompt;
+        const out = line === "prompt" ? "" : this.#answer(line);
+        const framed = prompt ? `${out}\n> ` : `${out}\n`;
+        if (this.trickle) for (const ch of framed) socket.write(ch);
+        else socket.write(framed);
+        if (!prompt) {
+          socket.end();
+          return;
+        }
+      }
+    });
+  }
+
+  #answer(line: string): string {
+    if (line === "show acl") {
+      return (
+        "# id (file) description\n" +
+        [...this.acls].map(([id, a]) => (a.file ? `${id} (${a.file}) pattern loaded from file '${a.file}' used by acl at file 'h.cfg' line 11. curr_ver=0 next_ver=0 entry_cnt=${a.entries.length}` : `${id} () acl 'src' file 'h.cfg' line 12. curr_ver=0 next_ver=0 entry_cnt=${a.entries.length}`)).join("\n") +
+        "\n"
+      );
+    }
+    const m = /^(show|add|del) acl #(\d+)(?: (.*))?$/.exec(line);
+    const acl = m ? this.acls.get(Number(m[2])) : undefined;
+    if (!m || !acl) return "Unknown ACL identifier. Please use #<id> or <file>.\n";
+    const arg = m[3] ?? "";
+    if (m[1] === "show") return acl.entries.map((e, i) => `0x55d0000${i.toString(16).padStart(4, "0")} ${e}\n`).join("");
+    if (m[1] === "add") {
+      const refusal = this.refuse.get(arg);
+      if (refusal) return `${refusal}\n`;
+      acl.entries.push(arg);
+      return "";
+    }
+    const before = acl.entries.length;
+    acl.entries = acl.entries.filter((e) => e !== arg);
+    return acl.entries.length === before ? "Key not found.\n" : "";
+  }
+}
+
+const HOUR = 3_600_000;
+const NOW = Date.now();
+
+let dir: string;
+let fake: FakeHaproxy;
+let aclFile: string;
+
+const target = (id = 0, address = join(dir, "admin.sock")): Target => ({
+  key: "acl-1",
+  backendId: "be-1",
+  backend: { haproxy: { Protocol: "unix", Address: address } },
+  acl: { haproxy: { ID: id } },
+});
+
+async function fileEntries(): Promise<string[]> {
+  return (await readFile(aclFile, "utf8")).split("\n").filter((l) => l !== "" && !l.startsWith("#"));
+}
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "postern-haproxy-unit-"));
+  aclFile = join(dir, "allow.acl");
+  await writeFile(aclFile, "127.0.0.9\n");
+  fake = new FakeHaproxy(join(dir, "admin.sock"));
+  fake.acls.set(0, { file: aclFile, entries: ["127.0.0.9"] });
+  fake.acls.set(1, { file: null, entries: [] });
+  await fake.listen();
+});
+
+afterEach(async () => {
+  await fake.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("parsers", () => {
+  it("parses show acl rows, with the file only for file-backed ACLs", () => {
+    const text =
+      "# id (file) description\n" +
+      "0 (/etc/haproxy/allow (v2).acl) pattern loaded from file '/etc/haproxy/allow (v2).acl' used by acl at file '/etc/haproxy/haproxy.cfg' line 11. curr_ver=0 next_ver=0 entry_cnt=0\n" +
+      "1 () acl 'src' file '/etc/haproxy/haproxy.cfg' line 12. curr_ver=0 next_ver=0 entry_cnt=1\n";
+    expect(parseAclReferences(text)).toEqual([
+      { id: 0, file: "/etc/haproxy/allow (v2).acl", description: expect.stringMatching(/^pattern loaded from file/) as unknown as string },
+      { id: 1, file: null, description: expect.stringMatching(/^acl 'src'/) as unknown as string },
+    ]);
+  });
+
+  it("parses show acl #ID rows as stored", () => {
+    expect(parseAclEntries("0x7fbd040465b0 127.0.0.7\n0x7fbd04046840 2001:DB8:0::1\n")).toEqual(["127.0.0.7", "2001:DB8:0::1"]);
+    expect(parseAclEntries("")).toEqual([]);
+  });
+
+  it("parses runtime addresses", () => {
+    expect(parseRuntimeAddress({ Protocol: "unix", Address: "/run/haproxy/admin.sock" })).toEqual({ path: "/run/haproxy/admin.sock" });
+    expect(parseRuntimeAddress({ Protocol: "tcp", Address: "127.0.0.1:9999" })).toEqual({ host: "127.0.0.1", port: 9999 });
+    expect(parseRuntimeAddress({ Protocol: "tcp", Address: "[::1]:9999" })).toEqual({ host: "::1", port: 9999 });
+    expect(() => parseRuntimeAddress({ Protocol: "tcp", Address: "localhost" })).toThrow(/host:port/);
+    expect(() => parseRuntimeAddress({ Protocol: "tcp", Address: "h:70000" })).toThrow(/host:port/);
+  });
+});
+
+describe("RuntimeSession", () => {
+  it("pairs pipelined commands with their answers even when bytes arrive one by one", async () => {
+    fake.trickle = true;
+    const s = await RuntimeSession.open({ path: fake.path });
+    try {
+      const answers = await s.send(["add acl #0 127.0.0.7", "show acl #0", "del acl #0 1.1.1.1", "show acl #7"]);
+      expect(answers).toEqual([
+        "",
+        "0x55d00000000 127.0.0.9\n0x55d00000001 127.0.0.7",
+        "Key not found.",
+        "Unknown ACL identifier. Please use #<id> or <file>.",
+      ]);
+    } finally {
+      s.close();
+    }
+  });
+
+  it("fails after the read timeout when HAProxy stays silent", async () => {
+    const s = await RuntimeSession.open({ path: fake.path }, { readTimeoutMs: 200 });
+    fake.silent = true;
+    const started = Date.now();
+    await expect(s.send(["show acl"])).rejects.toThrow(/no answer within 200 ms/);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    s.close();
+  });
+
+  it("fails to open a socket nobody listens on", async () => {
+    await expect(RuntimeSession.open({ path: join(dir, "none.sock") })).rejects.toThrow(/runtime API .*none\.sock/);
+  });
+
+  it("refuses commands that would smuggle a second command", async () => {
+    const s = await RuntimeSession.open({ path: fake.path });
+    await expect(s.send(["add acl #0 1.1.1.1;clear acl #0"])).rejects.toThrow(/unsafe/);
+    s.close();
+  });
+});
+
+describe("HaproxyBackend", () => {
+  it("adds only missing addresses, keeps the file in step, and reports HAProxy's refusal per entry", async () => {
+    fake.refuse.set("192.0.2.66", "Permission denied");
+    const backend = new HaproxyBackend();
+    const out = await backend.add(
+      target(),
+      [
+        { ip: "127.0.0.9", expiresAt: NOW + HOUR },
+        { ip: "2001:DB8::1", expiresAt: NOW + HOUR },
+        { ip: "192.0.2.66", expiresAt: NOW + HOUR },
+        { ip: "bad", expiresAt: NOW + HOUR },
+        { ip: "192.0.2.5", expiresAt: NOW - 1 },
+      ],
+      NOW,
+    );
+    expect(out).toEqual([
+      { ip: "127.0.0.9", ok: true },
+      { ip: "2001:DB8::1", ok: true },
+      { ip: "192.0.2.66", ok: false, error: 'HAProxy refused "add acl #0 192.0.2.66": Permission denied' },
+      { ip: "bad", ok: false, error: 'invalid IP address "bad"' },
+      { ip: "192.0.2.5", ok: true },
+    ]);
+    expect(fake.received.filter((l) => l.startsWith("add "))).toEqual(["add acl #0 2001:db8::1", "add acl #0 192.0.2.66"]);
+    expect(fake.acls.get(0)?.entries).toEqual(["127.0.0.9", "2001:db8::1"]);
+    expect(await fileEntries()).toEqual(["127.0.0.9", "2001:db8::1"]);
+    expect((await readFile(aclFile, "utf8")).split("\n")[0]).toBe(ACL_FILE_HEADER);
+    // No temp files are left behind.
+    expect((await readdir(dir)).sort()).toEqual(["admin.sock", "allow.acl"]);
+  });
+
+  it("removes every textual form of an address and treats 'Key not found' as success", async () => {
+    fake.acls.set(0, { file: aclFile, entries: ["127.0.0.9", "2001:DB8:0::1", "2001:db8::1", "10.0.0.1"] });
+    const backend = new HaproxyBackend();
+    const out = await backend.remove(target(), ["2001:db8::1", "10.0.0.2"]);
+    expect(out).toEqual([
+      { ip: "2001:db8::1", ok: true },
+      { ip: "10.0.0.2", ok: true },
+    ]);
+    expect(fake.received.filter((l) => l.startsWith("del "))).toEqual(["del acl #0 2001:DB8:0::1", "del acl #0 2001:db8::1"]);
+    expect(fake.acls.get(0)?.entries).toEqual(["127.0.0.9", "10.0.0.1"]);
+    expect(await fileEntries()).toEqual(["127.0.0.9", "10.0.0.1"]);
+  });
+
+  it("keeps the ACL file's mode when rewriting it", async () => {
+    await chmod(aclFile, 0o640);
+    await new HaproxyBackend().add(target(), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW);
+    expect((await stat(aclFile)).mode & 0o777).toBe(0o640);
+  });
+
+  it("reports a file that cannot be written on every changed entry", async () => {
+    const missingDir = join(dir, "no-such-dir", "allow.acl");
+    fake.acls.set(0, { file: missingDir, entries: [] });
+    const out = await new HaproxyBackend().add(target(), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW);
+    expect(out[0]?.ok).toBe(false);
+    expect(out[0]?.error).toMatch(/changed live in HAProxy but the ACL file .* could not be written/);
+    expect(fake.acls.get(0)?.entries).toEqual(["192.0.2.1"]);
+  });
+
+  it("needs no file for an inline ACL", async () => {
+    const out = await new HaproxyBackend().add(target(1), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW);
+    expect(out).toEqual([{ ip: "192.0.2.1", ok: true }]);
+    expect(fake.acls.get(1)?.entries).toEqual(["192.0.2.1"]);
+  });
+
+  it("refuses an ACL loaded from a relative path (it could not be kept in step)", async () => {
+    fake.acls.set(2, { file: "allow.acl", entries: [] });
+    const out = await new HaproxyBackend().add(target(2), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW);
+    expect(out[0]?.error).toMatch(/relative path "allow\.acl"/);
+    expect(fake.acls.get(2)?.entries).toEqual([]);
+  });
+
+  it("reports an unknown ACL id per entry; list throws", async () => {
+    const out = await new HaproxyBackend().remove(target(42), ["192.0.2.1"]);
+    expect(out[0]?.error).toMatch(/HAProxy has no ACL #42 \(show acl lists #0, #1\)/);
+    await expect(new HaproxyBackend().list(target(42))).rejects.toThrow(/no ACL #42/);
+  });
+
+  it("lists live entries normalised and de-duplicated", async () => {
+    fake.acls.set(0, { file: aclFile, entries: ["127.0.0.9", "2001:DB8:0::1", "2001:db8::1"] });
+    expect(await new HaproxyBackend().list(target())).toEqual(["127.0.0.9", "2001:db8::1"]);
+  });
+
+  it("serialises concurrent calls on one ACL so the file ends with every entry", async () => {
+    const backend = new HaproxyBackend();
+    const ips = Array.from({ length: 10 }, (_, i) => `192.0.2.${i + 1}`);
+    await Promise.all(ips.map((ip) => backend.add(target(), [{ ip, expiresAt: NOW + HOUR }], NOW)));
+    expect(new Set(await fileEntries())).toEqual(new Set(["127.0.0.9", ...ips]));
+  });
+
+  it("pipelines a large batch in bounded chunks on one connection", async () => {
+    const backend = new HaproxyBackend({ pipelineDepth: 100 });
+    const ips = Array.from({ length: 450 }, (_, i) => `10.1.${Math.floor(i / 250)}.${(i % 250) + 1}`);
+    const out = await backend.add(target(), ips.map((ip) => ({ ip, expiresAt: NOW + HOUR })), NOW);
+    expect(out.every((o) => o.ok)).toBe(true);
+    expect(fake.received.filter((l) => l === "prompt")).toHaveLength(1);
+    expect((await fileEntries()).length).toBe(451);
+  });
+
+  it("throws when the runtime API cannot be reached", async () => {
+    await expect(new HaproxyBackend({ connectTimeoutMs: 300 }).add(target(0, join(dir, "gone.sock")), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW)).rejects.toThrow(
+      /runtime API/,
+    );
+  });
+});
+
+describe("writeAclFileAtomically", () => {
+  it("writes only when the content changes", async () => {
+    expect(await writeAclFileAtomically(aclFile, ["10.0.0.1"])).toBe(true);
+    expect(await writeAclFileAtomically(aclFile, ["10.0.0.1"])).toBe(false);
+    expect(await readFile(aclFile, "utf8")).toBe(`${ACL_FILE_HEADER}\n10.0.0.1\n`);
+  });
+});

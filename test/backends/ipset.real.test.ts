@@ -1,0 +1,199 @@
+/**
+ * IpsetBackend against real ipset + iptables in a namespace pair joined by a veth: the server namespace
+ * drops TCP to the test HTTP port unless the source is in the set, and the client namespace really
+ * tries to connect. Sets and rules live only inside the namespaces and vanish with them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Target } from "@postern/shared";
+import { IpsetBackend } from "../../agent/src/backends/ipset.ts";
+import { ExecaRunner } from "../../agent/src/process/execa-runner.ts";
+import type { CommandRunner } from "../../agent/src/process/runner.ts";
+import { createNetnsPair, netnsRunner, netnsSupport, sleep } from "../support/netns.ts";
+import type { NetnsHttpServer, NetnsPair } from "../support/netns.ts";
+
+const support = await netnsSupport();
+const haveIpset = await new ExecaRunner()
+  .run("ipset", ["-v"], { timeoutMs: 5_000 })
+  .then(() => true)
+  .catch(() => false);
+const haveIptables = await new ExecaRunner()
+  .run("iptables", ["-V"], { timeoutMs: 5_000 })
+  .then(() => true)
+  .catch(() => false);
+const skipReason = !support.ok ? support.reason : !haveIpset ? "the ipset command is not installed" : !haveIptables ? "iptables is not installed" : "";
+if (skipReason) console.warn(`ipset.real.test: SKIPPED: ${skipReason}`);
+
+const HOUR = 3_600_000;
+
+describe.skipIf(skipReason !== "")("IpsetBackend with real ipset + iptables in a namespace pair", () => {
+  let pair: NetnsPair;
+  let http: NetnsHttpServer;
+  let url: string;
+  let url6: string;
+  let backend: IpsetBackend;
+  const calls: string[] = [];
+  const v4 = `pv4t${process.pid}`;
+  const v6 = `pv6t${process.pid}`;
+  const plain = `pv4n${process.pid}`;
+  let target: Target;
+
+  beforeAll(async () => {
+    pair = await createNetnsPair();
+    const ns = pair.server.ns;
+    await pair.runOk(ns, "ipset", ["create", v4, "hash:ip", "family", "inet", "timeout", "0"]);
+    await pair.runOk(ns, "ipset", ["create", v6, "hash:ip", "family", "inet6", "timeout", "0"]);
+    await pair.runOk(ns, "ipset", ["create", plain, "hash:ip", "family", "inet"]);
+    http = await pair.startHttpServer();
+    const port = String(http.port);
+    await pair.runOk(ns, "iptables", ["-A", "INPUT", "-p", "tcp", "--dport", port, "-m", "set", "!", "--match-set", v4, "src", "-j", "DROP"]);
+    await pair.runOk(ns, "ip6tables", ["-A", "INPUT", "-p", "tcp", "--dport", port, "-m", "set", "!", "--match-set", v6, "src", "-j", "DROP"]);
+    url = `http://${pair.server.ip}:${port}/`;
+    url6 = `http://[${pair.server.ip6}]:${port}/`;
+    // The backend's commands run inside the server namespace, where the sets live.
+    const inner = netnsRunner(new ExecaRunner(), ns);
+    const recording: CommandRunner = {
+      run: (command, args, options) => {
+        calls.push([command, ...args].join(" "));
+        return inner.run(command, args, options);
+      },
+    };
+    backend = new IpsetBackend({ runner: recording, useSudo: false });
+    target = { key: "acl-ipset", backendId: "backend-ipset", backend: { ipset: {} }, acl: { ipset: { V4SetName: v4, V6SetName: v6 } } };
+  });
+
+  afterAll(async () => {
+    await http?.stop();
+    await pair?.destroy();
+  });
+
+  it("drops traffic before add, lets it through after add, drops it again after remove", async () => {
+    const client = pair.client.ip;
+    expect(await pair.request(url)).toEqual({ ok: false, error: "timeout" });
+
+    const now = Date.now();
+    calls.length = 0;
+    expect(await backend.add(target, [{ ip: client, expiresAt: now + HOUR }], now)).toEqual([{ ip: client, ok: true }]);
+    expect(calls.filter((c) => c.includes("restore"))).toHaveLength(1);
+    expect(await pair.request(url)).toEqual({ ok: true, status: 200 });
+    expect(await backend.list(target)).toEqual([client]);
+
+    // The native timeout is the time left until expiresAt, in seconds.
+    const saved = await pair.runOk(pair.server.ns, "ipset", ["list", v4, "-output", "save"]);
+    const timeout = Number(new RegExp(`add ${v4} ${client.replaceAll(".", "\\.")} timeout (\\d+)`).exec(saved.stdout)?.[1]);
+    expect(timeout).toBeGreaterThan(3_590);
+    expect(timeout).toBeLessThanOrEqual(3_600);
+
+    expect(await backend.remove(target, [client])).toEqual([{ ip: client, ok: true }]);
+    expect(await pair.request(url)).toEqual({ ok: false, error: "timeout" });
+    expect(await backend.list(target)).toEqual([]);
+    // Removing again is fine.
+    expect(await backend.remove(target, [client])).toEqual([{ ip: client, ok: true }]);
+  });
+
+  it("routes IPv6 addresses to the v6 set and enforces them", async () => {
+    const now = Date.now();
+    expect(await pair.request(url6)).toEqual({ ok: false, error: "timeout" });
+    const client6 = pair.client.ip6.toUpperCase();
+    const out = await backend.add(target, [{ ip: client6, expiresAt: now + HOUR }], now);
+    expect(out).toEqual([{ ip: client6, ok: true }]);
+    expect(await pair.request(url6)).toEqual({ ok: true, status: 200 });
+    expect(await pair.request(url)).toEqual({ ok: false, error: "timeout" }); // v4 still blocked
+    expect(await backend.list(target)).toEqual([pair.client.ip6]);
+    expect(await backend.remove(target, [pair.client.ip6])).toEqual([{ ip: pair.client.ip6, ok: true }]);
+    expect(await pair.request(url6)).toEqual({ ok: false, error: "timeout" });
+  });
+
+  it("lets ipset's own timer end access when the expiry passes", async () => {
+    const client = pair.client.ip;
+    const now = Date.now();
+    expect(await backend.add(target, [{ ip: client, expiresAt: now + 1_500 }], now)).toEqual([{ ip: client, ok: true }]);
+    expect(await pair.request(url)).toEqual({ ok: true, status: 200 });
+    // ceil(1.5 s) = 2 s of native timeout; give the kernel's garbage collection a little slack.
+    await sleep(2_600);
+    expect(await backend.list(target)).toEqual([]);
+    expect(await pair.request(url)).toEqual({ ok: false, error: "timeout" });
+  });
+
+  it("adds without timeout to a set made without timeout support, and gives per-entry errors", async () => {
+    const now = Date.now();
+    const noV6: Target = { ...target, acl: { ipset: { V4SetName: plain, V6SetName: "" } } };
+    const out = await backend.add(
+      noV6,
+      [
+        { ip: "192.0.2.1", expiresAt: now + HOUR },
+        { ip: "2001:db8::5", expiresAt: now + HOUR },
+        { ip: "999.1.1.1", expiresAt: now + HOUR },
+      ],
+      now,
+    );
+    expect(out.map((o) => o.ok)).toEqual([true, false, false]);
+    expect(out[1]?.error).toMatch(/no IPv6 set/);
+    expect(out[2]?.error).toMatch(/invalid IP address/);
+    const saved = await pair.runOk(pair.server.ns, "ipset", ["list", plain, "-output", "save"]);
+    expect(saved.stdout).toMatch(new RegExp(`^add ${plain} 192\\.0\\.2\\.1$`, "m"));
+    expect(await backend.list(noV6)).toEqual(["192.0.2.1"]);
+  });
+
+  it("names a missing set clearly and still applies the rest of the batch", async () => {
+    const now = Date.now();
+    const missing = `pmiss${process.pid}`;
+    const half: Target = { ...target, acl: { ipset: { V4SetName: v4, V6SetName: missing } } };
+    const out = await backend.add(
+      half,
+      [
+        { ip: "192.0.2.10", expiresAt: now + HOUR },
+        { ip: "2001:db8::10", expiresAt: now + HOUR },
+      ],
+      now,
+    );
+    expect(out[0]).toEqual({ ip: "192.0.2.10", ok: true });
+    expect(out[1]?.ok).toBe(false);
+    expect(out[1]?.error).toBe(`ipset set ${missing} does not exist on this agent; create it with: ipset create ${missing} hash:ip family inet6 timeout 0`);
+    await expect(backend.list(half)).rejects.toThrow(/does not exist on this agent/);
+    expect(await backend.remove(target, ["192.0.2.10"])).toEqual([{ ip: "192.0.2.10", ok: true }]);
+  });
+
+  it("finds the failing line of a batch the kernel refuses and applies every other line", async () => {
+    // A set that holds at most 3 entries: the 4th add is refused by the kernel in the middle of the batch.
+    const tiny = `pv4s${process.pid}`;
+    await pair.runOk(pair.server.ns, "ipset", ["create", tiny, "hash:ip", "family", "inet", "timeout", "0", "maxelem", "3"]);
+    await pair.runOk(pair.server.ns, "ipset", ["add", tiny, "198.51.100.1"]);
+    const t: Target = { ...target, acl: { ipset: { V4SetName: tiny, V6SetName: "" } } };
+    const now = Date.now();
+    const ips = Array.from({ length: 8 }, (_, i) => `198.51.100.${i + 1}`);
+    calls.length = 0;
+    const out = await backend.add(t, ips.map((ip) => ({ ip, expiresAt: now + HOUR })), now);
+    expect(out.slice(0, 3).map((o) => o.ok)).toEqual([true, true, true]);
+    expect(out.slice(3).map((o) => o.ok)).toEqual([false, false, false, false, false]);
+    expect(out[3]?.error).toMatch(/198\.51\.100\.4 .*full/i);
+    expect(out[7]?.error).toMatch(/198\.51\.100\.8 .*full/i);
+    // Narrowed down without one process per line: the batch, one read of the members, one retry.
+    expect(calls.filter((c) => c.includes(" restore ")).length).toBeLessThanOrEqual(3);
+    expect(new Set(await backend.list(t))).toEqual(new Set(ips.slice(0, 3)));
+    // Refreshing members of a full set still works.
+    const again = await backend.add(t, ips.slice(0, 3).map((ip) => ({ ip, expiresAt: now + HOUR })), now);
+    expect(again.every((o) => o.ok)).toBe(true);
+  });
+
+  it("adds 10,000 entries in one ipset restore", async () => {
+    const now = Date.now();
+    const ips = Array.from({ length: 10_000 }, (_, i) => `10.${100 + Math.floor(i / 65_536)}.${Math.floor(i / 256) % 256}.${i % 256}`);
+    const big = `pv4b${process.pid}`;
+    await pair.runOk(pair.server.ns, "ipset", ["create", big, "hash:ip", "family", "inet", "timeout", "0", "maxelem", "65536"]);
+    const t: Target = { ...target, acl: { ipset: { V4SetName: big, V6SetName: "" } } };
+    calls.length = 0;
+    const started = performance.now();
+    const out = await backend.add(t, ips.map((ip) => ({ ip, expiresAt: now + HOUR })), now);
+    const elapsed = performance.now() - started;
+    expect(out).toHaveLength(10_000);
+    expect(out.every((o) => o.ok)).toBe(true);
+    expect(calls.filter((c) => c.includes(" restore "))).toHaveLength(1);
+    const listed = await backend.list(t);
+    expect(listed).toHaveLength(10_000);
+    expect(new Set(listed)).toEqual(new Set(ips));
+    console.info(`ipset.real.test: 10,000 entries added in ${elapsed.toFixed(0)} ms (one restore)`);
+    const removed = await backend.remove(t, ips);
+    expect(removed.every((o) => o.ok)).toBe(true);
+    expect(await backend.list(t)).toEqual([]);
+  });
+});
