@@ -49,10 +49,9 @@ export function migrateDatabase(db: Db): number {
 /** Counts the committed migrations not yet applied to this database. */
 export function pendingMigrations(db: Db): number {
   const all = readMigrationFiles({ migrationsFolder });
-  let applied = 0;
+  let applied: number;
   try {
-    const row = db.get<{ n: number } | undefined>(sql`SELECT count(*) AS n FROM __drizzle_migrations`);
-    applied = row?.n ?? 0;
+    applied = db.get<{ n: number } | undefined>(sql`SELECT count(*) AS n FROM __drizzle_migrations`)?.n ?? 0;
   } catch {
     applied = 0;
   }

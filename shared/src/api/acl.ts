@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { IdSchema } from "../common.ts";
 import { NONE_ID, Limits } from "../limits.ts";
+import { ServerMessage } from "../errors.ts";
 
 /** ACL fields of a haproxy backend: the numeric ACL id used as `#ID` on the runtime API. */
 export const HaproxyAclConfigSchema = z.object({ ID: z.number().int().min(0) });
@@ -55,10 +56,10 @@ export const AclWriteSchema = z.object({
   HideFromAdmins: z.boolean().default(false),
   AutoBrowseUsers: z.boolean().default(false),
   MaximumGrantDuration: z
-    .number()
-    .int()
-    .min(Limits.maximumGrantDurationMinMinutes * 60)
-    .max(Limits.maximumGrantDurationMaxMinutes * 60)
+    .number(ServerMessage.invalidMaximumGrantDuration)
+    .int(ServerMessage.invalidMaximumGrantDuration)
+    .min(Limits.maximumGrantDurationMinMinutes * 60, ServerMessage.invalidMaximumGrantDuration)
+    .max(Limits.maximumGrantDurationMaxMinutes * 60, ServerMessage.invalidMaximumGrantDuration)
     .nullable()
     .default(null),
   BackendID: IdSchema,

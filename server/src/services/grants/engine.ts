@@ -16,7 +16,6 @@ import type { Clock } from "../../clock.ts";
 import { AppError, forbidden, notFound } from "../../errors.ts";
 import * as repo from "../../repositories/grants.ts";
 import { writeAudit, AuditAction } from "../audit.ts";
-import { newId } from "../auth/tokens.ts";
 import { grantAddresses } from "./addresses.ts";
 import { toTarget } from "./targets.ts";
 import type { Logger } from "../../logger.ts";

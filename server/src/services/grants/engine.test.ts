@@ -1,0 +1,146 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { GrantStatus } from "@postern/shared";
+import { createHarness, seedLoop } from "../../testing/harness.ts";
+import type { Harness, Seeded } from "../../testing/harness.ts";
+
+let h: Harness;
+let seed: Seeded;
+
+async function signIn(ip: string) {
+  const { session } = await h.services.userSessions.login({ userName: "alice", password: "alice-password", kiosk: false, ip });
+  return session;
+}
+function entry(sessionId: string, aclId: string) {
+  const status = h.services.status.status({ ...sessionOf(sessionId) });
+  return status.ACLs.find((a) => a.ACLID === aclId)!;
+}
+const sessions = new Map<string, Awaited<ReturnType<typeof signIn>>>();
+function sessionOf(id: string) {
+  return sessions.get(id)!;
+}
+async function newSession(ip: string) {
+  const s = await signIn(ip);
+  sessions.set(s.sessionId, s);
+  return s;
+}
+const meta = { userName: "alice", ip: "203.0.113.5", click: true };
+
+beforeEach(async () => {
+  h = createHarness();
+  seed = await seedLoop(h, { clickToGrant: true, maximumGrantDurationSeconds: 300 });
+  h.channel.online.add(seed.agentId);
+});
+afterEach(() => h.close());
+
+describe("grant engine", () => {
+  it("creates a ready entry at login and grants on click: Pending until the agent acks, then Granted", async () => {
+    const s = await newSession("203.0.113.5");
+    expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Created);
+    h.services.engine.grant(s.sessionId, seed.aclId, [], meta);
+    const ops = h.channel.take();
+    expect(ops).toHaveLength(1);
+    expect(ops[0]).toMatchObject({ op: "add", ip: "203.0.113.5", target: { key: seed.aclId, acl: { haproxy: { ID: 1 } } } });
+    expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Pending);
+    h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.5", op: "add", ok: true }]);
+    const e = entry(s.sessionId, seed.aclId);
+    expect(e.Status).toBe(GrantStatus.Granted);
+    // Expiry: the earliest of session end (480 min) and MaximumGrantDuration (300 s).
+    expect(Date.parse(e.ExpiredAfter) - h.clock.now()).toBeLessThanOrEqual(300_000);
+    expect(Date.parse(e.ExpiredAfter) - h.clock.now()).toBeGreaterThan(290_000);
+  });
+
+  it("reports GrantError with the target's message when the agent refuses", async () => {
+    const s = await newSession("203.0.113.5");
+    h.services.engine.grant(s.sessionId, seed.aclId, [], meta);
+    h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.5", op: "add", ok: false, error: "no such acl" }]);
+    const e = entry(s.sessionId, seed.aclId);
+    expect(e.Status).toBe(GrantStatus.GrantError);
+    expect(e.Error).toBe("no such acl");
+  });
+
+  it("marks AgentOffline when the agent is not connected, and Pending again when it returns", async () => {
+    h.channel.online.clear();
+    const s = await newSession("203.0.113.5");
+    h.services.engine.grant(s.sessionId, seed.aclId, [], meta);
+    expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.AgentOffline);
+    expect(h.channel.take()).toHaveLength(0);
+    // The desired state sent on reconnect carries the entry.
+    const desired = h.services.engine.desiredState(seed.agentId);
+    expect(desired[0]?.entries.map((e) => e.ip)).toEqual(["203.0.113.5"]);
+    h.services.engine.agentConnected(seed.agentId);
+    expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Pending);
+  });
+
+  it("reference-counts an address shared by two sessions: it leaves only with the last grant", async () => {
+    const a = await newSession("198.51.100.7");
+    const b = await newSession("198.51.100.7");
+    h.services.engine.grant(a.sessionId, seed.aclId, [], meta);
+    h.services.engine.grant(b.sessionId, seed.aclId, [], meta);
+    h.channel.take();
+    h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "198.51.100.7", op: "add", ok: true }]);
+    h.services.engine.revokeEntry(a.sessionId, entry(a.sessionId, seed.aclId).ID, meta);
+    expect(h.channel.take().filter((o) => o.op === "del")).toHaveLength(0);
+    expect(entry(a.sessionId, seed.aclId).Status).toBe(GrantStatus.Revoked);
+    expect(entry(b.sessionId, seed.aclId).Status).toBe(GrantStatus.Granted);
+    h.services.engine.revokeEntry(b.sessionId, entry(b.sessionId, seed.aclId).ID, meta);
+    const ops = h.channel.take();
+    expect(ops).toEqual([expect.objectContaining({ op: "del", ip: "198.51.100.7" })]);
+    expect(entry(b.sessionId, seed.aclId).Status).toBe(GrantStatus.Revoking);
+    h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "198.51.100.7", op: "del", ok: true }]);
+    expect(entry(b.sessionId, seed.aclId).Status).toBe(GrantStatus.Revoked);
+  });
+
+  it("expires a grant at MaximumGrantDuration by the clock, sending del", async () => {
+    const s = await newSession("203.0.113.9");
+    h.services.engine.grant(s.sessionId, seed.aclId, [], meta);
+    h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.9", op: "add", ok: true }]);
+    h.channel.take();
+    h.clock.advance(299_000);
+    expect(h.services.engine.sweep()).toBe(0);
+    h.clock.advance(2_000);
+    expect(h.services.engine.sweep()).toBe(1);
+    expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.9" })]);
+    expect(h.services.engine.desiredState(seed.agentId)[0]?.entries).toEqual([]);
+  });
+
+  it("revokes on logout and ends the session", async () => {
+    const s = await newSession("203.0.113.10");
+    h.services.engine.grant(s.sessionId, seed.aclId, [], meta);
+    h.channel.take();
+    h.services.userSessions.logout(s, "203.0.113.10");
+    expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.10" })]);
+    expect(() => h.services.userSessions.resolve("nope")).toThrow();
+  });
+
+  it("grants automatically at login when the ACL is not click-to-grant", async () => {
+    h.close();
+    h = createHarness();
+    seed = await seedLoop(h, { clickToGrant: false });
+    h.channel.online.add(seed.agentId);
+    const s = await newSession("203.0.113.11");
+    expect(h.channel.take()).toEqual([expect.objectContaining({ op: "add", ip: "203.0.113.11" })]);
+    expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Pending);
+  });
+
+  it("moves a grant to the user's new address keeping its expiry", async () => {
+    const s = await newSession("203.0.113.20");
+    h.services.engine.grant(s.sessionId, seed.aclId, [], meta);
+    h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.20", op: "add", ok: true }]);
+    const before = entry(s.sessionId, seed.aclId).ExpiredAfter;
+    h.channel.take();
+    h.clock.advance(10_000);
+    h.services.status.followAddress(s, "203.0.113.21");
+    const ops = h.channel.take();
+    expect(ops).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.20" }), expect.objectContaining({ op: "add", ip: "203.0.113.21" })]);
+    expect(entry(s.sessionId, seed.aclId).ExpiredAfter).toBe(before);
+  });
+
+  it("revokes grants when the ACL is removed from the user", async () => {
+    const s = await newSession("203.0.113.30");
+    h.services.engine.grant(s.sessionId, seed.aclId, [], meta);
+    h.channel.take();
+    const u = h.services.users.get(seed.userId);
+    await h.services.users.update(seed.userId, { ...u, AclIds: [], PlainPassword: undefined, ConfirmPassword: undefined, ValidUntil: null }, { adminName: "a", ip: "" });
+    expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.30" })]);
+  });
+});

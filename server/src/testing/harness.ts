@@ -1,0 +1,122 @@
+/**
+ * Test harness for in-process server tests: the real schema in an in-memory SQLite, a TestClock, a
+ * silent logger, the real services and app. Agents are reached through a recording AgentChannel
+ * (the process boundary), so the grant logic under test is the real one.
+ */
+import type { Op } from "@postern/shared";
+import { openDatabase, migrateDatabase } from "../db/index.ts";
+import { TestClock } from "../clock.ts";
+import { createLogger } from "../logger.ts";
+import { createServices } from "../services/index.ts";
+import type { Services } from "../services/index.ts";
+import { createApp } from "../app.ts";
+import type { AgentChannel } from "../services/grants/engine.ts";
+
+/** An AgentChannel that records ops per agent and reports the agents marked online. */
+export class RecordingChannel implements AgentChannel {
+  readonly online = new Set<string>();
+  readonly sent: { agentId: string; ops: Op[] }[] = [];
+  isConnected(agentId: string): boolean {
+    return this.online.has(agentId);
+  }
+  apply(agentId: string, ops: Op[]): boolean {
+    if (!this.online.has(agentId)) return false;
+    this.sent.push({ agentId, ops });
+    return true;
+  }
+  /** Every op sent so far, flattened, and clears the record. */
+  take(): Op[] {
+    const all = this.sent.flatMap((s) => s.ops);
+    this.sent.length = 0;
+    return all;
+  }
+}
+
+/** A harness: services, app, clock, channel, and a closer. */
+export interface Harness {
+  services: Services;
+  app: ReturnType<typeof createApp>;
+  clock: TestClock;
+  channel: RecordingChannel;
+  close(): void;
+}
+
+/** Builds a fresh harness over an empty in-memory database. */
+export function createHarness(): Harness {
+  const database = openDatabase(":memory:");
+  migrateDatabase(database.db);
+  const clock = new TestClock();
+  const services = createServices({ db: database.db, clock, log: createLogger("silent"), jsBundleHash: "test" });
+  const channel = new RecordingChannel();
+  services.engine.attach(channel);
+  return {
+    services,
+    app: createApp(services, "/nonexistent"),
+    clock,
+    channel,
+    close: () => {
+      services.hub.close();
+      database.close();
+    },
+  };
+}
+
+/** Ids created by `seedLoop`. */
+export interface Seeded {
+  agentId: string;
+  backendId: string;
+  aclId: string;
+  userId: string;
+}
+
+const actor = { adminName: "test-admin", ip: "127.0.0.1" };
+
+/**
+ * Seeds the core loop: an agent that has connected once (version and ipset/haproxy capabilities),
+ * a haproxy backend, one ACL (#ID 1, options as given) and a local user "alice" (password
+ * "alice-password") assigned to it.
+ */
+export async function seedLoop(h: Harness, acl: { clickToGrant?: boolean; maximumGrantDurationSeconds?: number | null } = {}): Promise<Seeded> {
+  const s = h.services;
+  const agent = s.agents.create("edge", "http://127.0.0.1:8080", actor);
+  s.agents.enrol({ Token: agent.Token, SigningPublicKey: "x", BoxPublicKey: "y", Version: "1.9.0", Capabilities: { haproxy: { socket_location: "/run/haproxy.sock" } } }, "127.0.0.1");
+  const backendId = s.backends.create({ Name: "proxy", AgentID: agent.ID, Config: { haproxy: { Protocol: "unix", Address: "/run/haproxy.sock" } } }, actor);
+  const aclId = s.acls.create(
+    {
+      Description: "Intranet",
+      URL: "https://intranet.example",
+      Category: "Default",
+      Icon: "",
+      ClickToGrant: acl.clickToGrant ?? true,
+      CGNATOpen: false,
+      HideFromUsers: false,
+      HideFromAdmins: false,
+      AutoBrowseUsers: false,
+      MaximumGrantDuration: acl.maximumGrantDurationSeconds ?? null,
+      BackendID: backendId,
+      ParentID: "00000000-0000-0000-0000-000000000000",
+      IpExclusions: { RestrictionType: "none", RfcType: "allow", Ranges: [] },
+      GrantType: { Type: "userIp", Ips: [] },
+      Config: { UriToken: "", haproxy: { ID: 1 } },
+    },
+    actor,
+  );
+  const userId = await s.users.create(
+    {
+      Name: "Alice",
+      UserName: "alice",
+      Company: "",
+      Duration: 480,
+      SessionLimit: null,
+      AuthType: "local",
+      PlainPassword: "alice-password",
+      ConfirmPassword: "alice-password",
+      TOTPEnabled: false,
+      ValidUntil: null,
+      ThirdPartyAuth: { DN: "" },
+      AclIds: [aclId],
+    },
+    actor,
+  );
+  return { agentId: agent.ID, backendId, aclId, userId };
+}
