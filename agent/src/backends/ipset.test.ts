@@ -225,3 +225,16 @@ describe("IpsetBackend.list", () => {
     await expect(backend.list(target("", "gone6"))).rejects.toThrow(missingSetMessage("gone6", "inet6"));
   });
 });
+
+describe("set names", () => {
+  it("refuses a set name that could inject restore lines", async () => {
+    const fake = ipsetFake({});
+    const backend = new IpsetBackend({ runner: fake, useSudo: false });
+    const evil = target("a\nflush b", "");
+    const out = await backend.add(evil, [{ ip: "192.0.2.1", expiresAt: NOW + 5_000 }], NOW);
+    expect(out[0]?.error).toMatch(/invalid ipset set name/);
+    expect((await backend.remove(evil, ["192.0.2.1"]))[0]?.error).toMatch(/invalid ipset set name/);
+    await expect(backend.list(evil)).rejects.toThrow(/invalid ipset set name/);
+    expect(fake.calls).toHaveLength(0);
+  });
+});

@@ -135,6 +135,10 @@ export class IpsetBackend implements Backend {
         outcomes[i] = fail(entry.ip, noSetMessage(target, n.family, entry.ip));
         return;
       }
+      if (!isValidSetName(set)) {
+        outcomes[i] = fail(entry.ip, invalidSetNameMessage(set));
+        return;
+      }
       const key = `${n.family} ${set}`;
       let group = groups.get(key);
       if (!group) {
@@ -186,6 +190,10 @@ export class IpsetBackend implements Backend {
         outcomes[i] = fail(ip, noSetMessage(target, n.family, ip));
         return;
       }
+      if (!isValidSetName(set)) {
+        outcomes[i] = fail(ip, invalidSetNameMessage(set));
+        return;
+      }
       const key = `${set} ${n.ip}`;
       const line = byKey.get(key);
       if (line) line.indices.push(i);
@@ -204,6 +212,7 @@ export class IpsetBackend implements Backend {
     const out: string[] = [];
     for (const [set, family] of [[sets.v4, "inet"], [sets.v6, "inet6"]] as const) {
       if (!set) continue;
+      if (!isValidSetName(set)) throw new Error(invalidSetNameMessage(set));
       const r = await this.#ipset(["list", set, "-output", "save"]);
       if (r.exitCode !== 0) {
         if (NO_SUCH_SET.test(r.stderr)) throw new Error(missingSetMessage(set, family));
@@ -339,6 +348,18 @@ export class IpsetBackend implements Backend {
     if (this.#useSudo) return this.#runner.run("sudo", ["-n", "ipset", ...args], options);
     return this.#runner.run("ipset", args, options);
   }
+}
+
+/**
+ * True for a name ipset accepts and that cannot smuggle anything into a restore batch: 1–31 printable
+ * characters without whitespace, not starting with `-`.
+ */
+export function isValidSetName(name: string): boolean {
+  return /^[\x21-\x7e]{1,31}$/.test(name) && !name.startsWith("-");
+}
+
+function invalidSetNameMessage(set: string): string {
+  return `invalid ipset set name ${JSON.stringify(set)}: 1–31 printable characters without spaces`;
 }
 
 /** Formats one restore line: `add SET IP [timeout N]` or `del SET IP`. */
