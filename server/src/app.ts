@@ -4,6 +4,7 @@
  */
 import { Hono } from "hono";
 import { ServerMessage } from "@postern/shared";
+import type { Cidr } from "@postern/shared";
 import type { Services } from "./services/index.ts";
 import { baseMiddleware, csrfGuard } from "./http/context.ts";
 import type { AppEnv } from "./http/context.ts";
@@ -19,8 +20,11 @@ import { aclRoutes } from "./routes/admin/acls.ts";
 import { userRoutes } from "./routes/admin/users.ts";
 import { agentEnrolRoutes } from "./routes/agent.ts";
 
-/** Builds the Hono app over the services; `webDir` is the built web app. */
-export function createApp(services: Services, webDir: string) {
+/**
+ * Builds the Hono app over the services; `webDir` is the built web app; `trustedProxies` the
+ * proxies whose X-Forwarded-For is believed.
+ */
+export function createApp(services: Services, webDir: string, trustedProxies: readonly Cidr[] = []) {
   const api = new Hono<AppEnv>()
     .route("/", systemRoutes)
     .route("/", sessionRoutes)
@@ -33,7 +37,7 @@ export function createApp(services: Services, webDir: string) {
     .route("/", grantRoutes);
 
   const app = new Hono<AppEnv>();
-  app.use(baseMiddleware(services));
+  app.use(baseMiddleware(services, trustedProxies));
   app.use("/api/*", csrfGuard());
   app.route("/api", api);
   app.all("/api/*", (c) => c.json({ Err: ServerMessage.notFound }, 404));

@@ -1,15 +1,22 @@
 /**
  * Server configuration from the environment, parsed and validated once into a frozen object.
  * POSTERN_DATA_DIR (default ./data), POSTERN_LISTEN (host:port, default 127.0.0.1:8080),
- * POSTERN_LOG_LEVEL (default info).
+ * POSTERN_LOG_LEVEL (default info), POSTERN_TRUSTED_PROXIES (comma-separated IPs or CIDRs of reverse
+ * proxies whose X-Forwarded-For is believed; default none).
  */
 import { resolve } from "node:path";
 import { z } from "zod";
+import { parseCidr } from "@postern/shared";
 
 const Schema = z.object({
   POSTERN_DATA_DIR: z.string().min(1).default("./data"),
   POSTERN_LISTEN: z.string().regex(/^(\[[0-9a-fA-F:]+\]|[^:\s]+):\d{1,5}$/, "must be host:port").default("127.0.0.1:8080"),
   POSTERN_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  POSTERN_TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean))
+    .refine((list) => list.every((e) => parseCidr(e.includes("/") ? e : `${e}/${e.includes(":") ? 128 : 32}`) !== null), "must be IPs or CIDRs separated by commas"),
 });
 
 /** The validated server configuration. */
@@ -17,11 +24,12 @@ export interface ServerConfig {
   readonly dataDir: string;
   readonly listen: string;
   readonly logLevel: string;
+  readonly trustedProxies: readonly string[];
 }
 
 /** Parses the environment; returns the frozen config or a readable list of problems. */
 export function loadServerConfig(env: NodeJS.ProcessEnv): { ok: true; value: ServerConfig } | { ok: false; problems: string[] } {
   const r = Schema.safeParse(env);
   if (!r.success) return { ok: false, problems: r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`) };
-  return { ok: true, value: Object.freeze({ dataDir: resolve(r.data.POSTERN_DATA_DIR), listen: r.data.POSTERN_LISTEN, logLevel: r.data.POSTERN_LOG_LEVEL }) };
+  return { ok: true, value: Object.freeze({ dataDir: resolve(r.data.POSTERN_DATA_DIR), listen: r.data.POSTERN_LISTEN, logLevel: r.data.POSTERN_LOG_LEVEL, trustedProxies: Object.freeze(r.data.POSTERN_TRUSTED_PROXIES) }) };
 }

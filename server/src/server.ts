@@ -19,6 +19,7 @@ import { createServices } from "./services/index.ts";
 import type { Services } from "./services/index.ts";
 import { createApp } from "./app.ts";
 import { readJsBundleHash } from "./http/static-web.ts";
+import { parseTrustedProxies } from "./http/client-address.ts";
 
 /** Default location of the built web app. */
 export const DEFAULT_WEB_DIR = fileURLToPath(new URL("../../web/dist", import.meta.url));
@@ -35,6 +36,8 @@ export interface StartOptions {
   /** Apply pending migrations first (tests, the embedded default). Otherwise pending migrations are an error. */
   migrate?: boolean;
   webDir?: string;
+  /** Reverse proxies (IPs or CIDRs) whose X-Forwarded-For names the client. */
+  trustedProxies?: readonly string[];
 }
 
 /** A running server. */
@@ -75,7 +78,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   }
   const webDir = opts.webDir ?? DEFAULT_WEB_DIR;
   const services = createServices({ db: database.db, clock, log, jsBundleHash: readJsBundleHash(webDir) });
-  const app = createApp(services, webDir);
+  const app = createApp(services, webDir, parseTrustedProxies(opts.trustedProxies ?? []));
   const server = await new Promise<Server>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(s as Server)) as Server;
     s.once("error", reject);

@@ -6,7 +6,8 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
 import { getConnInfo } from "@hono/node-server/conninfo";
-import { normaliseIp } from "@postern/shared";
+import type { Cidr } from "@postern/shared";
+import { clientAddress } from "./client-address.ts";
 import type { Services } from "../services/index.ts";
 import type { UserSessionContext } from "../services/auth/user-sessions.ts";
 import type { AdminSessionContext } from "../services/auth/admin-sessions.ts";
@@ -29,17 +30,20 @@ export const ADMIN_COOKIE = "postern_admin_session";
 
 function socketAddress(c: Context<AppEnv>): string {
   try {
-    return normaliseIp(getConnInfo(c).remote.address ?? "")?.ip ?? "";
+    return getConnInfo(c).remote.address ?? "";
   } catch {
     return "";
   }
 }
 
-/** Puts the services and the normalised socket address of the caller on the context. */
-export function baseMiddleware(services: Services): MiddlewareHandler<AppEnv> {
+/**
+ * Puts the services and the normalised address of the caller on the context (the socket address,
+ * or the client behind a trusted proxy: see client-address.ts).
+ */
+export function baseMiddleware(services: Services, trustedProxies: readonly Cidr[]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     c.set("services", services);
-    c.set("clientIp", socketAddress(c));
+    c.set("clientIp", clientAddress(socketAddress(c), c.req.header("x-forwarded-for"), trustedProxies));
     await next();
   };
 }
