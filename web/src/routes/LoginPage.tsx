@@ -1,0 +1,160 @@
+/**
+ * Login page (user-portal §2 "Login page", §4 "Login outcomes", §5): username, password and the
+ * "This is a public computer" (kiosk) checkbox; POST /api/login; errors in red as "Error: …";
+ * a link to /admin. The SSO button (GET /api/saml/metadata) will go above the form in LoginSso.
+ */
+import { useId, useState } from "react";
+import type { FormEvent } from "react";
+import { useNavigate } from "@tanstack/react-router";
+import { Trans, useLingui } from "@lingui/react/macro";
+import { ApiError } from "../api/client.ts";
+import { errorText, translateServerMessage } from "../api/error-messages.ts";
+import { forgetSession, homePathFor, loadSession } from "../api/session.ts";
+import { login } from "../api/user.ts";
+import { BrandMark } from "../components/BrandMark.tsx";
+import { ErrorMessage } from "../components/ErrorMessage.tsx";
+import { useDocumentHead } from "../hooks/useDocumentHead.ts";
+import { loginOutcome } from "../lib/login-outcome.ts";
+
+/** `errorParam`: the `error` query parameter; only known keys/messages are shown (no free text from URLs). */
+export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
+  const { t, i18n } = useLingui();
+  useDocumentHead(t`Log in`);
+  const navigate = useNavigate();
+  const ids = { user: useId(), password: useId(), kiosk: useId() };
+  const [userName, setUserName] = useState("");
+  const [password, setPassword] = useState("");
+  const [kioskMode, setKioskMode] = useState(false);
+  const [submitting, setSubmitting] = useState(false);
+  const [error, setError] = useState<string | undefined>(() =>
+    errorParam === undefined || errorParam === "" ? undefined : (translateServerMessage(i18n, errorParam) ?? t`Authentication failed`),
+  );
+
+  async function submit(event: FormEvent<HTMLFormElement>): Promise<void> {
+    event.preventDefault();
+    if (userName.trim() === "" || password === "") {
+      setError(t`Username and password are required`);
+      return;
+    }
+    setSubmitting(true);
+    setError(undefined);
+    try {
+      let err: string | undefined;
+      try {
+        await login({ UserName: userName, Password: password, KioskMode: kioskMode });
+      } catch (failure) {
+        if (!(failure instanceof ApiError) || failure.body === undefined) throw failure;
+        err = failure.body.Err;
+        const outcome = loginOutcome(err);
+        if (outcome.kind === "error") throw failure;
+        if (outcome.kind === "admin") {
+          // An admin session: the admin area decides between its 2FA, onboarding and home (user-portal §4).
+          window.location.assign("/admin");
+          return;
+        }
+        // TOTP verification and enrolment pages (/otp/verify, /otp/onboard) are not built yet.
+        throw failure;
+      }
+      forgetSession();
+      const session = await loadSession(0);
+      if (session === null) throw new ApiError(401, undefined, "");
+      await navigate({ to: homePathFor(session) });
+    } catch (failure) {
+      setError(errorText(i18n, failure));
+      setSubmitting(false);
+    }
+  }
+
+  const required = (
+    <span aria-hidden="true" className="ml-0.5 text-red-600">
+      *
+    </span>
+  );
+  const inputClass =
+    "block w-full rounded-md border-0 bg-white px-3 py-2 text-slate-900 shadow-sm ring-1 ring-inset ring-slate-300 placeholder:text-slate-400 focus:ring-2 focus:ring-inset focus:ring-accent-600 sm:text-sm dark:bg-slate-900 dark:text-white dark:ring-slate-700";
+
+  return (
+    <main className="flex min-h-dvh flex-col items-center justify-center bg-gradient-to-b from-accent-50 to-slate-50 px-4 py-12 dark:from-slate-900 dark:to-slate-950">
+      <div className="w-full max-w-sm">
+        <div className="mb-8 flex justify-center text-xl">
+          <BrandMark />
+        </div>
+        <div className="rounded-2xl bg-white p-6 shadow-lg ring-1 ring-slate-200 sm:p-8 dark:bg-slate-900 dark:ring-slate-800">
+          <h1 className="text-xl font-semibold tracking-tight text-slate-900 dark:text-white">
+            <Trans>Sign in for network access</Trans>
+          </h1>
+          <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
+            <Trans>Your current IP address is granted access for as long as your session lasts.</Trans>
+          </p>
+          <form className="mt-6 space-y-4" onSubmit={(event) => void submit(event)} autoComplete="off" noValidate>
+            <div>
+              <label htmlFor={ids.user} className="mb-1 block text-sm font-medium text-slate-700 dark:text-slate-200">
+                <Trans>Username</Trans>
+                {required}
+              </label>
+              <input
+                id={ids.user}
+                name="username"
+                type="text"
+                value={userName}
+                onChange={(event) => setUserName(event.target.value)}
+                autoComplete="off"
+                autoCapitalize="none"
+                spellCheck={false}
+                required
+                aria-required="true"
+                autoFocus
+                className={inputClass}
+              />
+            </div>
+            <div>
+              <label htmlFor={ids.password} className="mb-1 block text-sm font-medium text-slate-700 dark:text-slate-200">
+                <Trans>Password</Trans>
+                {required}
+              </label>
+              <input
+                id={ids.password}
+                name="password"
+                type="password"
+                value={password}
+                onChange={(event) => setPassword(event.target.value)}
+                autoComplete="off"
+                required
+                aria-required="true"
+                className={inputClass}
+              />
+            </div>
+            <div className="flex items-center gap-2">
+              <input
+                id={ids.kiosk}
+                name="kioskMode"
+                type="checkbox"
+                checked={kioskMode}
+                onChange={(event) => setKioskMode(event.target.checked)}
+                className="size-4 rounded border-slate-300 accent-accent-700"
+              />
+              <label htmlFor={ids.kiosk} className="text-sm text-slate-700 dark:text-slate-300">
+                <Trans>This is a public computer</Trans>
+              </label>
+            </div>
+            <ErrorMessage message={error} />
+            <button
+              type="submit"
+              disabled={submitting}
+              aria-busy={submitting || undefined}
+              className="flex w-full items-center justify-center gap-2 rounded-md bg-accent-700 px-3 py-2.5 text-sm font-semibold text-white shadow-sm hover:bg-accent-800 disabled:cursor-wait disabled:opacity-70"
+            >
+              {submitting ? <span aria-hidden="true" className="size-3.5 animate-spin rounded-full border-2 border-current border-r-transparent" /> : null}
+              <Trans>Log in</Trans>
+            </button>
+          </form>
+        </div>
+        <p className="mt-6 text-center text-sm text-slate-600 dark:text-slate-400">
+          <a href="/admin" className="font-medium text-accent-700 hover:underline dark:text-accent-300">
+            <Trans>Administrator login</Trans>
+          </a>
+        </p>
+      </div>
+    </main>
+  );
+}
