@@ -8,6 +8,7 @@ import { AppError } from "@postern/server/errors";
 import { registerAdmin } from "./commands/admin.ts";
 import { registerAgent } from "./commands/agent.ts";
 import { registerDb } from "./commands/db.ts";
+import { registerUser } from "./commands/user.ts";
 
 const program = new Command("postern")
   .description("Postern operators' tool")
@@ -18,6 +19,7 @@ const program = new Command("postern")
 registerDb(program);
 registerAdmin(program);
 registerAgent(program);
+registerUser(program);
 
 try {
   await program.parseAsync(process.argv);

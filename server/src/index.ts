@@ -7,3 +7,5 @@ export type { Clock } from "./clock.ts";
 export { AdminSessionService } from "./services/auth/admin-sessions.ts";
 export { AgentService } from "./services/agents.ts";
 export { createLogger } from "./logger.ts";
+export { UserService } from "./services/users.ts";
+export { GrantEngine } from "./services/grants/engine.ts";

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs every check and test of the project: set-up (as root it installs the Debian packages the
+# tests start), lint, type check, the migration check, and the whole vitest suite, including the
+# end-to-end tests on real HAProxy, ipset/iptables in network namespaces and Chromium.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh --test
+source scripts/node-env.sh
+echo "== lint" >&2
+npx eslint --max-warnings=0 .
+echo "== typecheck" >&2
+npx tsc -p tsconfig.json
+echo "== migrations" >&2
+npx drizzle-kit check --config server/drizzle.config.ts
+echo "== tests" >&2
+mkdir -p test-results
+status=0
+npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json || status=$?
+node -e '
+  const r = JSON.parse(require("fs").readFileSync("test-results/vitest.json", "utf8"));
+  console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);
+' || true
+exit "$status"
