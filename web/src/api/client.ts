@@ -4,6 +4,7 @@
  */
 import type { ErrKey, ErrorBody } from "@postern/shared";
 import { isErrorBody } from "../lib/error-text.ts";
+import { noteServerDate } from "./clock.ts";
 
 /** The 401 key that sends the user to Login (a literal: importing ErrKey's module would bundle zod). */
 const INVALID_SESSION: (typeof ErrKey)["invalidSession"] = "err.invalidSession";
@@ -78,6 +79,7 @@ export async function apiRequest<T = unknown>(method: string, path: string, opti
     if (cause instanceof DOMException && cause.name === "AbortError") throw cause;
     throw new ApiError(0, undefined, cause instanceof Error ? cause.message : String(cause));
   }
+  noteServerDate(response.headers.get("Date"));
   const data = await readJson(response);
   if (!response.ok) {
     const body = isErrorBody(data) ? data : undefined;

@@ -43,7 +43,7 @@ export function AclCard({ acl, busy, actionError, onAction }: AclCardProps) {
       data-acl-id={acl.ACLID}
       data-entry-id={acl.ID}
       aria-labelledby={titleId}
-      aria-disabled={disabled || undefined}
+      data-disabled={disabled ? "true" : undefined}
       className={`flex flex-col rounded-xl bg-white p-4 shadow-sm ring-1 ring-slate-200 transition-shadow hover:shadow-md dark:bg-slate-900 dark:ring-slate-800 ${disabled ? "opacity-60" : ""}`}
     >
       <div className="flex items-start gap-3">

@@ -43,7 +43,11 @@ export function DashboardPage({ initialStatus }: { initialStatus: SessionStatus 
     [navigate],
   );
 
-  const onExpired = useCallback(() => toLogin(SESSION_EXPIRED), [toLogin]);
+  // Ending the session on the server too keeps a slightly slow server clock from sending the user
+  // straight back here from the Login guard.
+  const onExpired = useCallback(() => {
+    void logout().catch(() => undefined).finally(() => toLogin(SESSION_EXPIRED));
+  }, [toLogin]);
 
   const onLogout = useCallback(() => {
     setLoggingOut(true);

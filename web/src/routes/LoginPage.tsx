@@ -39,20 +39,17 @@ export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
     setSubmitting(true);
     setError(undefined);
     try {
-      let err: string | undefined;
       try {
         await login({ UserName: userName, Password: password, KioskMode: kioskMode });
       } catch (failure) {
-        if (!(failure instanceof ApiError) || failure.body === undefined) throw failure;
-        err = failure.body.Err;
-        const outcome = loginOutcome(err);
-        if (outcome.kind === "error") throw failure;
+        const outcome = failure instanceof ApiError && failure.body !== undefined ? loginOutcome(failure.body.Err) : { kind: "error" };
         if (outcome.kind === "admin") {
           // An admin session: the admin area decides between its 2FA, onboarding and home (user-portal §4).
           window.location.assign("/admin");
           return;
         }
-        // TOTP verification and enrolment pages (/otp/verify, /otp/onboard) are not built yet.
+        // "totpVerify" and "totpEnrol" will navigate to /otp/verify and /otp/onboard once those pages
+        // exist; until then their message is shown like any other error.
         throw failure;
       }
       forgetSession();

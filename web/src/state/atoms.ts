@@ -2,12 +2,16 @@
  * UI-only state (jotai). Server data (the session status) lives in useSessionStatus, not here.
  */
 import { atom } from "jotai";
+import { serverNow } from "../api/clock.ts";
 
-/** Wall-clock time in ms, ticking every second while any component reads it (user-portal §9: 1 s). */
-export const nowAtom = atom(Date.now());
+/**
+ * The time in ms on the server's clock (see api/clock.ts), ticking every second while any component
+ * reads it (user-portal §9: countdown ticks every 1 s).
+ */
+export const nowAtom = atom(serverNow());
 nowAtom.onMount = (set) => {
-  set(Date.now());
-  const timer = window.setInterval(() => set(Date.now()), 1000);
+  set(serverNow());
+  const timer = window.setInterval(() => set(serverNow()), 1000);
   return () => window.clearInterval(timer);
 };
 
