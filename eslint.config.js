@@ -4,7 +4,7 @@ import tseslint from "typescript-eslint";
 import globals from "globals";
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", ".node/**", "data/**", "web/public/build/**", "server/drizzle/**", "web/src/locales/**/*.js", "**/bin/*.js"] },
+  { ignores: ["**/node_modules/**", ".node/**", "data/**", "web/public/build/**", "web/dist/**", "test-results/**", "server/drizzle/**", "web/src/locales/**/*.js", "**/bin/*.js"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

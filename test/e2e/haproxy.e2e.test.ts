@@ -6,7 +6,7 @@
  * restarted and after HAProxy is reloaded with its ACL wiped.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { execa } from "execa";
 import { startHaproxy, httpGetFrom } from "../support/haproxy.ts";
 import type { HaproxyInstance } from "../support/haproxy.ts";
@@ -108,9 +108,17 @@ describe.skipIf(!hasHaproxy)("core loop on a real HAProxy", () => {
 
   it("puts the entry back within 5 s after HAProxy is reloaded with an emptied ACL file", async () => {
     expect(await allowed()).toBe(true);
-    await writeFile(haproxy.aclFile, "");
-    await haproxy.reload();
-    expect(await allowed()).toBe(false);
+    // The agent keeps the ACL file in step with the live set; wait for its write, then hold the agent
+    // still (SIGSTOP) while the file is wiped and HAProxy reloads, so the drop is observed for sure.
+    expect(await waitFor(async () => (await readFile(haproxy.aclFile, "utf8")).includes(USER_IP), 3_000)).toBe(true);
+    agent.child.kill("SIGSTOP");
+    try {
+      await writeFile(haproxy.aclFile, "");
+      await haproxy.reload();
+      expect(await waitFor(async () => !(await allowed()), 3_000)).toBe(true);
+    } finally {
+      agent.child.kill("SIGCONT");
+    }
     const started = Date.now();
     expect(await waitFor(allowed, 5_000)).toBe(true);
     expect(Date.now() - started).toBeLessThan(5_000);

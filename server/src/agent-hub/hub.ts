@@ -3,7 +3,7 @@
  * AGENT_CONNECT_PATH, authenticates each with a challenge signed by the agent's Ed25519 key, sends
  * the full desired state on every (re)connect, pushes ordered sequence-numbered `apply` messages,
  * and feeds acknowledgements back to the grant engine. One live connection per agent: a new one
- * replaces the old. Pings every 15 s; a silent agent is dropped after 45 s.
+ * replaces the old. Pings every 15 s; an agent that misses a pong is dropped at the next ping (within 30 s).
  */
 import { createPublicKey, verify as verifySignature, randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
