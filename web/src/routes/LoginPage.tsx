@@ -7,6 +7,7 @@ import { useId, useState } from "react";
 import type { FormEvent } from "react";
 import { useNavigate } from "@tanstack/react-router";
 import { Trans, useLingui } from "@lingui/react/macro";
+import { Checkbox, Disclosure, DisclosureButton, DisclosurePanel, Field, Label } from "@headlessui/react";
 import { ApiError } from "../api/client.ts";
 import { errorText, translateServerMessage } from "../api/error-messages.ts";
 import { forgetSession, homePathFor, loadSession } from "../api/session.ts";
@@ -21,7 +22,7 @@ export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
   const { t, i18n } = useLingui();
   useDocumentHead(t`Log in`);
   const navigate = useNavigate();
-  const ids = { user: useId(), password: useId(), kiosk: useId() };
+  const ids = { user: useId(), password: useId() };
   const [userName, setUserName] = useState("");
   const [password, setPassword] = useState("");
   const [kioskMode, setKioskMode] = useState(false);
@@ -83,7 +84,16 @@ export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
           <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
             <Trans>Your current IP address is granted access for as long as your session lasts.</Trans>
           </p>
-          <form className="mt-6 space-y-4" onSubmit={(event) => void submit(event)} autoComplete="off" noValidate>
+          {/* The local form is expandable (user-portal §2); open while no SSO button stands above it. */}
+          <Disclosure defaultOpen>
+            <DisclosureButton className="group mt-6 flex w-full items-center justify-between rounded-md px-1 py-1 text-left text-sm font-medium text-slate-700 hover:text-accent-700 dark:text-slate-200">
+              <Trans>Sign in with username and password</Trans>
+              <span aria-hidden="true" className="text-slate-400 transition-transform group-data-open:rotate-180">
+                ▾
+              </span>
+            </DisclosureButton>
+            <DisclosurePanel>
+          <form className="mt-4 space-y-4" onSubmit={(event) => void submit(event)} autoComplete="off" noValidate>
             <div>
               <label htmlFor={ids.user} className="mb-1 block text-sm font-medium text-slate-700 dark:text-slate-200">
                 <Trans>Username</Trans>
@@ -121,19 +131,21 @@ export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
                 className={inputClass}
               />
             </div>
-            <div className="flex items-center gap-2">
-              <input
-                id={ids.kiosk}
+            <Field className="flex items-center gap-2">
+              <Checkbox
                 name="kioskMode"
-                type="checkbox"
                 checked={kioskMode}
-                onChange={(event) => setKioskMode(event.target.checked)}
-                className="size-4 rounded border-slate-300 accent-accent-700"
-              />
-              <label htmlFor={ids.kiosk} className="text-sm text-slate-700 dark:text-slate-300">
+                onChange={setKioskMode}
+                className="group flex size-4 items-center justify-center rounded border border-slate-300 bg-white data-checked:border-accent-700 data-checked:bg-accent-700 dark:border-slate-600 dark:bg-slate-900"
+              >
+                <svg viewBox="0 0 14 14" fill="none" aria-hidden="true" className="size-3 stroke-white opacity-0 group-data-checked:opacity-100">
+                  <path d="M3 8l3 3 5-7" strokeWidth={2} strokeLinecap="round" strokeLinejoin="round" />
+                </svg>
+              </Checkbox>
+              <Label className="text-sm text-slate-700 dark:text-slate-300">
                 <Trans>This is a public computer</Trans>
-              </label>
-            </div>
+              </Label>
+            </Field>
             <ErrorMessage message={error} />
             <button
               type="submit"
@@ -145,6 +157,8 @@ export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
               <Trans>Log in</Trans>
             </button>
           </form>
+            </DisclosurePanel>
+          </Disclosure>
         </div>
         <p className="mt-6 text-center text-sm text-slate-600 dark:text-slate-400">
           <a href="/admin" className="font-medium text-accent-700 hover:underline dark:text-accent-300">
