@@ -7,6 +7,7 @@ export default tseslint.config(
   { ignores: ["**/node_modules/**", ".node/**", "data/**", "web/public/build/**", "web/dist/**", "test-results/**", "server/drizzle/**", "web/src/locales/**/*.js", "**/bin/*.js"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  { files: ["**/*.js"], languageOptions: { globals: { ...globals.node } } },
   {
     files: ["**/*.ts", "**/*.tsx"],
     languageOptions: {

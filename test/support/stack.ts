@@ -54,13 +54,7 @@ export function httpJson(
         res.on("data", (c: Buffer) => chunks.push(c));
         res.on("end", () => {
           const text = Buffer.concat(chunks).toString("utf8");
-          let parsed: unknown = text;
-          try {
-            parsed = text ? JSON.parse(text) : null;
-          } catch {
-            parsed = text;
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed, setCookie: res.headers["set-cookie"] ?? [] });
+          resolve({ status: res.statusCode ?? 0, body: parseJsonOrText(text), setCookie: res.headers["set-cookie"] ?? [] });
         });
       },
     );
@@ -69,6 +63,15 @@ export function httpJson(
     if (payload !== undefined) req.write(payload);
     req.end();
   });
+}
+
+function parseJsonOrText(text: string): unknown {
+  if (!text) return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
 
 /** A cookie-carrying client of the API. */
