@@ -27,7 +27,7 @@ export function registerUser(program: Command): void {
       const database = openMigrated(g);
       try {
         const engine = new GrantEngine(database.db, systemClock, createLogger("silent"));
-        const id = await new UserService(database.db, systemClock, engine).create(input, { adminName: "cli", ip: "" });
+        const id = await new UserService({ db: database.db, clock: systemClock, engine }).create(input, { adminName: "cli", ip: "" });
         say(`user ${opts.username} created`);
         output(g, { ID: id, UserName: opts.username, Name: opts.name }, id);
       } finally {

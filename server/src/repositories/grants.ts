@@ -121,21 +121,20 @@ export function dueGrants(q: Q, now: number): GrantRow[] {
 
 /** Holding grants of the given sessions. */
 export function holdingGrantsOfSessions(q: Q, sessionIds: readonly string[]): GrantRow[] {
-  if (sessionIds.length === 0) return [];
-  return q
-    .select()
-    .from(grants)
-    .where(and(inArray(grants.sessionId, [...sessionIds]), inArray(grants.status, [...HOLDING_STATUSES])))
-    .all();
+  return holdingGrantsWhere(q, grants.sessionId, sessionIds);
 }
 
 /** Holding grants of the given ACLs. */
 export function holdingGrantsOfAcls(q: Q, aclIds: readonly string[]): GrantRow[] {
-  if (aclIds.length === 0) return [];
+  return holdingGrantsWhere(q, grants.aclId, aclIds);
+}
+
+function holdingGrantsWhere(q: Q, column: typeof grants.sessionId | typeof grants.aclId, ids: readonly string[]): GrantRow[] {
+  if (ids.length === 0) return [];
   return q
     .select()
     .from(grants)
-    .where(and(inArray(grants.aclId, [...aclIds]), inArray(grants.status, [...HOLDING_STATUSES])))
+    .where(and(inArray(column, [...ids]), inArray(grants.status, [...HOLDING_STATUSES])))
     .all();
 }
 

@@ -7,15 +7,14 @@
 import { eq } from "drizzle-orm";
 import { ErrKey, NONE_ID } from "@postern/shared";
 import type { Acl, AclWrite } from "@postern/shared";
-import type { Db, Tx } from "../db/index.ts";
+import type { Tx } from "../db/index.ts";
 import { acls, backends } from "../db/schema.ts";
-import type { Clock } from "../clock.ts";
 import { iso } from "../clock.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { AuditAction, writeAudit } from "./audit.ts";
 import type { Actor } from "./agents.ts";
 import { newId } from "./auth/tokens.ts";
-import type { GrantEngine } from "./grants/engine.ts";
+import { Service } from "./service.ts";
 
 type AclRow = typeof acls.$inferSelect;
 
@@ -36,17 +35,7 @@ export function validateAclConfig(type: string, config: AclWrite["Config"]): voi
 }
 
 /** ACLs: CRUD with the §5 rules. */
-export class AclService {
-  private readonly db: Db;
-  private readonly clock: Clock;
-  private readonly engine: GrantEngine;
-  private readonly resync: (agentId: string) => void;
-  constructor(db: Db, clock: Clock, engine: GrantEngine, resync: (agentId: string) => void) {
-    this.db = db;
-    this.clock = clock;
-    this.engine = engine;
-    this.resync = resync;
-  }
+export class AclService extends Service {
 
   private toWire(row: AclRow): Acl {
     const backend = this.db.select().from(backends).where(eq(backends.id, row.backendId)).get();

@@ -7,15 +7,14 @@
 import { eq } from "drizzle-orm";
 import { ErrKey, ServerMessage, backendTypeOf } from "@postern/shared";
 import type { Backend, BackendWrite, AgentCapabilities } from "@postern/shared";
-import type { Db, Tx } from "../db/index.ts";
+import type { Tx } from "../db/index.ts";
 import { acls, agents, backends } from "../db/schema.ts";
-import type { Clock } from "../clock.ts";
 import { iso } from "../clock.ts";
 import { AppError, badRequest, conflict, notFound } from "../errors.ts";
 import { AuditAction, writeAudit } from "./audit.ts";
 import type { Actor } from "./agents.ts";
 import { newId } from "./auth/tokens.ts";
-import type { GrantEngine } from "./grants/engine.ts";
+import { Service } from "./service.ts";
 
 type BackendRow = typeof backends.$inferSelect;
 
@@ -30,17 +29,7 @@ function toWire(row: BackendRow): Backend {
 }
 
 /** Backends: CRUD with the §5 rules. `resync` asks the hub to resend an agent's desired state. */
-export class BackendService {
-  private readonly db: Db;
-  private readonly clock: Clock;
-  private readonly engine: GrantEngine;
-  private readonly resync: (agentId: string) => void;
-  constructor(db: Db, clock: Clock, engine: GrantEngine, resync: (agentId: string) => void) {
-    this.db = db;
-    this.clock = clock;
-    this.engine = engine;
-    this.resync = resync;
-  }
+export class BackendService extends Service {
 
   /** Lists backends by name. */
   list(): Backend[] {

@@ -34,24 +34,24 @@ export interface Services {
 }
 
 /** Builds the services over an open, migrated database. */
-export function createServices(deps: { db: Db; clock: Clock; log: Logger; jsBundleHash: string }): Services {
-  const { db, clock, log } = deps;
+export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBundleHash: string }): Services {
+  const { db, clock, log } = opts;
   const engine = new GrantEngine(db, clock, log);
   const hub = new AgentHub({ db, clock, log, engine });
-  const resync = (agentId: string) => hub.resync(agentId);
+  const deps = { db, clock, engine, resync: (agentId: string) => hub.resync(agentId) };
   return {
     db,
     clock,
     log,
     engine,
     hub,
-    userSessions: new UserSessionService(db, clock, engine),
+    userSessions: new UserSessionService(deps),
     adminSessions: new AdminSessionService(db, clock),
     agents: new AgentService(db, clock, (id) => hub.isConnected(id)),
-    backends: new BackendService(db, clock, engine, resync),
-    acls: new AclService(db, clock, engine, resync),
-    users: new UserService(db, clock, engine),
-    status: new StatusService(db, clock, engine),
-    jsBundleHash: deps.jsBundleHash,
+    backends: new BackendService(deps),
+    acls: new AclService(deps),
+    users: new UserService(deps),
+    status: new StatusService(deps),
+    jsBundleHash: opts.jsBundleHash,
   };
 }

@@ -6,29 +6,19 @@
 import { eq, inArray } from "drizzle-orm";
 import { NONE_ID, GrantTypeSchema, IpExclusionsSchema, normaliseIp } from "@postern/shared";
 import type { SessionStatus, StatusAcl, PortIp } from "@postern/shared";
-import type { Db } from "../db/index.ts";
 import { acls, userSessions } from "../db/schema.ts";
-import type { Clock } from "../clock.ts";
 import { iso } from "../clock.ts";
 import * as grantsRepo from "../repositories/grants.ts";
 import * as usersRepo from "../repositories/users.ts";
 import { AuditAction, writeAudit } from "./audit.ts";
 import type { UserSessionContext } from "./auth/user-sessions.ts";
 import { newId } from "./auth/tokens.ts";
-import type { GrantEngine } from "./grants/engine.ts";
 import { addressAllowed } from "./grants/addresses.ts";
 import { getSetting } from "./settings.ts";
+import { Service } from "./service.ts";
 
 /** Builds GET /status and follows the user's address. */
-export class StatusService {
-  private readonly db: Db;
-  private readonly clock: Clock;
-  private readonly engine: GrantEngine;
-  constructor(db: Db, clock: Clock, engine: GrantEngine) {
-    this.db = db;
-    this.clock = clock;
-    this.engine = engine;
-  }
+export class StatusService extends Service {
 
   /**
    * Records the address a request came from. When it differs from the session's, the session moves

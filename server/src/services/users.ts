@@ -6,9 +6,8 @@
 import { eq } from "drizzle-orm";
 import { ErrKey, ServerMessage } from "@postern/shared";
 import type { User, UserWrite } from "@postern/shared";
-import type { Db, Tx } from "../db/index.ts";
+import type { Tx } from "../db/index.ts";
 import { acls, users } from "../db/schema.ts";
-import type { Clock } from "../clock.ts";
 import { iso } from "../clock.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import * as repo from "../repositories/users.ts";
@@ -17,18 +16,11 @@ import { AuditAction, writeAudit } from "./audit.ts";
 import type { Actor } from "./agents.ts";
 import { hashPassword } from "./auth/passwords.ts";
 import { newId } from "./auth/tokens.ts";
-import type { GrantEngine, Ops } from "./grants/engine.ts";
+import type { Ops } from "./grants/engine.ts";
+import { Service } from "./service.ts";
 
 /** Users: CRUD with assignments. */
-export class UserService {
-  private readonly db: Db;
-  private readonly clock: Clock;
-  private readonly engine: GrantEngine;
-  constructor(db: Db, clock: Clock, engine: GrantEngine) {
-    this.db = db;
-    this.clock = clock;
-    this.engine = engine;
-  }
+export class UserService extends Service {
 
   private toWire(row: repo.UserRow): User {
     return {

@@ -7,17 +7,15 @@
  */
 import { eq } from "drizzle-orm";
 import { ErrKey, ServerMessage } from "@postern/shared";
-import type { Db } from "../../db/index.ts";
 import { acls, users, userSessions } from "../../db/schema.ts";
-import type { Clock } from "../../clock.ts";
 import { AppError, invalidSession } from "../../errors.ts";
 import * as usersRepo from "../../repositories/users.ts";
 import { ensureGrantRows } from "../../repositories/grants.ts";
 import { AuditAction, writeAudit } from "../audit.ts";
-import type { GrantEngine } from "../grants/engine.ts";
 import { getSetting } from "../settings.ts";
 import { verifyPassword } from "./passwords.ts";
 import { newId, randomToken, sha256 } from "./tokens.ts";
+import { Service } from "../service.ts";
 
 /** A resolved, usable user session. Times in epoch ms. */
 export interface UserSessionContext {
@@ -32,15 +30,7 @@ export interface UserSessionContext {
 }
 
 /** User sessions: sign-in, resolve, logout. */
-export class UserSessionService {
-  private readonly db: Db;
-  private readonly clock: Clock;
-  private readonly engine: GrantEngine;
-  constructor(db: Db, clock: Clock, engine: GrantEngine) {
-    this.db = db;
-    this.clock = clock;
-    this.engine = engine;
-  }
+export class UserSessionService extends Service {
 
   /**
    * Signs in with a local password. Returns the cookie token (shown once) and the session.
