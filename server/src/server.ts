@@ -103,7 +103,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     services,
     close: async () => {
       clearInterval(sweep);
-      services.hub.close();
+      await services.hub.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

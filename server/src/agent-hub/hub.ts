@@ -46,6 +46,7 @@ const PING_INTERVAL_MS = 15_000;
 export class AgentHub implements AgentChannel {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 * 1024 });
   private readonly connections = new Map<string, Connection>();
+  private closing = false;
   private readonly pingTimer: NodeJS.Timeout;
   private readonly db: Db;
   private readonly clock: Clock;
@@ -91,10 +92,29 @@ export class AgentHub implements AgentChannel {
     this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, req));
   }
 
-  /** Closes every connection and stops timers. */
-  close(): void {
+  /**
+   * Closes every connection and stops timers; resolves once every socket has closed (sockets that
+   * have not closed after 1 s are terminated). After this the hub touches the database no more.
+   */
+  async close(): Promise<void> {
+    this.closing = true;
     clearInterval(this.pingTimer);
-    for (const c of this.connections.values()) c.ws.close(AgentCloseCode.shutdown, "server shutting down");
+    const sockets = [...this.wss.clients];
+    await Promise.all(
+      sockets.map(
+        (ws) =>
+          new Promise<void>((resolve) => {
+            if (ws.readyState === ws.CLOSED) return resolve();
+            const timer = setTimeout(() => ws.terminate(), 1_000);
+            ws.once("close", () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            ws.close(AgentCloseCode.shutdown, "server shutting down");
+          }),
+      ),
+    );
+    this.connections.clear();
     this.wss.close();
   }
 
@@ -111,7 +131,7 @@ export class AgentHub implements AgentChannel {
     });
     ws.on("close", () => {
       clearTimeout(helloTimer);
-      if (conn && this.connections.get(conn.agentId) === conn) {
+      if (!this.closing && conn && this.connections.get(conn.agentId) === conn) {
         this.connections.delete(conn.agentId);
         this.log.info({ agent: conn.agentName }, "agent disconnected");
         this.engine.agentDisconnected(conn.agentId);

@@ -34,7 +34,9 @@ beforeEach(async () => {
   expect(r.status).toBe(204);
   adminCookie = cookieOf(r.setCookie);
 });
-afterEach(() => h.close());
+afterEach(async () => {
+  await h.close();
+});
 
 describe("user API", () => {
   it("signs in, shows the status with its ACL entries, grants and revokes", async () => {

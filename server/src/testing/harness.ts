@@ -38,7 +38,7 @@ export interface Harness {
   app: ReturnType<typeof createApp>;
   clock: TestClock;
   channel: RecordingChannel;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** Builds a fresh harness over an empty in-memory database. */
@@ -54,8 +54,8 @@ export function createHarness(): Harness {
     app: createApp(services, "/nonexistent"),
     clock,
     channel,
-    close: () => {
-      services.hub.close();
+    close: async () => {
+      await services.hub.close();
       database.close();
     },
   };

@@ -30,7 +30,9 @@ beforeEach(async () => {
   seed = await seedLoop(h, { clickToGrant: true, maximumGrantDurationSeconds: 300 });
   h.channel.online.add(seed.agentId);
 });
-afterEach(() => h.close());
+afterEach(async () => {
+  await h.close();
+});
 
 describe("grant engine", () => {
   it("creates a ready entry at login and grants on click: Pending until the agent acks, then Granted", async () => {
@@ -113,7 +115,7 @@ describe("grant engine", () => {
   });
 
   it("grants automatically at login when the ACL is not click-to-grant", async () => {
-    h.close();
+    await h.close();
     h = createHarness();
     seed = await seedLoop(h, { clickToGrant: false });
     h.channel.online.add(seed.agentId);
