@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clientAddress, parseTrustedProxies } from "./client-address.ts";
+import { clientAddress, overTls, parseTrustedProxies } from "./client-address.ts";
 
 const trusted = parseTrustedProxies(["127.0.0.1", "10.0.0.0/8"]);
 
@@ -16,5 +16,14 @@ describe("clientAddress", () => {
   });
   it("refuses an invalid proxy entry", () => {
     expect(() => parseTrustedProxies(["not-an-ip"])).toThrow(/invalid trusted proxy/);
+  });
+});
+
+describe("overTls", () => {
+  it("believes X-Forwarded-Proto only from a trusted proxy", () => {
+    expect(overTls("http://p/x", "127.0.0.1", "https", trusted)).toBe(true);
+    expect(overTls("http://p/x", "198.51.100.1", "https", trusted)).toBe(false);
+    expect(overTls("https://p/x", "198.51.100.1", undefined, trusted)).toBe(true);
+    expect(overTls("http://p/x", "127.0.0.1", "http", trusted)).toBe(false);
   });
 });

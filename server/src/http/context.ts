@@ -7,7 +7,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Cidr } from "@postern/shared";
-import { clientAddress } from "./client-address.ts";
+import { clientAddress, overTls } from "./client-address.ts";
 import type { Services } from "../services/index.ts";
 import type { UserSessionContext } from "../services/auth/user-sessions.ts";
 import type { AdminSessionContext } from "../services/auth/admin-sessions.ts";
@@ -18,6 +18,8 @@ export interface AppEnv {
   Variables: {
     services: Services;
     clientIp: string;
+    /** The request came over TLS (directly, or per a trusted proxy's X-Forwarded-Proto). */
+    tls: boolean;
     userSession: UserSessionContext;
     adminSession: AdminSessionContext;
   };
@@ -43,7 +45,9 @@ function socketAddress(c: Context<AppEnv>): string {
 export function baseMiddleware(services: Services, trustedProxies: readonly Cidr[]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     c.set("services", services);
-    c.set("clientIp", clientAddress(socketAddress(c), c.req.header("x-forwarded-for"), trustedProxies));
+    const peer = socketAddress(c);
+    c.set("clientIp", clientAddress(peer, c.req.header("x-forwarded-for"), trustedProxies));
+    c.set("tls", overTls(c.req.url, peer, c.req.header("x-forwarded-proto"), trustedProxies));
     await next();
   };
 }
@@ -87,7 +91,7 @@ export function setSessionCookie(c: Context<AppEnv>, name: string, token: string
   setCookie(c, name, token, {
     httpOnly: true,
     sameSite: "Lax",
-    secure: new URL(c.req.url).protocol === "https:",
+    secure: c.var.tls,
     path: "/",
     expires: new Date(endsAt),
   });
