@@ -1,0 +1,244 @@
+/**
+ * Membership probes of the grant latency benchmark (`bench/grant-latency.ts`), run in a worker thread
+ * so that polling does not load the event loop that the in-process server and agent share.
+ *
+ * The worker (`workerData: ProbeSpec`) answers `poll` messages: it asks its target back to back,
+ * sleeping `intervalMs` between probe starts (Atomics.wait, so sub-millisecond and without spinning),
+ * until the target does or does not hold the address, and replies with the time the deciding answer
+ * arrived (`performance.timeOrigin + performance.now()`, comparable across threads), when the last
+ * probe with the opposite answer was sent (the change happened between the two), and every probe's
+ * round trip. Probes:
+ * - `haproxy`: `get acl #ID <ip>` on one runtime API session in prompt mode over the unix socket
+ *   (reopened once when HAProxy closed it, e.g. after `stats timeout`);
+ * - `ipset-interactive`: `test SET <ip>` written to ONE long-lived `ip netns exec NS ipset -` process
+ *   (one answer line per test on stderr), so no process is spawned per probe;
+ * - `ipset-spawn`: one `ip netns exec NS ipset test SET <ip>` process per probe (exit code 0: present),
+ *   a few milliseconds each, which limits the resolution to that.
+ * The interactive ipset process is stopped by its PID on `close` (its PID is also reported to the main
+ * thread, which kills it again at clean-up in case the worker was terminated first).
+ */
+import { spawn } from "node:child_process";
+import type { ChildProcessByStdio } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
+import { performance } from "node:perf_hooks";
+import { createInterface } from "node:readline";
+import { isMainThread, parentPort, workerData } from "node:worker_threads";
+import { RuntimeSession } from "../agent/src/backends/haproxy.ts";
+import { ExecaRunner } from "../agent/src/process/execa-runner.ts";
+
+/** What a probe worker polls. */
+export type ProbeSpec =
+  | { readonly kind: "haproxy"; readonly socketPath: string; readonly aclId: number; readonly intervalMs: number }
+  | { readonly kind: "ipset-interactive" | "ipset-spawn"; readonly ns: string; readonly set: string; readonly intervalMs: number };
+
+/** Main thread → worker. */
+export type ProbeRequest = { readonly type: "poll"; readonly id: number; readonly ip: string; readonly want: boolean; readonly timeoutMs: number } | { readonly type: "close" };
+
+/** Worker → main thread. `at` is `performance.timeOrigin + performance.now()` in milliseconds. */
+export type ProbeReply =
+  | { readonly type: "ready"; readonly how: string; readonly pid: number | null }
+  | { readonly type: "result"; readonly id: number; readonly at: number; readonly lastMissStart: number | null; readonly rtts: number[] }
+  | { readonly type: "error"; readonly id: number; readonly message: string }
+  | { readonly type: "failed"; readonly message: string };
+
+/** A time comparable across threads: `performance.timeOrigin + performance.now()` (milliseconds). */
+export function preciseNow(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/** One membership probe of a target. */
+interface Probe {
+  readonly how: string;
+  readonly pid: number | null;
+  /** Does the target hold `ip` right now? One round trip. */
+  has(ip: string): Promise<boolean>;
+  /** Frees the connection or process. Never throws. */
+  close(): Promise<void>;
+}
+
+class HaproxyProbe implements Probe {
+  readonly how: string;
+  readonly pid = null;
+  readonly #socketPath: string;
+  readonly #aclId: number;
+  #session: RuntimeSession | null = null;
+
+  constructor(socketPath: string, aclId: number) {
+    this.#socketPath = socketPath;
+    this.#aclId = aclId;
+    this.how = `"get acl #${aclId} <ip>" on one persistent runtime API session (unix socket)`;
+  }
+
+  async has(ip: string): Promise<boolean> {
+    let retried = false;
+    for (;;) {
+      try {
+        this.#session ??= await RuntimeSession.open({ path: this.#socketPath }, { connectTimeoutMs: 2_000, readTimeoutMs: 2_000 });
+        const [answer = ""] = await this.#session.send([`get acl #${this.#aclId} ${ip}`]);
+        if (/match=yes/.test(answer)) return true;
+        if (/match=no/.test(answer)) return false;
+        throw new Error(`unexpected answer to get acl: ${answer.slice(0, 200)}`);
+      } catch (e) {
+        this.#session?.close();
+        this.#session = null;
+        if (retried) throw e;
+        retried = true; // HAProxy may have closed an idle session: one retry on a fresh one
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#session?.close();
+    this.#session = null;
+  }
+}
+
+class IpsetInteractiveProbe implements Probe {
+  readonly how: string;
+  readonly pid: number | null;
+  readonly #set: string;
+  readonly #child: ChildProcessByStdio<Writable, Readable, Readable>;
+  #waiter: ((line: string | null) => void) | null = null;
+  #exited = false;
+
+  constructor(ns: string, set: string) {
+    this.#set = set;
+    this.how = `"ipset test ${set} <ip>" through one interactive "ipset -" process in the namespace`;
+    // `ip netns exec` execs ipset in place, so this PID is ipset's own.
+    this.#child = spawn("ip", ["netns", "exec", ns, "ipset", "-"], { stdio: ["pipe", "pipe", "pipe"] });
+    this.pid = this.#child.pid ?? null;
+    this.#child.stdout.resume(); // the "ipset> " prompts
+    this.#child.on("error", () => this.#onExit());
+    this.#child.on("exit", () => this.#onExit());
+    createInterface({ input: this.#child.stderr }).on("line", (line) => {
+      const w = this.#waiter;
+      this.#waiter = null;
+      w?.(line); // a line nobody waits for (none expected) is dropped
+    });
+  }
+
+  #onExit(): void {
+    this.#exited = true;
+    const w = this.#waiter;
+    this.#waiter = null;
+    w?.(null);
+  }
+
+  async has(ip: string): Promise<boolean> {
+    if (this.#exited) throw new Error("the interactive ipset process exited");
+    if (this.#waiter) throw new Error("ipset probe used concurrently");
+    const answer = new Promise<string | null>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#waiter = null;
+        resolve(null);
+      }, 2_000);
+      this.#waiter = (line) => {
+        clearTimeout(timer);
+        resolve(line);
+      };
+    });
+    this.#child.stdin.write(`test ${this.#set} ${ip}\n`);
+    const line = await answer;
+    if (line === null) throw new Error("no answer from the interactive ipset process within 2 s");
+    if (/is NOT in set/.test(line)) return false;
+    if (/is in set/.test(line)) return true;
+    throw new Error(`unexpected answer from ipset test: ${line}`);
+  }
+
+  async close(): Promise<void> {
+    const pid = this.pid;
+    if (this.#exited || pid === null) return;
+    const exited = new Promise<void>((resolve) => this.#child.once("exit", () => resolve()));
+    this.#child.stdin.end();
+    try {
+      process.kill(pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 2_000))]);
+    if (!this.#exited) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
+class IpsetSpawnProbe implements Probe {
+  readonly how: string;
+  readonly pid = null;
+  readonly #runner = new ExecaRunner({ defaultTimeoutMs: 5_000 });
+  readonly #ns: string;
+  readonly #set: string;
+
+  constructor(ns: string, set: string) {
+    this.#ns = ns;
+    this.#set = set;
+    this.how = `one "ip netns exec … ipset test ${set} <ip>" process per probe`;
+  }
+
+  async has(ip: string): Promise<boolean> {
+    const r = await this.#runner.run("ip", ["netns", "exec", this.#ns, "ipset", "test", this.#set, ip], { timeoutMs: 5_000 });
+    if (r.exitCode === 0) return true;
+    if (/is NOT in set/.test(r.stderr)) return false;
+    throw new Error(`ipset test failed (${r.exitCode}): ${r.stderr.trim()}`);
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** Blocks this (worker) thread for `ms` milliseconds without spinning; sub-millisecond capable. */
+function pause(ms: number): void {
+  if (ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+async function runWorker(spec: ProbeSpec): Promise<void> {
+  const port = parentPort;
+  if (!port) return;
+  const send = (m: ProbeReply): void => port.postMessage(m);
+  let probe: Probe;
+  try {
+    probe = spec.kind === "haproxy" ? new HaproxyProbe(spec.socketPath, spec.aclId) : spec.kind === "ipset-spawn" ? new IpsetSpawnProbe(spec.ns, spec.set) : new IpsetInteractiveProbe(spec.ns, spec.set);
+    await probe.has("192.0.2.1"); // the target answers (TEST-NET address, never granted)
+  } catch (e) {
+    send({ type: "failed", message: e instanceof Error ? e.message : String(e) });
+    return;
+  }
+  send({ type: "ready", how: probe.how, pid: probe.pid });
+
+  // Requests are handled one at a time, in order.
+  let chain: Promise<void> = Promise.resolve();
+  port.on("message", (m: ProbeRequest) => {
+    chain = chain.then(async () => {
+      if (m.type === "close") {
+        await probe.close();
+        port.close();
+        return;
+      }
+      const rtts: number[] = [];
+      let lastMissStart: number | null = null;
+      const deadline = preciseNow() + m.timeoutMs;
+      try {
+        for (;;) {
+          const start = preciseNow();
+          const has = await probe.has(m.ip);
+          const end = preciseNow();
+          rtts.push(end - start);
+          if (has === m.want) {
+            send({ type: "result", id: m.id, at: end, lastMissStart, rtts });
+            return;
+          }
+          lastMissStart = start;
+          if (end > deadline) throw new Error(`${m.ip} still ${m.want ? "absent" : "present"} after ${m.timeoutMs} ms`);
+          pause(spec.intervalMs - (preciseNow() - start));
+        }
+      } catch (e) {
+        send({ type: "error", id: m.id, message: e instanceof Error ? e.message : String(e) });
+      }
+    });
+  });
+}
+
+if (!isMainThread) void runWorker(workerData as ProbeSpec);
