@@ -78,6 +78,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   }
   const webDir = opts.webDir ?? DEFAULT_WEB_DIR;
   const services = createServices({ db: database.db, clock, log, jsBundleHash: readJsBundleHash(webDir) });
+  services.engine.recoverAfterRestart();
   const app = createApp(services, webDir, parseTrustedProxies(opts.trustedProxies ?? []));
   const server = await new Promise<Server>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(s as Server)) as Server;

@@ -28,6 +28,8 @@ interface Pending {
   kind: "sync" | "apply" | "capabilities";
   /** For a sync: every entry sent, confirmed unless the ack reports it failed. */
   entries?: EntryResult[];
+  /** For a sync: when it was sent (epoch ms). */
+  sentAt?: number;
 }
 
 interface Connection {
@@ -127,14 +129,14 @@ export class AgentHub implements AgentChannel {
     ws.on("pong", () => {
       if (!conn) return;
       conn.alive = true;
-      this.db.update(agents).set({ lastSeen: this.clock.now() }).where(eq(agents.id, conn.agentId)).run();
+      this.guard("pong", () => this.db.update(agents).set({ lastSeen: this.clock.now() }).where(eq(agents.id, conn!.agentId)).run());
     });
     ws.on("close", () => {
       clearTimeout(helloTimer);
       if (!this.closing && conn && this.connections.get(conn.agentId) === conn) {
         this.connections.delete(conn.agentId);
         this.log.info({ agent: conn.agentName }, "agent disconnected");
-        this.engine.agentDisconnected(conn.agentId);
+        this.guard("close", () => this.engine.agentDisconnected(conn!.agentId));
       }
     });
     ws.on("message", (data) => {
@@ -159,6 +161,15 @@ export class AgentHub implements AgentChannel {
       }
     });
     this.send(ws, { type: "challenge", nonce, protocol: AGENT_PROTOCOL_VERSION });
+  }
+
+  /** Runs a socket event's work; a failure (e.g. the database busy) is logged, never thrown into the event loop. */
+  private guard(event: string, work: () => unknown): void {
+    try {
+      work();
+    } catch (err) {
+      this.log.error({ err, event }, "agent event failed");
+    }
   }
 
   private authenticate(
@@ -201,7 +212,7 @@ export class AgentHub implements AgentChannel {
   private sendSync(conn: Connection): void {
     const targets: TargetState[] = this.engine.desiredState(conn.agentId);
     const entries: EntryResult[] = targets.flatMap((t) => t.entries.map((e) => ({ key: t.target.key, ip: e.ip, op: "add" as const, ok: true })));
-    this.sendSeq(conn, { kind: "sync", entries }, (seq) => ({ type: "sync", seq, targets }));
+    this.sendSeq(conn, { kind: "sync", entries, sentAt: this.clock.now() }, (seq) => ({ type: "sync", seq, targets }));
   }
 
   private onAck(conn: Connection, seq: number, results: EntryResult[]): void {
@@ -209,10 +220,8 @@ export class AgentHub implements AgentChannel {
     if (!pending) return;
     conn.pending.delete(seq);
     this.db.update(agents).set({ lastSeen: this.clock.now() }).where(eq(agents.id, conn.agentId)).run();
-    if (pending.kind === "sync" && pending.entries) {
-      const failed = new Set(results.filter((r) => !r.ok && r.op === "add").map((r) => `${r.key}|${r.ip}`));
-      const confirmed = pending.entries.filter((e) => !failed.has(`${e.key}|${e.ip}`));
-      this.engine.handleResults(conn.agentName, [...confirmed, ...results.filter((r) => !r.ok || r.op === "del")]);
+    if (pending.kind === "sync" && pending.entries && pending.sentAt !== undefined) {
+      this.engine.handleSyncAck(conn.agentId, conn.agentName, pending.entries, pending.sentAt, results);
     } else {
       this.engine.handleResults(conn.agentName, results);
     }

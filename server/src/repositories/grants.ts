@@ -30,9 +30,10 @@ export function listSessionGrants(q: Q, sessionId: string): GrantRow[] {
   return q.select().from(grants).where(eq(grants.sessionId, sessionId)).all();
 }
 
-/** Creates status entries (status 4 Created) for ACLs of a session that have none yet. */
-export function ensureGrantRows(q: Q, sessionId: string, aclIds: readonly string[], now: number, newId: () => string): void {
-  if (aclIds.length === 0) return;
+/** Creates status entries (status 4 Created) for ACLs of a session that have none yet; returns those ACL ids. */
+export function ensureGrantRows(q: Q, sessionId: string, aclIds: readonly string[], now: number, newId: () => string): string[] {
+  const created: string[] = [];
+  if (aclIds.length === 0) return created;
   const existing = new Set(
     q.select({ aclId: grants.aclId }).from(grants).where(eq(grants.sessionId, sessionId)).all().map((r) => r.aclId),
   );
@@ -41,7 +42,9 @@ export function ensureGrantRows(q: Q, sessionId: string, aclIds: readonly string
     const id = newId();
     q.insert(grants).values({ id, sessionId, aclId, status: 4, error: "", updatedAt: now }).run();
     q.insert(grantStatusHistory).values({ grantId: id, status: 4, error: "", at: now }).run();
+    created.push(aclId);
   }
+  return created;
 }
 
 /** Sets a grant's status (and optional error/expiry fields) and records the transition. */
@@ -184,15 +187,26 @@ export function agentEntries(q: Q, agentId: string, now: number): { aclId: strin
     .all();
 }
 
-/** Grants of an agent's ACLs in one of `from` statuses, moved to `to`. Returns how many. */
-export function moveAgentGrants(q: Q, agentId: string, from: readonly number[], to: number, now: number): number {
+/**
+ * Grants of an agent's ACLs in one of `from` statuses, moved to `to` (only those last changed at or
+ * before `changedBy`, epoch ms, when given). Leaving a holding status clears the expiry. Returns how many.
+ */
+export function moveAgentGrants(q: Q, agentId: string, from: readonly number[], to: number, now: number, changedBy?: number): number {
   const rows = q
     .select({ id: grants.id })
     .from(grants)
     .innerJoin(acls, eq(acls.id, grants.aclId))
     .innerJoin(backends, eq(backends.id, acls.backendId))
-    .where(and(eq(backends.agentId, agentId), inArray(grants.status, [...from])))
+    .where(and(eq(backends.agentId, agentId), inArray(grants.status, [...from]), changedBy !== undefined ? lte(grants.updatedAt, changedBy) : undefined))
     .all();
+  const clear = !(HOLDING_STATUSES as readonly number[]).includes(to);
+  for (const r of rows) setGrantStatus(q, r.id, to, now, clear ? { expiresAt: null } : {});
+  return rows.length;
+}
+
+/** Every grant in one of `from` statuses moved to `to` (server start). Returns how many. */
+export function moveAllGrants(q: Q, from: readonly number[], to: number, now: number): number {
+  const rows = q.select({ id: grants.id }).from(grants).where(inArray(grants.status, [...from])).all();
   for (const r of rows) setGrantStatus(q, r.id, to, now);
   return rows.length;
 }

@@ -83,6 +83,18 @@ describe("user API", () => {
     expect(form.status).toBe(403);
   });
 
+  it("ignores addresses the client merely claims: only the observed address is granted", async () => {
+    const cookie = cookieOf((await req("POST", "/api/login", { UserName: "alice", Password: "alice-password" })).setCookie);
+    await req("POST", "/api/grant", { ACLID: seed.aclId, IPs: [{ Port: 443, IP: "8.8.8.8" }, { Port: 222, IP: "1.1.1.1" }] }, cookie);
+    expect(h.channel.take().map((o) => o.ip)).toEqual(["203.0.113.5"]);
+    expect((await req("POST", "/api/log_ips", { IPs: [{ Port: 443, IP: "8.8.8.8" }, { Port: 443, IP: "203.0.113.5" }] }, cookie)).body).toEqual({ Confirmed: ["203.0.113.5"] });
+  });
+
+  it("answers 404 for unknown API paths, with or without a session", async () => {
+    expect((await req("GET", "/api/admin/nonexistent", undefined, adminCookie)).status).toBe(404);
+    expect((await req("GET", "/api/nonexistent")).status).toBe(404);
+  });
+
   it("serves system status and theme without a session", async () => {
     expect((await req("GET", "/api/system_status")).body).toMatchObject({ JsBundleHash: "test", IPApi: "http://postern.test/api/ip" });
     expect((await req("GET", "/api/theme")).body).toEqual({ Accent: "teal", HighAccessibility: false });

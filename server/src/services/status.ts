@@ -17,17 +17,26 @@ import { addressAllowed } from "./grants/addresses.ts";
 import { getSetting } from "./settings.ts";
 import { Service } from "./service.ts";
 
+/** How many observed extra addresses a session keeps. */
+export const MAX_OBSERVED = 8;
+
 /** Builds GET /status and follows the user's address. */
 export class StatusService extends Service {
 
   /**
-   * Records the address a request came from. When it differs from the session's, the session moves
-   * to it and each holding grant is revoked on the old address and granted on the new one with the
-   * same expiry (audit: user IP changed).
+   * Records the address a request came from. A different address of the session's family moves the
+   * session: each holding grant is revoked on the old address and granted on the new one with the
+   * same expiry (audit: user IP changed). An address of the other family (a dual-stack client) is
+   * only observed, so that alternating IPv4 and IPv6 connections do not make access flap.
    */
   followAddress(session: UserSessionContext, requestIp: string): void {
-    const ip = normaliseIp(requestIp)?.ip;
-    if (!ip || ip === session.ipAddress) return;
+    const n = normaliseIp(requestIp);
+    if (!n || n.ip === session.ipAddress) return;
+    const ip = n.ip;
+    if (n.family !== normaliseIp(session.ipAddress)?.family) {
+      this.observe(session, ip, 0);
+      return;
+    }
     const now = this.clock.now();
     const moved = this.db.transaction((tx) => {
       tx.update(userSessions).set({ ipAddress: ip }).where(eq(userSessions.id, session.sessionId)).run();
@@ -44,21 +53,50 @@ export class StatusService extends Service {
     }
   }
 
-  /** Stores the addresses IP discovery reported (POST /log_ips); used for CGNATOpen ACLs. */
-  logIps(session: UserSessionContext, ips: readonly PortIp[]): void {
-    const clean = ips.flatMap((p) => {
+  /**
+   * Records an address the server itself saw for this session other than its main one (IP
+   * discovery on the extra ports, the other family of a dual-stack client). CGNATOpen ACLs grant
+   * these too. At most MAX_OBSERVED are kept, the newest.
+   */
+  observe(session: UserSessionContext, ip: string, port: number): void {
+    const n = normaliseIp(ip);
+    if (!n || n.ip === session.ipAddress) return;
+    const row = this.db.select({ d: userSessions.discoveredIps }).from(userSessions).where(eq(userSessions.id, session.sessionId)).get();
+    const list = (row?.d ?? []).filter((d) => d.IP !== n.ip);
+    list.push({ Port: port, IP: n.ip });
+    this.db.update(userSessions).set({ discoveredIps: list.slice(-MAX_OBSERVED) }).where(eq(userSessions.id, session.sessionId)).run();
+  }
+
+  /**
+   * POST /log_ips: what the browser's IP discovery reported. Postern trusts only addresses it
+   * observed itself, so a reported address is kept only when the server saw it for this session.
+   * Returns the reported addresses that were confirmed.
+   */
+  logIps(session: UserSessionContext, ips: readonly PortIp[]): string[] {
+    const row = this.db.select({ d: userSessions.discoveredIps }).from(userSessions).where(eq(userSessions.id, session.sessionId)).get();
+    const seen = new Set([session.ipAddress, ...(row?.d ?? []).map((d) => d.IP)]);
+    return ips.flatMap((p) => {
       const n = normaliseIp(p.IP);
-      return n ? [{ Port: p.Port, IP: n.ip }] : [];
+      return n && seen.has(n.ip) ? [n.ip] : [];
     });
-    this.db.update(userSessions).set({ discoveredIps: clean }).where(eq(userSessions.id, session.sessionId)).run();
   }
 
   /** The session user with one entry per assigned ACL (user-portal §3). */
   status(session: UserSessionContext): SessionStatus {
     const now = this.clock.now();
     const aclIds = usersRepo.assignedAclIds(this.db, session.userId);
-    grantsRepo.ensureGrantRows(this.db, session.sessionId, aclIds, now, newId);
+    const added = grantsRepo.ensureGrantRows(this.db, session.sessionId, aclIds, now, newId);
     const rows = aclIds.length ? this.db.select().from(acls).where(inArray(acls.id, aclIds)).all() : [];
+    // ACLs assigned during the session that need no click are granted as at sign-in.
+    for (const acl of rows) {
+      if (added.includes(acl.id) && !acl.clickToGrant) {
+        try {
+          this.engine.grant(session.sessionId, acl.id, { userName: session.userName, ip: session.ipAddress, click: false });
+        } catch {
+          // shown as the entry's status
+        }
+      }
+    }
     const bySessionAcl = new Map(grantsRepo.listSessionGrants(this.db, session.sessionId).map((g) => [g.aclId, g]));
     const entries: StatusAcl[] = [];
     for (const acl of rows) {

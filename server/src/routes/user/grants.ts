@@ -4,30 +4,37 @@
  * address first (a changed address moves the grants).
  */
 import { Hono } from "hono";
+import { createMiddleware } from "hono/factory";
 import { GrantRequestSchema, LogIpsRequestSchema, IdSchema } from "@postern/shared";
 import { parseBody } from "../../http/body.ts";
 import { requireUser } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { notFound } from "../../errors.ts";
 
-/** The signed-in user's status and grants. */
-export const grantRoutes = new Hono<AppEnv>()
-  .use(requireUser)
-  .use(async (c, next) => {
+/** Requires a user session and follows the user's current address. */
+const signedIn = createMiddleware<AppEnv>(async (c, next) => {
+  await requireUser(c, async () => {
     c.var.services.status.followAddress(c.var.userSession, c.var.clientIp);
     await next();
-  })
+  });
+});
+
+/**
+ * The signed-in user's status and grants. The guard is attached per route, so an unknown /api path
+ * answers 404, not 401.
+ */
+export const grantRoutes = new Hono<AppEnv>()
   // GET /status
-  .get("/status", (c) => c.json(c.var.services.status.status(c.var.userSession), 200))
-  // POST /grant
-  .post("/grant", async (c) => {
+  .get("/status", signedIn, (c) => c.json(c.var.services.status.status(c.var.userSession), 200))
+  // POST /grant — the payload's IPs are not trusted; see GrantEngine.grant.
+  .post("/grant", signedIn, async (c) => {
     const body = await parseBody(c, GrantRequestSchema);
     const s = c.var.userSession;
-    c.var.services.engine.grant(s.sessionId, body.ACLID, body.IPs.map((p) => p.IP), { userName: s.userName, ip: c.var.clientIp, click: true });
+    c.var.services.engine.grant(s.sessionId, body.ACLID, { userName: s.userName, ip: c.var.clientIp, click: true });
     return c.json(c.var.services.status.status(s), 200);
   })
   // DELETE /sessions/current/granted-acls/{id}
-  .delete("/sessions/current/granted-acls/:id", (c) => {
+  .delete("/sessions/current/granted-acls/:id", signedIn, (c) => {
     const id = IdSchema.safeParse(c.req.param("id"));
     if (!id.success) throw notFound("grant");
     const s = c.var.userSession;
@@ -35,8 +42,8 @@ export const grantRoutes = new Hono<AppEnv>()
     return c.json(c.var.services.status.status(s), 200);
   })
   // POST /log_ips
-  .post("/log_ips", async (c) => {
+  .post("/log_ips", signedIn, async (c) => {
     const body = await parseBody(c, LogIpsRequestSchema);
-    c.var.services.status.logIps(c.var.userSession, body.IPs);
-    return c.body(null, 204);
+    const confirmed = c.var.services.status.logIps(c.var.userSession, body.IPs);
+    return c.json({ Confirmed: confirmed }, 200);
   });

@@ -5,6 +5,8 @@
  */
 import { Hono } from "hono";
 import type { SystemStatus, Theme } from "@postern/shared";
+import { getCookie } from "hono/cookie";
+import { USER_COOKIE } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { getSetting } from "../../services/settings.ts";
 
@@ -22,5 +24,15 @@ export const systemRoutes = new Hono<AppEnv>()
     const body: Theme = { Accent: getSetting(db, "Accent") as Theme["Accent"], HighAccessibility: getSetting(db, "HighAccessibility") };
     return c.json(body, 200);
   })
-  // GET /ip: the caller's address as this server sees it (IP discovery).
-  .get("/ip", (c) => c.json({ IP: c.var.clientIp }, 200));
+  // GET /ip: the caller's address as this server sees it (IP discovery). With a user session
+  // cookie the address is recorded as observed for that session (CGNATOpen ACLs grant it).
+  .get("/ip", (c) => {
+    const services = c.var.services;
+    try {
+      const session = services.userSessions.resolve(getCookie(c, USER_COOKIE));
+      services.status.observe(session, c.var.clientIp, Number(new URL(c.req.url).port || 0));
+    } catch {
+      // no session: discovery only
+    }
+    return c.json({ IP: c.var.clientIp }, 200);
+  });

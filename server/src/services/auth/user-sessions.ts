@@ -74,7 +74,7 @@ export class UserSessionService extends Service {
     const session: UserSessionContext = { sessionId, userId: user.id, userName: user.userName, name: user.name, authType: user.authType, endsAt, ipAddress: input.ip, validUntil: user.validUntil };
     for (const aclId of autoGrant) {
       try {
-        this.engine.grant(sessionId, aclId, [], { userName: user.userName, ip: input.ip, click: false });
+        this.engine.grant(sessionId, aclId, { userName: user.userName, ip: input.ip, click: false });
       } catch {
         // an ACL that cannot be granted shows its error in the status
       }
@@ -93,6 +93,7 @@ export class UserSessionService extends Service {
       .get();
     const now = this.clock.now();
     if (!row || row.s.endedAt !== null || row.s.endsAt <= now || !row.s.verified || row.u.disabled) throw invalidSession();
+    if (row.u.validUntil !== null && row.u.validUntil <= now) throw invalidSession();
     return {
       sessionId: row.s.id,
       userId: row.u.id,

@@ -38,7 +38,7 @@ describe("grant engine", () => {
   it("creates a ready entry at login and grants on click: Pending until the agent acks, then Granted", async () => {
     const s = await newSession("203.0.113.5");
     expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Created);
-    h.services.engine.grant(s.sessionId, seed.aclId, [], meta);
+    h.services.engine.grant(s.sessionId, seed.aclId, meta);
     const ops = h.channel.take();
     expect(ops).toHaveLength(1);
     expect(ops[0]).toMatchObject({ op: "add", ip: "203.0.113.5", target: { key: seed.aclId, acl: { haproxy: { ID: 1 } } } });
@@ -53,7 +53,7 @@ describe("grant engine", () => {
 
   it("reports GrantError with the target's message when the agent refuses", async () => {
     const s = await newSession("203.0.113.5");
-    h.services.engine.grant(s.sessionId, seed.aclId, [], meta);
+    h.services.engine.grant(s.sessionId, seed.aclId, meta);
     h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.5", op: "add", ok: false, error: "no such acl" }]);
     const e = entry(s.sessionId, seed.aclId);
     expect(e.Status).toBe(GrantStatus.GrantError);
@@ -63,7 +63,7 @@ describe("grant engine", () => {
   it("marks AgentOffline when the agent is not connected, and Pending again when it returns", async () => {
     h.channel.online.clear();
     const s = await newSession("203.0.113.5");
-    h.services.engine.grant(s.sessionId, seed.aclId, [], meta);
+    h.services.engine.grant(s.sessionId, seed.aclId, meta);
     expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.AgentOffline);
     expect(h.channel.take()).toHaveLength(0);
     // The desired state sent on reconnect carries the entry.
@@ -76,8 +76,8 @@ describe("grant engine", () => {
   it("reference-counts an address shared by two sessions: it leaves only with the last grant", async () => {
     const a = await newSession("198.51.100.7");
     const b = await newSession("198.51.100.7");
-    h.services.engine.grant(a.sessionId, seed.aclId, [], meta);
-    h.services.engine.grant(b.sessionId, seed.aclId, [], meta);
+    h.services.engine.grant(a.sessionId, seed.aclId, meta);
+    h.services.engine.grant(b.sessionId, seed.aclId, meta);
     h.channel.take();
     h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "198.51.100.7", op: "add", ok: true }]);
     h.services.engine.revokeEntry(a.sessionId, entry(a.sessionId, seed.aclId).ID, meta);
@@ -94,7 +94,7 @@ describe("grant engine", () => {
 
   it("expires a grant at MaximumGrantDuration by the clock, sending del", async () => {
     const s = await newSession("203.0.113.9");
-    h.services.engine.grant(s.sessionId, seed.aclId, [], meta);
+    h.services.engine.grant(s.sessionId, seed.aclId, meta);
     h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.9", op: "add", ok: true }]);
     h.channel.take();
     h.clock.advance(299_000);
@@ -107,7 +107,7 @@ describe("grant engine", () => {
 
   it("revokes on logout and ends the session", async () => {
     const s = await newSession("203.0.113.10");
-    h.services.engine.grant(s.sessionId, seed.aclId, [], meta);
+    h.services.engine.grant(s.sessionId, seed.aclId, meta);
     h.channel.take();
     h.services.userSessions.logout(s, "203.0.113.10");
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.10" })]);
@@ -126,7 +126,7 @@ describe("grant engine", () => {
 
   it("moves a grant to the user's new address keeping its expiry", async () => {
     const s = await newSession("203.0.113.20");
-    h.services.engine.grant(s.sessionId, seed.aclId, [], meta);
+    h.services.engine.grant(s.sessionId, seed.aclId, meta);
     h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.20", op: "add", ok: true }]);
     const before = entry(s.sessionId, seed.aclId).ExpiredAfter;
     h.channel.take();
@@ -139,10 +139,68 @@ describe("grant engine", () => {
 
   it("revokes grants when the ACL is removed from the user", async () => {
     const s = await newSession("203.0.113.30");
-    h.services.engine.grant(s.sessionId, seed.aclId, [], meta);
+    h.services.engine.grant(s.sessionId, seed.aclId, meta);
     h.channel.take();
     const u = h.services.users.get(seed.userId);
     await h.services.users.update(seed.userId, { ...u, AclIds: [], PlainPassword: undefined, ConfirmPassword: undefined, ValidUntil: null }, { adminName: "a", ip: "" });
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.30" })]);
+  });
+
+  it("refuses to grant an ACL no longer assigned to the user", async () => {
+    const s = await newSession("203.0.113.40");
+    const u = h.services.users.get(seed.userId);
+    await h.services.users.update(seed.userId, { ...u, AclIds: [], PlainPassword: undefined, ConfirmPassword: undefined, ValidUntil: null }, { adminName: "a", ip: "" });
+    expect(() => h.services.engine.grant(s.sessionId, seed.aclId, meta)).toThrow(/Unauthorised/);
+    expect(h.channel.take()).toHaveLength(0);
+  });
+
+  it("makes every grant holding a refused entry GrantError and takes the entry back, whatever the order of results", async () => {
+    const s = await newSession("203.0.113.50");
+    h.services.engine.grant(s.sessionId, seed.aclId, meta);
+    h.channel.take();
+    h.services.engine.handleResults("edge", [
+      { key: seed.aclId, ip: "203.0.113.50", op: "add", ok: true },
+      { key: seed.aclId, ip: "203.0.113.50", op: "add", ok: false, error: "file not writable" },
+    ]);
+    const e = entry(s.sessionId, seed.aclId);
+    expect(e).toMatchObject({ Status: GrantStatus.GrantError, Error: "file not writable", ExpiredAfter: "" });
+    expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.50" })]);
+    // Revoking the failed grant also takes back whatever the agent may hold, and is ready again.
+    h.services.engine.revokeEntry(s.sessionId, e.ID, meta);
+    expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.50" })]);
+    expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Revoked);
+  });
+
+  it("settles Revoking grants when the agent acknowledges a full sync (a lost del ack cannot leave them stuck)", async () => {
+    const s = await newSession("203.0.113.60");
+    h.services.engine.grant(s.sessionId, seed.aclId, meta);
+    h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.60", op: "add", ok: true }]);
+    h.services.engine.revokeEntry(s.sessionId, entry(s.sessionId, seed.aclId).ID, meta);
+    expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Revoking);
+    // The connection drops before the del is acknowledged; the agent reconnects and acks the sync.
+    h.services.engine.agentDisconnected(seed.agentId);
+    h.clock.advance(10);
+    h.services.engine.agentConnected(seed.agentId);
+    h.services.engine.handleSyncAck(seed.agentId, "edge", [], h.clock.now(), []);
+    expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Revoked);
+    h.services.engine.grant(s.sessionId, seed.aclId, meta);
+    expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Pending);
+  });
+
+  it("marks grants left Pending by a server restart AgentOffline", async () => {
+    const s = await newSession("203.0.113.70");
+    h.services.engine.grant(s.sessionId, seed.aclId, meta);
+    expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Pending);
+    h.services.engine.recoverAfterRestart();
+    expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.AgentOffline);
+  });
+
+  it("does not move grants when a dual-stack client alternates families", async () => {
+    const s = await newSession("203.0.113.80");
+    h.services.engine.grant(s.sessionId, seed.aclId, meta);
+    h.channel.take();
+    h.services.status.followAddress(s, "2001:db8::80");
+    expect(h.channel.take()).toHaveLength(0);
+    expect(s.ipAddress).toBe("203.0.113.80");
   });
 });

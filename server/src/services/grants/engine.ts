@@ -16,6 +16,7 @@ import type { Clock } from "../../clock.ts";
 import { AppError, forbidden, notFound } from "../../errors.ts";
 import * as repo from "../../repositories/grants.ts";
 import { writeAudit, AuditAction } from "../audit.ts";
+import { assignedAclIds } from "../../repositories/users.ts";
 import { grantAddresses } from "./addresses.ts";
 import { toTarget } from "./targets.ts";
 import type { Logger } from "../../logger.ts";
@@ -68,47 +69,42 @@ export class GrantEngine {
   }
 
   /**
-   * Grants an ACL to a session (POST /grant, and automatic grants at login). `extraIps` are the
-   * client's additional addresses (the payload's IPs), used when the ACL has CGNATOpen.
-   * Idempotent for a grant that already holds. Throws 403 when the ACL is not assigned to the
-   * session's user (no status entry), 404 for an unknown session.
+   * Grants an ACL to a session (POST /grant, and automatic grants at login). The addresses are the
+   * session's address plus, for CGNATOpen ACLs, the other addresses the server itself observed for
+   * this session (never addresses the client merely claims). Idempotent for a grant that already
+   * holds. Throws 403 when the ACL is not (or no longer) assigned to the session's user, 404 for an
+   * unknown or ended session.
    */
-  grant(
-    sessionId: string,
-    aclId: string,
-    extraIps: readonly string[],
-    meta: { userName: string; ip: string; click: boolean },
-    keepExpiresAt?: number | null,
-  ): void {
+  grant(sessionId: string, aclId: string, meta: { userName: string; ip: string; click: boolean }, keepExpiresAt?: number | null): void {
     const ops: Ops = new Map();
     this.db.transaction((tx) => {
       const now = this.clock.now();
       const row = repo.getGrantFor(tx, sessionId, aclId);
       if (!row) throw forbidden();
-      if ((repo.HOLDING_STATUSES as readonly number[]).includes(row.status)) return;
-      if (row.status === GrantStatus.Revoking && keepExpiresAt === undefined) return;
       const session = tx.select().from(userSessions).where(eq(userSessions.id, sessionId)).get();
       if (!session || session.endedAt !== null) throw notFound("session");
+      if (!assignedAclIds(tx, session.userId).includes(aclId)) throw forbidden();
+      if ((repo.HOLDING_STATUSES as readonly number[]).includes(row.status)) return;
+      if (row.status === GrantStatus.Revoking && keepExpiresAt === undefined) return;
       const acl = tx.select().from(acls).where(eq(acls.id, aclId)).get();
       if (!acl) throw notFound("ACL");
       const src = repo.aclTargetSource(tx, aclId);
       const target = src ? toTarget(src) : null;
-      const discovered = session.discoveredIps.map((d) => d.IP);
       const ips = grantAddresses({
         sessionIp: session.ipAddress,
-        extraIps: [...extraIps, ...discovered],
+        extraIps: session.discoveredIps.map((d) => d.IP),
         cgnatOpen: acl.cgnatOpen,
         grantType: GrantTypeSchema.parse(acl.grantType),
         exclusions: IpExclusionsSchema.parse(acl.ipExclusions),
       });
       if (meta.click) writeAudit(tx, { action: AuditAction.clickedToGrant, at: now, userName: meta.userName, ipAddress: meta.ip, aclDescription: acl.description });
       if (!target || !src?.agentId) {
-        repo.setGrantStatus(tx, row.id, GrantStatus.GrantError, now, { error: "This ACL has no agent to enforce it" });
+        repo.setGrantStatus(tx, row.id, GrantStatus.GrantError, now, { error: "This ACL has no agent to enforce it", expiresAt: null });
         writeAudit(tx, { action: AuditAction.grantError, at: now, userName: meta.userName, aclDescription: acl.description, errorMessage: "no agent" });
         return;
       }
       if (ips.length === 0) {
-        repo.setGrantStatus(tx, row.id, GrantStatus.GrantError, now, { error: "Your address is not allowed for this ACL" });
+        repo.setGrantStatus(tx, row.id, GrantStatus.GrantError, now, { error: "Your address is not allowed for this ACL", expiresAt: null });
         writeAudit(tx, { action: AuditAction.grantError, at: now, userName: meta.userName, ipAddress: session.ipAddress, aclDescription: acl.description, errorMessage: "address excluded" });
         return;
       }
@@ -132,7 +128,7 @@ export class GrantEngine {
   regrant(grantId: string, expiresAt: number | null, meta: { userName: string; ip: string }): void {
     const row = repo.getGrant(this.db, grantId);
     if (!row) return;
-    this.grant(row.sessionId, row.aclId, [], { ...meta, click: false }, expiresAt);
+    this.grant(row.sessionId, row.aclId, { ...meta, click: false }, expiresAt);
   }
 
   /**
@@ -152,37 +148,46 @@ export class GrantEngine {
   }
 
   /**
-   * Marks grants revoked inside a transaction and collects the agent ops: a `del` for every
-   * (ACL, address) no other grant holds, or an `add` with the shorter remaining expiry when others
-   * still hold it. Grants with nothing left to remove, or whose agent is offline, become 9 Revoked
-   * at once (the agent's next sync removes the entry); the others stay 8 Revoking until acked.
+   * Marks grants revoked inside a transaction and collects the agent ops (see `removalOps`).
+   * Holding grants become 8 Revoking until the agent acknowledges the delete; grants with nothing
+   * left to remove, or whose agent is offline, become 9 Revoked at once (the agent's next sync
+   * removes the entry). A grant in GrantError is revoked too: whatever the agent may have applied of
+   * it is removed, and it becomes 9 at once.
    */
   revokeInTx(tx: Tx, rows: readonly repo.GrantRow[], ops: Ops): void {
     const now = this.clock.now();
     for (const row of rows) {
-      if (row.status === GrantStatus.GrantError) {
-        repo.setGrantStatus(tx, row.id, GrantStatus.Revoked, now, { expiresAt: null });
-        continue;
-      }
-      if (!(repo.HOLDING_STATUSES as readonly number[]).includes(row.status)) continue;
-      repo.setGrantStatus(tx, row.id, GrantStatus.Revoking, now);
-      const src = repo.aclTargetSource(tx, row.aclId);
-      const target = src ? toTarget(src) : null;
-      let waiting = false;
-      if (target && src?.agentId) {
-        const online = this.channel.isConnected(src.agentId);
-        for (const ip of repo.getGrantAddresses(tx, row.id)) {
-          const remaining = repo.entryExpiry(tx, row.aclId, ip, now, row.id);
-          if (remaining === null) {
-            pushOp(ops, src.agentId, { op: "del", target, ip });
-            waiting ||= online;
-          } else if (row.expiresAt !== null && remaining < row.expiresAt) {
-            pushOp(ops, src.agentId, { op: "add", target, ip, expiresAt: remaining });
-          }
-        }
-      }
-      if (!waiting) repo.setGrantStatus(tx, row.id, GrantStatus.Revoked, now, { expiresAt: null });
+      const holding = (repo.HOLDING_STATUSES as readonly number[]).includes(row.status);
+      if (!holding && row.status !== GrantStatus.GrantError) continue;
+      if (holding) repo.setGrantStatus(tx, row.id, GrantStatus.Revoking, now);
+      const waiting = this.removalOps(tx, row, ops);
+      if (!holding || !waiting) repo.setGrantStatus(tx, row.id, GrantStatus.Revoked, now, { expiresAt: null });
     }
+  }
+
+  /**
+   * Collects the ops that take a grant's addresses out of its target, the grant itself no longer
+   * holding: a `del` for every (ACL, address) no other grant holds, or an `add` with the shorter
+   * remaining expiry when others still hold it. Returns true when a `del` went to a connected agent
+   * (its acknowledgement decides 9 or 10).
+   */
+  private removalOps(tx: Tx, row: repo.GrantRow, ops: Ops): boolean {
+    const src = repo.aclTargetSource(tx, row.aclId);
+    const target = src ? toTarget(src) : null;
+    if (!target || !src?.agentId) return false;
+    const now = this.clock.now();
+    const online = this.channel.isConnected(src.agentId);
+    let waiting = false;
+    for (const ip of repo.getGrantAddresses(tx, row.id)) {
+      const remaining = repo.entryExpiry(tx, row.aclId, ip, now, row.id);
+      if (remaining === null) {
+        pushOp(ops, src.agentId, { op: "del", target, ip });
+        waiting ||= online;
+      } else if (row.expiresAt !== null && remaining < row.expiresAt) {
+        pushOp(ops, src.agentId, { op: "add", target, ip, expiresAt: remaining });
+      }
+    }
+    return waiting;
   }
 
   /**
@@ -272,34 +277,69 @@ export class GrantEngine {
   }
 
   /**
-   * Applies an agent's acknowledgement: a successful add makes waiting grants (2, 3, 5) Granted;
-   * a failed one GrantError with the target's message; a successful del makes Revoking grants
-   * Revoked, a failed one Revoked with error (10).
+   * After a server start no agent is connected yet: grants left waiting (2, 5) become AgentOffline
+   * (3) until their agent's sync is acknowledged.
+   */
+  recoverAfterRestart(): void {
+    this.db.transaction((tx) => repo.moveAllGrants(tx, [GrantStatus.Pending, GrantStatus.Read], GrantStatus.AgentOffline, this.clock.now()));
+  }
+
+  /**
+   * Applies an agent's acknowledgement of an `apply`: a successful add makes waiting grants
+   * (2, 3, 5) Granted; a failed one makes every grant holding that entry GrantError with the
+   * target's message, and takes back what the agent may have applied of them; a successful del
+   * makes Revoking grants Revoked, a failed one Revoked with error (10).
    */
   handleResults(agentName: string, results: readonly EntryResult[]): void {
     if (results.length === 0) return;
-    this.db.transaction((tx) => {
-      const now = this.clock.now();
-      for (const r of results) {
-        if (r.op === "add") {
-          for (const g of repo.grantsHolding(tx, r.key, r.ip, [GrantStatus.Pending, GrantStatus.AgentOffline, GrantStatus.Read])) {
-            if (r.ok) repo.setGrantStatus(tx, g.id, GrantStatus.Granted, now);
-            else {
-              repo.setGrantStatus(tx, g.id, GrantStatus.GrantError, now, { error: r.error ?? "refused by the target" });
-              writeAudit(tx, { action: AuditAction.grantError, at: now, agentName, ipAddress: r.ip, errorMessage: r.error ?? "" });
-            }
-          }
-        } else {
-          for (const g of repo.grantsHolding(tx, r.key, r.ip, [GrantStatus.Revoking])) {
-            if (r.ok) repo.setGrantStatus(tx, g.id, GrantStatus.Revoked, now, { expiresAt: null });
-            else {
-              repo.setGrantStatus(tx, g.id, GrantStatus.RevokedWithError, now, { error: r.error ?? "refused by the target", expiresAt: null });
-              writeAudit(tx, { action: AuditAction.revokeError, at: now, agentName, ipAddress: r.ip, errorMessage: r.error ?? "" });
-            }
+    const ops: Ops = new Map();
+    this.db.transaction((tx) => this.applyResults(tx, agentName, results, ops));
+    this.send(ops);
+  }
+
+  private applyResults(tx: Tx, agentName: string, results: readonly EntryResult[], ops: Ops): void {
+    const now = this.clock.now();
+    // Failures first, so that a grant with several addresses is an error whatever the order of results.
+    const ordered = [...results.filter((r) => !r.ok), ...results.filter((r) => r.ok)];
+    for (const r of ordered) {
+      if (r.op === "add" && r.ok) {
+        for (const g of repo.grantsHolding(tx, r.key, r.ip, [GrantStatus.Pending, GrantStatus.AgentOffline, GrantStatus.Read])) {
+          repo.setGrantStatus(tx, g.id, GrantStatus.Granted, now);
+        }
+      } else if (r.op === "add") {
+        const failed = repo.grantsHolding(tx, r.key, r.ip, repo.HOLDING_STATUSES);
+        for (const g of failed) {
+          repo.setGrantStatus(tx, g.id, GrantStatus.GrantError, now, { error: r.error ?? "refused by the target", expiresAt: null });
+          writeAudit(tx, { action: AuditAction.grantError, at: now, agentName, ipAddress: r.ip, errorMessage: r.error ?? "" });
+        }
+        for (const g of failed) this.removalOps(tx, g, ops);
+      } else {
+        for (const g of repo.grantsHolding(tx, r.key, r.ip, [GrantStatus.Revoking])) {
+          if (r.ok) repo.setGrantStatus(tx, g.id, GrantStatus.Revoked, now, { expiresAt: null });
+          else {
+            repo.setGrantStatus(tx, g.id, GrantStatus.RevokedWithError, now, { error: r.error ?? "refused by the target", expiresAt: null });
+            writeAudit(tx, { action: AuditAction.revokeError, at: now, agentName, ipAddress: r.ip, errorMessage: r.error ?? "" });
           }
         }
       }
+    }
+  }
+
+  /**
+   * Applies an agent's acknowledgement of a `sync` sent at `sentAt` (epoch ms): every entry sent
+   * counts as applied unless a result says it failed; the target now holds exactly the desired
+   * state, so grants that were already Revoking when the sync was sent are Revoked (or Revoked with
+   * error when the agent reports their delete failed).
+   */
+  handleSyncAck(agentId: string, agentName: string, sent: readonly EntryResult[], sentAt: number, results: readonly EntryResult[]): void {
+    const failedAdds = new Set(results.filter((r) => !r.ok && r.op === "add").map((r) => `${r.key}|${r.ip}`));
+    const confirmed = sent.filter((e) => !failedAdds.has(`${e.key}|${e.ip}`));
+    const ops: Ops = new Map();
+    this.db.transaction((tx) => {
+      this.applyResults(tx, agentName, [...confirmed, ...results.filter((r) => !r.ok || r.op === "del")], ops);
+      repo.moveAgentGrants(tx, agentId, [GrantStatus.Revoking], GrantStatus.Revoked, this.clock.now(), sentAt);
     });
+    this.send(ops);
   }
 }
 
