@@ -3,6 +3,7 @@
  * CSRF protection on writes, errors mapped in one place, and the web app for every other path.
  */
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { ServerMessage } from "@postern/shared";
 import type { Cidr } from "@postern/shared";
 import type { Services } from "./services/index.ts";
@@ -19,6 +20,9 @@ import { backendRoutes } from "./routes/admin/backends.ts";
 import { aclRoutes } from "./routes/admin/acls.ts";
 import { userRoutes } from "./routes/admin/users.ts";
 import { agentEnrolRoutes } from "./routes/agent.ts";
+
+/** Largest request body the API reads, in bytes (1 MiB). */
+export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * Builds the Hono app over the services; `webDir` is the built web app; `trustedProxies` the
@@ -39,6 +43,7 @@ export function createApp(services: Services, webDir: string, trustedProxies: re
   const app = new Hono<AppEnv>();
   app.use(baseMiddleware(services, trustedProxies));
   app.use("/api/*", csrfGuard());
+  app.use("/api/*", bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ Err: ServerMessage.badRequest, Extra: "request body too large" }, 413) }));
   app.route("/api", api);
   app.all("/api/*", (c) => c.json({ Err: ServerMessage.notFound }, 404));
   app.use(staticWeb(webDir));

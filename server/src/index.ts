@@ -9,3 +9,4 @@ export { AgentService } from "./services/agents.ts";
 export { createLogger } from "./logger.ts";
 export { UserService } from "./services/users.ts";
 export { GrantEngine } from "./services/grants/engine.ts";
+export { getSetting } from "./services/settings.ts";

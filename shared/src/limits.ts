@@ -10,6 +10,8 @@ export const Limits = {
   kioskSessionDurationMinMinutes: 5,
   kioskSessionDurationMaxMinutes: 120,
   defaultUserDurationMinutes: 480,
+  /** Upper bound of a user's session Duration in minutes (one year); the spec gives only min 1. */
+  maxUserDurationMinutes: 525_600,
   ipRevalidationSeconds: 30,
   statusRefreshSeconds: 30,
   expiringSoonSeconds: 900,

@@ -1,15 +1,16 @@
 /**
  * `postern agent create NAME [--server-url URL] [--json]`: creates an agent and prints its install
- * command and one-time token (`--json`: {ID, Name, Token, InstallCommand}).
+ * command and one-time token (`--json`: {ID, Name, Token, InstallCommand}). The URL in the command is
+ * --server-url, else the PublicURL setting, else http://$POSTERN_LISTEN.
  */
 import type { Command } from "commander";
-import { AgentService, systemClock } from "@postern/server";
+import { AgentService, getSetting, systemClock } from "@postern/server";
 import { openMigrated, output } from "../context.ts";
 import type { GlobalOptions } from "../context.ts";
 
-/** The server URL agents dial: --server-url, else POSTERN_PUBLIC_URL, else http://POSTERN_LISTEN. */
-function serverUrl(flag: string | undefined): string {
-  return (flag ?? process.env["POSTERN_PUBLIC_URL"] ?? `http://${process.env["POSTERN_LISTEN"] ?? "127.0.0.1:8080"}`).replace(/\/+$/, "");
+/** The server URL agents dial: --server-url, else the PublicURL setting, else http://POSTERN_LISTEN. */
+function serverUrl(flag: string | undefined, publicUrl: string): string {
+  return (flag ?? (publicUrl || `http://${process.env["POSTERN_LISTEN"] ?? "127.0.0.1:8080"}`)).replace(/\/+$/, "");
 }
 
 /** Registers the `agent` command group. */
@@ -24,7 +25,9 @@ export function registerAgent(program: Command): void {
       const g = cmd.optsWithGlobals<GlobalOptions>();
       const database = openMigrated(g);
       try {
-        const created = new AgentService(database.db, systemClock, () => false).create(name, serverUrl(opts.serverUrl), { adminName: "cli", ip: "" });
+        const noHub = { isConnected: () => false, disconnect: () => undefined };
+        const url = serverUrl(opts.serverUrl, getSetting(database.db, "PublicURL"));
+        const created = new AgentService(database.db, systemClock, noHub).create(name, url, { adminName: "cli", ip: "" });
         output(g, created, `Agent ${created.Name} created.\nToken: ${created.Token}\nInstall on the protected host:\n  ${created.InstallCommand}`);
       } finally {
         database.close();

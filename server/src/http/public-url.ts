@@ -1,6 +1,6 @@
 /**
  * The URL agents and browsers reach this server at: the PublicURL setting when set, otherwise the
- * origin of the current request.
+ * request's host with https when it came over TLS (directly or per a trusted proxy), else http.
  */
 import type { Context } from "hono";
 import type { AppEnv } from "./context.ts";
@@ -9,5 +9,6 @@ import { getSetting } from "../services/settings.ts";
 /** The server's public base URL without a trailing slash. */
 export function publicUrl(c: Context<AppEnv>): string {
   const configured = getSetting(c.var.services.db, "PublicURL");
-  return (configured || new URL(c.req.url).origin).replace(/\/+$/, "");
+  const origin = `${c.var.tls ? "https" : "http"}://${new URL(c.req.url).host}`;
+  return (configured || origin).replace(/\/+$/, "");
 }

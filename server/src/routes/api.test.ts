@@ -76,6 +76,20 @@ describe("user API", () => {
     expect(h.channel.take()).toHaveLength(0);
   });
 
+  it("refuses a body over 1 MiB", async () => {
+    expect((await req("POST", "/api/login", { UserName: "alice", Password: "x".repeat(1_100_000) })).status).toBe(413);
+  });
+
+  it("ends the user's sessions when an admin sets a new password", async () => {
+    const cookie = cookieOf((await req("POST", "/api/login", { UserName: "alice", Password: "alice-password" })).setCookie);
+    await req("POST", "/api/grant", { ACLID: seed.aclId, IPs: [] }, cookie);
+    h.channel.take();
+    const u = (await req("GET", `/api/admin/users/${seed.userId}`, undefined, adminCookie)).body as Record<string, unknown>;
+    expect((await req("PUT", `/api/admin/users/${seed.userId}`, { ...u, PlainPassword: "new-password", ConfirmPassword: "new-password" }, adminCookie)).status).toBe(200);
+    expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.5" })]);
+    expect((await req("GET", "/api/status", undefined, cookie)).status).toBe(401);
+  });
+
   it("refuses cross-site writes and non-JSON bodies", async () => {
     expect((await req("POST", "/api/login", { UserName: "alice", Password: "alice-password" }, "", { origin: "https://evil.example" })).status).toBe(403);
     expect((await req("POST", "/api/login", { UserName: "alice", Password: "alice-password" }, "", { "sec-fetch-site": "cross-site" })).status).toBe(403);
@@ -147,6 +161,13 @@ describe("admin API", () => {
     expect(await req("POST", "/api/admin/acls", { ...base, BackendID: "11111111-1111-1111-1111-111111111111" }, adminCookie)).toMatchObject({ status: 400, body: { Err: "err.noBackendSelected" } });
     expect(await req("POST", "/api/admin/acls", { ...base, MaximumGrantDuration: 60 }, adminCookie)).toMatchObject({ status: 400, body: { Err: "The maximum grant duration for the ACL is invalid" } });
     expect((await req("POST", "/api/admin/acls", { ...base, Description: "" }, adminCookie)).status).toBe(400);
+    expect(await req("POST", "/api/admin/acls", { ...base, MaximumGrantDuration: 301 }, adminCookie)).toMatchObject({ status: 400, body: { Err: "The maximum grant duration for the ACL is invalid" } });
+    const range = (Start: string, End: string) => ({ ...base, IpExclusions: { RestrictionType: "allowList", Ranges: [{ Start, End }] } });
+    for (const [a, b] of [["10.0.0.1", ""], ["10.0.0.01", "10.0.0.9"], ["10.0.0.9", "10.0.0.1"], ["256.0.0.1", "256.0.0.2"]] as const) {
+      expect(await req("POST", "/api/admin/acls", range(a, b), adminCookie)).toMatchObject({ status: 400, body: { Err: "Invalid IP address" } });
+    }
+    expect(await req("POST", "/api/admin/acls", { ...base, GrantType: { Type: "specifiedIps", Ips: [{ Ip: "not-an-ip" }] } }, adminCookie)).toMatchObject({ status: 400, body: { Err: "Invalid IP address" } });
+    expect(await req("POST", "/api/admin/acls", { ...base, GrantType: { Type: "specifiedIps", Ips: [] } }, adminCookie)).toMatchObject({ status: 400, body: { Err: "Invalid IP address" } });
     const created = await req("POST", "/api/admin/acls", { ...base, MaximumGrantDuration: 300 }, adminCookie);
     expect(created.status).toBe(201);
     expect(typeof created.body).toBe("string");
@@ -158,6 +179,8 @@ describe("admin API", () => {
     const user = { Name: "Bob", UserName: "bob", PlainPassword: "bob-password", ConfirmPassword: "bob-password", AclIds: [seed.aclId] };
     expect(await req("POST", "/api/admin/users", { ...user, PlainPassword: "short", ConfirmPassword: "short" }, adminCookie)).toMatchObject({ status: 400, body: { Err: "Bad request" } });
     expect(await req("POST", "/api/admin/users", { ...user, ConfirmPassword: "other-password" }, adminCookie)).toMatchObject({ status: 400, body: { Err: "err.passwordsDontMatch" } });
+    expect((await req("POST", "/api/admin/users", { ...user, Duration: 1e12 }, adminCookie)).status).toBe(400);
+    expect((await req("POST", "/api/admin/users", { ...user, ValidUntil: "garbage" }, adminCookie)).status).toBe(400);
     const created = await req("POST", "/api/admin/users", user, adminCookie);
     expect(created.status).toBe(201);
     expect((await req("POST", "/api/admin/users", user, adminCookie)).status).toBe(409);

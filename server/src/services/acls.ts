@@ -1,8 +1,9 @@
 /**
  * ACLs (admin-console §3 "Knoc (ACL)", §5 "ACL", §7 /admin/acls). The ACL's Config must carry the
  * fields of its backend's type (haproxy: numeric ID; ipset: at least one set name). Changing an
- * ACL's backend or Config ends its grants (they were enforced on the old target) and resyncs the
- * agents; deleting an ACL revokes its grants first.
+ * ACL's backend, Config, IpExclusions, GrantType, CGNATOpen, or shortening its MaximumGrantDuration
+ * ends its grants (they were decided under the old rules) and resyncs the agents; deleting an ACL
+ * revokes its grants first.
  */
 import { eq } from "drizzle-orm";
 import { ErrKey, NONE_ID } from "@postern/shared";
@@ -132,7 +133,14 @@ export class AclService extends Service {
       const backend = this.backendFor(tx, input.BackendID);
       validateAclConfig(backend.type, input.Config);
       const now = this.clock.now();
-      const moved = row.backendId !== input.BackendID || JSON.stringify(row.config) !== JSON.stringify(input.Config);
+      // Where or to which addresses the ACL grants changed: current grants were decided under the old rules.
+      const moved =
+        row.backendId !== input.BackendID ||
+        JSON.stringify(row.config) !== JSON.stringify(input.Config) ||
+        JSON.stringify(row.ipExclusions) !== JSON.stringify(input.IpExclusions) ||
+        JSON.stringify(row.grantType) !== JSON.stringify(input.GrantType) ||
+        row.cgnatOpen !== input.CGNATOpen ||
+        (input.MaximumGrantDuration !== null && (row.maximumGrantDurationSeconds === null || input.MaximumGrantDuration < row.maximumGrantDurationSeconds));
       const revokeOps = moved ? this.engine.revokeForAcls(tx, [id]) : new Map();
       tx.update(acls).set(this.values(input, now, actor)).where(eq(acls.id, id)).run();
       writeAudit(tx, { action: AuditAction.aclUpdated, at: now, adminName: actor.adminName, ipAddress: actor.ip, aclDescription: input.Description });

@@ -33,10 +33,13 @@ export class AgentService {
   private readonly db: Db;
   private readonly clock: Clock;
   private readonly isConnected: (id: string) => boolean;
-  constructor(db: Db, clock: Clock, isConnected: (id: string) => boolean) {
+  private readonly disconnect: (id: string) => void;
+  /** `isConnected` and `disconnect` come from the agent hub (no-ops where none runs, as in the CLI). */
+  constructor(db: Db, clock: Clock, hub: { isConnected: (id: string) => boolean; disconnect: (id: string) => void }) {
     this.db = db;
     this.clock = clock;
-    this.isConnected = isConnected;
+    this.isConnected = (id) => hub.isConnected(id);
+    this.disconnect = (id) => hub.disconnect(id);
   }
 
   private toWire(row: AgentRow): Agent {
@@ -91,7 +94,7 @@ export class AgentService {
     return this.get(id);
   }
 
-  /** Deletes an agent; refused (409) while backends are attached. */
+  /** Deletes an agent and closes its live connection; refused (409) while backends are attached. */
   delete(id: string, actor: Actor): void {
     this.db.transaction((tx) => {
       const row = tx.select().from(agents).where(eq(agents.id, id)).get();
@@ -100,6 +103,7 @@ export class AgentService {
       tx.delete(agents).where(eq(agents.id, id)).run();
       writeAudit(tx, { action: AuditAction.agentDeleted, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, agentName: row.name });
     });
+    this.disconnect(id);
   }
 
   /**

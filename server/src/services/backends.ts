@@ -5,7 +5,7 @@
  * a backend enforces (agent or address) ends the grants on its ACLs, and the agents resync.
  */
 import { eq } from "drizzle-orm";
-import { ErrKey, ServerMessage, backendTypeOf } from "@postern/shared";
+import { ErrKey, NONE_ID, ServerMessage, backendTypeOf } from "@postern/shared";
 import type { Backend, BackendWrite, AgentCapabilities } from "@postern/shared";
 import type { Tx } from "../db/index.ts";
 import { acls, agents, backends } from "../db/schema.ts";
@@ -22,7 +22,7 @@ function toWire(row: BackendRow): Backend {
   return {
     ID: row.id,
     Name: row.name,
-    AgentID: row.agentId ?? "",
+    AgentID: row.agentId ?? NONE_ID,
     Config: row.config as Backend["Config"],
     LastModifiedAt: iso(row.updatedAt) ?? "",
   };

@@ -47,7 +47,7 @@ export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBund
     hub,
     userSessions: new UserSessionService(deps),
     adminSessions: new AdminSessionService(db, clock),
-    agents: new AgentService(db, clock, (id) => hub.isConnected(id)),
+    agents: new AgentService(db, clock, hub),
     backends: new BackendService(deps),
     acls: new AclService(deps),
     users: new UserService(deps),

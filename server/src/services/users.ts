@@ -98,7 +98,10 @@ export class UserService extends Service {
     return id;
   }
 
-  /** Updates a user ("Cannot change username"); ACLs no longer reachable lose their grants. */
+  /**
+   * Updates a user ("Cannot change username"). ACLs no longer reachable lose their grants; a new
+   * password or a ValidUntil in the past ends every session of the user.
+   */
   async update(id: string, input: UserWrite, actor: Actor): Promise<void> {
     this.checkPassword(input, false);
     const passwordHash = input.AuthType === "local" && input.PlainPassword ? await hashPassword(input.PlainPassword) : undefined;
@@ -126,8 +129,14 @@ export class UserService extends Service {
       const removed = [...before].filter((a) => !after.has(a));
       writeAudit(tx, { action: AuditAction.userUpdated, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, userName: input.UserName });
       const ops: Ops = new Map();
-      if (removed.length > 0) {
-        const sessions = repo.liveSessionIds(tx, id, this.clock.now());
+      const now = this.clock.now();
+      const sessions = repo.liveSessionIds(tx, id, now);
+      const validUntil = input.ValidUntil ? Date.parse(input.ValidUntil) : null;
+      if (passwordHash || (validUntil !== null && validUntil <= now)) {
+        // A new password or an account past its end: every session of the user ends now.
+        this.engine.revokeInTx(tx, holdingGrantsOfSessions(tx, sessions), ops);
+        repo.endSessions(tx, sessions, now, passwordHash ? "passwordChanged" : "accountExpired");
+      } else if (removed.length > 0) {
         const rows = holdingGrantsOfSessions(tx, sessions).filter((g) => removed.includes(g.aclId));
         this.engine.revokeInTx(tx, rows, ops);
       }

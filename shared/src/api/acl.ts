@@ -5,6 +5,7 @@ import { z } from "zod";
 import { IdSchema } from "../common.ts";
 import { NONE_ID, Limits } from "../limits.ts";
 import { ServerMessage } from "../errors.ts";
+import { isStrictDottedIpv4, ipv4ToNumber, normaliseIp } from "../ip.ts";
 
 /** ACL fields of a haproxy backend: the numeric ACL id used as `#ID` on the runtime API. */
 export const HaproxyAclConfigSchema = z.object({ ID: z.number().int().min(0) });
@@ -23,20 +24,41 @@ export const AclConfigSchema = z.object({
 /** The ACL's Config. */
 export type AclConfig = z.infer<typeof AclConfigSchema>;
 
+/**
+ * An IP range of IpExclusions (admin-console §5): Start and End both or neither, each a dotted IPv4
+ * address (four parts 0–255, no leading zeros), Start not after End; else "Invalid IP address".
+ * A range with both empty is dropped.
+ */
+export const IpRangeSchema = z
+  .object({ Start: z.string().trim().default(""), End: z.string().trim().default("") })
+  .refine((r) => (r.Start === "" && r.End === "") || (isStrictDottedIpv4(r.Start) && isStrictDottedIpv4(r.End) && ipv4ToNumber(r.Start) <= ipv4ToNumber(r.End)), ServerMessage.invalidIpAddress);
+
 /** IpExclusions (admin-console §3): which user addresses a grant may carry. */
 export const IpExclusionsSchema = z.object({
   RestrictionType: z.enum(["none", "RFC1918", "allowList", "denyList"]).default("none"),
   RfcType: z.enum(["allow", "deny"]).default("allow"),
-  Ranges: z.array(z.object({ Start: z.string(), End: z.string() })).default([]),
+  Ranges: z
+    .array(IpRangeSchema)
+    .max(256)
+    .default([])
+    .transform((ranges) => ranges.filter((r) => r.Start !== "")),
 });
 /** IpExclusions. */
 export type IpExclusions = z.infer<typeof IpExclusionsSchema>;
 
-/** GrantType (admin-console §3): the user's address, or fixed addresses. */
-export const GrantTypeSchema = z.object({
-  Type: z.enum(["userIp", "specifiedIps"]).default("userIp"),
-  Ips: z.array(z.object({ Ip: z.string() })).default([]),
-});
+/**
+ * GrantType (admin-console §3): the user's address, or fixed addresses. Every fixed address must be
+ * an IPv4 or IPv6 address ("Invalid IP address"); specifiedIps needs at least one.
+ */
+export const GrantTypeSchema = z
+  .object({
+    Type: z.enum(["userIp", "specifiedIps"]).default("userIp"),
+    Ips: z
+      .array(z.object({ Ip: z.string().trim().refine((ip) => normaliseIp(ip) !== null, ServerMessage.invalidIpAddress) }))
+      .max(256)
+      .default([]),
+  })
+  .refine((g) => g.Type !== "specifiedIps" || g.Ips.length > 0, { message: ServerMessage.invalidIpAddress, path: ["Ips"] });
 /** GrantType. */
 export type GrantType = z.infer<typeof GrantTypeSchema>;
 
@@ -60,6 +82,7 @@ export const AclWriteSchema = z.object({
     .int(ServerMessage.invalidMaximumGrantDuration)
     .min(Limits.maximumGrantDurationMinMinutes * 60, ServerMessage.invalidMaximumGrantDuration)
     .max(Limits.maximumGrantDurationMaxMinutes * 60, ServerMessage.invalidMaximumGrantDuration)
+    .multipleOf(60, ServerMessage.invalidMaximumGrantDuration)
     .nullable()
     .default(null),
   BackendID: IdSchema,

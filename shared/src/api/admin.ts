@@ -28,13 +28,14 @@ export const UserWriteSchema = z.object({
   Name: z.string().trim().min(1),
   UserName: z.string().trim().min(1, "You must specify a username"),
   Company: z.string().default(""),
-  Duration: z.number().int().min(1).default(Limits.defaultUserDurationMinutes),
+  Duration: z.number().int().min(1).max(Limits.maxUserDurationMinutes).default(Limits.defaultUserDurationMinutes),
   SessionLimit: z.number().int().min(1).nullable().default(null),
   AuthType: UserAuthTypeSchema.default("local"),
   PlainPassword: PasswordSchema.optional(),
   ConfirmPassword: z.string().optional(),
   TOTPEnabled: z.boolean().default(false),
-  ValidUntil: z.string().nullable().default(null),
+  /** ISO 8601 time after which the account cannot sign in; null for no end. */
+  ValidUntil: z.iso.datetime({ offset: true }).nullable().default(null),
   ThirdPartyAuth: z.object({ DN: z.string().default("") }).default({ DN: "" }),
   AclIds: z.array(IdSchema).default([]),
 });

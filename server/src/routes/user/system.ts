@@ -8,6 +8,7 @@ import type { SystemStatus, Theme } from "@postern/shared";
 import { getCookie } from "hono/cookie";
 import { USER_COOKIE } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
+import { publicUrl } from "../../http/public-url.ts";
 import { getSetting } from "../../services/settings.ts";
 
 /** GET /system_status, GET /theme and GET /ip. */
@@ -15,7 +16,7 @@ export const systemRoutes = new Hono<AppEnv>()
   // GET /system_status
   .get("/system_status", (c) => {
     const custom = getSetting(c.var.services.db, "DiscoverIPURL");
-    const body: SystemStatus = { IPApi: custom || `${new URL(c.req.url).origin}/api/ip`, JsBundleHash: c.var.services.jsBundleHash };
+    const body: SystemStatus = { IPApi: custom || `${publicUrl(c)}/api/ip`, JsBundleHash: c.var.services.jsBundleHash };
     return c.json(body, 200);
   })
   // GET /theme

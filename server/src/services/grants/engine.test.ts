@@ -203,4 +203,16 @@ describe("grant engine", () => {
     expect(h.channel.take()).toHaveLength(0);
     expect(s.ipAddress).toBe("203.0.113.80");
   });
+
+  it("ends current grants when the ACL's address rules change", async () => {
+    const s = await newSession("203.0.113.90");
+    h.services.engine.grant(s.sessionId, seed.aclId, meta);
+    h.channel.take();
+    const acl = h.services.acls.get(seed.aclId);
+    h.services.acls.update(seed.aclId, { ...acl, IpExclusions: { RestrictionType: "denyList", RfcType: "allow", Ranges: [{ Start: "203.0.113.0", End: "203.0.113.255" }] } }, { adminName: "a", ip: "" });
+    expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.90" })]);
+    h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.90", op: "del", ok: true }]);
+    h.services.engine.grant(s.sessionId, seed.aclId, meta);
+    expect(entry(s.sessionId, seed.aclId)).toMatchObject({ Status: GrantStatus.GrantError, DisableForUser: true });
+  });
 });
