@@ -141,17 +141,20 @@ function holdingGrantsWhere(q: Q, column: typeof grants.sessionId | typeof grant
     .all();
 }
 
+/** The columns of a target source: an ACL joined with its backend. */
+const targetColumns = {
+  aclId: acls.id,
+  aclConfig: acls.config,
+  backendId: backends.id,
+  backendType: backends.type,
+  backendConfig: backends.config,
+  agentId: backends.agentId,
+};
+
 /** The target source (ACL + backend) of one ACL, with the backend's agent. */
 export function aclTargetSource(q: Q, aclId: string): (TargetSource & { agentId: string | null }) | undefined {
   return q
-    .select({
-      aclId: acls.id,
-      aclConfig: acls.config,
-      backendId: backends.id,
-      backendType: backends.type,
-      backendConfig: backends.config,
-      agentId: backends.agentId,
-    })
+    .select(targetColumns)
     .from(acls)
     .innerJoin(backends, eq(backends.id, acls.backendId))
     .where(eq(acls.id, aclId))
@@ -161,13 +164,7 @@ export function aclTargetSource(q: Q, aclId: string): (TargetSource & { agentId:
 /** Every ACL target bound to an agent. */
 export function agentTargetSources(q: Q, agentId: string): TargetSource[] {
   return q
-    .select({
-      aclId: acls.id,
-      aclConfig: acls.config,
-      backendId: backends.id,
-      backendType: backends.type,
-      backendConfig: backends.config,
-    })
+    .select(targetColumns)
     .from(acls)
     .innerJoin(backends, eq(backends.id, acls.backendId))
     .where(eq(backends.agentId, agentId))

@@ -3,7 +3,7 @@
  * "This is a public computer" (kiosk) checkbox; POST /api/login; errors in red as "Error: …";
  * a link to /admin. The SSO button (GET /api/saml/metadata) will go above the form in LoginSso.
  */
-import { useId, useState } from "react";
+import { useState } from "react";
 import type { FormEvent } from "react";
 import { useNavigate } from "@tanstack/react-router";
 import { Trans, useLingui } from "@lingui/react/macro";
@@ -14,6 +14,7 @@ import { forgetSession, homePathFor, loadSession } from "../api/session.ts";
 import { login } from "../api/user.ts";
 import { BrandMark } from "../components/BrandMark.tsx";
 import { ErrorMessage } from "../components/ErrorMessage.tsx";
+import { TextField } from "../components/TextField.tsx";
 import { useDocumentHead } from "../hooks/useDocumentHead.ts";
 import { loginOutcome } from "../lib/login-outcome.ts";
 
@@ -22,7 +23,6 @@ export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
   const { t, i18n } = useLingui();
   useDocumentHead(t`Log in`);
   const navigate = useNavigate();
-  const ids = { user: useId(), password: useId() };
   const [userName, setUserName] = useState("");
   const [password, setPassword] = useState("");
   const [kioskMode, setKioskMode] = useState(false);
@@ -63,14 +63,6 @@ export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
     }
   }
 
-  const required = (
-    <span aria-hidden="true" className="ml-0.5 text-red-600">
-      *
-    </span>
-  );
-  const inputClass =
-    "block w-full rounded-md border-0 bg-white px-3 py-2 text-slate-900 shadow-sm ring-1 ring-inset ring-slate-300 placeholder:text-slate-400 focus:ring-2 focus:ring-inset focus:ring-accent-600 sm:text-sm dark:bg-slate-900 dark:text-white dark:ring-slate-700";
-
   return (
     <main className="flex min-h-dvh flex-col items-center justify-center bg-gradient-to-b from-accent-50 to-slate-50 px-4 py-12 dark:from-slate-900 dark:to-slate-950">
       <div className="w-full max-w-sm">
@@ -93,70 +85,35 @@ export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
               </span>
             </DisclosureButton>
             <DisclosurePanel>
-          <form className="mt-4 space-y-4" onSubmit={(event) => void submit(event)} autoComplete="off" noValidate>
-            <div>
-              <label htmlFor={ids.user} className="mb-1 block text-sm font-medium text-slate-700 dark:text-slate-200">
-                <Trans>Username</Trans>
-                {required}
-              </label>
-              <input
-                id={ids.user}
-                name="username"
-                type="text"
-                value={userName}
-                onChange={(event) => setUserName(event.target.value)}
-                autoComplete="off"
-                autoCapitalize="none"
-                spellCheck={false}
-                required
-                aria-required="true"
-                autoFocus
-                className={inputClass}
-              />
-            </div>
-            <div>
-              <label htmlFor={ids.password} className="mb-1 block text-sm font-medium text-slate-700 dark:text-slate-200">
-                <Trans>Password</Trans>
-                {required}
-              </label>
-              <input
-                id={ids.password}
-                name="password"
-                type="password"
-                value={password}
-                onChange={(event) => setPassword(event.target.value)}
-                autoComplete="off"
-                required
-                aria-required="true"
-                className={inputClass}
-              />
-            </div>
-            <Field className="flex items-center gap-2">
-              <Checkbox
-                name="kioskMode"
-                checked={kioskMode}
-                onChange={setKioskMode}
-                className="group flex size-4 items-center justify-center rounded border border-slate-300 bg-white data-checked:border-accent-700 data-checked:bg-accent-700 dark:border-slate-600 dark:bg-slate-900"
-              >
-                <svg viewBox="0 0 14 14" fill="none" aria-hidden="true" className="size-3 stroke-white opacity-0 group-data-checked:opacity-100">
-                  <path d="M3 8l3 3 5-7" strokeWidth={2} strokeLinecap="round" strokeLinejoin="round" />
-                </svg>
-              </Checkbox>
-              <Label className="text-sm text-slate-700 dark:text-slate-300">
-                <Trans>This is a public computer</Trans>
-              </Label>
-            </Field>
-            <ErrorMessage message={error} />
-            <button
-              type="submit"
-              disabled={submitting}
-              aria-busy={submitting || undefined}
-              className="flex w-full items-center justify-center gap-2 rounded-md bg-accent-700 px-3 py-2.5 text-sm font-semibold text-white shadow-sm hover:bg-accent-800 disabled:cursor-wait disabled:opacity-70"
-            >
-              {submitting ? <span aria-hidden="true" className="size-3.5 animate-spin rounded-full border-2 border-current border-r-transparent" /> : null}
-              <Trans>Log in</Trans>
-            </button>
-          </form>
+              <form className="mt-4 space-y-4" onSubmit={(event) => void submit(event)} autoComplete="off" noValidate>
+                <TextField label={<Trans>Username</Trans>} name="username" type="text" value={userName} onChange={setUserName} autoFocus />
+                <TextField label={<Trans>Password</Trans>} name="password" type="password" value={password} onChange={setPassword} />
+                <Field className="flex items-center gap-2">
+                  <Checkbox
+                    name="kioskMode"
+                    checked={kioskMode}
+                    onChange={setKioskMode}
+                    className="group flex size-4 items-center justify-center rounded border border-slate-300 bg-white data-checked:border-accent-700 data-checked:bg-accent-700 dark:border-slate-600 dark:bg-slate-900"
+                  >
+                    <svg viewBox="0 0 14 14" fill="none" aria-hidden="true" className="size-3 stroke-white opacity-0 group-data-checked:opacity-100">
+                      <path d="M3 8l3 3 5-7" strokeWidth={2} strokeLinecap="round" strokeLinejoin="round" />
+                    </svg>
+                  </Checkbox>
+                  <Label className="text-sm text-slate-700 dark:text-slate-300">
+                    <Trans>This is a public computer</Trans>
+                  </Label>
+                </Field>
+                <ErrorMessage message={error} />
+                <button
+                  type="submit"
+                  disabled={submitting}
+                  aria-busy={submitting || undefined}
+                  className="flex w-full items-center justify-center gap-2 rounded-md bg-accent-700 px-3 py-2.5 text-sm font-semibold text-white shadow-sm hover:bg-accent-800 disabled:cursor-wait disabled:opacity-70"
+                >
+                  {submitting ? <span aria-hidden="true" className="size-3.5 animate-spin rounded-full border-2 border-current border-r-transparent" /> : null}
+                  <Trans>Log in</Trans>
+                </button>
+              </form>
             </DisclosurePanel>
           </Disclosure>
         </div>
