@@ -7,8 +7,11 @@ import type { Db, Tx } from "../db/index.ts";
 import { acls, backends, grantAddresses, grants, grantStatusHistory, userSessions } from "../db/schema.ts";
 import type { TargetSource } from "../services/grants/targets.ts";
 
-/** Statuses in which a grant holds its addresses in the firewall: Granted, Pending, AgentOffline, Read. */
-export const HOLDING_STATUSES = [0, 2, 3, 5] as const;
+/**
+ * Statuses in which a grant holds its addresses in its target: Granted, Pending, AgentOffline, Read,
+ * and Published (in a passive allowlist).
+ */
+export const HOLDING_STATUSES = [0, 2, 3, 5, 6] as const;
 
 type Q = Db | Tx;
 
@@ -159,6 +162,18 @@ export function aclTargetSource(q: Q, aclId: string): (TargetSource & { agentId:
     .innerJoin(backends, eq(backends.id, acls.backendId))
     .where(eq(acls.id, aclId))
     .get();
+}
+
+/** The live addresses published on an allowlist ACL (grants in status 6 not yet expired), sorted. */
+export function publishedAddresses(q: Q, aclId: string, now: number): string[] {
+  return q
+    .selectDistinct({ ip: grantAddresses.ip })
+    .from(grants)
+    .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
+    .where(and(eq(grants.aclId, aclId), eq(grants.status, 6), gt(grants.expiresAt, now)))
+    .orderBy(grantAddresses.ip)
+    .all()
+    .map((r) => r.ip);
 }
 
 /** Every ACL target bound to an agent. */

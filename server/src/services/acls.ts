@@ -26,6 +26,7 @@ export function validateAclConfig(type: string, config: AclWrite["Config"]): voi
     if (!raw || raw.ID === undefined || raw.ID === null || raw.ID === "") throw badRequest(ErrKey.aclIdRequired);
     if (typeof raw.ID !== "number" || !Number.isInteger(raw.ID)) throw badRequest(ErrKey.aclIdMustBeNumber);
   }
+  if (type === "allowlist" && !config.allowlist) throw badRequest(ErrKey.noBackendSelected, "Config.allowlist is required");
   if (type === "ipset") {
     const v = config.ipset;
     if (!v || (!v.V4SetName && !v.V6SetName)) throw badRequest(ErrKey.ipsetNameRequired);

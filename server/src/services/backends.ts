@@ -5,7 +5,7 @@
  * a backend enforces (agent or address) ends the grants on its ACLs, and the agents resync.
  */
 import { eq } from "drizzle-orm";
-import { ErrKey, NONE_ID, ServerMessage, backendTypeOf } from "@postern/shared";
+import { ErrKey, NONE_ID, ServerMessage, backendTypeOf, isAgentless } from "@postern/shared";
 import type { Backend, BackendWrite, AgentCapabilities } from "@postern/shared";
 import type { Tx } from "../db/index.ts";
 import { acls, agents, backends } from "../db/schema.ts";
@@ -44,6 +44,7 @@ export class BackendService extends Service {
   }
 
   private checkAgent(tx: Tx, agentId: string, type: string): void {
+    if (isAgentless(type)) return;
     if (!tx.select({ id: agents.id }).from(agents).limit(1).get()) throw badRequest(ServerMessage.createAgentBeforeBackend);
     const agent = tx.select().from(agents).where(eq(agents.id, agentId)).get();
     if (!agent) throw badRequest(ErrKey.invalidAgentId);
@@ -68,7 +69,8 @@ export class BackendService extends Service {
       this.checkAgent(tx, input.AgentID, type);
       this.checkName(tx, input.Name, undefined);
       const now = this.clock.now();
-      tx.insert(backends).values({ id, name: input.Name, agentId: input.AgentID, type, config: input.Config, createdAt: now, updatedAt: now, updatedBy: actor.adminName }).run();
+      const agentId = isAgentless(type) ? null : input.AgentID;
+      tx.insert(backends).values({ id, name: input.Name, agentId, type, config: input.Config, createdAt: now, updatedAt: now, updatedBy: actor.adminName }).run();
       writeAudit(tx, { action: AuditAction.backendCreated, at: now, adminName: actor.adminName, ipAddress: actor.ip, description: input.Name });
     });
     return id;
@@ -85,12 +87,13 @@ export class BackendService extends Service {
       this.checkAgent(tx, input.AgentID, type);
       this.checkName(tx, input.Name, id);
       const now = this.clock.now();
-      const moved = row.agentId !== input.AgentID || JSON.stringify(row.config) !== JSON.stringify(input.Config);
+      const agentId = isAgentless(type) ? null : input.AgentID;
+      const moved = row.agentId !== agentId || JSON.stringify(row.config) !== JSON.stringify(input.Config);
       const aclIds = tx.select({ id: acls.id }).from(acls).where(eq(acls.backendId, id)).all().map((r) => r.id);
       const revokeOps = moved ? this.engine.revokeForAcls(tx, aclIds) : new Map();
-      tx.update(backends).set({ name: input.Name, agentId: input.AgentID, config: input.Config, updatedAt: now, updatedBy: actor.adminName }).where(eq(backends.id, id)).run();
+      tx.update(backends).set({ name: input.Name, agentId, config: input.Config, updatedAt: now, updatedBy: actor.adminName }).where(eq(backends.id, id)).run();
       writeAudit(tx, { action: AuditAction.backendUpdated, at: now, adminName: actor.adminName, ipAddress: actor.ip, description: input.Name });
-      affected = moved ? [row.agentId, input.AgentID].filter((a): a is string => !!a) : [];
+      affected = moved ? [row.agentId, agentId].filter((a): a is string => !!a) : [];
       return revokeOps;
     });
     this.engine.dispatch(ops);

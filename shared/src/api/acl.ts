@@ -15,11 +15,24 @@ export const IpsetAclConfigSchema = z.object({
   V6SetName: z.string().trim().max(31).default(""),
 });
 
+/**
+ * ACL fields of an allowlist backend: the random Token in the allowlist URL, the API key allowed to
+ * read it (all-zero for none), and whether reading by source address is allowed from the
+ * AllowedIpAddresses prefixes.
+ */
+export const AllowlistAclConfigSchema = z.object({
+  Token: z.string().default(""),
+  ApiKeyId: z.string().default(NONE_ID),
+  AllowAccessByIp: z.boolean().default(false),
+  AllowedIpAddresses: z.array(z.object({ Prefix: z.string(), Note: z.string().default("") })).max(256).default([]),
+});
+
 /** The ACL's Config (AclConfig): the fields of its backend type under that type's key, plus UriToken. */
 export const AclConfigSchema = z.object({
   UriToken: z.string().default(""),
   haproxy: HaproxyAclConfigSchema.optional(),
   ipset: IpsetAclConfigSchema.optional(),
+  allowlist: AllowlistAclConfigSchema.optional(),
 });
 /** The ACL's Config. */
 export type AclConfig = z.infer<typeof AclConfigSchema>;

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GrantStatus } from "@postern/shared";
 import { createHarness, seedLoop } from "../../testing/harness.ts";
+import { publishedAddresses } from "../../repositories/grants.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
 
 let h: Harness;
@@ -214,5 +215,23 @@ describe("grant engine", () => {
     h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.90", op: "del", ok: true }]);
     h.services.engine.grant(s.sessionId, seed.aclId, meta);
     expect(entry(s.sessionId, seed.aclId)).toMatchObject({ Status: GrantStatus.GrantError, DisableForUser: true });
+  });
+
+  it("publishes a grant on a passive allowlist (status 6) with no agent, and takes it off at expiry", async () => {
+    const actor = { adminName: "a", ip: "" };
+    const backendId = h.services.backends.create({ Name: "list", AgentID: "00000000-0000-0000-0000-000000000000", Config: { allowlist: {} } }, actor);
+    const acl = h.services.acls.get(seed.aclId);
+    const listAcl = h.services.acls.create({ ...acl, Description: "Vendor allowlist", BackendID: backendId, MaximumGrantDuration: 300, Config: { UriToken: "", allowlist: { Token: "t0k3n", ApiKeyId: "00000000-0000-0000-0000-000000000000", AllowAccessByIp: false, AllowedIpAddresses: [] } } }, actor);
+    const u = h.services.users.get(seed.userId);
+    await h.services.users.update(seed.userId, { ...u, AclIds: [seed.aclId, listAcl], PlainPassword: undefined, ConfirmPassword: undefined, ValidUntil: null }, actor);
+    const s = await newSession("198.51.100.99");
+    h.services.engine.grant(s.sessionId, listAcl, meta);
+    expect(h.channel.take()).toHaveLength(0);
+    expect(entry(s.sessionId, listAcl).Status).toBe(GrantStatus.Published);
+    expect(publishedAddresses(h.services.db, listAcl, h.clock.now())).toEqual(["198.51.100.99"]);
+    h.clock.advance(301_000);
+    h.services.engine.sweep();
+    expect(entry(s.sessionId, listAcl).Status).toBe(GrantStatus.Revoked);
+    expect(publishedAddresses(h.services.db, listAcl, h.clock.now())).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@
  * sent after commit. An entry leaves the firewall only when the last grant holding it ends.
  */
 import { eq } from "drizzle-orm";
-import { GrantStatus, IpExclusionsSchema, GrantTypeSchema } from "@postern/shared";
+import { GrantStatus, IpExclusionsSchema, GrantTypeSchema, isAgentless } from "@postern/shared";
 import type { EntryResult, Op, Target, TargetState } from "@postern/shared";
 import type { Db, Tx } from "../../db/index.ts";
 import { acls, userSessions, users } from "../../db/schema.ts";
@@ -98,6 +98,14 @@ export class GrantEngine {
         exclusions: IpExclusionsSchema.parse(acl.ipExclusions),
       });
       if (meta.click) writeAudit(tx, { action: AuditAction.clickedToGrant, at: now, userName: meta.userName, ipAddress: meta.ip, aclDescription: acl.description });
+      const maxEnd = acl.maximumGrantDurationSeconds ? now + acl.maximumGrantDurationSeconds * 1000 : Number.POSITIVE_INFINITY;
+      const expiresAt = Math.min(session.endsAt, maxEnd, keepExpiresAt ?? Number.POSITIVE_INFINITY);
+      if (src && isAgentless(src.backendType) && ips.length > 0) {
+        // Passive allowlist: the address is published by the server itself (status 6).
+        repo.setGrantAddresses(tx, row.id, ips);
+        repo.setGrantStatus(tx, row.id, GrantStatus.Published, now, { grantedAt: now, expiresAt });
+        return;
+      }
       if (!target || !src?.agentId) {
         repo.setGrantStatus(tx, row.id, GrantStatus.GrantError, now, { error: "This ACL has no agent to enforce it", expiresAt: null });
         writeAudit(tx, { action: AuditAction.grantError, at: now, userName: meta.userName, aclDescription: acl.description, errorMessage: "no agent" });
@@ -108,8 +116,6 @@ export class GrantEngine {
         writeAudit(tx, { action: AuditAction.grantError, at: now, userName: meta.userName, ipAddress: session.ipAddress, aclDescription: acl.description, errorMessage: "address excluded" });
         return;
       }
-      const maxEnd = acl.maximumGrantDurationSeconds ? now + acl.maximumGrantDurationSeconds * 1000 : Number.POSITIVE_INFINITY;
-      const expiresAt = Math.min(session.endsAt, maxEnd, keepExpiresAt ?? Number.POSITIVE_INFINITY);
       const online = this.channel.isConnected(src.agentId);
       repo.setGrantAddresses(tx, row.id, ips);
       repo.setGrantStatus(tx, row.id, online ? GrantStatus.Pending : GrantStatus.AgentOffline, now, { grantedAt: now, expiresAt });
