@@ -20,6 +20,7 @@ import type { Services } from "./services/index.ts";
 import { createApp } from "./app.ts";
 import { readJsBundleHash } from "./http/static-web.ts";
 import { parseTrustedProxies } from "./http/client-address.ts";
+import { loadOrCreateSecretKey } from "./services/secrets/at-rest.ts";
 
 /** Default location of the built web app. */
 export const DEFAULT_WEB_DIR = fileURLToPath(new URL("../../web/dist", import.meta.url));
@@ -77,7 +78,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     throw new Error("the database has pending migrations: run `postern db migrate` first");
   }
   const webDir = opts.webDir ?? DEFAULT_WEB_DIR;
-  const services = createServices({ db: database.db, clock, log, jsBundleHash: readJsBundleHash(webDir) });
+  const secretKey = loadOrCreateSecretKey(join(opts.dataDir, "secret.key"));
+  const services = createServices({ db: database.db, clock, log, jsBundleHash: readJsBundleHash(webDir), secretKey });
   services.engine.recoverAfterRestart();
   const app = createApp(services, webDir, parseTrustedProxies(opts.trustedProxies ?? []));
   const server = await new Promise<Server>((resolve, reject) => {

@@ -14,6 +14,8 @@ import { BackendService } from "./backends.ts";
 import { AclService } from "./acls.ts";
 import { UserService } from "./users.ts";
 import { StatusService } from "./status.ts";
+import { SecretBox } from "./secrets/at-rest.ts";
+import { randomBytes } from "node:crypto";
 
 /** Every service of a running server. */
 export interface Services {
@@ -31,10 +33,12 @@ export interface Services {
   status: StatusService;
   /** The JS bundle hash of the built web app ("" when not built). */
   jsBundleHash: string;
+  /** Secrets at rest (SAML keys, TOTP secrets): AES-256-GCM with the data dir's key file. */
+  secrets: SecretBox;
 }
 
 /** Builds the services over an open, migrated database. */
-export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBundleHash: string }): Services {
+export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBundleHash: string; secretKey?: Buffer }): Services {
   const { db, clock, log } = opts;
   const engine = new GrantEngine(db, clock, log);
   const hub = new AgentHub({ db, clock, log, engine });
@@ -53,5 +57,6 @@ export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBund
     users: new UserService(deps),
     status: new StatusService(deps),
     jsBundleHash: opts.jsBundleHash,
+    secrets: new SecretBox(opts.secretKey ?? randomBytes(32)),
   };
 }

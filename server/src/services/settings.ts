@@ -6,7 +6,11 @@ import { eq } from "drizzle-orm";
 import type { Db, Tx } from "../db/index.ts";
 import { settings } from "../db/schema.ts";
 
-/** Defaults of every setting this release reads. KioskSessionDuration is in minutes (5–120). */
+/**
+ * Defaults of every setting (admin-console §3 "General settings", "Authentication settings").
+ * KioskSessionDuration is in minutes (5–120); logos are data URLs (PNG or JPEG) or "". Secrets
+ * (SAML keys) are not settings: they live encrypted in the secret store.
+ */
 export const SettingDefaults = {
   KioskSessionDuration: 30,
   Accent: "teal",
@@ -15,7 +19,19 @@ export const SettingDefaults = {
   DiscoverIP: true,
   DiscoverIPURL: "",
   PublicURL: "",
-} as const;
+  DebugMode: false,
+  GELFListenerURL: "",
+  Logo: "",
+  LightModeLogo: "",
+  ExperimentalFeatures: [] as string[],
+  SAMLMetadataURL: "",
+  SAMLMetadataFile: "",
+  AdminSAMLMetadataURL: "",
+  AdminSAMLMetadataFile: "",
+  LDAPURL: "",
+  LDAPStartTLS: false,
+  LDAPSkipVerifyTLS: false,
+};
 /** Names of the settings this release reads. */
 export type SettingName = keyof typeof SettingDefaults;
 
