@@ -19,6 +19,8 @@ import { agentRoutes } from "./routes/admin/agents.ts";
 import { backendRoutes } from "./routes/admin/backends.ts";
 import { aclRoutes } from "./routes/admin/acls.ts";
 import { userRoutes } from "./routes/admin/users.ts";
+import { settingsRoutes } from "./routes/admin/settings.ts";
+import { logRoutes } from "./routes/admin/logs.ts";
 import { agentEnrolRoutes } from "./routes/agent.ts";
 
 /** Largest request body the API reads, in bytes (1 MiB). */
@@ -37,6 +39,8 @@ export function createApp(services: Services, webDir: string, trustedProxies: re
     .route("/admin/backends", backendRoutes)
     .route("/admin/acls", aclRoutes)
     .route("/admin/users", userRoutes)
+    .route("/admin/settings", settingsRoutes)
+    .route("/admin/logs", logRoutes)
     .route("/agent", agentEnrolRoutes)
     .route("/", grantRoutes);
 

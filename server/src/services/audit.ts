@@ -48,6 +48,13 @@ export const AuditAction = {
   knocDeleted: "knocDeleted",
   totpReset: "totpReset",
   adminAutoCreated: "adminAutoCreated",
+  /** A read of a public allowlist was refused (wrong token, no or refused credentials, source not allowed). */
+  allowlistAccessDenied: "allowlistAccessDenied",
+  /** An API key was refused on an API-key route (unknown, expired, wrong scope or source). */
+  apiKeyAccessDenied: "apiKeyAccessDenied",
+  /** An admin cleared the entries older than 30 days (DELETE /admin/logs). */
+  auditLogCleared: "auditLogCleared",
+  settingsUpdated: "settingsUpdated",
 } as const;
 /** One action kind. */
 export type AuditActionKind = (typeof AuditAction)[keyof typeof AuditAction];

@@ -14,7 +14,9 @@ import { BackendService } from "./backends.ts";
 import { AclService } from "./acls.ts";
 import { UserService } from "./users.ts";
 import { StatusService } from "./status.ts";
+import { AuditLogService } from "./audit-log.ts";
 import { SecretBox } from "./secrets/at-rest.ts";
+import { AdminSettingsService } from "./admin-settings.ts";
 import { randomBytes } from "node:crypto";
 
 /** Every service of a running server. */
@@ -31,10 +33,13 @@ export interface Services {
   acls: AclService;
   users: UserService;
   status: StatusService;
+  /** The audit log's read side: paged search, 30-day clear, CSV export. */
+  auditLog: AuditLogService;
   /** The JS bundle hash of the built web app ("" when not built). */
   jsBundleHash: string;
   /** Secrets at rest (SAML keys, TOTP secrets): AES-256-GCM with the data dir's key file. */
   secrets: SecretBox;
+  adminSettings: AdminSettingsService;
 }
 
 /** Builds the services over an open, migrated database. */
@@ -43,6 +48,7 @@ export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBund
   const engine = new GrantEngine(db, clock, log);
   const hub = new AgentHub({ db, clock, log, engine });
   const deps = { db, clock, engine, resync: (agentId: string) => hub.resync(agentId) };
+  const secrets = new SecretBox(opts.secretKey ?? randomBytes(32));
   return {
     db,
     clock,
@@ -56,7 +62,9 @@ export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBund
     acls: new AclService(deps),
     users: new UserService(deps),
     status: new StatusService(deps),
+    auditLog: new AuditLogService(deps),
     jsBundleHash: opts.jsBundleHash,
-    secrets: new SecretBox(opts.secretKey ?? randomBytes(32)),
+    secrets,
+    adminSettings: new AdminSettingsService(db, clock, secrets),
   };
 }

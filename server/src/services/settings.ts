@@ -31,6 +31,11 @@ export const SettingDefaults = {
   LDAPURL: "",
   LDAPStartTLS: false,
   LDAPSkipVerifyTLS: false,
+  /** SAML SP private keys, sealed by the secret store (purpose "saml.user.key" / "saml.admin.key"). */
+  SAMLKeySealed: "",
+  SAMLCert: "",
+  AdminSAMLKeySealed: "",
+  AdminSAMLCert: "",
 };
 /** Names of the settings this release reads. */
 export type SettingName = keyof typeof SettingDefaults;

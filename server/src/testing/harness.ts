@@ -120,3 +120,50 @@ export async function seedLoop(h: Harness, acl: { clickToGrant?: boolean; maximu
   );
   return { agentId: agent.ID, backendId, aclId, userId };
 }
+
+/** One in-process API exchange's result. */
+export interface ApiResult {
+  status: number;
+  body: unknown;
+  setCookie: string;
+  headers: Headers;
+}
+
+/** The node-server binding's socket as getConnInfo reads it: requests come from 203.0.113.5 unless told. */
+export function socketEnv(remoteAddress = "203.0.113.5") {
+  return { incoming: { socket: { remoteAddress, remotePort: 40000, remoteFamily: remoteAddress.includes(":") ? "IPv6" : "IPv4" } } };
+}
+
+/**
+ * Sends one request to the harness app (host postern.test). A body that is a string is sent as is,
+ * anything else as JSON. `cookie` is a `name=value` pair.
+ */
+export async function apiRequest(
+  h: Harness,
+  method: string,
+  path: string,
+  body?: unknown,
+  opts: { cookie?: string; headers?: Record<string, string>; from?: string } = {},
+): Promise<ApiResult> {
+  const res = await h.app.request(
+    `http://postern.test${path}`,
+    {
+      method,
+      headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...(opts.cookie ? { cookie: opts.cookie } : {}), host: "postern.test", ...opts.headers },
+      ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
+    },
+    socketEnv(opts.from),
+  );
+  const text = await res.text();
+  let parsed: unknown = text;
+  if ((res.headers.get("content-type") ?? "").includes("json") && text) parsed = JSON.parse(text) as unknown;
+  return { status: res.status, body: parsed, setCookie: res.headers.get("set-cookie") ?? "", headers: res.headers };
+}
+
+/** Creates an admin "root" (password "root-password") and returns its session cookie. */
+export async function signInAdmin(h: Harness, userName = "root"): Promise<string> {
+  await h.services.adminSessions.createLocalAdmin({ userName, name: userName, password: "root-password" });
+  const r = await apiRequest(h, "POST", "/api/admin/login", { UserName: userName, Password: "root-password" });
+  if (r.status !== 204) throw new Error(`admin sign-in failed: ${r.status}`);
+  return r.setCookie.split(";")[0] ?? "";
+}

@@ -25,6 +25,13 @@ export const systemRoutes = new Hono<AppEnv>()
     const body: Theme = { Accent: getSetting(db, "Accent") as Theme["Accent"], HighAccessibility: getSetting(db, "HighAccessibility") };
     return c.json(body, 200);
   })
+  // GET /logo?mode=dark|light: the branding logo (Logo for dark mode, LightModeLogo for light).
+  .get("/logo", (c) => {
+    const dataUrl = getSetting(c.var.services.db, c.req.query("mode") === "light" ? "LightModeLogo" : "Logo");
+    const m = /^data:(image\/(?:png|jpeg));base64,(.*)$/.exec(dataUrl);
+    if (!m?.[1] || m[2] === undefined) return c.json({ Err: "Not found" }, 404);
+    return c.body(Buffer.from(m[2], "base64"), 200, { "content-type": m[1], "cache-control": "public, max-age=600" });
+  })
   // GET /ip: the caller's address as this server sees it (IP discovery). With a user session
   // cookie the address is recorded as observed for that session (CGNATOpen ACLs grant it).
   .get("/ip", (c) => {

@@ -1,0 +1,215 @@
+/**
+ * The admin settings sections (admin-console §2 "Settings", §3, §5 "Settings", §7 Settings calls):
+ * general settings, branding/UI ("customize"), IP discovery/kiosk/logging ("config"), and
+ * authentication (SAML for users and admins, LDAP, PublicURL) including SP key pair upload and
+ * generation. SAML private keys are kept sealed in the secret store and never returned.
+ */
+import "reflect-metadata";
+import { X509Certificate, createPrivateKey, webcrypto } from "node:crypto";
+import * as x509 from "@peculiar/x509";
+import type { AuthenticationSettings, AuthenticationUpdate, ConfigSettings, CustomizeSettings, GeneralSettings } from "@postern/shared";
+import type { Db } from "../db/index.ts";
+import type { Clock } from "../clock.ts";
+import { badRequest } from "../errors.ts";
+import { AuditAction, writeAudit } from "./audit.ts";
+import type { Actor } from "./agents.ts";
+import type { SecretBox } from "./secrets/at-rest.ts";
+import { getSetting, setSetting } from "./settings.ts";
+import type { SettingName } from "./settings.ts";
+
+/** Which SAML service provider: the user portal's or the admin console's. */
+export type SamlAudience = "user" | "admin";
+
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const JPEG = Buffer.from([0xff, 0xd8, 0xff]);
+/** Largest logo accepted, in bytes after base64 decoding. */
+export const MAX_LOGO_BYTES = 512 * 1024;
+
+/**
+ * Checks a logo (base64, optionally a data: URL) is PNG or JPEG by its bytes and at most
+ * MAX_LOGO_BYTES; returns it as a data: URL, or "" for "". Throws 400 otherwise.
+ */
+export function normaliseLogo(field: string, value: string): string {
+  if (value === "") return "";
+  const base64 = value.replace(/^data:image\/[a-z]+;base64,/i, "").trim();
+  if (!/^[A-Za-z0-9+/=\s]+$/.test(base64)) throw badRequest(undefined, `${field}: not base64`);
+  const bytes = Buffer.from(base64, "base64");
+  if (bytes.length > MAX_LOGO_BYTES) throw badRequest(undefined, `${field}: the logo must be at most 512 KB`);
+  const type = bytes.subarray(0, 8).equals(PNG) ? "image/png" : bytes.subarray(0, 3).equals(JPEG) ? "image/jpeg" : null;
+  if (!type) throw badRequest(undefined, `${field}: the logo must be PNG or JPEG`);
+  return `data:${type};base64,${bytes.toString("base64")}`;
+}
+
+function checkPrivateKey(field: string, pem: string): void {
+  try {
+    const key = createPrivateKey(pem);
+    if (key.asymmetricKeyType !== "rsa" && key.asymmetricKeyType !== "ec") throw new Error("type");
+  } catch {
+    throw badRequest(undefined, `${field}: not a PEM RSA or EC private key`);
+  }
+}
+
+function checkCertificate(field: string, pem: string): X509Certificate {
+  try {
+    return new X509Certificate(pem);
+  } catch {
+    throw badRequest(undefined, `${field}: not a PEM X.509 certificate`);
+  }
+}
+
+function checkMetadata(field: string, xml: string): void {
+  if (!/<(\w+:)?EntityDescriptor[\s>]/.test(xml)) throw badRequest(undefined, `${field}: not SAML metadata (no EntityDescriptor)`);
+}
+
+const SAML_KEYS = {
+  user: { url: "SAMLMetadataURL", file: "SAMLMetadataFile", key: "SAMLKeySealed", cert: "SAMLCert", purpose: "saml.user.key" },
+  admin: { url: "AdminSAMLMetadataURL", file: "AdminSAMLMetadataFile", key: "AdminSAMLKeySealed", cert: "AdminSAMLCert", purpose: "saml.admin.key" },
+} as const;
+
+/** Admin settings: read and write each section. */
+export class AdminSettingsService {
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly secrets: SecretBox;
+  constructor(db: Db, clock: Clock, secrets: SecretBox) {
+    this.db = db;
+    this.clock = clock;
+    this.secrets = secrets;
+  }
+
+  /** GET /admin/settings. */
+  general(): GeneralSettings {
+    const g = <K extends SettingName>(k: K) => getSetting(this.db, k);
+    return {
+      DiscoverIP: g("DiscoverIP"),
+      DiscoverIPURL: g("DiscoverIPURL"),
+      DebugMode: g("DebugMode"),
+      GELFListenerURL: g("GELFListenerURL"),
+      KioskSessionDuration: g("KioskSessionDuration"),
+      Accent: g("Accent") as GeneralSettings["Accent"],
+      HighAccessibility: g("HighAccessibility"),
+      Logo: g("Logo"),
+      LightModeLogo: g("LightModeLogo"),
+      NewUserDashboard: g("NewUserDashboard"),
+      ExperimentalFeatures: g("ExperimentalFeatures"),
+    };
+  }
+
+  private save(values: Partial<Record<SettingName, unknown>>, section: string, actor: Actor): void {
+    this.db.transaction((tx) => {
+      for (const [k, v] of Object.entries(values)) if (v !== undefined) setSetting(tx, k as SettingName, v);
+      writeAudit(tx, { action: AuditAction.settingsUpdated, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, description: section });
+    });
+  }
+
+  /** POST /admin/settings/customize: branding and UI. Logos are checked to be PNG or JPEG. */
+  customize(input: CustomizeSettings, actor: Actor): GeneralSettings {
+    const values = {
+      ...input,
+      ...(input.Logo !== undefined ? { Logo: normaliseLogo("Logo", input.Logo) } : {}),
+      ...(input.LightModeLogo !== undefined ? { LightModeLogo: normaliseLogo("LightModeLogo", input.LightModeLogo) } : {}),
+    };
+    this.save(values, "customize", actor);
+    return this.general();
+  }
+
+  /** POST /admin/settings/config: IP discovery, debug mode, GELF listener, kiosk session length (minutes). */
+  config(input: ConfigSettings, actor: Actor): GeneralSettings {
+    this.save(input, "config", actor);
+    return this.general();
+  }
+
+  /** GET /admin/settings/authentication. */
+  authentication(): AuthenticationSettings {
+    const g = <K extends SettingName>(k: K) => getSetting(this.db, k);
+    return {
+      SAMLMetadataURL: g("SAMLMetadataURL"),
+      SAMLMetadataFile: g("SAMLMetadataFile"),
+      SAMLKeyFileSet: g("SAMLKeySealed") !== "",
+      SAMLCertFileSet: g("SAMLCert") !== "",
+      AdminSAMLMetadataURL: g("AdminSAMLMetadataURL"),
+      AdminSAMLMetadataFile: g("AdminSAMLMetadataFile"),
+      AdminSAMLKeyFileSet: g("AdminSAMLKeySealed") !== "",
+      AdminSAMLCertFileSet: g("AdminSAMLCert") !== "",
+      PublicURL: g("PublicURL"),
+      LDAPURL: g("LDAPURL"),
+      LDAPStartTLS: g("LDAPStartTLS"),
+      LDAPSkipVerifyTLS: g("LDAPSkipVerifyTLS"),
+    };
+  }
+
+  /**
+   * POST /admin/settings/authentication. Uploaded keys must be PEM private keys, certificates PEM
+   * X.509, and a key and certificate uploaded or kept together must belong to each other; metadata
+   * must be SAML metadata. Remove flags clear a file. Throws 400 naming the field.
+   */
+  updateAuthentication(input: AuthenticationUpdate, actor: Actor): AuthenticationSettings {
+    const values: Partial<Record<SettingName, unknown>> = {
+      PublicURL: input.PublicURL,
+      LDAPURL: input.LDAPURL,
+      LDAPStartTLS: input.LDAPStartTLS,
+      LDAPSkipVerifyTLS: input.LDAPSkipVerifyTLS,
+    };
+    for (const audience of ["user", "admin"] as const) {
+      const k = SAML_KEYS[audience];
+      const p = audience === "user" ? "" : "Admin";
+      const url = input[`${p}SAMLMetadataURL` as "SAMLMetadataURL"];
+      const file = input[`${p}SAMLMetadataFile` as "SAMLMetadataFile"];
+      const key = input[`${p}SAMLKeyFile` as "SAMLKeyFile"];
+      const cert = input[`${p}SAMLCertFile` as "SAMLCertFile"];
+      values[k.url] = url;
+      if (file) checkMetadata(`${p}SAMLMetadataFile`, file);
+      if (input[`Remove${p}SAMLMetadataFile` as "RemoveSAMLMetadataFile"]) values[k.file] = "";
+      else if (file) values[k.file] = file;
+      if (key) checkPrivateKey(`${p}SAMLKeyFile`, key);
+      const certificate = cert ? checkCertificate(`${p}SAMLCertFile`, cert) : null;
+      const removeKey = input[`Remove${p}SAMLKeyFile` as "RemoveSAMLKeyFile"] === true;
+      const removeCert = input[`Remove${p}SAMLCertFile` as "RemoveSAMLCertFile"] === true;
+      const finalKey = removeKey ? "" : key || this.samlKey(audience);
+      const finalCert = removeCert ? "" : cert || getSetting(this.db, k.cert);
+      if (finalKey && finalCert && (key || cert) && !(certificate ?? new X509Certificate(finalCert)).checkPrivateKey(createPrivateKey(finalKey))) {
+        throw badRequest(undefined, `${p}SAMLCertFile: the certificate does not belong to the private key`);
+      }
+      if (removeKey) values[k.key] = "";
+      else if (key) values[k.key] = this.secrets.seal(k.purpose, key);
+      if (removeCert) values[k.cert] = "";
+      else if (cert) values[k.cert] = cert;
+    }
+    this.save(values, "authentication", actor);
+    return this.authentication();
+  }
+
+  /** The SP private key (PEM) of an audience, or "" when none. */
+  samlKey(audience: SamlAudience): string {
+    const sealed = getSetting(this.db, SAML_KEYS[audience].key);
+    return sealed ? this.secrets.open(SAML_KEYS[audience].purpose, sealed) : "";
+  }
+
+  /**
+   * Generates a new SP key pair for an audience (RSA 2048, self-signed certificate valid 10 years,
+   * CN from PublicURL's host or "postern"), replacing the old one. Returns the certificate (PEM).
+   */
+  async generateSamlKeyCert(audience: SamlAudience, actor: Actor): Promise<string> {
+    const alg = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256", publicExponent: new Uint8Array([1, 0, 1]), modulusLength: 2048 };
+    const keys = (await webcrypto.subtle.generateKey(alg, true, ["sign", "verify"])) as CryptoKeyPair;
+    const host = URL.parse(getSetting(this.db, "PublicURL"))?.hostname || "postern";
+    const now = new Date(this.clock.now());
+    const cert = await x509.X509CertificateGenerator.createSelfSigned(
+      {
+        serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString("hex").replace(/^[89a-f]/, "1"),
+        name: `CN=${host.replace(/[,=+<>#;"\\]/g, "")} ${audience === "admin" ? "admin" : "user"} SAML SP`,
+        notBefore: now,
+        notAfter: new Date(now.getTime() + 3650 * 86_400_000),
+        signingAlgorithm: alg,
+        keys,
+      },
+      webcrypto as unknown as Crypto,
+    );
+    const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey("pkcs8", keys.privateKey)).toString("base64");
+    const keyPem = `-----BEGIN PRIVATE KEY-----\n${pkcs8.match(/.{1,64}/g)?.join("\n") ?? ""}\n-----END PRIVATE KEY-----\n`;
+    const certPem = cert.toString("pem");
+    const k = SAML_KEYS[audience];
+    this.save({ [k.key]: this.secrets.seal(k.purpose, keyPem), [k.cert]: certPem }, `generate ${audience} SAML key pair`, actor);
+    return certPem;
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * Settings (admin-console §3 "General settings", "Authentication settings"; §5 "Settings"; §7
+ * Settings calls). Each POST carries one section; fields left out keep their value.
+ */
+import { z } from "zod";
+import { Limits } from "../limits.ts";
+import { AccentSchema } from "./user.ts";
+
+const httpUrl = z.union([z.literal(""), z.url({ protocol: /^https?$/, error: "URL must be http or https" })]);
+const ldapUrl = z.union([z.literal(""), z.url({ protocol: /^(ldap|ldaps|ldapi|cldap)$/, error: "URL must be ldap or ldaps" })]);
+const gelfUrl = z.union([z.literal(""), z.url({ protocol: /^(udp|tcp|tls)$/, error: "URL must be udp, tcp, or tls" })]);
+
+/** A logo: PNG or JPEG as base64 (optionally a data: URL), or "" to remove it. */
+export const LogoSchema = z.string().max(700_000, "The logo must be at most 512 KB");
+
+/** GET /api/admin/settings response: the general settings. */
+export const GeneralSettingsSchema = z.object({
+  DiscoverIP: z.boolean(),
+  DiscoverIPURL: z.string(),
+  DebugMode: z.boolean(),
+  GELFListenerURL: z.string(),
+  /** Minutes, 5–120. */
+  KioskSessionDuration: z.number().int(),
+  Accent: AccentSchema,
+  HighAccessibility: z.boolean(),
+  /** data: URLs ("" when none). */
+  Logo: z.string(),
+  LightModeLogo: z.string(),
+  NewUserDashboard: z.boolean(),
+  ExperimentalFeatures: z.array(z.string()),
+});
+/** GET /api/admin/settings response. */
+export type GeneralSettings = z.infer<typeof GeneralSettingsSchema>;
+
+/** POST /api/admin/settings/customize body (branding and UI). */
+export const CustomizeSettingsSchema = z
+  .object({
+    Accent: AccentSchema,
+    HighAccessibility: z.boolean(),
+    Logo: LogoSchema,
+    LightModeLogo: LogoSchema,
+    NewUserDashboard: z.boolean(),
+  })
+  .partial();
+/** POST /api/admin/settings/customize body. */
+export type CustomizeSettings = z.infer<typeof CustomizeSettingsSchema>;
+
+/** POST /api/admin/settings/config body (IP discovery, kiosk, logging). */
+export const ConfigSettingsSchema = z
+  .object({
+    DiscoverIP: z.boolean(),
+    DiscoverIPURL: httpUrl,
+    DebugMode: z.boolean(),
+    GELFListenerURL: gelfUrl,
+    KioskSessionDuration: z
+      .number({ error: "KioskSessionDuration must be a number" })
+      .int()
+      .min(Limits.kioskSessionDurationMinMinutes, "KioskSessionDuration must be between 5 and 120")
+      .max(Limits.kioskSessionDurationMaxMinutes, "KioskSessionDuration must be between 5 and 120"),
+  })
+  .partial();
+/** POST /api/admin/settings/config body. */
+export type ConfigSettings = z.infer<typeof ConfigSettingsSchema>;
+
+/** GET /api/admin/settings/authentication response. Key and certificate contents are never returned. */
+export const AuthenticationSettingsSchema = z.object({
+  SAMLMetadataURL: z.string(),
+  SAMLMetadataFile: z.string(),
+  SAMLKeyFileSet: z.boolean(),
+  SAMLCertFileSet: z.boolean(),
+  AdminSAMLMetadataURL: z.string(),
+  AdminSAMLMetadataFile: z.string(),
+  AdminSAMLKeyFileSet: z.boolean(),
+  AdminSAMLCertFileSet: z.boolean(),
+  PublicURL: z.string(),
+  LDAPURL: z.string(),
+  LDAPStartTLS: z.boolean(),
+  LDAPSkipVerifyTLS: z.boolean(),
+});
+/** GET /api/admin/settings/authentication response. */
+export type AuthenticationSettings = z.infer<typeof AuthenticationSettingsSchema>;
+
+/**
+ * POST /api/admin/settings/authentication body: URLs and flags, uploaded file contents (PEM key and
+ * certificate, IdP metadata XML) and Remove flags, for users and (Admin prefix) admins.
+ */
+export const AuthenticationUpdateSchema = z
+  .object({
+    SAMLMetadataURL: httpUrl,
+    SAMLMetadataFile: z.string().max(200_000),
+    SAMLKeyFile: z.string().max(20_000),
+    SAMLCertFile: z.string().max(20_000),
+    RemoveSAMLMetadataFile: z.boolean(),
+    RemoveSAMLKeyFile: z.boolean(),
+    RemoveSAMLCertFile: z.boolean(),
+    AdminSAMLMetadataURL: httpUrl,
+    AdminSAMLMetadataFile: z.string().max(200_000),
+    AdminSAMLKeyFile: z.string().max(20_000),
+    AdminSAMLCertFile: z.string().max(20_000),
+    RemoveAdminSAMLMetadataFile: z.boolean(),
+    RemoveAdminSAMLKeyFile: z.boolean(),
+    RemoveAdminSAMLCertFile: z.boolean(),
+    PublicURL: httpUrl,
+    LDAPURL: ldapUrl,
+    LDAPStartTLS: z.boolean(),
+    LDAPSkipVerifyTLS: z.boolean(),
+  })
+  .partial();
+/** POST /api/admin/settings/authentication body. */
+export type AuthenticationUpdate = z.infer<typeof AuthenticationUpdateSchema>;
+
+/** POST /api/admin/settings/generate{User,Admin}SamlKeyCert response: the new certificate (PEM) to give the IdP. */
+export const GeneratedKeyCertSchema = z.object({ Cert: z.string() });
