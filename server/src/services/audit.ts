@@ -55,6 +55,8 @@ export const AuditAction = {
   /** An admin cleared the entries older than 30 days (DELETE /admin/logs). */
   auditLogCleared: "auditLogCleared",
   settingsUpdated: "settingsUpdated",
+  /** A licence key was installed (POST /admin/settings/license or `postern license install`), replacing any other. */
+  licenseInstalled: "licenseInstalled",
 } as const;
 /** One action kind. */
 export type AuditActionKind = (typeof AuditAction)[keyof typeof AuditAction];
