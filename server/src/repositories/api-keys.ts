@@ -1,0 +1,130 @@
+/**
+ * SQL of API keys (admin-console §3 "API key") and of what they reach: allowlist ACLs (an ACL on a
+ * backend of type allowlist), API-key users, and live user sessions for the `user.sessions` API.
+ * No rules here.
+ */
+import { and, asc, eq, gt, inArray, isNull } from "drizzle-orm";
+import type { Db, Tx } from "../db/index.ts";
+import { acls, apiKeys, backends, users, userSessions } from "../db/schema.ts";
+
+type Q = Db | Tx;
+
+/** An api_keys row (times epoch ms; expiredAfter null = never). */
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+/** Values of a new api_keys row. */
+export type NewApiKeyRow = typeof apiKeys.$inferInsert;
+
+/** Lists every key by name. */
+export function listApiKeys(q: Q): ApiKeyRow[] {
+  return q.select().from(apiKeys).orderBy(asc(apiKeys.name)).all();
+}
+
+/** Reads one key by id. */
+export function getApiKey(q: Q, id: string): ApiKeyRow | undefined {
+  return q.select().from(apiKeys).where(eq(apiKeys.id, id)).get();
+}
+
+/** Reads one key by its (unique) name. */
+export function getApiKeyByName(q: Q, name: string): ApiKeyRow | undefined {
+  return q.select().from(apiKeys).where(eq(apiKeys.name, name)).get();
+}
+
+/** Inserts a key. */
+export function insertApiKey(q: Q, row: NewApiKeyRow): void {
+  q.insert(apiKeys).values(row).run();
+}
+
+/** Replaces a key's AllowedFrom list. */
+export function setAllowedFrom(q: Q, id: string, allowedFrom: { Prefix: string; Note: string }[]): void {
+  q.update(apiKeys).set({ allowedFrom }).where(eq(apiKeys.id, id)).run();
+}
+
+/** Sets a key's LastUsedAt (epoch ms). */
+export function touchApiKey(q: Q, id: string, at: number): void {
+  q.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id)).run();
+}
+
+/** Deletes a key; returns whether a row went. */
+export function deleteApiKey(q: Q, id: string): boolean {
+  return q.delete(apiKeys).where(eq(apiKeys.id, id)).run().changes > 0;
+}
+
+/** An ACL on an allowlist backend: its id, description and Config (Config.allowlist holds Token, ApiKeyId, …). */
+export interface AllowlistAclRow {
+  id: string;
+  description: string;
+  config: Record<string, unknown>;
+}
+
+/** The ACL `aclId` when it is an allowlist ACL (its backend's type is allowlist); undefined otherwise. */
+export function getAllowlistAcl(q: Q, aclId: string): AllowlistAclRow | undefined {
+  return q
+    .select({ id: acls.id, description: acls.description, config: acls.config })
+    .from(acls)
+    .innerJoin(backends, eq(backends.id, acls.backendId))
+    .where(and(eq(acls.id, aclId), eq(backends.type, "allowlist")))
+    .get();
+}
+
+/** Every allowlist ACL (few: one per passive Knoc). */
+export function listAllowlistAcls(q: Q): AllowlistAclRow[] {
+  return q
+    .select({ id: acls.id, description: acls.description, config: acls.config })
+    .from(acls)
+    .innerJoin(backends, eq(backends.id, acls.backendId))
+    .where(eq(backends.type, "allowlist"))
+    .orderBy(asc(acls.description))
+    .all();
+}
+
+/** Descriptions of the given ACLs, by id (unknown ids are absent). */
+export function aclDescriptions(q: Q, ids: readonly string[]): Map<string, string> {
+  if (ids.length === 0) return new Map();
+  const rows = q.select({ id: acls.id, description: acls.description }).from(acls).where(inArray(acls.id, [...ids])).all();
+  return new Map(rows.map((r) => [r.id, r.description]));
+}
+
+/** Id, user name, name and auth type of the given users, by id (unknown ids are absent). */
+export function usersByIds(q: Q, ids: readonly string[]): Map<string, { userName: string; name: string; authType: string }> {
+  if (ids.length === 0) return new Map();
+  const rows = q.select({ id: users.id, userName: users.userName, name: users.name, authType: users.authType }).from(users).where(inArray(users.id, [...ids])).all();
+  return new Map(rows.map((r) => [r.id, { userName: r.userName, name: r.name, authType: r.authType }]));
+}
+
+/** A live user session with its user's name (times epoch ms). */
+export interface LiveSessionRow {
+  id: string;
+  userName: string;
+  createdAt: number;
+  endsAt: number;
+  ipAddress: string;
+}
+
+const liveSessionColumns = {
+  id: userSessions.id,
+  userName: users.userName,
+  createdAt: userSessions.createdAt,
+  endsAt: userSessions.endsAt,
+  ipAddress: userSessions.ipAddress,
+};
+
+/** Every live user session (not ended, end after `now`), oldest first. */
+export function listLiveSessions(q: Q, now: number): LiveSessionRow[] {
+  return q
+    .select(liveSessionColumns)
+    .from(userSessions)
+    .innerJoin(users, eq(users.id, userSessions.userId))
+    .where(and(isNull(userSessions.endedAt), gt(userSessions.endsAt, now)))
+    .orderBy(asc(userSessions.createdAt), asc(userSessions.id))
+    .all();
+}
+
+/** One live user session by id; undefined when unknown, ended or past its end. */
+export function getLiveSession(q: Q, id: string, now: number): LiveSessionRow | undefined {
+  return q
+    .select(liveSessionColumns)
+    .from(userSessions)
+    .innerJoin(users, eq(users.id, userSessions.userId))
+    .where(and(eq(userSessions.id, id), isNull(userSessions.endedAt), gt(userSessions.endsAt, now)))
+    .get();
+}

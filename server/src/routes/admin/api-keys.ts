@@ -1,0 +1,34 @@
+/**
+ * /admin/api-keys (admin-console §2 "API keys", §7): list, get, create (answers 201 with the
+ * plaintext key once), update (AllowedFrom only), delete. Admin only.
+ */
+import { Hono } from "hono";
+import { ApiKeyCreateSchema, ApiKeyUpdateSchema, ServerMessage } from "@postern/shared";
+import { parseBody } from "../../http/body.ts";
+import { actorOf, requireAdmin } from "../../http/context.ts";
+import type { AppEnv } from "../../http/context.ts";
+import { badRequest } from "../../errors.ts";
+
+/** API key collection routes. */
+export const apiKeyRoutes = new Hono<AppEnv>()
+  .use(requireAdmin)
+  // GET /admin/api-keys
+  .get("/", (c) => c.json(c.var.services.apiKeys.list(), 200))
+  // GET /admin/api-keys/{id}
+  .get("/:id", (c) => c.json(c.var.services.apiKeys.get(c.req.param("id")), 200))
+  // POST /admin/api-keys
+  .post("/", async (c) => {
+    const body = await parseBody(c, ApiKeyCreateSchema);
+    return c.json(c.var.services.apiKeys.create(body, actorOf(c)), 201);
+  })
+  // PUT /admin/api-keys/{id}
+  .put("/:id", async (c) => {
+    const body = await parseBody(c, ApiKeyUpdateSchema);
+    if (body.ID && body.ID.toLowerCase() !== c.req.param("id").toLowerCase()) throw badRequest(ServerMessage.mismatchingIds);
+    return c.json(c.var.services.apiKeys.update(c.req.param("id"), body, actorOf(c)), 200);
+  })
+  // DELETE /admin/api-keys/{id}
+  .delete("/:id", (c) => {
+    c.var.services.apiKeys.delete(c.req.param("id"), actorOf(c));
+    return c.body(null, 204);
+  });

@@ -1,0 +1,34 @@
+/**
+ * The public allowlist (admin-console §7 "Public allowlist"): GET /api/v1/allowlists/{aclId}/{token}.txt
+ * (one address per line, text/plain, each line ending in a newline) and .json (a JSON array of
+ * strings). Read by firewalls and vendors' external-list features with HTTP Basic auth whose
+ * password is an API key with scope `allowlist.read:{aclId}`, or by source address when the ACL's
+ * AllowAccessByIp is on. The rules are ApiKeyService.readAllowlist's; refusals are 404 (wrong
+ * token or not an allowlist), 401 with `WWW-Authenticate: Basic realm="postern"`, or 403.
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "../../http/context.ts";
+import { AppError, notFound } from "../../errors.ts";
+import { keyFromAuthorization } from "../../services/api-keys.ts";
+
+/** The challenge sent with every 401 of the allowlist. */
+export const ALLOWLIST_CHALLENGE = 'Basic realm="postern", charset="UTF-8"';
+
+/** Public allowlist routes (mounted at /v1/allowlists). */
+export const allowlistRoutes = new Hono<AppEnv>()
+  // GET /v1/allowlists/{aclId}/{token}.txt and /v1/allowlists/{aclId}/{token}.json
+  .get("/:aclId/:file", (c) => {
+    const m = /^(.+)\.(txt|json)$/.exec(c.req.param("file"));
+    if (!m) throw notFound();
+    const [, token, format] = m as unknown as [string, string, "txt" | "json"];
+    let addresses: string[];
+    try {
+      addresses = c.var.services.apiKeys.readAllowlist(c.req.param("aclId"), token, keyFromAuthorization(c.req.header("authorization")), c.var.clientIp);
+    } catch (err) {
+      if (err instanceof AppError && err.status === 401) c.header("WWW-Authenticate", ALLOWLIST_CHALLENGE);
+      throw err;
+    }
+    c.header("Cache-Control", "no-store");
+    if (format === "json") return c.json(addresses, 200);
+    return c.body(addresses.length === 0 ? "" : addresses.join("\n") + "\n", 200, { "Content-Type": "text/plain; charset=utf-8" });
+  });
