@@ -15,6 +15,7 @@ import { AclService } from "./acls.ts";
 import { UserService } from "./users.ts";
 import { StatusService } from "./status.ts";
 import { AuditLogService } from "./audit-log.ts";
+import { AuditLogService } from "./audit-log.ts";
 import { SecretBox } from "./secrets/at-rest.ts";
 import { AdminSettingsService } from "./admin-settings.ts";
 import { randomBytes } from "node:crypto";
@@ -33,6 +34,8 @@ export interface Services {
   acls: AclService;
   users: UserService;
   status: StatusService;
+  /** The audit log's read side: paged search, 30-day clear, CSV export. */
+  auditLog: AuditLogService;
   /** The audit log's read side: paged search, 30-day clear, CSV export. */
   auditLog: AuditLogService;
   /** The JS bundle hash of the built web app ("" when not built). */
@@ -62,6 +65,7 @@ export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBund
     acls: new AclService(deps),
     users: new UserService(deps),
     status: new StatusService(deps),
+    auditLog: new AuditLogService(deps),
     auditLog: new AuditLogService(deps),
     jsBundleHash: opts.jsBundleHash,
     secrets,

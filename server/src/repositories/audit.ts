@@ -1,0 +1,92 @@
+/**
+ * SQL of the audit log's read side (admin-console §2 "Audit logs", §7 GET /admin/logs): search,
+ * paging newest first, keyset batches for the CSV export and the GELF forwarder, and the 30-day
+ * clear. Entries are written by `writeAudit` (services/audit.ts). Times are epoch milliseconds.
+ */
+import { and, asc, desc, eq, gt, lt, or, sql } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
+import type { Db, Tx } from "../db/index.ts";
+import { auditLog } from "../db/schema.ts";
+
+type Q = Db | Tx;
+/** An audit log row. `at` is epoch milliseconds. */
+export type AuditRow = typeof auditLog.$inferSelect;
+
+/** The columns a search looks in. */
+const searchable = [
+  auditLog.action,
+  auditLog.userName,
+  auditLog.adminName,
+  auditLog.agentName,
+  auditLog.ipAddress,
+  auditLog.errorMessage,
+  auditLog.aclDescription,
+  auditLog.description,
+] as const;
+
+/**
+ * Escapes LIKE's wildcards (`%`, `_`) and the escape character itself, so that the term matches as
+ * a literal substring under `ESCAPE '\'`.
+ */
+export function escapeLike(term: string): string {
+  return term.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+}
+
+/**
+ * The WHERE condition of a search: the term as a literal substring of any searchable column,
+ * case-insensitive for ASCII letters (SQLite's LIKE). An empty term matches everything (undefined).
+ */
+function searchCondition(search: string): SQL | undefined {
+  if (search === "") return undefined;
+  const pattern = `%${escapeLike(search)}%`;
+  return or(...searchable.map((col) => sql`${col} LIKE ${pattern} ESCAPE '\\'`));
+}
+
+/** How many entries match the search ("" = all). */
+export function countAuditEntries(q: Q, search: string): number {
+  const row = q.select({ n: sql<number>`count(*)` }).from(auditLog).where(searchCondition(search)).get();
+  return row?.n ?? 0;
+}
+
+/** One page of entries matching the search, newest first (time, then sequence number). */
+export function listAuditEntries(q: Q, opts: { search: string; limit: number; offset: number }): AuditRow[] {
+  return q
+    .select()
+    .from(auditLog)
+    .where(searchCondition(opts.search))
+    .orderBy(desc(auditLog.at), desc(auditLog.id))
+    .limit(opts.limit)
+    .offset(opts.offset)
+    .all();
+}
+
+/**
+ * The next batch of entries matching the search in the same newest-first order, strictly after the
+ * given position (`after` is the last row of the previous batch; null starts at the newest). Used to
+ * stream the CSV export without holding the whole log in memory.
+ */
+export function auditEntriesOlderThan(q: Q, opts: { search: string; after: { at: number; id: number } | null; limit: number }): AuditRow[] {
+  const position = opts.after ? or(lt(auditLog.at, opts.after.at), and(eq(auditLog.at, opts.after.at), lt(auditLog.id, opts.after.id))) : undefined;
+  return q
+    .select()
+    .from(auditLog)
+    .where(and(searchCondition(opts.search), position))
+    .orderBy(desc(auditLog.at), desc(auditLog.id))
+    .limit(opts.limit)
+    .all();
+}
+
+/** Deletes the entries written before `cutoffMs` (epoch ms); returns how many were deleted. */
+export function deleteAuditEntriesBefore(q: Q, cutoffMs: number): number {
+  return q.delete(auditLog).where(lt(auditLog.at, cutoffMs)).run().changes;
+}
+
+/** Up to `limit` entries with a sequence number above `afterId`, in the order they were written. */
+export function auditEntriesAfterId(q: Q, afterId: number, limit: number): AuditRow[] {
+  return q.select().from(auditLog).where(gt(auditLog.id, afterId)).orderBy(asc(auditLog.id)).limit(limit).all();
+}
+
+/** The highest sequence number written so far (0 when the log is empty). */
+export function maxAuditId(q: Q): number {
+  return q.select({ id: sql<number | null>`max(${auditLog.id})` }).from(auditLog).get()?.id ?? 0;
+}
