@@ -19,6 +19,9 @@ import { agentRoutes } from "./routes/admin/agents.ts";
 import { backendRoutes } from "./routes/admin/backends.ts";
 import { aclRoutes } from "./routes/admin/acls.ts";
 import { userRoutes } from "./routes/admin/users.ts";
+import { groupRoutes } from "./routes/admin/groups.ts";
+import { adminRoutes } from "./routes/admin/admins.ts";
+import { adminSessionAdminRoutes, userSessionAdminRoutes } from "./routes/admin/sessions.ts";
 import { settingsRoutes } from "./routes/admin/settings.ts";
 import { logRoutes } from "./routes/admin/logs.ts";
 import { agentEnrolRoutes } from "./routes/agent.ts";
@@ -39,6 +42,10 @@ export function createApp(services: Services, webDir: string, trustedProxies: re
     .route("/admin/backends", backendRoutes)
     .route("/admin/acls", aclRoutes)
     .route("/admin/users", userRoutes)
+    .route("/admin/groups", groupRoutes)
+    .route("/admin/admins", adminRoutes)
+    .route("/admin/sessions", userSessionAdminRoutes)
+    .route("/admin/adminsessions", adminSessionAdminRoutes)
     .route("/admin/settings", settingsRoutes)
     .route("/admin/logs", logRoutes)
     .route("/agent", agentEnrolRoutes)

@@ -64,3 +64,8 @@ export function endSessions(q: Q, ids: readonly string[], now: number, reason: s
   if (ids.length === 0) return;
   q.update(userSessions).set({ endedAt: now, endReason: reason }).where(inArray(userSessions.id, [...ids])).run();
 }
+
+/** Clears a user's TOTP secret and last used step (the next sign-in enrols again). */
+export function clearUserTotp(q: Q, userId: string): void {
+  q.update(users).set({ totpSecretEnc: null, totpLastStep: null }).where(eq(users.id, userId)).run();
+}

@@ -13,6 +13,9 @@ import { AgentService } from "./agents.ts";
 import { BackendService } from "./backends.ts";
 import { AclService } from "./acls.ts";
 import { UserService } from "./users.ts";
+import { GroupService } from "./groups.ts";
+import { AdminService } from "./admins.ts";
+import { SessionService } from "./sessions.ts";
 import { StatusService } from "./status.ts";
 import { AuditLogService } from "./audit-log.ts";
 import { AuditLogService } from "./audit-log.ts";
@@ -33,6 +36,9 @@ export interface Services {
   backends: BackendService;
   acls: AclService;
   users: UserService;
+  groups: GroupService;
+  admins: AdminService;
+  sessions: SessionService;
   status: StatusService;
   /** The audit log's read side: paged search, 30-day clear, CSV export. */
   auditLog: AuditLogService;
@@ -64,6 +70,9 @@ export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBund
     backends: new BackendService(deps),
     acls: new AclService(deps),
     users: new UserService(deps),
+    groups: new GroupService(deps),
+    admins: new AdminService(deps),
+    sessions: new SessionService(deps),
     status: new StatusService(deps),
     auditLog: new AuditLogService(deps),
     auditLog: new AuditLogService(deps),

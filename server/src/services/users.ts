@@ -5,13 +5,15 @@
  */
 import { eq } from "drizzle-orm";
 import { ErrKey, ServerMessage } from "@postern/shared";
-import type { User, UserWrite } from "@postern/shared";
+import type { User, UserAcl, UserSession, UserWrite } from "@postern/shared";
 import type { Tx } from "../db/index.ts";
 import { acls, users } from "../db/schema.ts";
 import { iso } from "../clock.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import * as repo from "../repositories/users.ts";
 import { holdingGrantsOfSessions } from "../repositories/grants.ts";
+import { aclsViaGroups, aclSummaries } from "../repositories/groups.ts";
+import { liveUserSessions } from "../repositories/sessions.ts";
 import { AuditAction, writeAudit } from "./audit.ts";
 import type { Actor } from "./agents.ts";
 import { hashPassword } from "./auth/passwords.ts";
@@ -87,6 +89,7 @@ export class UserService extends Service {
           sessionLimit: input.SessionLimit,
           authType: input.AuthType,
           passwordHash,
+          totpEnabled: input.AuthType !== "SAML" && input.TOTPEnabled,
           validUntil: input.ValidUntil ? Date.parse(input.ValidUntil) : null,
           dn: input.ThirdPartyAuth.DN,
           createdAt: this.clock.now(),
@@ -121,6 +124,9 @@ export class UserService extends Service {
           validUntil: input.ValidUntil ? Date.parse(input.ValidUntil) : null,
           dn: input.ThirdPartyAuth.DN,
           ...(passwordHash ? { passwordHash } : {}),
+          // OTP is for non-SAML users only (admin-console §5); turning it off forgets the secret.
+          totpEnabled: input.AuthType !== "SAML" && input.TOTPEnabled,
+          ...(input.AuthType === "SAML" || !input.TOTPEnabled ? { totpSecretEnc: null, totpLastStep: null } : {}),
         })
         .where(eq(users.id, id))
         .run();
@@ -159,5 +165,44 @@ export class UserService extends Service {
       return revokeOps;
     });
     this.engine.dispatch(ops);
+  }
+
+  /** The user's live sessions, oldest first (GET /admin/users/{id}/sessions); 404 for an unknown user. */
+  sessions(id: string): UserSession[] {
+    if (!repo.getUser(this.db, id)) throw notFound("user");
+    return liveUserSessions(this.db, this.clock.now(), id).map((s) => ({ ID: s.id, Created: iso(s.createdAt) ?? "", Ends: iso(s.endsAt) ?? "" }));
+  }
+
+  /**
+   * The ACLs the user reaches, by description, with how (GET /admin/users/{id}/acls): `Direct` when
+   * assigned to the user, `Groups` the groups granting it. Passive+ hidden children are left out.
+   * 404 for an unknown user.
+   */
+  acls(id: string): UserAcl[] {
+    if (!repo.getUser(this.db, id)) throw notFound("user");
+    const direct = new Set(repo.directAclIds(this.db, id));
+    const via = new Map<string, { ID: string; Name: string }[]>();
+    for (const r of aclsViaGroups(this.db, id)) {
+      const list = via.get(r.aclId) ?? [];
+      list.push({ ID: r.groupId, Name: r.groupName });
+      via.set(r.aclId, list);
+    }
+    return aclSummaries(this.db, [...direct, ...via.keys()])
+      .filter((a) => !a.hideFromAdmins)
+      .map((a) => ({ ID: a.id, Description: a.description, URL: a.url, Category: a.category, Icon: a.icon, Direct: direct.has(a.id), Groups: via.get(a.id) ?? [] }));
+  }
+
+  /**
+   * Resets the user's 2FA (DELETE /admin/users/{id}/totpToken): clears the TOTP secret and last used
+   * step; TOTPEnabled stays, so the user enrols again at the next sign-in. Sessions stay. 404 for an
+   * unknown user. Audit totpReset.
+   */
+  resetTotp(id: string, actor: Actor): void {
+    this.db.transaction((tx) => {
+      const row = repo.getUser(tx, id);
+      if (!row) throw notFound("user");
+      repo.clearUserTotp(tx, id);
+      writeAudit(tx, { action: AuditAction.totpReset, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, userName: row.userName });
+    });
   }
 }

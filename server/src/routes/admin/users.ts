@@ -1,5 +1,7 @@
 /**
- * /admin/users (admin-console §7): list, get, create (answers the id), update, delete.
+ * /admin/users (admin-console §7): list, get, create (answers the id), update, delete; reset 2FA
+ * (DELETE /{id}/totpToken, 204) and the user's sessions, groups and ACLs (GET /{id}/sessions,
+ * /{id}/groups, /{id}/acls).
  */
 import { Hono } from "hono";
 import { UserWriteSchema, ServerMessage } from "@postern/shared";
@@ -15,6 +17,17 @@ export const userRoutes = new Hono<AppEnv>()
   .get("/", (c) => c.json(c.var.services.users.list(), 200))
   // GET /admin/users/{id}
   .get("/:id", (c) => c.json(c.var.services.users.get(c.req.param("id")), 200))
+  // GET /admin/users/{id}/sessions
+  .get("/:id/sessions", (c) => c.json(c.var.services.users.sessions(c.req.param("id")), 200))
+  // GET /admin/users/{id}/groups
+  .get("/:id/groups", (c) => c.json(c.var.services.groups.ofUser(c.req.param("id")), 200))
+  // GET /admin/users/{id}/acls
+  .get("/:id/acls", (c) => c.json(c.var.services.users.acls(c.req.param("id")), 200))
+  // DELETE /admin/users/{id}/totpToken
+  .delete("/:id/totpToken", (c) => {
+    c.var.services.users.resetTotp(c.req.param("id"), actorOf(c));
+    return c.body(null, 204);
+  })
   // POST /admin/users
   .post("/", async (c) => {
     const body = await parseBody(c, UserWriteSchema);

@@ -1,0 +1,132 @@
+/**
+ * SQL of groups, their members (group_users) and their ACLs (group_acls).
+ */
+import { and, asc, eq, inArray } from "drizzle-orm";
+import type { Db, Tx } from "../db/index.ts";
+import { acls, groupAcls, groups, groupUsers, users } from "../db/schema.ts";
+
+type Q = Db | Tx;
+/** A group row. */
+export type GroupRow = typeof groups.$inferSelect;
+/** The insertable fields of a group. */
+export type NewGroup = typeof groups.$inferInsert;
+
+/** Lists every group by name. */
+export function listGroups(q: Q): GroupRow[] {
+  return q.select().from(groups).orderBy(asc(groups.name)).all();
+}
+
+/** Reads a group by id. */
+export function getGroup(q: Q, id: string): GroupRow | undefined {
+  return q.select().from(groups).where(eq(groups.id, id)).get();
+}
+
+/** Reads a group by its exact name. */
+export function getGroupByName(q: Q, name: string): GroupRow | undefined {
+  return q.select().from(groups).where(eq(groups.name, name)).get();
+}
+
+/** Inserts a group. */
+export function insertGroup(q: Q, row: NewGroup): void {
+  q.insert(groups).values(row).run();
+}
+
+/** Updates a group's name and description. */
+export function updateGroup(q: Q, id: string, fields: { name: string; description: string }): void {
+  q.update(groups).set(fields).where(eq(groups.id, id)).run();
+}
+
+/** Deletes a group (its member and ACL rows cascade). */
+export function deleteGroup(q: Q, id: string): void {
+  q.delete(groups).where(eq(groups.id, id)).run();
+}
+
+/** The ACL ids the group grants (Group.ACLIDs). */
+export function groupAclIds(q: Q, groupId: string): string[] {
+  return q.select({ id: groupAcls.aclId }).from(groupAcls).where(eq(groupAcls.groupId, groupId)).all().map((r) => r.id);
+}
+
+/** The ids of the group's members (Group.UserIDs). */
+export function groupUserIds(q: Q, groupId: string): string[] {
+  return q.select({ id: groupUsers.userId }).from(groupUsers).where(eq(groupUsers.groupId, groupId)).all().map((r) => r.id);
+}
+
+/** How many of the group's ACLs admins see (Passive+ hidden children are not counted). */
+export function visibleAclCount(q: Q, groupId: string): number {
+  return q
+    .select({ id: groupAcls.aclId })
+    .from(groupAcls)
+    .innerJoin(acls, eq(acls.id, groupAcls.aclId))
+    .where(and(eq(groupAcls.groupId, groupId), eq(acls.hideFromAdmins, false)))
+    .all().length;
+}
+
+/** Replaces the group's ACLs. */
+export function setGroupAclIds(q: Q, groupId: string, aclIds: readonly string[]): void {
+  q.delete(groupAcls).where(eq(groupAcls.groupId, groupId)).run();
+  for (const aclId of new Set(aclIds)) q.insert(groupAcls).values({ groupId, aclId }).run();
+}
+
+/** Replaces the group's members. */
+export function setGroupUserIds(q: Q, groupId: string, userIds: readonly string[]): void {
+  q.delete(groupUsers).where(eq(groupUsers.groupId, groupId)).run();
+  for (const userId of new Set(userIds)) q.insert(groupUsers).values({ groupId, userId }).run();
+}
+
+/** The groups a user is a member of, by name. */
+export function groupsOfUser(q: Q, userId: string): GroupRow[] {
+  return q
+    .select({ g: groups })
+    .from(groups)
+    .innerJoin(groupUsers, eq(groupUsers.groupId, groups.id))
+    .where(eq(groupUsers.userId, userId))
+    .orderBy(asc(groups.name))
+    .all()
+    .map((r) => r.g);
+}
+
+/** Splits ids into chunks that stay well below SQLite's bound-parameter limit. */
+function chunks(ids: readonly string[]): string[][] {
+  const unique = [...new Set(ids)];
+  const out: string[][] = [];
+  for (let i = 0; i < unique.length; i += 500) out.push(unique.slice(i, i + 500));
+  return out;
+}
+
+/** Which of `ids` are users, with their AuthType. */
+export function usersByIds(q: Q, ids: readonly string[]): { id: string; authType: string }[] {
+  return chunks(ids).flatMap((part) => q.select({ id: users.id, authType: users.authType }).from(users).where(inArray(users.id, part)).all());
+}
+
+/** Which of `ids` are ACLs. */
+export function existingAclIds(q: Q, ids: readonly string[]): string[] {
+  return chunks(ids).flatMap((part) => q.select({ id: acls.id }).from(acls).where(inArray(acls.id, part)).all().map((r) => r.id));
+}
+
+/** The (ACL, group) pairs through which a user reaches ACLs, with the group's name. */
+export function aclsViaGroups(q: Q, userId: string): { aclId: string; groupId: string; groupName: string }[] {
+  return q
+    .select({ aclId: groupAcls.aclId, groupId: groups.id, groupName: groups.name })
+    .from(groupAcls)
+    .innerJoin(groupUsers, eq(groupUsers.groupId, groupAcls.groupId))
+    .innerJoin(groups, eq(groups.id, groupAcls.groupId))
+    .where(eq(groupUsers.userId, userId))
+    .orderBy(asc(groups.name))
+    .all();
+}
+
+/** The display fields of the given ACLs. */
+export function aclSummaries(
+  q: Q,
+  ids: readonly string[],
+): { id: string; description: string; url: string; category: string; icon: string; hideFromAdmins: boolean }[] {
+  return chunks(ids)
+    .flatMap((part) =>
+      q
+        .select({ id: acls.id, description: acls.description, url: acls.url, category: acls.category, icon: acls.icon, hideFromAdmins: acls.hideFromAdmins })
+        .from(acls)
+        .where(inArray(acls.id, part))
+        .all(),
+    )
+    .sort((a, b) => a.description.localeCompare(b.description));
+}

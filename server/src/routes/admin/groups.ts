@@ -1,0 +1,35 @@
+/**
+ * /admin/groups (admin-console §7): list, get, create (answers the id as a JSON string), update
+ * (answers the id), delete (204).
+ */
+import { Hono } from "hono";
+import { GroupWriteSchema, ServerMessage } from "@postern/shared";
+import { parseBody } from "../../http/body.ts";
+import { actorOf, requireAdmin } from "../../http/context.ts";
+import type { AppEnv } from "../../http/context.ts";
+import { badRequest } from "../../errors.ts";
+
+/** Group collection routes. */
+export const groupRoutes = new Hono<AppEnv>()
+  .use(requireAdmin)
+  // GET /admin/groups
+  .get("/", (c) => c.json(c.var.services.groups.list(), 200))
+  // GET /admin/groups/{id}
+  .get("/:id", (c) => c.json(c.var.services.groups.get(c.req.param("id")), 200))
+  // POST /admin/groups
+  .post("/", async (c) => {
+    const body = await parseBody(c, GroupWriteSchema);
+    return c.json(c.var.services.groups.create(body, actorOf(c)), 201);
+  })
+  // PUT /admin/groups/{id}
+  .put("/:id", async (c) => {
+    const body = await parseBody(c, GroupWriteSchema);
+    if (body.ID && body.ID !== c.req.param("id")) throw badRequest(ServerMessage.mismatchingIds);
+    c.var.services.groups.update(c.req.param("id"), body, actorOf(c));
+    return c.json(c.req.param("id"), 200);
+  })
+  // DELETE /admin/groups/{id}
+  .delete("/:id", (c) => {
+    c.var.services.groups.delete(c.req.param("id"), actorOf(c));
+    return c.body(null, 204);
+  });

@@ -1,0 +1,171 @@
+/**
+ * Admin accounts (admin-console §2 "Admins", §3 "Admin", §5 "Admin", §6, §7 /admin/admins).
+ * Name and UserName are required and UserName cannot change; a local admin needs a password of
+ * 8–64 characters with an equal ConfirmPassword on create; user names are unique. The acting admin
+ * cannot delete their own account, turn off their own LoginEnabled, disable their own 2FA, or reset
+ * their own 2FA. Turning LoginEnabled off or deleting an admin ends their admin sessions. Reads
+ * never carry password hashes or TOTP secrets.
+ */
+import { ErrKey, ServerMessage, AdminErr } from "@postern/shared";
+import type { Admin, AdminSession, AdminWrite } from "@postern/shared";
+import { iso } from "../clock.ts";
+import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
+import * as repo from "../repositories/admins.ts";
+import { AuditAction, writeAudit } from "./audit.ts";
+import type { Actor } from "./agents.ts";
+import { hashPassword } from "./auth/passwords.ts";
+import { newId } from "./auth/tokens.ts";
+import { Service } from "./service.ts";
+
+/** The acting admin: audit fields plus their account id and the id of the session they act from. */
+export interface AdminActor extends Actor {
+  adminId: string;
+  sessionId: string;
+}
+
+/** The password rule message of admin-console §5, as Extra of 400 "Bad request". */
+const PASSWORD_REQUIRED = "PlainPassword: Must be between 8 and 64 characters";
+
+/** Admins: CRUD, 2FA reset and their sessions. */
+export class AdminService extends Service {
+  private toWire(row: repo.AdminRow): Admin {
+    return {
+      ID: row.id,
+      Name: row.name,
+      UserName: row.userName,
+      AuthType: row.authType,
+      TOTPEnabled: row.totpEnabled,
+      LoginEnabled: row.loginEnabled,
+      ThirdPartyAuth: { DN: row.dn },
+      CreatedAt: iso(row.createdAt) ?? "",
+      LastLogin: iso(row.lastLogin),
+    };
+  }
+
+  /** Lists every admin by user name (GET /admin/admins). */
+  list(): Admin[] {
+    return repo.listAdmins(this.db).map((r) => this.toWire(r));
+  }
+
+  /** Reads one admin (GET /admin/admins/{id}); 404 Not found when unknown. */
+  get(id: string): Admin {
+    const row = repo.getAdmin(this.db, id);
+    if (!row) throw notFound("admin");
+    return this.toWire(row);
+  }
+
+  /** The admin's live sessions, oldest first (GET /admin/admins/{id}/sessions); 404 when unknown. */
+  sessions(id: string): AdminSession[] {
+    if (!repo.getAdmin(this.db, id)) throw notFound("admin");
+    return repo.liveAdminSessions(this.db, this.clock.now(), id).map((s) => ({ ID: s.id, Created: iso(s.createdAt) ?? "", IPAddress: s.ipAddress }));
+  }
+
+  /** 400 err.passwordsDontMatch unless a given password comes with an equal ConfirmPassword. */
+  private checkConfirm(input: AdminWrite): void {
+    if (input.AuthType === "local" && input.PlainPassword !== undefined && input.ConfirmPassword !== input.PlainPassword) {
+      throw badRequest(ErrKey.passwordsDontMatch);
+    }
+  }
+
+  /**
+   * Creates an admin; returns its id (POST /admin/admins). Throws 400 "Bad request"
+   * ("PlainPassword: Must be between 8 and 64 characters") when a local admin has no password, 400
+   * err.passwordsDontMatch when ConfirmPassword is missing or differs, 409 "An admin with that
+   * username already exists". TOTPEnabled is stored off for SAML admins. Audit adminCreated.
+   */
+  async create(input: AdminWrite, actor: Actor): Promise<string> {
+    if (input.AuthType === "local" && input.PlainPassword === undefined) throw badRequest(ServerMessage.badRequest, PASSWORD_REQUIRED);
+    this.checkConfirm(input);
+    if (repo.getAdminByName(this.db, input.UserName)) throw conflict(AdminErr.adminNameExists);
+    const passwordHash = input.AuthType === "local" && input.PlainPassword !== undefined ? await hashPassword(input.PlainPassword) : null;
+    const id = newId();
+    this.db.transaction((tx) => {
+      if (repo.getAdminByName(tx, input.UserName)) throw conflict(AdminErr.adminNameExists);
+      const now = this.clock.now();
+      repo.insertAdmin(tx, {
+        id,
+        name: input.Name,
+        userName: input.UserName,
+        authType: input.AuthType,
+        passwordHash,
+        totpEnabled: input.AuthType !== "SAML" && input.TOTPEnabled,
+        loginEnabled: input.LoginEnabled,
+        dn: input.ThirdPartyAuth.DN,
+        createdAt: now,
+      });
+      writeAudit(tx, { action: AuditAction.adminCreated, at: now, adminName: actor.adminName, ipAddress: actor.ip, description: input.UserName });
+    });
+    return id;
+  }
+
+  /**
+   * Updates an admin (PUT /admin/admins/{id}). Throws 404 when unknown, 400 "Cannot change
+   * username", 400 err.passwordsDontMatch, 400 "Bad request" when a local admin would have no
+   * password, 403 "You cannot disable your own login" and 403 cannotDisableOwn2fa for the acting
+   * admin. Turning TOTP off clears the stored secret. LoginEnabled off ends every session of the
+   * admin; a new password ends their sessions except the one the actor acts from. Audit adminUpdated.
+   */
+  async update(id: string, input: AdminWrite, actor: AdminActor): Promise<void> {
+    this.checkConfirm(input);
+    const passwordHash = input.AuthType === "local" && input.PlainPassword !== undefined ? await hashPassword(input.PlainPassword) : undefined;
+    this.db.transaction((tx) => {
+      const row = repo.getAdmin(tx, id);
+      if (!row) throw notFound("admin");
+      if (row.userName !== input.UserName) throw badRequest(ServerMessage.cannotChangeUsername);
+      const self = id === actor.adminId;
+      const totpEnabled = input.AuthType !== "SAML" && input.TOTPEnabled;
+      if (self && !input.LoginEnabled) throw forbidden(AdminErr.cannotDisableOwnLogin);
+      if (self && row.totpEnabled && !totpEnabled) throw forbidden(AdminErr.cannotDisableOwn2fa);
+      if (input.AuthType === "local" && passwordHash === undefined && (row.authType !== "local" || !row.passwordHash)) {
+        throw badRequest(ServerMessage.badRequest, PASSWORD_REQUIRED);
+      }
+      const now = this.clock.now();
+      repo.updateAdmin(tx, id, {
+        name: input.Name,
+        authType: input.AuthType,
+        loginEnabled: input.LoginEnabled,
+        totpEnabled,
+        dn: input.ThirdPartyAuth.DN,
+        // Only local admins keep a password; a new one replaces the old.
+        ...(input.AuthType !== "local" ? { passwordHash: null } : passwordHash !== undefined ? { passwordHash } : {}),
+        // Turning TOTP off forgets the secret: turning it on again means enrolling again.
+        ...(!totpEnabled ? { totpSecretEnc: null, totpLastStep: null } : {}),
+      });
+      const live = repo.liveAdminSessions(tx, now, id);
+      if (!input.LoginEnabled) repo.endAdminSessions(tx, live.map((s) => s.id), now);
+      else if (passwordHash !== undefined) repo.endAdminSessions(tx, live.filter((s) => s.id !== actor.sessionId).map((s) => s.id), now);
+      writeAudit(tx, { action: AuditAction.adminUpdated, at: now, adminName: actor.adminName, ipAddress: actor.ip, description: row.userName });
+    });
+  }
+
+  /**
+   * Deletes an admin and ends their sessions (DELETE /admin/admins/{id}). Throws 403 "You cannot
+   * delete your own account" for the acting admin, 404 when unknown. Audit adminDeleted.
+   */
+  delete(id: string, actor: AdminActor): void {
+    if (id === actor.adminId) throw forbidden(AdminErr.cannotDeleteOwnAccount);
+    this.db.transaction((tx) => {
+      const row = repo.getAdmin(tx, id);
+      if (!row) throw notFound("admin");
+      const now = this.clock.now();
+      repo.endAdminSessions(tx, repo.liveAdminSessions(tx, now, id).map((s) => s.id), now);
+      repo.deleteAdmin(tx, id);
+      writeAudit(tx, { action: AuditAction.adminDeleted, at: now, adminName: actor.adminName, ipAddress: actor.ip, description: row.userName });
+    });
+  }
+
+  /**
+   * Resets an admin's 2FA (DELETE /admin/admins/{id}/totpToken): clears the TOTP secret and last
+   * used step; TOTPEnabled stays, so the admin enrols again at the next sign-in. Sessions stay.
+   * Throws 403 cannotResetOwn2fa for the acting admin, 404 when unknown. Audit totpReset.
+   */
+  resetTotp(id: string, actor: AdminActor): void {
+    if (id === actor.adminId) throw forbidden(AdminErr.cannotResetOwn2fa);
+    this.db.transaction((tx) => {
+      const row = repo.getAdmin(tx, id);
+      if (!row) throw notFound("admin");
+      repo.clearAdminTotp(tx, id);
+      writeAudit(tx, { action: AuditAction.totpReset, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, description: `admin ${row.userName}` });
+    });
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * Groups (admin-console §2 "Groups", §3 "Group", §4 "A group's type cannot change when editing",
+ * §5 "Group", §7 /admin/groups). A group grants its ACLs (ACLIDs) to its members (UserIDs). Local
+ * and dynamic groups take members from the admin, never SAML users; a saml group's members come
+ * from the identity provider, so its UserIDs are ignored on write. Any change that takes an ACL
+ * away from a user (ACL removed from the group, member removed, group deleted) revokes that user's
+ * live grants on the ACLs they no longer reach by any path; adding never revokes.
+ */
+import { GroupMessage, ServerMessage } from "@postern/shared";
+import type { Group, GroupWrite } from "@postern/shared";
+import type { Tx } from "../db/index.ts";
+import { iso } from "../clock.ts";
+import { badRequest, conflict, notFound } from "../errors.ts";
+import * as repo from "../repositories/groups.ts";
+import { assignedAclIds, getUser, liveSessionIds } from "../repositories/users.ts";
+import { holdingGrantsOfSessions } from "../repositories/grants.ts";
+import { AuditAction, writeAudit } from "./audit.ts";
+import type { Actor } from "./agents.ts";
+import { newId } from "./auth/tokens.ts";
+import type { GrantEngine, Ops } from "./grants/engine.ts";
+import { Service } from "./service.ts";
+
+/** The ACLs each user reaches now (user id → ACL ids), to compare after a change. */
+export function reachOf(tx: Tx, userIds: Iterable<string>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const id of userIds) out.set(id, new Set(assignedAclIds(tx, id)));
+  return out;
+}
+
+/**
+ * Revokes, inside the caller's transaction, the live grants of each user in `before` on the ACLs
+ * they reached before (per `reachOf`) and no longer reach by any path (direct or another group).
+ * Collects the agent ops into `ops`; send them with `engine.dispatch` after commit. `now` is epoch ms.
+ */
+export function revokeLostAccess(tx: Tx, engine: GrantEngine, now: number, before: Map<string, Set<string>>, ops: Ops): void {
+  for (const [userId, had] of before) {
+    const still = new Set(assignedAclIds(tx, userId));
+    const lost = new Set([...had].filter((a) => !still.has(a)));
+    if (lost.size === 0) continue;
+    const rows = holdingGrantsOfSessions(tx, liveSessionIds(tx, userId, now)).filter((g) => lost.has(g.aclId));
+    engine.revokeInTx(tx, rows, ops);
+  }
+}
+
+/** Groups: CRUD with membership and ACL assignment. */
+export class GroupService extends Service {
+  private toWire(row: repo.GroupRow): Group {
+    const userIds = repo.groupUserIds(this.db, row.id);
+    return {
+      ID: row.id,
+      Name: row.name,
+      Description: row.description,
+      Type: row.type,
+      ACLIDs: repo.groupAclIds(this.db, row.id),
+      UserIDs: userIds,
+      UserCount: userIds.length,
+      KnocCount: repo.visibleAclCount(this.db, row.id),
+      CreatedAt: iso(row.createdAt) ?? "",
+    };
+  }
+
+  /** Lists every group by name (GET /admin/groups). */
+  list(): Group[] {
+    return repo.listGroups(this.db).map((r) => this.toWire(r));
+  }
+
+  /** Reads one group (GET /admin/groups/{id}); 404 Not found when unknown. */
+  get(id: string): Group {
+    const row = repo.getGroup(this.db, id);
+    if (!row) throw notFound("group");
+    return this.toWire(row);
+  }
+
+  /** The groups a user is a member of, by name (GET /admin/users/{id}/groups); 404 for an unknown user. */
+  ofUser(userId: string): Group[] {
+    if (!getUser(this.db, userId)) throw notFound("user");
+    return repo.groupsOfUser(this.db, userId).map((r) => this.toWire(r));
+  }
+
+  /** 400 Bad request when an ACL id is unknown. */
+  private checkAcls(tx: Tx, aclIds: readonly string[]): void {
+    const known = new Set(repo.existingAclIds(tx, aclIds));
+    const unknown = aclIds.find((id) => !known.has(id));
+    if (unknown) throw badRequest(ServerMessage.badRequest, `ACLIDs: unknown ACL ${unknown}`);
+  }
+
+  /**
+   * The members to store for a group of `type`: none for saml groups (the identity provider decides);
+   * otherwise the given users, which must exist (400 Bad request) and not be SAML users (400 Bad
+   * request "UserIDs: SAML users cannot be members of a local group").
+   */
+  private checkMembers(tx: Tx, type: Group["Type"], userIds: readonly string[]): string[] {
+    if (type === "saml") return [];
+    const found = new Map(repo.usersByIds(tx, userIds).map((u) => [u.id, u.authType]));
+    for (const id of userIds) {
+      const authType = found.get(id);
+      if (authType === undefined) throw badRequest(ServerMessage.badRequest, `UserIDs: unknown user ${id}`);
+      if (authType === "SAML") throw badRequest(ServerMessage.badRequest, `UserIDs: SAML users cannot be members of a ${type} group`);
+    }
+    return [...new Set(userIds)];
+  }
+
+  /**
+   * Creates a group; returns its id (POST /admin/groups). Throws 409 "A group with that name already
+   * exists", 400 Bad request for unknown ACLs or users or a SAML member. Audit groupCreated.
+   */
+  create(input: GroupWrite, actor: Actor): string {
+    const id = newId();
+    this.db.transaction((tx) => {
+      if (repo.getGroupByName(tx, input.Name)) throw conflict(GroupMessage.groupNameExists);
+      this.checkAcls(tx, input.ACLIDs);
+      const members = this.checkMembers(tx, input.Type, input.UserIDs);
+      const now = this.clock.now();
+      repo.insertGroup(tx, { id, name: input.Name, description: input.Description, type: input.Type, createdAt: now });
+      repo.setGroupAclIds(tx, id, input.ACLIDs);
+      repo.setGroupUserIds(tx, id, members);
+      writeAudit(tx, { action: AuditAction.groupCreated, at: now, adminName: actor.adminName, ipAddress: actor.ip, description: input.Name });
+    });
+    return id;
+  }
+
+  /**
+   * Updates a group (PUT /admin/groups/{id}): name, description, ACLs and (local/dynamic) members.
+   * Throws 404 for an unknown group, 400 "Cannot change group type", 409 on a name clash, 400 as for
+   * create. Users losing an ACL by this change lose their live grants on it. Audit groupUpdated.
+   */
+  update(id: string, input: GroupWrite, actor: Actor): void {
+    const ops = this.db.transaction((tx): Ops => {
+      const row = repo.getGroup(tx, id);
+      if (!row) throw notFound("group");
+      if (row.type !== input.Type) throw badRequest(GroupMessage.cannotChangeGroupType);
+      const clash = repo.getGroupByName(tx, input.Name);
+      if (clash && clash.id !== id) throw conflict(GroupMessage.groupNameExists);
+      this.checkAcls(tx, input.ACLIDs);
+      const members = row.type === "saml" ? null : this.checkMembers(tx, row.type, input.UserIDs);
+      const before = reachOf(tx, repo.groupUserIds(tx, id));
+      const now = this.clock.now();
+      repo.updateGroup(tx, id, { name: input.Name, description: input.Description });
+      repo.setGroupAclIds(tx, id, input.ACLIDs);
+      if (members) repo.setGroupUserIds(tx, id, members);
+      const ops: Ops = new Map();
+      revokeLostAccess(tx, this.engine, now, before, ops);
+      writeAudit(tx, { action: AuditAction.groupUpdated, at: now, adminName: actor.adminName, ipAddress: actor.ip, description: input.Name });
+      return ops;
+    });
+    this.engine.dispatch(ops);
+  }
+
+  /**
+   * Deletes a group (DELETE /admin/groups/{id}); 404 when unknown. Its members lose their live
+   * grants on the ACLs they reached only through it. Audit groupDeleted.
+   */
+  delete(id: string, actor: Actor): void {
+    const ops = this.db.transaction((tx): Ops => {
+      const row = repo.getGroup(tx, id);
+      if (!row) throw notFound("group");
+      const before = reachOf(tx, repo.groupUserIds(tx, id));
+      const now = this.clock.now();
+      repo.deleteGroup(tx, id);
+      const ops: Ops = new Map();
+      revokeLostAccess(tx, this.engine, now, before, ops);
+      writeAudit(tx, { action: AuditAction.groupDeleted, at: now, adminName: actor.adminName, ipAddress: actor.ip, description: row.name });
+      return ops;
+    });
+    this.engine.dispatch(ops);
+  }
+}
