@@ -1,0 +1,48 @@
+/**
+ * SQL of licensing: the installed licence rows, and the counts the licence is checked against
+ * (users in creation order — admins live in their own table and are never counted — and agents).
+ */
+import { and, asc, count, eq, lt, or } from "drizzle-orm";
+import type { Db, Tx } from "../db/index.ts";
+import { agents, licenses, users } from "../db/schema.ts";
+
+type Q = Db | Tx;
+/** A licence row. */
+export type LicenseRow = typeof licenses.$inferSelect;
+
+/** Every installed licence row (normally one), oldest first. */
+export function listLicenses(q: Q): LicenseRow[] {
+  return q.select().from(licenses).orderBy(asc(licenses.installedAt), asc(licenses.id)).all();
+}
+
+/** Replaces every installed licence with this one (exactly one is installed at a time). */
+export function replaceLicense(q: Q, row: { id: string; key: string; payload: Record<string, unknown>; installedAt: number }): void {
+  q.delete(licenses).run();
+  q.insert(licenses).values(row).run();
+}
+
+/** Number of users (every row of `users`, disabled ones included). */
+export function countUsers(q: Q): number {
+  return q.select({ n: count() }).from(users).get()?.n ?? 0;
+}
+
+/** Number of agents (the licence's MachineCount). */
+export function countAgents(q: Q): number {
+  return q.select({ n: count() }).from(agents).get()?.n ?? 0;
+}
+
+/** Ids of the first `limit` users in creation order (CreatedAt, then ID). */
+export function firstUserIds(q: Q, limit: number): string[] {
+  return q.select({ id: users.id }).from(users).orderBy(asc(users.createdAt), asc(users.id)).limit(limit).all().map((r) => r.id);
+}
+
+/**
+ * How many users were created before this one (CreatedAt, then ID): its 0-based place in creation
+ * order. Null when the user does not exist.
+ */
+export function userPosition(q: Q, userId: string): number | null {
+  const u = q.select({ createdAt: users.createdAt }).from(users).where(eq(users.id, userId)).get();
+  if (!u) return null;
+  const before = or(lt(users.createdAt, u.createdAt), and(eq(users.createdAt, u.createdAt), lt(users.id, userId)));
+  return q.select({ n: count() }).from(users).where(before).get()?.n ?? 0;
+}

@@ -1,0 +1,116 @@
+/**
+ * The licence gates (admin-console §1, §5 "Create-user is blocked (err.userLimitReached) when the user
+ * count is at or above the limit plus overage", §6, §9; user-portal §6 "Unlicensed users see a dialog",
+ * §9). Plain functions over a database handle or the caller's transaction, so the grant engine and
+ * the user service check inside their own transactions. `now` is epoch milliseconds.
+ *
+ * With no licence installed the server is "unlicensed" but not locked: Knoc create/update is refused
+ * (requireLicence), users are neither limited nor refused. Once a licence is installed its limits
+ * apply; once it has expired (or the store is broken) users are refused access too.
+ * Counted users are every row of `users` (admins are a separate table and never counted).
+ */
+import { ErrKey, LicenseErr, ServerMessage } from "@postern/shared";
+import type { LicensePayload } from "@postern/shared";
+import type { Db, Tx } from "../../db/index.ts";
+import { AppError } from "../../errors.ts";
+import * as repo from "../../repositories/licenses.ts";
+import { readInstalledLicence } from "./store.ts";
+import { allowedUsers, isExpired } from "./state.ts";
+
+type Q = Db | Tx;
+
+/** 500 err.failedToRefreshLicenseStatus with the store's problem as Extra. */
+export const failedToRefresh = (reason: string) => new AppError(500, LicenseErr.failedToRefreshLicenseStatus, reason);
+
+/**
+ * Requires a valid, unexpired licence (admin-console §1 "A license is required to create or update
+ * Knocs"); returns its payload. Throws 403 err.youDoNotHaveALicense — with Extra err.licenseExpired
+ * for an expired licence, or err.failedToRefreshLicenseStatus when the store is broken.
+ */
+export function requireLicence(q: Q, now: number): LicensePayload {
+  const l = readInstalledLicence(q);
+  if (l.kind === "none") throw new AppError(403, ErrKey.youDoNotHaveALicense);
+  if (l.kind === "broken") throw new AppError(403, ErrKey.youDoNotHaveALicense, LicenseErr.failedToRefreshLicenseStatus);
+  if (isExpired(l.payload, now)) throw new AppError(403, ErrKey.youDoNotHaveALicense, LicenseErr.licenseExpired);
+  return l.payload;
+}
+
+/**
+ * The user-creation gate: refuses a new user when the counted users are already at or above
+ * UserLimit + overage (403 err.userLimitReached). SAML users (created at their first sign-in) are
+ * never refused, though they count. No licence installed: no limit. A broken store: 500
+ * err.failedToRefreshLicenseStatus (the limit is unknown).
+ */
+export function requireUserSlot(q: Q, authType: string): void {
+  if (authType === "SAML") return;
+  const l = readInstalledLicence(q);
+  if (l.kind === "none") return;
+  if (l.kind === "broken") throw failedToRefresh(l.reason);
+  if (repo.countUsers(q) >= allowedUsers(l.payload)) throw new AppError(403, ErrKey.userLimitReached);
+}
+
+/**
+ * The SessionLimit a user may have (admin-console §5 "SessionLimit ... max the license SessionLimit,
+ * default the license SessionLimit"): with a licence, null (unlimited) becomes the licence's
+ * SessionLimit and a larger value is refused with 400 "Bad request", Extra "SessionLimit: must be
+ * between 1 and N (the licence's SessionLimit)". Without a readable licence the value is kept.
+ */
+export function licensedSessionLimit(q: Q, requested: number | null): number | null {
+  const l = readInstalledLicence(q);
+  if (l.kind !== "installed") return requested;
+  const max = l.payload.SessionLimit;
+  if (requested === null) return max;
+  if (requested > max) throw new AppError(400, ServerMessage.badRequest, `SessionLimit: must be between 1 and ${max} (the licence's SessionLimit)`);
+  return requested;
+}
+
+/**
+ * Whether the install lets users in at all (the session status's `Licensed`): true with no licence
+ * installed (not yet enforced) or a licence that has not expired; false when it has expired or the
+ * store is broken.
+ */
+export function usersAdmitted(q: Q, now: number): boolean {
+  const l = readInstalledLicence(q);
+  if (l.kind === "none") return true;
+  if (l.kind === "broken") return false;
+  return !isExpired(l.payload, now);
+}
+
+/**
+ * A predicate telling whether a user is licensed (User.Licensed, the status's `UserLicensed`),
+ * reading the store once: the first UserLimit + overage users in creation order (CreatedAt, then ID)
+ * are licensed, later ones are not (admin-console §2 "Users beyond the license are greyed out").
+ * Nobody is licensed when the install does not admit users (see usersAdmitted); everybody is when no
+ * licence is installed.
+ */
+export function licensedUsers(q: Q, now: number): (userId: string) => boolean {
+  const l = readInstalledLicence(q);
+  if (l.kind === "none") return () => true;
+  if (l.kind === "broken" || isExpired(l.payload, now)) return () => false;
+  const allowed = allowedUsers(l.payload);
+  if (repo.countUsers(q) <= allowed) return () => true;
+  const ids = new Set(repo.firstUserIds(q, allowed));
+  return (userId) => ids.has(userId);
+}
+
+/** The ids of every licensed user (the rule of licensedUsers, as a set). */
+export function licensedUserIds(q: Q, now: number): Set<string> {
+  const l = readInstalledLicence(q);
+  if (l.kind === "broken" || (l.kind === "installed" && isExpired(l.payload, now))) return new Set();
+  const total = repo.countUsers(q);
+  return new Set(repo.firstUserIds(q, l.kind === "none" ? total : Math.min(total, allowedUsers(l.payload))));
+}
+
+/** Whether one user is licensed (as licensedUsers, with one position query); false for an unknown user. */
+export function isUserLicensed(q: Q, userId: string, now: number): boolean {
+  const l = readInstalledLicence(q);
+  if (l.kind === "none") return true;
+  if (l.kind === "broken" || isExpired(l.payload, now)) return false;
+  const position = repo.userPosition(q, userId);
+  return position !== null && position < allowedUsers(l.payload);
+}
+
+/** The grant gate: throws 403 err.unlicensedDescription unless the user is licensed (isUserLicensed). */
+export function requireUserLicensed(q: Q, userId: string, now: number): void {
+  if (!isUserLicensed(q, userId, now)) throw new AppError(403, ErrKey.unlicensedDescription);
+}
