@@ -9,6 +9,7 @@ import { registerAdmin } from "./commands/admin.ts";
 import { registerAgent } from "./commands/agent.ts";
 import { registerDb } from "./commands/db.ts";
 import { registerUser } from "./commands/user.ts";
+import { registerLicense } from "./commands/license.ts";
 
 const program = new Command("postern")
   .description("Postern operators' tool")
@@ -20,6 +21,7 @@ registerDb(program);
 registerAdmin(program);
 registerAgent(program);
 registerUser(program);
+registerLicense(program);
 
 try {
   await program.parseAsync(process.argv);

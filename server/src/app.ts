@@ -23,6 +23,7 @@ import { groupRoutes } from "./routes/admin/groups.ts";
 import { adminRoutes } from "./routes/admin/admins.ts";
 import { adminSessionAdminRoutes, userSessionAdminRoutes } from "./routes/admin/sessions.ts";
 import { settingsRoutes } from "./routes/admin/settings.ts";
+import { licenseRoutes } from "./routes/admin/license.ts";
 import { logRoutes } from "./routes/admin/logs.ts";
 import { agentEnrolRoutes } from "./routes/agent.ts";
 
@@ -46,6 +47,7 @@ export function createApp(services: Services, webDir: string, trustedProxies: re
     .route("/admin/admins", adminRoutes)
     .route("/admin/sessions", userSessionAdminRoutes)
     .route("/admin/adminsessions", adminSessionAdminRoutes)
+    .route("/admin/settings/license", licenseRoutes)
     .route("/admin/settings", settingsRoutes)
     .route("/admin/logs", logRoutes)
     .route("/agent", agentEnrolRoutes)

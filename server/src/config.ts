@@ -2,11 +2,14 @@
  * Server configuration from the environment, parsed and validated once into a frozen object.
  * POSTERN_DATA_DIR (default ./data), POSTERN_LISTEN (host:port, default 127.0.0.1:8080),
  * POSTERN_LOG_LEVEL (default info), POSTERN_TRUSTED_PROXIES (comma-separated IPs or CIDRs of reverse
- * proxies whose X-Forwarded-For is believed; default none).
+ * proxies whose X-Forwarded-For is believed; default none), POSTERN_LICENSE_PUBLIC_KEYS (comma-separated
+ * Ed25519 public keys trusted to sign licence keys, each base64 of the raw 32 bytes or of the SPKI DER;
+ * default none).
  */
 import { resolve } from "node:path";
 import { z } from "zod";
 import { parseCidr } from "@postern/shared";
+import { parseLicensePublicKeys } from "./services/licensing/keys.ts";
 
 const Schema = z.object({
   POSTERN_DATA_DIR: z.string().min(1).default("./data"),
@@ -17,6 +20,17 @@ const Schema = z.object({
     .default("")
     .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean))
     .refine((list) => list.every((e) => parseCidr(e.includes("/") ? e : `${e}/${e.includes(":") ? 128 : 32}`) !== null), "must be IPs or CIDRs separated by commas"),
+  POSTERN_LICENSE_PUBLIC_KEYS: z
+    .string()
+    .default("")
+    .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean))
+    .superRefine((list, ctx) => {
+      try {
+        parseLicensePublicKeys(list);
+      } catch (err) {
+        ctx.addIssue({ code: "custom", message: (err as Error).message });
+      }
+    }),
 });
 
 /** The validated server configuration. */
@@ -25,11 +39,13 @@ export interface ServerConfig {
   readonly listen: string;
   readonly logLevel: string;
   readonly trustedProxies: readonly string[];
+  /** Trusted licence signing keys (base64 raw 32-byte or SPKI DER Ed25519). */
+  readonly licensePublicKeys: readonly string[];
 }
 
 /** Parses the environment; returns the frozen config or a readable list of problems. */
 export function loadServerConfig(env: NodeJS.ProcessEnv): { ok: true; value: ServerConfig } | { ok: false; problems: string[] } {
   const r = Schema.safeParse(env);
   if (!r.success) return { ok: false, problems: r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`) };
-  return { ok: true, value: Object.freeze({ dataDir: resolve(r.data.POSTERN_DATA_DIR), listen: r.data.POSTERN_LISTEN, logLevel: r.data.POSTERN_LOG_LEVEL, trustedProxies: Object.freeze(r.data.POSTERN_TRUSTED_PROXIES) }) };
+  return { ok: true, value: Object.freeze({ dataDir: resolve(r.data.POSTERN_DATA_DIR), listen: r.data.POSTERN_LISTEN, logLevel: r.data.POSTERN_LOG_LEVEL, trustedProxies: Object.freeze(r.data.POSTERN_TRUSTED_PROXIES), licensePublicKeys: Object.freeze(r.data.POSTERN_LICENSE_PUBLIC_KEYS) }) };
 }

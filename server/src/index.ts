@@ -10,3 +10,5 @@ export { createLogger } from "./logger.ts";
 export { UserService } from "./services/users.ts";
 export { GrantEngine } from "./services/grants/engine.ts";
 export { getSetting } from "./services/settings.ts";
+export { LicensingService } from "./services/licensing/service.ts";
+export { generateLicenseSigningKey, parseLicensePrivateKey, parseLicensePublicKeys, signLicense, verifyLicense } from "./services/licensing/keys.ts";

@@ -39,6 +39,8 @@ export interface StartOptions {
   webDir?: string;
   /** Reverse proxies (IPs or CIDRs) whose X-Forwarded-For names the client. */
   trustedProxies?: readonly string[];
+  /** Ed25519 public keys trusted to sign licence keys (POSTERN_LICENSE_PUBLIC_KEYS entries). */
+  licensePublicKeys?: readonly string[];
 }
 
 /** A running server. */
@@ -79,7 +81,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   }
   const webDir = opts.webDir ?? DEFAULT_WEB_DIR;
   const secretKey = loadOrCreateSecretKey(join(opts.dataDir, "secret.key"));
-  const services = createServices({ db: database.db, clock, log, jsBundleHash: readJsBundleHash(webDir), secretKey });
+  const services = createServices({ db: database.db, clock, log, jsBundleHash: readJsBundleHash(webDir), secretKey, licensePublicKeys: opts.licensePublicKeys ?? [] });
   services.engine.recoverAfterRestart();
   const app = createApp(services, webDir, parseTrustedProxies(opts.trustedProxies ?? []));
   const server = await new Promise<Server>((resolve, reject) => {

@@ -17,6 +17,7 @@ import { GroupService } from "./groups.ts";
 import { AdminService } from "./admins.ts";
 import { SessionService } from "./sessions.ts";
 import { StatusService } from "./status.ts";
+import { LicensingService } from "./licensing/service.ts";
 import { AuditLogService } from "./audit-log.ts";
 import { AuditLogService } from "./audit-log.ts";
 import { SecretBox } from "./secrets/at-rest.ts";
@@ -40,6 +41,8 @@ export interface Services {
   admins: AdminService;
   sessions: SessionService;
   status: StatusService;
+  /** Licence install, status and gates (POSTERN_LICENSE_PUBLIC_KEYS are its trusted keys). */
+  licensing: LicensingService;
   /** The audit log's read side: paged search, 30-day clear, CSV export. */
   auditLog: AuditLogService;
   /** The audit log's read side: paged search, 30-day clear, CSV export. */
@@ -52,7 +55,7 @@ export interface Services {
 }
 
 /** Builds the services over an open, migrated database. */
-export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBundleHash: string; secretKey?: Buffer }): Services {
+export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBundleHash: string; secretKey?: Buffer; licensePublicKeys?: readonly string[] }): Services {
   const { db, clock, log } = opts;
   const engine = new GrantEngine(db, clock, log);
   const hub = new AgentHub({ db, clock, log, engine });
@@ -74,6 +77,7 @@ export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBund
     admins: new AdminService(deps),
     sessions: new SessionService(deps),
     status: new StatusService(deps),
+    licensing: new LicensingService({ ...deps, licensePublicKeys: opts.licensePublicKeys ?? [] }),
     auditLog: new AuditLogService(deps),
     auditLog: new AuditLogService(deps),
     jsBundleHash: opts.jsBundleHash,

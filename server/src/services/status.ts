@@ -8,6 +8,7 @@ import { NONE_ID, GrantTypeSchema, IpExclusionsSchema, normaliseIp } from "@post
 import type { SessionStatus, StatusAcl, PortIp } from "@postern/shared";
 import { acls, userSessions } from "../db/schema.ts";
 import { iso } from "../clock.ts";
+import { AppError } from "../errors.ts";
 import * as grantsRepo from "../repositories/grants.ts";
 import * as usersRepo from "../repositories/users.ts";
 import { AuditAction, writeAudit } from "./audit.ts";
@@ -16,6 +17,7 @@ import { newId } from "./auth/tokens.ts";
 import { addressAllowed } from "./grants/addresses.ts";
 import { getSetting } from "./settings.ts";
 import { Service } from "./service.ts";
+import { isUserLicensed, usersAdmitted } from "./licensing/gates.ts";
 
 /** How many observed extra addresses a session keeps. */
 export const MAX_OBSERVED = 8;
@@ -49,7 +51,12 @@ export class StatusService extends Service {
     this.engine.dispatch(moved.ops);
     session.ipAddress = ip;
     for (const g of moved.holding) {
-      this.engine.regrant(g.id, g.expiresAt, { userName: session.userName, ip });
+      try {
+        this.engine.regrant(g.id, g.expiresAt, { userName: session.userName, ip });
+      } catch (err) {
+        // A refused grant (e.g. the user is no longer licensed) stays revoked; the request goes on.
+        if (!(err instanceof AppError)) throw err;
+      }
     }
   }
 
@@ -132,8 +139,8 @@ export class StatusService extends Service {
       CurrentAddress: session.ipAddress,
       Ends: iso(session.endsAt) ?? "",
       ValidUntil: iso(session.validUntil),
-      Licensed: true,
-      UserLicensed: true,
+      Licensed: usersAdmitted(this.db, now),
+      UserLicensed: isUserLicensed(this.db, session.userId, now),
       NewUserDashboard: getSetting(this.db, "NewUserDashboard"),
       AuthType: session.authType,
       AutoBrowseToURI: autoBrowse.length === 1 ? (autoBrowse[0]?.URL ?? "") : "",

@@ -20,11 +20,12 @@ import { hashPassword } from "./auth/passwords.ts";
 import { newId } from "./auth/tokens.ts";
 import type { Ops } from "./grants/engine.ts";
 import { Service } from "./service.ts";
+import { isUserLicensed, licensedSessionLimit, licensedUsers, requireUserSlot } from "./licensing/gates.ts";
 
 /** Users: CRUD with assignments. */
 export class UserService extends Service {
 
-  private toWire(row: repo.UserRow): User {
+  private toWire(row: repo.UserRow, licensed: boolean): User {
     return {
       ID: row.id,
       Name: row.name,
@@ -37,7 +38,7 @@ export class UserService extends Service {
       ValidUntil: iso(row.validUntil),
       ThirdPartyAuth: { DN: row.dn },
       AclIds: repo.directAclIds(this.db, row.id),
-      Licensed: true,
+      Licensed: licensed,
       ActiveSession: repo.liveSessionIds(this.db, row.id, this.clock.now()).length > 0,
       CreatedAt: iso(row.createdAt) ?? "",
       LastLogin: iso(row.lastLogin),
@@ -46,14 +47,15 @@ export class UserService extends Service {
 
   /** Lists users. */
   list(): User[] {
-    return repo.listUsers(this.db).map((r) => this.toWire(r));
+    const licensed = licensedUsers(this.db, this.clock.now());
+    return repo.listUsers(this.db).map((r) => this.toWire(r, licensed(r.id)));
   }
 
   /** Reads one user; 404 when unknown. */
   get(id: string): User {
     const row = repo.getUser(this.db, id);
     if (!row) throw notFound("user");
-    return this.toWire(row);
+    return this.toWire(row, isUserLicensed(this.db, row.id, this.clock.now()));
   }
 
   private checkPassword(input: UserWrite, required: boolean): void {
@@ -70,7 +72,10 @@ export class UserService extends Service {
     }
   }
 
-  /** Creates a user; returns its id. 409 when the user name exists. */
+  /**
+   * Creates a user; returns its id. 409 when the user name exists; 403 err.userLimitReached at the
+   * licence's UserLimit + overage (SAML users exempt); SessionLimit capped by the licence (licensing/gates.ts).
+   */
   async create(input: UserWrite, actor: Actor): Promise<string> {
     this.checkPassword(input, true);
     if (input.AuthType === "LDAP" && !input.ThirdPartyAuth.DN) throw badRequest(ServerMessage.badRequest, "ThirdPartyAuth.DN is required");
@@ -78,6 +83,7 @@ export class UserService extends Service {
     const id = newId();
     this.db.transaction((tx) => {
       if (repo.getUserByName(tx, input.UserName)) throw conflict("A user with that username already exists");
+      requireUserSlot(tx, input.AuthType);
       this.checkAcls(tx, input.AclIds);
       tx.insert(users)
         .values({
@@ -86,7 +92,7 @@ export class UserService extends Service {
           userName: input.UserName,
           company: input.Company,
           durationMinutes: input.Duration,
-          sessionLimit: input.SessionLimit,
+          sessionLimit: licensedSessionLimit(tx, input.SessionLimit),
           authType: input.AuthType,
           passwordHash,
           totpEnabled: input.AuthType !== "SAML" && input.TOTPEnabled,
@@ -119,7 +125,7 @@ export class UserService extends Service {
           name: input.Name,
           company: input.Company,
           durationMinutes: input.Duration,
-          sessionLimit: input.SessionLimit,
+          sessionLimit: licensedSessionLimit(tx, input.SessionLimit),
           authType: input.AuthType,
           validUntil: input.ValidUntil ? Date.parse(input.ValidUntil) : null,
           dn: input.ThirdPartyAuth.DN,

@@ -18,6 +18,7 @@ import * as repo from "../../repositories/grants.ts";
 import { writeAudit, AuditAction } from "../audit.ts";
 import { assignedAclIds } from "../../repositories/users.ts";
 import { grantAddresses } from "./addresses.ts";
+import { requireUserLicensed } from "../licensing/gates.ts";
 import { toTarget } from "./targets.ts";
 import type { Logger } from "../../logger.ts";
 
@@ -84,6 +85,7 @@ export class GrantEngine {
       const session = tx.select().from(userSessions).where(eq(userSessions.id, sessionId)).get();
       if (!session || session.endedAt !== null) throw notFound("session");
       if (!assignedAclIds(tx, session.userId).includes(aclId)) throw forbidden();
+      requireUserLicensed(tx, session.userId, now); // 403 err.unlicensedDescription (licensing/gates.ts)
       if ((repo.HOLDING_STATUSES as readonly number[]).includes(row.status)) return;
       if (row.status === GrantStatus.Revoking && keepExpiresAt === undefined) return;
       const acl = tx.select().from(acls).where(eq(acls.id, aclId)).get();
