@@ -26,6 +26,9 @@ import { settingsRoutes } from "./routes/admin/settings.ts";
 import { licenseRoutes } from "./routes/admin/license.ts";
 import { logRoutes } from "./routes/admin/logs.ts";
 import { agentEnrolRoutes } from "./routes/agent.ts";
+import { apiKeyRoutes } from "./routes/admin/api-keys.ts";
+import { allowlistRoutes } from "./routes/v1/allowlists.ts";
+import { apiSessionRoutes } from "./routes/v1/sessions.ts";
 
 /** Largest request body the API reads, in bytes (1 MiB). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -50,6 +53,9 @@ export function createApp(services: Services, webDir: string, trustedProxies: re
     .route("/admin/settings/license", licenseRoutes)
     .route("/admin/settings", settingsRoutes)
     .route("/admin/logs", logRoutes)
+    .route("/admin/api-keys", apiKeyRoutes)
+    .route("/v1/allowlists", allowlistRoutes)
+    .route("/v1/sessions", apiSessionRoutes)
     .route("/agent", agentEnrolRoutes)
     .route("/", grantRoutes);
 

@@ -18,7 +18,7 @@ import { AdminService } from "./admins.ts";
 import { SessionService } from "./sessions.ts";
 import { StatusService } from "./status.ts";
 import { LicensingService } from "./licensing/service.ts";
-import { AuditLogService } from "./audit-log.ts";
+import { ApiKeyService } from "./api-keys.ts";
 import { AuditLogService } from "./audit-log.ts";
 import { SecretBox } from "./secrets/at-rest.ts";
 import { AdminSettingsService } from "./admin-settings.ts";
@@ -43,8 +43,8 @@ export interface Services {
   status: StatusService;
   /** Licence install, status and gates (POSTERN_LICENSE_PUBLIC_KEYS are its trusted keys). */
   licensing: LicensingService;
-  /** The audit log's read side: paged search, 30-day clear, CSV export. */
-  auditLog: AuditLogService;
+  /** API keys, the public allowlists and the user-sessions API. */
+  apiKeys: ApiKeyService;
   /** The audit log's read side: paged search, 30-day clear, CSV export. */
   auditLog: AuditLogService;
   /** The JS bundle hash of the built web app ("" when not built). */
@@ -78,7 +78,7 @@ export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBund
     sessions: new SessionService(deps),
     status: new StatusService(deps),
     licensing: new LicensingService({ ...deps, licensePublicKeys: opts.licensePublicKeys ?? [] }),
-    auditLog: new AuditLogService(deps),
+    apiKeys: new ApiKeyService(deps),
     auditLog: new AuditLogService(deps),
     jsBundleHash: opts.jsBundleHash,
     secrets,
