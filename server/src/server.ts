@@ -20,6 +20,7 @@ import type { Services } from "./services/index.ts";
 import { createApp } from "./app.ts";
 import { readJsBundleHash } from "./http/static-web.ts";
 import { parseTrustedProxies } from "./http/client-address.ts";
+import { GelfForwarder } from "./services/gelf/forwarder.ts";
 import { loadOrCreateSecretKey } from "./services/secrets/at-rest.ts";
 
 /** Default location of the built web app. */
@@ -99,6 +100,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       log.error({ err }, "expiry sweep failed");
     }
   }, SWEEP_INTERVAL_MS);
+  const gelf = new GelfForwarder({ db: database.db, clock, log });
+  gelf.start();
   const actualPort = (server.address() as AddressInfo).port;
   const urlHost = host.includes(":") ? `[${host}]` : host;
   log.info({ url: `http://${urlHost}:${actualPort}` }, "postern server listening");
@@ -108,6 +111,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     services,
     close: async () => {
       clearInterval(sweep);
+      await gelf.stop();
       await services.hub.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -90,3 +90,8 @@ export function auditEntriesAfterId(q: Q, afterId: number, limit: number): Audit
 export function maxAuditId(q: Q): number {
   return q.select({ id: sql<number | null>`max(${auditLog.id})` }).from(auditLog).get()?.id ?? 0;
 }
+
+/** The highest sequence number among entries written before `atMs` (epoch ms); 0 when there is none. */
+export function maxAuditIdBefore(q: Q, atMs: number): number {
+  return q.select({ id: sql<number | null>`max(${auditLog.id})` }).from(auditLog).where(lt(auditLog.at, atMs)).get()?.id ?? 0;
+}

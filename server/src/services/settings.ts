@@ -21,6 +21,10 @@ export const SettingDefaults = {
   PublicURL: "",
   DebugMode: false,
   GELFListenerURL: "",
+  /** PEM of extra CA certificates trusted for a tls:// GELF listener (besides the system store); "" = none. */
+  GELFCACertificate: "",
+  /** Internal: sequence number of the last audit entry forwarded to GELF; -1 = not forwarding. */
+  GELFForwardedID: -1,
   Logo: "",
   LightModeLogo: "",
   ExperimentalFeatures: [] as string[],
