@@ -23,6 +23,7 @@ import { groupRoutes } from "./routes/admin/groups.ts";
 import { adminRoutes } from "./routes/admin/admins.ts";
 import { adminSessionAdminRoutes, userSessionAdminRoutes } from "./routes/admin/sessions.ts";
 import { settingsRoutes } from "./routes/admin/settings.ts";
+import { adminStatusRoutes } from "./routes/admin/status.ts";
 import { licenseRoutes } from "./routes/admin/license.ts";
 import { logRoutes } from "./routes/admin/logs.ts";
 import { agentEnrolRoutes } from "./routes/agent.ts";
@@ -52,6 +53,7 @@ export function createApp(services: Services, webDir: string, trustedProxies: re
     .route("/admin/adminsessions", adminSessionAdminRoutes)
     .route("/admin/settings/license", licenseRoutes)
     .route("/admin/settings", settingsRoutes)
+    .route("/admin", adminStatusRoutes)
     .route("/admin/logs", logRoutes)
     .route("/admin/api-keys", apiKeyRoutes)
     .route("/v1/allowlists", allowlistRoutes)

@@ -22,6 +22,7 @@ import { ApiKeyService } from "./api-keys.ts";
 import { AuditLogService } from "./audit-log.ts";
 import { SecretBox } from "./secrets/at-rest.ts";
 import { AdminSettingsService } from "./admin-settings.ts";
+import { AdminStatusService } from "./admin-status.ts";
 import { randomBytes } from "node:crypto";
 
 /** Every service of a running server. */
@@ -52,6 +53,8 @@ export interface Services {
   /** Secrets at rest (SAML keys, TOTP secrets): AES-256-GCM with the data dir's key file. */
   secrets: SecretBox;
   adminSettings: AdminSettingsService;
+  /** GET /admin/status. */
+  adminStatus: AdminStatusService;
 }
 
 /** Builds the services over an open, migrated database. */
@@ -61,6 +64,7 @@ export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBund
   const hub = new AgentHub({ db, clock, log, engine });
   const deps = { db, clock, engine, resync: (agentId: string) => hub.resync(agentId) };
   const secrets = new SecretBox(opts.secretKey ?? randomBytes(32));
+  const licensing = new LicensingService({ ...deps, licensePublicKeys: opts.licensePublicKeys ?? [] });
   return {
     db,
     clock,
@@ -77,11 +81,12 @@ export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBund
     admins: new AdminService(deps),
     sessions: new SessionService(deps),
     status: new StatusService(deps),
-    licensing: new LicensingService({ ...deps, licensePublicKeys: opts.licensePublicKeys ?? [] }),
+    licensing,
     apiKeys: new ApiKeyService(deps),
     auditLog: new AuditLogService(deps),
     jsBundleHash: opts.jsBundleHash,
     secrets,
     adminSettings: new AdminSettingsService(db, clock, secrets),
+    adminStatus: new AdminStatusService(db, clock, () => licensing.summary()),
   };
 }

@@ -1,0 +1,11 @@
+/**
+ * GET /admin/status (admin-console §7): counts, activity, versions, licensing.
+ */
+import { Hono } from "hono";
+import { requireAdmin } from "../../http/context.ts";
+import type { AppEnv } from "../../http/context.ts";
+
+/** Admin status route. */
+export const adminStatusRoutes = new Hono<AppEnv>()
+  // GET /admin/status
+  .get("/status", requireAdmin, (c) => c.json(c.var.services.adminStatus.status(), 200));

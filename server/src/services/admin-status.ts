@@ -1,0 +1,53 @@
+/**
+ * The admin home's status (admin-console §2 "Admin home", §3 "Admin status", §7 GET /admin/status).
+ * Postern is self-hosted and never phones home: no update feed is consulted, so the available
+ * versions are empty and Cloud is false.
+ */
+import { readFileSync } from "node:fs";
+import { and, count, desc, eq, gt, isNull } from "drizzle-orm";
+import { MINIMUM_REQUIRED_AGENT_VERSION } from "@postern/shared";
+import type { AdminStatus, Licensing } from "@postern/shared";
+import type { Db } from "../db/index.ts";
+import { acls, auditLog, users, userSessions } from "../db/schema.ts";
+import type { Clock } from "../clock.ts";
+import { auditEntryToWire } from "./audit-log.ts";
+import { getSetting } from "./settings.ts";
+
+/** This server's version (server/package.json). */
+export const SERVER_VERSION: string = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+
+/** How many recent audit entries the status carries. */
+export const ACTIVITY_ENTRIES = 10;
+
+/** Builds GET /admin/status. `licensing` gives the installed licence's summary (null when none). */
+export class AdminStatusService {
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly licensing: () => Licensing | null;
+  constructor(db: Db, clock: Clock, licensing: () => Licensing | null) {
+    this.db = db;
+    this.clock = clock;
+    this.licensing = licensing;
+  }
+
+  /** The status now. */
+  status(): AdminStatus {
+    const now = this.clock.now();
+    const one = (q: { n: number } | undefined) => q?.n ?? 0;
+    const activity = this.db.select().from(auditLog).orderBy(desc(auditLog.id)).limit(ACTIVITY_ENTRIES).all().map(auditEntryToWire);
+    return {
+      SessionCount: one(this.db.select({ n: count() }).from(userSessions).where(and(isNull(userSessions.endedAt), gt(userSessions.endsAt, now))).get()),
+      ACLCount: one(this.db.select({ n: count() }).from(acls).where(eq(acls.hideFromAdmins, false)).get()),
+      UserCount: one(this.db.select({ n: count() }).from(users).get()),
+      Activity: activity.map((a) => ({ Entry: a.Entry, Date: a.Date })),
+      Cloud: false,
+      ServerVersion: SERVER_VERSION,
+      AvailableServerVersions: [],
+      AvailableAgentVersions: [],
+      MinimumRequiredAgentVersion: MINIMUM_REQUIRED_AGENT_VERSION,
+      LatestChangeLogsUrl: "",
+      ExperimentalFeatures: getSetting(this.db, "ExperimentalFeatures"),
+      Licensing: this.licensing(),
+    };
+  }
+}
