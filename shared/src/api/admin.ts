@@ -42,21 +42,23 @@ export const UserWriteSchema = z.object({
 /** POST/PUT /api/admin/users body. */
 export type UserWrite = z.infer<typeof UserWriteSchema>;
 
-/** A user as admins read it (admin-console §3 "User"); never carries a password. */
-export interface User {
-  ID: string;
-  Name: string;
-  UserName: string;
-  Company: string;
-  Duration: number;
-  SessionLimit: number | null;
-  AuthType: z.infer<typeof UserAuthTypeSchema>;
-  TOTPEnabled: boolean;
-  ValidUntil: string | null;
-  ThirdPartyAuth: { DN: string };
-  AclIds: string[];
-  Licensed: boolean;
-  ActiveSession: boolean;
-  CreatedAt: string;
-  LastLogin: string | null;
-}
+/** A user as admins read it (admin-console §3 "User"); never carries a password. Duration in minutes. */
+export const UserSchema = z.object({
+  ID: IdSchema,
+  Name: z.string(),
+  UserName: z.string(),
+  Company: z.string(),
+  Duration: z.number().int(),
+  SessionLimit: z.number().int().nullable(),
+  AuthType: UserAuthTypeSchema,
+  TOTPEnabled: z.boolean(),
+  ValidUntil: z.string().nullable(),
+  ThirdPartyAuth: z.object({ DN: z.string() }),
+  AclIds: z.array(IdSchema),
+  Licensed: z.boolean(),
+  ActiveSession: z.boolean(),
+  CreatedAt: z.string(),
+  LastLogin: z.string().nullable(),
+});
+/** A user as admins read it. */
+export type User = z.infer<typeof UserSchema>;

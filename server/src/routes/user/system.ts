@@ -9,9 +9,14 @@ import { getCookie } from "hono/cookie";
 import { USER_COOKIE } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { publicUrl } from "../../http/public-url.ts";
+import { buildOpenApi } from "../../http/openapi/build.ts";
+import { operations } from "../../http/openapi/operations.ts";
+import { SERVER_VERSION } from "../../services/admin-status.ts";
 import { getSetting } from "../../services/settings.ts";
 
-/** GET /system_status, GET /theme and GET /ip. */
+let openApiDocument: Record<string, unknown> | undefined;
+
+/** GET /system_status, GET /theme, GET /logo, GET /openapi.json and GET /ip. */
 export const systemRoutes = new Hono<AppEnv>()
   // GET /system_status
   .get("/system_status", (c) => {
@@ -32,6 +37,8 @@ export const systemRoutes = new Hono<AppEnv>()
     if (!m?.[1] || m[2] === undefined) return c.json({ Err: "Not found" }, 404);
     return c.body(Buffer.from(m[2], "base64"), 200, { "content-type": m[1], "cache-control": "public, max-age=600" });
   })
+  // GET /openapi.json: the API's OpenAPI document, built from the shared schemas.
+  .get("/openapi.json", (c) => c.json((openApiDocument ??= buildOpenApi(operations, SERVER_VERSION)), 200))
   // GET /ip: the caller's address as this server sees it (IP discovery). With a user session
   // cookie the address is recorded as observed for that session (CGNATOpen ACLs grant it).
   .get("/ip", (c) => {
