@@ -1,0 +1,66 @@
+/**
+ * The authorisation matrix (issue #3 item 9): every /api/admin/* route — taken from the app itself,
+ * so a new route is covered the day it is added — refuses no session, a user session, an expired
+ * admin session and an API key (as Bearer and as Basic), with 401 err.invalidSession, and changes
+ * nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { count, eq } from "drizzle-orm";
+import { adminSessions, auditLog } from "../../db/schema.ts";
+import { apiRequest, createHarness, seedLoop, signInAdmin } from "../../testing/harness.ts";
+import type { Harness } from "../../testing/harness.ts";
+
+const h: Harness = createHarness();
+let userCookie = "";
+let expiredAdmin = "";
+let apiKey = "";
+
+const someId = "11111111-2222-4333-8444-555555555555";
+const adminRoutes = [...new Set(h.app.routes.filter((r) => r.method !== "ALL" && r.path.startsWith("/api/admin/") && r.path !== "/api/admin/login").map((r) => `${r.method} ${r.path}`))].map((s) => {
+  const [method = "", path = ""] = s.split(" ");
+  return { method, path: path.replace(/:\w+/g, someId) };
+});
+
+beforeAll(async () => {
+  await seedLoop(h);
+  const admin = await signInAdmin(h);
+  const created = await apiRequest(h, "POST", "/api/admin/api-keys", { Name: "automation", Scopes: ["user.sessions"], ExpiredAfter: null }, { cookie: admin });
+  expect(created.status).toBe(201);
+  apiKey = (created.body as { PlaintextKey: string }).PlaintextKey;
+  userCookie = (await apiRequest(h, "POST", "/api/login", { UserName: "alice", Password: "alice-password" })).setCookie.split(";")[0] ?? "";
+  // An admin session whose time is up (the user session above stays live).
+  expiredAdmin = await signInAdmin(h, "expiring");
+  h.services.db.update(adminSessions).set({ endsAt: h.clock.now() - 1 }).where(eq(adminSessions.adminId, h.services.admins.list().find((a) => a.UserName === "expiring")!.ID)).run();
+  expect((await apiRequest(h, "GET", "/api/status", undefined, { cookie: userCookie })).status).toBe(200);
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const auditCount = () => h.services.db.select({ n: count() }).from(auditLog).get()?.n ?? 0;
+
+describe("every admin route refuses callers without an admin session", () => {
+  it("covers the admin API", () => {
+    expect(adminRoutes.length).toBeGreaterThan(50);
+  });
+
+  const callers: [string, () => { cookie?: string; headers?: Record<string, string> }][] = [
+    ["no session", () => ({})],
+    ["a user session", () => ({ cookie: userCookie })],
+    ["a user session cookie presented as the admin cookie", () => ({ cookie: userCookie.replace("postern_session", "postern_admin_session") })],
+    ["an expired admin session", () => ({ cookie: expiredAdmin })],
+    ["an API key as Bearer", () => ({ headers: { authorization: `Bearer ${apiKey}` } })],
+    ["an API key as Basic", () => ({ headers: { authorization: `Basic ${Buffer.from(`x:${apiKey}`).toString("base64")}` } })],
+  ];
+  for (const [who, opts] of callers) {
+    it(`refuses ${who}`, async () => {
+      const before = auditCount();
+      for (const { method, path } of adminRoutes) {
+        const body = method === "POST" || method === "PUT" ? {} : undefined;
+        const r = await apiRequest(h, method, path, body, opts());
+        expect({ route: `${method} ${path}`, status: r.status, body: r.body }).toEqual({ route: `${method} ${path}`, status: 401, body: { Err: "err.invalidSession" } });
+      }
+      expect(auditCount()).toBe(before);
+    });
+  }
+});
