@@ -1,9 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { apiRequest, createHarness, seedLoop, signInAdmin } from "../../testing/harness.ts";
 import type { Harness } from "../../testing/harness.ts";
-import { issueTestLicence, testPayload, trustTestKey } from "../../testing/licences.ts";
+import { issueTestLicence, testLicenceKey, testPayload, trustTestKey } from "../../testing/licences.ts";
+import { startServer } from "../../server.ts";
 import { signLicense } from "../../services/licensing/keys.ts";
 import { auditLog, licenses } from "../../db/schema.ts";
 
@@ -104,6 +108,26 @@ describe("POST /api/admin/settings/license", () => {
       expect(await apiRequest(untrusting, "POST", URL, { License: "free" }, { cookie })).toMatchObject({ status: 200, body: { ID: "free" } });
     } finally {
       await untrusting.close();
+    }
+  });
+});
+
+describe("a started server", () => {
+  it("trusts the licensePublicKeys it is started with", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "postern-licence-"));
+    const server = await startServer({ dataDir, listen: "127.0.0.1:0", migrate: true, logLevel: "silent", webDir: "/nonexistent", licensePublicKeys: [testLicenceKey.publicKey] });
+    try {
+      await server.services.adminSessions.createLocalAdmin({ userName: "root", name: "Root", password: "root-password" });
+      const headers = { "content-type": "application/json" };
+      const login = await fetch(`${server.url}/api/admin/login`, { method: "POST", headers, body: JSON.stringify({ UserName: "root", Password: "root-password" }), signal: AbortSignal.timeout(10_000) });
+      expect(login.status).toBe(204);
+      const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+      const r = await fetch(`${server.url}${URL}`, { method: "POST", headers: { ...headers, cookie }, body: JSON.stringify({ License: issueTestLicence({ ID: "served" }) }), signal: AbortSignal.timeout(10_000) });
+      expect(r.status).toBe(200);
+      expect(await r.json()).toMatchObject({ Licensed: true, ID: "served", State: "active" });
+    } finally {
+      await server.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

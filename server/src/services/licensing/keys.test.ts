@@ -3,6 +3,7 @@ import { generateKeyPairSync, sign } from "node:crypto";
 import { FREE_LICENSE } from "@postern/shared";
 import type { LicensePayload } from "@postern/shared";
 import { AppError } from "../../errors.ts";
+import { loadServerConfig } from "../../config.ts";
 import { decodeLicense, formatLicensePublicKey, generateLicenseSigningKey, parseLicensePrivateKey, parseLicensePublicKey, parseLicensePublicKeys, signLicense, verifyLicense } from "./keys.ts";
 
 const payload: LicensePayload = { ID: "acme-2027", UserLimit: 25, UserLimitOverage: 30, SessionLimit: 4, MaxMachines: 3, Expires: "2027-06-30T23:59:59.000Z" };
@@ -118,5 +119,19 @@ describe("licence keys", () => {
     expect(() => parseLicensePrivateKey(ec)).toThrow("the signing key must be Ed25519, not ec");
     const k = keyPair();
     expect(appError(() => signLicense({ ...payload, ID: "" }, k.priv))).toMatchObject({ status: 400, err: "err.invalidLicenseKey", extra: expect.stringMatching(/^ID: /) });
+  });
+});
+
+describe("POSTERN_LICENSE_PUBLIC_KEYS", () => {
+  it("is read as a comma-separated list, default none, and a bad key is a configuration problem", () => {
+    const { publicKey } = generateLicenseSigningKey();
+    const ok = loadServerConfig({ POSTERN_LICENSE_PUBLIC_KEYS: ` ${publicKey} ,` });
+    expect(ok.ok && ok.value.licensePublicKeys).toEqual([publicKey]);
+    const none = loadServerConfig({});
+    expect(none.ok && none.value.licensePublicKeys).toEqual([]);
+    expect(loadServerConfig({ POSTERN_LICENSE_PUBLIC_KEYS: `${publicKey},AAAA` })).toEqual({
+      ok: false,
+      problems: ["POSTERN_LICENSE_PUBLIC_KEYS: licence public key 2: a licence public key must be a raw 32-byte or SPKI DER Ed25519 key"],
+    });
   });
 });
