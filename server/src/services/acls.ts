@@ -1,47 +1,59 @@
 /**
  * ACLs (admin-console §3 "Knoc (ACL)", §5 "ACL", §7 /admin/acls). The ACL's Config must carry the
- * fields of its backend's type (haproxy: numeric ID; ipset: at least one set name). Changing an
- * ACL's backend, Config, IpExclusions, GrantType, CGNATOpen, or shortening its MaximumGrantDuration
- * ends its grants (they were decided under the old rules) and resyncs the agents; deleting an ACL
- * revokes its grants first.
+ * fields of its backend's type (`aclConfigProblem`: haproxy numeric ID, knocproxy/script names,
+ * ipset set names, the vendor fields); only that type's key is kept. Script variable values that are
+ * sensitive (declared Sensitive by the backend, or sent with `Encrypted: true`) are sealed to the
+ * backend's agent into the backend's `sealed_secrets` and read back as `{Value: "", Encrypted: true}`;
+ * a blank Value keeps the sealed one. Changing an ACL's backend, Config, IpExclusions, GrantType,
+ * CGNATOpen, or shortening its MaximumGrantDuration ends its grants (they were decided under the old
+ * rules) and resyncs the agents; deleting an ACL revokes its grants first.
  */
-import { eq } from "drizzle-orm";
-import { ErrKey, NONE_ID } from "@postern/shared";
-import type { Acl, AclWrite } from "@postern/shared";
+import { AclConfigSchema, ErrKey, NONE_ID, ServerMessage, aclConfigFor, aclConfigProblem } from "@postern/shared";
+import type { Acl, AclConfig, AclWrite, BackendType } from "@postern/shared";
 import type { Tx } from "../db/index.ts";
-import { acls, backends } from "../db/schema.ts";
 import { iso } from "../clock.ts";
-import { badRequest, notFound } from "../errors.ts";
+import { AppError, badRequest, notFound } from "../errors.ts";
+import * as repo from "../repositories/acls.ts";
+import type { AclRow } from "../repositories/acls.ts";
+import * as backendRepo from "../repositories/backends.ts";
+import type { BackendRow } from "../repositories/backends.ts";
 import { AuditAction, writeAudit } from "./audit.ts";
 import type { Actor } from "./agents.ts";
 import { newId } from "./auth/tokens.ts";
+import { fail, parseOrFail } from "./backends.ts";
+import { aclEnvKey, aclKeysOf, isBoxPublicKey, sealTo } from "./secrets/sealed.ts";
+import type { SealedSecrets } from "./secrets/sealed.ts";
 import { Service } from "./service.ts";
 
-type AclRow = typeof acls.$inferSelect;
+/**
+ * Checks the Config of an ACL against its backend type (admin-console §5) and returns what is kept:
+ * UriToken and the type's fields with defaults. Throws 400 with the spec's key (see
+ * `aclConfigProblem`). Script variable values are checked by the service, which knows what is sealed.
+ */
+export function validateAclConfig(type: string, config: AclWrite["Config"]): AclConfig {
+  const parsed = parseOrFail(AclConfigSchema, config, "Config");
+  const problem = aclConfigProblem(type as BackendType, parsed);
+  if (problem) fail(problem);
+  return aclConfigFor(type as BackendType, parsed);
+}
 
-/** Checks the Config of an ACL against its backend type (admin-console §5); throws 400 with the spec's key. */
-export function validateAclConfig(type: string, config: AclWrite["Config"]): void {
-  if (type === "haproxy") {
-    const raw = (config as Record<string, unknown>)["haproxy"] as { ID?: unknown } | undefined;
-    if (!raw || raw.ID === undefined || raw.ID === null || raw.ID === "") throw badRequest(ErrKey.aclIdRequired);
-    if (typeof raw.ID !== "number" || !Number.isInteger(raw.ID)) throw badRequest(ErrKey.aclIdMustBeNumber);
-  }
-  if (type === "allowlist" && !config.allowlist) throw badRequest(ErrKey.noBackendSelected, "Config.allowlist is required");
-  if (type === "ipset") {
-    const v = config.ipset;
-    if (!v || (!v.V4SetName && !v.V6SetName)) throw badRequest(ErrKey.ipsetNameRequired);
-    for (const name of [v.V4SetName, v.V6SetName]) {
-      if (name && !/^[A-Za-z0-9_.-]{1,31}$/.test(name)) throw badRequest(ErrKey.invalidAclName, name);
-    }
-  }
+/** The ACL's Config as read: sealed variables show `{Value: "", Encrypted: true}` while their sealed value exists. */
+function readConfig(aclId: string, config: Record<string, unknown>, sealed: SealedSecrets): AclConfig {
+  const script = config["script"] as AclConfig["script"] | undefined;
+  if (!script) return config as AclConfig;
+  const env = Object.fromEntries(
+    Object.entries(script.EnvVars).map(([name, v]) => {
+      const isSealed = v.Encrypted && sealed[aclEnvKey(aclId, name)] !== undefined;
+      return [name, isSealed ? { Value: "", Encrypted: true } : { Value: v.Encrypted ? "" : v.Value, Encrypted: false }];
+    }),
+  );
+  return { ...(config as AclConfig), script: { ...script, EnvVars: env } };
 }
 
 /** ACLs: CRUD with the §5 rules. */
 export class AclService extends Service {
-
   private toWire(row: AclRow): Acl {
-    const backend = this.db.select().from(backends).where(eq(backends.id, row.backendId)).get();
-    const children = this.db.select({ id: acls.id }).from(acls).where(eq(acls.parentId, row.id)).all().map((r) => r.id);
+    const backend = backendRepo.getBackend(this.db, row.backendId);
     return {
       ID: row.id,
       Name: row.description,
@@ -59,10 +71,10 @@ export class AclService extends Service {
       BackendName: backend?.name ?? "",
       AgentID: backend?.agentId ?? NONE_ID,
       ParentID: row.parentId ?? NONE_ID,
-      Children: children,
+      Children: repo.childAclIds(this.db, row.id),
       IpExclusions: row.ipExclusions as Acl["IpExclusions"],
       GrantType: row.grantType as Acl["GrantType"],
-      Config: row.config as Acl["Config"],
+      Config: readConfig(row.id, row.config, backend?.sealedSecrets ?? {}),
       LastModifiedAt: iso(row.updatedAt) ?? "",
       LastModifiedBy: row.updatedBy,
     };
@@ -70,24 +82,86 @@ export class AclService extends Service {
 
   /** Lists ACLs by description (hidden-from-admins children excluded). */
   list(): Acl[] {
-    return this.db.select().from(acls).orderBy(acls.description).all().filter((r) => !r.hideFromAdmins).map((r) => this.toWire(r));
+    return repo
+      .listAcls(this.db)
+      .filter((r) => !r.hideFromAdmins)
+      .map((r) => this.toWire(r));
   }
 
   /** Reads one ACL; 404 when unknown. */
   get(id: string): Acl {
-    const row = this.db.select().from(acls).where(eq(acls.id, id)).get();
+    const row = repo.getAcl(this.db, id);
     if (!row) throw notFound("ACL");
     return this.toWire(row);
   }
 
-  private backendFor(tx: Tx, backendId: string): typeof backends.$inferSelect {
-    if (!tx.select({ id: backends.id }).from(backends).limit(1).get()) throw badRequest(ErrKey.createBackendBeforeACL);
-    const backend = tx.select().from(backends).where(eq(backends.id, backendId)).get();
+  private backendFor(tx: Tx, backendId: string): BackendRow {
+    if (!backendRepo.anyBackend(tx)) throw badRequest(ErrKey.createBackendBeforeACL);
+    const backend = backendRepo.getBackend(tx, backendId);
     if (!backend) throw badRequest(ErrKey.noBackendSelected);
     return backend;
   }
 
-  private values(input: AclWrite, now: number, actor: Actor) {
+  /**
+   * The sealed values this ACL held on its previous backend that it may keep on `backend` (same
+   * agent), removing them from a previous backend it leaves.
+   */
+  private takePreviousSealed(tx: Tx, aclId: string, previousBackendId: string, backend: BackendRow): SealedSecrets {
+    const old = previousBackendId === backend.id ? backend : backendRepo.getBackend(tx, previousBackendId);
+    if (!old) return {};
+    const keys = aclKeysOf(old.sealedSecrets, aclId);
+    const taken = Object.fromEntries(keys.map((k) => [k, old.sealedSecrets[k]!]));
+    if (old.id !== backend.id && keys.length > 0) {
+      const rest = Object.fromEntries(Object.entries(old.sealedSecrets).filter(([k]) => !keys.includes(k)));
+      backendRepo.updateBackend(tx, old.id, { sealedSecrets: rest });
+    }
+    return old.agentId === backend.agentId ? taken : {};
+  }
+
+  /**
+   * Seals the sensitive script variables of `config` to the backend's agent and stores them in the
+   * backend's `sealed_secrets` (replacing this ACL's previous ones). A sensitive variable needs a
+   * Value unless `available` holds its sealed value; a plain one always needs a Value ("Bad
+   * request", Extra `Config.script.EnvVars.<name>.Value: required`). Returns the Config to store.
+   * True in `changed` when the backend's sealed values changed.
+   */
+  private sealVariables(tx: Tx, backend: BackendRow, aclId: string, config: AclConfig, available: SealedSecrets): { config: AclConfig; changed: boolean } {
+    const sealedBefore = backend.sealedSecrets;
+    const mine = new Set(aclKeysOf(sealedBefore, aclId));
+    const sealed: SealedSecrets = Object.fromEntries(Object.entries(sealedBefore).filter(([k]) => !mine.has(k)));
+    const script = config.script;
+    if (script) {
+      const declared = ((backend.config["script"] ?? {}) as { EnvVars?: { Name: string; Sensitive: boolean }[] }).EnvVars ?? [];
+      const sensitive = new Set(declared.filter((v) => v.Sensitive).map((v) => v.Name));
+      const env: NonNullable<AclConfig["script"]>["EnvVars"] = {};
+      for (const [raw, v] of Object.entries(script.EnvVars)) {
+        const name = raw.trim();
+        const key = aclEnvKey(aclId, name);
+        if (v.Encrypted || sensitive.has(name)) {
+          if (v.Value !== "") sealed[key] = sealTo(this.boxKeyOf(tx, backend), v.Value);
+          else if (available[key] !== undefined) sealed[key] = available[key];
+          else throw badRequest(ServerMessage.badRequest, `Config.script.EnvVars.${name}.Value: required`);
+          env[name] = { Value: "", Encrypted: true };
+        } else {
+          if (v.Value === "") throw badRequest(ServerMessage.badRequest, `Config.script.EnvVars.${name}.Value: required`);
+          env[name] = { Value: v.Value, Encrypted: false };
+        }
+      }
+      config = { ...config, script: { ...script, EnvVars: env } };
+    }
+    const changed = JSON.stringify(sealed) !== JSON.stringify(sealedBefore);
+    if (changed) backendRepo.updateBackend(tx, backend.id, { sealedSecrets: sealed });
+    return { config, changed };
+  }
+
+  /** The box key of the backend's agent; 400 err.agentIncapable when there is none to seal to. */
+  private boxKeyOf(tx: Tx, backend: BackendRow): string {
+    const agent = backend.agentId ? backendRepo.getAgentGate(tx, backend.agentId) : undefined;
+    if (!agent || !isBoxPublicKey(agent.boxPublicKey)) throw new AppError(400, ErrKey.agentIncapable, "the agent has no key to seal secrets to; enrol it again");
+    return agent.boxPublicKey;
+  }
+
+  private values(input: AclWrite, config: AclConfig, now: number, actor: Actor) {
     return {
       parentId: input.ParentID === NONE_ID ? null : input.ParentID,
       description: input.Description,
@@ -103,21 +177,21 @@ export class AclService extends Service {
       backendId: input.BackendID,
       ipExclusions: input.IpExclusions,
       grantType: input.GrantType,
-      config: input.Config,
+      config,
       updatedAt: now,
       updatedBy: actor.adminName,
     };
   }
 
-  /** Creates an ACL; returns its id. */
+  /** Creates an ACL; returns its id. 400 for the §5 rules (see `validateAclConfig`). */
   create(input: AclWrite, actor: Actor): string {
     const id = newId();
     let agentId: string | null = null;
     this.db.transaction((tx) => {
       const backend = this.backendFor(tx, input.BackendID);
-      validateAclConfig(backend.type, input.Config);
+      const { config } = this.sealVariables(tx, backend, id, validateAclConfig(backend.type, input.Config), {});
       const now = this.clock.now();
-      tx.insert(acls).values({ id, createdAt: now, ...this.values(input, now, actor) }).run();
+      repo.insertAcl(tx, { id, createdAt: now, ...this.values(input, config, now, actor) });
       writeAudit(tx, { action: AuditAction.aclCreated, at: now, adminName: actor.adminName, ipAddress: actor.ip, aclDescription: input.Description });
       agentId = backend.agentId;
     });
@@ -125,28 +199,30 @@ export class AclService extends Service {
     return id;
   }
 
-  /** Updates an ACL ("Mismatching IDs" checked by the route). */
+  /** Updates an ACL ("Mismatching IDs" checked by the route). 400 for the §5 rules, 404 unknown. */
   update(id: string, input: AclWrite, actor: Actor): void {
     const agentsToSync = new Set<string>();
     const ops = this.db.transaction((tx) => {
-      const row = tx.select().from(acls).where(eq(acls.id, id)).get();
+      const row = repo.getAcl(tx, id);
       if (!row) throw notFound("ACL");
       const backend = this.backendFor(tx, input.BackendID);
-      validateAclConfig(backend.type, input.Config);
+      const checked = validateAclConfig(backend.type, input.Config);
+      const available = this.takePreviousSealed(tx, id, row.backendId, backend);
+      const { config, changed: secretsChanged } = this.sealVariables(tx, backend, id, checked, available);
       const now = this.clock.now();
       // Where or to which addresses the ACL grants changed: current grants were decided under the old rules.
       const moved =
         row.backendId !== input.BackendID ||
-        JSON.stringify(row.config) !== JSON.stringify(input.Config) ||
+        JSON.stringify(row.config) !== JSON.stringify(config) ||
         JSON.stringify(row.ipExclusions) !== JSON.stringify(input.IpExclusions) ||
         JSON.stringify(row.grantType) !== JSON.stringify(input.GrantType) ||
         row.cgnatOpen !== input.CGNATOpen ||
         (input.MaximumGrantDuration !== null && (row.maximumGrantDurationSeconds === null || input.MaximumGrantDuration < row.maximumGrantDurationSeconds));
       const revokeOps = moved ? this.engine.revokeForAcls(tx, [id]) : new Map();
-      tx.update(acls).set(this.values(input, now, actor)).where(eq(acls.id, id)).run();
+      repo.updateAcl(tx, id, this.values(input, config, now, actor));
       writeAudit(tx, { action: AuditAction.aclUpdated, at: now, adminName: actor.adminName, ipAddress: actor.ip, aclDescription: input.Description });
-      if (moved) {
-        const old = tx.select({ agentId: backends.agentId }).from(backends).where(eq(backends.id, row.backendId)).get();
+      if (moved || secretsChanged) {
+        const old = backendRepo.getBackend(tx, row.backendId);
         if (old?.agentId) agentsToSync.add(old.agentId);
         if (backend.agentId) agentsToSync.add(backend.agentId);
       }
@@ -156,15 +232,20 @@ export class AclService extends Service {
     for (const a of agentsToSync) this.resync(a);
   }
 
-  /** Deletes an ACL after revoking its grants. */
+  /** Deletes an ACL after revoking its grants; its sealed variables leave the backend too. */
   delete(id: string, actor: Actor): void {
     let agentId: string | null = null;
     const ops = this.db.transaction((tx) => {
-      const row = tx.select().from(acls).where(eq(acls.id, id)).get();
+      const row = repo.getAcl(tx, id);
       if (!row) throw notFound("ACL");
       const revokeOps = this.engine.revokeForAcls(tx, [id]);
-      agentId = tx.select({ agentId: backends.agentId }).from(backends).where(eq(backends.id, row.backendId)).get()?.agentId ?? null;
-      tx.delete(acls).where(eq(acls.id, id)).run();
+      const backend = backendRepo.getBackend(tx, row.backendId);
+      agentId = backend?.agentId ?? null;
+      if (backend && aclKeysOf(backend.sealedSecrets, id).length > 0) {
+        const rest = Object.fromEntries(Object.entries(backend.sealedSecrets).filter(([k]) => !k.startsWith(`acl:${id}:`)));
+        backendRepo.updateBackend(tx, backend.id, { sealedSecrets: rest });
+      }
+      repo.deleteAcl(tx, id);
       writeAudit(tx, { action: AuditAction.aclDeleted, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, aclDescription: row.description });
       return revokeOps;
     });

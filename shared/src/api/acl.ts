@@ -1,19 +1,93 @@
 /**
- * ACLs / Knocs (admin-console §3 "Knoc (ACL)", §7 "ACL" payload, §5 validation).
+ * ACLs / Knocs (admin-console §3 "Knoc (ACL)", §7 "ACL" payload, §5 validation). The ACL's Config is
+ * keyed by backend type like BackendConfig; the zod schemas check shapes, fill defaults and carry the
+ * spec's keys where a rule has one (haproxy ID); `aclConfigProblem` applies the type-dependent §5
+ * rules (pure, shared with the browser).
  */
 import { z } from "zod";
 import { IdSchema } from "../common.ts";
 import { NONE_ID, Limits } from "../limits.ts";
-import { ServerMessage } from "../errors.ts";
+import { ErrKey, ServerMessage } from "../errors.ts";
 import { isStrictDottedIpv4, ipv4ToNumber, normaliseIp } from "../ip.ts";
+import { BackendDefaults, BackendMessage, envVarNamesProblem, isHttpUrl } from "./backend.ts";
+import type { BackendType, ConfigProblem } from "./backend.ts";
 
-/** ACL fields of a haproxy backend: the numeric ACL id used as `#ID` on the runtime API. */
-export const HaproxyAclConfigSchema = z.object({ ID: z.number().int().min(0) });
+const aclText = (max = 255) => z.string().trim().max(max).default("");
+
+/**
+ * A port given as a number or a numeric string, parsed to an integer 1–65535 (admin-console §5 "AWS
+ * Port and Azure NsgPort are parsed to integers"); `def` when absent.
+ */
+const portField = (def: number) =>
+  z
+    .union([z.number(), z.string().trim().regex(/^\d{1,5}$/, "must be an integer").transform(Number)])
+    .pipe(z.number().int("must be an integer").min(1, "must be 1 to 65535").max(65535, "must be 1 to 65535"))
+    .default(def);
+
+/**
+ * ACL fields of a haproxy backend: the numeric ACL id used as `#ID` on the runtime API
+ * (admin-console §5: required, err.aclIdRequired; a number, err.aclIdMustBeNumber).
+ */
+export const HaproxyAclConfigSchema = z.object({
+  ID: z
+    .number({ error: (iss) => (iss.input === undefined || iss.input === null || iss.input === "" ? ErrKey.aclIdRequired : ErrKey.aclIdMustBeNumber) })
+    .int(ErrKey.aclIdMustBeNumber)
+    .min(0, ErrKey.aclIdMustBeNumber)
+    .max(2_147_483_647, ErrKey.aclIdMustBeNumber),
+});
 /** ACL fields of an ipset backend: at least one set name (err.ipsetNameRequired). */
 export const IpsetAclConfigSchema = z.object({
   V4SetName: z.string().trim().max(31).default(""),
   V6SetName: z.string().trim().max(31).default(""),
 });
+/** ACL fields of a knocproxy backend: the named ACL (letters, numbers, underscores; required). */
+export const KnocproxyAclConfigSchema = z.object({ Name: aclText(128) });
+/**
+ * One script variable value of an ACL (admin-console §3 "EnvVars as map name to Value (with encrypted
+ * flag)"). On read a sealed (sensitive) value is `{Value: "", Encrypted: true}`; on write a blank
+ * Value of a sealed variable keeps the stored one, and `Encrypted: true` asks for the value to be
+ * sealed even when the backend does not declare the variable Sensitive.
+ */
+export const AclEnvVarSchema = z.object({ Value: z.string().max(8192).default(""), Encrypted: z.boolean().default(false) });
+/** ACL fields of a script backend: the ACL name (letters, digits, underscore, hyphen) and variable values. */
+export const ScriptAclConfigSchema = z.object({
+  Name: aclText(128),
+  EnvVars: z
+    .record(z.string().max(128), AclEnvVarSchema)
+    .refine((r) => Object.keys(r).length <= 64, "at most 64 variables")
+    .default({}),
+});
+/** ACL fields of a fortios backend: the address group Name. */
+export const FortiosAclConfigSchema = z.object({ Name: aclText(128) });
+/** ACL fields of a fortimanager backend (not shown by the spec): the address group Name, as for fortios. */
+export const FortimanagerAclConfigSchema = z.object({ Name: aclText(128) });
+/**
+ * ACL fields of a panos backend: GroupName (active), or EDLName for a Passive+ Knoc (the External
+ * Dynamic List the firewall reads; SerialNumber names the device to refresh), MapUser, and URL
+ * (the list's address, http or https).
+ */
+export const PanosAclConfigSchema = z.object({
+  EDLName: aclText(),
+  GroupName: aclText(),
+  SerialNumber: aclText(64),
+  MapUser: z.boolean().default(false),
+  URL: aclText(2048),
+});
+/** ACL fields of a firepower backend: the network group's UUID (required). */
+export const FirepowerAclConfigSchema = z.object({ GroupUUID: aclText(64) });
+/** ACL fields of a sophosutm backend: the network group's reference (required). */
+export const SophosutmAclConfigSchema = z.object({ GroupReference: aclText() });
+/** ACL fields of a sophossfos backend: the IPv4 and IPv6 host groups (at least one). */
+export const SophossfosAclConfigSchema = z.object({ GroupName: aclText(), GroupNameV6: aclText() });
+/** ACL fields of an azure backend: the NSG rule's direction, NSG, port (default 443) and resource group (all required). */
+export const AzureAclConfigSchema = z.object({
+  NsgDirection: z.union([z.enum(["Inbound", "Outbound"]), z.literal("")]).default(""),
+  NsgName: aclText(80),
+  NsgPort: portField(BackendDefaults.azureNsgPort),
+  ResourceGroup: aclText(90),
+});
+/** ACL fields of an aws backend: the security group and port (default 22), both required. */
+export const AwsAclConfigSchema = z.object({ SecurityGroupId: aclText(64), Port: portField(BackendDefaults.awsPort) });
 
 /**
  * ACL fields of an allowlist backend: the random Token in the allowlist URL, the API key allowed to
@@ -27,15 +101,140 @@ export const AllowlistAclConfigSchema = z.object({
   AllowedIpAddresses: z.array(z.object({ Prefix: z.string(), Note: z.string().default("") })).max(256).default([]),
 });
 
-/** The ACL's Config (AclConfig): the fields of its backend type under that type's key, plus UriToken. */
+/** The schema of each backend type's ACL fields (admin-console §3 table, "ACL fields"). */
+export const AclTypeConfigSchemas = {
+  fortios: FortiosAclConfigSchema,
+  fortimanager: FortimanagerAclConfigSchema,
+  azure: AzureAclConfigSchema,
+  panos: PanosAclConfigSchema,
+  firepower: FirepowerAclConfigSchema,
+  sophosutm: SophosutmAclConfigSchema,
+  sophossfos: SophossfosAclConfigSchema,
+  aws: AwsAclConfigSchema,
+  haproxy: HaproxyAclConfigSchema,
+  knocproxy: KnocproxyAclConfigSchema,
+  script: ScriptAclConfigSchema,
+  ipset: IpsetAclConfigSchema,
+  allowlist: AllowlistAclConfigSchema,
+} as const satisfies Record<BackendType, z.ZodType>;
+
+/**
+ * The ACL's Config (AclConfig): the fields of its backend type under that type's key (keyed like
+ * BackendConfig), plus UriToken. The server keeps only the key of the backend's type.
+ */
 export const AclConfigSchema = z.object({
   UriToken: z.string().default(""),
+  fortios: FortiosAclConfigSchema.optional(),
+  fortimanager: FortimanagerAclConfigSchema.optional(),
+  azure: AzureAclConfigSchema.optional(),
+  panos: PanosAclConfigSchema.optional(),
+  firepower: FirepowerAclConfigSchema.optional(),
+  sophosutm: SophosutmAclConfigSchema.optional(),
+  sophossfos: SophossfosAclConfigSchema.optional(),
+  aws: AwsAclConfigSchema.optional(),
   haproxy: HaproxyAclConfigSchema.optional(),
+  knocproxy: KnocproxyAclConfigSchema.optional(),
+  script: ScriptAclConfigSchema.optional(),
   ipset: IpsetAclConfigSchema.optional(),
   allowlist: AllowlistAclConfigSchema.optional(),
 });
 /** The ACL's Config. */
 export type AclConfig = z.infer<typeof AclConfigSchema>;
+
+const bad = (path: string, what: string): ConfigProblem => ({ Err: ServerMessage.badRequest, Extra: `${path}: ${what}` });
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The ACL Config kept for a backend of `type`: UriToken plus that type's fields with their defaults
+ * (a missing key is filled from `{}`; a haproxy ACL without ID and an allowlist ACL without its key
+ * keep no type key — `aclConfigProblem` reports them). Keys of other types are dropped.
+ */
+export function aclConfigFor(type: BackendType, config: AclConfig): AclConfig {
+  const own = config[type] ?? AclTypeConfigSchemas[type].safeParse({}).data;
+  if (type === "allowlist" && !config.allowlist) return { UriToken: config.UriToken };
+  return own === undefined ? { UriToken: config.UriToken } : { UriToken: config.UriToken, [type]: own };
+}
+
+/**
+ * The first broken §5 rule of an ACL's Config for a backend of `type`, or null. haproxy: ID required
+ * (err.aclIdRequired); knocproxy: Name required (err.aclNameRequired), letters, numbers, underscores
+ * (err.invalidKnocproxyAclName); script: Name required, letters, digits, underscore, hyphen
+ * (err.invalidAclName), variable names not empty (err.emptyEnvVarName), without '=' and not reserved
+ * (err.invalidEnvVarName), unique after trimming (err.repeatedEnvVarNames); ipset: one set name at
+ * least (err.ipsetNameRequired), names of letters, digits, `_.-` (err.invalidAclName); fortios and
+ * fortimanager: Name required, letters, numbers, underscores ("Invalid ACL name"); panos: GroupName,
+ * or EDLName for Passive+, and URL http/https; firepower GroupUUID a UUID; sophosutm GroupReference;
+ * sophossfos GroupName or GroupNameV6; azure NsgDirection, NsgName, ResourceGroup; aws
+ * SecurityGroupId (`sg-` and 8 or 17 hex digits). Other problems: "Bad request" with Extra naming
+ * the field. Variable values (which depend on what is sealed) are checked by the server.
+ */
+export function aclConfigProblem(type: BackendType, config: AclConfig): ConfigProblem | null {
+  const c = aclConfigFor(type, config);
+  const p = `Config.${type}`;
+  switch (type) {
+    case "haproxy":
+      return c.haproxy ? null : { Err: ErrKey.aclIdRequired, Extra: `${p}.ID` };
+    case "allowlist":
+      return c.allowlist ? null : { Err: ErrKey.noBackendSelected, Extra: "Config.allowlist is required" };
+    case "knocproxy": {
+      const name = c.knocproxy!.Name;
+      if (name === "") return { Err: ErrKey.aclNameRequired, Extra: `${p}.Name` };
+      return /^[A-Za-z0-9_]+$/.test(name) ? null : { Err: ErrKey.invalidKnocproxyAclName, Extra: `${p}.Name` };
+    }
+    case "script": {
+      const s = c.script!;
+      if (s.Name === "") return { Err: ErrKey.aclNameRequired, Extra: `${p}.Name` };
+      if (!/^[A-Za-z0-9_-]+$/.test(s.Name)) return { Err: ErrKey.invalidAclName, Extra: `${p}.Name` };
+      return envVarNamesProblem(
+        Object.keys(s.EnvVars).map((n) => n.trim()),
+        `${p}.EnvVars`,
+      );
+    }
+    case "ipset": {
+      const v = c.ipset!;
+      if (!v.V4SetName && !v.V6SetName) return { Err: ErrKey.ipsetNameRequired };
+      for (const name of [v.V4SetName, v.V6SetName]) {
+        if (name && !/^[A-Za-z0-9_.-]{1,31}$/.test(name)) return { Err: ErrKey.invalidAclName, Extra: name };
+      }
+      return null;
+    }
+    case "fortios":
+    case "fortimanager": {
+      const name = c[type]!.Name;
+      if (name === "") return { Err: ErrKey.aclNameRequired, Extra: `${p}.Name` };
+      return /^[A-Za-z0-9_]+$/.test(name) ? null : { Err: ServerMessage.invalidAclName, Extra: `${p}.Name` };
+    }
+    case "panos": {
+      const v = c.panos!;
+      if (v.EDLName === "" && v.GroupName === "") return bad(`${p}.GroupName`, "required (or EDLName for Passive+)");
+      if (v.URL !== "" && !isHttpUrl(v.URL)) return { Err: BackendMessage.urlMustBeHttp, Extra: `${p}.URL` };
+      return null;
+    }
+    case "firepower": {
+      const id = c.firepower!.GroupUUID;
+      if (id === "") return bad(`${p}.GroupUUID`, "required");
+      return UUID_RE.test(id) ? null : bad(`${p}.GroupUUID`, "must be a UUID");
+    }
+    case "sophosutm":
+      return c.sophosutm!.GroupReference === "" ? bad(`${p}.GroupReference`, "required") : null;
+    case "sophossfos": {
+      const v = c.sophossfos!;
+      return v.GroupName === "" && v.GroupNameV6 === "" ? bad(`${p}.GroupName`, "GroupName or GroupNameV6 required") : null;
+    }
+    case "azure": {
+      const v = c.azure!;
+      if (v.NsgDirection === "") return bad(`${p}.NsgDirection`, "required");
+      if (v.NsgName === "") return bad(`${p}.NsgName`, "required");
+      if (v.ResourceGroup === "") return bad(`${p}.ResourceGroup`, "required");
+      return null;
+    }
+    case "aws": {
+      const id = c.aws!.SecurityGroupId;
+      if (id === "") return bad(`${p}.SecurityGroupId`, "required");
+      return /^sg-([0-9a-f]{8}|[0-9a-f]{17})$/.test(id) ? null : bad(`${p}.SecurityGroupId`, "must be a security group id (sg-...)");
+    }
+  }
+}
 
 /**
  * An IP range of IpExclusions (admin-console §5): Start and End both or neither, each a dotted IPv4
