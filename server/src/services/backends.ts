@@ -110,7 +110,7 @@ function fieldsOf(config: BackendConfig | Record<string, unknown>, type: string)
 /** The config with every secret field of its type blanked (what is stored and read). */
 function withoutSecrets(config: BackendConfig | Record<string, unknown>, type: BackendType): Record<string, unknown> {
   const own = { ...fieldsOf(config, type) };
-  for (const f of BackendSecretFields[type]) own[f] = "";
+  for (const f of BackendSecretFields[type] ?? []) own[f] = "";
   return { [type]: own };
 }
 
@@ -233,10 +233,13 @@ export class BackendService extends Service {
       const sealed = this.sealSecrets(type, config, agent, row);
       const stored = withoutSecrets(config, type);
       const acls = repo.aclsOfBackend(tx, id);
-      let note = "";
+      const entered = BackendSecretFields[type].filter((f) => (fieldsOf(config, type)[f] ?? "") !== "");
+      const notes = entered.length > 0 ? [`secrets entered: ${entered.join(", ")}`] : [];
       if (type === "script") {
-        note = this.carryAclVariables(tx, config, agent, row, acls, sealed, agentChanged);
+        const cleared = this.carryAclVariables(tx, config, agent, row, acls, sealed, agentChanged);
+        if (cleared) notes.push(cleared);
       }
+      const note = notes.join("; ");
       const now = this.clock.now();
       const moved = agentChanged || JSON.stringify(row.config) !== JSON.stringify(stored);
       secretsChanged = JSON.stringify(row.sealedSecrets) !== JSON.stringify(sealed);

@@ -277,6 +277,8 @@ describe("sealed secrets", () => {
     expect((await update(id, { panos: { Hostname: "pa.example.com", ApiKey: "panos-key-2" } })).status).toBe(200);
     expect(openSealed(row(id).sealedSecrets["ApiKey"]!, agent.keys)).toBe("panos-key-2");
     expect(JSON.stringify((await admin.req("GET", "/api/admin/backends")).body)).not.toContain("panos-key");
+    const audit = h.services.db.select().from(auditLog).all().filter((e) => e.action.startsWith("backend")).map((e) => e.description);
+    expect(audit).toEqual(["b1", "b1", "b1 (secrets entered: ApiKey)"]);
   });
 
   it("a new agent needs every secret again, sealed to the new agent", async () => {
@@ -298,6 +300,8 @@ describe("sealed secrets", () => {
     ["fortimanager", { Hostname: "fmg1", ApiKey: "k" }, { Hostname: "fmg2" }, "Config.fortimanager.ApiKey", { ApiKey: "k2" }],
     ["panos", { Hostname: "pa1", ApiKey: "k" }, { Hostname: "pa2" }, "Config.panos.ApiKey", { ApiKey: "k2" }],
     ["firepower", { Hostname: "fmc1", Username: "u", Password: "p" }, { Hostname: "fmc2", Username: "u" }, "Config.firepower.Password", { Password: "p2" }],
+    ["sophosutm", { Hostname: "utm1", ApiKey: "k" }, { Hostname: "utm2" }, "Config.sophosutm.ApiKey", { ApiKey: "k2" }],
+    ["sophossfos", { Hostname: "sfos1", Username: "u", Password: "p" }, { Hostname: "sfos2", Username: "u" }, "Config.sophossfos.Password", { Password: "p2" }],
   ])("%s: a new Url or Hostname needs the credentials again", async (type, first, moved, field, secret) => {
     const id = await created({ [type]: first });
     expect(await update(id, { [type]: moved })).toEqual({ status: 400, body: { Err: "Changing the URI or hostname requires re-entering credentials", Extra: field } });
