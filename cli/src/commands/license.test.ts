@@ -8,6 +8,8 @@ import { LicenseStatusSchema } from "@postern/shared";
 import { parseExpires } from "./license.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
+/** Each CLI start takes about a second here (type stripping of the server); a test spawns up to 12. */
+const SLOW = 180_000;
 let dir = "";
 
 /** Runs the real CLI entry with the temp data dir; bounded by a 30 s timeout. */
@@ -84,7 +86,7 @@ describe("postern license", () => {
     const text = postern(["license", "show"]);
     expect(text.stdout).toContain("ID: free");
     expect(text.stdout).toContain("Expires: never");
-  });
+  }, SLOW);
 
   it("refuses bad issue options with a message and exit code 1", () => {
     const keys = join(dir, "keys2");
@@ -99,7 +101,7 @@ describe("postern license", () => {
     expect(zero.stderr).toContain("err.invalidLicenseKey: UserLimit");
     expect(postern([...base, "--users", "1", "--expires", "2030-02-30"]).stderr).toContain('no such date "2030-02-30"');
     expect(postern(["license", "issue", "--id", "x"]).code).not.toBe(0);
-  });
+  }, SLOW);
 
   it("has --help for every command", () => {
     for (const cmd of [[], ["keygen"], ["issue"], ["install"], ["show"]]) {
@@ -107,7 +109,7 @@ describe("postern license", () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toContain("Usage: postern license");
     }
-  });
+  }, SLOW);
 
   it("reads --expires as the end of that UTC day, or an ISO time", () => {
     expect(parseExpires("2030-06-30")).toBe("2030-06-30T23:59:59.000Z");
