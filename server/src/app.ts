@@ -23,6 +23,7 @@ import { groupRoutes } from "./routes/admin/groups.ts";
 import { adminRoutes } from "./routes/admin/admins.ts";
 import { adminSessionAdminRoutes, userSessionAdminRoutes } from "./routes/admin/sessions.ts";
 import { settingsRoutes } from "./routes/admin/settings.ts";
+import { knocRoutes } from "./routes/admin/knocs.ts";
 import { adminStatusRoutes } from "./routes/admin/status.ts";
 import { licenseRoutes } from "./routes/admin/license.ts";
 import { logRoutes } from "./routes/admin/logs.ts";
@@ -46,6 +47,7 @@ export function createApp(services: Services, webDir: string, trustedProxies: re
     .route("/admin/agents", agentRoutes)
     .route("/admin/backends", backendRoutes)
     .route("/admin/acls", aclRoutes)
+    .route("/admin/knocs", knocRoutes)
     .route("/admin/users", userRoutes)
     .route("/admin/groups", groupRoutes)
     .route("/admin/admins", adminRoutes)

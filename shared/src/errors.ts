@@ -33,6 +33,16 @@ export const ErrKey = {
   invalidAclName: "err.invalidAclName",
   invalidKnocproxyAclName: "err.invalidKnocproxyAclName",
   ipsetNameRequired: "err.ipsetNameRequired",
+  licenseExpiresSoon: "err.licenseExpiresSoon",
+  serverOutdated: "err.serverOutdated",
+  allowlistAccessIpRestrictionFormRequired: "err.allowlistAccessIpRestrictionFormRequired",
+  repeatedEnvVarNames: "err.repeatedEnvVarNames",
+  emptyEnvVarName: "err.emptyEnvVarName",
+  invalidEnvVarName: "err.invalidEnvVarName",
+  invalidFortiosConfig: "err.invalidFortiosConfig",
+  failedToRefreshLicenseStatus: "err.failedToRefreshLicenseStatus",
+  cannotResetOwn2fa: "cannotResetOwn2fa",
+  cannotDisableOwn2fa: "cannotDisableOwn2fa",
   accountDisabled: "accountDisabled",
 } as const;
 

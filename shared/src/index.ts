@@ -18,3 +18,4 @@ export * from "./api/api-key.ts";
 export * from "./agent-protocol.ts";
 export * from "./api/settings.ts";
 export * from "./api/admin-status.ts";
+export * from "./api/knoc.ts";

@@ -23,6 +23,7 @@ import { AuditLogService } from "./audit-log.ts";
 import { SecretBox } from "./secrets/at-rest.ts";
 import { AdminSettingsService } from "./admin-settings.ts";
 import { AdminStatusService } from "./admin-status.ts";
+import { KnocService } from "./knocs.ts";
 import { randomBytes } from "node:crypto";
 
 /** Every service of a running server. */
@@ -55,6 +56,8 @@ export interface Services {
   adminSettings: AdminSettingsService;
   /** GET /admin/status. */
   adminStatus: AdminStatusService;
+  /** Knocs: the read view and the create/update/delete operations. */
+  knocs: KnocService;
 }
 
 /** Builds the services over an open, migrated database. */
@@ -65,6 +68,10 @@ export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBund
   const deps = { db, clock, engine, resync: (agentId: string) => hub.resync(agentId) };
   const secrets = new SecretBox(opts.secretKey ?? randomBytes(32));
   const licensing = new LicensingService({ ...deps, licensePublicKeys: opts.licensePublicKeys ?? [] });
+  const backends = new BackendService(deps);
+  const acls = new AclService(deps);
+  const agents = new AgentService(db, clock, hub);
+  const apiKeys = new ApiKeyService(deps);
   return {
     db,
     clock,
@@ -73,20 +80,21 @@ export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBund
     hub,
     userSessions: new UserSessionService(deps),
     adminSessions: new AdminSessionService(db, clock),
-    agents: new AgentService(db, clock, hub),
-    backends: new BackendService(deps),
-    acls: new AclService(deps),
+    agents,
+    backends,
+    acls,
     users: new UserService(deps),
     groups: new GroupService(deps),
     admins: new AdminService(deps),
     sessions: new SessionService(deps),
     status: new StatusService(deps),
     licensing,
-    apiKeys: new ApiKeyService(deps),
+    apiKeys,
     auditLog: new AuditLogService(deps),
     jsBundleHash: opts.jsBundleHash,
     secrets,
     adminSettings: new AdminSettingsService(db, clock, secrets),
     adminStatus: new AdminStatusService(db, clock, () => licensing.summary()),
+    knocs: new KnocService(deps, { backends, acls, apiKeys, agents, licensing }),
   };
 }

@@ -63,6 +63,20 @@ export const operations: readonly Operation[] = [
   { method: "POST", path: "/admin/acls", tag: "acls", summary: "Create an ACL (answers its id)", auth: "admin", body: S.AclWriteSchema, response: Id, status: 201 },
   { method: "PUT", path: "/admin/acls/{id}", tag: "acls", summary: "Update an ACL", auth: "admin", body: S.AclWriteSchema, response: Id },
   { method: "DELETE", path: "/admin/acls/{id}", tag: "acls", summary: "Delete an ACL after revoking its grants", auth: "admin", ...NoContent },
+  // Knocs
+  { method: "GET", path: "/admin/knocs", tag: "knocs", summary: "List Knocs with kind, counts, agent and last change", auth: "admin", response: z.array(z.record(z.string(), z.unknown())) },
+  { method: "GET", path: "/admin/knocs/{id}", tag: "knocs", summary: "Read a Knoc", auth: "admin", response: z.record(z.string(), z.unknown()) },
+  { method: "POST", path: "/admin/knocs", tag: "knocs", summary: "Create a Knoc from the wizard state in one transaction: [id, PlaintextKey?, AllowlistURL?]", auth: "admin", body: S.KnocCreateSchema, response: S.KnocCreatedSchema, status: 201 },
+  { method: "PUT", path: "/admin/knocs/{id}", tag: "knocs", summary: "Update a Knoc (backend, ACL and parent, assignments) in one transaction", auth: "admin", body: S.KnocUpdateSchema, response: Id },
+  {
+    method: "DELETE",
+    path: "/admin/knocs/{id}",
+    tag: "knocs",
+    summary: "Delete a Knoc, its child, unused backends and its allowlist scope",
+    auth: "admin",
+    ...NoContent,
+    query: [{ name: "deleteApiKey", description: "true: also delete an API key left with no scope" }],
+  },
   // Users
   { method: "GET", path: "/admin/users", tag: "users", summary: "List users", auth: "admin", response: z.array(S.UserSchema) },
   { method: "GET", path: "/admin/users/{id}", tag: "users", summary: "Read a user", auth: "admin", response: S.UserSchema },

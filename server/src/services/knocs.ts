@@ -1,0 +1,266 @@
+/**
+ * Knocs (admin-console §2–§4, §7): the read view joining ACL, backend, agent and counts, and Knoc
+ * creation, update and deletion as single server operations, each in one database transaction —
+ * a failure at any step leaves nothing behind (admin-console §4 "Rollback").
+ *
+ * Creation sequence (§4): backend; for passive kinds the API key; the ACL; for Passive+ the firewall
+ * backend and the hidden child ACL whose parent is the first ACL; then the assignments of users and
+ * groups. A licence is required to create or update (403 err.youDoNotHaveALicense).
+ */
+import { randomBytes } from "node:crypto";
+import { ErrKey, NONE_ID, ServerMessage, backendTypeOf, knocKind } from "@postern/shared";
+import type { AclConfig, AclWrite, BackendConfig, BackendType, Knoc, KnocCreate, KnocUpdate, WizardState } from "@postern/shared";
+import type { Tx } from "../db/index.ts";
+import { AppError, badRequest, notFound } from "../errors.ts";
+import * as repo from "../repositories/knocs.ts";
+import { getAcl } from "../repositories/acls.ts";
+import { AuditAction, writeAudit } from "./audit.ts";
+import type { Actor } from "./agents.ts";
+import type { AclService } from "./acls.ts";
+import type { ApiKeyService } from "./api-keys.ts";
+import type { BackendService } from "./backends.ts";
+import type { AgentService } from "./agents.ts";
+import { reachOf, revokeLostAccess } from "./groups.ts";
+import type { Ops } from "./grants/engine.ts";
+import type { LicensingService } from "./licensing/service.ts";
+import { Service } from "./service.ts";
+import type { ServiceDeps } from "./service.ts";
+
+/** The backend types each wizard kind may create (admin-console §3 "Knoc kinds"). */
+export const KIND_TYPES: Readonly<Record<KnocCreate["Kind"], readonly BackendType[]>> = {
+  LINUX: ["ipset"],
+  PROXY: ["haproxy", "knocproxy"],
+  SCRIPT: ["script"],
+  APPLICATION: ["allowlist", "fortios", "fortimanager", "azure", "panos", "firepower", "sophosutm", "sophossfos", "aws", "script"],
+};
+
+/** The allowlist URL of a passive Knoc. */
+export function allowlistUrl(baseUrl: string, aclId: string, token: string): string {
+  return `${baseUrl}/api/v1/allowlists/${aclId}/${token}.txt`;
+}
+
+/** The parts a Knoc is made of. */
+export interface KnocParts {
+  backends: BackendService;
+  acls: AclService;
+  apiKeys: ApiKeyService;
+  agents: AgentService;
+  licensing: LicensingService;
+}
+
+/** Knocs: read view, create, update, delete. */
+export class KnocService extends Service {
+  private readonly parts: KnocParts;
+  constructor(deps: ServiceDeps, parts: KnocParts) {
+    super(deps);
+    this.parts = parts;
+  }
+
+  // ---- read view ----------------------------------------------------------------------------
+
+  /** Every Knoc shown to admins (hidden Passive+ children are part of their parent). */
+  list(baseUrl: string): Knoc[] {
+    return this.parts.acls.list().map((acl) => this.view(acl.ID, baseUrl));
+  }
+
+  /** One Knoc (a Passive+ child's id reads the child). 404 when unknown. */
+  get(id: string, baseUrl: string): Knoc {
+    return this.view(id, baseUrl);
+  }
+
+  private view(id: string, baseUrl: string): Knoc {
+    const acl = this.parts.acls.get(id);
+    const backend = this.parts.backends.get(acl.BackendID);
+    const children = repo.childAclIds(this.db, id);
+    const child = children[0] ? this.parts.acls.get(children[0]) : null;
+    const kind = child ? knocKind(this.parts.backends.get(child.BackendID).Config, child.Config) : knocKind(backend.Config, acl.Config);
+    const agentName = backend.AgentID !== NONE_ID ? (this.parts.agents.list().find((a) => a.ID === backend.AgentID)?.Name ?? "") : "";
+    const assignedTo = acl.ParentID !== NONE_ID ? acl.ParentID : id;
+    const token = acl.Config.allowlist?.Token;
+    return {
+      ...acl,
+      ...kind,
+      UserCount: repo.aclReachingUserIds(this.db, assignedTo).length,
+      GroupCount: repo.aclGroupIds(this.db, assignedTo).length,
+      AgentName: agentName,
+      BackendConfig: backend.Config,
+      AclConfig: acl.Config,
+      AllowlistURL: token ? allowlistUrl(baseUrl, id, token) : "",
+    };
+  }
+
+  // ---- create -------------------------------------------------------------------------------
+
+  /**
+   * Creates a Knoc from the wizard state. Returns [Knoc id, PlaintextKey?, AllowlistURL?]. 403
+   * err.youDoNotHaveALicense without a licence; 400 for a kind that does not match the backend
+   * type, a missing API key choice, an empty IP restriction (err.allowlistAccessIpRestrictionFormRequired)
+   * or unknown users/groups; every rule of the backend, ACL and API key services applies.
+   */
+  create(input: KnocCreate, actor: Actor, baseUrl: string): string[] {
+    this.parts.licensing.requireLicence();
+    const ws = input.WizardState;
+    const type = backendTypeOf(ws.form.Config);
+    if (!KIND_TYPES[input.Kind].includes(type)) throw badRequest(ErrKey.agentBackendTypeNotSupported, `a ${input.Kind} Knoc cannot use a ${type} backend`);
+    const passivePlus = type === "panos" && !!ws.form.AclConfig.panos?.EDLName;
+    const passive = type === "allowlist" || passivePlus;
+    let result: string[] = [];
+    const ops: Ops = new Map();
+    this.db.transaction((tx) => {
+      // 1. backend (for Passive+ the agentless allowlist the firewall reads)
+      const backendConfig: BackendConfig = passivePlus ? { allowlist: {} } : withEnvVarNames(ws.form.Config, ws);
+      const backendId = this.parts.backends.create({ Name: ws.form.Name, AgentID: passive ? NONE_ID : ws.agentId, Config: backendConfig }, actor);
+      // 2–3. the ACL (its allowlist token is minted here; the API key needs the ACL's id for its scope)
+      const token = passive ? randomBytes(24).toString("base64url") : "";
+      const aclConfig = passive ? allowlistConfig(token, ws) : withEnvVarValues(aclConfigOf(type, ws.form.AclConfig), ws);
+      const aclId = this.parts.acls.create(this.aclWrite(ws, backendId, NONE_ID, false, aclConfig), actor);
+      let plaintext: string | undefined;
+      if (passive) plaintext = this.attachApiKey(tx, ws, aclId, actor);
+      // 4. Passive+: the firewall backend on the agent and the hidden child ACL
+      if (passivePlus) {
+        const childBackend = this.parts.backends.create({ Name: `${ws.form.Name} (firewall)`, AgentID: ws.agentId, Config: ws.form.Config }, actor);
+        this.parts.acls.create(this.aclWrite(ws, childBackend, aclId, true, aclConfigOf(type, ws.form.AclConfig)), actor);
+      }
+      // 5. assignments
+      this.assign(tx, aclId, ws.userIds, ws.groupIds, ops);
+      writeAudit(tx, { action: AuditAction.knocCreated, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, aclDescription: ws.knocOptionsForm.Description, description: `${input.Kind} (${type})` });
+      result = [aclId, ...(plaintext ? [plaintext] : []), ...(passive ? [allowlistUrl(baseUrl, aclId, token)] : [])];
+    });
+    this.engine.dispatch(ops);
+    return result;
+  }
+
+  private aclWrite(ws: Pick<WizardState, "knocOptionsForm">, backendId: string, parentId: string, hidden: boolean, config: AclConfig): AclWrite {
+    return { ...ws.knocOptionsForm, HideFromAdmins: hidden, BackendID: backendId, ParentID: parentId, Config: config };
+  }
+
+  /** The API key step of passive kinds: a new key, an existing key, or none (access by source address). */
+  private attachApiKey(tx: Tx, ws: WizardState, aclId: string, actor: Actor): string | undefined {
+    const scope = `allowlist.read:${aclId}`;
+    let keyId = NONE_ID;
+    let plaintext: string | undefined;
+    if (ws.apiKeyOption === "new") {
+      if (!ws.apiKeyForm.Name) throw badRequest(ServerMessage.badRequest, "apiKeyForm.Name is required");
+      const key = this.parts.apiKeys.create({ Name: ws.apiKeyForm.Name, Scopes: [scope], ExpiredAfter: null, ...(ws.apiKeyForm.AllowedFrom ? { AllowedFrom: ws.apiKeyForm.AllowedFrom } : {}) }, actor);
+      keyId = key.ID;
+      plaintext = key.PlaintextKey;
+    } else if (ws.apiKeyOption === "existing") {
+      if (!ws.existingApiKey || !repo.addApiKeyScope(tx, ws.existingApiKey, scope)) throw badRequest(ServerMessage.badRequest, "existingApiKey: choose an existing API key");
+      keyId = ws.existingApiKey;
+    }
+    if (keyId !== NONE_ID) {
+      const row = getAcl(tx, aclId)!;
+      const config = row.config as { allowlist: Record<string, unknown> };
+      repo.setAclConfig(tx, aclId, { ...config, allowlist: { ...config.allowlist, ApiKeyId: keyId } });
+    }
+    return plaintext;
+  }
+
+  // ---- update -------------------------------------------------------------------------------
+
+  /**
+   * Updates a Knoc: backend, ACL (and its parent for a Passive+ child), then the assignments, in one
+   * transaction. Secrets left blank keep the stored ones; a changed host or URL needs the
+   * credentials again (the backend service's rule). 403 without a licence, 404 unknown.
+   */
+  update(id: string, input: KnocUpdate, actor: Actor): void {
+    this.parts.licensing.requireLicence();
+    const ws = input.WizardState;
+    const ops: Ops = new Map();
+    this.db.transaction((tx) => {
+      const acl = this.parts.acls.get(id);
+      const backend = this.parts.backends.get(acl.BackendID);
+      const type = backendTypeOf(backend.Config);
+      if (backendTypeOf(ws.form.Config) !== type) throw badRequest(ServerMessage.cannotChangeBackendType);
+      const agentId = ws.agentId !== NONE_ID ? ws.agentId : backend.AgentID;
+      this.parts.backends.update(backend.ID, { Name: ws.form.Name, AgentID: agentId, Config: withEnvVarNames(ws.form.Config, ws) }, actor);
+      const config = type === "allowlist" ? acl.Config : withEnvVarValues(aclConfigOf(type, ws.form.AclConfig), ws);
+      this.parts.acls.update(id, this.aclWrite(ws, backend.ID, acl.ParentID, acl.HideFromAdmins, config), actor);
+      let assignedTo = id;
+      if (acl.ParentID !== NONE_ID) {
+        const parent = this.parts.acls.get(acl.ParentID);
+        this.parts.acls.update(parent.ID, { ...this.aclWrite(ws, parent.BackendID, NONE_ID, false, parent.Config) }, actor);
+        assignedTo = parent.ID;
+      }
+      this.assign(tx, assignedTo, ws.userIds, ws.groupIds, ops);
+      writeAudit(tx, { action: AuditAction.knocUpdated, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, aclDescription: ws.knocOptionsForm.Description });
+    });
+    this.engine.dispatch(ops);
+  }
+
+  /**
+   * Makes the ACL's assignments exactly the given users and groups (the wizard's and the update
+   * page's selection); users who lose the ACL by every path lose their live grants on it.
+   */
+  private assign(tx: Tx, aclId: string, userIds: readonly string[], groupIds: readonly string[], ops: Ops): void {
+    const unknownUsers = repo.unknownUserIds(tx, userIds);
+    if (unknownUsers.length) throw badRequest(ServerMessage.badRequest, `userIds: unknown user ${unknownUsers[0]}`);
+    const unknownGroups = repo.unknownGroupIds(tx, groupIds);
+    if (unknownGroups.length) throw badRequest(ServerMessage.badRequest, `groupIds: unknown group ${unknownGroups[0]}`);
+    const before = reachOf(tx, repo.aclReachingUserIds(tx, aclId));
+    repo.setAclUsers(tx, aclId, userIds);
+    repo.setAclGroups(tx, aclId, groupIds);
+    revokeLostAccess(tx, this.engine, this.clock.now(), before, ops);
+  }
+
+  // ---- delete -------------------------------------------------------------------------------
+
+  /**
+   * Deletes a Knoc in one transaction: its ACL and any Passive+ child (grants revoked first), their
+   * backends when no other ACL uses them, and its allowlist's scope on the API key — the key itself
+   * too when `deleteApiKey` and the scope was its only one. 404 unknown.
+   */
+  delete(id: string, actor: Actor, deleteApiKey: boolean): void {
+    this.db.transaction((tx) => {
+      const acl = this.parts.acls.get(id);
+      if (acl.HideFromAdmins && acl.ParentID !== NONE_ID) throw new AppError(400, ServerMessage.badRequest, "delete the parent Knoc");
+      for (const aclId of [...repo.childAclIds(tx, id), id]) {
+        const row = this.parts.acls.get(aclId);
+        this.parts.acls.delete(aclId, actor);
+        if (repo.aclsOnBackend(tx, row.BackendID) === 0) this.parts.backends.delete(row.BackendID, actor);
+      }
+      const keyId = acl.Config.allowlist?.ApiKeyId;
+      if (keyId && keyId !== NONE_ID) {
+        const left = repo.removeApiKeyScope(tx, keyId, `allowlist.read:${id}`);
+        if (deleteApiKey && left.length === 0) this.parts.apiKeys.delete(keyId, actor);
+      }
+      writeAudit(tx, { action: AuditAction.knocDeleted, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, aclDescription: acl.Description });
+    });
+  }
+
+  /** 404 unless `id` is a Knoc. */
+  exists(id: string): void {
+    if (!getAcl(this.db, id)) throw notFound("Knoc");
+  }
+}
+
+/** The ACL fields of `type` from the settings step (only that type's key is kept). */
+function aclConfigOf(type: BackendType, config: AclConfig): AclConfig {
+  const fields = (config as Record<string, unknown>)[type];
+  return { UriToken: config.UriToken ?? "", ...(fields !== undefined ? { [type]: fields } : {}) } as AclConfig;
+}
+
+/** The allowlist ACL config: token, no key yet, access by source address when no key is chosen. */
+function allowlistConfig(token: string, ws: WizardState): AclConfig {
+  const byIp = ws.apiKeyOption === "none";
+  const ranges = ws.allowlistAccessIpRestrictionForm.AllowedFrom;
+  if (byIp && ranges.length === 0) throw badRequest(ErrKey.allowlistAccessIpRestrictionFormRequired, "At least one IP range must be present");
+  return { UriToken: "", allowlist: { Token: token, ApiKeyId: NONE_ID, AllowAccessByIp: byIp, AllowedIpAddresses: byIp ? ranges.map((r) => ({ Prefix: r.Prefix, Note: r.Note ?? "" })) : [] } } as AclConfig;
+}
+
+/** A script backend declares the wizard's variable names (with their Sensitive flags). */
+function withEnvVarNames(config: BackendConfig, ws: Pick<WizardState, "envVarsForm">): BackendConfig {
+  if (!config.script || ws.envVarsForm.length === 0) return config;
+  const vars = ws.envVarsForm.filter((v) => v.Name !== "");
+  return { script: { ...config.script, EnvVars: vars.map((v) => ({ Name: v.Name, Sensitive: v.Sensitive })) } } as BackendConfig;
+}
+
+/** A script ACL carries the wizard's variable values (blank names dropped; Sensitive ones sealed by the ACL service). */
+function withEnvVarValues(config: AclConfig, ws: Pick<WizardState, "envVarsForm">): AclConfig {
+  if (!config.script || ws.envVarsForm.length === 0) return config;
+  const vars = ws.envVarsForm.filter((v) => v.Name !== "");
+  for (const v of vars) {
+    if (!v.Value && !v.Sensitive) throw badRequest(ServerMessage.badRequest, `envVarsForm: ${v.Name} needs a value`);
+  }
+  return { ...config, script: { ...config.script, EnvVars: Object.fromEntries(vars.map((v) => [v.Name, { Value: v.Value, Encrypted: v.Sensitive }])) } } as AclConfig;
+}
