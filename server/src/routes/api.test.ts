@@ -59,6 +59,16 @@ describe("user API", () => {
     expect(await req("GET", "/api/status", undefined, cookie)).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
   });
 
+  it("answers err.totpEnrolmentRequired with a session cookie that the portal does not accept yet", async () => {
+    const u = (await req("GET", `/api/admin/users/${seed.userId}`, undefined, adminCookie)).body as Record<string, unknown>;
+    expect((await req("PUT", `/api/admin/users/${seed.userId}`, { ...u, TOTPEnabled: true }, adminCookie)).status).toBe(200);
+    const login = await req("POST", "/api/login", { UserName: "alice", Password: "alice-password", KioskMode: false });
+    expect(login).toMatchObject({ status: 401, body: { Err: "err.totpEnrolmentRequired" } });
+    expect(login.setCookie).toMatch(/postern_session=.+HttpOnly/i);
+    expect((await req("GET", "/api/status", undefined, cookieOf(login.setCookie))).status).toBe(401);
+    expect(h.channel.take()).toHaveLength(0);
+  });
+
   it("answers a wrong password and an unknown user alike", async () => {
     const a = await req("POST", "/api/login", { UserName: "alice", Password: "wrong-password", KioskMode: false });
     const b = await req("POST", "/api/login", { UserName: "nobody", Password: "wrong-password", KioskMode: false });

@@ -2,19 +2,21 @@
  * Admin sign-in routes (admin-console §7): POST /admin/login, POST /admin/logout.
  */
 import { Hono } from "hono";
-import { AdminLoginRequestSchema } from "@postern/shared";
+import { AdminLoginRequestSchema, ErrKey } from "@postern/shared";
+import { AppError } from "../../errors.ts";
 import { parseBody } from "../../http/body.ts";
 import { ADMIN_COOKIE, clearSessionCookie, requireAdmin, setSessionCookie } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
-import { ADMIN_SESSION_MINUTES } from "../../services/auth/admin-sessions.ts";
 
 /** POST /admin/login and POST /admin/logout. */
 export const adminSessionRoutes = new Hono<AppEnv>()
   // POST /admin/login
   .post("/login", async (c) => {
     const body = await parseBody(c, AdminLoginRequestSchema);
-    const { token } = await c.var.services.adminSessions.login({ userName: body.UserName, password: body.Password, ip: c.var.clientIp });
-    setSessionCookie(c, ADMIN_COOKIE, token, c.var.services.clock.now() + ADMIN_SESSION_MINUTES * 60_000);
+    const { token, pending, endsAt } = await c.var.services.adminSessions.login({ userName: body.UserName, password: body.Password, ip: c.var.clientIp });
+    setSessionCookie(c, ADMIN_COOKIE, token, endsAt);
+    // A TOTP code is still owed: the cookie names a session only the admin 2FA routes accept.
+    if (pending) throw new AppError(401, pending === "verify" ? ErrKey.totpVerificationRequired : ErrKey.totpEnrolmentRequired);
     return c.body(null, 204);
   })
   // POST /admin/logout

@@ -10,7 +10,9 @@ import { admins, adminSessions } from "../../db/schema.ts";
 import type { Clock } from "../../clock.ts";
 import { AppError, invalidSession } from "../../errors.ts";
 import { AuditAction, writeAudit } from "../audit.ts";
-import { hashPassword, verifyPassword } from "./passwords.ts";
+import { hashPassword } from "./passwords.ts";
+import { noLdap, verifyCredentials } from "./credentials.ts";
+import type { LdapVerifier } from "./credentials.ts";
 import { newId, randomToken, sha256 } from "./tokens.ts";
 
 /** Length of an admin session in minutes (12 hours). */
@@ -22,6 +24,14 @@ export interface AdminSessionContext {
   adminId: string;
   userName: string;
   name: string;
+}
+
+/** The result of an admin sign-in: cookie token, session, what is still owed, end (epoch ms). */
+export interface AdminSignedIn {
+  token: string;
+  session: AdminSessionContext;
+  pending: "verify" | "enrol" | null;
+  endsAt: number;
 }
 
 /** Admin accounts' sign-in and sessions. */
@@ -49,28 +59,66 @@ export class AdminSessionService {
     return id;
   }
 
-  /** Signs in; throws 401 "Invalid credentials" alike for unknown admin and wrong password, 403 "Login not permitted" when LoginEnabled is off. */
-  async login(input: { userName: string; password: string; ip: string }): Promise<{ token: string; session: AdminSessionContext }> {
+  private ldap: LdapVerifier = noLdap;
+
+  /** Sets how LDAP admins' passwords are checked (the LDAP service, once configured). */
+  useLdap(verifier: LdapVerifier): void {
+    this.ldap = verifier;
+  }
+
+  /**
+   * Signs in with a password (local or LDAP admins). Returns the cookie token, the session and
+   * `pending` ("verify"/"enrol" while a TOTP code is owed, else null). Throws 401 "Invalid
+   * credentials" alike for an unknown admin and a wrong password, 403 "Login not permitted" when
+   * LoginEnabled is off.
+   */
+  async login(input: { userName: string; password: string; ip: string }): Promise<AdminSignedIn> {
     const admin = this.db.select().from(admins).where(eq(admins.userName, input.userName)).get();
-    const ok = await verifyPassword(admin?.authType === "local" ? admin.passwordHash : null, input.password);
+    const ok = await verifyCredentials(admin ?? null, input.password, this.ldap);
     const now = this.clock.now();
     if (!admin || !ok) {
       writeAudit(this.db, { action: AuditAction.adminLoginFailed, at: now, adminName: input.userName, ipAddress: input.ip });
       throw new AppError(401, ServerMessage.invalidCredentials);
     }
-    if (!admin.loginEnabled) throw new AppError(403, ServerMessage.loginNotPermitted);
-    const token = randomToken(16);
-    const sessionId = newId();
-    this.db.transaction((tx) => {
-      tx.insert(adminSessions).values({ id: sessionId, tokenHash: sha256(token), adminId: admin.id, createdAt: now, endsAt: now + ADMIN_SESSION_MINUTES * 60_000, ipAddress: input.ip }).run();
-      tx.update(admins).set({ lastLogin: now }).where(eq(admins.id, admin.id)).run();
-      writeAudit(tx, { action: AuditAction.adminLoggedIn, at: now, adminName: admin.userName, ipAddress: input.ip });
-    });
-    return { token, session: { sessionId, adminId: admin.id, userName: admin.userName, name: admin.name } };
+    return this.issue(admin, input.ip);
   }
 
-  /** Resolves a cookie token; throws 401 err.invalidSession when absent, ended, expired or disabled. */
-  resolve(token: string | undefined): AdminSessionContext {
+  /**
+   * Issues an admin session to an admin whose identity was proven (password, SAML assertion). Admins
+   * with TOTP (not SAML admins) get a pending session until `completeSignIn`. 403 "Login not
+   * permitted" when LoginEnabled is off.
+   */
+  issue(admin: typeof admins.$inferSelect, ip: string): AdminSignedIn {
+    const now = this.clock.now();
+    if (!admin.loginEnabled) {
+      writeAudit(this.db, { action: AuditAction.adminLoginFailed, at: now, adminName: admin.userName, ipAddress: ip, errorMessage: "login not permitted" });
+      throw new AppError(403, ServerMessage.loginNotPermitted);
+    }
+    const pending: "verify" | "enrol" | null = admin.totpEnabled && admin.authType !== "SAML" ? (admin.totpSecretEnc ? "verify" : "enrol") : null;
+    const token = randomToken(16);
+    const sessionId = newId();
+    const endsAt = now + ADMIN_SESSION_MINUTES * 60_000;
+    this.db.insert(adminSessions).values({ id: sessionId, tokenHash: sha256(token), adminId: admin.id, createdAt: now, endsAt, ipAddress: ip, verified: pending === null }).run();
+    const session: AdminSessionContext = { sessionId, adminId: admin.id, userName: admin.userName, name: admin.name };
+    if (pending === null) this.completeSignIn(session, ip);
+    return { token, session, pending, endsAt };
+  }
+
+  /** Completes an admin sign-in (at once, or after the TOTP code): the session becomes usable. */
+  completeSignIn(session: AdminSessionContext, ip: string): void {
+    const now = this.clock.now();
+    this.db.transaction((tx) => {
+      tx.update(adminSessions).set({ verified: true }).where(eq(adminSessions.id, session.sessionId)).run();
+      tx.update(admins).set({ lastLogin: now }).where(eq(admins.id, session.adminId)).run();
+      writeAudit(tx, { action: AuditAction.adminLoggedIn, at: now, adminName: session.userName, ipAddress: ip });
+    });
+  }
+
+  /**
+   * Resolves a cookie token; throws 401 err.invalidSession when absent, ended, expired or disabled.
+   * With `allowPending` a session still owing its TOTP code is accepted (only the 2FA routes).
+   */
+  resolve(token: string | undefined, opts: { allowPending?: boolean } = {}): AdminSessionContext {
     if (!token) throw invalidSession();
     const row = this.db
       .select({ s: adminSessions, a: admins })
@@ -78,7 +126,7 @@ export class AdminSessionService {
       .innerJoin(admins, eq(admins.id, adminSessions.adminId))
       .where(eq(adminSessions.tokenHash, sha256(token)))
       .get();
-    if (!row || row.s.endedAt !== null || row.s.endsAt <= this.clock.now() || !row.s.verified || !row.a.loginEnabled) throw invalidSession();
+    if (!row || row.s.endedAt !== null || row.s.endsAt <= this.clock.now() || (!row.s.verified && !opts.allowPending) || !row.a.loginEnabled) throw invalidSession();
     return { sessionId: row.s.id, adminId: row.a.id, userName: row.a.userName, name: row.a.name };
   }
 

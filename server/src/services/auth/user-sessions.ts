@@ -13,7 +13,8 @@ import * as usersRepo from "../../repositories/users.ts";
 import { ensureGrantRows } from "../../repositories/grants.ts";
 import { AuditAction, writeAudit } from "../audit.ts";
 import { getSetting } from "../settings.ts";
-import { verifyPassword } from "./passwords.ts";
+import { noLdap, verifyCredentials } from "./credentials.ts";
+import type { LdapVerifier } from "./credentials.ts";
 import { newId, randomToken, sha256 } from "./tokens.ts";
 import { Service } from "../service.ts";
 
@@ -29,36 +30,81 @@ export interface UserSessionContext {
   validUntil: number | null;
 }
 
+/** A TOTP code still owed after the password: verify an enrolled secret, or enrol one first. */
+export type TotpPending = "verify" | "enrol" | null;
+
+/** The result of a sign-in: the cookie token (shown once), the session, and what is still owed. */
+export interface SignedIn {
+  token: string;
+  session: UserSessionContext;
+  pending: TotpPending;
+}
+
 /** User sessions: sign-in, resolve, logout. */
 export class UserSessionService extends Service {
 
+  private ldap: LdapVerifier = noLdap;
+
+  /** Sets how LDAP users' passwords are checked (the LDAP service, once configured). */
+  useLdap(verifier: LdapVerifier): void {
+    this.ldap = verifier;
+  }
+
   /**
-   * Signs in with a local password. Returns the cookie token (shown once) and the session.
-   * Throws 401 "Invalid credentials" for an unknown user or wrong password alike (same timing),
-   * 403 accountDisabled for a disabled account or one past ValidUntil.
+   * Signs in with a password (local or LDAP accounts). Returns the cookie token (shown once), the
+   * session, and `pending`: "verify" or "enrol" when a TOTP code is still owed (the session is not
+   * usable until `completeSignIn`), null when signed in. Throws 401 "Invalid credentials" for an
+   * unknown user or a wrong password alike, 403 accountDisabled for a disabled account or one past
+   * ValidUntil.
    */
-  async login(input: { userName: string; password: string; kiosk: boolean; ip: string }): Promise<{ token: string; session: UserSessionContext }> {
+  async login(input: { userName: string; password: string; kiosk: boolean; ip: string }): Promise<SignedIn> {
     const user = usersRepo.getUserByName(this.db, input.userName);
-    const ok = await verifyPassword(user?.authType === "local" ? user.passwordHash : null, input.password);
+    const ok = await verifyCredentials(user ?? null, input.password, this.ldap);
     const now = this.clock.now();
     if (!user || !ok) {
       writeAudit(this.db, { action: AuditAction.userLoginFailed, at: now, userName: input.userName, ipAddress: input.ip });
       throw new AppError(401, ServerMessage.invalidCredentials);
     }
+    return this.issue(user, { kiosk: input.kiosk, ip: input.ip });
+  }
+
+  /**
+   * Issues a session to a user whose identity was proven (password, SAML assertion, API key).
+   * `minutes` overrides the session length (SAML sessionDuration); kiosk sessions last
+   * KioskSessionDuration; never beyond ValidUntil. Users with TOTP (not SAML or API-key users) get a
+   * pending session. Throws 403 accountDisabled for a disabled or expired account.
+   */
+  issue(user: usersRepo.UserRow, opts: { kiosk: boolean; ip: string; minutes?: number }): SignedIn {
+    const now = this.clock.now();
     if (user.disabled || (user.validUntil !== null && user.validUntil <= now)) {
-      writeAudit(this.db, { action: AuditAction.userLoginFailed, at: now, userName: user.userName, ipAddress: input.ip, errorMessage: "account disabled" });
+      writeAudit(this.db, { action: AuditAction.userLoginFailed, at: now, userName: user.userName, ipAddress: opts.ip, errorMessage: "account disabled" });
       throw new AppError(403, ErrKey.accountDisabled);
     }
+    const pending: TotpPending = user.totpEnabled && user.authType !== "SAML" && user.authType !== "apikey" ? (user.totpSecretEnc ? "verify" : "enrol") : null;
     const token = randomToken(16);
     const sessionId = newId();
-    const minutes = input.kiosk ? getSetting(this.db, "KioskSessionDuration") : user.durationMinutes;
+    const minutes = opts.minutes ?? (opts.kiosk ? getSetting(this.db, "KioskSessionDuration") : user.durationMinutes);
     const endsAt = Math.min(now + minutes * 60_000, user.validUntil ?? Number.POSITIVE_INFINITY);
+    this.db.insert(userSessions).values({ id: sessionId, tokenHash: sha256(token), userId: user.id, createdAt: now, endsAt, kiosk: opts.kiosk, ipAddress: opts.ip, verified: pending === null }).run();
+    const session: UserSessionContext = { sessionId, userId: user.id, userName: user.userName, name: user.name, authType: user.authType, endsAt, ipAddress: opts.ip, validUntil: user.validUntil };
+    if (pending === null) this.completeSignIn(session);
+    return { token, session, pending };
+  }
+
+  /**
+   * Completes a sign-in (at once, or after the TOTP code was verified): the session becomes usable,
+   * LastLogin is set, SessionLimit ends the oldest sessions beyond it, and every assigned ACL without
+   * ClickToGrant is granted.
+   */
+  completeSignIn(session: UserSessionContext): void {
+    const now = this.clock.now();
     let autoGrant: string[] = [];
     const ops = this.db.transaction((tx) => {
-      tx.insert(userSessions).values({ id: sessionId, tokenHash: sha256(token), userId: user.id, createdAt: now, endsAt, kiosk: input.kiosk, ipAddress: input.ip }).run();
+      tx.update(userSessions).set({ verified: true }).where(eq(userSessions.id, session.sessionId)).run();
+      const user = usersRepo.getUser(tx, session.userId)!;
       tx.update(users).set({ lastLogin: now }).where(eq(users.id, user.id)).run();
       const aclIds = usersRepo.assignedAclIds(tx, user.id);
-      ensureGrantRows(tx, sessionId, aclIds, now, newId);
+      ensureGrantRows(tx, session.sessionId, aclIds, now, newId);
       autoGrant = aclIds.filter((id) => tx.select({ c: acls.clickToGrant }).from(acls).where(eq(acls.id, id)).get()?.c === false);
       // SessionLimit: the oldest sessions beyond the limit end (null means unlimited).
       let ended: string[] = [];
@@ -67,23 +113,24 @@ export class UserSessionService extends Service {
         ended = live.slice(0, Math.max(0, live.length - user.sessionLimit));
         usersRepo.endSessions(tx, ended, now, "sessionLimit");
       }
-      writeAudit(tx, { action: AuditAction.userLoggedIn, at: now, userName: user.userName, ipAddress: input.ip });
+      writeAudit(tx, { action: AuditAction.userLoggedIn, at: now, userName: user.userName, ipAddress: session.ipAddress });
       return this.engine.revokeForSessions(tx, ended);
     });
     this.engine.dispatch(ops);
-    const session: UserSessionContext = { sessionId, userId: user.id, userName: user.userName, name: user.name, authType: user.authType, endsAt, ipAddress: input.ip, validUntil: user.validUntil };
     for (const aclId of autoGrant) {
       try {
-        this.engine.grant(sessionId, aclId, { userName: user.userName, ip: input.ip, click: false });
+        this.engine.grant(session.sessionId, aclId, { userName: session.userName, ip: session.ipAddress, click: false });
       } catch {
         // an ACL that cannot be granted shows its error in the status
       }
     }
-    return { token, session };
   }
 
-  /** Resolves a cookie token to a live session; throws 401 err.invalidSession otherwise. */
-  resolve(token: string | undefined): UserSessionContext {
+  /**
+   * Resolves a cookie token to a live session; throws 401 err.invalidSession otherwise. With
+   * `allowPending` a session still owing its TOTP code is accepted (only the 2FA routes do that).
+   */
+  resolve(token: string | undefined, opts: { allowPending?: boolean } = {}): UserSessionContext {
     if (!token) throw invalidSession();
     const row = this.db
       .select({ s: userSessions, u: users })
@@ -92,7 +139,7 @@ export class UserSessionService extends Service {
       .where(eq(userSessions.tokenHash, sha256(token)))
       .get();
     const now = this.clock.now();
-    if (!row || row.s.endedAt !== null || row.s.endsAt <= now || !row.s.verified || row.u.disabled) throw invalidSession();
+    if (!row || row.s.endedAt !== null || row.s.endsAt <= now || (!row.s.verified && !opts.allowPending) || row.u.disabled) throw invalidSession();
     if (row.u.validUntil !== null && row.u.validUntil <= now) throw invalidSession();
     return {
       sessionId: row.s.id,
