@@ -278,3 +278,36 @@ export const auditLog = sqliteTable(
   },
   (t) => [index("audit_log_at_idx").on(t.at)],
 );
+
+/**
+ * SAML AuthnRequests sent and not yet answered (InResponseTo must name one; each is used once).
+ * `audience` is "user" or "admin"; `expiresAt` epoch ms.
+ */
+export const samlRequests = sqliteTable("saml_requests", {
+  id: text("id").primaryKey(),
+  audience: text("audience", { enum: ["user", "admin"] }).notNull(),
+  kiosk: integer("kiosk", { mode: "boolean" }).notNull().default(false),
+  createdAt: integer("created_at").notNull(),
+  expiresAt: integer("expires_at").notNull(),
+});
+
+/** Assertion ids already accepted, kept until their NotOnOrAfter, so a replay is refused. */
+export const samlAssertions = sqliteTable(
+  "saml_assertions",
+  {
+    id: text("id").primaryKey(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("saml_assertions_expiry_idx").on(t.expiresAt)],
+);
+
+/**
+ * Sign-in throttling (design.md "Security"): failures counted per key ("account:<name>",
+ * "ip:<address>") in a window; `blockedUntil` epoch ms.
+ */
+export const loginThrottle = sqliteTable("login_throttle", {
+  key: text("key").primaryKey(),
+  failures: integer("failures").notNull().default(0),
+  windowStart: integer("window_start").notNull(),
+  blockedUntil: integer("blocked_until"),
+});
