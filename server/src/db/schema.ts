@@ -219,7 +219,7 @@ export const grants = sqliteTable(
   },
   (t) => [
     uniqueIndex("grants_session_acl_idx").on(t.sessionId, t.aclId),
-    index("grants_acl_status_idx").on(t.aclId, t.status),
+    index("grants_acl_status_expiry_idx").on(t.aclId, t.status, t.expiresAt),
     index("grants_status_expiry_idx").on(t.status, t.expiresAt),
   ],
 );
