@@ -85,6 +85,7 @@ export class AdminSettingsService {
       DiscoverIPURL: g("DiscoverIPURL"),
       DebugMode: g("DebugMode"),
       GELFListenerURL: g("GELFListenerURL"),
+      GELFCACertificateSet: g("GELFCACertificate") !== "",
       KioskSessionDuration: g("KioskSessionDuration"),
       Accent: g("Accent") as GeneralSettings["Accent"],
       HighAccessibility: g("HighAccessibility"),
@@ -113,8 +114,12 @@ export class AdminSettingsService {
     return this.general();
   }
 
-  /** POST /admin/settings/config: IP discovery, debug mode, GELF listener, kiosk session length (minutes). */
+  /**
+   * POST /admin/settings/config: IP discovery, debug mode, GELF listener and its CA certificate (PEM,
+   * checked), kiosk session length (minutes).
+   */
   config(input: ConfigSettings, actor: Actor): GeneralSettings {
+    if (input.GELFCACertificate) checkCertificate("GELFCACertificate", input.GELFCACertificate);
     this.save(input, "config", actor);
     return this.general();
   }

@@ -173,12 +173,16 @@ export class KnocService extends Service {
       const type = backendTypeOf(backend.Config);
       if (backendTypeOf(ws.form.Config) !== type) throw badRequest(ServerMessage.cannotChangeBackendType);
       const agentId = ws.agentId !== NONE_ID ? ws.agentId : backend.AgentID;
-      this.parts.backends.update(backend.ID, { Name: ws.form.Name, AgentID: agentId, Config: withEnvVarNames(ws.form.Config, ws) }, actor);
+      // A Passive+ child's firewall backend is named after the Knoc like at creation.
+      const backendName = acl.ParentID !== NONE_ID ? `${ws.form.Name} (firewall)` : ws.form.Name;
+      this.parts.backends.update(backend.ID, { Name: backendName, AgentID: agentId, Config: withEnvVarNames(ws.form.Config, ws) }, actor);
       const config = type === "allowlist" ? acl.Config : withEnvVarValues(aclConfigOf(type, ws.form.AclConfig), ws);
       this.parts.acls.update(id, this.aclWrite(ws, backend.ID, acl.ParentID, acl.HideFromAdmins, config), actor);
       let assignedTo = id;
       if (acl.ParentID !== NONE_ID) {
         const parent = this.parts.acls.get(acl.ParentID);
+        const parentBackend = this.parts.backends.get(parent.BackendID);
+        this.parts.backends.update(parentBackend.ID, { Name: ws.form.Name, AgentID: NONE_ID, Config: parentBackend.Config }, actor);
         this.parts.acls.update(parent.ID, { ...this.aclWrite(ws, parent.BackendID, NONE_ID, false, parent.Config) }, actor);
         assignedTo = parent.ID;
       }

@@ -19,6 +19,8 @@ export const GeneralSettingsSchema = z.object({
   DiscoverIPURL: z.string(),
   DebugMode: z.boolean(),
   GELFListenerURL: z.string(),
+  /** True when a CA certificate for the GELF listener is set. */
+  GELFCACertificateSet: z.boolean(),
   /** Minutes, 5–120. */
   KioskSessionDuration: z.number().int(),
   Accent: AccentSchema,
@@ -52,6 +54,8 @@ export const ConfigSettingsSchema = z
     DiscoverIPURL: httpUrl,
     DebugMode: z.boolean(),
     GELFListenerURL: gelfUrl,
+    /** PEM CA certificate(s) trusted for a tls:// GELF listener besides the system CAs; "" for none. */
+    GELFCACertificate: z.string().max(50_000),
     KioskSessionDuration: z
       .number({ error: "KioskSessionDuration must be a number" })
       .int()

@@ -153,6 +153,22 @@ describe("Knoc creation", () => {
       const child = (await apiRequest(h, "GET", `/api/admin/knocs/${knoc?.Children[0]}`, undefined, { cookie: admin })).body;
       expect(child).toMatchObject({ HideFromAdmins: true, ParentID: id, AgentName: "firewall" });
       expect(JSON.stringify(child)).not.toContain("secret-key");
+      // Update (by the child's id, as the update page does): a new hostname needs the API key again.
+      const update = (Hostname: string, ApiKey: string) => ({
+        WizardState: {
+          agentId,
+          form: { Name: "palo", Config: { panos: { Hostname, ApiKey, VSys: "vsys1" } }, AclConfig: { panos: { EDLName: "postern-edl", GroupName: "postern", URL: "https://postern.example/list" } } },
+          knocOptionsForm: { ...options, Description: "Palo (renamed)" },
+        },
+      });
+      const childId = knoc?.Children[0] ?? "";
+      expect(await apiRequest(h, "PUT", `/api/admin/knocs/${childId}`, update("fw2.example", ""), { cookie: admin })).toMatchObject({
+        status: 400,
+        body: { Err: "Changing the URI or hostname requires re-entering credentials" },
+      });
+      expect((await apiRequest(h, "PUT", `/api/admin/knocs/${childId}`, update("fw.example", ""), { cookie: admin })).status).toBe(200);
+      expect((await apiRequest(h, "GET", `/api/admin/knocs/${id}`, undefined, { cookie: admin })).body).toMatchObject({ Description: "Palo (renamed)" });
+      expect((await apiRequest(h, "PUT", `/api/admin/knocs/${childId}`, update("fw2.example", "new-key"), { cookie: admin })).status).toBe(200);
     });
   });
 });

@@ -49,6 +49,7 @@ describe("settings", () => {
     await bad({ KioskSessionDuration: 121 }, "between 5 and 120");
     await bad({ DiscoverIPURL: "ftp://x.example" }, "URL must be http or https");
     await bad({ GELFListenerURL: "http://log.example:12201" }, "URL must be udp, tcp, or tls");
+    await bad({ GELFCACertificate: "not a certificate" }, "GELFCACertificate: not a PEM X.509 certificate");
     const ok = await apiRequest(h, "POST", "/api/admin/settings/config", { KioskSessionDuration: 120, GELFListenerURL: "tls://127.0.0.1:12201", DebugMode: true }, { cookie: admin });
     expect(ok.body).toMatchObject({ KioskSessionDuration: 120, GELFListenerURL: "tls://127.0.0.1:12201", DebugMode: true });
   });
