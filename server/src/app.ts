@@ -31,6 +31,7 @@ import { agentEnrolRoutes } from "./routes/agent.ts";
 import { apiKeyRoutes } from "./routes/admin/api-keys.ts";
 import { allowlistRoutes } from "./routes/v1/allowlists.ts";
 import { apiSessionRoutes } from "./routes/v1/sessions.ts";
+import { apiKeyUserSessionRoutes } from "./routes/v1/user-sessions.ts";
 
 /** Largest request body the API reads, in bytes (1 MiB). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -60,6 +61,7 @@ export function createApp(services: Services, webDir: string, trustedProxies: re
     .route("/admin/api-keys", apiKeyRoutes)
     .route("/v1/allowlists", allowlistRoutes)
     .route("/v1/sessions", apiSessionRoutes)
+    .route("/v1/user_sessions", apiKeyUserSessionRoutes)
     .route("/agent", agentEnrolRoutes)
     .route("/", grantRoutes);
 

@@ -15,6 +15,7 @@ export * from "./api/logs.ts";
 export * from "./api/group.ts";
 export * from "./api/admins.ts";
 export * from "./api/api-key.ts";
+export * from "./api/api-key-user.ts";
 export * from "./agent-protocol.ts";
 export * from "./api/settings.ts";
 export * from "./api/admin-status.ts";

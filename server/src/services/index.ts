@@ -24,6 +24,7 @@ import { SecretBox } from "./secrets/at-rest.ts";
 import { AdminSettingsService } from "./admin-settings.ts";
 import { AdminStatusService } from "./admin-status.ts";
 import { KnocService } from "./knocs.ts";
+import { ApiKeyUserService } from "./auth/api-key-users.ts";
 import { randomBytes } from "node:crypto";
 
 /** Every service of a running server. */
@@ -58,6 +59,8 @@ export interface Services {
   adminStatus: AdminStatusService;
   /** Knocs: the read view and the create/update/delete operations. */
   knocs: KnocService;
+  /** API-key users: creation with a key, sign-in and sessions at /api/v1/user_sessions. */
+  apiKeyUsers: ApiKeyUserService;
 }
 
 /** Builds the services over an open, migrated database. */
@@ -72,22 +75,25 @@ export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBund
   const acls = new AclService(deps);
   const agents = new AgentService(db, clock, hub);
   const apiKeys = new ApiKeyService(deps);
+  const userSessions = new UserSessionService(deps);
+  const users = new UserService(deps);
+  const status = new StatusService(deps);
   return {
     db,
     clock,
     log,
     engine,
     hub,
-    userSessions: new UserSessionService(deps),
+    userSessions,
     adminSessions: new AdminSessionService(db, clock),
     agents,
     backends,
     acls,
-    users: new UserService(deps),
+    users,
     groups: new GroupService(deps),
     admins: new AdminService(deps),
     sessions: new SessionService(deps),
-    status: new StatusService(deps),
+    status,
     licensing,
     apiKeys,
     auditLog: new AuditLogService(deps),
@@ -96,5 +102,6 @@ export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBund
     adminSettings: new AdminSettingsService(db, clock, secrets),
     adminStatus: new AdminStatusService(db, clock, () => licensing.summary()),
     knocs: new KnocService(deps, { backends, acls, apiKeys, agents, licensing }),
+    apiKeyUsers: new ApiKeyUserService(deps, { apiKeys, users, userSessions, status, licensing }),
   };
 }

@@ -75,9 +75,14 @@ export class UserService extends Service {
   /**
    * Creates a user; returns its id. 409 when the user name exists; 403 err.userLimitReached at the
    * licence's UserLimit + overage (SAML users exempt); SessionLimit capped by the licence (licensing/gates.ts).
+   * `ApiKey` (create the key now, admin-console §5) is for AuthType apikey only (400 "Bad request",
+   * Extra `ApiKey: …`) and is created by `inTx`, which runs inside the creating transaction after the
+   * user row and its audit entry: its failure rolls the user back (see auth/api-key-users.ts).
    */
-  async create(input: UserWrite, actor: Actor): Promise<string> {
+  async create(input: UserWrite, actor: Actor, inTx?: (tx: Tx, userId: string) => void): Promise<string> {
     this.checkPassword(input, true);
+    if (input.ApiKey !== undefined && input.AuthType !== "apikey") throw badRequest(ServerMessage.badRequest, "ApiKey: only API-key users (AuthType apikey) have a key");
+    if (input.ApiKey !== undefined && inTx === undefined) throw new Error("UserService.create: a user's API key is created through ApiKeyUserService.createUser");
     if (input.AuthType === "LDAP" && !input.ThirdPartyAuth.DN) throw badRequest(ServerMessage.badRequest, "ThirdPartyAuth.DN is required");
     const passwordHash = input.AuthType === "local" && input.PlainPassword ? await hashPassword(input.PlainPassword) : null;
     const id = newId();
@@ -103,6 +108,7 @@ export class UserService extends Service {
         .run();
       repo.setDirectAclIds(tx, id, input.AclIds);
       writeAudit(tx, { action: AuditAction.userCreated, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, userName: input.UserName });
+      inTx?.(tx, id);
     });
     return id;
   }
@@ -113,6 +119,7 @@ export class UserService extends Service {
    */
   async update(id: string, input: UserWrite, actor: Actor): Promise<void> {
     this.checkPassword(input, false);
+    if (input.ApiKey !== undefined) throw badRequest(ServerMessage.badRequest, "ApiKey: only on create; add a key later with POST /admin/api-keys and the scope user.auth:{id}");
     const passwordHash = input.AuthType === "local" && input.PlainPassword ? await hashPassword(input.PlainPassword) : undefined;
     const ops = this.db.transaction((tx): Ops => {
       const row = repo.getUser(tx, id);

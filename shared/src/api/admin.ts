@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { IdSchema } from "../common.ts";
 import { Limits } from "../limits.ts";
+import { UserApiKeySchema } from "./api-key-user.ts";
 
 /** POST /api/admin/login body. */
 export const AdminLoginRequestSchema = z.object({ UserName: z.string().min(1), Password: z.string().min(1) });
@@ -38,6 +39,8 @@ export const UserWriteSchema = z.object({
   ValidUntil: z.iso.datetime({ offset: true }).nullable().default(null),
   ThirdPartyAuth: z.object({ DN: z.string().default("") }).default({ DN: "" }),
   AclIds: z.array(IdSchema).default([]),
+  /** POST only, AuthType apikey only: create the user's API key now (api-key-user.ts). */
+  ApiKey: UserApiKeySchema.optional(),
 });
 /** POST/PUT /api/admin/users body. */
 export type UserWrite = z.infer<typeof UserWriteSchema>;

@@ -80,7 +80,7 @@ export const operations: readonly Operation[] = [
   // Users
   { method: "GET", path: "/admin/users", tag: "users", summary: "List users", auth: "admin", response: z.array(S.UserSchema) },
   { method: "GET", path: "/admin/users/{id}", tag: "users", summary: "Read a user", auth: "admin", response: S.UserSchema },
-  { method: "POST", path: "/admin/users", tag: "users", summary: "Create a user (answers its id)", auth: "admin", body: S.UserWriteSchema, response: Id, status: 201 },
+  { method: "POST", path: "/admin/users", tag: "users", summary: "Create a user (answers its id; with ApiKey, an API-key user and its key: {ID, ApiKey})", auth: "admin", body: S.UserWriteSchema, response: z.union([Id, S.UserCreatedWithKeySchema]), status: 201 },
   { method: "PUT", path: "/admin/users/{id}", tag: "users", summary: "Update a user", auth: "admin", body: S.UserWriteSchema, response: Id },
   { method: "DELETE", path: "/admin/users/{id}", tag: "users", summary: "Delete a user, ending sessions and grants", auth: "admin", ...NoContent },
   { method: "DELETE", path: "/admin/users/{id}/totpToken", tag: "users", summary: "Reset a user's 2FA", auth: "admin", ...NoContent },
@@ -142,4 +142,7 @@ export const operations: readonly Operation[] = [
   { method: "GET", path: "/v1/allowlists/{aclId}/{file}", tag: "allowlists", summary: "Passive allowlist: {token}.txt or {token}.json", auth: "allowlist", responseType: "text/plain" },
   { method: "GET", path: "/v1/sessions", tag: "api", summary: "Live user sessions (scope user.sessions)", auth: "apiKey", response: z.array(S.ApiSessionSchema) },
   { method: "DELETE", path: "/v1/sessions/{id}", tag: "api", summary: "End a user session (scope user.sessions)", auth: "apiKey", ...NoContent },
+  { method: "POST", path: "/v1/user_sessions", tag: "api", summary: "Sign an API-key user in (scope user.auth:{userId}); Token is the postern_session cookie value", auth: "apiKey", body: S.ApiKeyUserSignInSchema, response: S.ApiKeyUserSessionSchema, status: 201 },
+  { method: "GET", path: "/v1/user_sessions", tag: "api", summary: "The API-key user's live sessions", auth: "apiKey", response: z.array(S.ApiSessionSchema), query: [{ name: "UserName", description: "the user, when the key signs in several" }] },
+  { method: "DELETE", path: "/v1/user_sessions/{id}", tag: "api", summary: "End one of the API-key user's sessions", auth: "apiKey", ...NoContent, query: [{ name: "UserName", description: "the user, when the key signs in several" }] },
 ];

@@ -28,9 +28,11 @@ export const userRoutes = new Hono<AppEnv>()
     c.var.services.users.resetTotp(c.req.param("id"), actorOf(c));
     return c.body(null, 204);
   })
-  // POST /admin/users
+  // POST /admin/users — with `ApiKey` (AuthType apikey) answers {ID, ApiKey} (auth/api-key-users.ts)
   .post("/", async (c) => {
     const body = await parseBody(c, UserWriteSchema);
+    const key = body.ApiKey;
+    if (key !== undefined && body.AuthType === "apikey") return c.json(await c.var.services.apiKeyUsers.createUser(body, key, actorOf(c)), 201);
     return c.json(await c.var.services.users.create(body, actorOf(c)), 201);
   })
   // PUT /admin/users/{id}

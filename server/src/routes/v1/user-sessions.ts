@@ -1,0 +1,82 @@
+/**
+ * The API-key users' sign-in API (user-portal §1 "API-key users are non-interactive"; admin-console
+ * §3 scope `user.auth:{userId}`, §7 "API-key users are shown an endpoint
+ * {scheme}://{host}/api/v1/user_sessions"). The key comes as `Authorization: Bearer <key>` (or HTTP
+ * Basic with the key as password); a refused key is 401 with `WWW-Authenticate: Bearer
+ * realm="postern"`, or 403. Not a cookie route: the CSRF guard lets requests without Origin and
+ * Sec-Fetch-Site through, and nothing here reads or sets cookies.
+ *
+ * - POST /v1/user_sessions, optional body `{UserName}` → 201 ApiKeyUserSession `{ID, Token, Ends,
+ *   Status}`; the client then calls GET /api/status, POST /api/grant, POST /api/logout … with
+ *   `Cookie: postern_session=<Token>`.
+ * - GET /v1/user_sessions[?UserName=] → 200 ApiSession[] (the user's live sessions).
+ * - DELETE /v1/user_sessions/{id}[?UserName=] → 204 (ends the session, revokes its grants).
+ */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { ApiKeyUserSignInSchema, IdSchema, ServerMessage } from "@postern/shared";
+import type { ApiKeyUserSignIn } from "@postern/shared";
+import type { AppEnv } from "../../http/context.ts";
+import { parseBody } from "../../http/body.ts";
+import { AppError, notFound } from "../../errors.ts";
+import { keyFromAuthorization } from "../../services/api-keys.ts";
+import { SESSIONS_CHALLENGE } from "./sessions.ts";
+
+/** The presented key (undefined when no Authorization header was sent). */
+function presentedKey(c: Context<AppEnv>): string | undefined {
+  return keyFromAuthorization(c.req.header("authorization"));
+}
+
+/** Runs `f`; a 401 gets the Bearer challenge header. */
+function challenged<T>(c: Context<AppEnv>, f: () => T): T {
+  try {
+    return f();
+  } catch (err) {
+    if (err instanceof AppError && err.status === 401) c.header("WWW-Authenticate", SESSIONS_CHALLENGE);
+    throw err;
+  }
+}
+
+/** The optional POST body: none (or blank) is `{}`, else JSON checked by ApiKeyUserSignInSchema. */
+async function signInBody(c: Context<AppEnv>): Promise<ApiKeyUserSignIn> {
+  if ((await c.req.text()).trim() === "") return {};
+  return parseBody(c, ApiKeyUserSignInSchema);
+}
+
+/** The `UserName` query parameter of GET and DELETE, checked like the POST body's. */
+function queryUserName(c: Context<AppEnv>): string | undefined {
+  const raw = c.req.query("UserName");
+  if (raw === undefined) return undefined;
+  const parsed = ApiKeyUserSignInSchema.safeParse({ UserName: raw });
+  if (!parsed.success) throw new AppError(400, ServerMessage.badRequest, `UserName: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+  return parsed.data.UserName;
+}
+
+/** API-key user session routes (mounted at /v1/user_sessions). */
+export const apiKeyUserSessionRoutes = new Hono<AppEnv>()
+  // POST /v1/user_sessions
+  .post("/", async (c) => {
+    const body = await signInBody(c);
+    const signedIn = challenged(c, () => c.var.services.apiKeyUsers.signIn(presentedKey(c), c.var.clientIp, body.UserName));
+    c.header("Cache-Control", "no-store");
+    return c.json(signedIn, 201);
+  })
+  // GET /v1/user_sessions
+  .get("/", (c) => {
+    const userName = queryUserName(c);
+    return c.json(challenged(c, () => c.var.services.apiKeyUsers.listSessions(presentedKey(c), c.var.clientIp, userName)), 200);
+  })
+  // DELETE /v1/user_sessions/{id}
+  .delete("/:id", (c) => {
+    const userName = queryUserName(c);
+    const id = IdSchema.safeParse(c.req.param("id"));
+    challenged(c, () => {
+      // A malformed id is a session that does not exist; the key is checked first either way.
+      if (!id.success) {
+        c.var.services.apiKeyUsers.authenticateUser(presentedKey(c), c.var.clientIp, userName);
+        throw notFound("session");
+      }
+      c.var.services.apiKeyUsers.endSession(presentedKey(c), c.var.clientIp, id.data.toLowerCase(), userName);
+    });
+    return c.body(null, 204);
+  });
