@@ -140,6 +140,7 @@ export class AdminSettingsService {
       LDAPURL: g("LDAPURL"),
       LDAPStartTLS: g("LDAPStartTLS"),
       LDAPSkipVerifyTLS: g("LDAPSkipVerifyTLS"),
+      LDAPCACertificateSet: g("LDAPCACertificate") !== "",
     };
   }
 
@@ -154,7 +155,9 @@ export class AdminSettingsService {
       LDAPURL: input.LDAPURL,
       LDAPStartTLS: input.LDAPStartTLS,
       LDAPSkipVerifyTLS: input.LDAPSkipVerifyTLS,
+      LDAPCACertificate: input.LDAPCACertificate,
     };
+    if (input.LDAPCACertificate) checkCertificate("LDAPCACertificate", input.LDAPCACertificate);
     for (const audience of ["user", "admin"] as const) {
       const k = SAML_KEYS[audience];
       const p = audience === "user" ? "" : "Admin";

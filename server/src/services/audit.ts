@@ -57,6 +57,10 @@ export const AuditAction = {
   settingsUpdated: "settingsUpdated",
   /** A licence key was installed (POST /admin/settings/license or `postern license install`), replacing any other. */
   licenseInstalled: "licenseInstalled",
+  /** An LDAP sign-in failed closed: the directory could not be reached, timed out or failed TLS (errorMessage says why). */
+  ldapUnavailable: "ldapUnavailable",
+  /** An LDAP sign-in was refused for a reason other than a wrong password: no DN, no or unusable LDAPURL, another bind result. */
+  ldapSignInRefused: "ldapSignInRefused",
 } as const;
 /** One action kind. */
 export type AuditActionKind = (typeof AuditAction)[keyof typeof AuditAction];

@@ -9,6 +9,7 @@ import { AgentHub } from "../agent-hub/hub.ts";
 import { GrantEngine } from "./grants/engine.ts";
 import { UserSessionService } from "./auth/user-sessions.ts";
 import { AdminSessionService } from "./auth/admin-sessions.ts";
+import { createLdapVerifier, withLdap } from "./auth/ldap.ts";
 import { AgentService } from "./agents.ts";
 import { BackendService } from "./backends.ts";
 import { AclService } from "./acls.ts";
@@ -75,7 +76,7 @@ export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBund
   const acls = new AclService(deps);
   const agents = new AgentService(db, clock, hub);
   const apiKeys = new ApiKeyService(deps);
-  const userSessions = new UserSessionService(deps);
+  const userSessions = withLdap(new UserSessionService(deps), createLdapVerifier({ db, clock, log }, "user"));
   const users = new UserService(deps);
   const status = new StatusService(deps);
   return {
@@ -85,7 +86,7 @@ export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBund
     engine,
     hub,
     userSessions,
-    adminSessions: new AdminSessionService(db, clock),
+    adminSessions: withLdap(new AdminSessionService(db, clock), createLdapVerifier({ db, clock, log }, "admin")),
     agents,
     backends,
     acls,

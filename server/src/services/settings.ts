@@ -35,6 +35,8 @@ export const SettingDefaults = {
   LDAPURL: "",
   LDAPStartTLS: false,
   LDAPSkipVerifyTLS: false,
+  /** PEM CA certificate(s) trusted for the LDAP directory's TLS (ldaps, StartTLS) besides the system CAs; "" = none. */
+  LDAPCACertificate: "",
   /** SAML SP private keys, sealed by the secret store (purpose "saml.user.key" / "saml.admin.key"). */
   SAMLKeySealed: "",
   SAMLCert: "",

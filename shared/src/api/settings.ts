@@ -80,6 +80,8 @@ export const AuthenticationSettingsSchema = z.object({
   LDAPURL: z.string(),
   LDAPStartTLS: z.boolean(),
   LDAPSkipVerifyTLS: z.boolean(),
+  /** True when a CA certificate for the LDAP directory is set (LDAPCACertificate; its content is not returned). */
+  LDAPCACertificateSet: z.boolean(),
 });
 /** GET /api/admin/settings/authentication response. */
 export type AuthenticationSettings = z.infer<typeof AuthenticationSettingsSchema>;
@@ -108,6 +110,8 @@ export const AuthenticationUpdateSchema = z
     LDAPURL: ldapUrl,
     LDAPStartTLS: z.boolean(),
     LDAPSkipVerifyTLS: z.boolean(),
+    /** PEM CA certificate(s) trusted for the LDAP directory besides the system CAs; "" removes it. */
+    LDAPCACertificate: z.string().max(50_000),
   })
   .partial();
 /** POST /api/admin/settings/authentication body. */

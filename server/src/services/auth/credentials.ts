@@ -15,7 +15,8 @@ export interface CredentialAccount {
 
 /**
  * Verifies an LDAP account's password by binding as `dn` (LDAPURL, StartTLS and TLS settings are
- * the verifier's). Resolves false for wrong credentials; rejects when the directory cannot be reached.
+ * the verifier's). Resolves false for wrong credentials; the LDAP service's verifier (auth/ldap.ts) also
+ * resolves false, after an audit entry, when the DN is missing or the directory cannot be reached.
  */
 export type LdapVerifier = (dn: string, password: string) => Promise<boolean>;
 
@@ -29,8 +30,8 @@ export async function verifyCredentials(account: CredentialAccount | null, passw
     case "local":
       return verifyPassword(account.passwordHash, password);
     case "LDAP":
-      // An empty bind would be anonymous: refused above. No DN, no bind.
-      return account.dn ? ldap(account.dn, password) : verifyPassword(null, password);
+      // An empty bind would be anonymous: refused above. The verifier refuses (and audits) a missing DN.
+      return ldap(account.dn, password);
     default:
       return verifyPassword(null, password);
   }
