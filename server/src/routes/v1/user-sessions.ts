@@ -43,13 +43,18 @@ async function signInBody(c: Context<AppEnv>): Promise<ApiKeyUserSignIn> {
   return parseBody(c, ApiKeyUserSignInSchema);
 }
 
-/** The `UserName` query parameter of GET and DELETE, checked like the POST body's. */
+/**
+ * The `UserName` query parameter of GET and DELETE, checked like the POST body's: blank is 400 "You
+ * must specify a username" (Extra `UserName`), too long 400 "Bad request".
+ */
 function queryUserName(c: Context<AppEnv>): string | undefined {
   const raw = c.req.query("UserName");
   if (raw === undefined) return undefined;
   const parsed = ApiKeyUserSignInSchema.safeParse({ UserName: raw });
-  if (!parsed.success) throw new AppError(400, ServerMessage.badRequest, `UserName: ${parsed.error.issues[0]?.message ?? "invalid"}`);
-  return parsed.data.UserName;
+  if (parsed.success) return parsed.data.UserName;
+  const message = parsed.error.issues[0]?.message ?? "invalid";
+  if (message === ServerMessage.mustSpecifyUsername) throw new AppError(400, message, "UserName");
+  throw new AppError(400, ServerMessage.badRequest, `UserName: ${message}`);
 }
 
 /** API-key user session routes (mounted at /v1/user_sessions). */
