@@ -22,6 +22,8 @@ import { readJsBundleHash } from "./http/static-web.ts";
 import { parseTrustedProxies } from "./http/client-address.ts";
 import { GelfForwarder } from "./services/gelf/forwarder.ts";
 import { loadOrCreateSecretKey } from "./services/secrets/at-rest.ts";
+import { startDiscovery } from "./http/discovery.ts";
+import type { DiscoveryTlsFiles } from "./http/discovery.ts";
 
 /** Default location of the built web app. */
 export const DEFAULT_WEB_DIR = fileURLToPath(new URL("../../web/dist", import.meta.url));
@@ -42,6 +44,8 @@ export interface StartOptions {
   trustedProxies?: readonly string[];
   /** Ed25519 public keys trusted to sign licence keys (POSTERN_LICENSE_PUBLIC_KEYS entries). */
   licensePublicKeys?: readonly string[];
+  /** Extra IP-discovery listeners on the same host (POSTERN_DISCOVERY_PORTS; TLS files for https). */
+  discovery?: { ports: readonly number[]; tls?: DiscoveryTlsFiles | undefined };
 }
 
 /** A running server. */
@@ -66,8 +70,9 @@ export function parseListen(listen: string): { host: string; port: number } {
 }
 
 /**
- * Starts the server. Throws when the database has pending migrations and `migrate` is not set
- * ("run postern db migrate"), or when the address cannot be bound.
+ * Starts the server (and the IP-discovery listeners of `discovery`, http/discovery.ts). Throws when
+ * the database has pending migrations and `migrate` is not set ("run postern db migrate"), or when
+ * an address cannot be bound.
  */
 export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const { host, port } = parseListen(opts.listen);
@@ -84,11 +89,22 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const secretKey = loadOrCreateSecretKey(join(opts.dataDir, "secret.key"));
   const services = createServices({ db: database.db, clock, log, jsBundleHash: readJsBundleHash(webDir), secretKey, licensePublicKeys: opts.licensePublicKeys ?? [] });
   services.engine.recoverAfterRestart();
-  const app = createApp(services, webDir, parseTrustedProxies(opts.trustedProxies ?? []));
+  const trustedProxies = parseTrustedProxies(opts.trustedProxies ?? []);
+  const app = createApp(services, webDir, trustedProxies);
   const server = await new Promise<Server>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(s as Server)) as Server;
     s.once("error", reject);
   });
+  const discoveryPorts = opts.discovery?.ports ?? [];
+  const discovery =
+    discoveryPorts.length === 0
+      ? undefined
+      : await startDiscovery({ services, host, ports: discoveryPorts, trustedProxies, ...(opts.discovery?.tls ? { tls: opts.discovery.tls } : {}) }).catch(async (err: unknown) => {
+          await services.hub.close();
+          await new Promise<void>((resolve) => server.close(() => resolve()));
+          database.close();
+          throw err;
+        });
   server.on("upgrade", (req, socket, head) => {
     if (new URL(req.url ?? "/", "http://x").pathname === AGENT_CONNECT_PATH) services.hub.handleUpgrade(req, socket, head);
     else socket.destroy();
@@ -111,6 +127,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     services,
     close: async () => {
       clearInterval(sweep);
+      await discovery?.close();
       await gelf.stop();
       await services.hub.close();
       await new Promise<void>((resolve) => {

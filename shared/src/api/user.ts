@@ -68,8 +68,12 @@ export const SessionStatusSchema = z.object({
 /** GET /api/status response. */
 export type SessionStatus = z.infer<typeof SessionStatusSchema>;
 
-/** GET /api/system_status response (user-portal §3). */
-export const SystemStatusSchema = z.object({ IPApi: z.string(), JsBundleHash: z.string() });
+/**
+ * GET /api/system_status response (user-portal §3). `IPApi`: the IP-discovery URL ("" when
+ * discovery is off); `IPApiPorts`: the ports the browser asks it on (its port replaced by each),
+ * [] meaning the URL as written; `JsBundleHash`: the running web bundle's hash.
+ */
+export const SystemStatusSchema = z.object({ IPApi: z.string(), IPApiPorts: z.array(z.number().int().min(1).max(65535)), JsBundleHash: z.string() });
 /** GET /api/system_status response. */
 export type SystemStatus = z.infer<typeof SystemStatusSchema>;
 

@@ -1,13 +1,15 @@
 /**
- * Public system routes (user-portal §7): GET /system_status {IPApi, JsBundleHash}, GET /theme.
+ * Public system routes (user-portal §7): GET /system_status {IPApi, IPApiPorts, JsBundleHash}, GET /theme.
  * IPApi points at the server's own discovery endpoint (GET /ip) unless DiscoverIPURL is set, so a
- * self-hosted install needs no outside service.
+ * self-hosted install needs no outside service. IPApiPorts are the ports the browser asks IPApi on
+ * (http/discovery.ts): the server's discovery listeners (POSTERN_DISCOVERY_PORTS), the spec's 443,
+ * 222, 3389 and 8000 for an outside DiscoverIPURL, [] meaning "IPApi as written". With the
+ * DiscoverIP setting off, IPApi is "" and the browser discovers nothing.
  */
 import { Hono } from "hono";
 import type { SystemStatus, Theme } from "@postern/shared";
-import { getCookie } from "hono/cookie";
-import { USER_COOKIE } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
+import { answerIpDiscovery, discoveryPortsOf, SPEC_DISCOVERY_PORTS } from "../../http/discovery.ts";
 import { publicUrl } from "../../http/public-url.ts";
 import { buildOpenApi } from "../../http/openapi/build.ts";
 import { operations } from "../../http/openapi/operations.ts";
@@ -20,8 +22,14 @@ let openApiDocument: Record<string, unknown> | undefined;
 export const systemRoutes = new Hono<AppEnv>()
   // GET /system_status
   .get("/system_status", (c) => {
-    const custom = getSetting(c.var.services.db, "DiscoverIPURL");
-    const body: SystemStatus = { IPApi: custom || `${publicUrl(c)}/api/ip`, JsBundleHash: c.var.services.jsBundleHash };
+    const db = c.var.services.db;
+    const custom = getSetting(db, "DiscoverIPURL");
+    const enabled = getSetting(db, "DiscoverIP");
+    const body: SystemStatus = {
+      IPApi: !enabled ? "" : custom || `${publicUrl(c)}/api/ip`,
+      IPApiPorts: !enabled ? [] : custom ? [...SPEC_DISCOVERY_PORTS] : [...discoveryPortsOf(c.var.services)],
+      JsBundleHash: c.var.services.jsBundleHash,
+    };
     return c.json(body, 200);
   })
   // GET /theme
@@ -41,13 +49,4 @@ export const systemRoutes = new Hono<AppEnv>()
   .get("/openapi.json", (c) => c.json((openApiDocument ??= buildOpenApi(operations, SERVER_VERSION)), 200))
   // GET /ip: the caller's address as this server sees it (IP discovery). With a user session
   // cookie the address is recorded as observed for that session (CGNATOpen ACLs grant it).
-  .get("/ip", (c) => {
-    const services = c.var.services;
-    try {
-      const session = services.userSessions.resolve(getCookie(c, USER_COOKIE));
-      services.status.observe(session, c.var.clientIp, Number(new URL(c.req.url).port || 0));
-    } catch {
-      // no session: discovery only
-    }
-    return c.json({ IP: c.var.clientIp }, 200);
-  });
+  .get("/ip", (c) => answerIpDiscovery(c));
