@@ -12,6 +12,8 @@ import type { AppEnv } from "./http/context.ts";
 import { onError } from "./http/on-error.ts";
 import { staticWeb } from "./http/static-web.ts";
 import { sessionRoutes } from "./routes/user/session.ts";
+import { otpRoutes } from "./routes/user/otp.ts";
+import { adminOtpRoutes } from "./routes/admin/otp.ts";
 import { grantRoutes } from "./routes/user/grants.ts";
 import { systemRoutes } from "./routes/user/system.ts";
 import { adminSessionRoutes } from "./routes/admin/session.ts";
@@ -44,7 +46,9 @@ export function createApp(services: Services, webDir: string, trustedProxies: re
   const api = new Hono<AppEnv>()
     .route("/", systemRoutes)
     .route("/", sessionRoutes)
+    .route("/", otpRoutes)
     .route("/admin", adminSessionRoutes)
+    .route("/admin/otp", adminOtpRoutes)
     .route("/admin/agents", agentRoutes)
     .route("/admin/backends", backendRoutes)
     .route("/admin/acls", aclRoutes)

@@ -47,6 +47,14 @@ export const AuditAction = {
   knocUpdated: "knocUpdated",
   knocDeleted: "knocDeleted",
   totpReset: "totpReset",
+  /** A user or admin enrolled a TOTP secret (its first code verified). */
+  totpEnrolled: "totpEnrolled",
+  /** A TOTP code was verified at sign-in (the sign-in then completes). */
+  totpVerified: "totpVerified",
+  /** A wrong, malformed or replayed TOTP code was refused. */
+  totpCodeFailed: "totpCodeFailed",
+  /** An admin put off their 2FA enrolment for this sign-in (AllowAdminTotpDeferral). */
+  totpEnrolmentDeferred: "totpEnrolmentDeferred",
   adminAutoCreated: "adminAutoCreated",
   /** A read of a public allowlist was refused (wrong token, no or refused credentials, source not allowed). */
   allowlistAccessDenied: "allowlistAccessDenied",

@@ -42,6 +42,10 @@ export const SettingDefaults = {
   SAMLCert: "",
   AdminSAMLKeySealed: "",
   AdminSAMLCert: "",
+  /** Admins may put off their 2FA enrolment at sign-in (POST /admin/otp/verify {deferEnrolment: true}); admin-console §9. */
+  AllowAdminTotpDeferral: false,
+  /** Internal: the key deriving each pending session's TOTP enrolment secret, sealed by the secret store (purpose "totp.enrolment-key"); "" until first used. */
+  TotpEnrolmentKeySealed: "",
 };
 /** Names of the settings this release reads. */
 export type SettingName = keyof typeof SettingDefaults;

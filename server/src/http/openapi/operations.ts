@@ -33,6 +33,8 @@ export const operations: readonly Operation[] = [
   { method: "GET", path: "/ip", tag: "portal", summary: "IP discovery: the caller's address as the server sees it", auth: "none", response: z.object({ IP: z.string() }) },
   { method: "GET", path: "/logo", tag: "portal", summary: "Branding logo (mode=dark|light)", auth: "none", responseType: "image/png", query: [{ name: "mode", description: "dark (default) or light" }] },
   { method: "POST", path: "/login", tag: "portal", summary: "Sign in with a local password", auth: "none", body: S.LoginRequestSchema, response: z.object({ Ends: z.string() }) },
+  { method: "GET", path: "/otp/generate", tag: "portal", summary: "2FA enrolment secret of a sign-in owing its code (pending session cookie)", auth: "none", response: S.OtpGenerateResponseSchema },
+  { method: "POST", path: "/otp/verify", tag: "portal", summary: "Verify or enrol a TOTP code and complete the pending sign-in", auth: "none", body: S.OtpVerifyRequestSchema, response: S.OtpVerifyResponseSchema },
   { method: "POST", path: "/logout", tag: "portal", summary: "End the session and revoke its grants", auth: "user", ...NoContent },
   { method: "GET", path: "/status", tag: "portal", summary: "The session user with its ACL entries", auth: "user", response: S.SessionStatusSchema },
   { method: "POST", path: "/grant", tag: "portal", summary: "Grant an ACL to the current address", auth: "user", body: S.GrantRequestSchema, response: S.SessionStatusSchema },
@@ -43,6 +45,8 @@ export const operations: readonly Operation[] = [
   { method: "POST", path: "/agent/enrol", tag: "agent", summary: "Enrol an agent with its install token and public keys", auth: "none", body: S.EnrolRequestSchema, response: S.EnrolResponseSchema },
   // Admin sign-in and status
   { method: "POST", path: "/admin/login", tag: "admin", summary: "Admin sign-in", auth: "none", body: S.AdminLoginRequestSchema, ...NoContent },
+  { method: "GET", path: "/admin/otp/generate", tag: "admin", summary: "2FA enrolment secret of an admin sign-in owing its code (pending session cookie)", auth: "none", response: S.OtpGenerateResponseSchema },
+  { method: "POST", path: "/admin/otp/verify", tag: "admin", summary: "Verify or enrol a TOTP code, or defer enrolment, completing the pending admin sign-in", auth: "none", body: S.AdminOtpVerifyRequestSchema, ...NoContent },
   { method: "POST", path: "/admin/logout", tag: "admin", summary: "Admin sign-out", auth: "admin", ...NoContent },
   { method: "GET", path: "/admin/status", tag: "admin", summary: "Counts, activity, versions, licensing", auth: "admin", response: S.AdminStatusSchema },
   // Agents

@@ -1,0 +1,38 @@
+/**
+ * Admin 2FA routes (admin-console §7): GET /admin/otp/generate and POST /admin/otp/verify with
+ * `{Code}` or `{deferEnrolment: true}`. Both take only an admin session still owing its TOTP code
+ * (the cookie POST /admin/login set when it answered 401 err.totpVerificationRequired /
+ * err.totpEnrolmentRequired); a completed session is refused.
+ */
+import { Hono } from "hono";
+import { getCookie } from "hono/cookie";
+import type { Context } from "hono";
+import { AdminOtpVerifyRequestSchema } from "@postern/shared";
+import { parseBody } from "../../http/body.ts";
+import { ADMIN_COOKIE } from "../../http/context.ts";
+import type { AppEnv } from "../../http/context.ts";
+import type { AdminSessionContext } from "../../services/auth/admin-sessions.ts";
+import type { TotpSubject } from "../../services/auth/totp.ts";
+
+/** The pending admin session of the cookie (401 err.invalidSession when there is none), and who it is. */
+function pending(c: Context<AppEnv>): { session: AdminSessionContext; subject: TotpSubject } {
+  const session = c.var.services.adminSessions.resolve(getCookie(c, ADMIN_COOKIE), { allowPending: true });
+  return { session, subject: { kind: "admin", accountId: session.adminId, sessionId: session.sessionId, userName: session.userName, ip: c.var.clientIp } };
+}
+
+/** GET /admin/otp/generate and POST /admin/otp/verify (mounted at /admin/otp). */
+export const adminOtpRoutes = new Hono<AppEnv>()
+  // GET /admin/otp/generate
+  .get("/generate", (c) => {
+    const { subject } = pending(c);
+    return c.json(c.var.services.totp.generate(subject), 200);
+  })
+  // POST /admin/otp/verify
+  .post("/verify", async (c) => {
+    const { session, subject } = pending(c);
+    const body = await parseBody(c, AdminOtpVerifyRequestSchema);
+    if (body.deferEnrolment === true) c.var.services.totp.deferEnrolment(subject);
+    else await c.var.services.totp.verify(subject, body.Code ?? "");
+    c.var.services.adminSessions.completeSignIn(session, c.var.clientIp);
+    return c.body(null, 204);
+  });

@@ -1,0 +1,38 @@
+/**
+ * User 2FA routes (user-portal §4 "Login outcomes", §7): GET /otp/generate and POST /otp/verify.
+ * Both take only a session still owing its TOTP code (the cookie POST /login set when it answered
+ * 401 err.totpVerificationRequired / err.totpEnrolmentRequired); a completed session is refused.
+ */
+import { Hono } from "hono";
+import { getCookie } from "hono/cookie";
+import type { Context } from "hono";
+import { OtpVerifyRequestSchema } from "@postern/shared";
+import type { OtpVerifyResponse } from "@postern/shared";
+import { parseBody } from "../../http/body.ts";
+import { USER_COOKIE } from "../../http/context.ts";
+import type { AppEnv } from "../../http/context.ts";
+import type { UserSessionContext } from "../../services/auth/user-sessions.ts";
+import type { TotpSubject } from "../../services/auth/totp.ts";
+
+/** The pending session of the cookie (401 err.invalidSession when there is none), and who it is. */
+function pending(c: Context<AppEnv>): { session: UserSessionContext; subject: TotpSubject } {
+  const session = c.var.services.userSessions.resolve(getCookie(c, USER_COOKIE), { allowPending: true });
+  return { session, subject: { kind: "user", accountId: session.userId, sessionId: session.sessionId, userName: session.userName, ip: c.var.clientIp } };
+}
+
+/** GET /otp/generate and POST /otp/verify. */
+export const otpRoutes = new Hono<AppEnv>()
+  // GET /otp/generate
+  .get("/otp/generate", (c) => {
+    const { subject } = pending(c);
+    return c.json(c.var.services.totp.generate(subject), 200);
+  })
+  // POST /otp/verify
+  .post("/otp/verify", async (c) => {
+    const { session, subject } = pending(c);
+    const body = await parseBody(c, OtpVerifyRequestSchema);
+    await c.var.services.totp.verify(subject, body.Code);
+    c.var.services.userSessions.completeSignIn(session);
+    const res: OtpVerifyResponse = { Ends: new Date(session.endsAt).toISOString() };
+    return c.json(res, 200);
+  });
