@@ -10,6 +10,7 @@ import { registerAgent } from "./commands/agent.ts";
 import { registerDb } from "./commands/db.ts";
 import { registerUser } from "./commands/user.ts";
 import { registerLicense } from "./commands/license.ts";
+import { registerClient } from "./commands/client.ts";
 
 const program = new Command("postern")
   .description("Postern operators' tool")
@@ -22,6 +23,7 @@ registerAdmin(program);
 registerAgent(program);
 registerUser(program);
 registerLicense(program);
+registerClient(program);
 
 try {
   await program.parseAsync(process.argv);
