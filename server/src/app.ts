@@ -17,6 +17,8 @@ import { adminOtpRoutes } from "./routes/admin/otp.ts";
 import { grantRoutes } from "./routes/user/grants.ts";
 import { systemRoutes } from "./routes/user/system.ts";
 import { adminSessionRoutes } from "./routes/admin/session.ts";
+import { samlRoutes } from "./routes/user/saml.ts";
+import { adminSamlRoutes } from "./routes/admin/saml.ts";
 import { agentRoutes } from "./routes/admin/agents.ts";
 import { backendRoutes } from "./routes/admin/backends.ts";
 import { aclRoutes } from "./routes/admin/acls.ts";
@@ -47,7 +49,9 @@ export function createApp(services: Services, webDir: string, trustedProxies: re
     .route("/", systemRoutes)
     .route("/", sessionRoutes)
     .route("/", otpRoutes)
+    .route("/", samlRoutes)
     .route("/admin", adminSessionRoutes)
+    .route("/admin", adminSamlRoutes)
     .route("/admin/otp", adminOtpRoutes)
     .route("/admin/agents", agentRoutes)
     .route("/admin/backends", backendRoutes)

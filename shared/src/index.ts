@@ -20,4 +20,5 @@ export * from "./agent-protocol.ts";
 export * from "./api/settings.ts";
 export * from "./api/admin-status.ts";
 export * from "./api/knoc.ts";
+export * from "./api/saml.ts";
 export * from "./api/otp.ts";

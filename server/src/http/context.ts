@@ -53,14 +53,22 @@ export function baseMiddleware(services: Services, trustedProxies: readonly Cidr
 }
 
 /**
+ * The SAML assertion consumer services: the IdP's auto-submitted form posts there cross-site, so
+ * they are the one exception to the CSRF guard (design.md "Security"); the signed, one-time
+ * response is their protection (services/saml/).
+ */
+export const CSRF_EXEMPT_POSTS: ReadonlySet<string> = new Set(["/api/saml/acs", "/api/admin/saml/acs"]);
+
+/**
  * Refuses cross-site writes: a state-changing request must not come from another site
  * (Sec-Fetch-Site cross-site / same-site, or an Origin whose host differs from Host), and a body
- * must be JSON. Requests without Origin and Sec-Fetch-Site (CLI, agents) pass.
+ * must be JSON. Requests without Origin and Sec-Fetch-Site (CLI, agents) pass, and so do POSTs to
+ * exactly the paths of CSRF_EXEMPT_POSTS.
  */
 export function csrfGuard(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const method = c.req.method;
-    if (method !== "GET" && method !== "HEAD" && method !== "OPTIONS") {
+    if (method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && !(method === "POST" && CSRF_EXEMPT_POSTS.has(c.req.path))) {
       const site = c.req.header("sec-fetch-site");
       if (site && site !== "same-origin" && site !== "none") throw forbidden();
       const origin = c.req.header("origin");

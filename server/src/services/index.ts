@@ -25,6 +25,7 @@ import { SecretBox } from "./secrets/at-rest.ts";
 import { AdminSettingsService } from "./admin-settings.ts";
 import { AdminStatusService } from "./admin-status.ts";
 import { KnocService } from "./knocs.ts";
+import { SamlService } from "./saml/service.ts";
 import { TotpService } from "./auth/totp.ts";
 import { ApiKeyUserService } from "./auth/api-key-users.ts";
 import { randomBytes } from "node:crypto";
@@ -61,6 +62,8 @@ export interface Services {
   adminStatus: AdminStatusService;
   /** Knocs: the read view and the create/update/delete operations. */
   knocs: KnocService;
+  /** SAML sign-in for users and admins: SP metadata, AuthnRequests, ACS checks, provisioning. */
+  saml: SamlService;
   /** TOTP enrolment and verification of pending sign-ins (users and admins); throttling hooks via `totp.useHooks`. */
   totp: TotpService;
   /** API-key users: creation with a key, sign-in and sessions at /api/v1/user_sessions. */
@@ -106,6 +109,7 @@ export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBund
     adminSettings: new AdminSettingsService(db, clock, secrets),
     adminStatus: new AdminStatusService(db, clock, () => licensing.summary()),
     knocs: new KnocService(deps, { backends, acls, apiKeys, agents, licensing }),
+    saml: new SamlService({ ...deps, log, settings: new AdminSettingsService(db, clock, secrets) }),
     totp: new TotpService(deps, secrets),
     apiKeyUsers: new ApiKeyUserService(deps, { apiKeys, users, userSessions, status, licensing }),
   };

@@ -41,6 +41,13 @@ export const operations: readonly Operation[] = [
   { method: "DELETE", path: "/sessions/current/granted-acls/{id}", tag: "portal", summary: "Revoke one status entry", auth: "user", response: S.SessionStatusSchema },
   { method: "POST", path: "/log_ips", tag: "portal", summary: "Report IP discovery results", auth: "user", body: S.LogIpsRequestSchema, response: z.object({ Confirmed: Ids }) },
   { method: "GET", path: "/openapi.json", tag: "meta", summary: "This document", auth: "none", response: z.record(z.string(), z.unknown()) },
+  // SAML sign-in (user-portal §7; shared/src/api/saml.ts). The ACS takes the IdP's form post (SAMLResponse); failures redirect with ?error=<key>.
+  { method: "GET", path: "/saml/metadata", tag: "saml", summary: "SP metadata when SAML is configured for users (404 SAML not configured)", auth: "none", responseType: "application/samlmetadata+xml" },
+  { method: "GET", path: "/login/saml", tag: "saml", summary: "Redirect (302) to the IdP with an AuthnRequest", auth: "none", status: 302, okDescription: "Redirect to the IdP (or to /?error=<key>)", query: [{ name: "kioskMode", description: "true or false (default false)" }] },
+  { method: "POST", path: "/saml/acs", tag: "saml", summary: "Assertion consumer service (form post SAMLResponse)", auth: "none", status: 303, okDescription: "Redirect to /home/new or /home (or to /?error=<key>), session cookie set" },
+  { method: "GET", path: "/admin/saml/metadata", tag: "saml", summary: "SP metadata when SAML is configured for admins (404 SAML not configured)", auth: "none", responseType: "application/samlmetadata+xml" },
+  { method: "GET", path: "/admin/login/saml", tag: "saml", summary: "Redirect (302) to the admins' IdP with an AuthnRequest", auth: "none", status: 302, okDescription: "Redirect to the IdP (or to /admin?error=<key>)" },
+  { method: "POST", path: "/admin/saml/acs", tag: "saml", summary: "Admin assertion consumer service (form post SAMLResponse)", auth: "none", status: 303, okDescription: "Redirect to /admin/home (or to /admin?error=<key>), admin session cookie set" },
   // Agents' enrolment (design.md "Agent protocol"); the WebSocket /api/agent/connect is not HTTP.
   { method: "POST", path: "/agent/enrol", tag: "agent", summary: "Enrol an agent with its install token and public keys", auth: "none", body: S.EnrolRequestSchema, response: S.EnrolResponseSchema },
   // Admin sign-in and status

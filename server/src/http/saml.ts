@@ -1,0 +1,78 @@
+/**
+ * HTTP plumbing of SAML sign-in shared by the user and admin routes (routes/user/saml.ts,
+ * routes/admin/saml.ts): the browser binding cookie, the ACS form, and the redirects.
+ *
+ * Browser binding: over TLS, starting a sign-in sets `postern_saml_request` (HttpOnly, Secure,
+ * SameSite=None so the IdP's cross-site form post carries it, Path = the audience's ACS, 5 minutes)
+ * to the AuthnRequest id; the ACS then requires the response to answer that request, so a response
+ * obtained in one browser cannot sign in another (login CSRF). Over plain HTTP the cookie cannot be
+ * Secure and the binding is not enforced; the stored, one-time request still is.
+ */
+import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { SamlErrorKeySchema, SamlMessage, ServerMessage } from "@postern/shared";
+import type { SamlErrorKey } from "@postern/shared";
+import type { SamlAudience } from "../services/admin-settings.ts";
+import { SamlError } from "../services/saml/errors.ts";
+import type { BrowserBinding } from "../services/saml/service.ts";
+import { SAML_REQUEST_TTL_MS } from "../services/saml/service.ts";
+import { AppError } from "../errors.ts";
+import type { AppEnv } from "./context.ts";
+
+/** Cookie binding a pending SAML sign-in to the browser that started it. */
+export const SAML_REQUEST_COOKIE = "postern_saml_request";
+
+/** The ACS path of an audience (the binding cookie's Path). */
+export function acsPath(audience: SamlAudience): string {
+  return audience === "admin" ? "/api/admin/saml/acs" : "/api/saml/acs";
+}
+
+/** Sets the binding cookie to `requestId` when the request came over TLS (see the file comment). */
+export function bindRequestToBrowser(c: Context<AppEnv>, audience: SamlAudience, requestId: string): void {
+  if (!c.var.tls) return;
+  setCookie(c, SAML_REQUEST_COOKIE, requestId, { httpOnly: true, secure: true, sameSite: "None", path: acsPath(audience), maxAge: SAML_REQUEST_TTL_MS / 1000 });
+}
+
+/** Reads and clears the binding cookie; the binding is required over TLS. */
+export function takeBrowserBinding(c: Context<AppEnv>, audience: SamlAudience): BrowserBinding {
+  const requestId = getCookie(c, SAML_REQUEST_COOKIE);
+  if (requestId !== undefined) deleteCookie(c, SAML_REQUEST_COOKIE, { path: acsPath(audience), secure: true, sameSite: "None", httpOnly: true });
+  return { required: c.var.tls, requestId };
+}
+
+/**
+ * The SAMLResponse of the IdP's form post (application/x-www-form-urlencoded). Throws SamlError
+ * "Bad request" for another content type, an unreadable body or a missing field.
+ */
+export async function readSamlResponse(c: Context<AppEnv>): Promise<string> {
+  const type = c.req.header("content-type") ?? "";
+  if (!type.toLowerCase().startsWith("application/x-www-form-urlencoded")) throw new SamlError(ServerMessage.badRequest, "ACS body is not a form post");
+  let form: Record<string, unknown>;
+  try {
+    form = await c.req.parseBody();
+  } catch {
+    throw new SamlError(ServerMessage.badRequest, "ACS form not readable");
+  }
+  const value = form["SAMLResponse"];
+  if (typeof value !== "string" || value === "") throw new SamlError(ServerMessage.badRequest, "SAMLResponse missing");
+  return value;
+}
+
+/**
+ * The key a failed step shows the browser: a SamlError's key, the Err of an AppError the contract
+ * lists for SAML (accountDisabled, "Login not permitted"), otherwise "Authentication failed".
+ * Rethrows nothing: unexpected errors are the caller's to log.
+ */
+export function samlErrorKey(err: unknown): SamlErrorKey {
+  if (err instanceof SamlError) return err.key;
+  if (err instanceof AppError) {
+    const parsed = SamlErrorKeySchema.safeParse(err.err);
+    if (parsed.success) return parsed.data;
+  }
+  return SamlMessage.authenticationFailed;
+}
+
+/** Redirects (302, or 303 after a POST) to `page` with `?error=<key>`; the key is ours, never input. */
+export function redirectWithError(c: Context<AppEnv>, page: "/" | "/admin", key: SamlErrorKey, status: 302 | 303): Response {
+  return c.redirect(`${page}?error=${encodeURIComponent(key)}`, status);
+}
