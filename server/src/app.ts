@@ -12,6 +12,7 @@ import type { AppEnv } from "./http/context.ts";
 import { onError } from "./http/on-error.ts";
 import { staticWeb } from "./http/static-web.ts";
 import { sessionRoutes } from "./routes/user/session.ts";
+import { passwordRoutes } from "./routes/user/password.ts";
 import { otpRoutes } from "./routes/user/otp.ts";
 import { adminOtpRoutes } from "./routes/admin/otp.ts";
 import { grantRoutes } from "./routes/user/grants.ts";
@@ -48,6 +49,7 @@ export function createApp(services: Services, webDir: string, trustedProxies: re
   const api = new Hono<AppEnv>()
     .route("/", systemRoutes)
     .route("/", sessionRoutes)
+    .route("/", passwordRoutes)
     .route("/", otpRoutes)
     .route("/", samlRoutes)
     .route("/admin", adminSessionRoutes)

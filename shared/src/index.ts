@@ -21,4 +21,5 @@ export * from "./api/settings.ts";
 export * from "./api/admin-status.ts";
 export * from "./api/knoc.ts";
 export * from "./api/saml.ts";
+export * from "./api/password.ts";
 export * from "./api/otp.ts";

@@ -69,6 +69,10 @@ export const AuditAction = {
   ldapUnavailable: "ldapUnavailable",
   /** An LDAP sign-in was refused for a reason other than a wrong password: no DN, no or unusable LDAPURL, another bind result. */
   ldapSignInRefused: "ldapSignInRefused",
+  /** A user (userName) or admin (adminName) changed their own password (PUT/POST /password). */
+  passwordChanged: "passwordChanged",
+  /** A password change was refused (wrong current password, too weak, throttled); errorMessage says why. */
+  passwordChangeFailed: "passwordChangeFailed",
 } as const;
 /** One action kind. */
 export type AuditActionKind = (typeof AuditAction)[keyof typeof AuditAction];

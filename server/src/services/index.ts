@@ -26,6 +26,8 @@ import { AdminSettingsService } from "./admin-settings.ts";
 import { AdminStatusService } from "./admin-status.ts";
 import { KnocService } from "./knocs.ts";
 import { SamlService } from "./saml/service.ts";
+import { LoginThrottle } from "./auth/throttle.ts";
+import { PasswordChangeService } from "./auth/password-change.ts";
 import { TotpService } from "./auth/totp.ts";
 import { ApiKeyUserService } from "./auth/api-key-users.ts";
 import { randomBytes } from "node:crypto";
@@ -64,6 +66,10 @@ export interface Services {
   knocs: KnocService;
   /** SAML sign-in for users and admins: SP metadata, AuthnRequests, ACS checks, provisioning. */
   saml: SamlService;
+  /** Sign-in and 2FA throttling (checkCode / recordCodeFailure / recordCodeSuccess for TOTP codes). */
+  throttle: LoginThrottle;
+  /** Users' and admins' own password changes (PUT/POST /password). */
+  passwordChange: PasswordChangeService;
   /** TOTP enrolment and verification of pending sign-ins (users and admins); throttling hooks via `totp.useHooks`. */
   totp: TotpService;
   /** API-key users: creation with a key, sign-in and sessions at /api/v1/user_sessions. */
@@ -110,6 +116,8 @@ export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBund
     adminStatus: new AdminStatusService(db, clock, () => licensing.summary()),
     knocs: new KnocService(deps, { backends, acls, apiKeys, agents, licensing }),
     saml: new SamlService({ ...deps, log, settings: new AdminSettingsService(db, clock, secrets) }),
+    throttle: new LoginThrottle(db, clock),
+    passwordChange: new PasswordChangeService(deps),
     totp: new TotpService(deps, secrets),
     apiKeyUsers: new ApiKeyUserService(deps, { apiKeys, users, userSessions, status, licensing }),
   };

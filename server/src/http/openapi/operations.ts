@@ -36,6 +36,8 @@ export const operations: readonly Operation[] = [
   { method: "GET", path: "/otp/generate", tag: "portal", summary: "2FA enrolment secret of a sign-in owing its code (pending session cookie)", auth: "none", response: S.OtpGenerateResponseSchema },
   { method: "POST", path: "/otp/verify", tag: "portal", summary: "Verify or enrol a TOTP code and complete the pending sign-in", auth: "none", body: S.OtpVerifyRequestSchema, response: S.OtpVerifyResponseSchema },
   { method: "POST", path: "/logout", tag: "portal", summary: "End the session and revoke its grants", auth: "user", ...NoContent },
+  { method: "PUT", path: "/password", tag: "portal", summary: "Change the signed-in user's password (local accounts); other sessions end", auth: "user", body: S.ChangePasswordRequestSchema, ...NoContent },
+  { method: "POST", path: "/password", tag: "portal", summary: "Change the signed-in admin's (admin session) or else user's password, older shape", auth: "user", body: S.ChangePasswordLegacyRequestSchema, ...NoContent },
   { method: "GET", path: "/status", tag: "portal", summary: "The session user with its ACL entries", auth: "user", response: S.SessionStatusSchema },
   { method: "POST", path: "/grant", tag: "portal", summary: "Grant an ACL to the current address", auth: "user", body: S.GrantRequestSchema, response: S.SessionStatusSchema },
   { method: "DELETE", path: "/sessions/current/granted-acls/{id}", tag: "portal", summary: "Revoke one status entry", auth: "user", response: S.SessionStatusSchema },

@@ -7,13 +7,17 @@ import { AppError } from "../../errors.ts";
 import { parseBody } from "../../http/body.ts";
 import { ADMIN_COOKIE, clearSessionCookie, requireAdmin, setSessionCookie } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
+import { withRetryAfter } from "../user/session.ts";
 
 /** POST /admin/login and POST /admin/logout. */
 export const adminSessionRoutes = new Hono<AppEnv>()
   // POST /admin/login
+  // 204 signed in; 401 err.totpVerificationRequired / err.totpEnrolmentRequired with a session
+  // cookie only the admin 2FA routes accept; 401 Invalid credentials; 403 Login not permitted;
+  // 429 throttled (Retry-After).
   .post("/login", async (c) => {
     const body = await parseBody(c, AdminLoginRequestSchema);
-    const { token, pending, endsAt } = await c.var.services.adminSessions.login({ userName: body.UserName, password: body.Password, ip: c.var.clientIp });
+    const { token, pending, endsAt } = await withRetryAfter(c, () => c.var.services.adminSessions.login({ userName: body.UserName, password: body.Password, ip: c.var.clientIp }));
     setSessionCookie(c, ADMIN_COOKIE, token, endsAt);
     // A TOTP code is still owed: the cookie names a session only the admin 2FA routes accept.
     if (pending) throw new AppError(401, pending === "verify" ? ErrKey.totpVerificationRequired : ErrKey.totpEnrolmentRequired);

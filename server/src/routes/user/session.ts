@@ -1,28 +1,53 @@
 /**
- * User sign-in routes (user-portal §7): POST /login, POST /logout.
+ * User sign-in routes (user-portal §4 "Login outcomes", §7): POST /login, POST /logout.
  */
 import { Hono } from "hono";
+import type { Context } from "hono";
 import { ErrKey, LoginRequestSchema } from "@postern/shared";
 import { AppError } from "../../errors.ts";
 import { parseBody } from "../../http/body.ts";
-import { USER_COOKIE, clearSessionCookie, requireUser, setSessionCookie } from "../../http/context.ts";
+import { ADMIN_COOKIE, USER_COOKIE, clearSessionCookie, requireUser, setSessionCookie } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
+
+/** The Err of a sign-in that still owes its TOTP code. */
+function pendingErr(pending: "verify" | "enrol"): string {
+  return pending === "verify" ? ErrKey.totpVerificationRequired : ErrKey.totpEnrolmentRequired;
+}
+
+/**
+ * Runs `work`; a 429 it throws also sets `Retry-After` (seconds, the same number as its Extra) on
+ * the response. For the throttled sign-in and password routes.
+ */
+export async function withRetryAfter<T>(c: Context<AppEnv>, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if (e instanceof AppError && e.status === 429 && e.extra) c.header("Retry-After", e.extra);
+    throw e;
+  }
+}
 
 /** POST /login and POST /logout. */
 export const sessionRoutes = new Hono<AppEnv>()
   // POST /login
+  // 200 {Ends} signed in; 401 err.totpVerificationRequired / err.totpEnrolmentRequired with a
+  // session cookie only the 2FA routes accept; 401 {Err: err.unauthorised, Extra?} when the name
+  // and password are an admin's: the admin cookie is set (Extra names the TOTP step still owed);
+  // 401 Invalid credentials; 403 accountDisabled / Login not permitted; 429 throttled.
   .post("/login", async (c) => {
     const body = await parseBody(c, LoginRequestSchema);
-    const { token, session, pending } = await c.var.services.userSessions.login({
-      userName: body.UserName,
-      password: body.Password,
-      kiosk: body.KioskMode,
-      ip: c.var.clientIp,
-    });
-    setSessionCookie(c, USER_COOKIE, token, session.endsAt);
+    const services = c.var.services;
+    const outcome = await withRetryAfter(c, () =>
+      services.userSessions.portalLogin({ userName: body.UserName, password: body.Password, kiosk: body.KioskMode, ip: c.var.clientIp }, services.adminSessions),
+    );
+    if (outcome.kind === "admin") {
+      setSessionCookie(c, ADMIN_COOKIE, outcome.token, outcome.endsAt);
+      throw new AppError(401, ErrKey.unauthorised, outcome.pending ? pendingErr(outcome.pending) : undefined);
+    }
+    setSessionCookie(c, USER_COOKIE, outcome.token, outcome.session.endsAt);
     // A TOTP code is still owed: the cookie names a session that only the 2FA routes accept.
-    if (pending) throw new AppError(401, pending === "verify" ? ErrKey.totpVerificationRequired : ErrKey.totpEnrolmentRequired);
-    return c.json({ Ends: new Date(session.endsAt).toISOString() }, 200);
+    if (outcome.pending) throw new AppError(401, pendingErr(outcome.pending));
+    return c.json({ Ends: new Date(outcome.session.endsAt).toISOString() }, 200);
   })
   // POST /logout
   .post("/logout", requireUser, (c) => {
@@ -30,4 +55,3 @@ export const sessionRoutes = new Hono<AppEnv>()
     clearSessionCookie(c, USER_COOKIE);
     return c.body(null, 204);
   });
-

@@ -14,6 +14,7 @@ import { hashPassword } from "./passwords.ts";
 import { noLdap, verifyCredentials } from "./credentials.ts";
 import type { LdapVerifier } from "./credentials.ts";
 import { newId, randomToken, sha256 } from "./tokens.ts";
+import { LoginThrottle } from "./throttle.ts";
 
 /** Length of an admin session in minutes (12 hours). */
 export const ADMIN_SESSION_MINUTES = 720;
@@ -38,9 +39,12 @@ export interface AdminSignedIn {
 export class AdminSessionService {
   private readonly db: Db;
   private readonly clock: Clock;
+  /** Sign-in throttling (stateless over the login_throttle table). */
+  private readonly throttle: LoginThrottle;
   constructor(db: Db, clock: Clock) {
     this.db = db;
     this.clock = clock;
+    this.throttle = new LoginThrottle(db, clock);
   }
 
   /**
@@ -68,19 +72,45 @@ export class AdminSessionService {
 
   /**
    * Signs in with a password (local or LDAP admins). Returns the cookie token, the session and
-   * `pending` ("verify"/"enrol" while a TOTP code is owed, else null). Throws 401 "Invalid
-   * credentials" alike for an unknown admin and a wrong password, 403 "Login not permitted" when
-   * LoginEnabled is off.
+   * `pending` ("verify"/"enrol" while a TOTP code is owed, else null). Throws 429 "Too many
+   * requests. Please try again in..." (Extra: seconds) while the account or address is throttled,
+   * before any hashing; 401 "Invalid credentials" alike for an unknown admin and a wrong password
+   * (one hash either way); 403 "Login not permitted" when LoginEnabled is off. Every refusal is
+   * audited adminLoginFailed.
    */
   async login(input: { userName: string; password: string; ip: string }): Promise<AdminSignedIn> {
+    const failed = (errorMessage: string) => writeAudit(this.db, { action: AuditAction.adminLoginFailed, at: this.clock.now(), adminName: input.userName, ipAddress: input.ip, errorMessage });
+    let attempt;
+    try {
+      attempt = this.throttle.beginLogin(input.userName, input.ip);
+    } catch (e) {
+      if (e instanceof AppError) failed("too many attempts");
+      throw e;
+    }
     const admin = this.db.select().from(admins).where(eq(admins.userName, input.userName)).get();
-    const ok = await verifyCredentials(admin ?? null, input.password, this.ldap);
-    const now = this.clock.now();
+    let ok: boolean;
+    try {
+      ok = await verifyCredentials(admin ?? null, input.password, this.ldap);
+    } catch (e) {
+      // The password was not tested (directory unreachable): the attempt does not count.
+      this.throttle.loginAbandoned(attempt);
+      failed("sign-in failed");
+      throw e;
+    }
     if (!admin || !ok) {
-      writeAudit(this.db, { action: AuditAction.adminLoginFailed, at: now, adminName: input.userName, ipAddress: input.ip });
+      failed(admin ? "wrong password" : "unknown admin");
       throw new AppError(401, ServerMessage.invalidCredentials);
     }
+    this.throttle.loginSucceeded(attempt);
     return this.issue(admin, input.ip);
+  }
+
+  /**
+   * True when `password` is right for `admin` (local hash or LDAP bind, as at admin login). For the
+   * user login's admin outcome (UserSessionService.portalLogin); no throttling or audit of its own.
+   */
+  checkPassword(admin: typeof admins.$inferSelect, password: string): Promise<boolean> {
+    return verifyCredentials(admin, password, this.ldap);
   }
 
   /**

@@ -16,6 +16,9 @@ import { getSetting } from "../settings.ts";
 import { noLdap, verifyCredentials } from "./credentials.ts";
 import type { LdapVerifier } from "./credentials.ts";
 import { newId, randomToken, sha256 } from "./tokens.ts";
+import { LoginThrottle } from "./throttle.ts";
+import type { AdminSessionService, AdminSignedIn } from "./admin-sessions.ts";
+import { getAdminByName } from "../../repositories/admins.ts";
 import { Service } from "../service.ts";
 
 /** A resolved, usable user session. Times in epoch ms. */
@@ -40,8 +43,13 @@ export interface SignedIn {
   pending: TotpPending;
 }
 
+/** The outcome of POST /login: a user signed in, or an admin (whose credentials were given there). */
+export type PortalSignIn = ({ kind: "user" } & SignedIn) | ({ kind: "admin" } & AdminSignedIn);
+
 /** User sessions: sign-in, resolve, logout. */
 export class UserSessionService extends Service {
+  /** Sign-in throttling (stateless over the login_throttle table). */
+  private readonly throttle = new LoginThrottle(this.db, this.clock);
 
   private ldap: LdapVerifier = noLdap;
 
@@ -51,21 +59,58 @@ export class UserSessionService extends Service {
   }
 
   /**
-   * Signs in with a password (local or LDAP accounts). Returns the cookie token (shown once), the
-   * session, and `pending`: "verify" or "enrol" when a TOTP code is still owed (the session is not
-   * usable until `completeSignIn`), null when signed in. Throws 401 "Invalid credentials" for an
-   * unknown user or a wrong password alike, 403 accountDisabled for a disabled account or one past
-   * ValidUntil.
+   * Signs a user in with a password (local or LDAP accounts). Returns the cookie token (shown
+   * once), the session, and `pending`: "verify" or "enrol" when a TOTP code is still owed (the
+   * session is not usable until `completeSignIn`), null when signed in. Throws 429 "Too many
+   * requests. Please try again in..." (Extra: seconds) while the account or address is throttled,
+   * before any hashing; 401 "Invalid credentials" for an unknown user or a wrong password alike
+   * (one hash either way); 403 accountDisabled for a disabled account or one past ValidUntil. Every
+   * refusal is audited userLoginFailed. Admins are not looked up (see `portalLogin`).
    */
   async login(input: { userName: string; password: string; kiosk: boolean; ip: string }): Promise<SignedIn> {
+    const outcome = await this.signIn(input, null);
+    if (outcome.kind !== "user") throw new AppError(401, ServerMessage.invalidCredentials);
+    return outcome;
+  }
+
+  /**
+   * POST /login (user-portal §4 "Login outcomes"): as `login`, but a name with no user that names
+   * an admin signs the admin in through `admins` (user-portal: "'Unauthorised' on the user login
+   * means an admin session"): the outcome is then `kind: "admin"` with the admin's session (pending
+   * TOTP as at admin login; 403 "Login not permitted" when LoginEnabled is off). A user wins over an
+   * admin of the same name. One password check per attempt whatever the outcome.
+   */
+  portalLogin(input: { userName: string; password: string; kiosk: boolean; ip: string }, admins: AdminSessionService): Promise<PortalSignIn> {
+    return this.signIn(input, admins);
+  }
+
+  private async signIn(input: { userName: string; password: string; kiosk: boolean; ip: string }, admins: AdminSessionService | null): Promise<PortalSignIn> {
+    const failed = (errorMessage: string) => writeAudit(this.db, { action: AuditAction.userLoginFailed, at: this.clock.now(), userName: input.userName, ipAddress: input.ip, errorMessage });
+    let attempt;
+    try {
+      attempt = this.throttle.beginLogin(input.userName, input.ip);
+    } catch (e) {
+      if (e instanceof AppError) failed("too many attempts");
+      throw e;
+    }
     const user = usersRepo.getUserByName(this.db, input.userName);
-    const ok = await verifyCredentials(user ?? null, input.password, this.ldap);
-    const now = this.clock.now();
-    if (!user || !ok) {
-      writeAudit(this.db, { action: AuditAction.userLoginFailed, at: now, userName: input.userName, ipAddress: input.ip });
+    const admin = !user && admins ? getAdminByName(this.db, input.userName) : undefined;
+    let ok: boolean;
+    try {
+      ok = user || !admin || !admins ? await verifyCredentials(user ?? null, input.password, this.ldap) : await admins.checkPassword(admin, input.password);
+    } catch (e) {
+      // The password was not tested (directory unreachable): the attempt does not count.
+      this.throttle.loginAbandoned(attempt);
+      failed("sign-in failed");
+      throw e;
+    }
+    if (!ok) {
+      failed(user || admin ? "wrong password" : "unknown user");
       throw new AppError(401, ServerMessage.invalidCredentials);
     }
-    return this.issue(user, { kiosk: input.kiosk, ip: input.ip });
+    this.throttle.loginSucceeded(attempt);
+    if (user) return { kind: "user", ...this.issue(user, { kiosk: input.kiosk, ip: input.ip }) };
+    return { kind: "admin", ...admins!.issue(admin!, input.ip) };
   }
 
   /**

@@ -1,0 +1,40 @@
+/**
+ * SQL of the sign-in throttle (`login_throttle`): one row per throttle key ("account:<name>",
+ * "code:<name>", "ip:<address>"). Times in epoch ms.
+ */
+import { and, eq, lte, sql } from "drizzle-orm";
+import type { Db, Tx } from "../db/index.ts";
+import { loginThrottle } from "../db/schema.ts";
+
+type Q = Db | Tx;
+/** A throttle row: failures counted since `windowStart`, refused until `blockedUntil` (null: never blocked). */
+export type ThrottleRow = typeof loginThrottle.$inferSelect;
+
+/** Reads one key's row. */
+export function getThrottle(q: Q, key: string): ThrottleRow | undefined {
+  return q.select().from(loginThrottle).where(eq(loginThrottle.key, key)).get();
+}
+
+/** Writes one key's row (insert or replace). */
+export function putThrottle(q: Q, row: ThrottleRow): void {
+  q.insert(loginThrottle)
+    .values(row)
+    .onConflictDoUpdate({ target: loginThrottle.key, set: { failures: row.failures, windowStart: row.windowStart, blockedUntil: row.blockedUntil } })
+    .run();
+}
+
+/** Deletes one key's row. */
+export function deleteThrottle(q: Q, key: string): void {
+  q.delete(loginThrottle).where(eq(loginThrottle.key, key)).run();
+}
+
+/**
+ * Deletes the rows forgotten by `staleBefore` (epoch ms): window started and any block ended at or
+ * before it. Returns how many went.
+ */
+export function pruneThrottle(q: Q, staleBefore: number): number {
+  return q
+    .delete(loginThrottle)
+    .where(and(lte(loginThrottle.windowStart, staleBefore), lte(sql`coalesce(${loginThrottle.blockedUntil}, 0)`, staleBefore)))
+    .run().changes;
+}

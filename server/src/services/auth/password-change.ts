@@ -1,0 +1,159 @@
+/**
+ * Changing one's own password (user-portal §2 "change password", §5 "Change password", §6 "change
+ * own password (only AuthType local)", §7 PUT/POST /password; admin-console §7 POST /password).
+ *
+ * Rules, in order: the account must be local (403 "Cannot change password"); the new password
+ * 8–64 characters (checked by the body schema) and confirmed when a confirmation is asked
+ * (400 err.passwordsDontMatch); its strength, scored 0–4 by zxcvbn-ts with the common and English
+ * dictionaries and the account's user name, name and the name's words as user inputs, at least MIN_PASSWORD_SCORE
+ * (2, "Acceptable"; 400 "Password is too weak", Extra the estimator's hint); the throttle (429, as
+ * at sign-in: a wrong current password counts as a failed sign-in of the account and the
+ * address); the current password right (403 "Invalid credentials"). Then the new hash is stored,
+ * the account's other sessions end (a user's grants on them are revoked), the current session
+ * stays, and passwordChanged is audited. Every refusal after the account check audits
+ * passwordChangeFailed.
+ */
+import { eq } from "drizzle-orm";
+import { ZxcvbnFactory } from "@zxcvbn-ts/core";
+import * as zxcvbnCommon from "@zxcvbn-ts/language-common";
+import * as zxcvbnEn from "@zxcvbn-ts/language-en";
+import { ErrKey, MIN_PASSWORD_SCORE, PasswordChangeErr } from "@postern/shared";
+import { admins, users } from "../../db/schema.ts";
+import { AppError, badRequest, forbidden } from "../../errors.ts";
+import * as usersRepo from "../../repositories/users.ts";
+import { endAdminSessions, getAdmin, liveAdminSessions } from "../../repositories/admins.ts";
+import { AuditAction, writeAudit } from "../audit.ts";
+import type { AuditEntry } from "../audit.ts";
+import { Service } from "../service.ts";
+import type { ServiceDeps } from "../service.ts";
+import { hashPassword, verifyPassword } from "./passwords.ts";
+import { LoginThrottle } from "./throttle.ts";
+import type { UserSessionContext } from "./user-sessions.ts";
+import type { AdminSessionContext } from "./admin-sessions.ts";
+
+/** The end reason stored on the sessions a password change ends. */
+export const PASSWORD_CHANGED = "passwordChanged";
+
+/** A password strength estimate: score 0 (very weak) … 4 (very strong) and the estimator's hint ("" when none). */
+export interface PasswordStrength {
+  score: 0 | 1 | 2 | 3 | 4;
+  hint: string;
+}
+
+let estimator: ZxcvbnFactory | undefined;
+
+/**
+ * Scores `password` 0–4 with zxcvbn-ts (common and English dictionaries, QWERTY-style keyboard
+ * graphs); `userInputs` (user name, name) count as known words. The dictionaries load on first use
+ * (about 0.1 s).
+ */
+export function passwordStrength(password: string, userInputs: readonly string[]): PasswordStrength {
+  estimator ??= new ZxcvbnFactory({
+    dictionary: { ...zxcvbnCommon.dictionary, ...zxcvbnEn.dictionary },
+    graphs: zxcvbnCommon.adjacencyGraphs,
+    translations: zxcvbnEn.translations,
+  });
+  const result = estimator.check(password, userInputs.filter((s) => s !== ""));
+  return { score: result.score, hint: result.feedback.warning ?? result.feedback.suggestions[0] ?? "" };
+}
+
+/** A change request: the current password, the new one, and its confirmation when the call asks one (PUT). */
+export interface PasswordChangeInput {
+  current: string;
+  next: string;
+  /** The confirmation; `undefined` only for calls without one (POST /password). */
+  confirm?: string | undefined;
+  /** True when the call asks for a confirmation (PUT /password): a missing one does not match. */
+  confirmRequired: boolean;
+}
+
+/** Who changes their password, as far as the rules need it. */
+interface Account {
+  kind: "user" | "admin";
+  id: string;
+  userName: string;
+  name: string;
+  authType: string;
+  passwordHash: string | null;
+}
+
+/** Users' and admins' own password changes. */
+export class PasswordChangeService extends Service {
+  private readonly throttle: LoginThrottle;
+  constructor(deps: ServiceDeps) {
+    super(deps);
+    this.throttle = new LoginThrottle(deps.db, deps.clock);
+  }
+
+  /**
+   * Changes the signed-in user's password (PUT /password, POST /password with a user session).
+   * Ends the user's other sessions and revokes their grants; `session` stays. Throws as described
+   * in the module comment (403 "Cannot change password", 400 err.passwordsDontMatch, 400 "Password
+   * is too weak", 429 "Too many requests. Please try again in...", 403 "Invalid credentials").
+   */
+  async changeUserPassword(session: UserSessionContext, input: PasswordChangeInput, ip: string): Promise<void> {
+    const row = usersRepo.getUser(this.db, session.userId);
+    if (!row) throw forbidden(PasswordChangeErr.cannotChangePassword);
+    const account: Account = { kind: "user", id: row.id, userName: row.userName, name: row.name, authType: row.authType, passwordHash: row.passwordHash };
+    const hash = await this.checkChange(account, input, ip);
+    const ops = this.db.transaction((tx) => {
+      const now = this.clock.now();
+      const current = usersRepo.getUser(tx, account.id);
+      // Changed while the hash was computed (no longer local, or another change won): refuse.
+      if (!current || current.authType !== "local" || current.passwordHash !== account.passwordHash) throw forbidden(PasswordChangeErr.cannotChangePassword);
+      tx.update(users).set({ passwordHash: hash }).where(eq(users.id, account.id)).run();
+      const others = usersRepo.liveSessionIds(tx, account.id, now).filter((id) => id !== session.sessionId);
+      const revoke = this.engine.revokeForSessions(tx, others);
+      usersRepo.endSessions(tx, others, now, PASSWORD_CHANGED);
+      writeAudit(tx, { action: AuditAction.passwordChanged, at: now, userName: account.userName, ipAddress: ip, description: `other sessions ended: ${others.length}` });
+      return revoke;
+    });
+    this.engine.dispatch(ops);
+  }
+
+  /**
+   * Changes the signed-in admin's password (POST /password with an admin session). Ends the admin's
+   * other sessions; `session` stays. Throws as `changeUserPassword`.
+   */
+  async changeAdminPassword(session: AdminSessionContext, input: PasswordChangeInput, ip: string): Promise<void> {
+    const row = getAdmin(this.db, session.adminId);
+    if (!row) throw forbidden(PasswordChangeErr.cannotChangePassword);
+    const account: Account = { kind: "admin", id: row.id, userName: row.userName, name: row.name, authType: row.authType, passwordHash: row.passwordHash };
+    const hash = await this.checkChange(account, input, ip);
+    this.db.transaction((tx) => {
+      const now = this.clock.now();
+      const current = getAdmin(tx, account.id);
+      if (!current || current.authType !== "local" || current.passwordHash !== account.passwordHash) throw forbidden(PasswordChangeErr.cannotChangePassword);
+      tx.update(admins).set({ passwordHash: hash }).where(eq(admins.id, account.id)).run();
+      const others = liveAdminSessions(tx, now, account.id).map((s) => s.id).filter((id) => id !== session.sessionId);
+      endAdminSessions(tx, others, now);
+      writeAudit(tx, { action: AuditAction.passwordChanged, at: now, adminName: account.userName, ipAddress: ip, description: `other sessions ended: ${others.length}` });
+    });
+  }
+
+  /** Applies the rules up to the current password's check; returns the new password's hash. */
+  private async checkChange(account: Account, input: PasswordChangeInput, ip: string): Promise<string> {
+    if (account.authType !== "local" || !account.passwordHash) throw forbidden(PasswordChangeErr.cannotChangePassword);
+    const refuse = (error: AppError): AppError => {
+      this.audit(account, ip, { action: AuditAction.passwordChangeFailed, errorMessage: error.err });
+      return error;
+    };
+    if ((input.confirmRequired || input.confirm !== undefined) && input.confirm !== input.next) throw refuse(badRequest(ErrKey.passwordsDontMatch));
+    const strength = passwordStrength(input.next, [account.userName, account.name, ...account.name.split(/\s+/)]);
+    if (strength.score < MIN_PASSWORD_SCORE) throw refuse(badRequest(PasswordChangeErr.passwordTooWeak, strength.hint || undefined));
+    let attempt;
+    try {
+      attempt = this.throttle.beginLogin(account.userName, ip);
+    } catch (e) {
+      throw e instanceof AppError ? refuse(e) : e;
+    }
+    if (!(await verifyPassword(account.passwordHash, input.current))) throw refuse(forbidden(PasswordChangeErr.invalidCredentials));
+    this.throttle.loginSucceeded(attempt);
+    return hashPassword(input.next);
+  }
+
+  private audit(account: Account, ip: string, entry: Pick<AuditEntry, "action" | "errorMessage">): void {
+    const who = account.kind === "user" ? { userName: account.userName } : { adminName: account.userName };
+    writeAudit(this.db, { ...entry, at: this.clock.now(), ...who, ipAddress: ip });
+  }
+}

@@ -1,0 +1,176 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openDatabase, migrateDatabase } from "../../db/index.ts";
+import type { Db } from "../../db/index.ts";
+import { TestClock } from "../../clock.ts";
+import { loginThrottle } from "../../db/schema.ts";
+import { AppError } from "../../errors.ts";
+import { ACCOUNT_LIMIT, ADDRESS_LIMIT, BLOCK_MAX_MS, CODE_LIMIT, LoginThrottle, WINDOW_MS, accountKey, addressKey, codeKey } from "./throttle.ts";
+
+let database: ReturnType<typeof openDatabase>;
+let db: Db;
+let clock: TestClock;
+let t: LoginThrottle;
+
+beforeEach(() => {
+  database = openDatabase(":memory:");
+  migrateDatabase(database.db);
+  db = database.db;
+  clock = new TestClock();
+  t = new LoginThrottle(db, clock);
+});
+afterEach(() => database.close());
+
+/** The 429 a call throws, or null when it passes. */
+function refusal(call: () => unknown): { status: number; err: string; extra: string | undefined } | null {
+  try {
+    call();
+    return null;
+  } catch (e) {
+    if (!(e instanceof AppError)) throw e;
+    return { status: e.status, err: e.err, extra: e.extra };
+  }
+}
+const blocked = (seconds: number) => ({ status: 429, err: "Too many requests. Please try again in...", extra: String(seconds) });
+/** `n` failed password attempts (begun and never taken back). */
+function fail(n: number, name = "alice", ip = "203.0.113.5"): void {
+  for (let i = 0; i < n; i++) t.beginLogin(name, ip);
+}
+
+describe("keys", () => {
+  it("keys accounts by lowercased name, long names by their hash", () => {
+    expect(accountKey("Alice")).toBe("account:alice");
+    expect(codeKey("ALICE")).toBe("code:alice");
+    const long = accountKey("x".repeat(1000));
+    expect(long).toMatch(/^account:#[0-9a-f]{64}$/);
+    expect(long).toBe(accountKey("X".repeat(1000)));
+  });
+
+  it("keys IPv4 by address and IPv6 by its /64", () => {
+    expect(addressKey("203.0.113.5")).toBe("ip:203.0.113.5");
+    expect(addressKey("::ffff:203.0.113.5")).toBe("ip:203.0.113.5");
+    expect(addressKey("2001:db8:1:2:aaaa:bbbb:cccc:dddd")).toBe("ip:2001:db8:1:2::/64");
+    expect(addressKey("2001:db8:1:2::1")).toBe("ip:2001:db8:1:2::/64");
+    expect(addressKey("2001:db8:1:3::1")).toBe("ip:2001:db8:1:3::/64");
+    expect(addressKey("2001:db8::1")).toBe("ip:2001:db8::/64");
+    expect(addressKey("fe80::1")).toBe("ip:fe80::/64");
+    expect(addressKey("::1")).toBe("ip:::/64");
+    expect(addressKey("")).toBe("ip:");
+  });
+});
+
+describe("password attempts", () => {
+  it("blocks an account at its fifth failure, before any further attempt, for a minute", () => {
+    fail(ACCOUNT_LIMIT - 1);
+    expect(refusal(() => t.beginLogin("alice", "203.0.113.5"))).toBeNull(); // the 5th
+    expect(refusal(() => t.beginLogin("alice", "203.0.113.5"))).toEqual(blocked(60));
+    expect(refusal(() => t.beginLogin("ALICE", "198.51.100.7"))).toEqual(blocked(60)); // any address, any case
+    expect(refusal(() => t.beginLogin("bob", "203.0.113.5"))).toBeNull(); // other accounts are not blocked
+    clock.advance(30_000);
+    expect(refusal(() => t.beginLogin("alice", "203.0.113.5"))).toEqual(blocked(30));
+  });
+
+  it("doubles the block with every further failure, up to 15 minutes", () => {
+    fail(ACCOUNT_LIMIT);
+    const waits: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      const r = refusal(() => t.beginLogin("alice", "203.0.113.5"));
+      waits.push(r?.extra ?? "");
+      clock.advance(Number(r?.extra) * 1000);
+      fail(1); // the block ended: one more try, wrong
+    }
+    expect(waits).toEqual(["60", "120", "240", "480", "900", "900", "900"]);
+    expect(refusal(() => t.beginLogin("alice", "203.0.113.5"))?.extra).toBe(String(BLOCK_MAX_MS / 1000));
+  });
+
+  it("counts per window: failures older than 15 minutes are forgotten", () => {
+    fail(ACCOUNT_LIMIT - 1);
+    clock.advance(WINDOW_MS);
+    fail(ACCOUNT_LIMIT - 1);
+    expect(refusal(() => t.beginLogin("alice", "203.0.113.5"))).toBeNull();
+    expect(refusal(() => t.beginLogin("alice", "203.0.113.5"))?.status).toBe(429);
+  });
+
+  it("forgets a blocked key only 15 quiet minutes after its block ended", () => {
+    fail(ACCOUNT_LIMIT);
+    clock.advance(60_000); // block over
+    fail(1); // blocked again, 2 minutes
+    clock.advance(120_000 + WINDOW_MS - 1000);
+    fail(1); // not yet forgotten: this failure blocks for 4 minutes
+    expect(refusal(() => t.beginLogin("alice", "203.0.113.5"))).toEqual(blocked(240));
+    clock.advance(240_000 + WINDOW_MS);
+    fail(ACCOUNT_LIMIT - 1); // forgotten: a fresh count
+    expect(refusal(() => t.beginLogin("alice", "203.0.113.5"))).toBeNull();
+  });
+
+  it("blocks an address at 20 failures over any accounts; IPv6 counts by /64", () => {
+    for (let i = 0; i < ADDRESS_LIMIT; i++) t.beginLogin(`user${i}`, "203.0.113.5");
+    expect(refusal(() => t.beginLogin("fresh", "203.0.113.5"))).toEqual(blocked(60));
+    expect(refusal(() => t.beginLogin("fresh", "203.0.113.6"))).toBeNull();
+    for (let i = 0; i < ADDRESS_LIMIT; i++) t.beginLogin(`v6user${i}`, `2001:db8:5:6::${i + 1}`);
+    expect(refusal(() => t.beginLogin("fresh2", "2001:db8:5:6:ffff::9"))).toEqual(blocked(60));
+    expect(refusal(() => t.beginLogin("fresh2", "2001:db8:5:7::1"))).toBeNull();
+  });
+
+  it("counts an attempt when it begins, so parallel attempts cannot outrun the limit", () => {
+    const inFlight = [];
+    for (let i = 0; i < ACCOUNT_LIMIT; i++) inFlight.push(t.beginLogin("alice", "203.0.113.5"));
+    expect(refusal(() => t.beginLogin("alice", "203.0.113.9"))?.status).toBe(429);
+  });
+
+  it("a success clears the account key and takes the attempt back from the address key only", () => {
+    fail(ACCOUNT_LIMIT - 1);
+    t.loginSucceeded(t.beginLogin("alice", "203.0.113.5")); // the 5th attempt, right: not blocked
+    expect(db.select().from(loginThrottle).all().map((r) => [r.key, r.failures, r.blockedUntil])).toEqual([["ip:203.0.113.5", ACCOUNT_LIMIT - 1, null]]);
+    fail(ACCOUNT_LIMIT - 1);
+    expect(refusal(() => t.beginLogin("alice", "203.0.113.5"))).toBeNull();
+  });
+
+  it("a success at an address's 20th attempt does not leave the address blocked", () => {
+    for (let i = 0; i < ADDRESS_LIMIT - 1; i++) t.beginLogin(`user${i}`, "203.0.113.5");
+    t.loginSucceeded(t.beginLogin("alice", "203.0.113.5"));
+    expect(refusal(() => t.beginLogin("other", "203.0.113.5"))).toBeNull(); // the 20th failure
+    expect(refusal(() => t.beginLogin("other2", "203.0.113.5"))?.status).toBe(429);
+  });
+
+  it("an abandoned attempt (no password tested) counts for neither key", () => {
+    for (let i = 0; i < 10; i++) t.loginAbandoned(t.beginLogin("alice", "203.0.113.5"));
+    expect(db.select().from(loginThrottle).all()).toEqual([]);
+  });
+
+  it("sweeps forgotten rows", () => {
+    fail(1, "a");
+    fail(1, "b");
+    clock.advance(WINDOW_MS + 60_000);
+    fail(1, "c", "198.51.100.1");
+    expect(db.select().from(loginThrottle).all().map((r) => r.key).sort()).toEqual(["account:c", "ip:198.51.100.1"]);
+  });
+});
+
+describe("2FA codes", () => {
+  it("blocks an account's codes at the fifth wrong code; a right code clears them", () => {
+    for (let i = 0; i < CODE_LIMIT - 1; i++) {
+      expect(refusal(() => t.checkCode("alice", "203.0.113.5"))).toBeNull();
+      t.recordCodeFailure("alice", "203.0.113.5");
+    }
+    t.recordCodeSuccess("alice");
+    for (let i = 0; i < CODE_LIMIT; i++) {
+      expect(refusal(() => t.checkCode("alice", "203.0.113.5"))).toBeNull();
+      t.recordCodeFailure("alice", "203.0.113.5");
+    }
+    expect(refusal(() => t.checkCode("Alice", "198.51.100.7"))).toEqual(blocked(60));
+    clock.advance(60_000);
+    expect(refusal(() => t.checkCode("alice", "203.0.113.5"))).toBeNull();
+  });
+
+  it("keeps codes apart from passwords: a right password does not clear wrong codes", () => {
+    for (let i = 0; i < CODE_LIMIT; i++) t.recordCodeFailure("alice", "203.0.113.5");
+    t.loginSucceeded(t.beginLogin("alice", "203.0.113.5"));
+    expect(refusal(() => t.checkCode("alice", "203.0.113.5"))?.status).toBe(429);
+  });
+
+  it("counts wrong codes against the address too", () => {
+    for (let i = 0; i < ADDRESS_LIMIT; i++) t.recordCodeFailure(`user${i}`, "203.0.113.5");
+    expect(refusal(() => t.checkCode("fresh", "203.0.113.5"))).toEqual(blocked(60));
+    expect(refusal(() => t.beginLogin("fresh", "203.0.113.5"))).toEqual(blocked(60));
+  });
+});

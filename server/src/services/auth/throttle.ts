@@ -1,0 +1,212 @@
+/**
+ * Sign-in and 2FA throttling (design.md "Security": "Login and 2FA throttling per account and per
+ * source address"; user-portal §8 "Too many requests. Please try again in...").
+ *
+ * Failures are counted per key in the `login_throttle` table:
+ * - `account:<lowercased user name>`: password failures, at most ACCOUNT_LIMIT (5) per window;
+ * - `code:<lowercased user name>`: wrong 2FA codes, at most CODE_LIMIT (5) per window;
+ * - `ip:<address>` (IPv6 by its /64): password and code failures together, ADDRESS_LIMIT (20).
+ * A window lasts WINDOW_MS (15 minutes) from its first failure. The failure that reaches a key's
+ * limit blocks the key for BLOCK_BASE_MS (1 minute); every further failure after a block doubles it,
+ * up to BLOCK_MAX_MS (15 minutes). A key is forgotten once its window and its last block both
+ * ended WINDOW_MS ago. A blocked key answers 429 `{Err: "Too many requests. Please try again
+ * in...", Extra: "<whole seconds until the block ends>"}` before any password is hashed.
+ *
+ * Password attempts are counted as failures when they begin (`beginLogin`), before the hash, so
+ * that parallel requests cannot outrun the limit; a success then clears the account key and takes
+ * the attempt back from the address key, and an attempt that did not test the password (the
+ * directory was unreachable) is taken back from both. A success never clears the address key: one
+ * known account must not reset an address that is guessing others.
+ *
+ * The class holds no state of its own (the table is the state): any number of instances over one
+ * database agree.
+ */
+import { ServerMessage, normaliseIp } from "@postern/shared";
+import type { Db, Tx } from "../../db/index.ts";
+import type { Clock } from "../../clock.ts";
+import { AppError } from "../../errors.ts";
+import { deleteThrottle, getThrottle, pruneThrottle, putThrottle } from "../../repositories/login-throttle.ts";
+import type { ThrottleRow } from "../../repositories/login-throttle.ts";
+import { sha256 } from "./tokens.ts";
+
+/** Length of a counting window, ms (15 minutes). */
+export const WINDOW_MS = 15 * 60_000;
+/** Password failures per account and window before it is blocked. */
+export const ACCOUNT_LIMIT = 5;
+/** Wrong 2FA codes per account and window before it is blocked. */
+export const CODE_LIMIT = 5;
+/** Failures (passwords and codes) per source address and window before it is blocked. */
+export const ADDRESS_LIMIT = 20;
+/** First block, ms (1 minute); doubled by every further failure. */
+export const BLOCK_BASE_MS = 60_000;
+/** Longest block, ms (15 minutes). */
+export const BLOCK_MAX_MS = 15 * 60_000;
+/** How often stale rows are swept, ms. */
+const PRUNE_EVERY_MS = 60_000;
+/** Names longer than this are keyed by their SHA-256 (the body limit allows a 1 MiB user name). */
+const MAX_NAME_IN_KEY = 128;
+
+/** The throttle key of an account's password failures: `account:<lowercased name>`. */
+export function accountKey(userName: string): string {
+  return `account:${nameInKey(userName)}`;
+}
+
+/** The throttle key of an account's 2FA code failures: `code:<lowercased name>`. */
+export function codeKey(userName: string): string {
+  return `code:${nameInKey(userName)}`;
+}
+
+function nameInKey(userName: string): string {
+  const lower = userName.toLowerCase();
+  return lower.length > MAX_NAME_IN_KEY ? `#${sha256(lower)}` : lower;
+}
+
+/**
+ * The throttle key of a source address: `ip:<IPv4>` or `ip:<IPv6 /64 prefix>/64` (one IPv6 host
+ * holds a whole /64, so its addresses count together). IPv4-mapped IPv6 counts as IPv4.
+ */
+export function addressKey(ip: string): string {
+  const n = normaliseIp(ip);
+  if (!n) return `ip:${ip.slice(0, 64)}`;
+  if (n.family === "inet") return `ip:${n.ip}`;
+  return `ip:${ipv6Prefix64(n.ip)}/64`;
+}
+
+/** The first 64 bits of an RFC 5952 IPv6 address, written back in RFC 5952 form. */
+function ipv6Prefix64(ip: string): string {
+  const [head = "", tail] = ip.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail === undefined ? [] : tail ? tail.split(":") : [];
+  const groups = [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right].slice(0, 4).map((g) => parseInt(g, 16).toString(16));
+  // RFC 5952 for the prefix: trailing zero groups fold into "::"
+  let last = groups.length;
+  while (last > 0 && groups[last - 1] === "0") last--;
+  return `${groups.slice(0, last).join(":")}::`;
+}
+
+/** One password attempt under way (from `beginLogin`): what to take back when it ends well. */
+export interface LoginAttempt {
+  readonly accountKey: string;
+  readonly addressKey: string;
+  /** The keys' blocks before this attempt counted (restored when the attempt is taken back). */
+  readonly before: { readonly account: number | null; readonly address: number | null };
+}
+
+/** The 429 every blocked key answers; `waitMs` until the block ends, shown as whole seconds. */
+export function tooManyRequests(waitMs: number): AppError {
+  return new AppError(429, ServerMessage.tooManyRequests, String(Math.max(1, Math.ceil(waitMs / 1000))));
+}
+
+/** Sign-in throttling over `login_throttle`; see the module comment for the rules. */
+export class LoginThrottle {
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private lastPrune = 0;
+  constructor(db: Db, clock: Clock) {
+    this.db = db;
+    this.clock = clock;
+  }
+
+  /**
+   * Starts a password attempt for `userName` from `ip`: throws 429 "Too many requests. Please try
+   * again in..." (Extra: seconds) when the account or the address is blocked, otherwise counts the
+   * attempt as a failure of both keys at once and returns it. End it with `loginSucceeded` or
+   * `loginAbandoned`; a failed attempt needs nothing more.
+   */
+  beginLogin(userName: string, ip: string): LoginAttempt {
+    const now = this.clock.now();
+    this.prune(now);
+    const keys = { account: accountKey(userName), address: addressKey(ip) };
+    return this.db.transaction((tx) => {
+      const account = this.current(tx, keys.account, now);
+      const address = this.current(tx, keys.address, now);
+      const wait = Math.max(blockedFor(account, now), blockedFor(address, now));
+      if (wait > 0) throw tooManyRequests(wait);
+      this.count(tx, keys.account, account, ACCOUNT_LIMIT, now);
+      this.count(tx, keys.address, address, ADDRESS_LIMIT, now);
+      return { accountKey: keys.account, addressKey: keys.address, before: { account: account?.blockedUntil ?? null, address: address?.blockedUntil ?? null } };
+    });
+  }
+
+  /** The password was right: the account key is cleared and the attempt taken back from the address key. */
+  loginSucceeded(attempt: LoginAttempt): void {
+    this.db.transaction((tx) => {
+      deleteThrottle(tx, attempt.accountKey);
+      this.takeBack(tx, attempt.addressKey, ADDRESS_LIMIT, attempt.before.address);
+    });
+  }
+
+  /** The attempt tested no password (e.g. the directory was unreachable): taken back from both keys. */
+  loginAbandoned(attempt: LoginAttempt): void {
+    this.db.transaction((tx) => {
+      this.takeBack(tx, attempt.accountKey, ACCOUNT_LIMIT, attempt.before.account);
+      this.takeBack(tx, attempt.addressKey, ADDRESS_LIMIT, attempt.before.address);
+    });
+  }
+
+  /**
+   * Before checking a 2FA code of `userName` from `ip`: throws 429 "Too many requests. Please try
+   * again in..." (Extra: seconds) when the account's codes or the address are blocked. Counts
+   * nothing: call `recordCodeFailure` for a wrong code, `recordCodeSuccess` for a right one, with
+   * no I/O wait between this check and that call (a synchronous code check such as otplib's
+   * `verifySync`; awaiting already-settled promises is fine), so that parallel requests cannot all
+   * pass the check before their failures are counted.
+   */
+  checkCode(userName: string, ip: string): void {
+    const now = this.clock.now();
+    const wait = Math.max(blockedFor(this.current(this.db, codeKey(userName), now), now), blockedFor(this.current(this.db, addressKey(ip), now), now));
+    if (wait > 0) throw tooManyRequests(wait);
+  }
+
+  /** Counts a wrong 2FA code of `userName` from `ip` against the account's code key and the address. */
+  recordCodeFailure(userName: string, ip: string): void {
+    const now = this.clock.now();
+    this.prune(now);
+    const keys = { code: codeKey(userName), address: addressKey(ip) };
+    this.db.transaction((tx) => {
+      this.count(tx, keys.code, this.current(tx, keys.code, now), CODE_LIMIT, now);
+      this.count(tx, keys.address, this.current(tx, keys.address, now), ADDRESS_LIMIT, now);
+    });
+  }
+
+  /** A right 2FA code of `userName`: clears the account's code key (the address key stays). */
+  recordCodeSuccess(userName: string): void {
+    deleteThrottle(this.db, codeKey(userName));
+  }
+
+  /** The key's row unless it is forgotten (window and block ended WINDOW_MS ago). */
+  private current(q: Db | Tx, key: string, now: number): ThrottleRow | null {
+    const row = getThrottle(q, key);
+    if (!row) return null;
+    const forgotten = now >= row.windowStart + WINDOW_MS && now >= (row.blockedUntil ?? 0) + WINDOW_MS;
+    return forgotten ? null : row;
+  }
+
+  /** Counts one failure; the failure reaching `limit` and every one after it blocks, doubling. */
+  private count(tx: Tx, key: string, row: ThrottleRow | null, limit: number, now: number): void {
+    const failures = (row?.failures ?? 0) + 1;
+    const blockedUntil = failures >= limit ? now + Math.min(BLOCK_BASE_MS * 2 ** Math.min(failures - limit, 20), BLOCK_MAX_MS) : (row?.blockedUntil ?? null);
+    putThrottle(tx, { key, failures, windowStart: row?.windowStart ?? now, blockedUntil });
+  }
+
+  /** Takes one counted failure back; below the limit again, the block it set is undone. */
+  private takeBack(tx: Tx, key: string, limit: number, blockedBefore: number | null): void {
+    const row = getThrottle(tx, key);
+    if (!row) return;
+    const failures = Math.max(0, row.failures - 1);
+    if (failures === 0 && blockedBefore === null) return deleteThrottle(tx, key);
+    putThrottle(tx, { ...row, failures, blockedUntil: failures < limit ? blockedBefore : row.blockedUntil });
+  }
+
+  /** Sweeps forgotten rows, at most once a minute. */
+  private prune(now: number): void {
+    if (now - this.lastPrune < PRUNE_EVERY_MS) return;
+    this.lastPrune = now;
+    pruneThrottle(this.db, now - WINDOW_MS);
+  }
+}
+
+/** Milliseconds until the row's block ends (0 when not blocked). */
+function blockedFor(row: ThrottleRow | null, now: number): number {
+  return row && row.blockedUntil !== null && row.blockedUntil > now ? row.blockedUntil - now : 0;
+}

@@ -1,0 +1,46 @@
+/**
+ * Changing one's own password (user-portal §2 "change password", §5 "Change password", §7 PUT and
+ * POST /password; admin-console §7 POST /password).
+ */
+import { z } from "zod";
+import { PasswordSchema } from "./admin.ts";
+
+/** Longest current or confirmation password read (the rule 8–64 applies to the new one only). */
+const MAX_PASSWORD_INPUT = 1024;
+
+/**
+ * PUT /api/password body (the portal's change-password dialog): the signed-in user's current
+ * password, the new one (8–64, 'Must be between 8 and 64 characters') and its confirmation
+ * (err.passwordsDontMatch when missing or different).
+ */
+export const ChangePasswordRequestSchema = z.object({
+  CurrentPassword: z.string().min(1).max(MAX_PASSWORD_INPUT),
+  NewPassword: PasswordSchema,
+  ConfirmPassword: z.string().max(MAX_PASSWORD_INPUT).optional(),
+});
+/** PUT /api/password body. */
+export type ChangePasswordRequest = z.infer<typeof ChangePasswordRequestSchema>;
+
+/**
+ * POST /api/password body (the older shape, used by the admin console): the current password and
+ * the new one (8–64); no confirmation.
+ */
+export const ChangePasswordLegacyRequestSchema = z.object({
+  ExistingPassword: z.string().min(1).max(MAX_PASSWORD_INPUT),
+  NewPassword: PasswordSchema,
+});
+/** POST /api/password body. */
+export type ChangePasswordLegacyRequest = z.infer<typeof ChangePasswordLegacyRequestSchema>;
+
+/** Lowest strength score (zxcvbn, 0 very weak … 4 very strong) a new password must reach: 2, "Acceptable". */
+export const MIN_PASSWORD_SCORE = 2;
+
+/** The `Err` values of a refused password change besides the shared ones. */
+export const PasswordChangeErr = {
+  /** 403: the account's password is not Postern's (SAML, LDAP, API-key accounts). */
+  cannotChangePassword: "Cannot change password",
+  /** 403: the current password is wrong. */
+  invalidCredentials: "Invalid credentials",
+  /** 400: the new password scores below MIN_PASSWORD_SCORE; Extra carries the estimator's hint. */
+  passwordTooWeak: "Password is too weak",
+} as const;
