@@ -12,7 +12,7 @@ import { createServer, createConnection } from "node:net";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { execa } from "execa";
+import { startProcess } from "./process.ts";
 
 /** A running HAProxy. Ports are TCP ports on 127.0.0.1. */
 export interface HaproxyInstance {
@@ -123,37 +123,9 @@ export async function startHaproxy(options: StartHaproxyOptions = {}): Promise<H
       "",
     ].join("\n"),
   );
-  const child = execa(options.binary ?? "haproxy", ["-W", "-f", cfg], { reject: false, stdin: "ignore", cwd: dir });
-  const pid = child.pid;
-  let output = "";
-  child.stdout?.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-8_000)));
-  child.stderr?.on("data", (d: Buffer) => (output = (output + d.toString()).slice(-8_000)));
-  let exited = false;
-  void child.then(() => (exited = true), () => (exited = true));
-  let stopped: Promise<void> | null = null;
-
-  const stop = (): Promise<void> => {
-    stopped ??= (async () => {
-      if (pid !== undefined && !exited) {
-        try {
-          process.kill(pid, "SIGTERM");
-        } catch {
-          // already gone
-        }
-        const done = await Promise.race([child.then(() => true, () => true), sleep(5_000).then(() => false)]);
-        if (!done) {
-          try {
-            process.kill(pid, "SIGKILL");
-          } catch {
-            // already gone
-          }
-          await Promise.race([child.then(() => undefined, () => undefined), sleep(2_000)]);
-        }
-      }
-      await rm(dir, { recursive: true, force: true });
-    })();
-    return stopped;
-  };
+  const proc = startProcess(options.binary ?? "haproxy", ["-W", "-f", cfg], { cwd: dir, cleanUp: () => rm(dir, { recursive: true, force: true }) });
+  const pid = proc.pid;
+  const stop = proc.stop;
 
   const command = (c: string): Promise<string> => runtimeCommand(socketPath, c);
   const workerPid = async (): Promise<number> => {
@@ -167,7 +139,7 @@ export async function startHaproxy(options: StartHaproxyOptions = {}): Promise<H
     if (pid === undefined) throw new Error("haproxy did not start");
     // Wait for the runtime API and the frontend.
     await until(15_000, async () => {
-      if (exited) throw new Error(`haproxy exited: ${output}`);
+      if (proc.exited()) throw new Error(`haproxy exited: ${proc.output()}`);
       await workerPid();
       await new Promise<void>((resolve, reject) => {
         const s = createConnection({ host: "127.0.0.1", port: frontendPort }, () => {
@@ -197,7 +169,7 @@ export async function startHaproxy(options: StartHaproxyOptions = {}): Promise<H
         const before = await workerPid();
         process.kill(pid, "SIGUSR2");
         await until(15_000, async () => {
-          if (exited) throw new Error(`haproxy exited during reload: ${output}`);
+          if (proc.exited()) throw new Error(`haproxy exited during reload: ${proc.output()}`);
           return (await workerPid()) !== before;
         });
       },
@@ -205,7 +177,7 @@ export async function startHaproxy(options: StartHaproxyOptions = {}): Promise<H
     };
   } catch (e) {
     await stop();
-    throw new Error(`${(e as Error).message}\nhaproxy output:\n${output}`, { cause: e });
+    throw new Error(`${(e as Error).message}\nhaproxy output:\n${proc.output()}`, { cause: e });
   }
 }
 

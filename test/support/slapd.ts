@@ -19,6 +19,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
+import { startProcess } from "./process.ts";
 import { freePort } from "./haproxy.ts";
 
 /** The suffix of the test directory. */
@@ -157,43 +158,15 @@ export async function startSlapd(options: StartSlapdOptions = {}): Promise<Slapd
     const ldapsWrongHostUrl = `ldaps://127.0.0.2:${ldapsPort}`;
     const ldapiUrl = `ldapi://${encodeURIComponent(socketPath)}`;
     const urls = `${ldapUrl}/ ${ldapsUrl}/ ${ldapsWrongHostUrl}/ ${ldapiUrl}`;
-    const child = execa("slapd", ["-d", "stats", "-f", conf, "-h", urls], { reject: false, stdin: "ignore", cwd: dir, env: { PATH } });
-    const pid = child.pid;
-    let output = "";
-    const keep = (d: Buffer) => (output = (output + d.toString()).slice(-200_000));
-    child.stdout?.on("data", keep);
-    child.stderr?.on("data", keep);
-    let exited = false;
-    void child.then(() => (exited = true), () => (exited = true));
-    let stopped: Promise<void> | null = null;
-    const stop = (): Promise<void> => {
-      stopped ??= (async () => {
-        if (pid !== undefined && !exited) {
-          try {
-            process.kill(pid, "SIGTERM");
-          } catch {
-            // already gone
-          }
-          const done = await Promise.race([child.then(() => true, () => true), sleep(5_000).then(() => false)]);
-          if (!done) {
-            try {
-              process.kill(pid, "SIGKILL");
-            } catch {
-              // already gone
-            }
-            await Promise.race([child.then(() => undefined, () => undefined), sleep(2_000)]);
-          }
-        }
-        await rm(dir, { recursive: true, force: true });
-      })();
-      return stopped;
-    };
+    const proc = startProcess("slapd", ["-d", "stats", "-f", conf, "-h", urls], { cwd: dir, env: { PATH }, keepBytes: 200_000, cleanUp: () => rm(dir, { recursive: true, force: true }) });
+    const pid = proc.pid;
+    const stop = proc.stop;
     stopFn = stop;
     if (pid === undefined) throw new Error("slapd did not start");
 
     const deadline = Date.now() + 15_000;
     for (;;) {
-      if (exited) throw new Error(`slapd exited:\n${output}`);
+      if (proc.exited()) throw new Error(`slapd exited:\n${proc.output()}`);
       const up = await Promise.all([
         canConnect({ host: "127.0.0.1", port: ldapPort }),
         canConnect({ host: "127.0.0.1", port: ldapsPort }),
@@ -201,7 +174,7 @@ export async function startSlapd(options: StartSlapdOptions = {}): Promise<Slapd
         canConnect({ path: socketPath }),
       ]);
       if (up.every(Boolean)) break;
-      if (Date.now() > deadline) throw new Error(`slapd did not listen within 15 s:\n${output}`);
+      if (Date.now() > deadline) throw new Error(`slapd did not listen within 15 s:\n${proc.output()}`);
       await sleep(50);
     }
     return {
@@ -212,8 +185,8 @@ export async function startSlapd(options: StartSlapdOptions = {}): Promise<Slapd
       ldapsWrongHostUrl,
       ldapiUrl,
       caPem,
-      log: () => output,
-      bindCount: () => (output.match(/ BIND dn="[^\n]*" method=/g) ?? []).length,
+      log: () => proc.output(),
+      bindCount: () => (proc.output().match(/ BIND dn="[^\n]*" method=/g) ?? []).length,
       stop,
     };
   } catch (e) {
