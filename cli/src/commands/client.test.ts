@@ -25,6 +25,13 @@ const actor = { adminName: "test-admin", ip: "127.0.0.1" };
 
 let dir = "";
 let server: RunningServer;
+/** The server's clock: real time shifted by `offset` ms (the renewal test moves it back). */
+const clock = {
+  offset: 0,
+  now(): number {
+    return Date.now() + this.offset;
+  },
+};
 let aclId = "";
 /** API-key users and their keys, by user name. */
 const keys = new Map<string, { id: string; key: string }>();
@@ -73,12 +80,13 @@ const statusLines = (r: Run) => r.stderr().split("\n").filter((l) => l.startsWit
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "postern-client-"));
-  server = await startServer({ dataDir: join(dir, "data"), listen: "127.0.0.1:0", migrate: true, logLevel: "silent", webDir: join(dir, "no-web") });
+  server = await startServer({ dataDir: join(dir, "data"), listen: "127.0.0.1:0", migrate: true, logLevel: "silent", webDir: join(dir, "no-web"), clock });
   // An agent, a backend and an ACL that grants at sign-in (the agent is not connected: AgentOffline).
   aclId = (await seedLoop({ services: server.services } as unknown as Harness, { clickToGrant: false })).aclId;
   await apiKeyUser("robot");
   await apiKeyUser("runner");
   await apiKeyUser("phoenix");
+  await apiKeyUser("renewer");
 }, SLOW);
 afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
@@ -144,6 +152,36 @@ describe("postern client against a real server", () => {
       // --keep-session: the session is left to run out.
       expect(liveSessions(phoenix.id).map((s) => s.ID)).toEqual([after[0]!.ID]);
       expect(audits("userLoggedIn").filter((a) => a.userName === "phoenix")).toHaveLength(2);
+    },
+    SLOW,
+  );
+
+  it(
+    "renews the session ahead of its end and ends the replaced one",
+    async () => {
+      const renewer = keys.get("renewer")!;
+      // Sessions issued now end 7 s from now in real time (480 minutes of the shifted server clock);
+      // with checks every 2 s the client renews when 4 s or less are left: at the second check.
+      clock.offset = -(480 * 60_000 - 7000);
+      try {
+        const run = client(["--server", server.url, "--key-stdin", "--interval", "2"], renewer.key);
+        await until("a renewal", () => /renewed as RENEWER: session /.test(run.stderr()));
+        const lines = statusLines(run).length;
+        await until("a status line after the renewal", () => statusLines(run).length > lines);
+        run.child.kill("SIGTERM");
+        expect(await run.exited).toBe(0);
+        const renewed = run.stderr().match(/renewed as RENEWER: session ([0-9a-f-]{36})/)![1]!;
+        const first = run.stderr().match(/^signed in as RENEWER: session ([0-9a-f-]{36})/)![1]!;
+        expect(renewed).not.toBe(first);
+        // The replaced session was ended with the key; the session live at SIGTERM was signed out.
+        const outs = audits("userLoggedOut").filter((a) => a.userName === "renewer");
+        expect(outs[0]).toMatchObject({ description: 'session ended with API key "renewer key"' });
+        expect(outs.length).toBeGreaterThanOrEqual(2);
+        expect(liveSessions(renewer.id)).toEqual([]);
+        expect(run.stderr()).not.toContain("has ended");
+      } finally {
+        clock.offset = 0;
+      }
     },
     SLOW,
   );
