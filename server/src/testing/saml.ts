@@ -97,6 +97,7 @@ export function responseXml(f: ResponseFields, assertion = assertionXml(f)): str
 /** The base64 DER body of a PEM certificate (what samlify's signer embeds in KeyInfo). */
 const certBody = (pem: string) => pem.replace(/-----(BEGIN|END) CERTIFICATE-----/g, "").replace(/\s+/g, "");
 
+const RSA_SHA256 = "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256";
 const ASSERTION_XPATH = "/*[local-name(.)='Response']/*[local-name(.)='Assertion']";
 
 /** Signs the Response's assertion (enveloped signature after its Issuer); returns the XML. */
@@ -106,6 +107,7 @@ export function signAssertion(xml: string, keys: KeyPair): string {
     referenceTagXPath: ASSERTION_XPATH,
     privateKey: keys.keyPem,
     signingCert: certBody(keys.certPem),
+    signatureAlgorithm: RSA_SHA256,
     isBase64Output: false,
     signatureConfig: { prefix: "ds", location: { reference: `${ASSERTION_XPATH}/*[local-name(.)='Issuer']`, action: "after" } },
   });
@@ -117,6 +119,7 @@ export function signResponse(xml: string, keys: KeyPair): string {
     rawSamlMessage: xml,
     privateKey: keys.keyPem,
     signingCert: certBody(keys.certPem),
+    signatureAlgorithm: RSA_SHA256,
     isBase64Output: false,
     isMessageSigned: true,
     signatureConfig: { prefix: "ds", location: { reference: "/*[local-name(.)='Response']/*[local-name(.)='Issuer']", action: "after" } },

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createServer } from "node:http";
 import type { Server } from "node:http";
 import { desc, eq } from "drizzle-orm";
-import { auditLog, userSessions, users } from "../../db/schema.ts";
+import { auditLog, samlRequests, userSessions, users } from "../../db/schema.ts";
 import { apiRequest, createHarness, seedLoop, socketEnv } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
 import { FakeIdp, b64, makeKeyPair, requestIdOf, responseXml, signAssertion, signResponse } from "../../testing/saml.ts";
@@ -174,15 +174,16 @@ describe("GET /api/login/saml", () => {
     expect(location.startsWith(`${idp.ssoUrl}?SAMLRequest=`)).toBe(true);
     expect(new URL(location).searchParams.get("Signature")).toBeNull();
     const id = requestIdOf(location);
-    const row = h.services.db.$client.prepare("SELECT audience, kiosk, expires_at - created_at AS ttl FROM saml_requests WHERE id = ?").get(id);
-    expect(row).toEqual({ audience: "user", kiosk: 1, ttl: 300_000 });
+    const row = h.services.db.select().from(samlRequests).where(eq(samlRequests.id, id)).get();
+    expect(row).toMatchObject({ audience: "user", kiosk: true });
+    expect(row!.expiresAt - row!.createdAt).toBe(300_000);
     // Plain HTTP: no binding cookie (it could not be Secure).
     expect(r.setCookie).toBe("");
   });
 
   it("takes a missing kioskMode as false and refuses another value", async () => {
     const id = await start("");
-    expect(h.services.db.$client.prepare("SELECT kiosk FROM saml_requests WHERE id = ?").get(id)).toEqual({ kiosk: 0 });
+    expect(h.services.db.select().from(samlRequests).where(eq(samlRequests.id, id)).get()?.kiosk).toBe(false);
     const bad = await apiRequest(h, "GET", "/api/login/saml?kioskMode=yes");
     expect(bad.status).toBe(302);
     expect(bad.headers.get("location")).toBe("/?error=Bad%20request");

@@ -151,13 +151,6 @@ export class SamlService extends Service {
     });
   }
 
-  /** Forgets cached IdP metadata and set-ups (after a settings change; tests). */
-  reset(): void {
-    this.caches.user.clear();
-    this.caches.admin.clear();
-    this.built.clear();
-  }
-
   private async verifyAndConsume(audience: SamlAudience, samlResponse: string, binding: BrowserBinding): Promise<{ assertion: VerifiedAssertion; kiosk: boolean }> {
     const setup = await this.setup(audience);
     const now = this.clock.now();
