@@ -91,6 +91,7 @@ export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBund
   const userSessions = withLdap(new UserSessionService(deps), createLdapVerifier({ db, clock, log }, "user"));
   const users = new UserService(deps);
   const status = new StatusService(deps);
+  const throttle = new LoginThrottle(db, clock);
   return {
     db,
     clock,
@@ -116,9 +117,9 @@ export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBund
     adminStatus: new AdminStatusService(db, clock, () => licensing.summary()),
     knocs: new KnocService(deps, { backends, acls, apiKeys, agents, licensing }),
     saml: new SamlService({ ...deps, log, settings: new AdminSettingsService(db, clock, secrets) }),
-    throttle: new LoginThrottle(db, clock),
+    throttle,
     passwordChange: new PasswordChangeService(deps),
-    totp: new TotpService(deps, secrets),
+    totp: new TotpService(deps, secrets, throttle.codeHooks()),
     apiKeyUsers: new ApiKeyUserService(deps, { apiKeys, users, userSessions, status, licensing }),
   };
 }

@@ -181,6 +181,22 @@ describe("throttling", () => {
     expect((await login("alice", "alice-password", { from: "2001:db8:7:8::1" })).status).toBe(200);
   });
 
+  it("throttles 2FA codes per account (5 wrong codes), audited, and a new sign-in does not reset them", async () => {
+    await updateAlice({ TOTPEnabled: true });
+    const first = await login("alice", "alice-password");
+    expect(first).toMatchObject({ status: 401, body: { Err: "err.totpEnrolmentRequired" } });
+    const verify = (cookie: string, from?: string) => apiRequest(h, "POST", "/api/otp/verify", { Code: "abcdef" }, { cookie, ...(from ? { from } : {}) });
+    for (let i = 0; i < 5; i++) expect(await verify(cookieOf(first.setCookie))).toMatchObject({ status: 401, body: { Err: "Invalid code" } });
+    const blocked = await verify(cookieOf(first.setCookie), "198.51.100.99");
+    expect(blocked).toMatchObject({ status: 429, body: { Err: TOO_MANY, Extra: "60" } });
+    expect(audit("totpCodeFailed").map((e) => [e.userName, e.errorMessage])).toEqual([...Array<string[]>(5).fill(["alice", "Invalid code"]), ["alice", "too many attempts"]]);
+    const again = await login("alice", "alice-password");
+    expect(again.status).toBe(401);
+    expect((await verify(cookieOf(again.setCookie))).status).toBe(429);
+    h.clock.advance(60_000);
+    expect((await verify(cookieOf(again.setCookie))).status).toBe(401);
+  });
+
   it("answers a blocked attempt without hashing: far faster than a refused password", async () => {
     await login("warm", "up"); // the dummy hash is built once
     clearThrottle();

@@ -28,6 +28,7 @@ import { AppError } from "../../errors.ts";
 import { deleteThrottle, getThrottle, pruneThrottle, putThrottle } from "../../repositories/login-throttle.ts";
 import type { ThrottleRow } from "../../repositories/login-throttle.ts";
 import { sha256 } from "./tokens.ts";
+import { AuditAction, writeAudit } from "../audit.ts";
 
 /** Length of a counting window, ms (15 minutes). */
 export const WINDOW_MS = 15 * 60_000;
@@ -82,6 +83,13 @@ function ipv6Prefix64(ip: string): string {
   let last = groups.length;
   while (last > 0 && groups[last - 1] === "0") last--;
   return `${groups.slice(0, last).join(":")}::`;
+}
+
+/** What the code hooks read of a 2FA attempt (the TOTP service's CodeAttempt). */
+export interface CodeAttemptInfo {
+  kind: "user" | "admin";
+  userName: string;
+  ip: string;
 }
 
 /** One password attempt under way (from `beginLogin`): what to take back when it ends well. */
@@ -172,6 +180,32 @@ export class LoginThrottle {
   /** A right 2FA code of `userName`: clears the account's code key (the address key stays). */
   recordCodeSuccess(userName: string): void {
     deleteThrottle(this.db, codeKey(userName));
+  }
+
+  /**
+   * The TOTP service's throttling hooks (TotpService's `hooks`, services/auth/totp.ts): `checkCode`
+   * before a code is checked (a throttled attempt is audited totpCodeFailed "too many attempts",
+   * as the TOTP service audits nothing then), `recordCodeFailure` after a refused code,
+   * `recordCodeSuccess` after an accepted one.
+   */
+  codeHooks(): {
+    beforeCode: (a: CodeAttemptInfo) => void;
+    onCodeFailure: (a: CodeAttemptInfo) => void;
+    onCodeSuccess: (a: CodeAttemptInfo) => void;
+  } {
+    return {
+      beforeCode: (a) => {
+        try {
+          this.checkCode(a.userName, a.ip);
+        } catch (e) {
+          const who = a.kind === "admin" ? { adminName: a.userName } : { userName: a.userName };
+          writeAudit(this.db, { action: AuditAction.totpCodeFailed, at: this.clock.now(), ...who, ipAddress: a.ip, errorMessage: "too many attempts" });
+          throw e;
+        }
+      },
+      onCodeFailure: (a) => this.recordCodeFailure(a.userName, a.ip),
+      onCodeSuccess: (a) => this.recordCodeSuccess(a.userName),
+    };
   }
 
   /** The key's row unless it is forgotten (window and block ended WINDOW_MS ago). */
