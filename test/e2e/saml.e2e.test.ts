@@ -4,7 +4,7 @@
  * form → the auto-submit form carrying the SAMLResponse → a cross-site form post to the ACS. Postern
  * reads the IdP metadata from its URL. Users are created at their first sign-in (name, saml group,
  * sessionDuration), a replayed response is refused, and an existing SAML admin signs in to the admin
- * console.
+ * console. With an IdP that wants signed AuthnRequests, Postern signs them and the IdP checks them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spUrls } from "../../server/src/services/saml/setup.ts";
@@ -48,10 +48,10 @@ describe.skipIf(!hasSimpleSamlPhp)("SAML sign-in with SimpleSAMLphp", () => {
    * Runs a sign-in from `startPath` in `browser` up to the IdP's auto-submit form; logs in at the IdP
    * with `password` when it asks. Returns the form (action = our ACS, SAMLResponse).
    */
-  async function toAcsForm(browser: IdpBrowser, startPath: string, userName: string, password: string) {
+  async function toAcsForm(browser: IdpBrowser, startPath: string, userName: string, password: string, idpBase = ssp.baseUrl) {
     const start = await browser.send("GET", `${base}${startPath}`);
     expect(start.status).toBe(302);
-    expect(start.headers.get("location") ?? "").toMatch(new RegExp(`^${ssp.baseUrl}/saml2/idp/SSOService.php\\?SAMLRequest=`));
+    expect(start.headers.get("location") ?? "").toMatch(new RegExp(`^${idpBase}/saml2/idp/SSOService.php\\?SAMLRequest=`));
     let page = await browser.follow(`${base}${startPath}`, start);
     let html = await page.res.text();
     if (/name="password"/.test(html)) {
@@ -65,9 +65,9 @@ describe.skipIf(!hasSimpleSamlPhp)("SAML sign-in with SimpleSAMLphp", () => {
     return form;
   }
 
-  /** Posts the auto-submit form to the ACS as the browser would (a cross-site form post). */
-  async function postAcs(browser: IdpBrowser, form: { action: string; fields: Record<string, string> }) {
-    return browser.send("POST", form.action, form.fields, { origin: ssp.baseUrl, "sec-fetch-site": "cross-site" });
+  /** Posts the auto-submit form to the ACS as the browser would (a cross-site form post from the IdP's page). */
+  async function postAcs(browser: IdpBrowser, form: { action: string; fields: Record<string, string> }, idpOrigin = ssp.baseUrl) {
+    return browser.send("POST", form.action, form.fields, { origin: idpOrigin, "sec-fetch-site": "cross-site" });
   }
 
   it("serves the SP metadata once the IdP metadata URL is set", async () => {
@@ -139,5 +139,37 @@ describe.skipIf(!hasSimpleSamlPhp)("SAML sign-in with SimpleSAMLphp", () => {
     expect(browser.cookie(base, "postern_admin_session")).toBeUndefined();
     const logs = await stack.admin.ok<{ Entry: Record<string, string> }[]>("GET", "/api/admin/logs?search=alice");
     expect(logs.some((l) => JSON.stringify(l).includes("adminLoginFailed"))).toBe(true);
+  });
+
+  it("signs its AuthnRequests when the IdP wants them signed, and the IdP checks the signature", async () => {
+    const { Cert } = await stack.admin.ok<{ Cert: string }>("POST", "/api/admin/settings/generateUserSamlKeyCert");
+    const user = spUrls(base, "user");
+    const strict = await startSimpleSamlPhp({
+      sps: [{ entityId: user.entityId, acsUrl: user.acsUrl, certPem: Cert }],
+      users: { carol: { password: "carol-idp-pw", attributes: {} } },
+      signedRequests: true,
+    });
+    try {
+      await stack.admin.ok("POST", "/api/admin/settings/authentication", { SAMLMetadataURL: strict.metadataUrl });
+      const metadata = await (await fetch(`${base}/api/saml/metadata`)).text();
+      expect(metadata).toContain('AuthnRequestsSigned="true"');
+
+      // A request whose signature was altered is refused by the IdP: no login form.
+      const tamperer = new IdpBrowser();
+      const start = await tamperer.send("GET", `${base}/api/login/saml?kioskMode=false`);
+      const location = start.headers.get("location") ?? "";
+      expect(location).toMatch(/[?&]Signature=/);
+      const tampered = location.replace(/([?&]Signature=)([^&])/, (_m, p: string, c: string) => `${p}${c === "A" ? "B" : "A"}`);
+      const refused = await tamperer.follow(tampered);
+      expect(await refused.res.text()).not.toMatch(/name="password"/);
+
+      // The genuine signed request: the IdP accepts it and the sign-in completes.
+      const browser = new IdpBrowser();
+      const acs = await postAcs(browser, await toAcsForm(browser, "/api/login/saml?kioskMode=false", "carol", "carol-idp-pw", strict.baseUrl), strict.baseUrl);
+      expect(acs.headers.get("location")).toBe("/home/new");
+    } finally {
+      await strict.stop();
+      await stack.admin.ok("POST", "/api/admin/settings/authentication", { SAMLMetadataURL: ssp.metadataUrl });
+    }
   });
 });

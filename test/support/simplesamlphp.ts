@@ -7,8 +7,9 @@
  * saml, PHP sessions in the temp folder, flat-file metadata, cert/data/temp/log dirs in the temp
  * folder, a secret salt), `authsources.php` (an `exampleauth:UserPass` source with the given users and
  * their attributes), `metadata/saml20-idp-hosted.php` (`__DYNAMIC:1__`, a fresh test key and
- * certificate, NameID = the `uid` attribute, format unspecified) and `metadata/saml20-sp-remote.php`
- * (the given SPs: entity id and ACS URL); then runs `php -S 127.0.0.1:PORT -t
+ * certificate, NameID = the `uid` attribute, format unspecified; optionally requiring signed
+ * AuthnRequests) and `metadata/saml20-sp-remote.php` (the given SPs: entity id, ACS URL, and the
+ * certificate their requests are checked with); then runs `php -S 127.0.0.1:PORT -t
  * /usr/share/simplesamlphp/www` and waits (bounded, 15 s) until the IdP metadata answers at
  * `/saml2/idp/metadata.php`. `stop()` ends PHP by PID and removes the temp folder.
  *
@@ -58,7 +59,12 @@ const phpList = (values: readonly string[]) => `[${values.map(php).join(", ")}]`
  * Starts SimpleSAMLphp as an IdP for the given SPs (entity id and ACS URL) and users
  * (name → password and attributes; a `uid` attribute equal to the name is added when missing).
  */
-export async function startSimpleSamlPhp(opts: { sps: readonly { entityId: string; acsUrl: string }[]; users: Record<string, IdpUser> }): Promise<SimpleSamlPhp> {
+export async function startSimpleSamlPhp(opts: {
+  sps: readonly { entityId: string; acsUrl: string; certPem?: string }[];
+  users: Record<string, IdpUser>;
+  /** Require signed AuthnRequests (`validate.authnrequest`; WantAuthnRequestsSigned in the metadata), checked with each SP's `certPem`. */
+  signedRequests?: boolean;
+}): Promise<SimpleSamlPhp> {
   const dir = await mkdtemp(join(tmpdir(), "postern-ssp-"));
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -116,6 +122,7 @@ $metadata['__DYNAMIC:1__'] = [
   'privatekey' => 'idp.key',
   'certificate' => 'idp.crt',
   'auth' => 'example-userpass',
+  'validate.authnrequest' => ${opts.signedRequests ? "true" : "false"},
   'NameIDFormat' => 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified',
   'simplesaml.nameidattribute' => 'uid',
   'attributes.NameFormat' => 'urn:oasis:names:tc:SAML:2.0:attrname-format:basic',
@@ -128,7 +135,7 @@ $metadata['__DYNAMIC:1__'] = [
   const sps = opts.sps
     .map(
       (sp) => `$metadata[${php(sp.entityId)}] = [
-  'AssertionConsumerService' => ${php(sp.acsUrl)},
+  'AssertionConsumerService' => ${php(sp.acsUrl)},${sp.certPem ? `\n  'certData' => ${php(sp.certPem.replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, ""))},` : ""}
   'NameIDFormat' => 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified',
   'simplesaml.nameidattribute' => 'uid',
   'attributes.NameFormat' => 'urn:oasis:names:tc:SAML:2.0:attrname-format:basic',
