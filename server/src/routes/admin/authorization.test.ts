@@ -16,7 +16,9 @@ let expiredAdmin = "";
 let apiKey = "";
 
 const someId = "11111111-2222-4333-8444-555555555555";
-const adminRoutes = [...new Set(h.app.routes.filter((r) => r.method !== "ALL" && r.path.startsWith("/api/admin/") && r.path !== "/api/admin/login").map((r) => `${r.method} ${r.path}`))].map((s) => {
+/** Admin routes used before there is a session: the password sign-in and SAML sign-in (metadata, redirect, ACS). */
+const signInRoutes = new Set(["/api/admin/login", "/api/admin/saml/metadata", "/api/admin/login/saml", "/api/admin/saml/acs"]);
+const adminRoutes = [...new Set(h.app.routes.filter((r) => r.method !== "ALL" && r.path.startsWith("/api/admin/") && !signInRoutes.has(r.path)).map((r) => `${r.method} ${r.path}`))].map((s) => {
   const [method = "", path = ""] = s.split(" ");
   return { method, path: path.replace(/:\w+/g, someId) };
 });

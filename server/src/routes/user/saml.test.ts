@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createServer } from "node:http";
 import type { Server } from "node:http";
 import { desc, eq } from "drizzle-orm";
-import { auditLog, samlRequests, userSessions, users } from "../../db/schema.ts";
+import { auditLog, samlAssertions, samlRequests, userSessions, users } from "../../db/schema.ts";
 import { apiRequest, createHarness, seedLoop, socketEnv } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
 import { FakeIdp, b64, makeKeyPair, requestIdOf, responseXml, signAssertion, signResponse } from "../../testing/saml.ts";
@@ -404,6 +404,18 @@ describe("POST /api/saml/acs: refusals (no session, audited)", () => {
     expect((await acs(idp.signed(first))).location).toBe("/home/new");
     const second = { ...(await fresh()), assertionId: first.assertionId };
     await expectRefused(idp.signed(second), /assertion replayed/);
+  });
+
+  it("remembers an assertion id until its NotOnOrAfter, at most 24 hours", async () => {
+    const f = await fresh();
+    expect((await acs(idp.signed(f))).location).toBe("/home/new");
+    const remembered = h.services.db.select().from(samlAssertions).where(eq(samlAssertions.id, f.assertionId)).get();
+    expect(remembered?.expiresAt).toBe(f.notOnOrAfter! + 60_000);
+    const far = { ...(await fresh()), notOnOrAfter: Date.now() + 10 * 365 * 86_400_000 };
+    expect((await acs(idp.signed(far))).location).toBe("/home/new");
+    const capped = h.services.db.select().from(samlAssertions).where(eq(samlAssertions.id, far.assertionId)).get();
+    expect(capped!.expiresAt - h.clock.now()).toBeLessThanOrEqual(24 * 3_600_000);
+    expect(capped!.expiresAt - h.clock.now()).toBeGreaterThan(23 * 3_600_000);
   });
 
   it("refuses another issuer, a failed status and a transient NameID", async () => {

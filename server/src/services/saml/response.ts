@@ -23,6 +23,11 @@ import type { SamlSetup } from "./setup.ts";
 
 /** Largest SAMLResponse accepted, in base64 characters (about 384 KiB of XML). */
 export const MAX_SAML_RESPONSE_CHARS = 512 * 1024;
+/**
+ * Longest an accepted assertion id is remembered, in milliseconds (24 hours), however far its
+ * NotOnOrAfter: a replay needs a pending request too, and each request is answered once.
+ */
+export const MAX_REMEMBER_MS = 24 * 60 * 60_000;
 /** Longest NameID accepted (it becomes the UserName), in characters. */
 export const MAX_NAMEID_LENGTH = 256;
 
@@ -37,7 +42,7 @@ export interface VerifiedAssertion {
   nameId: string;
   /** The AuthnRequest this answers (SubjectConfirmationData InResponseTo). */
   inResponseTo: string;
-  /** The latest NotOnOrAfter of the assertion plus the skew: how long its id must be remembered. */
+  /** The latest NotOnOrAfter of the assertion plus the skew (at most MAX_REMEMBER_MS ahead): how long its id is remembered. */
   rememberUntil: number;
   /** Attributes by Name; every value as a string. */
   attributes: Record<string, string[]>;
@@ -193,7 +198,7 @@ export async function verifyLoginResponse(setup: SamlSetup, samlResponse: string
     assertionId,
     nameId,
     inResponseTo: confirmed.inResponseTo,
-    rememberUntil: Math.max(confirmed.notOnOrAfter, condAfter ?? 0) + SAML_CLOCK_SKEW_MS,
+    rememberUntil: Math.min(Math.max(confirmed.notOnOrAfter, condAfter ?? 0) + SAML_CLOCK_SKEW_MS, now + MAX_REMEMBER_MS),
     attributes,
   };
 }
