@@ -4,9 +4,9 @@
  * `<meta name="postern-bundle">`, written by the build). The hash is kept in localStorage as
  * `jsBundleHash` (user-portal §2 "Local storage keeps ... jsBundleHash").
  */
-import { getSystemStatus } from "./api/user.ts";
+import { cachedSystemStatus } from "./api/cached.ts";
+import { browserStorage, StorageKey, writeJson } from "./lib/storage.ts";
 
-const STORAGE_KEY = "jsBundleHash";
 const RELOADED_KEY = "postern.reloadedFor";
 
 /** The hash of the running bundle, or undefined in a development build without the meta tag. */
@@ -16,15 +16,16 @@ export function runningBundleHash(): string | undefined {
 
 /**
  * Compares the server's JsBundleHash with the running one and reloads once per new hash (a second
- * mismatch for the same hash, e.g. a cached index.html, does not loop). Errors are ignored.
+ * mismatch for the same hash, e.g. a cached index.html, does not loop; that guard lives in
+ * sessionStorage, user-portal §9). Errors are ignored.
  */
 export async function checkBundleHash(): Promise<void> {
   const running = runningBundleHash();
   if (running === undefined) return;
   try {
-    const { JsBundleHash } = await getSystemStatus();
-    if (typeof JsBundleHash !== "string" || JsBundleHash === "") return;
-    localStorage.setItem(STORAGE_KEY, JsBundleHash);
+    const { JsBundleHash } = await cachedSystemStatus(true);
+    if (JsBundleHash === "") return;
+    writeJson(browserStorage(), StorageKey.jsBundleHash, JsBundleHash);
     if (JsBundleHash === running || sessionStorage.getItem(RELOADED_KEY) === JsBundleHash) return;
     sessionStorage.setItem(RELOADED_KEY, JsBundleHash);
     window.location.reload();

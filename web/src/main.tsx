@@ -1,5 +1,7 @@
 /**
- * Entry point of the portal: i18n, theme, router, and the global 401 `err.invalidSession` redirect.
+ * Entry point of the portal: colour mode, theme, i18n, router, and the global 401
+ * `err.invalidSession` redirect. After every navigation: the stale-bundle check (GET
+ * /system_status, user-portal §2) and the theme, re-fetched once its 600 s lifetime has passed.
  */
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
@@ -10,10 +12,11 @@ import { forgetSession } from "./api/session.ts";
 import { checkBundleHash } from "./bundle-check.ts";
 import { setupI18n } from "./i18n.ts";
 import { router } from "./router.tsx";
-import { applyTheme } from "./theme.ts";
+import { applyTheme, followColorMode } from "./theme.ts";
 
-const i18n = setupI18n();
+followColorMode();
 void applyTheme();
+const i18n = await setupI18n();
 
 // user-portal §4: a 401 carrying err.invalidSession sends the user to Login.
 setInvalidSessionHandler(() => {
@@ -21,7 +24,10 @@ setInvalidSessionHandler(() => {
   if (router.state.location.pathname !== "/") void router.navigate({ to: "/", replace: true });
 });
 
-router.subscribe("onResolved", () => void checkBundleHash());
+router.subscribe("onResolved", () => {
+  void checkBundleHash();
+  void applyTheme();
+});
 
 const container = document.getElementById("root");
 if (container === null) throw new Error("#root is missing from index.html");

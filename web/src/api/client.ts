@@ -48,6 +48,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Default true: a 401 `err.invalidSession` runs the registered handler before rejecting. */
   redirectOnInvalidSession?: boolean;
+  /** The Accept header (default `application/json`). */
+  accept?: string;
 }
 
 async function readJson(response: Response): Promise<unknown> {
@@ -66,7 +68,7 @@ async function readJson(response: Response): Promise<unknown> {
  * the server cannot be reached (status 0, message of the network error).
  */
 export async function apiRequest<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
-  const headers: Record<string, string> = { Accept: "application/json" };
+  const headers: Record<string, string> = { Accept: options.accept ?? "application/json" };
   const init: RequestInit = { method, credentials: "include", headers, signal: options.signal ?? null, cache: "no-store" };
   if (options.body !== undefined) {
     headers["Content-Type"] = "application/json";

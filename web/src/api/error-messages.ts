@@ -43,6 +43,9 @@ const KNOWN: Record<string, MessageDescriptor> = {
   "licensed user limit reached": msg`licensed user limit reached`,
   "license expires soon": msg`license expires soon`,
   "Not found": msg`Not found`,
+  "Cannot change password": msg`Cannot change password`,
+  "Password is too weak": msg`Password is too weak`,
+  "Must be between 8 and 64 characters": msg`Must be between 8 and 64 characters`,
 };
 
 /** The `Err` value used for the Login page message after the session countdown ran out (user-portal §4). */

@@ -3,11 +3,12 @@
  * cached for the auth-data lifetime of user-portal §9 (180 s). The dashboard refreshes it itself.
  */
 import type { SessionStatus } from "@postern/shared";
+import { CacheTtlMs } from "../lib/cache.ts";
 import { ApiError } from "./client.ts";
 import { getStatus } from "./user.ts";
 
 /** Cache lifetime of auth data in milliseconds (user-portal §9: 180 s). */
-export const AUTH_CACHE_MS = 180_000;
+export const AUTH_CACHE_MS = CacheTtlMs.auth;
 
 let cached: { status: SessionStatus; at: number } | undefined;
 

@@ -2,8 +2,9 @@
  * The user-side calls (user-portal §7). Bodies use the spec's PascalCase fields.
  * Responses are checked for their shape by hand: zod would add ~90 KB gzip to the bundle.
  */
-import type { GrantRequest, LoginRequest, SessionStatus, SystemStatus, Theme } from "@postern/shared";
-import { apiRequest } from "./client.ts";
+import type { ChangePasswordRequest, GrantRequest, LoginRequest, OtpGenerateResponse, PortIp, SessionStatus, SystemStatus, Theme } from "@postern/shared";
+import { parseDiscoveryAnswer } from "../lib/ip-discovery.ts";
+import { ApiError, apiRequest, API_BASE } from "./client.ts";
 
 /** POST /api/login `{UserName, Password, KioskMode}`. Login outcomes arrive as ApiError (see login-outcome.ts). */
 export async function login(request: LoginRequest): Promise<void> {
@@ -29,7 +30,7 @@ export async function getStatus(options: { signal?: AbortSignal; redirectOnInval
   return asSessionStatus(await apiRequest("GET", "/status", options));
 }
 
-/** POST /api/grant `{ACLID, IPs}`: asks for the current IP (plus IPs) to be granted. */
+/** POST /api/grant `{ACLID, IPs}`: asks for the current IP (the discovered IPs are hints) to be granted. */
 export async function grant(request: GrantRequest): Promise<void> {
   await apiRequest("POST", "/grant", { body: request });
 }
@@ -44,7 +45,79 @@ export async function getTheme(): Promise<Theme> {
   return await apiRequest<Theme>("GET", "/theme", { redirectOnInvalidSession: false });
 }
 
-/** GET /api/system_status `{IPApi, JsBundleHash}`. */
+/** GET /api/system_status `{IPApi, IPApiPorts, JsBundleHash}`; an older server without IPApiPorts gives []. */
 export async function getSystemStatus(): Promise<SystemStatus> {
-  return await apiRequest<SystemStatus>("GET", "/system_status", { redirectOnInvalidSession: false });
+  const body = await apiRequest<Partial<SystemStatus> | undefined>("GET", "/system_status", { redirectOnInvalidSession: false });
+  return {
+    IPApi: typeof body?.IPApi === "string" ? body.IPApi : "",
+    IPApiPorts: Array.isArray(body?.IPApiPorts) ? body.IPApiPorts.filter((p) => typeof p === "number") : [],
+    JsBundleHash: typeof body?.JsBundleHash === "string" ? body.JsBundleHash : "",
+  };
+}
+
+/** POST /api/log_ips `{IPs}`: the discovered addresses; resolves with those the server confirmed. */
+export async function logIps(IPs: PortIp[]): Promise<string[]> {
+  const body = await apiRequest<{ Confirmed?: unknown } | undefined>("POST", "/log_ips", { body: { IPs } });
+  return Array.isArray(body?.Confirmed) ? body.Confirmed.filter((ip): ip is string => typeof ip === "string") : [];
+}
+
+/** POST /api/otp/verify `{Code}`: completes a sign-in that owes its two-factor code. */
+export async function verifyOtp(code: string): Promise<void> {
+  await apiRequest("POST", "/otp/verify", { body: { Code: code }, redirectOnInvalidSession: false });
+}
+
+/** GET /api/otp/generate `{Secret, URL}`: the secret to enrol (base32) and its otpauth:// URL. */
+export async function generateOtp(): Promise<OtpGenerateResponse> {
+  const body = await apiRequest<Partial<OtpGenerateResponse> | undefined>("GET", "/otp/generate", { redirectOnInvalidSession: false });
+  if (typeof body?.Secret !== "string" || typeof body.URL !== "string") throw new TypeError("Unexpected response from /api/otp/generate");
+  return { Secret: body.Secret, URL: body.URL };
+}
+
+/** PUT /api/password `{CurrentPassword, NewPassword, ConfirmPassword}` (204). */
+export async function changePassword(request: Required<ChangePasswordRequest>): Promise<void> {
+  await apiRequest("PUT", "/password", { body: request });
+}
+
+/** GET /api/saml/metadata: true when SAML sign-in is configured (200), false on 404 or any failure. */
+export async function isSamlAvailable(): Promise<boolean> {
+  try {
+    await apiRequest("GET", "/saml/metadata", { redirectOnInvalidSession: false, accept: "application/samlmetadata+xml, application/json" });
+    return true;
+  } catch (error) {
+    if (error instanceof ApiError) return false;
+    throw error;
+  }
+}
+
+/** The URL of the SSO sign-in redirect (user-portal §7: api/login/saml with a kioskMode query parameter). */
+export function samlLoginUrl(kioskMode: boolean): string {
+  return `${API_BASE}/login/saml?kioskMode=${kioskMode ? "true" : "false"}`;
+}
+
+/** The URL of the branding logo for a colour mode (GET /api/logo?mode=dark|light). */
+export function logoUrl(mode: "dark" | "light"): string {
+  return `${API_BASE}/logo?mode=${mode}`;
+}
+
+/** HEAD /api/logo?mode=…: whether a logo is set for the mode (false on 404 or any failure). */
+export async function isLogoAvailable(mode: "dark" | "light"): Promise<boolean> {
+  try {
+    const response = await fetch(logoUrl(mode), { method: "HEAD", credentials: "include" });
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Asks one IP-discovery URL (user-portal §7) for the caller's address; `credentials` sends the
+ * session cookie (own host only). Rejects on a failure, a timeout (`timeoutMs`) or an answer without
+ * an address.
+ */
+export async function discoverIp(url: string, credentials: boolean, timeoutMs: number): Promise<string> {
+  const response = await fetch(url, { credentials: credentials ? "include" : "omit", cache: "no-store", signal: AbortSignal.timeout(timeoutMs), headers: { Accept: "application/json" } });
+  if (!response.ok) throw new Error(`IP discovery: HTTP ${response.status}`);
+  const ip = parseDiscoveryAnswer(await response.text());
+  if (ip === undefined) throw new Error("IP discovery: no address in the answer");
+  return ip;
 }

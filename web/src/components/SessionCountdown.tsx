@@ -1,6 +1,7 @@
 /**
  * Session countdown in hh:mm:ss, ticking every second (user-portal §2, §9). Calls `onExpired` once
- * when it reaches 0 (user-portal §4: the user then goes to Login).
+ * when it reaches 0 (user-portal §4: the user then goes to Login). `hidden` (high-accessibility
+ * mode, user-portal §2) removes it from view and from assistive technology but keeps it counting.
  */
 import { useEffect, useRef } from "react";
 import { useAtomValue } from "jotai";
@@ -10,7 +11,7 @@ import { formatHms, isExpiringSoon, secondsUntil } from "../lib/format.ts";
 import { nowAtom } from "../state/atoms.ts";
 
 /** `ends` is the session's end (ISO time, `Ends` of GET /api/status). */
-export function SessionCountdown({ ends, onExpired }: { ends: string; onExpired: () => void }) {
+export function SessionCountdown({ ends, onExpired, hidden = false }: { ends: string; onExpired: () => void; hidden?: boolean }) {
   const { t } = useLingui();
   const now = useAtomValue(nowAtom);
   const left = secondsUntil(ends, now);
@@ -24,6 +25,7 @@ export function SessionCountdown({ ends, onExpired }: { ends: string; onExpired:
     }
   }, [expired, onExpired]);
 
+  if (hidden) return null;
   const soon = isExpiringSoon(left, Limits.expiringSoonSeconds);
   return (
     <span
@@ -31,7 +33,7 @@ export function SessionCountdown({ ends, onExpired }: { ends: string; onExpired:
       aria-label={t`Session time remaining`}
       data-testid="session-countdown"
       className={`inline-flex items-center gap-1.5 rounded-full px-3 py-1 font-mono text-sm tabular-nums ring-1 ${
-        soon ? "bg-orange-50 text-orange-800 ring-orange-200" : "bg-white text-slate-700 ring-slate-200 dark:bg-slate-900 dark:text-slate-200 dark:ring-slate-700"
+        soon ? "bg-orange-50 text-orange-800 ring-orange-200 dark:bg-orange-950/60 dark:text-orange-200 dark:ring-orange-800" : "bg-white text-slate-700 ring-slate-200 dark:bg-slate-900 dark:text-slate-200 dark:ring-slate-700"
       }`}
     >
       <svg viewBox="0 0 20 20" aria-hidden="true" className="size-4 fill-current opacity-70">

@@ -1,24 +1,65 @@
 /**
- * The dashboard's top bar: brand on the left, session countdown and Logout on the right (user-portal §2).
+ * The home pages' top bar (user-portal §2): brand or logo on the left; on the right the session
+ * countdown (hideable in high-accessibility mode), the colour-mode choice and Change password
+ * (new dashboard; the latter for local accounts only), and Logout.
  */
-import { Trans } from "@lingui/react/macro";
-import { BrandMark } from "./BrandMark.tsx";
+import { useAtom, useAtomValue } from "jotai";
+import { Trans, useLingui } from "@lingui/react/macro";
+import { themeAtom, timerHiddenAtom } from "../state/atoms.ts";
+import { ColorModeSwitch } from "./ColorModeSwitch.tsx";
+import { EyeIcon, KeyIcon, LogoutIcon } from "./icons.tsx";
+import { Logo } from "./Logo.tsx";
 import { SessionCountdown } from "./SessionCountdown.tsx";
 
-/** `ends`: session end (ISO); `onExpired`: countdown reached 0; `onLogout`: Logout pressed. */
-export function TopBar({ ends, onExpired, onLogout, loggingOut }: { ends: string; onExpired: () => void; onLogout: () => void; loggingOut: boolean }) {
+/** Props of the top bar. */
+export interface TopBarProps {
+  /** Session end (ISO). */
+  ends: string;
+  /** The countdown reached 0. */
+  onExpired: () => void;
+  onLogout: () => void;
+  loggingOut: boolean;
+  /** Show the colour-mode choice (new dashboard). */
+  colorMode?: boolean;
+  /** Opens the change-password dialog; the button is shown only when given (local accounts). */
+  onChangePassword?: (() => void) | undefined;
+}
+
+const buttonClass =
+  "tooltip inline-flex items-center gap-1.5 rounded-md px-2.5 py-1.5 text-sm font-semibold text-slate-700 ring-1 ring-inset ring-slate-300 hover:bg-slate-50 disabled:opacity-60 dark:text-slate-200 dark:ring-slate-700 dark:hover:bg-slate-900";
+
+/** The sticky header of Home and NewUserDashboard. */
+export function TopBar({ ends, onExpired, onLogout, loggingOut, colorMode = false, onChangePassword }: TopBarProps) {
+  const { t } = useLingui();
+  const highAccessibility = useAtomValue(themeAtom)?.HighAccessibility ?? false;
+  const [timerHidden, setTimerHidden] = useAtom(timerHiddenAtom);
+  const hidden = highAccessibility && timerHidden;
   return (
-    <header className="sticky top-0 z-10 border-b border-slate-200 bg-white/85 backdrop-blur dark:border-slate-800 dark:bg-slate-950/85">
-      <div className="mx-auto flex h-16 max-w-6xl items-center justify-between gap-4 px-4 sm:px-6">
-        <BrandMark compact />
-        <div className="flex items-center gap-3">
-          <SessionCountdown ends={ends} onExpired={onExpired} />
-          <button
-            type="button"
-            onClick={onLogout}
-            disabled={loggingOut}
-            className="rounded-md px-3 py-1.5 text-sm font-semibold text-slate-700 ring-1 ring-inset ring-slate-300 hover:bg-slate-50 disabled:opacity-60 dark:text-slate-200 dark:ring-slate-700 dark:hover:bg-slate-900"
-          >
+    <header className="sticky top-0 z-10 border-b border-slate-200 bg-white/90 backdrop-blur dark:border-slate-800 dark:bg-slate-950/90">
+      <div className="mx-auto flex min-h-16 max-w-6xl flex-wrap items-center justify-between gap-x-4 gap-y-2 px-4 py-2 sm:px-6">
+        <Logo compact />
+        <div className="flex flex-wrap items-center justify-end gap-2 sm:gap-3">
+          {/* The countdown keeps running while hidden: its end still sends the user to Login. */}
+          <SessionCountdown ends={ends} onExpired={onExpired} hidden={hidden} />
+          {highAccessibility ? (
+            <button type="button" className={buttonClass} aria-pressed={timerHidden} data-tooltip={timerHidden ? t`Show timer` : t`Hide timer`} onClick={() => setTimerHidden(!timerHidden)}>
+              <EyeIcon open={!timerHidden} className="size-4" />
+              <span className="sr-only">
+                <Trans>Hide timer</Trans>
+              </span>
+            </button>
+          ) : null}
+          {colorMode ? <ColorModeSwitch /> : null}
+          {onChangePassword ? (
+            <button type="button" onClick={onChangePassword} className={buttonClass} data-tooltip={t`Change password`}>
+              <KeyIcon className="size-4" />
+              <span className="sr-only lg:not-sr-only">
+                <Trans>Change password</Trans>
+              </span>
+            </button>
+          ) : null}
+          <button type="button" onClick={onLogout} disabled={loggingOut} className={buttonClass}>
+            <LogoutIcon className="size-4" />
             <Trans>Logout</Trans>
           </button>
         </div>

@@ -88,7 +88,6 @@ export function useSessionStatus(initial: SessionStatus): SessionStatusState {
   useEffect(() => {
     mounted.current = true;
     if (sessionAgeMs() > FRESH_MS) void refresh();
-    // The periodic refresh is also where IP re-validation (user-portal §1, POST /api/log_ips) will hook in.
     const timer = window.setInterval(() => void refresh(), Limits.statusRefreshSeconds * 1000);
     return () => {
       mounted.current = false;

@@ -1,22 +1,27 @@
 /**
- * Login page (user-portal §2 "Login page", §4 "Login outcomes", §5): username, password and the
- * "This is a public computer" (kiosk) checkbox; POST /api/login; errors in red as "Error: …";
- * a link to /admin. The SSO button (GET /api/saml/metadata) will go above the form in LoginSso.
+ * Login page (user-portal §2 "Login page", §4 "Login outcomes", §5, §8): an SSO button when SAML
+ * metadata is available (GET /api/saml/metadata, cached 300 s) followed by an "or" divider; the
+ * expandable local form (username, password) with "This is a public computer" (kiosk mode);
+ * POST /api/login and its outcomes (2FA, enrolment, admin, home); an error from the `error` query
+ * parameter; Enter starts SSO while no field has the focus; a link to /admin.
  */
-import { useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import type { FormEvent } from "react";
 import { useNavigate } from "@tanstack/react-router";
 import { Trans, useLingui } from "@lingui/react/macro";
-import { Checkbox, Disclosure, DisclosureButton, DisclosurePanel, Field, Label } from "@headlessui/react";
+import { cachedSamlAvailable } from "../api/cached.ts";
 import { ApiError } from "../api/client.ts";
 import { errorText, translateServerMessage } from "../api/error-messages.ts";
 import { forgetSession, homePathFor, loadSession } from "../api/session.ts";
-import { login } from "../api/user.ts";
-import { BrandMark } from "../components/BrandMark.tsx";
+import { login, samlLoginUrl } from "../api/user.ts";
+import { AuthLayout } from "../components/AuthLayout.tsx";
+import { Checkbox } from "../components/Checkbox.tsx";
 import { ErrorMessage } from "../components/ErrorMessage.tsx";
+import { ShieldIcon } from "../components/icons.tsx";
+import { Spinner } from "../components/Spinner.tsx";
 import { TextField } from "../components/TextField.tsx";
 import { useDocumentHead } from "../hooks/useDocumentHead.ts";
-import { loginOutcome } from "../lib/login-outcome.ts";
+import { loginOutcome, noFieldFocused } from "../lib/login-outcome.ts";
 
 /** `errorParam`: the `error` query parameter; only known keys/messages are shown (no free text from URLs). */
 export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
@@ -27,9 +32,41 @@ export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
   const [password, setPassword] = useState("");
   const [kioskMode, setKioskMode] = useState(false);
   const [submitting, setSubmitting] = useState(false);
+  const [sso, setSso] = useState<boolean | undefined>(undefined);
+  const [expanded, setExpanded] = useState(false);
   const [error, setError] = useState<string | undefined>(() =>
     errorParam === undefined || errorParam === "" ? undefined : (translateServerMessage(i18n, errorParam) ?? t`Authentication failed`),
   );
+
+  useEffect(() => {
+    let live = true;
+    void cachedSamlAvailable()
+      .catch(() => false)
+      .then((available) => {
+        if (live) setSso(available);
+      });
+    return () => {
+      live = false;
+    };
+  }, []);
+
+  const startSso = useCallback(() => {
+    setSubmitting(true);
+    window.location.assign(samlLoginUrl(kioskMode));
+  }, [kioskMode]);
+
+  // user-portal §2: "Pressing Enter triggers SSO when no field is focused."
+  useEffect(() => {
+    if (sso !== true) return;
+    const onKey = (event: KeyboardEvent): void => {
+      if (event.key !== "Enter" || event.defaultPrevented || event.isComposing) return;
+      if (!noFieldFocused(document.activeElement, document.body)) return;
+      event.preventDefault();
+      startSso();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [sso, startSso]);
 
   async function submit(event: FormEvent<HTMLFormElement>): Promise<void> {
     event.preventDefault();
@@ -43,15 +80,21 @@ export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
       try {
         await login({ UserName: userName, Password: password, KioskMode: kioskMode });
       } catch (failure) {
-        const outcome = failure instanceof ApiError && failure.body !== undefined ? loginOutcome(failure.body.Err) : { kind: "error" };
-        if (outcome.kind === "admin") {
-          // An admin session: the admin area decides between its 2FA, onboarding and home (user-portal §4).
-          window.location.assign("/admin");
-          return;
+        const outcome = failure instanceof ApiError && failure.status === 401 && failure.body !== undefined ? loginOutcome(failure.body.Err, failure.body.Extra) : { kind: "error" as const };
+        switch (outcome.kind) {
+          case "admin":
+            // An admin session was started: the admin console takes over (user-portal §4).
+            window.location.assign(outcome.path);
+            return;
+          case "totpVerify":
+            await navigate({ to: "/otp/verify" });
+            return;
+          case "totpEnrol":
+            await navigate({ to: "/otp/onboard" });
+            return;
+          default:
+            throw failure;
         }
-        // "totpVerify" and "totpEnrol" will navigate to /otp/verify and /otp/onboard once those pages
-        // exist; until then their message is shown like any other error.
-        throw failure;
       }
       forgetSession();
       const session = await loadSession(0);
@@ -63,66 +106,73 @@ export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
     }
   }
 
+  const kiosk = <Checkbox name="kioskMode" label={<Trans>This is a public computer</Trans>} checked={kioskMode} onChange={setKioskMode} />;
+  const form = (
+    <form className="mt-4 space-y-4" onSubmit={(event) => void submit(event)} autoComplete="off" noValidate>
+      <TextField label={<Trans>Username</Trans>} name="username" type="text" value={userName} onChange={setUserName} autoFocus={sso === false} />
+      <TextField label={<Trans>Password</Trans>} name="password" type="password" value={password} onChange={setPassword} />
+      {sso ? null : kiosk}
+      {sso ? null : <ErrorMessage message={error} />}
+      <button
+        type="submit"
+        disabled={submitting}
+        aria-busy={submitting || undefined}
+        className="flex w-full items-center justify-center gap-2 rounded-md bg-accent-700 px-3 py-2.5 text-sm font-semibold text-white shadow-sm hover:bg-accent-800 disabled:cursor-wait disabled:opacity-70"
+      >
+        {submitting ? <Spinner /> : null}
+        <Trans>Log in</Trans>
+      </button>
+    </form>
+  );
+
   return (
-    <main className="flex min-h-dvh flex-col items-center justify-center bg-gradient-to-b from-accent-50 to-slate-50 px-4 py-12 dark:from-slate-900 dark:to-slate-950">
-      <div className="w-full max-w-sm">
-        <div className="mb-8 flex justify-center text-xl">
-          <BrandMark />
-        </div>
-        <div className="rounded-2xl bg-white p-6 shadow-lg ring-1 ring-slate-200 sm:p-8 dark:bg-slate-900 dark:ring-slate-800">
-          <h1 className="text-xl font-semibold tracking-tight text-slate-900 dark:text-white">
-            <Trans>Sign in for network access</Trans>
-          </h1>
-          <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
-            <Trans>Your current IP address is granted access for as long as your session lasts.</Trans>
-          </p>
-          {/* The local form is expandable (user-portal §2); open while no SSO button stands above it. */}
-          <Disclosure defaultOpen>
-            <DisclosureButton className="group mt-6 flex w-full items-center justify-between rounded-md px-1 py-1 text-left text-sm font-medium text-slate-700 hover:text-accent-700 dark:text-slate-200">
+    <AuthLayout
+      title={<Trans>Sign in for network access</Trans>}
+      intro={<Trans>Your current IP address is granted access for as long as your session lasts.</Trans>}
+      footer={
+        <a href="/admin" className="font-medium text-accent-700 hover:underline dark:text-accent-300">
+          <Trans>Administrator login</Trans>
+        </a>
+      }
+    >
+      {sso ? (
+        <div className="mt-6 space-y-4" data-testid="sso">
+          <ErrorMessage message={error} />
+          {kiosk}
+          <button
+            type="button"
+            onClick={startSso}
+            disabled={submitting}
+            className="flex w-full items-center justify-center gap-2 rounded-md bg-accent-700 px-3 py-2.5 text-sm font-semibold text-white shadow-sm hover:bg-accent-800 disabled:cursor-wait disabled:opacity-70"
+          >
+            <ShieldIcon className="size-4" />
+            <Trans>Sign in with SSO</Trans>
+          </button>
+          <div className="flex items-center gap-3 text-xs font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400" role="separator" aria-label={t`or`}>
+            <span aria-hidden="true" className="h-px flex-1 bg-slate-200 dark:bg-slate-700" />
+            <span aria-hidden="true">
+              <Trans>or</Trans>
+            </span>
+            <span aria-hidden="true" className="h-px flex-1 bg-slate-200 dark:bg-slate-700" />
+          </div>
+          {/* The local form is expandable (user-portal §2); collapsed while SSO is offered. */}
+          <details className="group" open={expanded} onToggle={(event) => setExpanded(event.currentTarget.open)}>
+            <summary className="flex cursor-pointer list-none items-center justify-between rounded-md px-1 py-1 text-sm font-medium text-slate-700 hover:text-accent-700 dark:text-slate-200 [&::-webkit-details-marker]:hidden">
               <Trans>Sign in with username and password</Trans>
-              <span aria-hidden="true" className="text-slate-400 transition-transform group-data-open:rotate-180">
+              <span aria-hidden="true" className="text-slate-500 transition-transform group-open:rotate-180">
                 ▾
               </span>
-            </DisclosureButton>
-            <DisclosurePanel>
-              <form className="mt-4 space-y-4" onSubmit={(event) => void submit(event)} autoComplete="off" noValidate>
-                <TextField label={<Trans>Username</Trans>} name="username" type="text" value={userName} onChange={setUserName} autoFocus />
-                <TextField label={<Trans>Password</Trans>} name="password" type="password" value={password} onChange={setPassword} />
-                <Field className="flex items-center gap-2">
-                  <Checkbox
-                    name="kioskMode"
-                    checked={kioskMode}
-                    onChange={setKioskMode}
-                    className="group flex size-4 items-center justify-center rounded border border-slate-300 bg-white data-checked:border-accent-700 data-checked:bg-accent-700 dark:border-slate-600 dark:bg-slate-900"
-                  >
-                    <svg viewBox="0 0 14 14" fill="none" aria-hidden="true" className="size-3 stroke-white opacity-0 group-data-checked:opacity-100">
-                      <path d="M3 8l3 3 5-7" strokeWidth={2} strokeLinecap="round" strokeLinejoin="round" />
-                    </svg>
-                  </Checkbox>
-                  <Label className="text-sm text-slate-700 dark:text-slate-300">
-                    <Trans>This is a public computer</Trans>
-                  </Label>
-                </Field>
-                <ErrorMessage message={error} />
-                <button
-                  type="submit"
-                  disabled={submitting}
-                  aria-busy={submitting || undefined}
-                  className="flex w-full items-center justify-center gap-2 rounded-md bg-accent-700 px-3 py-2.5 text-sm font-semibold text-white shadow-sm hover:bg-accent-800 disabled:cursor-wait disabled:opacity-70"
-                >
-                  {submitting ? <span aria-hidden="true" className="size-3.5 animate-spin rounded-full border-2 border-current border-r-transparent" /> : null}
-                  <Trans>Log in</Trans>
-                </button>
-              </form>
-            </DisclosurePanel>
-          </Disclosure>
+            </summary>
+            {form}
+          </details>
         </div>
-        <p className="mt-6 text-center text-sm text-slate-600 dark:text-slate-400">
-          <a href="/admin" className="font-medium text-accent-700 hover:underline dark:text-accent-300">
-            <Trans>Administrator login</Trans>
-          </a>
-        </p>
-      </div>
-    </main>
+      ) : sso === false ? (
+        <div className="mt-2">{form}</div>
+      ) : (
+        <div className="mt-6 flex justify-center py-8" aria-busy="true">
+          <Spinner />
+        </div>
+      )}
+    </AuthLayout>
   );
 }

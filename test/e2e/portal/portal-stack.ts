@@ -1,0 +1,120 @@
+/**
+ * The real stack the portal's Chromium tests run against: a real HAProxy on loopback, the server
+ * (test/support/stack.ts) with two IP-discovery listeners on free ports, a real agent in-process
+ * driving HAProxy, and a catalogue of ACLs and users for the portal's screens:
+ *
+ * - ACLs: "Team wiki" (the HAProxy ACL the frontend checks; category Default, shown as "Other"),
+ *   20 more in the categories Databases, Monitoring, Remote desktop and Web, "Staff only" (disabled
+ *   for the user: its IpExclusions deny 127.0.0.0/8), "Hidden helper" (HideFromUsers), and
+ *   "Launchpad" (AutoBrowseUsers, with an http URL on this server).
+ * - Users (password `<name>-password`): carol (22 visible ACLs and the hidden one, account valid 10
+ *   more days), frank (Team wiki and Grafana), dave (TOTP on, not enrolled yet), erin (disabled:
+ *   ValidUntil in the past), gina (only Launchpad).
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { pino } from "pino";
+import { DEFAULT_WEB_DIR } from "../../../server/src/index.ts";
+import { users } from "../../../server/src/db/schema.ts";
+import { startDiscovery } from "../../../server/src/http/discovery.ts";
+import type { DiscoveryListeners } from "../../../server/src/http/discovery.ts";
+import { startAgent } from "../../../agent/src/daemon.ts";
+import { loadConfig } from "../../../agent/src/config.ts";
+import { startHaproxy } from "../../support/haproxy.ts";
+import type { HaproxyInstance } from "../../support/haproxy.ts";
+import { createAndEnrolAgent, startStack, waitFor } from "../../support/stack.ts";
+import type { Stack } from "../../support/stack.ts";
+
+/** The ACLs of the catalogue by role; `others` are the 20 plain ones. */
+export interface PortalAcls {
+  wiki: string;
+  grafana: string;
+  others: string[];
+  disabled: string;
+  hidden: string;
+  launchpad: string;
+}
+
+/** A running portal stack. */
+export interface PortalStack {
+  stack: Stack;
+  haproxy: HaproxyInstance;
+  /** The HAProxy frontend guarded by the "Team wiki" ACL: 403 unless the address is granted. */
+  frontend: string;
+  discovery: DiscoveryListeners;
+  acls: PortalAcls;
+  /** The server's base URL (http://127.0.0.1:PORT). */
+  url: string;
+  /** Stops everything this started, in reverse order. */
+  close(): Promise<void>;
+}
+
+/** The 20 plain ACLs: [Description, Category, URL]. */
+const CATALOGUE: readonly (readonly [string, string, string])[] = [
+  ["Grafana", "Monitoring", "https://grafana.example.com"],
+  ["Prometheus", "Monitoring", "https://prometheus.example.com:9090"],
+  ["Alertmanager", "Monitoring", ""],
+  ["Uptime board", "Monitoring", "https://uptime.example.com"],
+  ["Postgres primary", "Databases", ""],
+  ["Postgres replica", "Databases", ""],
+  ["Redis cache", "Databases", ""],
+  ["ClickHouse", "Databases", "https://clickhouse.example.com:8443"],
+  ["Jump host", "Remote desktop", "ssh://jump.example.com"],
+  ["Finance desktop", "Remote desktop", "rdp://finance.example.com"],
+  ["Build agent", "Remote desktop", ""],
+  ["Design VM", "Remote desktop", ""],
+  ["Intranet", "Web", "https://intranet.example.com"],
+  ["Ticket desk", "Web", "https://tickets.example.com"],
+  ["Git forge", "Web", "https://git.example.com"],
+  ["Package mirror", "Web", "https://mirror.example.com"],
+  ["Chat", "Web", "https://chat.example.com"],
+  ["CI dashboard", "Web", "https://ci.example.com"],
+  ["Staging app", "Web", "https://staging.example.com"],
+  ["Status page", "Web", "https://status.example.com"],
+];
+
+/** Starts HAProxy, the server with two discovery listeners, the agent, and creates the catalogue. */
+export async function startPortalStack(): Promise<PortalStack> {
+  if (!existsSync(join(DEFAULT_WEB_DIR, "index.html"))) throw new Error("web app not built: run npm run build");
+  const haproxy = await startHaproxy();
+  const stack = await startStack();
+  const discovery = await startDiscovery({ services: stack.server.services, host: "127.0.0.1", ports: [0, 0] });
+  const { agentId, configPath } = await createAndEnrolAgent(stack, "edge", { haproxy: { socket_location: haproxy.socketPath } }, { haproxySocket: haproxy.socketPath });
+  const agent = await startAgent({ config: await loadConfig(configPath), logger: pino({ level: "silent" }) });
+  if (!(await waitFor(() => stack.server.services.hub.isConnected(agentId), 10_000))) throw new Error("the agent did not connect");
+  const admin = stack.admin;
+  const backend = await admin.ok<{ ID: string }>("POST", "/api/admin/backends", { Name: "proxy", AgentID: agentId, Config: { haproxy: { Protocol: "unix", Address: haproxy.socketPath } } });
+  const acl = (body: Record<string, unknown>) => admin.ok<string>("POST", "/api/admin/acls", { BackendID: backend.ID, ClickToGrant: true, Config: { haproxy: { ID: haproxy.aclId } }, ...body });
+  const wiki = await acl({ Description: "Team wiki", URL: "https://wiki.example.com" });
+  const others: string[] = [];
+  for (const [Description, Category, URL] of CATALOGUE) others.push(await acl({ Description, Category, URL }));
+  const disabled = await acl({ Description: "Staff only", Category: "Web", IpExclusions: { RestrictionType: "denyList", RfcType: "allow", Ranges: [{ Start: "127.0.0.0", End: "127.255.255.255" }] } });
+  const hidden = await acl({ Description: "Hidden helper", HideFromUsers: true });
+  const launchpad = await acl({ Description: "Launchpad", AutoBrowseUsers: true, URL: `${stack.server.url}/launchpad-target` });
+  const grafana = others[0]!;
+
+  const user = (userName: string, aclIds: string[], extra: Record<string, unknown> = {}) =>
+    admin.ok<string>("POST", "/api/admin/users", { Name: userName[0]!.toUpperCase() + userName.slice(1), UserName: userName, PlainPassword: `${userName}-password`, ConfirmPassword: `${userName}-password`, AclIds: aclIds, ...extra });
+  await user("carol", [wiki, ...others, disabled, hidden], { ValidUntil: new Date(Date.now() + 10 * 86_400_000 - 3_600_000).toISOString() });
+  await user("frank", [wiki, grafana]);
+  await user("dave", [wiki], { TOTPEnabled: true });
+  const erin = await user("erin", [wiki]);
+  stack.server.services.db.update(users).set({ validUntil: Date.now() - 60_000 }).where(eq(users.id, erin)).run();
+  await user("gina", [launchpad]);
+
+  return {
+    stack,
+    haproxy,
+    frontend: `http://127.0.0.1:${haproxy.frontendPort}/`,
+    discovery,
+    acls: { wiki, grafana, others, disabled, hidden, launchpad },
+    url: stack.server.url,
+    close: async () => {
+      await agent.stop();
+      await discovery.close();
+      await stack.close();
+      await haproxy.stop();
+    },
+  };
+}
