@@ -59,8 +59,7 @@ export interface SamlUserSignIn {
 
 /** SAML for users and admins. */
 export class SamlService extends Service {
-  /** Account provisioning (exposed for tests and the CLI). */
-  readonly provisioning: SamlProvisioning;
+  private readonly provisioning: SamlProvisioning;
   private readonly log: Logger;
   private readonly settings: AdminSettingsService;
   private readonly caches: Record<SamlAudience, IdpMetadataCache>;
