@@ -9,7 +9,8 @@
  *   "Launchpad" (AutoBrowseUsers, with an http URL on this server).
  * - Users (password `<name>-password`): carol (22 visible ACLs and the hidden one, account valid 10
  *   more days), frank (Team wiki and Grafana), dave (TOTP on, not enrolled yet), erin (disabled:
- *   ValidUntil in the past), gina (only Launchpad).
+ *   ValidUntil in the past), gina (only Launchpad), hank (Team wiki, sessions of 1 minute), ivan
+ *   (Team wiki; for the sign-in throttle).
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -102,6 +103,8 @@ export async function startPortalStack(): Promise<PortalStack> {
   const erin = await user("erin", [wiki]);
   stack.server.services.db.update(users).set({ validUntil: Date.now() - 60_000 }).where(eq(users.id, erin)).run();
   await user("gina", [launchpad]);
+  await user("hank", [wiki], { Duration: 1 });
+  await user("ivan", [wiki]);
 
   return {
     stack,
