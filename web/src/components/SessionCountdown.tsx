@@ -32,6 +32,7 @@ export function SessionCountdown({ ends, onExpired, hidden = false }: { ends: st
       role="timer"
       aria-label={t`Session time remaining`}
       data-testid="session-countdown"
+      data-expiring={soon ? "true" : undefined}
       className={`inline-flex items-center gap-1.5 rounded-full px-3 py-1 font-mono text-sm tabular-nums ring-1 ${
         soon ? "bg-orange-50 text-orange-800 ring-orange-200 dark:bg-orange-950/60 dark:text-orange-200 dark:ring-orange-800" : "bg-white text-slate-700 ring-slate-200 dark:bg-slate-900 dark:text-slate-200 dark:ring-slate-700"
       }`}
