@@ -26,8 +26,6 @@ import type { AgentChannel, GrantEngine } from "../services/grants/engine.ts";
 
 interface Pending {
   kind: "sync" | "apply" | "capabilities";
-  /** For a sync: every entry sent, confirmed unless the ack reports it failed. */
-  entries?: EntryResult[];
   /** For a sync: when it was sent (epoch ms). */
   sentAt?: number;
 }
@@ -210,9 +208,9 @@ export class AgentHub implements AgentChannel {
   }
 
   private sendSync(conn: Connection): void {
+    const sentAt = this.clock.now();
     const targets: TargetState[] = this.engine.desiredState(conn.agentId);
-    const entries: EntryResult[] = targets.flatMap((t) => t.entries.map((e) => ({ key: t.target.key, ip: e.ip, op: "add" as const, ok: true })));
-    this.sendSeq(conn, { kind: "sync", entries, sentAt: this.clock.now() }, (seq) => ({ type: "sync", seq, targets }));
+    this.sendSeq(conn, { kind: "sync", sentAt }, (seq) => ({ type: "sync", seq, targets }));
   }
 
   private onAck(conn: Connection, seq: number, results: EntryResult[]): void {
@@ -220,8 +218,8 @@ export class AgentHub implements AgentChannel {
     if (!pending) return;
     conn.pending.delete(seq);
     this.db.update(agents).set({ lastSeen: this.clock.now() }).where(eq(agents.id, conn.agentId)).run();
-    if (pending.kind === "sync" && pending.entries && pending.sentAt !== undefined) {
-      this.engine.handleSyncAck(conn.agentId, conn.agentName, pending.entries, pending.sentAt, results);
+    if (pending.kind === "sync" && pending.sentAt !== undefined) {
+      this.engine.handleSyncAck(conn.agentId, conn.agentName, pending.sentAt, results);
     } else {
       this.engine.handleResults(conn.agentName, results);
     }

@@ -182,7 +182,7 @@ describe("grant engine", () => {
     h.services.engine.agentDisconnected(seed.agentId);
     h.clock.advance(10);
     h.services.engine.agentConnected(seed.agentId);
-    h.services.engine.handleSyncAck(seed.agentId, "edge", [], h.clock.now(), []);
+    h.services.engine.handleSyncAck(seed.agentId, "edge", h.clock.now(), []);
     expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Revoked);
     h.services.engine.grant(s.sessionId, seed.aclId, meta);
     expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Pending);
@@ -233,5 +233,23 @@ describe("grant engine", () => {
     h.services.engine.sweep();
     expect(entry(s.sessionId, listAcl).Status).toBe(GrantStatus.Revoked);
     expect(publishedAddresses(h.services.db, listAcl, h.clock.now())).toEqual([]);
+  });
+
+  it("applies a sync acknowledgement in bulk: waiting grants Granted, reported failures GrantError, later grants untouched", async () => {
+    h.channel.online.clear();
+    const a = await newSession("203.0.113.101");
+    const b = await newSession("203.0.113.102");
+    h.services.engine.grant(a.sessionId, seed.aclId, meta);
+    h.services.engine.grant(b.sessionId, seed.aclId, meta);
+    h.channel.online.add(seed.agentId);
+    h.services.engine.agentConnected(seed.agentId);
+    const sentAt = h.clock.now();
+    h.clock.advance(5);
+    const c = await newSession("203.0.113.103");
+    h.services.engine.grant(c.sessionId, seed.aclId, meta); // after the sync was sent: its own apply decides
+    h.services.engine.handleSyncAck(seed.agentId, "edge", sentAt, [{ key: seed.aclId, ip: "203.0.113.102", op: "add", ok: false, error: "set full" }]);
+    expect(entry(a.sessionId, seed.aclId).Status).toBe(GrantStatus.Granted);
+    expect(entry(b.sessionId, seed.aclId)).toMatchObject({ Status: GrantStatus.GrantError, Error: "set full" });
+    expect(entry(c.sessionId, seed.aclId).Status).toBe(GrantStatus.Pending);
   });
 });

@@ -334,18 +334,19 @@ export class GrantEngine {
   }
 
   /**
-   * Applies an agent's acknowledgement of a `sync` sent at `sentAt` (epoch ms): every entry sent
-   * counts as applied unless a result says it failed; the target now holds exactly the desired
-   * state, so grants that were already Revoking when the sync was sent are Revoked (or Revoked with
-   * error when the agent reports their delete failed).
+   * Applies an agent's acknowledgement of a `sync` sent at `sentAt` (epoch ms). The target now holds
+   * exactly the desired state, so — with one bulk update, whatever the number of entries — grants
+   * waiting on this agent since before the sync (2, 3, 5) are Granted and grants already Revoking are
+   * Revoked; the few results the agent reports as failed are applied first (GrantError, or Revoked
+   * with error), so they are not swept up.
    */
-  handleSyncAck(agentId: string, agentName: string, sent: readonly EntryResult[], sentAt: number, results: readonly EntryResult[]): void {
-    const failedAdds = new Set(results.filter((r) => !r.ok && r.op === "add").map((r) => `${r.key}|${r.ip}`));
-    const confirmed = sent.filter((e) => !failedAdds.has(`${e.key}|${e.ip}`));
+  handleSyncAck(agentId: string, agentName: string, sentAt: number, results: readonly EntryResult[]): void {
     const ops: Ops = new Map();
     this.db.transaction((tx) => {
-      this.applyResults(tx, agentName, [...confirmed, ...results.filter((r) => !r.ok || r.op === "del")], ops);
-      repo.moveAgentGrants(tx, agentId, [GrantStatus.Revoking], GrantStatus.Revoked, this.clock.now(), sentAt);
+      const now = this.clock.now();
+      this.applyResults(tx, agentName, results.filter((r) => !r.ok), ops);
+      repo.moveAgentGrants(tx, agentId, [GrantStatus.Pending, GrantStatus.AgentOffline, GrantStatus.Read], GrantStatus.Granted, now, sentAt);
+      repo.moveAgentGrants(tx, agentId, [GrantStatus.Revoking], GrantStatus.Revoked, now, sentAt);
     });
     this.send(ops);
   }
