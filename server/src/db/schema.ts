@@ -26,7 +26,7 @@ export const users = sqliteTable("users", {
   disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
   createdAt: integer("created_at").notNull().default(now),
   lastLogin: integer("last_login"),
-});
+}, (t) => [index("users_created_idx").on(t.createdAt, t.id)]);
 
 /** Administrators (admin-console §3 "Admin"). Never counted against the licence. */
 export const admins = sqliteTable("admins", {
