@@ -21,7 +21,7 @@ export function AclActionButton({ action, busy, disabled, onClick }: { action: A
       disabled={disabled || busy || action === "pending"}
       aria-busy={busy || undefined}
       data-action={action}
-      className={`inline-flex min-w-28 items-center justify-center gap-2 rounded-md px-3 py-2 text-sm font-semibold transition-colors disabled:cursor-not-allowed ${STYLE[action]}`}
+      className={`inline-flex min-w-28 shrink-0 items-center whitespace-nowrap justify-center gap-2 rounded-md px-3 py-2 text-sm font-semibold transition-colors disabled:cursor-not-allowed ${STYLE[action]}`}
     >
       {busy ? <span aria-hidden="true" className="size-3.5 animate-spin rounded-full border-2 border-current border-r-transparent" /> : null}
       {label}

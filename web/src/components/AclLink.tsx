@@ -9,8 +9,8 @@ import { isLinkableUrl, linkLabel } from "../lib/acl.ts";
 import { recordUse } from "../lib/storage.ts";
 import { useCountsAtom } from "../state/atoms.ts";
 
-/** The host of the URL as a link, or nothing when the ACL has no linkable URL. */
-export function AclLink({ acl }: { acl: StatusAcl }) {
+/** The host of the URL as a link, or nothing when the ACL has no linkable URL. `wrap` breaks a long host (tables) instead of cutting it. */
+export function AclLink({ acl, wrap = false }: { acl: StatusAcl; wrap?: boolean }) {
   const { t } = useLingui();
   const setUseCounts = useSetAtom(useCountsAtom);
   if (acl.URL === "" || !isLinkableUrl(acl.URL)) return null;
@@ -21,10 +21,10 @@ export function AclLink({ acl }: { acl: StatusAcl }) {
       target="_blank"
       rel="noopener noreferrer"
       onClick={() => setUseCounts((counts) => recordUse(counts, acl.ACLID))}
-      className="mt-0.5 inline-flex max-w-full items-center gap-1 truncate text-sm text-accent-700 hover:underline dark:text-accent-300"
+      className={`mt-0.5 inline-flex max-w-full items-center gap-1 text-sm text-accent-700 hover:underline dark:text-accent-300 ${wrap ? "" : "truncate"}`}
     >
       <span className="sr-only">{t`Open ${description}:`} </span>
-      <span className="truncate">{linkLabel(acl.URL)}</span>
+      <span className={wrap ? "break-all" : "truncate"}>{linkLabel(acl.URL)}</span>
       <svg viewBox="0 0 20 20" aria-hidden="true" className="size-3.5 shrink-0 fill-current">
         <path d="M11 3a1 1 0 1 0 0 2h2.59l-6.3 6.3a1 1 0 1 0 1.42 1.4L15 6.42V9a1 1 0 1 0 2 0V4a1 1 0 0 0-1-1h-5ZM5 5a2 2 0 0 0-2 2v8c0 1.1.9 2 2 2h8a2 2 0 0 0 2-2v-3a1 1 0 1 0-2 0v3H5V7h3a1 1 0 0 0 0-2H5Z" />
       </svg>

@@ -7,6 +7,7 @@
 import { useLingui } from "@lingui/react/macro";
 import type { StatusAcl } from "@postern/shared";
 import { useAclDisplay } from "../hooks/useAclDisplay.ts";
+import { useMediaQuery } from "../hooks/useMediaQuery.ts";
 import { DEFAULT_CATEGORY } from "../lib/acl.ts";
 import type { AclAction } from "../lib/acl.ts";
 import { AclActionButton } from "./AclActionButton.tsx";
@@ -29,9 +30,14 @@ export interface AclTableProps {
 
 const th = "px-3 py-2.5 text-left text-xs font-semibold uppercase tracking-wide text-slate-600 dark:text-slate-400";
 
-/** The table; it scrolls sideways on narrow screens. */
+/**
+ * The table. On narrow screens it keeps the button in view: the list view's Category moves under
+ * the description below 768 px, the older Home's Status below 640 px.
+ */
 export function AclTable({ variant, acls, busyIds, errors, onAction, favouriteIds, onToggleFavourite }: AclTableProps) {
   const { t } = useLingui();
+  const categoryColumn = useMediaQuery("(min-width: 768px)");
+  const statusColumn = useMediaQuery("(min-width: 640px)");
   return (
     <div className="overflow-x-auto rounded-xl bg-white shadow-sm ring-1 ring-slate-200 dark:bg-slate-900 dark:ring-slate-800">
       <table className="min-w-full divide-y divide-slate-200 text-sm dark:divide-slate-800" data-testid={variant === "list" ? "acl-list" : "acl-table"}>
@@ -41,14 +47,14 @@ export function AclTable({ variant, acls, busyIds, errors, onAction, favouriteId
             {variant === "list" ? (
               <>
                 <th scope="col" className={`${th} w-12`}>{t`Favourite`}</th>
-                <th scope="col" className={th}>{t`Category`}</th>
+                {categoryColumn ? <th scope="col" className={th}>{t`Category`}</th> : null}
                 <th scope="col" className={th}>{t`System`}</th>
                 <th scope="col" className={th}>{t`Access`}</th>
               </>
             ) : (
               <>
                 <th scope="col" className={th}>{t`System`}</th>
-                <th scope="col" className={th}>{t`Status`}</th>
+                {statusColumn ? <th scope="col" className={th}>{t`Status`}</th> : null}
                 <th scope="col" className={th}>{t`Access`}</th>
               </>
             )}
@@ -65,6 +71,7 @@ export function AclTable({ variant, acls, busyIds, errors, onAction, favouriteId
               onAction={onAction}
               favourite={favouriteIds?.has(acl.ACLID) ?? false}
               onToggleFavourite={onToggleFavourite}
+              separateColumn={variant === "list" ? categoryColumn : statusColumn}
             />
           ))}
         </tbody>
@@ -81,12 +88,15 @@ interface AclRowProps {
   onAction: (acl: StatusAcl, action: AclAction) => void;
   favourite: boolean;
   onToggleFavourite: ((aclId: string) => void) | undefined;
+  /** The list view's Category, or the older Home's Status, has its own column (else it goes under the description). */
+  separateColumn: boolean;
 }
 
-function AclRow({ variant, acl, busy, actionError, onAction, favourite, onToggleFavourite }: AclRowProps) {
+function AclRow({ variant, acl, busy, actionError, onAction, favourite, onToggleFavourite, separateColumn }: AclRowProps) {
   const { t } = useLingui();
   const { action, secondsLeft, timeLeft, expiring, failed } = useAclDisplay(acl);
   const disabled = acl.DisableForUser;
+  const category = acl.Category.trim() === "" || acl.Category === DEFAULT_CATEGORY ? t`Other` : acl.Category;
   const status = (
     <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
       <StatusBadge status={acl.Status} expiring={expiring} />
@@ -109,15 +119,15 @@ function AclRow({ variant, acl, busy, actionError, onAction, favourite, onToggle
           <FavouriteButton description={acl.Description} favourite={favourite} onToggle={() => onToggleFavourite?.(acl.ACLID)} />
         </td>
       ) : null}
-      {variant === "list" ? (
-        <td className="whitespace-nowrap px-3 py-3 align-middle text-slate-700 dark:text-slate-300">{acl.Category.trim() === "" || acl.Category === DEFAULT_CATEGORY ? t`Other` : acl.Category}</td>
-      ) : null}
+      {variant === "list" && separateColumn ? <td className="whitespace-nowrap px-3 py-3 align-middle text-slate-700 dark:text-slate-300">{category}</td> : null}
       <td className="px-3 py-3 align-middle">
         <div className="flex items-center gap-3">
           <AclIcon icon={acl.Icon} label={acl.Description} small />
           <div className="min-w-0">
             <div className="font-medium text-slate-900 dark:text-white">{acl.Description}</div>
-            <AclLink acl={acl} />
+            {variant === "list" && !separateColumn ? <div className="text-xs text-slate-600 dark:text-slate-400">{category}</div> : null}
+            <AclLink acl={acl} wrap />
+            {variant === "home" && !separateColumn ? <div className="mt-1">{status}</div> : null}
           </div>
         </div>
         {variant === "home" ? problems : null}
@@ -132,8 +142,8 @@ function AclRow({ variant, acl, busy, actionError, onAction, favourite, onToggle
         </td>
       ) : (
         <>
-          <td className="px-3 py-3 align-middle">{status}</td>
-          <td className="px-3 py-3 text-right align-middle">{button}</td>
+          {separateColumn ? <td className="px-3 py-3 align-middle">{status}</td> : null}
+          <td className="w-px whitespace-nowrap px-3 py-3 text-right align-middle">{button}</td>
         </>
       )}
     </tr>

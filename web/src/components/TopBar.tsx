@@ -60,7 +60,9 @@ export function TopBar({ ends, onExpired, onLogout, loggingOut, colorMode = fals
           ) : null}
           <button type="button" onClick={onLogout} disabled={loggingOut} className={buttonClass}>
             <LogoutIcon className="size-4" />
-            <Trans>Logout</Trans>
+            <span className="sr-only sm:not-sr-only">
+              <Trans>Logout</Trans>
+            </span>
           </button>
         </div>
       </div>
