@@ -200,4 +200,33 @@ describe("admin API", () => {
     expect(read).toMatchObject({ UserName: "bob", Duration: 480, AclIds: [seed.aclId], AuthType: "local" });
     expect(JSON.stringify(read)).not.toContain("password");
   });
+
+  it("reads one agent, and 404 for an unknown id", async () => {
+    const read = await req("GET", `/api/admin/agents/${seed.agentId}`, undefined, adminCookie);
+    expect(read).toMatchObject({ status: 200, body: { ID: seed.agentId, Name: "edge", Version: "1.9.0", Token: "" } });
+    expect(await req("GET", "/api/admin/agents/11111111-1111-1111-1111-111111111111", undefined, adminCookie)).toMatchObject({ status: 404, body: { Err: "Not found" } });
+  });
+
+  it("deletes a user, ending their sessions and grants; 404 for an unknown id", async () => {
+    const cookie = cookieOf((await req("POST", "/api/login", { UserName: "alice", Password: "alice-password" })).setCookie);
+    await req("POST", "/api/grant", { ACLID: seed.aclId, IPs: [] }, cookie);
+    h.channel.take();
+    expect((await req("DELETE", `/api/admin/users/${seed.userId}`, undefined, adminCookie)).status).toBe(204);
+    expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.5" })]);
+    expect((await req("GET", "/api/status", undefined, cookie)).status).toBe(401);
+    expect(await req("DELETE", `/api/admin/users/${seed.userId}`, undefined, adminCookie)).toMatchObject({ status: 404, body: { Err: "Not found" } });
+  });
+
+  it("signs an admin out: the cookie no longer works", async () => {
+    expect((await req("POST", "/api/admin/logout", undefined, adminCookie)).status).toBe(204);
+    expect(await req("GET", "/api/admin/agents", undefined, adminCookie)).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
+    expect((await req("POST", "/api/admin/logout", undefined, adminCookie)).status).toBe(401);
+  });
+
+  it("generates the admin SAML key pair separately from the users'", async () => {
+    const r = await req("POST", "/api/admin/settings/generateAdminSamlKeyCert", undefined, adminCookie);
+    expect(r.status).toBe(200);
+    expect((r.body as { Cert: string }).Cert).toMatch(/^-----BEGIN CERTIFICATE-----/);
+    expect((await req("GET", "/api/admin/settings/authentication", undefined, adminCookie)).body).toMatchObject({ AdminSAMLKeyFileSet: true, AdminSAMLCertFileSet: true, SAMLKeyFileSet: false });
+  });
 });
