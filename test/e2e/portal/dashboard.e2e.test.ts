@@ -295,6 +295,7 @@ describe.skipIf(!chromiumAvailable)("portal home pages in Chromium", () => {
   it("speaks German in a German browser", async () => {
     const page = await fresh({ locale: "de-DE" });
     await page.goto(p.url + "/");
+    await expectVisible(page.getByLabel("Benutzername"));
     expect(await page.evaluate(() => document.documentElement.lang)).toBe("de");
     await page.getByLabel("Benutzername").fill("frank");
     await page.getByLabel("Passwort").fill("falsch-falsch");
