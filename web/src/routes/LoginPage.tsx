@@ -16,6 +16,7 @@ import { forgetSession, homePathFor, loadSession } from "../api/session.ts";
 import { login, samlLoginUrl } from "../api/user.ts";
 import { AuthLayout } from "../components/AuthLayout.tsx";
 import { Checkbox } from "../components/Checkbox.tsx";
+import { Disclosure, DisclosureButton, DisclosurePanel } from "@headlessui/react";
 import { ErrorMessage } from "../components/ErrorMessage.tsx";
 import { ShieldIcon } from "../components/icons.tsx";
 import { Spinner } from "../components/Spinner.tsx";
@@ -33,7 +34,6 @@ export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
   const [kioskMode, setKioskMode] = useState(false);
   const [submitting, setSubmitting] = useState(false);
   const [sso, setSso] = useState<boolean | undefined>(undefined);
-  const [expanded, setExpanded] = useState(false);
   const [error, setError] = useState<string | undefined>(() =>
     errorParam === undefined || errorParam === "" ? undefined : (translateServerMessage(i18n, errorParam) ?? t`Authentication failed`),
   );
@@ -156,15 +156,15 @@ export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
             <span aria-hidden="true" className="h-px flex-1 bg-slate-200 dark:bg-slate-700" />
           </div>
           {/* The local form is expandable (user-portal §2); collapsed while SSO is offered. */}
-          <details className="group" open={expanded} onToggle={(event) => setExpanded(event.currentTarget.open)}>
-            <summary className="flex cursor-pointer list-none items-center justify-between rounded-md px-1 py-1 text-sm font-medium text-slate-700 hover:text-accent-700 dark:text-slate-200 [&::-webkit-details-marker]:hidden">
+          <Disclosure as="div">
+            <DisclosureButton className="group flex w-full cursor-pointer items-center justify-between rounded-md px-1 py-1 text-left text-sm font-medium text-slate-700 hover:text-accent-700 dark:text-slate-200">
               <Trans>Sign in with username and password</Trans>
-              <span aria-hidden="true" className="text-slate-500 transition-transform group-open:rotate-180">
+              <span aria-hidden="true" className="text-slate-500 transition-transform group-data-open:rotate-180">
                 ▾
               </span>
-            </summary>
-            {form}
-          </details>
+            </DisclosureButton>
+            <DisclosurePanel>{form}</DisclosurePanel>
+          </Disclosure>
         </div>
       ) : sso === false ? (
         <div className="mt-2">{form}</div>
