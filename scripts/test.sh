@@ -10,6 +10,19 @@ echo "== lint" >&2
 npx eslint --max-warnings=0 .
 echo "== typecheck" >&2
 npx tsc -p tsconfig.json
+echo "== translations" >&2
+(cd web && npx lingui extract --clean >/dev/null)
+if ! git diff --quiet -- web/src/locales; then
+  git diff --stat -- web/src/locales >&2
+  echo "the lingui catalogs are out of date: run npm run extract -w web and translate the new messages" >&2
+  exit 1
+fi
+# Every German message is translated: no msgstr "" without continuation lines (the catalog header has some).
+untranslated=$(awk 'pending && !/^"/ { n++ } { pending = /^msgstr ""$/ } END { print n + 0 }' web/src/locales/de/messages.po)
+if [ "$untranslated" -gt 0 ]; then
+  echo "web/src/locales/de/messages.po has $untranslated untranslated messages" >&2
+  exit 1
+fi
 echo "== migrations" >&2
 npx drizzle-kit check --config server/drizzle.config.ts
 echo "== tests" >&2
