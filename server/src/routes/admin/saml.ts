@@ -41,6 +41,8 @@ export const adminSamlRoutes = new Hono<AppEnv>()
     const ip = c.var.clientIp;
     const binding = takeBrowserBinding(c, "admin");
     try {
+      // Refused responses count against the address like failed passwords (design.md "Security").
+      s.throttle.checkAddress(ip);
       let samlResponse: string;
       try {
         samlResponse = await readSamlResponse(c);
@@ -54,6 +56,7 @@ export const adminSamlRoutes = new Hono<AppEnv>()
       return c.redirect("/admin/home", 303);
     } catch (err) {
       if (!(err instanceof SamlError) && !(err instanceof AppError)) s.log.error({ err }, "admin SAML sign-in failed");
+      if (err instanceof SamlError) s.throttle.recordAddressFailure(ip);
       return redirectWithError(c, "/admin", samlErrorKey(err), 303);
     }
   });

@@ -471,6 +471,22 @@ describe("POST /api/saml/acs: refusals (no session, audited)", () => {
   });
 });
 
+describe("throttling of refused responses", () => {
+  it("counts refused responses against the address: after 20 the ACS answers Too many requests without checking", async () => {
+    for (let i = 0; i < 20; i++) await acs("bm90IGEgcmVzcG9uc2U=");
+    const blocked = await acs("bm90IGEgcmVzcG9uc2U=");
+    expect(blocked.status).toBe(303);
+    expect(blocked.location).toBe(`/?error=${encodeURIComponent("Too many requests. Please try again in...")}`);
+    // Another address is not affected.
+    const other = await h.app.request("http://postern.test/api/saml/acs", {
+      method: "POST",
+      headers: { host: "postern.test", "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ SAMLResponse: "bm90IGEgcmVzcG9uc2U=" }).toString(),
+    }, socketEnv("198.51.100.77"));
+    expect(other.headers.get("location")).not.toContain("Too%20many");
+  });
+});
+
 describe("browser binding over TLS", () => {
   beforeEach(() => {
     setSetting(h.services.db, "PublicURL", "https://postern.test");

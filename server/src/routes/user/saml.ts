@@ -44,6 +44,8 @@ export const samlRoutes = new Hono<AppEnv>()
     const ip = c.var.clientIp;
     const binding = takeBrowserBinding(c, "user");
     try {
+      // Refused responses count against the address like failed passwords (design.md "Security").
+      s.throttle.checkAddress(ip);
       let samlResponse: string;
       try {
         samlResponse = await readSamlResponse(c);
@@ -57,6 +59,7 @@ export const samlRoutes = new Hono<AppEnv>()
       return c.redirect(getSetting(s.db, "NewUserDashboard") ? "/home/new" : "/home", 303);
     } catch (err) {
       if (!(err instanceof SamlError) && !(err instanceof AppError)) s.log.error({ err }, "SAML sign-in failed");
+      if (err instanceof SamlError) s.throttle.recordAddressFailure(ip);
       return redirectWithError(c, "/", samlErrorKey(err), 303);
     }
   });

@@ -177,6 +177,24 @@ export class LoginThrottle {
     });
   }
 
+  /**
+   * Before an attempt that names no account (a SAML response posted to an ACS): throws 429 when the
+   * address is blocked.
+   */
+  checkAddress(ip: string): void {
+    const now = this.clock.now();
+    const wait = blockedFor(this.current(this.db, addressKey(ip), now), now);
+    if (wait > 0) throw tooManyRequests(wait);
+  }
+
+  /** Counts a refused attempt that names no account (a forged, stale or replayed SAML response) against the address. */
+  recordAddressFailure(ip: string): void {
+    const now = this.clock.now();
+    this.prune(now);
+    const key = addressKey(ip);
+    this.db.transaction((tx) => this.count(tx, key, this.current(tx, key, now), ADDRESS_LIMIT, now));
+  }
+
   /** A right 2FA code of `userName`: clears the account's code key (the address key stays). */
   recordCodeSuccess(userName: string): void {
     deleteThrottle(this.db, codeKey(userName));
