@@ -76,3 +76,46 @@ export function samlErrorKey(err: unknown): SamlErrorKey {
 export function redirectWithError(c: Context<AppEnv>, page: "/" | "/admin", key: SamlErrorKey, status: 302 | 303): Response {
   return c.redirect(`${page}?error=${encodeURIComponent(key)}`, status);
 }
+
+/** GET …/saml/metadata for an audience: the SP metadata, or 404 "SAML not configured". */
+export async function answerMetadata(c: Context<AppEnv>, audience: SamlAudience): Promise<Response> {
+  try {
+    const xml = await c.var.services.saml.metadata(audience);
+    return c.body(xml, 200, { "content-type": "application/samlmetadata+xml; charset=utf-8" });
+  } catch (err) {
+    if (err instanceof SamlError) return c.json({ Err: SamlMessage.samlNotConfigured }, 404);
+    throw err;
+  }
+}
+
+/**
+ * POST …/saml/acs for an audience, the flow users and admins share: refuse a throttled address,
+ * read the posted form, let `signIn` verify the response, issue the session and set its cookie
+ * (it returns where to go), and redirect there (303). Any refusal is audited, counts against the
+ * address (like a failed password), and redirects to `page?error=<key>`.
+ */
+export async function answerAcs(
+  c: Context<AppEnv>,
+  audience: SamlAudience,
+  page: "/" | "/admin",
+  signIn: (samlResponse: string, binding: BrowserBinding) => Promise<string>,
+): Promise<Response> {
+  const s = c.var.services;
+  const ip = c.var.clientIp;
+  const binding = takeBrowserBinding(c, audience);
+  try {
+    s.throttle.checkAddress(ip);
+    let samlResponse: string;
+    try {
+      samlResponse = await readSamlResponse(c);
+    } catch (err) {
+      if (err instanceof SamlError) s.saml.auditRefusal(audience, ip, err);
+      throw err;
+    }
+    return c.redirect(await signIn(samlResponse, binding), 303);
+  } catch (err) {
+    if (!(err instanceof SamlError) && !(err instanceof AppError)) s.log.error({ err, audience }, "SAML sign-in failed");
+    if (err instanceof SamlError) s.throttle.recordAddressFailure(ip);
+    return redirectWithError(c, page, samlErrorKey(err), 303);
+  }
+}

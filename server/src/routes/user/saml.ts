@@ -5,26 +5,17 @@
  * the IdP's cross-site form post and is exempt from the CSRF guard (http/context.ts).
  */
 import { Hono } from "hono";
-import { SamlLoginQuerySchema, SamlMessage, ServerMessage } from "@postern/shared";
+import { SamlLoginQuerySchema, ServerMessage } from "@postern/shared";
 import { USER_COOKIE, setSessionCookie } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
-import { bindRequestToBrowser, readSamlResponse, redirectWithError, samlErrorKey, takeBrowserBinding } from "../../http/saml.ts";
-import { AppError } from "../../errors.ts";
+import { answerAcs, answerMetadata, bindRequestToBrowser, redirectWithError } from "../../http/saml.ts";
 import { SamlError } from "../../services/saml/errors.ts";
 import { getSetting } from "../../services/settings.ts";
 
 /** GET /saml/metadata, GET /login/saml, POST /saml/acs. */
 export const samlRoutes = new Hono<AppEnv>()
   // GET /saml/metadata
-  .get("/saml/metadata", async (c) => {
-    try {
-      const xml = await c.var.services.saml.metadata("user");
-      return c.body(xml, 200, { "content-type": "application/samlmetadata+xml; charset=utf-8" });
-    } catch (err) {
-      if (err instanceof SamlError) return c.json({ Err: SamlMessage.samlNotConfigured }, 404);
-      throw err;
-    }
-  })
+  .get("/saml/metadata", (c) => answerMetadata(c, "user"))
   // GET /login/saml
   .get("/login/saml", async (c) => {
     const query = SamlLoginQuerySchema.safeParse(c.req.query());
@@ -39,27 +30,13 @@ export const samlRoutes = new Hono<AppEnv>()
     }
   })
   // POST /saml/acs
-  .post("/saml/acs", async (c) => {
-    const s = c.var.services;
-    const ip = c.var.clientIp;
-    const binding = takeBrowserBinding(c, "user");
-    try {
-      // Refused responses count against the address like failed passwords (design.md "Security").
-      s.throttle.checkAddress(ip);
-      let samlResponse: string;
-      try {
-        samlResponse = await readSamlResponse(c);
-      } catch (err) {
-        if (err instanceof SamlError) s.saml.auditRefusal("user", ip, err);
-        throw err;
-      }
+  .post("/saml/acs", (c) =>
+    answerAcs(c, "user", "/", async (samlResponse, binding) => {
+      const s = c.var.services;
+      const ip = c.var.clientIp;
       const signIn = await s.saml.completeUser(samlResponse, { ip, binding });
       const { token, session } = s.userSessions.issue(signIn.user, { kiosk: signIn.kiosk, ip, ...(signIn.minutes !== undefined ? { minutes: signIn.minutes } : {}) });
       setSessionCookie(c, USER_COOKIE, token, session.endsAt);
-      return c.redirect(getSetting(s.db, "NewUserDashboard") ? "/home/new" : "/home", 303);
-    } catch (err) {
-      if (!(err instanceof SamlError) && !(err instanceof AppError)) s.log.error({ err }, "SAML sign-in failed");
-      if (err instanceof SamlError) s.throttle.recordAddressFailure(ip);
-      return redirectWithError(c, "/", samlErrorKey(err), 303);
-    }
-  });
+      return getSetting(s.db, "NewUserDashboard") ? "/home/new" : "/home";
+    }),
+  );
