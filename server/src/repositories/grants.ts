@@ -4,7 +4,7 @@
  */
 import { and, eq, inArray, isNull, lte, gt, sql, ne } from "drizzle-orm";
 import type { Db, Tx } from "../db/index.ts";
-import { acls, backends, grantAddresses, grants, grantStatusHistory, userSessions } from "../db/schema.ts";
+import { acls, backends, grantAddresses, grants, grantStatusHistory, groupAcls, groupUsers, userAcls, userSessions } from "../db/schema.ts";
 import type { TargetSource } from "../services/grants/targets.ts";
 
 /**
@@ -230,4 +230,30 @@ export function dueSessions(q: Q, now: number): { id: string; userId: string }[]
     .from(userSessions)
     .where(and(isNull(userSessions.endedAt), lte(userSessions.endsAt, now)))
     .all();
+}
+
+/** One row of a session's status: an assigned ACL with the session's status entry for it (null when none yet). */
+export interface SessionAclRow {
+  acl: typeof acls.$inferSelect;
+  grant: { id: string; status: number; error: string; expiresAt: number | null } | null;
+}
+
+/**
+ * Prepares the status read of a session on `db`: every ACL the user reaches (directly or through a
+ * group) with the session's status entry, in ONE prepared statement (GET /status is the hottest
+ * read). Run it with `{ sessionId, userId }`.
+ */
+export function prepareSessionAclRows(db: Db) {
+  const userId = sql.placeholder("userId");
+  const assigned = db
+    .select({ id: userAcls.aclId })
+    .from(userAcls)
+    .where(eq(userAcls.userId, userId))
+    .union(db.select({ id: groupAcls.aclId }).from(groupAcls).innerJoin(groupUsers, eq(groupUsers.groupId, groupAcls.groupId)).where(eq(groupUsers.userId, userId)));
+  return db
+    .select({ acl: acls, grant: { id: grants.id, status: grants.status, error: grants.error, expiresAt: grants.expiresAt } })
+    .from(acls)
+    .leftJoin(grants, and(eq(grants.aclId, acls.id), eq(grants.sessionId, sql.placeholder("sessionId"))))
+    .where(inArray(acls.id, assigned))
+    .prepare();
 }

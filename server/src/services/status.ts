@@ -3,14 +3,13 @@
  * when the user's address changes, their grants move to the new address and keep their expiry
  * (design.md "Grants").
  */
-import { eq, inArray } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { NONE_ID, GrantTypeSchema, IpExclusionsSchema, normaliseIp } from "@postern/shared";
 import type { SessionStatus, StatusAcl, PortIp } from "@postern/shared";
-import { acls, userSessions } from "../db/schema.ts";
+import { userSessions } from "../db/schema.ts";
 import { iso } from "../clock.ts";
 import { AppError } from "../errors.ts";
 import * as grantsRepo from "../repositories/grants.ts";
-import * as usersRepo from "../repositories/users.ts";
 import { AuditAction, writeAudit } from "./audit.ts";
 import type { UserSessionContext } from "./auth/user-sessions.ts";
 import { newId } from "./auth/tokens.ts";
@@ -88,26 +87,36 @@ export class StatusService extends Service {
     });
   }
 
+  private sessionAclRows: ReturnType<typeof grantsRepo.prepareSessionAclRows> | undefined;
+
+  /**
+   * The session's ACLs with their status entries (one prepared statement). ACLs assigned since the
+   * session began get their entry (status 4) here, and those that need no click are granted as at
+   * sign-in.
+   */
+  private rowsOf(session: UserSessionContext, now: number): grantsRepo.SessionAclRow[] {
+    const query = (this.sessionAclRows ??= grantsRepo.prepareSessionAclRows(this.db));
+    const params = { sessionId: session.sessionId, userId: session.userId };
+    const rows = query.all(params);
+    const missing = rows.filter((r) => r.grant === null).map((r) => r.acl);
+    if (missing.length === 0) return rows;
+    grantsRepo.ensureGrantRows(this.db, session.sessionId, missing.map((a) => a.id), now, newId);
+    for (const acl of missing) {
+      if (acl.clickToGrant) continue;
+      try {
+        this.engine.grant(session.sessionId, acl.id, { userName: session.userName, ip: session.ipAddress, click: false });
+      } catch {
+        // shown as the entry's status
+      }
+    }
+    return query.all(params);
+  }
+
   /** The session user with one entry per assigned ACL (user-portal §3). */
   status(session: UserSessionContext): SessionStatus {
     const now = this.clock.now();
-    const aclIds = usersRepo.assignedAclIds(this.db, session.userId);
-    const added = grantsRepo.ensureGrantRows(this.db, session.sessionId, aclIds, now, newId);
-    const rows = aclIds.length ? this.db.select().from(acls).where(inArray(acls.id, aclIds)).all() : [];
-    // ACLs assigned during the session that need no click are granted as at sign-in.
-    for (const acl of rows) {
-      if (added.includes(acl.id) && !acl.clickToGrant) {
-        try {
-          this.engine.grant(session.sessionId, acl.id, { userName: session.userName, ip: session.ipAddress, click: false });
-        } catch {
-          // shown as the entry's status
-        }
-      }
-    }
-    const bySessionAcl = new Map(grantsRepo.listSessionGrants(this.db, session.sessionId).map((g) => [g.aclId, g]));
     const entries: StatusAcl[] = [];
-    for (const acl of rows) {
-      const g = bySessionAcl.get(acl.id);
+    for (const { acl, grant: g } of this.rowsOf(session, now)) {
       if (!g) continue;
       const grantType = GrantTypeSchema.parse(acl.grantType);
       const exclusions = IpExclusionsSchema.parse(acl.ipExclusions);

@@ -5,7 +5,7 @@
  * every sign-in and only its SHA-256 is stored. At sign-in every assigned ACL without ClickToGrant
  * is granted at once.
  */
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { ErrKey, ServerMessage } from "@postern/shared";
 import { acls, users, userSessions } from "../../db/schema.ts";
 import { AppError, invalidSession } from "../../errors.ts";
@@ -52,6 +52,16 @@ export class UserSessionService extends Service {
   private readonly throttle = new LoginThrottle(this.db, this.clock);
 
   private ldap: LdapVerifier = noLdap;
+  private sessionByHash: ReturnType<UserSessionService["prepareSessionByHash"]> | undefined;
+
+  private prepareSessionByHash() {
+    return this.db
+      .select({ s: userSessions, u: users })
+      .from(userSessions)
+      .innerJoin(users, eq(users.id, userSessions.userId))
+      .where(eq(userSessions.tokenHash, sql.placeholder("hash")))
+      .prepare();
+  }
 
   /** Sets how LDAP users' passwords are checked (the LDAP service, once configured). */
   useLdap(verifier: LdapVerifier): void {
@@ -177,12 +187,9 @@ export class UserSessionService extends Service {
    */
   resolve(token: string | undefined, opts: { allowPending?: boolean } = {}): UserSessionContext {
     if (!token) throw invalidSession();
-    const row = this.db
-      .select({ s: userSessions, u: users })
-      .from(userSessions)
-      .innerJoin(users, eq(users.id, userSessions.userId))
-      .where(eq(userSessions.tokenHash, sha256(token)))
-      .get();
+    // Every user call resolves its session: one prepared statement, compiled once.
+    this.sessionByHash ??= this.prepareSessionByHash();
+    const row = this.sessionByHash.get({ hash: sha256(token) });
     const now = this.clock.now();
     if (!row || row.s.endedAt !== null || row.s.endsAt <= now || (!row.s.verified && !opts.allowPending) || row.u.disabled) throw invalidSession();
     if (row.u.validUntil !== null && row.u.validUntil <= now) throw invalidSession();
