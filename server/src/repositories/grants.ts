@@ -28,11 +28,6 @@ export function getGrantFor(q: Q, sessionId: string, aclId: string): GrantRow | 
   return q.select().from(grants).where(and(eq(grants.sessionId, sessionId), eq(grants.aclId, aclId))).get();
 }
 
-/** Lists the grants of a session. */
-export function listSessionGrants(q: Q, sessionId: string): GrantRow[] {
-  return q.select().from(grants).where(eq(grants.sessionId, sessionId)).all();
-}
-
 /** Creates status entries (status 4 Created) for ACLs of a session that have none yet; returns those ACL ids. */
 export function ensureGrantRows(q: Q, sessionId: string, aclIds: readonly string[], now: number, newId: () => string): string[] {
   const created: string[] = [];

@@ -307,4 +307,3 @@ export class BackendService extends Service {
   }
 }
 
-export { AppError };

@@ -13,8 +13,8 @@ import { errorText } from "../api/error-messages.ts";
 import { forgetSession, homePathFor, loadSession } from "../api/session.ts";
 import { verifyOtp } from "../api/user.ts";
 import { ErrorMessage } from "./ErrorMessage.tsx";
-import { Spinner } from "./Spinner.tsx";
 import { TextField } from "./TextField.tsx";
+import { SubmitButton } from "./SubmitButton.tsx";
 
 /** Longest code accepted by the field (shared OTP_CODE_MAX_LENGTH; a literal to keep zod out). */
 const CODE_MAX_LENGTH = 16;
@@ -56,15 +56,7 @@ export function OtpCodeForm({ submitLabel, autoFocus = true }: { submitLabel: Re
     <form className="mt-6 space-y-4" onSubmit={(event) => void submit(event)} autoComplete="off" noValidate>
       <TextField label={<Trans>Code</Trans>} name="code" type="text" inputMode="numeric" maxLength={CODE_MAX_LENGTH} value={code} onChange={setCode} autoFocus={autoFocus} />
       <ErrorMessage message={error} />
-      <button
-        type="submit"
-        disabled={submitting}
-        aria-busy={submitting || undefined}
-        className="flex w-full items-center justify-center gap-2 rounded-md bg-accent-700 px-3 py-2.5 text-sm font-semibold text-white shadow-sm hover:bg-accent-800 disabled:cursor-wait disabled:opacity-70"
-      >
-        {submitting ? <Spinner /> : null}
-        {submitLabel}
-      </button>
+      <SubmitButton submitting={submitting}>{submitLabel}</SubmitButton>
     </form>
   );
 }

@@ -23,6 +23,7 @@ import { Spinner } from "../components/Spinner.tsx";
 import { TextField } from "../components/TextField.tsx";
 import { useDocumentHead } from "../hooks/useDocumentHead.ts";
 import { loginOutcome, noFieldFocused } from "../lib/login-outcome.ts";
+import { SubmitButton } from "../components/SubmitButton.tsx";
 
 /** `errorParam`: the `error` query parameter; only known keys/messages are shown (no free text from URLs). */
 export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
@@ -113,15 +114,7 @@ export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
       <TextField label={<Trans>Password</Trans>} name="password" type="password" value={password} onChange={setPassword} />
       {sso ? null : kiosk}
       {sso ? null : <ErrorMessage message={error} />}
-      <button
-        type="submit"
-        disabled={submitting}
-        aria-busy={submitting || undefined}
-        className="flex w-full items-center justify-center gap-2 rounded-md bg-accent-700 px-3 py-2.5 text-sm font-semibold text-white shadow-sm hover:bg-accent-800 disabled:cursor-wait disabled:opacity-70"
-      >
-        {submitting ? <Spinner /> : null}
-        <Trans>Log in</Trans>
-      </button>
+      <SubmitButton submitting={submitting}><Trans>Log in</Trans></SubmitButton>
     </form>
   );
 

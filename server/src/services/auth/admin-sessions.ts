@@ -80,13 +80,7 @@ export class AdminSessionService {
    */
   async login(input: { userName: string; password: string; ip: string }): Promise<AdminSignedIn> {
     const failed = (errorMessage: string) => writeAudit(this.db, { action: AuditAction.adminLoginFailed, at: this.clock.now(), adminName: input.userName, ipAddress: input.ip, errorMessage });
-    let attempt;
-    try {
-      attempt = this.throttle.beginLogin(input.userName, input.ip);
-    } catch (e) {
-      if (e instanceof AppError) failed("too many attempts");
-      throw e;
-    }
+    const attempt = this.throttle.beginAuditedLogin(input.userName, input.ip, () => failed("too many attempts"));
     const admin = this.db.select().from(admins).where(eq(admins.userName, input.userName)).get();
     let ok: boolean;
     try {

@@ -136,6 +136,19 @@ export class LoginThrottle {
     });
   }
 
+  /**
+   * `beginLogin`, calling `onBlocked` (the caller's audit entry for a blocked attempt) before the 429
+   * is rethrown.
+   */
+  beginAuditedLogin(userName: string, ip: string, onBlocked: () => void): LoginAttempt {
+    try {
+      return this.beginLogin(userName, ip);
+    } catch (e) {
+      if (e instanceof AppError) onBlocked();
+      throw e;
+    }
+  }
+
   /** The password was right: the account key is cleared and the attempt taken back from the address key. */
   loginSucceeded(attempt: LoginAttempt): void {
     this.db.transaction((tx) => {

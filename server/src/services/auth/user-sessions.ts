@@ -96,13 +96,7 @@ export class UserSessionService extends Service {
 
   private async signIn(input: { userName: string; password: string; kiosk: boolean; ip: string }, admins: AdminSessionService | null): Promise<PortalSignIn> {
     const failed = (errorMessage: string) => writeAudit(this.db, { action: AuditAction.userLoginFailed, at: this.clock.now(), userName: input.userName, ipAddress: input.ip, errorMessage });
-    let attempt;
-    try {
-      attempt = this.throttle.beginLogin(input.userName, input.ip);
-    } catch (e) {
-      if (e instanceof AppError) failed("too many attempts");
-      throw e;
-    }
+    const attempt = this.throttle.beginAuditedLogin(input.userName, input.ip, () => failed("too many attempts"));
     const user = usersRepo.getUserByName(this.db, input.userName);
     const admin = !user && admins ? getAdminByName(this.db, input.userName) : undefined;
     let ok: boolean;

@@ -9,11 +9,11 @@
  */
 import { eq } from "drizzle-orm";
 import { GrantStatus, IpExclusionsSchema, GrantTypeSchema, isAgentless } from "@postern/shared";
-import type { EntryResult, Op, Target, TargetState } from "@postern/shared";
+import type { EntryResult, Op, TargetState } from "@postern/shared";
 import type { Db, Tx } from "../../db/index.ts";
 import { acls, userSessions, users } from "../../db/schema.ts";
 import type { Clock } from "../../clock.ts";
-import { AppError, forbidden, notFound } from "../../errors.ts";
+import { forbidden, notFound } from "../../errors.ts";
 import * as repo from "../../repositories/grants.ts";
 import { writeAudit, AuditAction } from "../audit.ts";
 import { assignedAclIds } from "../../repositories/users.ts";
@@ -265,13 +265,6 @@ export class GrantEngine {
     return [...byAcl.values()];
   }
 
-  /** The target of one ACL, or null when it has no agent-enforced backend. */
-  targetOf(aclId: string): { agentId: string; target: Target } | null {
-    const src = repo.aclTargetSource(this.db, aclId);
-    const target = src ? toTarget(src) : null;
-    return target && src?.agentId ? { agentId: src.agentId, target } : null;
-  }
-
   /** The agent connected: its offline grants wait for the sync's acknowledgement (3 → 2). */
   agentConnected(agentId: string): void {
     this.db.transaction((tx) => repo.moveAgentGrants(tx, agentId, [GrantStatus.AgentOffline], GrantStatus.Pending, this.clock.now()));
@@ -352,4 +345,3 @@ export class GrantEngine {
   }
 }
 
-export { AppError };
