@@ -7,13 +7,12 @@
  * accessibility with accent and logos, the older Home, auto-browse, the unlicensed dialog, and
  * axe-core scans of each of these pages.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, Locator, Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Locator, Page } from "playwright-core";
 import { httpGetFrom } from "../../support/haproxy.ts";
-import { chromiumAvailable, expectVisible, launchBrowser, newPage, seriousViolations } from "../../support/browser.ts";
-import type { PageOptions } from "../../support/browser.ts";
+import { chromiumAvailable, expectVisible, seriousViolations } from "../../support/browser.ts";
 import { waitFor } from "../../support/stack.ts";
-import { startPortalStack } from "./portal-stack.ts";
+import { usePortalSuite } from "./portal-stack.ts";
 import type { PortalStack } from "./portal-stack.ts";
 
 if (!chromiumAvailable) console.warn("portal dashboard e2e: SKIPPED: /usr/bin/chromium is not installed");
@@ -22,24 +21,12 @@ if (!chromiumAvailable) console.warn("portal dashboard e2e: SKIPPED: /usr/bin/ch
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEUlEQVR4nGPgL8vDihiGlgQApWE8wfekj3cAAAAASUVORK5CYII=";
 
 describe.skipIf(!chromiumAvailable)("portal home pages in Chromium", () => {
+  const suite = usePortalSuite();
   let p: PortalStack;
-  let browser: Browser;
-  const opened: { close(): Promise<void> }[] = [];
-
-  beforeAll(async () => {
-    [p, browser] = await Promise.all([startPortalStack(), launchBrowser()]);
+  beforeAll(() => {
+    p = suite.stack();
   });
-  afterAll(async () => {
-    for (const context of opened) await context.close().catch(() => undefined);
-    await browser?.close();
-    await p?.close();
-  });
-
-  async function fresh(opts: PageOptions = {}): Promise<Page> {
-    const { context, page } = await newPage(browser, opts);
-    opened.push(context);
-    return page;
-  }
+  const fresh = suite.fresh;
 
   /** Signs in on the Login page (labels in `de` when German) and waits for a home page. */
   async function signIn(page: Page, userName: string, password = `${userName}-password`, german = false): Promise<void> {

@@ -6,39 +6,25 @@
  * SSO through a fake SAML IdP (the SSO button, the "or" divider, Enter starting SSO), the reload on
  * a new JsBundleHash, and an axe-core scan of every page.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
 import { generateSync } from "otplib";
 import { setSetting } from "../../../server/src/services/settings.ts";
 import { spUrls } from "../../../server/src/services/saml/setup.ts";
 import { FakeIdp, makeKeyPair, requestIdOf } from "../../../server/src/testing/saml.ts";
-import { chromiumAvailable, expectVisible, launchBrowser, newPage, seriousViolations } from "../../support/browser.ts";
-import type { PageOptions } from "../../support/browser.ts";
-import { startPortalStack } from "./portal-stack.ts";
+import { chromiumAvailable, expectVisible, seriousViolations } from "../../support/browser.ts";
+import { usePortalSuite } from "./portal-stack.ts";
 import type { PortalStack } from "./portal-stack.ts";
 
 if (!chromiumAvailable) console.warn("portal login e2e: SKIPPED: /usr/bin/chromium is not installed");
 
 describe.skipIf(!chromiumAvailable)("portal sign-in in Chromium", () => {
+  const suite = usePortalSuite();
   let p: PortalStack;
-  let browser: Browser;
-  const opened: { close(): Promise<void> }[] = [];
-
-  beforeAll(async () => {
-    [p, browser] = await Promise.all([startPortalStack(), launchBrowser()]);
+  beforeAll(() => {
+    p = suite.stack();
   });
-  afterAll(async () => {
-    for (const context of opened) await context.close().catch(() => undefined);
-    await browser?.close();
-    await p?.close();
-  });
-
-  /** A fresh browser context (own cookies and storage) and its page. */
-  async function fresh(opts: PageOptions = {}): Promise<Page> {
-    const { context, page } = await newPage(browser, opts);
-    opened.push(context);
-    return page;
-  }
+  const fresh = suite.fresh;
 
   async function signIn(page: Page, userName: string, password = `${userName}-password`, kiosk = false): Promise<void> {
     await page.goto(p.url + "/");

@@ -13,6 +13,10 @@
  *   (Team wiki; for the sign-in throttle).
  */
 import { existsSync } from "node:fs";
+import { afterAll, beforeAll } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { launchBrowser, newPage } from "../../support/browser.ts";
+import type { PageOptions } from "../../support/browser.ts";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { pino } from "pino";
@@ -118,6 +122,44 @@ export async function startPortalStack(): Promise<PortalStack> {
       await discovery.close();
       await stack.close();
       await haproxy.stop();
+    },
+  };
+}
+
+/** One portal suite's stack and Chromium, with fresh pages whose contexts are closed at the end. */
+export interface PortalSuite {
+  /** The stack (set once the suite's beforeAll ran). */
+  stack(): PortalStack;
+  /** A fresh browser context (own cookies and storage) and its page. */
+  fresh(opts?: PageOptions): Promise<Page>;
+}
+
+/**
+ * Registers the suite's set-up and tear-down (call inside `describe`): starts the portal stack and
+ * Chromium together before all tests; closes every context, the browser and the stack after them.
+ */
+export function usePortalSuite(): PortalSuite {
+  let stack: PortalStack | undefined;
+  let browser: Browser | undefined;
+  const opened: { close(): Promise<void> }[] = [];
+  beforeAll(async () => {
+    [stack, browser] = await Promise.all([startPortalStack(), launchBrowser()]);
+  });
+  afterAll(async () => {
+    for (const context of opened) await context.close().catch(() => undefined);
+    await browser?.close();
+    await stack?.close();
+  });
+  return {
+    stack: () => {
+      if (!stack) throw new Error("the portal stack is not started yet");
+      return stack;
+    },
+    fresh: async (opts: PageOptions = {}) => {
+      if (!browser) throw new Error("the browser is not started yet");
+      const { context, page } = await newPage(browser, opts);
+      opened.push(context);
+      return page;
     },
   };
 }
