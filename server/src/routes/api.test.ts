@@ -1,27 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createHarness, seedLoop } from "../testing/harness.ts";
+import { apiRequest, createHarness, seedLoop } from "../testing/harness.ts";
 import type { Harness, Seeded } from "../testing/harness.ts";
 
 let h: Harness;
 let seed: Seeded;
 let adminCookie = "";
-const json = { "content-type": "application/json" };
 
-/** The node-server binding's socket, as getConnInfo reads it: requests come from 203.0.113.5. */
-const env = { incoming: { socket: { remoteAddress: "203.0.113.5", remotePort: 40000, remoteFamily: "IPv4" } } };
-
+/** One request from 203.0.113.5 (the harness's socket address); an empty body reads as null. */
 async function req(method: string, path: string, body?: unknown, cookie = "", extra: Record<string, string> = {}) {
-  const res = await h.app.request(
-    `http://postern.test${path}`,
-    {
-      method,
-      headers: { ...(body !== undefined ? json : {}), ...(cookie ? { cookie } : {}), host: "postern.test", ...extra },
-      ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
-    },
-    env,
-  );
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null, setCookie: res.headers.get("set-cookie") ?? "" };
+  const r = await apiRequest(h, method, path, body, { cookie, headers: extra });
+  return { status: r.status, body: r.body === "" ? null : r.body, setCookie: r.setCookie };
 }
 const cookieOf = (setCookie: string) => setCookie.split(";")[0] ?? "";
 
