@@ -16,7 +16,7 @@ import { newId } from "./auth/tokens.ts";
 import { addressAllowed } from "./grants/addresses.ts";
 import { getSetting } from "./settings.ts";
 import { Service } from "./service.ts";
-import { isUserLicensed, usersAdmitted } from "./licensing/gates.ts";
+import { userLicence } from "./licensing/gates.ts";
 
 /** How many observed extra addresses a session keeps. */
 export const MAX_OBSERVED = 8;
@@ -143,13 +143,14 @@ export class StatusService extends Service {
     }
     entries.sort((a, b) => a.Description.localeCompare(b.Description));
     const autoBrowse = entries.filter((e) => e.AutoBrowseUsers && /^https?:\/\//.test(e.URL));
+    const licence = userLicence(this.db, session.userId, now);
     return {
       Name: session.name,
       CurrentAddress: session.ipAddress,
       Ends: iso(session.endsAt) ?? "",
       ValidUntil: iso(session.validUntil),
-      Licensed: usersAdmitted(this.db, now),
-      UserLicensed: isUserLicensed(this.db, session.userId, now),
+      Licensed: licence.admitted,
+      UserLicensed: licence.licensed,
       NewUserDashboard: getSetting(this.db, "NewUserDashboard"),
       AuthType: session.authType,
       AutoBrowseToURI: autoBrowse.length === 1 ? (autoBrowse[0]?.URL ?? "") : "",

@@ -101,13 +101,22 @@ export function licensedUserIds(q: Q, now: number): Set<string> {
   return new Set(repo.firstUserIds(q, l.kind === "none" ? total : Math.min(total, allowedUsers(l.payload))));
 }
 
-/** Whether one user is licensed (as licensedUsers, with one position query); false for an unknown user. */
-export function isUserLicensed(q: Q, userId: string, now: number): boolean {
+/**
+ * Both licence facts of one user's status, reading the store once: whether the install admits users
+ * (usersAdmitted) and whether this user is licensed (as licensedUsers, with one position query;
+ * false for an unknown user).
+ */
+export function userLicence(q: Q, userId: string, now: number): { admitted: boolean; licensed: boolean } {
   const l = readInstalledLicence(q);
-  if (l.kind === "none") return true;
-  if (l.kind === "broken" || isExpired(l.payload, now)) return false;
+  if (l.kind === "none") return { admitted: true, licensed: true };
+  if (l.kind === "broken" || isExpired(l.payload, now)) return { admitted: false, licensed: false };
   const position = repo.userPosition(q, userId);
-  return position !== null && position < allowedUsers(l.payload);
+  return { admitted: true, licensed: position !== null && position < allowedUsers(l.payload) };
+}
+
+/** Whether one user is licensed (see userLicence). */
+export function isUserLicensed(q: Q, userId: string, now: number): boolean {
+  return userLicence(q, userId, now).licensed;
 }
 
 /** The grant gate: throws 403 err.unlicensedDescription unless the user is licensed (isUserLicensed). */
