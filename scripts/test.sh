@@ -8,6 +8,8 @@ bash scripts/setup.sh --test
 source scripts/node-env.sh
 echo "== lint" >&2
 npx eslint --max-warnings=0 .
+echo "== format" >&2
+npx prettier --check . >/dev/null || { npx prettier --list-different . >&2; echo "run npm run format" >&2; exit 1; }
 echo "== typecheck" >&2
 npx tsc -p tsconfig.json
 echo "== translations" >&2
