@@ -4,7 +4,19 @@ import tseslint from "typescript-eslint";
 import globals from "globals";
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", ".node/**", "data/**", "web/public/build/**", "web/dist/**", "test-results/**", "server/drizzle/**", "web/src/locales/**/*.js", "**/bin/*.js"] },
+  {
+    ignores: [
+      "**/node_modules/**",
+      ".node/**",
+      "data/**",
+      "web/public/build/**",
+      "web/dist/**",
+      "test-results/**",
+      "server/drizzle/**",
+      "web/src/locales/**/*.js",
+      "**/bin/*.js",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   { files: ["**/*.js"], languageOptions: { globals: { ...globals.node } } },
@@ -25,10 +37,21 @@ export default tseslint.config(
     // shared/ is the wire contract: it must not depend on any implementation.
     files: ["shared/src/**"],
     rules: {
-      "no-restricted-imports": ["error", { patterns: [
-        { group: ["@postern/server*", "@postern/agent*", "@postern/cli*", "@postern/web*"], message: "shared imports nothing of ours" },
-        { group: ["better-sqlite3", "drizzle-orm*", "execa", "hono*", "ws"], message: "shared stays runtime-neutral (browser and node)" },
-      ] }],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["@postern/server*", "@postern/agent*", "@postern/cli*", "@postern/web*"],
+              message: "shared imports nothing of ours",
+            },
+            {
+              group: ["better-sqlite3", "drizzle-orm*", "execa", "hono*", "ws"],
+              message: "shared stays runtime-neutral (browser and node)",
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -36,19 +59,35 @@ export default tseslint.config(
     files: ["web/src/**"],
     languageOptions: { globals: { ...globals.browser } },
     rules: {
-      "no-restricted-imports": ["error", { patterns: [
-        { group: ["better-sqlite3", "drizzle-orm*", "execa", "ws", "pino"], message: "web runs in the browser" },
-        { group: ["@postern/server*", "@postern/agent*", "@postern/cli*"], message: "web talks to the server only over HTTP" },
-      ] }],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["better-sqlite3", "drizzle-orm*", "execa", "ws", "pino"], message: "web runs in the browser" },
+            {
+              group: ["@postern/server*", "@postern/agent*", "@postern/cli*"],
+              message: "web talks to the server only over HTTP",
+            },
+          ],
+        },
+      ],
     },
   },
   {
     // The agent talks to the server only over its protocol.
     files: ["agent/src/**"],
     rules: {
-      "no-restricted-imports": ["error", { patterns: [
-        { group: ["@postern/server*", "better-sqlite3", "drizzle-orm*"], message: "the agent reaches the server only through the agent protocol" },
-      ] }],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["@postern/server*", "better-sqlite3", "drizzle-orm*"],
+              message: "the agent reaches the server only through the agent protocol",
+            },
+          ],
+        },
+      ],
     },
   },
 );

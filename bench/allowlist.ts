@@ -31,7 +31,13 @@ import vm from "node:vm";
 import { and, eq, gt, sql } from "drizzle-orm";
 import { startServer } from "../server/src/server.ts";
 import { acls, backends, grantAddresses, grants, users, userSessions } from "../server/src/db/schema.ts";
-import { ensureGrantRows, getGrantFor, publishedAddresses, setGrantAddresses, setGrantStatus } from "../server/src/repositories/grants.ts";
+import {
+  ensureGrantRows,
+  getGrantFor,
+  publishedAddresses,
+  setGrantAddresses,
+  setGrantStatus,
+} from "../server/src/repositories/grants.ts";
 import { newId } from "../server/src/services/auth/tokens.ts";
 
 const { values: opts } = parseArgs({
@@ -68,7 +74,13 @@ function addressOf(i: number): string {
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "postern-bench-allowlist-"));
-  const server = await startServer({ dataDir, listen: "127.0.0.1:0", migrate: true, logLevel: process.env.BENCH_LOG ?? "silent", webDir: "/nonexistent" });
+  const server = await startServer({
+    dataDir,
+    listen: "127.0.0.1:0",
+    migrate: true,
+    logLevel: process.env.BENCH_LOG ?? "silent",
+    webDir: "/nonexistent",
+  });
   const cleanup = async () => {
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -82,7 +94,9 @@ async function main(): Promise<void> {
     const aclId = newId();
     const userId = newId();
     const now = clock.now();
-    db.insert(backends).values({ id: backendId, name: "bench allowlist", agentId: null, type: "allowlist", config: { allowlist: {} } }).run();
+    db.insert(backends)
+      .values({ id: backendId, name: "bench allowlist", agentId: null, type: "allowlist", config: { allowlist: {} } })
+      .run();
     db.insert(acls)
       .values({
         id: aclId,
@@ -90,7 +104,10 @@ async function main(): Promise<void> {
         backendId,
         ipExclusions: { RestrictionType: "none", RfcType: "allow", Ranges: [] },
         grantType: { Type: "userIp", Ips: [] },
-        config: { UriToken: "", allowlist: { Token: TOKEN, ApiKeyId: NONE, AllowAccessByIp: false, AllowedIpAddresses: [] } },
+        config: {
+          UriToken: "",
+          allowlist: { Token: TOKEN, ApiKeyId: NONE, AllowAccessByIp: false, AllowedIpAddresses: [] },
+        },
       })
       .run();
     db.insert(users).values({ id: userId, name: "Bench", userName: "bench", authType: "local" }).run();
@@ -99,7 +116,16 @@ async function main(): Promise<void> {
       db.transaction((tx) => {
         const sessionIds = Array.from({ length: Math.min(SEED_BATCH, ENTRIES - from) }, () => newId());
         tx.insert(userSessions)
-          .values(sessionIds.map((id, k) => ({ id, tokenHash: `bench-${from + k}`, userId, createdAt: now, endsAt: expiresAt, ipAddress: addressOf(from + k) })))
+          .values(
+            sessionIds.map((id, k) => ({
+              id,
+              tokenHash: `bench-${from + k}`,
+              userId,
+              createdAt: now,
+              endsAt: expiresAt,
+              ipAddress: addressOf(from + k),
+            })),
+          )
           .run();
         sessionIds.forEach((sessionId, k) => {
           ensureGrantRows(tx, sessionId, [aclId], now, newId);
@@ -115,9 +141,14 @@ async function main(): Promise<void> {
       await new Promise((resolve) => setImmediate(resolve));
       await new Promise((resolve) => setImmediate(resolve));
     }
-    const key = apiKeys.create({ Name: "bench reader", Scopes: [`allowlist.read:${aclId}`], ExpiredAfter: null }, { adminName: "bench", ip: "127.0.0.1" }).PlaintextKey!;
+    const key = apiKeys.create(
+      { Name: "bench reader", Scopes: [`allowlist.read:${aclId}`], ExpiredAfter: null },
+      { adminName: "bench", ip: "127.0.0.1" },
+    ).PlaintextKey!;
     const seeded = publishedAddresses(db, aclId, clock.now()).length;
-    console.log(`seeded ${seeded} published addresses in ${((performance.now() - t0) / 1000).toFixed(1)} s (directly through the repositories, see the header); RSS ${(process.memoryUsage().rss / 1048576).toFixed(0)} MB`);
+    console.log(
+      `seeded ${seeded} published addresses in ${((performance.now() - t0) / 1000).toFixed(1)} s (directly through the repositories, see the header); RSS ${(process.memoryUsage().rss / 1048576).toFixed(0)} MB`,
+    );
 
     // The query plan of the allowlist query (the same builder as publishedAddresses).
     const query = db
@@ -165,9 +196,13 @@ async function main(): Promise<void> {
         return (await res.arrayBuffer()).byteLength;
       });
     }
-    console.log(`\n${"figure".padEnd(18)} ${"samples".padStart(7)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"max ms".padStart(8)} ${"bytes".padStart(10)}`);
+    console.log(
+      `\n${"figure".padEnd(18)} ${"samples".padStart(7)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"max ms".padStart(8)} ${"bytes".padStart(10)}`,
+    );
     for (const r of rows) console.log(r);
-    console.log(`\n("query" bytes column: the number of addresses)  RSS ${(process.memoryUsage().rss / 1048576).toFixed(0)} MB`);
+    console.log(
+      `\n("query" bytes column: the number of addresses)  RSS ${(process.memoryUsage().rss / 1048576).toFixed(0)} MB`,
+    );
   } finally {
     await cleanup();
   }

@@ -29,15 +29,34 @@ import { ExecaRunner } from "../agent/src/process/execa-runner.ts";
 /** What a probe worker polls. */
 export type ProbeSpec =
   | { readonly kind: "haproxy"; readonly socketPath: string; readonly aclId: number; readonly intervalMs: number }
-  | { readonly kind: "ipset-interactive" | "ipset-spawn"; readonly ns: string; readonly set: string; readonly intervalMs: number };
+  | {
+      readonly kind: "ipset-interactive" | "ipset-spawn";
+      readonly ns: string;
+      readonly set: string;
+      readonly intervalMs: number;
+    };
 
 /** Main thread → worker. */
-export type ProbeRequest = { readonly type: "poll"; readonly id: number; readonly ip: string; readonly want: boolean; readonly timeoutMs: number } | { readonly type: "close" };
+export type ProbeRequest =
+  | {
+      readonly type: "poll";
+      readonly id: number;
+      readonly ip: string;
+      readonly want: boolean;
+      readonly timeoutMs: number;
+    }
+  | { readonly type: "close" };
 
 /** Worker → main thread. `at` is `performance.timeOrigin + performance.now()` in milliseconds. */
 export type ProbeReply =
   | { readonly type: "ready"; readonly how: string; readonly pid: number | null }
-  | { readonly type: "result"; readonly id: number; readonly at: number; readonly lastMissStart: number | null; readonly rtts: number[] }
+  | {
+      readonly type: "result";
+      readonly id: number;
+      readonly at: number;
+      readonly lastMissStart: number | null;
+      readonly rtts: number[];
+    }
   | { readonly type: "error"; readonly id: number; readonly message: string }
   | { readonly type: "failed"; readonly message: string };
 
@@ -73,7 +92,10 @@ class HaproxyProbe implements Probe {
     let retried = false;
     for (;;) {
       try {
-        this.#session ??= await RuntimeSession.open({ path: this.#socketPath }, { connectTimeoutMs: 2_000, readTimeoutMs: 2_000 });
+        this.#session ??= await RuntimeSession.open(
+          { path: this.#socketPath },
+          { connectTimeoutMs: 2_000, readTimeoutMs: 2_000 },
+        );
         const [answer = ""] = await this.#session.send([`get acl #${this.#aclId} ${ip}`]);
         if (/match=yes/.test(answer)) return true;
         if (/match=no/.test(answer)) return false;
@@ -180,7 +202,9 @@ class IpsetSpawnProbe implements Probe {
   }
 
   async has(ip: string): Promise<boolean> {
-    const r = await this.#runner.run("ip", ["netns", "exec", this.#ns, "ipset", "test", this.#set, ip], { timeoutMs: 5_000 });
+    const r = await this.#runner.run("ip", ["netns", "exec", this.#ns, "ipset", "test", this.#set, ip], {
+      timeoutMs: 5_000,
+    });
     if (r.exitCode === 0) return true;
     if (/is NOT in set/.test(r.stderr)) return false;
     throw new Error(`ipset test failed (${r.exitCode}): ${r.stderr.trim()}`);
@@ -200,7 +224,12 @@ async function runWorker(spec: ProbeSpec): Promise<void> {
   const send = (m: ProbeReply): void => port.postMessage(m);
   let probe: Probe;
   try {
-    probe = spec.kind === "haproxy" ? new HaproxyProbe(spec.socketPath, spec.aclId) : spec.kind === "ipset-spawn" ? new IpsetSpawnProbe(spec.ns, spec.set) : new IpsetInteractiveProbe(spec.ns, spec.set);
+    probe =
+      spec.kind === "haproxy"
+        ? new HaproxyProbe(spec.socketPath, spec.aclId)
+        : spec.kind === "ipset-spawn"
+          ? new IpsetSpawnProbe(spec.ns, spec.set)
+          : new IpsetInteractiveProbe(spec.ns, spec.set);
     await probe.has("192.0.2.1"); // the target answers (TEST-NET address, never granted)
   } catch (e) {
     send({ type: "failed", message: e instanceof Error ? e.message : String(e) });

@@ -81,7 +81,8 @@ import { ApiClient, aclStatus, createAndEnrolAgent, createUser, startStack, wait
 import type { Stack } from "../test/support/stack.ts";
 
 /** The design target, printed under the table. */
-export const DESIGN_TARGET = 'design.md "Performance targets": POST /api/grant → address present in the real HAProxy ACL / ipset: p50 ≤ 10 ms, p99 ≤ 50 ms with 1,000 live sessions';
+export const DESIGN_TARGET =
+  'design.md "Performance targets": POST /api/grant → address present in the real HAProxy ACL / ipset: p50 ≤ 10 ms, p99 ≤ 50 ms with 1,000 live sessions';
 
 /** Address of the measuring session (outside the background range 10.1.x.y). */
 const MEASURING_IP = "10.250.0.1";
@@ -134,14 +135,17 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   });
   const int = (name: string, text: string, min: number, max: number): number => {
     const n = Number(text);
-    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in ${min}–${max}, got ${JSON.stringify(text)}`);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new Error(`--${name} must be an integer in ${min}–${max}, got ${JSON.stringify(text)}`);
     return n;
   };
   const levels = values.levels.split(",").map((t) => int("levels", t.trim(), 1, 20_000));
   const probe = values["ipset-probe"];
-  if (probe !== "interactive" && probe !== "spawn") throw new Error(`--ipset-probe must be interactive or spawn, got ${JSON.stringify(probe)}`);
+  if (probe !== "interactive" && probe !== "spawn")
+    throw new Error(`--ipset-probe must be interactive or spawn, got ${JSON.stringify(probe)}`);
   const pollInterval = Number(values["poll-interval-ms"]);
-  if (!(pollInterval >= 0 && pollInterval <= 100)) throw new Error(`--poll-interval-ms must be a number in 0–100, got ${JSON.stringify(values["poll-interval-ms"])}`);
+  if (!(pollInterval >= 0 && pollInterval <= 100))
+    throw new Error(`--poll-interval-ms must be a number in 0–100, got ${JSON.stringify(values["poll-interval-ms"])}`);
   return {
     samples: int("samples", values.samples, 1, 100_000),
     warmup: int("warmup", values.warmup, 0, 1_000),
@@ -162,7 +166,11 @@ function sleep(ms: number): Promise<void> {
 }
 
 /** Runs `fn` over `items` with at most `limit` calls in flight; rejects on the first failure. */
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const out: R[] = new Array<R>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -319,7 +327,12 @@ class WorkerProbe {
  * time recorded is right after it returned, i.e. when GET /api/status starts showing the new status.
  */
 class AckWatcher {
-  #waiters = new Set<{ key: string; ip: string; op: "add" | "del"; resolve: (r: { at: number; row: EntryResult }) => void }>();
+  #waiters = new Set<{
+    key: string;
+    ip: string;
+    op: "add" | "del";
+    resolve: (r: { at: number; row: EntryResult }) => void;
+  }>();
 
   constructor(engine: { handleResults(agentName: string, results: readonly EntryResult[]): void }) {
     const original = engine.handleResults.bind(engine);
@@ -422,7 +435,11 @@ class EventTrace {
       };
     }
     this.#observer = new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) this.gc.push({ start: performance.timeOrigin + e.startTime, end: performance.timeOrigin + e.startTime + e.duration });
+      for (const e of list.getEntries())
+        this.gc.push({
+          start: performance.timeOrigin + e.startTime,
+          end: performance.timeOrigin + e.startTime + e.duration,
+        });
     });
     this.#observer.observe({ entryTypes: ["gc"] });
   }
@@ -500,13 +517,17 @@ async function main(): Promise<number> {
 }
 
 async function run(options: BenchOptions, cleanup: Cleanup, startedAt: number): Promise<number> {
-  console.log(`grant latency benchmark: levels ${options.levels.join(", ")} live sessions, ${options.samples} samples (+${options.warmup} warm-up) per level and target`);
+  console.log(
+    `grant latency benchmark: levels ${options.levels.join(", ")} live sessions, ${options.samples} samples (+${options.warmup} warm-up) per level and target`,
+  );
   const rssAtStart = process.memoryUsage().rss;
 
   // --- what can run here
   const support = options.haproxyOnly ? { ok: false, reason: "--haproxy-only given" } : await netnsSupport();
-  const haveIpset = support.ok && (await new ExecaRunner().run("ipset", ["-v"]).catch(() => ({ exitCode: 1 }))).exitCode === 0;
-  if (!haveIpset) console.log(`ipset NOT measured: ${support.ok ? "no ipset command" : support.reason}. Measuring HAProxy only.`);
+  const haveIpset =
+    support.ok && (await new ExecaRunner().run("ipset", ["-v"]).catch(() => ({ exitCode: 1 }))).exitCode === 0;
+  if (!haveIpset)
+    console.log(`ipset NOT measured: ${support.ok ? "no ipset command" : support.reason}. Measuring HAProxy only.`);
 
   // --- HAProxy, namespace + set
   const haproxy: HaproxyInstance = await startHaproxy();
@@ -517,7 +538,17 @@ async function run(options: BenchOptions, cleanup: Cleanup, startedAt: number): 
     pair = await createNetnsPair();
     const p = pair;
     cleanup.add("namespaces", () => p.destroy());
-    await p.runOk(p.server.ns, "ipset", ["create", set, "hash:ip", "family", "inet", "timeout", "0", "maxelem", "65536"]);
+    await p.runOk(p.server.ns, "ipset", [
+      "create",
+      set,
+      "hash:ip",
+      "family",
+      "inet",
+      "timeout",
+      "0",
+      "maxelem",
+      "65536",
+    ]);
   }
 
   // --- server and one agent holding both backends
@@ -526,9 +557,19 @@ async function run(options: BenchOptions, cleanup: Cleanup, startedAt: number): 
   const acks = new AckWatcher(stack.server.services.engine);
   const capabilities: AgentCapabilities = {
     haproxy: { socket_location: haproxy.socketPath },
-    ...(pair ? { ipset: { command_available: true, sudo_enabled: true, ipsets: [{ name: set, address_family: "inet" as const }] } } : {}),
+    ...(pair
+      ? {
+          ipset: {
+            command_available: true,
+            sudo_enabled: true,
+            ipsets: [{ name: set, address_family: "inet" as const }],
+          },
+        }
+      : {}),
   };
-  const { agentId, configPath } = await createAndEnrolAgent(stack, "bench", capabilities, { haproxySocket: haproxy.socketPath });
+  const { agentId, configPath } = await createAndEnrolAgent(stack, "bench", capabilities, {
+    haproxySocket: haproxy.socketPath,
+  });
   const runner: CommandRunner = pair ? netnsRunner(new ExecaRunner(), pair.server.ns) : new ExecaRunner();
   const config = await loadConfig(configPath);
   const backends = createBackends({ runner, useSudo: config.useSudo }); // what startAgent builds by default
@@ -536,30 +577,64 @@ async function run(options: BenchOptions, cleanup: Cleanup, startedAt: number): 
   cleanup.add("event trace", async () => events.close());
   const agent: RunningAgent = await startAgent({ config, backends, runner, logger: pino({ level: "silent" }) });
   cleanup.add("agent", () => agent.stop());
-  if (!(await waitFor(() => stack.server.services.hub.isConnected(agentId), 10_000))) throw new Error("the agent did not connect within 10 s");
+  if (!(await waitFor(() => stack.server.services.hub.isConnected(agentId), 10_000)))
+    throw new Error("the agent did not connect within 10 s");
 
-  const hapBackend = await stack.admin.ok<{ ID: string }>("POST", "/api/admin/backends", { Name: "haproxy", AgentID: agentId, Config: { haproxy: { Protocol: "unix", Address: haproxy.socketPath } } });
-  const hapAcl = await stack.admin.ok<string>("POST", "/api/admin/acls", { Description: "HAProxy", BackendID: hapBackend.ID, ClickToGrant: true, Config: { haproxy: { ID: haproxy.aclId } } });
+  const hapBackend = await stack.admin.ok<{ ID: string }>("POST", "/api/admin/backends", {
+    Name: "haproxy",
+    AgentID: agentId,
+    Config: { haproxy: { Protocol: "unix", Address: haproxy.socketPath } },
+  });
+  const hapAcl = await stack.admin.ok<string>("POST", "/api/admin/acls", {
+    Description: "HAProxy",
+    BackendID: hapBackend.ID,
+    ClickToGrant: true,
+    Config: { haproxy: { ID: haproxy.aclId } },
+  });
   const targets: Target[] = [];
-  const hapProbe = await WorkerProbe.start({ kind: "haproxy", socketPath: haproxy.socketPath, aclId: haproxy.aclId, intervalMs: options.pollIntervalMs });
+  const hapProbe = await WorkerProbe.start({
+    kind: "haproxy",
+    socketPath: haproxy.socketPath,
+    aclId: haproxy.aclId,
+    intervalMs: options.pollIntervalMs,
+  });
   cleanup.add("haproxy probe", () => hapProbe.close());
   targets.push({
     name: "haproxy",
     aclId: hapAcl,
     probe: hapProbe,
-    count: async () => (await haproxy.command(`show acl #${haproxy.aclId}`)).split("\n").filter((l) => /^0x/.test(l.trim())).length,
+    count: async () =>
+      (await haproxy.command(`show acl #${haproxy.aclId}`)).split("\n").filter((l) => /^0x/.test(l.trim())).length,
   });
   if (pair) {
     const p = pair;
-    const ipsetBackend = await stack.admin.ok<{ ID: string }>("POST", "/api/admin/backends", { Name: "ipset", AgentID: agentId, Config: { ipset: {} } });
-    const ipsetAcl = await stack.admin.ok<string>("POST", "/api/admin/acls", { Description: "ipset", BackendID: ipsetBackend.ID, ClickToGrant: true, Config: { ipset: { V4SetName: set, V6SetName: "" } } });
-    const probe = await WorkerProbe.start({ kind: options.ipsetProbe === "spawn" ? "ipset-spawn" : "ipset-interactive", ns: p.server.ns, set, intervalMs: options.pollIntervalMs });
+    const ipsetBackend = await stack.admin.ok<{ ID: string }>("POST", "/api/admin/backends", {
+      Name: "ipset",
+      AgentID: agentId,
+      Config: { ipset: {} },
+    });
+    const ipsetAcl = await stack.admin.ok<string>("POST", "/api/admin/acls", {
+      Description: "ipset",
+      BackendID: ipsetBackend.ID,
+      ClickToGrant: true,
+      Config: { ipset: { V4SetName: set, V6SetName: "" } },
+    });
+    const probe = await WorkerProbe.start({
+      kind: options.ipsetProbe === "spawn" ? "ipset-spawn" : "ipset-interactive",
+      ns: p.server.ns,
+      set,
+      intervalMs: options.pollIntervalMs,
+    });
     cleanup.add("ipset probe", () => probe.close());
     targets.push({
       name: "ipset",
       aclId: ipsetAcl,
       probe,
-      count: async () => Number(/Number of entries:\s*(\d+)/.exec((await p.runOk(p.server.ns, "ipset", ["list", "-t", set])).stdout)?.[1] ?? NaN),
+      count: async () =>
+        Number(
+          /Number of entries:\s*(\d+)/.exec((await p.runOk(p.server.ns, "ipset", ["list", "-t", set])).stdout)?.[1] ??
+            NaN,
+        ),
     });
   }
   const aclIds = targets.map((t) => t.aclId);
@@ -595,15 +670,29 @@ async function run(options: BenchOptions, cleanup: Cleanup, startedAt: number): 
       100,
     );
     const counts = await Promise.all(targets.map(async (t) => `${t.name} ${await t.count()}`));
-    if (!filled) throw new Error(`level ${level}: the targets did not reach ${level} entries within 120 s (${counts.join(", ")})`);
+    if (!filled)
+      throw new Error(`level ${level}: the targets did not reach ${level} entries within 120 s (${counts.join(", ")})`);
     for (const aclId of aclIds) {
       const s = await aclStatus(measuring, aclId);
-      if (s.Status !== 0) throw new Error(`level ${level}: the measuring session's grant on ${aclId} has status ${s.Status} (${s.Error})`);
+      if (s.Status !== 0)
+        throw new Error(
+          `level ${level}: the measuring session's grant on ${aclId} has status ${s.Status} (${s.Error})`,
+        );
     }
     const setupSeconds = (preciseNow() - setupStart) / 1000;
 
     // --- measure
-    for (const t of targets) results.set(`${level} ${t.name}`, { present: [], acked: [], response: [], rtts: [], uncertainty: [], errors: [], driftOverlaps: 0, gcOverlaps: 0 });
+    for (const t of targets)
+      results.set(`${level} ${t.name}`, {
+        present: [],
+        acked: [],
+        response: [],
+        rtts: [],
+        uncertainty: [],
+        errors: [],
+        driftOverlaps: 0,
+        gcOverlaps: 0,
+      });
     for (let k = 0; k < options.warmup + options.samples; k++) {
       for (const t of targets) {
         const fig = results.get(`${level} ${t.name}`) as Figures;
@@ -621,7 +710,9 @@ async function run(options: BenchOptions, cleanup: Cleanup, startedAt: number): 
           }
           if (options.verbose) {
             const f = (v: number): string => ms(v).padStart(6);
-            console.log(`  ${level} ${t.name.padEnd(7)} #${String(k + 1).padStart(3)}${k < options.warmup ? " (warm-up)" : "          "} present ${f(sample.present)}  acked ${f(sample.acked)}  response ${f(sample.response)}  probes ${sample.rtts.length} (window ${ms(sample.uncertainty)})${during.length > 0 ? `  [${during.join(", ")}]` : ""}`);
+            console.log(
+              `  ${level} ${t.name.padEnd(7)} #${String(k + 1).padStart(3)}${k < options.warmup ? " (warm-up)" : "          "} present ${f(sample.present)}  acked ${f(sample.acked)}  response ${f(sample.response)}  probes ${sample.rtts.length} (window ${ms(sample.uncertainty)})${during.length > 0 ? `  [${during.join(", ")}]` : ""}`,
+            );
           }
         } catch (e) {
           fig.errors.push((e as Error).message);
@@ -645,28 +736,46 @@ async function run(options: BenchOptions, cleanup: Cleanup, startedAt: number): 
       const fig = results.get(`${level} ${t.name}`) as Figures;
       for (const name of ["present", "acked", "response"] as const) {
         const sorted = [...fig[name]].sort((a, b) => a - b);
-        rows.push([String(level), t.name, name, String(sorted.length), ms(percentile(sorted, 0.5)), ms(percentile(sorted, 0.9)), ms(percentile(sorted, 0.99)), ms(sorted.at(-1) ?? NaN)]);
+        rows.push([
+          String(level),
+          t.name,
+          name,
+          String(sorted.length),
+          ms(percentile(sorted, 0.5)),
+          ms(percentile(sorted, 0.9)),
+          ms(percentile(sorted, 0.99)),
+          ms(sorted.at(-1) ?? NaN),
+        ]);
       }
     }
   }
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? "").length)));
-  const fmt = (r: readonly string[]): string => r.map((v, c) => (c < 3 ? v.padEnd(widths[c] ?? 0) : v.padStart(widths[c] ?? 0))).join("  ");
+  const fmt = (r: readonly string[]): string =>
+    r.map((v, c) => (c < 3 ? v.padEnd(widths[c] ?? 0) : v.padStart(widths[c] ?? 0))).join("  ");
   console.log(fmt(header));
   console.log(widths.map((w) => "-".repeat(w)).join("  "));
   for (const r of rows) console.log(fmt(r));
   console.log("");
   console.log(`target: ${DESIGN_TARGET}`);
-  console.log("figures: present = t0 (just before POST /api/grant) → first probe answer showing the address in the target;");
+  console.log(
+    "figures: present = t0 (just before POST /api/grant) → first probe answer showing the address in the target;",
+  );
   console.log("         acked   = t0 → the grant's status entry turned 0 (the agent's ack committed by the server);");
   console.log("         response = t0 → the POST /api/grant answer arrived. Percentiles nearest-rank.");
-  console.log(`resolution: one probe every ${options.pollIntervalMs} ms at most, from a worker thread; "window" = first positive answer − start of the last negative`);
-  console.log("            probe, i.e. how much earlier than reported the entry may have appeared (per sample, all levels):");
+  console.log(
+    `resolution: one probe every ${options.pollIntervalMs} ms at most, from a worker thread; "window" = first positive answer − start of the last negative`,
+  );
+  console.log(
+    "            probe, i.e. how much earlier than reported the entry may have appeared (per sample, all levels):",
+  );
   for (const t of targets) {
     const figs = options.levels.map((l) => results.get(`${l} ${t.name}`) as Figures);
     const rtts = figs.flatMap((f) => f.rtts).sort((a, b) => a - b);
     const windows = figs.flatMap((f) => f.uncertainty).sort((a, b) => a - b);
     console.log(`  ${t.name}: ${t.probe.how}`);
-    console.log(`    window p50 ${ms(percentile(windows, 0.5))} ms, p99 ${ms(percentile(windows, 0.99))} ms; probe round trip p50 ${ms(percentile(rtts, 0.5))} ms, p99 ${ms(percentile(rtts, 0.99))} ms (${rtts.length} probes)`);
+    console.log(
+      `    window p50 ${ms(percentile(windows, 0.5))} ms, p99 ${ms(percentile(windows, 0.99))} ms; probe round trip p50 ${ms(percentile(rtts, 0.5))} ms, p99 ${ms(percentile(rtts, 0.99))} ms (${rtts.length} probes)`,
+    );
   }
   if (!haveIpset) console.log("ipset was NOT measured (see above).");
   const overlaps = options.levels.flatMap((l) =>
@@ -675,17 +784,25 @@ async function run(options: BenchOptions, cleanup: Cleanup, startedAt: number): 
       return `${l} ${t.name} ${f.driftOverlaps}/${f.gcOverlaps}`;
     }),
   );
-  console.log(`samples overlapping an agent target re-read (drift check) / a main-thread GC pause ≥ 1 ms: ${overlaps.join(", ")}`);
+  console.log(
+    `samples overlapping an agent target re-read (drift check) / a main-thread GC pause ≥ 1 ms: ${overlaps.join(", ")}`,
+  );
   for (const [type, spans] of events.lists) {
-    const d = spans.filter((s) => Number.isFinite(s.end)).map((s) => s.end - s.start).sort((a, b) => a - b);
-    console.log(`agent re-reads of the ${type} target (drift check every 5 s, sync, start-up): ${d.length}, p50 ${ms(percentile(d, 0.5))} ms, max ${ms(d.at(-1) ?? NaN)} ms`);
+    const d = spans
+      .filter((s) => Number.isFinite(s.end))
+      .map((s) => s.end - s.start)
+      .sort((a, b) => a - b);
+    console.log(
+      `agent re-reads of the ${type} target (drift check every 5 s, sync, start-up): ${d.length}, p50 ${ms(percentile(d, 0.5))} ms, max ${ms(d.at(-1) ?? NaN)} ms`,
+    );
   }
   console.log(`RSS at start (before the server started): ${mb(rssAtStart)}`);
   for (const l of levelLines) console.log(l);
   for (const level of options.levels) {
     for (const t of targets) {
       const errors = (results.get(`${level} ${t.name}`) as Figures).errors;
-      if (errors.length > 0) console.log(`errors at level ${level} ${t.name}: ${errors.length} samples failed, first: ${errors[0]}`);
+      if (errors.length > 0)
+        console.log(`errors at level ${level} ${t.name}: ${errors.length} samples failed, first: ${errors[0]}`);
     }
   }
   console.log(`total run time ${((preciseNow() - startedAt) / 1000).toFixed(1)} s`);
@@ -697,7 +814,12 @@ async function run(options: BenchOptions, cleanup: Cleanup, startedAt: number): 
  * agent idle, then time the grant (see the module documentation).
  * @throws Error when a step times out or the grant does not end as Granted.
  */
-async function measureOnce(target: Target, user: ApiClient, acks: AckWatcher, agent: RunningAgent): Promise<{ t0: number; present: number; acked: number; response: number; uncertainty: number; rtts: number[] }> {
+async function measureOnce(
+  target: Target,
+  user: ApiClient,
+  acks: AckWatcher,
+  agent: RunningAgent,
+): Promise<{ t0: number; present: number; acked: number; response: number; uncertainty: number; rtts: number[] }> {
   const ip = MEASURING_IP;
 
   // 1. revoke, wait until gone and idle
@@ -716,14 +838,23 @@ async function measureOnce(target: Target, user: ApiClient, acks: AckWatcher, ag
   const ack = acks.next(target.aclId, ip, "add", SAMPLE_TIMEOUT_MS);
   ack.catch(() => undefined); // awaited below; avoid an unhandled rejection if polling fails first
   const t0 = preciseNow();
-  const post = user.call("POST", "/api/grant", { ACLID: target.aclId, IPs: [] }).then((r) => ({ status: r.status, at: preciseNow() }));
+  const post = user
+    .call("POST", "/api/grant", { ACLID: target.aclId, IPs: [] })
+    .then((r) => ({ status: r.status, at: preciseNow() }));
   const [present, acked, response] = await Promise.all([target.probe.poll(ip, true, SAMPLE_TIMEOUT_MS), ack, post]);
   if (response.status !== 200) throw new Error(`POST /api/grant answered ${response.status}`);
   if (!acked.row.ok) throw new Error(`the agent failed the grant: ${acked.row.error ?? "?"}`);
   const status = await aclStatus(user, target.aclId);
   if (status.Status !== 0) throw new Error(`status after the ack is ${status.Status}, not 0 (${status.Error})`);
   const uncertainty = present.at - (present.lastMissStart ?? t0);
-  return { t0, present: present.at - t0, acked: acked.at - t0, response: response.at - t0, uncertainty, rtts: present.rtts };
+  return {
+    t0,
+    present: present.at - t0,
+    acked: acked.at - t0,
+    response: response.at - t0,
+    uncertainty,
+    rtts: present.rtts,
+  };
 }
 
 main().then(

@@ -62,17 +62,41 @@ import { parseArgs } from "node:util";
 import { count, eq } from "drizzle-orm";
 import { openDatabase } from "../server/src/db/index.ts";
 import type { Db, OpenDatabase } from "../server/src/db/index.ts";
-import { acls, agents, backends, grantAddresses, grants, userAcls, users, userSessions } from "../server/src/db/schema.ts";
+import {
+  acls,
+  agents,
+  backends,
+  grantAddresses,
+  grants,
+  userAcls,
+  users,
+  userSessions,
+} from "../server/src/db/schema.ts";
 import { newId, randomToken, sha256 } from "../server/src/services/auth/tokens.ts";
 import { databasePath } from "../server/src/server.ts";
 import { enrol } from "../agent/src/enrol.ts";
 import { AGENT_VERSION } from "../agent/src/daemon.ts";
 import { freePort, runtimeCommand } from "../test/support/haproxy.ts";
-import { Cleanup, REPO_ROOT, captureTail, guardRun, mb, migrateDataDir, percentile, procMemory, seedBatches, settle, sleep, startServerProcess, stopChild } from "./server-process.ts";
+import {
+  Cleanup,
+  REPO_ROOT,
+  captureTail,
+  guardRun,
+  mb,
+  migrateDataDir,
+  percentile,
+  procMemory,
+  seedBatches,
+  settle,
+  sleep,
+  startServerProcess,
+  stopChild,
+} from "./server-process.ts";
 import type { ProcMemory } from "./server-process.ts";
 
 /** The design targets, printed with the results. */
-export const DESIGN_TARGET = 'design.md "Performance targets": server RSS ≤ 200 MB at 10,000 sessions and 100,000 grants; agent RSS ≤ 80 MB';
+export const DESIGN_TARGET =
+  'design.md "Performance targets": server RSS ≤ 200 MB at 10,000 sessions and 100,000 grants; agent RSS ≤ 80 MB';
 const SERVER_TARGET_MB = 200;
 const AGENT_TARGET_MB = 80;
 
@@ -107,7 +131,8 @@ function parseOptions(argv: readonly string[]): Options {
   });
   const int = (name: string, text: string, min: number, max: number): number => {
     const n = Number(text);
-    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in ${min}–${max}, got ${JSON.stringify(text)}`);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new Error(`--${name} must be an integer in ${min}–${max}, got ${JSON.stringify(text)}`);
     return n;
   };
   return {
@@ -181,13 +206,17 @@ async function startMultiAclHaproxy(dir: string, n: number): Promise<MultiAclHap
       if (Date.now() > deadline) throw new Error("the runtime API did not list the ACL files within 15 s");
       await sleep(50);
     }
-    const aclIds = files.map((f) => Number(/^(\d+) /.exec(refs.split("\n").find((l) => l.includes(`(${f})`)) ?? "")?.[1]));
+    const aclIds = files.map((f) =>
+      Number(/^(\d+) /.exec(refs.split("\n").find((l) => l.includes(`(${f})`)) ?? "")?.[1]),
+    );
     if (aclIds.some((id) => !Number.isInteger(id))) throw new Error(`cannot read the ACL ids from:\n${refs}`);
     return {
       pid: child.pid,
       socketPath,
       aclIds,
-      entries: async (id) => (await runtimeCommand(socketPath, `show acl #${id}`, 20_000)).split("\n").filter((l) => l.startsWith("0x")).length,
+      entries: async (id) =>
+        (await runtimeCommand(socketPath, `show acl #${id}`, 20_000)).split("\n").filter((l) => l.startsWith("0x"))
+          .length,
       stop,
     };
   } catch (e) {
@@ -212,7 +241,15 @@ async function seed(db: Db, o: Options, haproxy: MultiAclHaproxy): Promise<Seede
   const agentToken = randomToken(24);
   const backendId = newId();
   db.insert(agents).values({ id: agentId, name: "bench agent", token: agentToken }).run();
-  db.insert(backends).values({ id: backendId, name: "bench haproxy", agentId, type: "haproxy", config: { haproxy: { Protocol: "unix", Address: haproxy.socketPath } } }).run();
+  db.insert(backends)
+    .values({
+      id: backendId,
+      name: "bench haproxy",
+      agentId,
+      type: "haproxy",
+      config: { haproxy: { Protocol: "unix", Address: haproxy.socketPath } },
+    })
+    .run();
   const aclIds = haproxy.aclIds.map(() => newId());
   db.insert(acls)
     .values(
@@ -245,14 +282,28 @@ async function seed(db: Db, o: Options, haproxy: MultiAclHaproxy): Promise<Seede
       const token = randomToken(16);
       const ip = sessionIp(i);
       tokens[i] = token;
-      userRows.push({ id: userId, name: `Bench User ${i}`, userName: `bench-user-${i}`, authType: "local", createdAt: now - o.sessions + i });
+      userRows.push({
+        id: userId,
+        name: `Bench User ${i}`,
+        userName: `bench-user-${i}`,
+        authType: "local",
+        createdAt: now - o.sessions + i,
+      });
       sessionRows.push({ id: sessionId, tokenHash: sha256(token), userId, createdAt: now, endsAt, ipAddress: ip });
       for (const aclId of aclIds) {
         const id = newId();
         const marker = i === o.sessions - 1 && aclId === aclIds[aclIds.length - 1];
         if (marker) markerGrantId = id;
         assignRows.push({ userId, aclId });
-        grantRows.push({ id, sessionId, aclId, status: marker ? 3 : 0, grantedAt: now, expiresAt: endsAt, updatedAt: now });
+        grantRows.push({
+          id,
+          sessionId,
+          aclId,
+          status: marker ? 3 : 0,
+          grantedAt: now,
+          expiresAt: endsAt,
+          updatedAt: now,
+        });
         addressRows.push({ grantId: id, ip });
       }
     }
@@ -268,7 +319,12 @@ async function seed(db: Db, o: Options, haproxy: MultiAclHaproxy): Promise<Seede
 // ------------------------------------------------------------------------------------------ status calls
 
 /** Sends `total` GET /api/status, `concurrency` at a time; returns latencies and problems. */
-async function statusCalls(port: number, tokens: readonly string[], o: Options, acls: number): Promise<{ latencies: Float64Array; problems: Map<string, number>; seconds: number }> {
+async function statusCalls(
+  port: number,
+  tokens: readonly string[],
+  o: Options,
+  acls: number,
+): Promise<{ latencies: Float64Array; problems: Map<string, number>; seconds: number }> {
   const agent = new Agent({ keepAlive: true, maxSockets: o.concurrency });
   const latencies: number[] = [];
   const problems = new Map<string, number>();
@@ -279,7 +335,14 @@ async function statusCalls(port: number, tokens: readonly string[], o: Options, 
     new Promise((resolve) => {
       const sent = performance.now();
       const req = request(
-        { host: "127.0.0.1", port, path: "/api/status", agent, timeout: 10_000, headers: { cookie: `postern_session=${tokens[i]!}`, "x-forwarded-for": sessionIp(i) } },
+        {
+          host: "127.0.0.1",
+          port,
+          path: "/api/status",
+          agent,
+          timeout: 10_000,
+          headers: { cookie: `postern_session=${tokens[i]!}`, "x-forwarded-for": sessionIp(i) },
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on("data", (c: Buffer) => chunks.push(c));
@@ -287,7 +350,10 @@ async function statusCalls(port: number, tokens: readonly string[], o: Options, 
             latencies.push(performance.now() - sent);
             if (res.statusCode !== 200) problem(`HTTP ${res.statusCode}`);
             else {
-              const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { CurrentAddress: string; ACLs: { Status: number }[] };
+              const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+                CurrentAddress: string;
+                ACLs: { Status: number }[];
+              };
               if (body.ACLs.length !== acls) problem(`${body.ACLs.length} ACLs in an answer`);
               else if (body.ACLs.some((a) => a.Status !== 0)) problem("an ACL not Granted");
               if (body.CurrentAddress !== sessionIp(i)) problem("another CurrentAddress");
@@ -326,7 +392,9 @@ async function statusCalls(port: number, tokens: readonly string[], o: Options, 
 async function run(o: Options, cleanup: Cleanup): Promise<number> {
   const startedAt = performance.now();
   const entries = o.sessions * o.acls;
-  console.log(`memory benchmark: ${o.sessions} live sessions × ${o.acls} ACLs = ${entries} granted grants / HAProxy entries; ${o.statusCalls} GET /api/status${o.nodeOptions ? `; server and agent run with NODE_OPTIONS=${JSON.stringify(o.nodeOptions)}` : ""}`);
+  console.log(
+    `memory benchmark: ${o.sessions} live sessions × ${o.acls} ACLs = ${entries} granted grants / HAProxy entries; ${o.statusCalls} GET /api/status${o.nodeOptions ? `; server and agent run with NODE_OPTIONS=${JSON.stringify(o.nodeOptions)}` : ""}`,
+  );
 
   const dir = mkdtempSync(join(tmpdir(), "postern-bench-memory-"));
   cleanup.add("temporary directory", () => rmSync(dir, { recursive: true, force: true }));
@@ -346,11 +414,17 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
   const seeded = await seed(db, o, haproxy);
   await settle();
   const grantCount = db.select({ n: count() }).from(grants).where(eq(grants.status, 0)).get()?.n ?? 0;
-  console.log(`seeded ${o.sessions} users and sessions, ${grantCount} Granted grants + 1 marker in ${((performance.now() - seedStart) / 1000).toFixed(1)} s (directly, see the header); HAProxy ACLs #${haproxy.aclIds.join(", #")}`);
+  console.log(
+    `seeded ${o.sessions} users and sessions, ${grantCount} Granted grants + 1 marker in ${((performance.now() - seedStart) / 1000).toFixed(1)} s (directly, see the header); HAProxy ACLs #${haproxy.aclIds.join(", #")}`,
+  );
 
   // --- server
   const childEnv: Record<string, string> = o.nodeOptions ? { NODE_OPTIONS: o.nodeOptions } : {};
-  const server = await startServerProcess({ dataDir, port: await freePort(), env: { ...childEnv, POSTERN_TRUSTED_PROXIES: "127.0.0.1" } });
+  const server = await startServerProcess({
+    dataDir,
+    port: await freePort(),
+    env: { ...childEnv, POSTERN_TRUSTED_PROXIES: "127.0.0.1" },
+  });
   cleanup.add("server", () => server.stop());
   const serverMem: { label: string; m: ProcMemory | null }[] = [];
   const agentMem: { label: string; m: ProcMemory | null }[] = [];
@@ -369,7 +443,11 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
     settings: { useSudo: false, haproxySocket: haproxy.socketPath, logLevel: "warn" },
   });
   const syncStart = performance.now();
-  const agentChild = spawn(process.execPath, ["agent/src/main.ts", "run", "--config", configPath], { cwd: REPO_ROOT, env: { ...process.env, ...childEnv }, stdio: ["ignore", "pipe", "pipe"] });
+  const agentChild = spawn(process.execPath, ["agent/src/main.ts", "run", "--config", configPath], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...childEnv },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const agentOutput = captureTail(agentChild);
   cleanup.add("agent", () => stopChild(agentChild));
   const agentPid = agentChild.pid;
@@ -386,12 +464,17 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
     await sleep(250);
   }
   const syncSeconds = (performance.now() - syncStart) / 1000;
-  if (!acked) throw new Error(`the agent's sync was not acknowledged within ${SYNC_TIMEOUT_MS / 1000} s\nagent output:\n${agentOutput()}\nserver output:\n${server.output()}`);
+  if (!acked)
+    throw new Error(
+      `the agent's sync was not acknowledged within ${SYNC_TIMEOUT_MS / 1000} s\nagent output:\n${agentOutput()}\nserver output:\n${server.output()}`,
+    );
   serverMem.push({ label: "sync acknowledged", m: procMemory(server.pid) });
   agentMem.push({ label: "sync acknowledged", m: procMemory(agentPid) });
   const counts = await Promise.all(haproxy.aclIds.map((id) => haproxy.entries(id)));
   const held = counts.reduce((a, b) => a + b, 0);
-  console.log(`sync: agent start → acknowledgement handled by the server ${syncSeconds.toFixed(1)} s; HAProxy holds ${held} entries (${counts.join(", ")})`);
+  console.log(
+    `sync: agent start → acknowledgement handled by the server ${syncSeconds.toFixed(1)} s; HAProxy holds ${held} entries (${counts.join(", ")})`,
+  );
 
   await sleep(12_000);
   serverMem.push({ label: "12 s later (agent: 2 drift checks)", m: procMemory(server.pid) });
@@ -401,22 +484,33 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
   const calls = await statusCalls(server.port, seeded.tokens, o, o.acls);
   serverMem.push({ label: `after ${o.statusCalls} GET /api/status`, m: procMemory(server.pid) });
   agentMem.push({ label: "at the end", m: procMemory(agentPid) });
-  const moved = db.select({ n: count() }).from(userSessions).where(eq(userSessions.ipAddress, "127.0.0.1")).get()?.n ?? 0;
+  const moved =
+    db.select({ n: count() }).from(userSessions).where(eq(userSessions.ipAddress, "127.0.0.1")).get()?.n ?? 0;
 
   // --- report
   console.log("");
   const row = (proc: string, label: string, m: ProcMemory | null, target: number): string =>
-    `${proc.padEnd(7)} ${label.padEnd(38)} ${mb(m?.rss ?? NaN).padStart(8)} ${mb(m?.hwm ?? NaN).padStart(9)}   ${m ? ((m.rss / 1048576) <= target ? "within" : "OVER") : "-"} ${target} MB`;
-  console.log(`${"process".padEnd(7)} ${"when".padEnd(38)} ${"VmRSS".padStart(8)} ${"peak RSS".padStart(9)}   vs target (RSS now)`);
+    `${proc.padEnd(7)} ${label.padEnd(38)} ${mb(m?.rss ?? NaN).padStart(8)} ${mb(m?.hwm ?? NaN).padStart(9)}   ${m ? (m.rss / 1048576 <= target ? "within" : "OVER") : "-"} ${target} MB`;
+  console.log(
+    `${"process".padEnd(7)} ${"when".padEnd(38)} ${"VmRSS".padStart(8)} ${"peak RSS".padStart(9)}   vs target (RSS now)`,
+  );
   console.log("-".repeat(90));
   for (const s of serverMem) console.log(row("server", s.label, s.m, SERVER_TARGET_MB));
   for (const s of agentMem) console.log(row("agent", s.label, s.m, AGENT_TARGET_MB));
   console.log("");
   console.log(`target: ${DESIGN_TARGET}`);
   const probs = [...calls.problems].map(([k, v]) => `${k} × ${v}`).join(", ");
-  console.log(`status calls: ${calls.latencies.length} answered in ${calls.seconds.toFixed(1)} s (${o.concurrency} at a time), p50 ${percentile(calls.latencies, 0.5).toFixed(1)} ms, p99 ${percentile(calls.latencies, 0.99).toFixed(1)} ms; problems: ${probs || "none"}`);
-  console.log(`sessions that moved to the proxy's address 127.0.0.1: ${moved} (0 expected: every request named its session's address)`);
-  console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}; total run time ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
+  console.log(
+    `status calls: ${calls.latencies.length} answered in ${calls.seconds.toFixed(1)} s (${o.concurrency} at a time), p50 ${percentile(calls.latencies, 0.5).toFixed(1)} ms, p99 ${percentile(calls.latencies, 0.99).toFixed(1)} ms; problems: ${probs || "none"}`,
+  );
+  console.log(
+    `sessions that moved to the proxy's address 127.0.0.1: ${moved} (0 expected: every request named its session's address)`,
+  );
+  console.log(
+    `load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}; total run time ${((performance.now() - startedAt) / 1000).toFixed(1)} s`,
+  );
   return 0;
 }
 

@@ -75,7 +75,12 @@ export class Cleanup {
  * Runs `main` with `cleanup` run at the end, on SIGINT / SIGTERM / SIGHUP (exit 130 / 143 / 129) and
  * when the run takes longer than `timeoutMinutes` (exit 1). Resolves with `main`'s exit code.
  */
-export async function guardRun(name: string, cleanup: Cleanup, timeoutMinutes: number, main: () => Promise<number>): Promise<number> {
+export async function guardRun(
+  name: string,
+  cleanup: Cleanup,
+  timeoutMinutes: number,
+  main: () => Promise<number>,
+): Promise<number> {
   let signalled = false;
   const onSignal = (signal: NodeJS.Signals): void => {
     if (signalled) return;
@@ -114,7 +119,8 @@ export function procMemory(pid: number): ProcMemory | null {
   } catch {
     return null;
   }
-  const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? NaN) * 1024;
+  const kb = (field: string): number =>
+    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? NaN) * 1024;
   return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
 }
 
@@ -230,13 +236,24 @@ export interface ServerProcess {
  * `env` adds variables (e.g. POSTERN_TRUSTED_PROXIES).
  * @throws Error when it exits or does not answer in time (its output included); it is stopped then.
  */
-export async function startServerProcess(opts: { dataDir: string; port: number; cpu?: number | null; env?: Record<string, string> }): Promise<ServerProcess> {
+export async function startServerProcess(opts: {
+  dataDir: string;
+  port: number;
+  cpu?: number | null;
+  env?: Record<string, string>;
+}): Promise<ServerProcess> {
   const cpu = opts.cpu ?? null;
   const argv = [process.execPath, "server/src/main.ts"];
   const [cmd, ...args] = cpu === null ? argv : ["taskset", "-c", String(cpu), ...argv];
   const child = spawn(cmd!, args, {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...opts.env, POSTERN_DATA_DIR: opts.dataDir, POSTERN_LISTEN: `127.0.0.1:${opts.port}`, POSTERN_LOG_LEVEL: "warn" },
+    env: {
+      ...process.env,
+      ...opts.env,
+      POSTERN_DATA_DIR: opts.dataDir,
+      POSTERN_LISTEN: `127.0.0.1:${opts.port}`,
+      POSTERN_LOG_LEVEL: "warn",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output = captureTail(child);
@@ -245,7 +262,8 @@ export async function startServerProcess(opts: { dataDir: string; port: number; 
   if (child.pid === undefined) throw new Error(`the server did not start: ${output()}`);
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the server exited (${child.exitCode ?? child.signalCode}):\n${output()}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`the server exited (${child.exitCode ?? child.signalCode}):\n${output()}`);
     if ((await getStatusCode(`${url}/api/system_status`)) === 200) break;
     if (Date.now() > deadline) {
       await stop();
@@ -263,7 +281,11 @@ export function haveTaskset(): Promise<boolean> {
 
 /** Pins every thread of this process to `cpu` (`taskset -a -p -c`); false when that failed. */
 export function pinSelf(cpu: number): Promise<boolean> {
-  return new Promise((resolve) => execFile("taskset", ["-a", "-p", "-c", String(cpu), String(process.pid)], { timeout: 5_000 }, (err) => resolve(!err)));
+  return new Promise((resolve) =>
+    execFile("taskset", ["-a", "-p", "-c", String(cpu), String(process.pid)], { timeout: 5_000 }, (err) =>
+      resolve(!err),
+    ),
+  );
 }
 
 // ------------------------------------------------------------------------------------- seeding
@@ -272,7 +294,12 @@ export function pinSelf(cpu: number): Promise<boolean> {
  * Calls `fill(tx, from, to)` for [0, total) in slices of `batch`, one transaction each, and collects
  * garbage and yields between slices (see the module documentation).
  */
-export async function seedBatches(db: Db, total: number, batch: number, fill: (tx: Tx, from: number, to: number) => void): Promise<void> {
+export async function seedBatches(
+  db: Db,
+  total: number,
+  batch: number,
+  fill: (tx: Tx, from: number, to: number) => void,
+): Promise<void> {
   for (let from = 0; from < total; from += batch) {
     const to = Math.min(total, from + batch);
     db.transaction((tx) => fill(tx, from, to));
@@ -316,7 +343,8 @@ export function summariseCpuProfile(file: string, limit = 15): string[] {
   const profile = JSON.parse(readFileSync(file, "utf8")) as { nodes: ProfileNode[]; samples?: number[] };
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const hits = new Map<number, number>();
-  if (profile.samples && profile.samples.length > 0) for (const id of profile.samples) hits.set(id, (hits.get(id) ?? 0) + 1);
+  if (profile.samples && profile.samples.length > 0)
+    for (const id of profile.samples) hits.set(id, (hits.get(id) ?? 0) + 1);
   else for (const n of profile.nodes) hits.set(n.id, n.hitCount ?? 0);
   let total = 0;
   let idle = 0;
@@ -332,13 +360,20 @@ export function summariseCpuProfile(file: string, limit = 15): string[] {
     total += h;
     const owner = frameOwner(frame);
     owners.set(owner, (owners.get(owner) ?? 0) + h);
-    const where = frame.url.includes("/node_modules/") ? frame.url.slice(frame.url.lastIndexOf("/node_modules/") + 14) : frame.url.startsWith(`file://${REPO_ROOT}`) ? frame.url.slice(7 + REPO_ROOT.length) : frame.url;
+    const where = frame.url.includes("/node_modules/")
+      ? frame.url.slice(frame.url.lastIndexOf("/node_modules/") + 14)
+      : frame.url.startsWith(`file://${REPO_ROOT}`)
+        ? frame.url.slice(7 + REPO_ROOT.length)
+        : frame.url;
     const fn = `${frame.functionName || "(anonymous)"} ${where ? `${where}:${frame.lineNumber + 1}` : ""}`.trim();
     functions.set(fn, (functions.get(fn) ?? 0) + h);
   }
   const pct = (h: number): string => `${((h / Math.max(1, total)) * 100).toFixed(1).padStart(5)} %`;
   const top = (m: Map<string, number>): string[] =>
-    [...m].sort((a, b) => b[1] - a[1]).slice(0, limit).map(([k, h]) => `    ${pct(h)}  ${k}`);
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, limit)
+      .map(([k, h]) => `    ${pct(h)}  ${k}`);
   return [
     `  busy samples ${total} (idle ${idle}); self time by owner:`,
     ...top(owners),

@@ -65,17 +65,48 @@ import { parseArgs } from "node:util";
 import { count, eq, ne } from "drizzle-orm";
 import { openDatabase } from "../server/src/db/index.ts";
 import type { Db, OpenDatabase } from "../server/src/db/index.ts";
-import { acls, agents, backends, grantAddresses, grants, groupAcls, groups, groupUsers, userAcls, users, userSessions } from "../server/src/db/schema.ts";
+import {
+  acls,
+  agents,
+  backends,
+  grantAddresses,
+  grants,
+  groupAcls,
+  groups,
+  groupUsers,
+  userAcls,
+  users,
+  userSessions,
+} from "../server/src/db/schema.ts";
 import { newId, randomToken, sha256 } from "../server/src/services/auth/tokens.ts";
-import { generateLicenseSigningKey, parseLicensePrivateKey, signLicense } from "../server/src/services/licensing/keys.ts";
+import {
+  generateLicenseSigningKey,
+  parseLicensePrivateKey,
+  signLicense,
+} from "../server/src/services/licensing/keys.ts";
 import { storeLicence } from "../server/src/services/licensing/store.ts";
 import { databasePath } from "../server/src/server.ts";
 import { freePort } from "../test/support/haproxy.ts";
-import { Cleanup, guardRun, haveTaskset, mb, migrateDataDir, percentile, pinSelf, procCpuSeconds, procMemory, seedBatches, settle, startServerProcess, summariseCpuProfile } from "./server-process.ts";
+import {
+  Cleanup,
+  guardRun,
+  haveTaskset,
+  mb,
+  migrateDataDir,
+  percentile,
+  pinSelf,
+  procCpuSeconds,
+  procMemory,
+  seedBatches,
+  settle,
+  startServerProcess,
+  summariseCpuProfile,
+} from "./server-process.ts";
 import type { ServerProcess } from "./server-process.ts";
 
 /** The design target, printed with the results. */
-export const DESIGN_TARGET = 'design.md "Performance targets": GET /api/status ≥ 3,000 req/s on one core with 10,000 live sessions of 50 ACLs each';
+export const DESIGN_TARGET =
+  'design.md "Performance targets": GET /api/status ≥ 3,000 req/s on one core with 10,000 live sessions of 50 ACLs each';
 
 /** Users (and sessions) per seeding transaction. */
 const SEED_BATCH = 500;
@@ -119,12 +150,15 @@ function parseOptions(argv: readonly string[]): Options {
   });
   const int = (name: string, text: string, min: number, max: number): number => {
     const n = Number(text);
-    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in ${min}–${max}, got ${JSON.stringify(text)}`);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new Error(`--${name} must be an integer in ${min}–${max}, got ${JSON.stringify(text)}`);
     return n;
   };
   const acl = int("acls", values.acls, 1, 1_000);
-  if (values.assign !== "direct" && values.assign !== "group") throw new Error(`--assign must be direct or group, got ${JSON.stringify(values.assign)}`);
-  if (values.licence !== "none" && values.licence !== "installed" && values.licence !== "both") throw new Error(`--licence must be none, installed or both, got ${JSON.stringify(values.licence)}`);
+  if (values.assign !== "direct" && values.assign !== "group")
+    throw new Error(`--assign must be direct or group, got ${JSON.stringify(values.assign)}`);
+  if (values.licence !== "none" && values.licence !== "installed" && values.licence !== "both")
+    throw new Error(`--licence must be none, installed or both, got ${JSON.stringify(values.licence)}`);
   return {
     sessions: int("sessions", values.sessions, 1, 1_000_000),
     acls: acl,
@@ -153,8 +187,18 @@ async function seed(db: Db, o: Options): Promise<string[]> {
   const endsAt = now + 8 * 3_600_000;
   const agentId = newId();
   const backendId = newId();
-  db.insert(agents).values({ id: agentId, name: "bench agent", token: randomToken(24) }).run();
-  db.insert(backends).values({ id: backendId, name: "bench haproxy", agentId, type: "haproxy", config: { haproxy: { Protocol: "unix", Address: "/run/haproxy/admin.sock" } } }).run();
+  db.insert(agents)
+    .values({ id: agentId, name: "bench agent", token: randomToken(24) })
+    .run();
+  db.insert(backends)
+    .values({
+      id: backendId,
+      name: "bench haproxy",
+      agentId,
+      type: "haproxy",
+      config: { haproxy: { Protocol: "unix", Address: "/run/haproxy/admin.sock" } },
+    })
+    .run();
   const aclIds = Array.from({ length: o.acls }, () => newId());
   db.insert(acls)
     .values(
@@ -175,7 +219,9 @@ async function seed(db: Db, o: Options): Promise<string[]> {
   if (o.assign === "group") {
     groupId = newId();
     db.insert(groups).values({ id: groupId, name: "bench group", type: "local" }).run();
-    db.insert(groupAcls).values(aclIds.map((aclId) => ({ groupId, aclId }))).run();
+    db.insert(groupAcls)
+      .values(aclIds.map((aclId) => ({ groupId, aclId })))
+      .run();
   }
   const tokens: string[] = new Array<string>(o.sessions);
   await seedBatches(db, o.sessions, SEED_BATCH, (tx, from, to) => {
@@ -190,8 +236,21 @@ async function seed(db: Db, o: Options): Promise<string[]> {
       const sessionId = newId();
       const token = randomToken(16);
       tokens[i] = token;
-      userRows.push({ id: userId, name: `Bench User ${i}`, userName: `bench-user-${i}`, authType: "local", createdAt: now - o.sessions + i });
-      sessionRows.push({ id: sessionId, tokenHash: sha256(token), userId, createdAt: now, endsAt, ipAddress: "127.0.0.1" });
+      userRows.push({
+        id: userId,
+        name: `Bench User ${i}`,
+        userName: `bench-user-${i}`,
+        authType: "local",
+        createdAt: now - o.sessions + i,
+      });
+      sessionRows.push({
+        id: sessionId,
+        tokenHash: sha256(token),
+        userId,
+        createdAt: now,
+        endsAt,
+        ipAddress: "127.0.0.1",
+      });
       if (o.assign === "group") groupUserRows.push({ groupId, userId });
       aclIds.forEach((aclId, k) => {
         if (o.assign === "direct") userAclRows.push({ userId, aclId });
@@ -217,24 +276,52 @@ async function seed(db: Db, o: Options): Promise<string[]> {
 /** Installs a licence for `users` users, signed with a throwaway key, through the licence store. */
 function installLicence(db: Db, users: number): void {
   const { privateKeyPem } = generateLicenseSigningKey();
-  const payload = { ID: "bench-licence", UserLimit: users, UserLimitOverage: 0, SessionLimit: 10, MaxMachines: 10, Expires: null };
+  const payload = {
+    ID: "bench-licence",
+    UserLimit: users,
+    UserLimitOverage: 0,
+    SessionLimit: 10,
+    MaxMachines: 10,
+    Expires: null,
+  };
   const key = signLicense(payload, parseLicensePrivateKey(privateKeyPem));
   db.transaction((tx) => storeLicence(tx, key, payload, Date.now()));
 }
 
 /** One GET /api/status; resolves the status code and body size, or the socket error. */
-function getStatus(agent: Agent, port: number, token: string, keepBody = false): Promise<{ status: number; bytes: number; body?: string; error?: string }> {
+function getStatus(
+  agent: Agent,
+  port: number,
+  token: string,
+  keepBody = false,
+): Promise<{ status: number; bytes: number; body?: string; error?: string }> {
   return new Promise((resolve) => {
-    const req = request({ host: "127.0.0.1", port, path: "/api/status", agent, timeout: REQUEST_TIMEOUT_MS, headers: { cookie: `postern_session=${token}` } }, (res) => {
-      let bytes = 0;
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => {
-        bytes += c.length;
-        if (keepBody) chunks.push(c);
-      });
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, bytes, ...(keepBody ? { body: Buffer.concat(chunks).toString("utf8") } : {}) }));
-      res.on("error", (e: NodeJS.ErrnoException) => resolve({ status: 0, bytes, error: e.code ?? e.message }));
-    });
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/api/status",
+        agent,
+        timeout: REQUEST_TIMEOUT_MS,
+        headers: { cookie: `postern_session=${token}` },
+      },
+      (res) => {
+        let bytes = 0;
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => {
+          bytes += c.length;
+          if (keepBody) chunks.push(c);
+        });
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            bytes,
+            ...(keepBody ? { body: Buffer.concat(chunks).toString("utf8") } : {}),
+          }),
+        );
+        res.on("error", (e: NodeJS.ErrnoException) => resolve({ status: 0, bytes, error: e.code ?? e.message }));
+      },
+    );
     req.on("timeout", () => req.destroy(new Error("timeout")));
     req.on("error", (e: NodeJS.ErrnoException) => resolve({ status: 0, bytes: 0, error: e.code ?? e.message }));
     req.end();
@@ -259,12 +346,19 @@ interface PhaseResult {
 }
 
 /** Runs one phase (see the module documentation). */
-async function runPhase(server: ServerProcess, tokens: readonly string[], licence: string, connections: number, o: Options): Promise<PhaseResult> {
+async function runPhase(
+  server: ServerProcess,
+  tokens: readonly string[],
+  licence: string,
+  connections: number,
+  o: Options,
+): Promise<PhaseResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: connections, maxFreeSockets: connections });
   try {
     // One parsed answer: the seeded state is what the server reports.
     const probe = await getStatus(agent, server.port, tokens[0]!, true);
-    if (probe.status !== 200) throw new Error(`GET /api/status answered ${probe.status} ${probe.error ?? probe.body?.slice(0, 200) ?? ""}`);
+    if (probe.status !== 200)
+      throw new Error(`GET /api/status answered ${probe.status} ${probe.error ?? probe.body?.slice(0, 200) ?? ""}`);
     const parsed = JSON.parse(probe.body!) as { ACLs: { Status: number }[]; UserLicensed: boolean };
     if (!parsed.UserLicensed) throw new Error("the session's user is not licensed");
 
@@ -302,7 +396,8 @@ async function runPhase(server: ServerProcess, tokens: readonly string[], licenc
     await Promise.all(Array.from({ length: connections }, loop));
     clearTimeout(startTimer);
     clearTimeout(endTimer);
-    if (!Number.isFinite(cpuEnd.server)) cpuEnd = { server: procCpuSeconds(server.pid), client: process.cpuUsage(), at: performance.now() };
+    if (!Number.isFinite(cpuEnd.server))
+      cpuEnd = { server: procCpuSeconds(server.pid), client: process.cpuUsage(), at: performance.now() };
     const memAfter = procMemory(server.pid);
     const wall = (cpuEnd.at - cpuStart.at) / 1000;
     const clientUs = cpuEnd.client.user + cpuEnd.client.system - (cpuStart.client.user + cpuStart.client.system);
@@ -329,7 +424,9 @@ async function runPhase(server: ServerProcess, tokens: readonly string[], licenc
 
 async function run(o: Options, cleanup: Cleanup): Promise<number> {
   const startedAt = performance.now();
-  console.log(`GET /api/status throughput: ${o.sessions} live sessions × ${o.acls} ACLs (${o.assign === "direct" ? "assigned directly" : "through one group"}), ${o.granted} granted per session; connections ${o.connections.join(", ")}; ${o.warmupS} s warm-up + ${o.durationS} s measured per phase`);
+  console.log(
+    `GET /api/status throughput: ${o.sessions} live sessions × ${o.acls} ACLs (${o.assign === "direct" ? "assigned directly" : "through one group"}), ${o.granted} granted per session; connections ${o.connections.join(", ")}; ${o.warmupS} s warm-up + ${o.durationS} s measured per phase`,
+  );
 
   const dir = mkdtempSync(join(tmpdir(), "postern-bench-status-"));
   cleanup.add("temporary directory", () => rmSync(dir, { recursive: true, force: true }));
@@ -345,19 +442,29 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
   const grantCount = (): number => db.select({ n: count() }).from(grants).get()?.n ?? 0;
   const grantsSeeded = grantCount();
   await settle();
-  console.log(`seeded ${o.sessions} users and sessions, ${grantsSeeded} grant rows (${o.sessions * o.granted} granted) in ${((performance.now() - seedStart) / 1000).toFixed(1)} s, directly through the server's modules (see the header); bench RSS ${mb(process.memoryUsage().rss)}`);
+  console.log(
+    `seeded ${o.sessions} users and sessions, ${grantsSeeded} grant rows (${o.sessions * o.granted} granted) in ${((performance.now() - seedStart) / 1000).toFixed(1)} s, directly through the server's modules (see the header); bench RSS ${mb(process.memoryUsage().rss)}`,
+  );
 
   // --- server on CPU 0, load on CPU 1
   const canPin = o.pin && (await haveTaskset());
   if (o.profileDir) mkdirSync(o.profileDir, { recursive: true });
-  const profileEnv: Record<string, string> = o.profileDir ? { NODE_OPTIONS: `${process.env["NODE_OPTIONS"] ?? ""} --cpu-prof --cpu-prof-dir=${o.profileDir}`.trim() } : {};
+  const profileEnv: Record<string, string> = o.profileDir
+    ? { NODE_OPTIONS: `${process.env["NODE_OPTIONS"] ?? ""} --cpu-prof --cpu-prof-dir=${o.profileDir}`.trim() }
+    : {};
   const profilesBefore = new Set(o.profileDir ? readdirSync(o.profileDir) : []);
   const server = await startServerProcess({ dataDir, port: await freePort(), cpu: canPin ? 0 : null, env: profileEnv });
   cleanup.add("server", () => server.stop());
   const pinned = canPin && (await pinSelf(1));
   const started = procMemory(server.pid);
-  console.log(`server PID ${server.pid} ${server.cpu === null ? "NOT pinned (no taskset or --no-pin)" : `pinned to CPU ${server.cpu}`}; load generator ${pinned ? "pinned to CPU 1" : "not pinned"}; server RSS after start ${mb(started?.rss ?? NaN)} (peak ${mb(started?.hwm ?? NaN)})`);
-  console.log(`load average before measuring: ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  console.log(
+    `server PID ${server.pid} ${server.cpu === null ? "NOT pinned (no taskset or --no-pin)" : `pinned to CPU ${server.cpu}`}; load generator ${pinned ? "pinned to CPU 1" : "not pinned"}; server RSS after start ${mb(started?.rss ?? NaN)} (peak ${mb(started?.hwm ?? NaN)})`,
+  );
+  console.log(
+    `load average before measuring: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
 
   const licences = o.licence === "both" ? ["none", "installed"] : [o.licence];
   const results: PhaseResult[] = [];
@@ -366,18 +473,36 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
     for (const connections of o.connections) {
       const r = await runPhase(server, tokens, licence, connections, o);
       results.push(r);
-      console.log(`  licence ${licence.padEnd(9)} ${String(connections).padStart(3)} connections: ${(r.completed / r.windowS).toFixed(0)} req/s`);
+      console.log(
+        `  licence ${licence.padEnd(9)} ${String(connections).padStart(3)} connections: ${(r.completed / r.windowS).toFixed(0)} req/s`,
+      );
     }
   }
 
   // --- steady state?
   const grantsAfter = grantCount();
-  const moved = db.select({ n: count() }).from(userSessions).where(ne(userSessions.ipAddress, "127.0.0.1")).get()?.n ?? 0;
+  const moved =
+    db.select({ n: count() }).from(userSessions).where(ne(userSessions.ipAddress, "127.0.0.1")).get()?.n ?? 0;
   const created = db.select({ n: count() }).from(grants).where(eq(grants.status, 4)).get()?.n ?? 0;
 
   // --- report
   const fmt = (v: number): string => (Number.isNaN(v) ? "-" : v < 10 ? v.toFixed(2) : v.toFixed(1));
-  const header = ["licence", "conns", "req/s", "req/CPU-s", "p50 ms", "p99 ms", "max ms", "errors", "server CPU", "load CPU", "RSS before", "RSS after", "peak RSS", "kB/resp"];
+  const header = [
+    "licence",
+    "conns",
+    "req/s",
+    "req/CPU-s",
+    "p50 ms",
+    "p99 ms",
+    "max ms",
+    "errors",
+    "server CPU",
+    "load CPU",
+    "RSS before",
+    "RSS after",
+    "peak RSS",
+    "kB/resp",
+  ];
   const rows = results.map((r) => [
     r.licence,
     String(r.connections),
@@ -395,29 +520,47 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
     r.completed > 0 ? (r.bytes / r.completed / 1024).toFixed(1) : "-",
   ]);
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((row) => (row[c] ?? "").length)));
-  const line = (row: readonly string[]): string => row.map((v, c) => (c === 0 ? v.padEnd(widths[c]!) : v.padStart(widths[c]!))).join("  ");
+  const line = (row: readonly string[]): string =>
+    row.map((v, c) => (c === 0 ? v.padEnd(widths[c]!) : v.padStart(widths[c]!))).join("  ");
   console.log("");
   console.log(line(header));
   console.log(widths.map((w) => "-".repeat(w)).join("  "));
   for (const row of rows) console.log(line(row));
   console.log("");
   console.log(`target: ${DESIGN_TARGET}`);
-  console.log(`figures: responses completed in the ${o.durationS} s window after ${o.warmupS} s of warm-up; latency = send → last body byte (nearest rank);`);
-  console.log("         server CPU = its user+system time over the window (100 % = the one core it is pinned to is busy); load CPU = this process;");
-  console.log("         req/CPU-s = req/s ÷ server CPU: what one core given wholly to the server would serve at this cost per request.");
+  console.log(
+    `figures: responses completed in the ${o.durationS} s window after ${o.warmupS} s of warm-up; latency = send → last body byte (nearest rank);`,
+  );
+  console.log(
+    "         server CPU = its user+system time over the window (100 % = the one core it is pinned to is busy); load CPU = this process;",
+  );
+  console.log(
+    "         req/CPU-s = req/s ÷ server CPU: what one core given wholly to the server would serve at this cost per request.",
+  );
   for (const r of results) {
-    if (r.errors.size > 0) console.log(`errors (licence ${r.licence}, ${r.connections} connections): ${[...r.errors].map(([k, v]) => `${k} × ${v}`).join(", ")}`);
+    if (r.errors.size > 0)
+      console.log(
+        `errors (licence ${r.licence}, ${r.connections} connections): ${[...r.errors].map(([k, v]) => `${k} × ${v}`).join(", ")}`,
+      );
     if (r.aclsInResponse !== o.acls) console.log(`WARNING: a response held ${r.aclsInResponse} ACLs, not ${o.acls}`);
   }
-  console.log(`steady state: grant rows ${grantsSeeded} before, ${grantsAfter} after (${created} Created); sessions whose address moved: ${moved}`);
+  console.log(
+    `steady state: grant rows ${grantsSeeded} before, ${grantsAfter} after (${created} Created); sessions whose address moved: ${moved}`,
+  );
   const end = procMemory(server.pid);
-  console.log(`server RSS at the end ${mb(end?.rss ?? NaN)}, peak ${mb(end?.hwm ?? NaN)}; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  console.log(
+    `server RSS at the end ${mb(end?.rss ?? NaN)}, peak ${mb(end?.hwm ?? NaN)}; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
   if (o.profileDir) {
     await server.stop(); // the profile is written when the server exits
     const written = readdirSync(o.profileDir).filter((f) => f.endsWith(".cpuprofile") && !profilesBefore.has(f));
     if (written.length === 0) console.log(`no CPU profile was written to ${o.profileDir}`);
     for (const f of written) {
-      console.log(`server CPU profile (whole server run: start-up, warm-ups and every phase) ${join(o.profileDir, f)}:`);
+      console.log(
+        `server CPU profile (whole server run: start-up, warm-ups and every phase) ${join(o.profileDir, f)}:`,
+      );
       for (const l of summariseCpuProfile(join(o.profileDir, f))) console.log(l);
     }
   }

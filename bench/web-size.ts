@@ -29,7 +29,9 @@ import type { Stack } from "../test/support/stack.ts";
 /** The design target for the dashboard's first-load JavaScript, in KB gzip. */
 const TARGET_KB_GZIP = 150;
 
-const { values: opts } = parseArgs({ options: { "no-build": { type: "boolean", default: false }, "no-browser": { type: "boolean", default: false } } });
+const { values: opts } = parseArgs({
+  options: { "no-build": { type: "boolean", default: false }, "no-browser": { type: "boolean", default: false } },
+});
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dist = join(root, "web/dist");
 
@@ -40,18 +42,31 @@ interface Sized {
 }
 
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
-const sized = (name: string, content: Uint8Array): Sized => ({ name, raw: content.byteLength, gzip: gzipSync(content, { level: 9 }).byteLength });
-const total = (files: readonly Sized[]): Sized => ({ name: "total", raw: files.reduce((s, f) => s + f.raw, 0), gzip: files.reduce((s, f) => s + f.gzip, 0) });
-const verdict = (gzip: number): string => (gzip <= TARGET_KB_GZIP * 1024 ? `within the ${TARGET_KB_GZIP} KB gzip target` : `OVER the ${TARGET_KB_GZIP} KB gzip target`);
+const sized = (name: string, content: Uint8Array): Sized => ({
+  name,
+  raw: content.byteLength,
+  gzip: gzipSync(content, { level: 9 }).byteLength,
+});
+const total = (files: readonly Sized[]): Sized => ({
+  name: "total",
+  raw: files.reduce((s, f) => s + f.raw, 0),
+  gzip: files.reduce((s, f) => s + f.gzip, 0),
+});
+const verdict = (gzip: number): string =>
+  gzip <= TARGET_KB_GZIP * 1024
+    ? `within the ${TARGET_KB_GZIP} KB gzip target`
+    : `OVER the ${TARGET_KB_GZIP} KB gzip target`;
 
 function table(files: readonly Sized[]): void {
-  for (const f of files) console.log(`  ${f.name.padEnd(56)} ${kb(f.raw).padStart(10)} raw ${kb(f.gzip).padStart(10)} gzip`);
+  for (const f of files)
+    console.log(`  ${f.name.padEnd(56)} ${kb(f.raw).padStart(10)} raw ${kb(f.gzip).padStart(10)} gzip`);
 }
 
 /** Relative specifiers of the static imports of a built ES module (dynamic `import()` left out). */
 function staticImports(code: string): string[] {
   const found = new Set<string>();
-  for (const m of code.matchAll(/(?:^|[;}\s)])(?:import|export)\s*(?:[\w${},*\s]+from\s*)?["'](\.{1,2}\/[^"']+)["']/g)) if (m[1]) found.add(m[1]);
+  for (const m of code.matchAll(/(?:^|[;}\s)])(?:import|export)\s*(?:[\w${},*\s]+from\s*)?["'](\.{1,2}\/[^"']+)["']/g))
+    if (m[1]) found.add(m[1]);
   return [...found];
 }
 
@@ -64,7 +79,8 @@ function firstLoadFiles(): { entry: string; files: string[] } {
   const visit = (path: string): void => {
     if (files.includes(path)) return;
     files.push(path);
-    for (const spec of staticImports(readFileSync(join(dist, path), "utf8"))) visit(new URL(spec, `http://x${path}`).pathname);
+    for (const spec of staticImports(readFileSync(join(dist, path), "utf8")))
+      visit(new URL(spec, `http://x${path}`).pathname);
   };
   visit(entry);
   return { entry, files };
@@ -73,7 +89,11 @@ function firstLoadFiles(): { entry: string; files: string[] } {
 /** Every JavaScript file of the build, as paths under dist/. */
 function allScripts(): string[] {
   const out = execFileSync("find", [join(dist, "assets"), "-name", "*.js"], { encoding: "utf8" });
-  return out.split("\n").filter(Boolean).map((p) => p.slice(dist.length)).sort();
+  return out
+    .split("\n")
+    .filter(Boolean)
+    .map((p) => p.slice(dist.length))
+    .sort();
 }
 
 /** Opens /home/new in a fresh context with a signed-in user and measures every script received. */
@@ -97,7 +117,8 @@ async function measureInBrowser(): Promise<Sized[]> {
     await context.addCookies(cookies);
     const scripts: Promise<Sized>[] = [];
     page.on("response", (response) => {
-      if (response.request().resourceType() === "script") scripts.push(response.body().then((body) => sized(new URL(response.url()).pathname, body)));
+      if (response.request().resourceType() === "script")
+        scripts.push(response.body().then((body) => sized(new URL(response.url()).pathname, body)));
     });
     await page.goto(stack.server.url + "/home/new", { waitUntil: "networkidle", timeout: 30_000 });
     await page.getByRole("heading", { name: "Hello, bench" }).waitFor({ timeout: 10_000 });
@@ -111,7 +132,9 @@ async function measureInBrowser(): Promise<Sized[]> {
 }
 
 async function main(): Promise<void> {
-  console.log(`Web size: the user dashboard's JavaScript on first load (design.md target: ≤ ${TARGET_KB_GZIP} KB gzip)\n`);
+  console.log(
+    `Web size: the user dashboard's JavaScript on first load (design.md target: ≤ ${TARGET_KB_GZIP} KB gzip)\n`,
+  );
   if (!opts["no-build"]) {
     const started = Date.now();
     execFileSync(process.execPath, [join(root, "web/scripts/build.ts")], { stdio: ["ignore", "ignore", "inherit"] });
@@ -128,7 +151,9 @@ async function main(): Promise<void> {
   table([sum]);
   console.log(`  → ${kb(sum.gzip)} gzip: ${verdict(sum.gzip)}\n`);
 
-  const onDemand = allScripts().filter((f) => !files.includes(f)).map((f) => sized(f, readFileSync(join(dist, f))));
+  const onDemand = allScripts()
+    .filter((f) => !files.includes(f))
+    .map((f) => sized(f, readFileSync(join(dist, f))));
   console.log("Loaded on demand (import(): not part of the first load):");
   table(onDemand);
   console.log("");

@@ -21,7 +21,9 @@ export async function launch(entry) {
   }
   const local = join(root, ".node", "bin", "node");
   if (!existsSync(local)) {
-    process.stderr.write(`postern: Node.js 24 or later is required (found ${process.version}); run scripts/setup.sh first\n`);
+    process.stderr.write(
+      `postern: Node.js 24 or later is required (found ${process.version}); run scripts/setup.sh first\n`,
+    );
     process.exitCode = 1;
     return;
   }

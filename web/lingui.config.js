@@ -10,7 +10,13 @@ export default defineConfig({
   // Missing German strings fall back to the English source. The Intl formatting locale for
   // English is en-AU unless the browser asks for another English variant (see src/i18n.ts).
   fallbackLocales: { default: "en" },
-  catalogs: [{ path: "<rootDir>/src/locales/{locale}/messages", include: ["<rootDir>/src"], exclude: ["**/*.test.*", "**/node_modules/**"] }],
+  catalogs: [
+    {
+      path: "<rootDir>/src/locales/{locale}/messages",
+      include: ["<rootDir>/src"],
+      exclude: ["**/*.test.*", "**/node_modules/**"],
+    },
+  ],
   format: formatter({ lineNumbers: false }),
   orderBy: "message",
 });

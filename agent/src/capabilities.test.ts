@@ -37,7 +37,10 @@ let socket: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "postern-caps-"));
   osRelease = join(dir, "os-release");
-  await writeFile(osRelease, 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nVERSION="12 (bookworm)"\nID=debian\n');
+  await writeFile(
+    osRelease,
+    'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nVERSION="12 (bookworm)"\nID=debian\n',
+  );
   socket = join(dir, "admin.sock");
   await writeFile(socket, "");
 });
@@ -97,7 +100,9 @@ describe("detectIpsetAccess", () => {
 
 describe("detectCapabilities", () => {
   it("reports os-release, ipset sets, the first existing HAProxy socket and scripts", async () => {
-    const fake = new FakeRunner().on("ipset list -n", { stdout: "allow4\nallow6\ngroups\n" }).on("ipset list -t", { stdout: LIST_T });
+    const fake = new FakeRunner()
+      .on("ipset list -n", { stdout: "allow4\nallow6\ngroups\n" })
+      .on("ipset list -t", { stdout: LIST_T });
     const caps = await detectCapabilities({
       runner: fake,
       scriptsEnabled: true,
@@ -125,20 +130,36 @@ describe("detectCapabilities", () => {
       .on("ipset list -n", { exitCode: 1, stderr: "not permitted\n" })
       .on("sudo -n ipset list -n", { stdout: "allow4\n" })
       .on("sudo -n ipset list -t", { stdout: LIST_T });
-    const caps = await detectCapabilities({ runner: fake, scriptsEnabled: false, isRoot: false, osReleasePath: osRelease, haproxySocketCandidates: [] });
+    const caps = await detectCapabilities({
+      runner: fake,
+      scriptsEnabled: false,
+      isRoot: false,
+      osReleasePath: osRelease,
+      haproxySocketCandidates: [],
+    });
     expect(caps.ipset?.sudo_enabled).toBe(true);
     expect(caps.ipset?.ipsets).toHaveLength(2);
   });
 
   it("reports the configured socket as given, and omits what is absent", async () => {
     const fake = new FakeRunner().on("ipset", () => missingCommand("ipset"));
-    const caps = await detectCapabilities({ runner: fake, scriptsEnabled: false, haproxySocket: "/run/custom.sock", osReleasePath: join(dir, "nope") });
+    const caps = await detectCapabilities({
+      runner: fake,
+      scriptsEnabled: false,
+      haproxySocket: "/run/custom.sock",
+      osReleasePath: join(dir, "nope"),
+    });
     expect(caps).toEqual({
       ipset: { ipsets: [], command_available: false, sudo_enabled: false },
       haproxy: { socket_location: "/run/custom.sock" },
       script: { enabled: false },
     });
-    const none = await detectCapabilities({ runner: fake, scriptsEnabled: false, haproxySocketCandidates: [join(dir, "missing.sock")], osReleasePath: osRelease });
+    const none = await detectCapabilities({
+      runner: fake,
+      scriptsEnabled: false,
+      haproxySocketCandidates: [join(dir, "missing.sock")],
+      osReleasePath: osRelease,
+    });
     expect("haproxy" in none).toBe(false);
   });
 });

@@ -8,7 +8,11 @@ import type { AgentCapabilities } from "@postern/shared";
 import type { CommandRunner } from "./process/runner.ts";
 
 /** Runtime socket paths tried, in order, when no HAProxy socket is configured. */
-export const DEFAULT_HAPROXY_SOCKETS: readonly string[] = ["/run/haproxy/admin.sock", "/var/run/haproxy.sock", "/var/run/haproxy/admin.sock"];
+export const DEFAULT_HAPROXY_SOCKETS: readonly string[] = [
+  "/run/haproxy/admin.sock",
+  "/var/run/haproxy.sock",
+  "/var/run/haproxy/admin.sock",
+];
 
 /** How this agent may run ipset: directly (root or CAP_NET_ADMIN), through `sudo -n`, or not at all. */
 export type IpsetAccess = "direct" | "sudo" | "none";
@@ -41,7 +45,8 @@ export function parseOsRelease(text: string): Record<string, string> {
     const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(raw);
     if (!m?.[1]) continue;
     let value = (m[2] ?? "").trim();
-    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1).replace(/\\(.)/g, "$1");
+    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"'))
+      value = value.slice(1, -1).replace(/\\(.)/g, "$1");
     else if (value.length >= 2 && value.startsWith("'") && value.endsWith("'")) value = value.slice(1, -1);
     out[m[1]] = value;
   }
@@ -76,7 +81,11 @@ export function parseIpsetSets(text: string): { name: string; address_family: "i
  * (CAP_NET_ADMIN), else `sudo` when `sudo -n ipset list -n` works, else `none`.
  * `available` is false when the ipset command cannot be started at all.
  */
-export async function detectIpsetAccess(runner: CommandRunner, isRoot: boolean, timeoutMs = 5_000): Promise<{ available: boolean; access: IpsetAccess }> {
+export async function detectIpsetAccess(
+  runner: CommandRunner,
+  isRoot: boolean,
+  timeoutMs = 5_000,
+): Promise<{ available: boolean; access: IpsetAccess }> {
   let direct: { exitCode: number };
   try {
     direct = await runner.run("ipset", ["list", "-n"], { timeoutMs });
@@ -112,12 +121,17 @@ export async function detectCapabilities(options: DetectCapabilitiesOptions): Pr
   let ipsets: { name: string; address_family: "inet" | "inet6" }[] = [];
   if (ipset.access !== "none") {
     const args = ["list", "-t"];
-    const r = await (ipset.access === "sudo" ? options.runner.run("sudo", ["-n", "ipset", ...args], { timeoutMs }) : options.runner.run("ipset", args, { timeoutMs })).catch(() => null);
+    const r = await (
+      ipset.access === "sudo"
+        ? options.runner.run("sudo", ["-n", "ipset", ...args], { timeoutMs })
+        : options.runner.run("ipset", args, { timeoutMs })
+    ).catch(() => null);
     if (r && r.exitCode === 0) ipsets = parseIpsetSets(r.stdout);
   }
   caps.ipset = { ipsets, command_available: ipset.available, sudo_enabled: ipset.access !== "none" };
 
-  const socket = options.haproxySocket ?? (await firstExisting(options.haproxySocketCandidates ?? DEFAULT_HAPROXY_SOCKETS));
+  const socket =
+    options.haproxySocket ?? (await firstExisting(options.haproxySocketCandidates ?? DEFAULT_HAPROXY_SOCKETS));
   if (socket) caps.haproxy = { socket_location: socket };
 
   caps.script = { enabled: options.scriptsEnabled };
@@ -126,7 +140,13 @@ export async function detectCapabilities(options: DetectCapabilitiesOptions): Pr
 
 async function firstExisting(paths: readonly string[]): Promise<string | undefined> {
   for (const p of paths) {
-    if (await access(p).then(() => true, () => false)) return p;
+    if (
+      await access(p).then(
+        () => true,
+        () => false,
+      )
+    )
+      return p;
   }
   return undefined;
 }

@@ -137,7 +137,12 @@ export function resolveConfig(raw: unknown, configPath: string, options: { root?
     scriptsEnabled: c.scriptsEnabled,
     ...(c.haproxySocket !== undefined ? { haproxySocket: c.haproxySocket } : {}),
     useSudo: c.useSudo ?? !(options.root ?? isRoot()),
-    stateFile: c.stateFile === undefined ? defaultStateFile(abs) : isAbsolute(c.stateFile) ? c.stateFile : resolve(dirname(abs), c.stateFile),
+    stateFile:
+      c.stateFile === undefined
+        ? defaultStateFile(abs)
+        : isAbsolute(c.stateFile)
+          ? c.stateFile
+          : resolve(dirname(abs), c.stateFile),
     driftCheckSeconds: c.driftCheckSeconds,
     logLevel: c.logLevel,
   };
@@ -149,13 +154,17 @@ export function resolveConfig(raw: unknown, configPath: string, options: { root?
  * (any of the mode bits 0077), unless `checkMode` is false.
  * @throws ConfigError when the file is missing, unreadable, too open, not JSON, or invalid (each problem listed).
  */
-export async function loadConfig(path: string, options: { checkMode?: boolean; root?: boolean } = {}): Promise<AgentConfig> {
+export async function loadConfig(
+  path: string,
+  options: { checkMode?: boolean; root?: boolean } = {},
+): Promise<AgentConfig> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw new ConfigError(`agent config ${path} does not exist (run "postern-agent enrol" first)`);
+    if (code === "ENOENT")
+      throw new ConfigError(`agent config ${path} does not exist (run "postern-agent enrol" first)`);
     throw new ConfigError(`cannot read agent config ${path}: ${(err as Error).message}`);
   }
   if (options.checkMode !== false) {

@@ -7,7 +7,13 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WebSocketServer } from "ws";
 import type { WebSocket } from "ws";
-import { AGENT_CONNECT_PATH, AGENT_PROTOCOL_VERSION, AgentCloseCode, AgentToServerSchema, challengePayload } from "@postern/shared";
+import {
+  AGENT_CONNECT_PATH,
+  AGENT_PROTOCOL_VERSION,
+  AgentCloseCode,
+  AgentToServerSchema,
+  challengePayload,
+} from "@postern/shared";
 import type { AgentCapabilities, AgentToServer, Entry, ServerToAgent, Target } from "@postern/shared";
 import type { Backend, EntryOutcome } from "./backends/backend.ts";
 import { resolveConfig } from "./config.ts";
@@ -18,7 +24,10 @@ import type { RunningAgent } from "./daemon.ts";
 import { generateAgentKeys } from "./enrol.ts";
 
 const AGENT_ID = "a0000000-0000-4000-8000-000000000001";
-const CAPS: AgentCapabilities = { script: { enabled: false }, ipset: { ipsets: [{ name: "set1", address_family: "inet" }], command_available: true, sudo_enabled: false } };
+const CAPS: AgentCapabilities = {
+  script: { enabled: false },
+  ipset: { ipsets: [{ name: "set1", address_family: "inet" }], command_available: true, sudo_enabled: false },
+};
 const keys = generateAgentKeys();
 const publicKey = createPublicKey(createPrivateKey(keys.signingPrivateKey));
 
@@ -43,7 +52,8 @@ class FakeServer {
   readonly wss: WebSocketServer;
   readonly sockets: ServerSocket[] = [];
   /** What to do after a verified hello (default: welcome). */
-  afterHello: (s: ServerSocket) => void = (s) => this.send(s, { type: "welcome", agentId: AGENT_ID, serverTime: Date.now() });
+  afterHello: (s: ServerSocket) => void = (s) =>
+    this.send(s, { type: "welcome", agentId: AGENT_ID, serverTime: Date.now() });
   constructor(port = 0) {
     this.wss = new WebSocketServer({ host: "127.0.0.1", port, path: AGENT_CONNECT_PATH });
     this.wss.on("connection", (ws) => {
@@ -55,7 +65,13 @@ class FakeServer {
         s.received.push(msg);
         if (msg.type === "hello") {
           s.verified =
-            msg.agentId === AGENT_ID && verify(null, Buffer.from(challengePayload(AGENT_ID, nonce)), publicKey, Buffer.from(msg.signature, "base64"));
+            msg.agentId === AGENT_ID &&
+            verify(
+              null,
+              Buffer.from(challengePayload(AGENT_ID, nonce)),
+              publicKey,
+              Buffer.from(msg.signature, "base64"),
+            );
           if (!s.verified) ws.close(AgentCloseCode.authFailed, "bad signature");
           else this.afterHello(s);
         }
@@ -96,7 +112,12 @@ class MemoryBackend implements Backend {
   }
 }
 
-const T1: Target = { key: "acl-1", backendId: "b1", backend: { ipset: {} }, acl: { ipset: { V4SetName: "set1", V6SetName: "" } } };
+const T1: Target = {
+  key: "acl-1",
+  backendId: "b1",
+  backend: { ipset: {} },
+  acl: { ipset: { V4SetName: "set1", V6SetName: "" } },
+};
 const FAST = { initialDelayMs: 20, maxDelayMs: 100, pingIntervalMs: 0, authTimeoutMs: 2_000 };
 
 let server: FakeServer;
@@ -116,7 +137,10 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function connect(onMessage: Parameters<typeof startConnection>[0]["onMessage"] = async () => undefined, states?: ConnectionState[]): AgentConnection {
+function connect(
+  onMessage: Parameters<typeof startConnection>[0]["onMessage"] = async () => undefined,
+  states?: ConnectionState[],
+): AgentConnection {
   const abort = new AbortController();
   const conn = startConnection({
     server: url,
@@ -160,7 +184,13 @@ describe("startAgent against a server", () => {
       server.send(s, { type: "apply", seq: 2, ops: [{ op: "add", target: T1, ip: "192.0.2.2", expiresAt }] });
       server.send(s, { type: "refresh-capabilities", seq: 3 });
     };
-    agent = await startAgent({ config, backends: new Map([["ipset", backend]]), detect: async () => CAPS, connection: FAST, version: "1.9.0" });
+    agent = await startAgent({
+      config,
+      backends: new Map([["ipset", backend]]),
+      detect: async () => CAPS,
+      connection: FAST,
+      version: "1.9.0",
+    });
     cleanups.push(() => agent.stop());
 
     await until(() => (server.sockets[0]?.received.length ?? 0) >= 4);
@@ -285,7 +315,9 @@ describe("startConnection", () => {
 
 describe("backoffDelay", () => {
   it("doubles from the initial delay up to the maximum, jittered between half and all of it", () => {
-    expect([0, 1, 2, 3, 4, 5, 10].map((a) => backoffDelay(a, 500, 10_000, () => 1))).toEqual([500, 1000, 2000, 4000, 8000, 10_000, 10_000]);
+    expect([0, 1, 2, 3, 4, 5, 10].map((a) => backoffDelay(a, 500, 10_000, () => 1))).toEqual([
+      500, 1000, 2000, 4000, 8000, 10_000, 10_000,
+    ]);
     expect(backoffDelay(0, 500, 10_000, () => 0)).toBe(250);
     expect(backoffDelay(100, 500, 10_000, () => 0)).toBe(5_000);
   });

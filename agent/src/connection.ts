@@ -14,7 +14,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
 import type { Logger } from "pino";
 import WebSocket from "ws";
-import { AGENT_CONNECT_PATH, AGENT_PROTOCOL_VERSION, AgentCloseCode, challengePayload, ServerToAgentSchema } from "@postern/shared";
+import {
+  AGENT_CONNECT_PATH,
+  AGENT_PROTOCOL_VERSION,
+  AgentCloseCode,
+  challengePayload,
+  ServerToAgentSchema,
+} from "@postern/shared";
 import type { AgentCapabilities, AgentToServer, ServerToAgent } from "@postern/shared";
 import { serverEndpoint } from "./config.ts";
 
@@ -167,7 +173,10 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
           case "challenge": {
             if (helloSent) return void closeWith(AgentCloseCode.protocolError, "unexpected challenge");
             if (message.protocol !== AGENT_PROTOCOL_VERSION) {
-              log.error({ server: message.protocol, agent: AGENT_PROTOCOL_VERSION }, "server speaks another protocol version");
+              log.error(
+                { server: message.protocol, agent: AGENT_PROTOCOL_VERSION },
+                "server speaks another protocol version",
+              );
               return void closeWith(AgentCloseCode.protocolError, "protocol version mismatch");
             }
             const caps = await (capabilities ?? Promise.resolve({}));
@@ -183,7 +192,8 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
           }
           case "welcome":
             if (!helloSent) return void closeWith(AgentCloseCode.protocolError, "welcome before hello");
-            if (message.agentId !== options.agentId) log.warn({ welcomed: message.agentId }, "server welcomed another agent id");
+            if (message.agentId !== options.agentId)
+              log.warn({ welcomed: message.agentId }, "server welcomed another agent id");
             becomeConnected();
             return;
           default: {
@@ -196,7 +206,10 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
                 if (r) send(r);
               })
               .catch((err: unknown) => {
-                log.error({ err, type: message.type, seq: message.seq }, "handling a server message failed; reconnecting");
+                log.error(
+                  { err, type: message.type, seq: message.seq },
+                  "handling a server message failed; reconnecting",
+                );
                 closeWith(CLOSE_INTERNAL, "agent error");
               });
             return;
@@ -238,12 +251,19 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
           closeWith(AgentCloseCode.protocolError, "binary message");
           return;
         }
-        const text = Buffer.isBuffer(data) ? data.toString("utf8") : Array.isArray(data) ? Buffer.concat(data).toString("utf8") : Buffer.from(data).toString("utf8");
+        const text = Buffer.isBuffer(data)
+          ? data.toString("utf8")
+          : Array.isArray(data)
+            ? Buffer.concat(data).toString("utf8")
+            : Buffer.from(data).toString("utf8");
         let parsed: ServerToAgent;
         try {
           const result = ServerToAgentSchema.safeParse(JSON.parse(text));
           if (!result.success) {
-            log.warn({ issues: result.error.issues.slice(0, 5), message: text.slice(0, 200) }, "invalid message from server; closing");
+            log.warn(
+              { issues: result.error.issues.slice(0, 5), message: text.slice(0, 200) },
+              "invalid message from server; closing",
+            );
             closeWith(AgentCloseCode.protocolError, "invalid message");
             return;
           }
@@ -276,8 +296,10 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
         options.signal.removeEventListener("abort", onAbort);
         const reason = reasonBuffer.toString("utf8");
         if (welcomed) log.info({ code, reason }, "disconnected from server");
-        if (code === AgentCloseCode.authFailed) log.error({ reason }, "the server refused this agent's identity (deleted or re-enrolled?)");
-        if (code === AgentCloseCode.replaced) log.warn("another connection with this agent's identity replaced this one");
+        if (code === AgentCloseCode.authFailed)
+          log.error({ reason }, "the server refused this agent's identity (deleted or re-enrolled?)");
+        if (code === AgentCloseCode.replaced)
+          log.warn("another connection with this agent's identity replaced this one");
         resolve({ welcomed, code, reason });
       });
       if (options.signal.aborted) onAbort();

@@ -72,7 +72,8 @@ export interface RunningAgent {
  */
 export async function startAgent(options: StartAgentOptions): Promise<RunningAgent> {
   const { config } = options;
-  const logger = options.logger ?? pino({ level: config.logLevel, base: { name: "postern-agent" } }, pino.destination(2));
+  const logger =
+    options.logger ?? pino({ level: config.logLevel, base: { name: "postern-agent" } }, pino.destination(2));
   const version = options.version ?? AGENT_VERSION;
   const runner = options.runner ?? new ExecaRunner();
   const backends = options.backends ?? createBackends({ runner, useSudo: config.useSudo });

@@ -140,15 +140,27 @@ describe("sync", () => {
         { key: "acl-1", ip: "192.0.2.1", op: "add", ok: true },
         { key: "acl-1", ip: "192.0.2.2", op: "add", ok: true },
         { key: "acl-1", ip: "192.0.2.99", op: "del", ok: true },
-        expect.objectContaining({ key: "acl-1", ip: "192.0.2.3", op: "add", ok: false, error: expect.stringMatching(/expired/) }),
+        expect.objectContaining({
+          key: "acl-1",
+          ip: "192.0.2.3",
+          op: "add",
+          ok: false,
+          error: expect.stringMatching(/expired/),
+        }),
         expect.objectContaining({ key: "acl-1", ip: "not-an-ip", op: "add", ok: false }),
       ]),
     );
   });
 
   it("re-adds present entries so that their expiry is refreshed", async () => {
-    await enforcer.sync({ seq: 1, targets: [{ target: T1, entries: [{ ip: "192.0.2.1", expiresAt: clock.t + 1000 }] }] });
-    await enforcer.sync({ seq: 2, targets: [{ target: T1, entries: [{ ip: "192.0.2.1", expiresAt: clock.t + 9000 }] }] });
+    await enforcer.sync({
+      seq: 1,
+      targets: [{ target: T1, entries: [{ ip: "192.0.2.1", expiresAt: clock.t + 1000 }] }],
+    });
+    await enforcer.sync({
+      seq: 2,
+      targets: [{ target: T1, entries: [{ ip: "192.0.2.1", expiresAt: clock.t + 9000 }] }],
+    });
     expect(backend.set("set1").get("192.0.2.1")).toBe(clock.t + 9000);
   });
 
@@ -158,11 +170,20 @@ describe("sync", () => {
       seq: 1,
       targets: [
         { target: T1, entries: [{ ip: "192.0.2.1", expiresAt: exp }] },
-        { target: T2, entries: [{ ip: "192.0.2.5", expiresAt: exp }, { ip: "192.0.2.6", expiresAt: exp }] },
+        {
+          target: T2,
+          entries: [
+            { ip: "192.0.2.5", expiresAt: exp },
+            { ip: "192.0.2.6", expiresAt: exp },
+          ],
+        },
       ],
     });
     expect(backend.ips("set2")).toEqual(["192.0.2.5", "192.0.2.6"]);
-    const ack = await enforcer.sync({ seq: 2, targets: [{ target: T1, entries: [{ ip: "192.0.2.1", expiresAt: exp }] }] });
+    const ack = await enforcer.sync({
+      seq: 2,
+      targets: [{ target: T1, entries: [{ ip: "192.0.2.1", expiresAt: exp }] }],
+    });
     expect(backend.ips("set2")).toEqual([]);
     expect(backend.ips("set1")).toEqual(["192.0.2.1"]);
     expect(ack.results).toEqual(
@@ -176,21 +197,45 @@ describe("sync", () => {
   it("empties the old set when a target's configuration changes", async () => {
     const exp = clock.t + 60_000;
     await enforcer.sync({ seq: 1, targets: [{ target: T1, entries: [{ ip: "192.0.2.1", expiresAt: exp }] }] });
-    await enforcer.sync({ seq: 2, targets: [{ target: target("acl-1", "renamed"), entries: [{ ip: "192.0.2.1", expiresAt: exp }] }] });
+    await enforcer.sync({
+      seq: 2,
+      targets: [{ target: target("acl-1", "renamed"), entries: [{ ip: "192.0.2.1", expiresAt: exp }] }],
+    });
     expect(backend.ips("set1")).toEqual([]);
     expect(backend.ips("renamed")).toEqual(["192.0.2.1"]);
   });
 
   it("reports every entry failed when the target is unreachable, and never throws", async () => {
     backend.unreachable = true;
-    const ack = await enforcer.sync({ seq: 3, targets: [{ target: T1, entries: [{ ip: "192.0.2.1", expiresAt: clock.t + 1000 }] }] });
-    expect(ack.results).toEqual([{ key: "acl-1", ip: "192.0.2.1", op: "add", ok: false, error: "ipset: command not found" }]);
+    const ack = await enforcer.sync({
+      seq: 3,
+      targets: [{ target: T1, entries: [{ ip: "192.0.2.1", expiresAt: clock.t + 1000 }] }],
+    });
+    expect(ack.results).toEqual([
+      { key: "acl-1", ip: "192.0.2.1", op: "add", ok: false, error: "ipset: command not found" },
+    ]);
   });
 
   it("fails entries of a backend type this agent lacks", async () => {
-    const haproxyTarget: Target = { key: "acl-h", backendId: "x", backend: { haproxy: { Protocol: "unix", Address: "/nope" } }, acl: { haproxy: { ID: 3 } } };
-    const ack = await enforcer.sync({ seq: 4, targets: [{ target: haproxyTarget, entries: [{ ip: "192.0.2.1", expiresAt: clock.t + 1000 }] }] });
-    expect(ack.results).toEqual([expect.objectContaining({ key: "acl-h", ip: "192.0.2.1", op: "add", ok: false, error: expect.stringMatching(/not supported/) })]);
+    const haproxyTarget: Target = {
+      key: "acl-h",
+      backendId: "x",
+      backend: { haproxy: { Protocol: "unix", Address: "/nope" } },
+      acl: { haproxy: { ID: 3 } },
+    };
+    const ack = await enforcer.sync({
+      seq: 4,
+      targets: [{ target: haproxyTarget, entries: [{ ip: "192.0.2.1", expiresAt: clock.t + 1000 }] }],
+    });
+    expect(ack.results).toEqual([
+      expect.objectContaining({
+        key: "acl-h",
+        ip: "192.0.2.1",
+        op: "add",
+        ok: false,
+        error: expect.stringMatching(/not supported/),
+      }),
+    ]);
   });
 });
 
@@ -313,7 +358,18 @@ describe("expiry", () => {
 describe("drift repair", () => {
   it("re-adds entries that vanished from the target and removes extras every driftCheckSeconds", async () => {
     const exp = clock.t + 3_600_000;
-    await enforcer.sync({ seq: 1, targets: [{ target: T1, entries: [{ ip: "192.0.2.1", expiresAt: exp }, { ip: "192.0.2.2", expiresAt: exp }] }] });
+    await enforcer.sync({
+      seq: 1,
+      targets: [
+        {
+          target: T1,
+          entries: [
+            { ip: "192.0.2.1", expiresAt: exp },
+            { ip: "192.0.2.2", expiresAt: exp },
+          ],
+        },
+      ],
+    });
     // e.g. an HAProxy reload dropped the runtime entries; someone added one by hand
     backend.set("set1").clear();
     backend.set("set1").set("198.51.100.1", exp);
@@ -350,7 +406,13 @@ describe("state file", () => {
     await enforcer.sync({
       seq: 1,
       targets: [
-        { target: T1, entries: [{ ip: "192.0.2.1", expiresAt: clock.t + 10_000 }, { ip: "192.0.2.2", expiresAt: clock.t + 60_000 }] },
+        {
+          target: T1,
+          entries: [
+            { ip: "192.0.2.1", expiresAt: clock.t + 10_000 },
+            { ip: "192.0.2.2", expiresAt: clock.t + 60_000 },
+          ],
+        },
         { target: T2, entries: [{ ip: "192.0.2.5", expiresAt: clock.t + 60_000 }] },
       ],
     });

@@ -74,7 +74,9 @@ const STATE_VERSION = 1;
 const StateFileSchema = z.object({
   version: z.literal(STATE_VERSION),
   savedAt: z.number(),
-  targets: z.array(z.object({ target: TargetSchema, entries: z.array(z.object({ ip: z.string(), expiresAt: z.number() })) })),
+  targets: z.array(
+    z.object({ target: TargetSchema, entries: z.array(z.object({ ip: z.string(), expiresAt: z.number() })) }),
+  ),
   retired: z.array(TargetSchema).default([]),
 });
 
@@ -248,7 +250,9 @@ export class Enforcer {
   desiredState(): TargetState[] {
     return [...this.#desired.entries()].map(([, s]) => ({
       target: s.target,
-      entries: [...s.entries.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([ip, expiresAt]) => ({ ip, expiresAt })),
+      entries: [...s.entries.entries()]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([ip, expiresAt]) => ({ ip, expiresAt })),
     }));
   }
 
@@ -322,7 +326,13 @@ export class Enforcer {
           continue;
         }
         if (entry.expiresAt <= now) {
-          rows.set(target.key, entry.ip, "add", false, `expired at ${new Date(entry.expiresAt).toISOString()} (agent clock ${new Date(now).toISOString()})`);
+          rows.set(
+            target.key,
+            entry.ip,
+            "add",
+            false,
+            `expired at ${new Date(entry.expiresAt).toISOString()} (agent clock ${new Date(now).toISOString()})`,
+          );
           continue;
         }
         texts.set(ip, entry.ip);
@@ -398,7 +408,13 @@ export class Enforcer {
         if (op.expiresAt <= now) {
           state?.entries.delete(ip);
           removals = true;
-          rows.set(key, op.ip, "add", false, `expired at ${new Date(op.expiresAt).toISOString()} (agent clock ${new Date(now).toISOString()})`);
+          rows.set(
+            key,
+            op.ip,
+            "add",
+            false,
+            `expired at ${new Date(op.expiresAt).toISOString()} (agent clock ${new Date(now).toISOString()})`,
+          );
         } else {
           state?.entries.set(ip, op.expiresAt);
           rows.set(key, op.ip, "add", true); // provisional: replaced by the backend's outcome below
@@ -418,7 +434,8 @@ export class Enforcer {
     else this.#persistSoon();
 
     const outcomes = new Map<string, PhysicalOutcome>();
-    for (const pid of [...this.#retired.keys()].filter((p) => fullReconcile.has(p))) outcomes.set(pid, await this.#reconcile(pid, "full"));
+    for (const pid of [...this.#retired.keys()].filter((p) => fullReconcile.has(p)))
+      outcomes.set(pid, await this.#reconcile(pid, "full"));
     for (const pid of fullReconcile) if (!outcomes.has(pid)) outcomes.set(pid, await this.#reconcile(pid, "full"));
     for (const [pid, ips] of touched) {
       if (outcomes.has(pid)) continue;
@@ -480,7 +497,8 @@ export class Enforcer {
         const outcomes = await this.#callRemove(target, gone);
         const failed = [...outcomes.values()].filter((o) => !o.ok);
         this.#log.info({ target: target.key, removed: gone.length - failed.length }, "expired entries removed");
-        if (failed.length > 0) this.#log.warn({ target: target.key, failed }, "could not remove expired entries (drift repair retries)");
+        if (failed.length > 0)
+          this.#log.warn({ target: target.key, failed }, "could not remove expired entries (drift repair retries)");
       }
     }
     this.#armExpiry();
@@ -536,7 +554,11 @@ export class Enforcer {
     } catch (err) {
       outcomes = entries.map((e) => ({ ip: e.ip, ok: false, error: errorText(err) }));
     }
-    return this.#byIp(entries.map((e) => e.ip), outcomes, out);
+    return this.#byIp(
+      entries.map((e) => e.ip),
+      outcomes,
+      out,
+    );
   }
 
   async #callRemove(target: Target, ips: string[]): Promise<Map<string, EntryOutcome>> {
@@ -558,7 +580,8 @@ export class Enforcer {
       const ip = normalise(o.ip) ?? o.ip;
       out.set(ip, o.error === undefined ? { ip, ok: o.ok } : { ip, ok: o.ok, error: o.error });
     }
-    for (const ip of requested) if (!out.has(ip)) out.set(ip, { ip, ok: false, error: "the backend reported no outcome" });
+    for (const ip of requested)
+      if (!out.has(ip)) out.set(ip, { ip, ok: false, error: "the backend reported no outcome" });
     return out;
   }
 
@@ -609,7 +632,8 @@ export class Enforcer {
     try {
       text = await readFile(file, "utf8");
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT") this.#log.error({ err: errorText(err), file }, "cannot read state file");
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT")
+        this.#log.error({ err: errorText(err), file }, "cannot read state file");
       return;
     }
     try {

@@ -63,7 +63,13 @@ const CAPS = { script: { enabled: false } };
 describe("enrol", () => {
   it("sends its public keys with the token and writes a 0600 config holding the matching private keys", async () => {
     const configPath = join(dir, "agent.json");
-    const result = await enrol({ server: `${base}/postern/`, token: "tok-123", configPath, capabilities: CAPS, version: "1.9.0" });
+    const result = await enrol({
+      server: `${base}/postern/`,
+      token: "tok-123",
+      configPath,
+      capabilities: CAPS,
+      version: "1.9.0",
+    });
     expect(result).toEqual({ agentId: AGENT_ID, name: "edge-1", configPath });
 
     expect(seen).toHaveLength(1);
@@ -75,11 +81,20 @@ describe("enrol", () => {
 
     expect((await stat(configPath)).mode & 0o777).toBe(0o600);
     const config = await loadConfig(configPath);
-    expect(config).toMatchObject({ server: `${base}/postern/`, agentId: AGENT_ID, scriptsEnabled: false, driftCheckSeconds: 5 });
+    expect(config).toMatchObject({
+      server: `${base}/postern/`,
+      agentId: AGENT_ID,
+      scriptsEnabled: false,
+      driftCheckSeconds: 5,
+    });
     expect(config.stateFile).toBe(join(dir, "agent.state.json"));
 
     // Ed25519: what the agent signs verifies with the public key the server received (SPKI DER, base64).
-    const spki = createPublicKey({ key: Buffer.from(req.body.SigningPublicKey, "base64"), format: "der", type: "spki" });
+    const spki = createPublicKey({
+      key: Buffer.from(req.body.SigningPublicKey, "base64"),
+      format: "der",
+      type: "spki",
+    });
     expect(spki.asymmetricKeyType).toBe("ed25519");
     const signature = sign(null, Buffer.from("x"), createPrivateKey(config.signingPrivateKey));
     expect(verify(null, Buffer.from("x"), spki, signature)).toBe(true);
@@ -87,8 +102,13 @@ describe("enrol", () => {
     // X25519: raw 32-byte keys; the stored secret derives the public key the server received.
     expect(Buffer.from(req.body.BoxPublicKey, "base64")).toHaveLength(32);
     expect(req.body.BoxPublicKey).toBe(config.boxPublicKey);
-    const pkcs8 = Buffer.concat([Buffer.from("302e020100300506032b656e04220420", "hex"), Buffer.from(config.boxSecretKey, "base64")]);
-    const derived = createPublicKey(createPrivateKey({ key: pkcs8, format: "der", type: "pkcs8" })).export({ format: "jwk" });
+    const pkcs8 = Buffer.concat([
+      Buffer.from("302e020100300506032b656e04220420", "hex"),
+      Buffer.from(config.boxSecretKey, "base64"),
+    ]);
+    const derived = createPublicKey(createPrivateKey({ key: pkcs8, format: "der", type: "pkcs8" })).export({
+      format: "jwk",
+    });
     expect(Buffer.from(derived.x ?? "", "base64url").toString("base64")).toBe(config.boxPublicKey);
   });
 
@@ -98,9 +118,13 @@ describe("enrol", () => {
       res.end(JSON.stringify({ Err: "err.unauthorised", Extra: "token already used" }));
     };
     const configPath = join(dir, "agent.json");
-    const error = await enrol({ server: base, token: "t", configPath, capabilities: CAPS, version: "1.9.0" }).catch((e: unknown) => e);
+    const error = await enrol({ server: base, token: "t", configPath, capabilities: CAPS, version: "1.9.0" }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(EnrolError);
-    expect((error as EnrolError).message).toBe("enrolment refused by the server (HTTP 401): err.unauthorised: token already used");
+    expect((error as EnrolError).message).toBe(
+      "enrolment refused by the server (HTTP 401): err.unauthorised: token already used",
+    );
     expect((error as EnrolError).status).toBe(401);
     expect((error as EnrolError).body).toEqual({ Err: "err.unauthorised", Extra: "token already used" });
     await expect(stat(configPath)).rejects.toThrow(/ENOENT/);
@@ -111,9 +135,9 @@ describe("enrol", () => {
       res.writeHead(502, { "content-type": "text/html" });
       res.end("<h1>Bad gateway</h1>");
     };
-    await expect(enrol({ server: base, token: "t", configPath: join(dir, "a.json"), capabilities: CAPS, version: "1.9.0" })).rejects.toThrow(
-      "enrolment refused by the server (HTTP 502): <h1>Bad gateway</h1>",
-    );
+    await expect(
+      enrol({ server: base, token: "t", configPath: join(dir, "a.json"), capabilities: CAPS, version: "1.9.0" }),
+    ).rejects.toThrow("enrolment refused by the server (HTTP 502): <h1>Bad gateway</h1>");
   });
 
   it("refuses an answer without an AgentID", async () => {
@@ -121,15 +145,17 @@ describe("enrol", () => {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ ok: true }));
     };
-    await expect(enrol({ server: base, token: "t", configPath: join(dir, "a.json"), capabilities: CAPS, version: "1.9.0" })).rejects.toThrow(
-      /enrolment answer is not valid/,
-    );
+    await expect(
+      enrol({ server: base, token: "t", configPath: join(dir, "a.json"), capabilities: CAPS, version: "1.9.0" }),
+    ).rejects.toThrow(/enrolment answer is not valid/);
   });
 
   it("refuses to replace an existing config unless forced, before spending the token", async () => {
     const configPath = join(dir, "agent.json");
     await writeFile(configPath, "{}", { mode: 0o600 });
-    await expect(enrol({ server: base, token: "t", configPath, capabilities: CAPS, version: "1.9.0" })).rejects.toThrow(/already exists/);
+    await expect(enrol({ server: base, token: "t", configPath, capabilities: CAPS, version: "1.9.0" })).rejects.toThrow(
+      /already exists/,
+    );
     expect(seen).toHaveLength(0);
     await enrol({ server: base, token: "t", configPath, capabilities: CAPS, version: "1.9.0", force: true });
     expect(JSON.parse(await readFile(configPath, "utf8"))).toMatchObject({ agentId: AGENT_ID });
@@ -141,15 +167,15 @@ describe("enrol", () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     server.listen(0, "127.0.0.1"); // re-listened elsewhere so afterEach can close it
     await once(server, "listening");
-    await expect(enrol({ server: closed, token: "t", configPath: join(dir, "a.json"), capabilities: CAPS, version: "1.9.0" })).rejects.toThrow(
-      /cannot reach the server at http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/,
-    );
+    await expect(
+      enrol({ server: closed, token: "t", configPath: join(dir, "a.json"), capabilities: CAPS, version: "1.9.0" }),
+    ).rejects.toThrow(/cannot reach the server at http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/);
   });
 
   it("rejects a server URL that is not http(s)", async () => {
-    await expect(enrol({ server: "ftp://x", token: "t", configPath: join(dir, "a.json"), capabilities: CAPS, version: "1.9.0" })).rejects.toThrow(
-      /invalid server URL/,
-    );
+    await expect(
+      enrol({ server: "ftp://x", token: "t", configPath: join(dir, "a.json"), capabilities: CAPS, version: "1.9.0" }),
+    ).rejects.toThrow(/invalid server URL/);
   });
 });
 
@@ -169,7 +195,15 @@ describe("config file (as enrol writes it)", () => {
     const keys = generateAgentKeys();
     await writeFile(
       path,
-      JSON.stringify({ server: "ftp://x", agentId: "", signingPrivateKey: "secret-not-a-key", boxPublicKey: keys.boxPublicKey, boxSecretKey: "AAAA", driftCheckSeconds: 0, scriptEnabled: true }),
+      JSON.stringify({
+        server: "ftp://x",
+        agentId: "",
+        signingPrivateKey: "secret-not-a-key",
+        boxPublicKey: keys.boxPublicKey,
+        boxSecretKey: "AAAA",
+        driftCheckSeconds: 0,
+        scriptEnabled: true,
+      }),
       { mode: 0o600 },
     );
     const error = await loadConfig(path).catch((e: unknown) => e);
@@ -190,8 +224,18 @@ describe("config file (as enrol writes it)", () => {
   it("refuses a config file other users can read", async () => {
     const path = join(dir, "agent.json");
     const keys = generateAgentKeys();
-    await saveConfig(path, { server: base, agentId: AGENT_ID, signingPrivateKey: keys.signingPrivateKey, boxPublicKey: keys.boxPublicKey, boxSecretKey: keys.boxSecretKey });
-    await expect(loadConfig(path, { root: true })).resolves.toMatchObject({ useSudo: false, logLevel: "info", scriptsEnabled: false });
+    await saveConfig(path, {
+      server: base,
+      agentId: AGENT_ID,
+      signingPrivateKey: keys.signingPrivateKey,
+      boxPublicKey: keys.boxPublicKey,
+      boxSecretKey: keys.boxSecretKey,
+    });
+    await expect(loadConfig(path, { root: true })).resolves.toMatchObject({
+      useSudo: false,
+      logLevel: "info",
+      scriptsEnabled: false,
+    });
     await expect(loadConfig(path, { root: false })).resolves.toMatchObject({ useSudo: true });
     await chmod(path, 0o644);
     await expect(loadConfig(path)).rejects.toThrow(/accessible by other users \(mode 0644\).*chmod 600/);

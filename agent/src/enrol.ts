@@ -54,7 +54,12 @@ export interface EnrolOptions {
   /** Overwrite an existing config file (its identity is lost). Default false. */
   readonly force?: boolean;
   /** Extra config fields written along (e.g. scriptsEnabled, haproxySocket). */
-  readonly settings?: Partial<Pick<AgentConfigFile, "scriptsEnabled" | "haproxySocket" | "useSudo" | "stateFile" | "driftCheckSeconds" | "logLevel">>;
+  readonly settings?: Partial<
+    Pick<
+      AgentConfigFile,
+      "scriptsEnabled" | "haproxySocket" | "useSudo" | "stateFile" | "driftCheckSeconds" | "logLevel"
+    >
+  >;
   /** Request timeout in milliseconds (default 30 000). */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
@@ -72,7 +77,10 @@ export interface EnrolResult {
 export class EnrolError extends Error {
   readonly status?: number;
   readonly body?: { Err: string; Extra?: string };
-  constructor(message: string, details: { status?: number; body?: { Err: string; Extra?: string }; cause?: unknown } = {}) {
+  constructor(
+    message: string,
+    details: { status?: number; body?: { Err: string; Extra?: string }; cause?: unknown } = {},
+  ) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = "EnrolError";
     if (details.status !== undefined) this.status = details.status;
@@ -109,7 +117,9 @@ export async function enrol(options: EnrolOptions): Promise<EnrolResult> {
   }
   if (!options.token.trim()) throw new EnrolError("the enrolment token is empty");
   if (!options.force && (await exists(configPath))) {
-    throw new EnrolError(`agent config ${configPath} already exists; this agent is enrolled (use --force to enrol again and replace its identity)`);
+    throw new EnrolError(
+      `agent config ${configPath} already exists; this agent is enrolled (use --force to enrol again and replace its identity)`,
+    );
   }
   // Prove the config can be written before the token is spent.
   const probe = resolve(dirname(configPath), `.postern-agent-probe-${process.pid}`);
@@ -117,7 +127,9 @@ export async function enrol(options: EnrolOptions): Promise<EnrolResult> {
     await writeFileAtomic(probe, "", 0o600);
     await rm(probe, { force: true });
   } catch (err) {
-    throw new EnrolError(`cannot write the agent config in ${dirname(configPath)}: ${(err as Error).message}`, { cause: err });
+    throw new EnrolError(`cannot write the agent config in ${dirname(configPath)}: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
 
   const keys = generateAgentKeys();
@@ -135,7 +147,11 @@ export async function enrol(options: EnrolOptions): Promise<EnrolResult> {
   try {
     response = await doFetch(url, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json", "user-agent": `postern-agent/${options.version}` },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json",
+        "user-agent": `postern-agent/${options.version}`,
+      },
       body: JSON.stringify(request),
       redirect: "error",
       signal,
@@ -154,7 +170,9 @@ export async function enrol(options: EnrolOptions): Promise<EnrolResult> {
     } catch {
       // not JSON: shown as text below
     }
-    const what = body ? `${body.Err}${body.Extra ? `: ${body.Extra}` : ""}` : text.trim().slice(0, 200) || response.statusText;
+    const what = body
+      ? `${body.Err}${body.Extra ? `: ${body.Extra}` : ""}`
+      : text.trim().slice(0, 200) || response.statusText;
     throw new EnrolError(`enrolment refused by the server (HTTP ${response.status}): ${what}`, {
       status: response.status,
       ...(body ? { body } : {}),

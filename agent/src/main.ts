@@ -25,9 +25,18 @@ function fail(message: string, code = 1): void {
   process.exitCode = code;
 }
 
-async function runEnrol(opts: { server: string; token: string; config: string; force?: boolean; enableScripts?: boolean; haproxySocket?: string }): Promise<void> {
+async function runEnrol(opts: {
+  server: string;
+  token: string;
+  config: string;
+  force?: boolean;
+  enableScripts?: boolean;
+  haproxySocket?: string;
+}): Promise<void> {
   if (opts.server.startsWith("http://")) {
-    process.stderr.write("postern-agent: warning: the server URL is not https; the token and traffic are not encrypted\n");
+    process.stderr.write(
+      "postern-agent: warning: the server URL is not https; the token and traffic are not encrypted\n",
+    );
   }
   const runner = new ExecaRunner();
   const scriptsEnabled = opts.enableScripts ?? false;
@@ -69,7 +78,10 @@ async function runDaemon(opts: { config: string }): Promise<void> {
     {
       level: config.logLevel,
       base: { name: "postern-agent" },
-      redact: { paths: ["signingPrivateKey", "boxSecretKey", "*.signingPrivateKey", "*.boxSecretKey"], censor: "[redacted]" },
+      redact: {
+        paths: ["signingPrivateKey", "boxSecretKey", "*.signingPrivateKey", "*.boxSecretKey"],
+        censor: "[redacted]",
+      },
     },
     pino.destination({ fd: 2, sync: true }),
   );
@@ -83,7 +95,9 @@ async function runDaemon(opts: { config: string }): Promise<void> {
   try {
     const agent = await startAgent({ config, logger, signal: controller.signal });
     if (!controller.signal.aborted) {
-      await new Promise<void>((resolve) => controller.signal.addEventListener("abort", () => resolve(), { once: true }));
+      await new Promise<void>((resolve) =>
+        controller.signal.addEventListener("abort", () => resolve(), { once: true }),
+      );
     }
     await agent.stop();
   } finally {
@@ -104,7 +118,11 @@ export function buildProgram(): Command {
     .command("enrol")
     .description("enrol this host with a Postern server and write the agent config (mode 0600)")
     .requiredOption("--server <url>", "base URL of the server, e.g. https://postern.example.com")
-    .addOption(new Option("--token <token>", "one-time agent token from the admin console").env("POSTERN_AGENT_TOKEN").makeOptionMandatory())
+    .addOption(
+      new Option("--token <token>", "one-time agent token from the admin console")
+        .env("POSTERN_AGENT_TOKEN")
+        .makeOptionMandatory(),
+    )
     .requiredOption("--config <file>", "where to write the agent config")
     .option("--force", "replace an existing config (the old identity is lost)")
     .option("--enable-scripts", "allow custom scripts on this agent (off by default)")

@@ -78,7 +78,13 @@ export function createApp(services: Services, webDir: string, trustedProxies: re
   const app = new Hono<AppEnv>();
   app.use(baseMiddleware(services, trustedProxies));
   app.use("/api/*", csrfGuard());
-  app.use("/api/*", bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ Err: ServerMessage.badRequest, Extra: "request body too large" }, 413) }));
+  app.use(
+    "/api/*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => c.json({ Err: ServerMessage.badRequest, Extra: "request body too large" }, 413),
+    }),
+  );
   app.route("/api", api);
   app.all("/api/*", (c) => c.json({ Err: ServerMessage.notFound }, 404));
   app.use(staticWeb(webDir));

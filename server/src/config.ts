@@ -14,39 +14,65 @@ import { z } from "zod";
 import { parseCidr } from "@postern/shared";
 import { parseLicensePublicKeys } from "./services/licensing/keys.ts";
 
-const Schema = z.object({
-  POSTERN_DATA_DIR: z.string().min(1).default("./data"),
-  POSTERN_LISTEN: z.string().regex(/^(\[[0-9a-fA-F:]+\]|[^:\s]+):\d{1,5}$/, "must be host:port").default("127.0.0.1:8080"),
-  POSTERN_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  POSTERN_TRUSTED_PROXIES: z
-    .string()
-    .default("")
-    .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean))
-    .refine((list) => list.every((e) => parseCidr(e.includes("/") ? e : `${e}/${e.includes(":") ? 128 : 32}`) !== null), "must be IPs or CIDRs separated by commas"),
-  POSTERN_LICENSE_PUBLIC_KEYS: z
-    .string()
-    .default("")
-    .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean))
-    .superRefine((list, ctx) => {
-      try {
-        parseLicensePublicKeys(list);
-      } catch (err) {
-        ctx.addIssue({ code: "custom", message: (err as Error).message });
-      }
-    }),
-  POSTERN_DISCOVERY_PORTS: z
-    .string()
-    .default("")
-    .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean))
-    .refine((list) => list.every((p) => /^\d{1,5}$/.test(p) && Number(p) >= 1 && Number(p) <= 65535), "must be TCP ports (1-65535) separated by commas")
-    .refine((list) => new Set(list.map(Number)).size === list.length, "must not repeat a port")
-    .transform((list) => list.map(Number)),
-  POSTERN_DISCOVERY_TLS_CERT: z.string().default(""),
-  POSTERN_DISCOVERY_TLS_KEY: z.string().default(""),
-}).refine((c) => (c.POSTERN_DISCOVERY_TLS_CERT === "") === (c.POSTERN_DISCOVERY_TLS_KEY === ""), {
-  message: "set both POSTERN_DISCOVERY_TLS_CERT and POSTERN_DISCOVERY_TLS_KEY, or neither",
-  path: ["POSTERN_DISCOVERY_TLS_CERT"],
-});
+const Schema = z
+  .object({
+    POSTERN_DATA_DIR: z.string().min(1).default("./data"),
+    POSTERN_LISTEN: z
+      .string()
+      .regex(/^(\[[0-9a-fA-F:]+\]|[^:\s]+):\d{1,5}$/, "must be host:port")
+      .default("127.0.0.1:8080"),
+    POSTERN_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    POSTERN_TRUSTED_PROXIES: z
+      .string()
+      .default("")
+      .transform((v) =>
+        v
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
+      .refine(
+        (list) => list.every((e) => parseCidr(e.includes("/") ? e : `${e}/${e.includes(":") ? 128 : 32}`) !== null),
+        "must be IPs or CIDRs separated by commas",
+      ),
+    POSTERN_LICENSE_PUBLIC_KEYS: z
+      .string()
+      .default("")
+      .transform((v) =>
+        v
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
+      .superRefine((list, ctx) => {
+        try {
+          parseLicensePublicKeys(list);
+        } catch (err) {
+          ctx.addIssue({ code: "custom", message: (err as Error).message });
+        }
+      }),
+    POSTERN_DISCOVERY_PORTS: z
+      .string()
+      .default("")
+      .transform((v) =>
+        v
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
+      .refine(
+        (list) => list.every((p) => /^\d{1,5}$/.test(p) && Number(p) >= 1 && Number(p) <= 65535),
+        "must be TCP ports (1-65535) separated by commas",
+      )
+      .refine((list) => new Set(list.map(Number)).size === list.length, "must not repeat a port")
+      .transform((list) => list.map(Number)),
+    POSTERN_DISCOVERY_TLS_CERT: z.string().default(""),
+    POSTERN_DISCOVERY_TLS_KEY: z.string().default(""),
+  })
+  .refine((c) => (c.POSTERN_DISCOVERY_TLS_CERT === "") === (c.POSTERN_DISCOVERY_TLS_KEY === ""), {
+    message: "set both POSTERN_DISCOVERY_TLS_CERT and POSTERN_DISCOVERY_TLS_KEY, or neither",
+    path: ["POSTERN_DISCOVERY_TLS_CERT"],
+  });
 
 /** The validated server configuration. */
 export interface ServerConfig {
@@ -57,18 +83,43 @@ export interface ServerConfig {
   /** Trusted licence signing keys (base64 raw 32-byte or SPKI DER Ed25519). */
   readonly licensePublicKeys: readonly string[];
   /** Extra IP-discovery listeners: their ports and, for https, the PEM file paths (http/discovery.ts). */
-  readonly discovery: { readonly ports: readonly number[]; readonly tls?: { readonly certFile: string; readonly keyFile: string } };
+  readonly discovery: {
+    readonly ports: readonly number[];
+    readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  };
 }
 
 /** Parses the environment; returns the frozen config or a readable list of problems. */
-export function loadServerConfig(env: NodeJS.ProcessEnv): { ok: true; value: ServerConfig } | { ok: false; problems: string[] } {
+export function loadServerConfig(
+  env: NodeJS.ProcessEnv,
+): { ok: true; value: ServerConfig } | { ok: false; problems: string[] } {
   const r = Schema.safeParse(env);
   if (!r.success) return { ok: false, problems: r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`) };
-  return { ok: true, value: Object.freeze({ dataDir: resolve(r.data.POSTERN_DATA_DIR), listen: r.data.POSTERN_LISTEN, logLevel: r.data.POSTERN_LOG_LEVEL, trustedProxies: Object.freeze(r.data.POSTERN_TRUSTED_PROXIES), licensePublicKeys: Object.freeze(r.data.POSTERN_LICENSE_PUBLIC_KEYS), discovery: discoveryConfig(r.data) }) };
+  return {
+    ok: true,
+    value: Object.freeze({
+      dataDir: resolve(r.data.POSTERN_DATA_DIR),
+      listen: r.data.POSTERN_LISTEN,
+      logLevel: r.data.POSTERN_LOG_LEVEL,
+      trustedProxies: Object.freeze(r.data.POSTERN_TRUSTED_PROXIES),
+      licensePublicKeys: Object.freeze(r.data.POSTERN_LICENSE_PUBLIC_KEYS),
+      discovery: discoveryConfig(r.data),
+    }),
+  };
 }
 
-function discoveryConfig(d: { POSTERN_DISCOVERY_PORTS: number[]; POSTERN_DISCOVERY_TLS_CERT: string; POSTERN_DISCOVERY_TLS_KEY: string }): ServerConfig["discovery"] {
+function discoveryConfig(d: {
+  POSTERN_DISCOVERY_PORTS: number[];
+  POSTERN_DISCOVERY_TLS_CERT: string;
+  POSTERN_DISCOVERY_TLS_KEY: string;
+}): ServerConfig["discovery"] {
   const ports = Object.freeze(d.POSTERN_DISCOVERY_PORTS);
   if (d.POSTERN_DISCOVERY_TLS_CERT === "") return Object.freeze({ ports });
-  return Object.freeze({ ports, tls: Object.freeze({ certFile: resolve(d.POSTERN_DISCOVERY_TLS_CERT), keyFile: resolve(d.POSTERN_DISCOVERY_TLS_KEY) }) });
+  return Object.freeze({
+    ports,
+    tls: Object.freeze({
+      certFile: resolve(d.POSTERN_DISCOVERY_TLS_CERT),
+      keyFile: resolve(d.POSTERN_DISCOVERY_TLS_KEY),
+    }),
+  });
 }

@@ -11,4 +11,10 @@ export { UserService } from "./services/users.ts";
 export { GrantEngine } from "./services/grants/engine.ts";
 export { getSetting } from "./services/settings.ts";
 export { LicensingService } from "./services/licensing/service.ts";
-export { generateLicenseSigningKey, parseLicensePrivateKey, parseLicensePublicKeys, signLicense, verifyLicense } from "./services/licensing/keys.ts";
+export {
+  generateLicenseSigningKey,
+  parseLicensePrivateKey,
+  parseLicensePublicKeys,
+  signLicense,
+  verifyLicense,
+} from "./services/licensing/keys.ts";

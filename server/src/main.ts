@@ -11,7 +11,14 @@ if (!config.ok) {
   process.exitCode = 2;
 } else {
   try {
-    const server = await startServer({ dataDir: config.value.dataDir, listen: config.value.listen, logLevel: config.value.logLevel, trustedProxies: config.value.trustedProxies, licensePublicKeys: config.value.licensePublicKeys, discovery: config.value.discovery });
+    const server = await startServer({
+      dataDir: config.value.dataDir,
+      listen: config.value.listen,
+      logLevel: config.value.logLevel,
+      trustedProxies: config.value.trustedProxies,
+      licensePublicKeys: config.value.licensePublicKeys,
+      discovery: config.value.discovery,
+    });
     const stop = () => {
       void server.close().then(() => process.stderr.write("postern-server: stopped\n"));
     };

@@ -87,7 +87,14 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   }
   const webDir = opts.webDir ?? DEFAULT_WEB_DIR;
   const secretKey = loadOrCreateSecretKey(join(opts.dataDir, "secret.key"));
-  const services = createServices({ db: database.db, clock, log, jsBundleHash: readJsBundleHash(webDir), secretKey, licensePublicKeys: opts.licensePublicKeys ?? [] });
+  const services = createServices({
+    db: database.db,
+    clock,
+    log,
+    jsBundleHash: readJsBundleHash(webDir),
+    secretKey,
+    licensePublicKeys: opts.licensePublicKeys ?? [],
+  });
   services.engine.recoverAfterRestart();
   const trustedProxies = parseTrustedProxies(opts.trustedProxies ?? []);
   const app = createApp(services, webDir, trustedProxies);
@@ -99,14 +106,21 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const discovery =
     discoveryPorts.length === 0
       ? undefined
-      : await startDiscovery({ services, host, ports: discoveryPorts, trustedProxies, ...(opts.discovery?.tls ? { tls: opts.discovery.tls } : {}) }).catch(async (err: unknown) => {
+      : await startDiscovery({
+          services,
+          host,
+          ports: discoveryPorts,
+          trustedProxies,
+          ...(opts.discovery?.tls ? { tls: opts.discovery.tls } : {}),
+        }).catch(async (err: unknown) => {
           await services.hub.close();
           await new Promise<void>((resolve) => server.close(() => resolve()));
           database.close();
           throw err;
         });
   server.on("upgrade", (req, socket, head) => {
-    if (new URL(req.url ?? "/", "http://x").pathname === AGENT_CONNECT_PATH) services.hub.handleUpgrade(req, socket, head);
+    if (new URL(req.url ?? "/", "http://x").pathname === AGENT_CONNECT_PATH)
+      services.hub.handleUpgrade(req, socket, head);
     else socket.destroy();
   });
   const sweep = setInterval(() => {

@@ -5,7 +5,9 @@ import { z } from "zod";
 import { NONE_ID } from "./limits.ts";
 
 /** A UUID as the spec uses for every ID (admin-console §3). */
-export const IdSchema = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, "Invalid ID");
+export const IdSchema = z
+  .string()
+  .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, "Invalid ID");
 /** An ID that may be the all-zero UUID (none). */
 export const OptionalIdSchema = IdSchema.default(NONE_ID);
 /** An ISO 8601 time in UTC. */

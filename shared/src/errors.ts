@@ -72,7 +72,8 @@ export const ServerMessage = {
 } as const;
 
 /** Any `Err` value the server may send. */
-export type ErrValue = (typeof ErrKey)[keyof typeof ErrKey] | (typeof ServerMessage)[keyof typeof ServerMessage] | string;
+export type ErrValue =
+  (typeof ErrKey)[keyof typeof ErrKey] | (typeof ServerMessage)[keyof typeof ServerMessage] | string;
 
 /** The body of every error response. */
 export const ErrorBodySchema = z.object({ Err: z.string(), Extra: z.string().optional() });

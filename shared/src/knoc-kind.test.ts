@@ -12,29 +12,62 @@ describe("knocKind", () => {
   });
 
   it("haproxy and knocproxy are PROXY with their ProxyType", () => {
-    expect(knocKind(backend({ haproxy: { Protocol: "unix", Address: "/s" } }))).toEqual({ Kind: "PROXY", ProxyType: "haproxy" });
-    expect(knocKind(backend({ knocproxy: { Protocol: "tcp", Address: "h:1" } }))).toEqual({ Kind: "PROXY", ProxyType: "knocproxy" });
+    expect(knocKind(backend({ haproxy: { Protocol: "unix", Address: "/s" } }))).toEqual({
+      Kind: "PROXY",
+      ProxyType: "haproxy",
+    });
+    expect(knocKind(backend({ knocproxy: { Protocol: "tcp", Address: "h:1" } }))).toEqual({
+      Kind: "PROXY",
+      ProxyType: "knocproxy",
+    });
   });
 
   it("script is SCRIPT: webhook for an http(s) Command, script for a path", () => {
-    expect(knocKind(backend({ script: { Command: "/usr/local/bin/knoc.sh" } }))).toEqual({ Kind: "SCRIPT", ScriptType: "script" });
-    expect(knocKind(backend({ script: { Command: "https://hooks.example.com/knoc" } }))).toEqual({ Kind: "SCRIPT", ScriptType: "webhook" });
-    expect(knocKind(backend({ script: { Command: "http://hooks.example.com/knoc" } }))).toEqual({ Kind: "SCRIPT", ScriptType: "webhook" });
+    expect(knocKind(backend({ script: { Command: "/usr/local/bin/knoc.sh" } }))).toEqual({
+      Kind: "SCRIPT",
+      ScriptType: "script",
+    });
+    expect(knocKind(backend({ script: { Command: "https://hooks.example.com/knoc" } }))).toEqual({
+      Kind: "SCRIPT",
+      ScriptType: "webhook",
+    });
+    expect(knocKind(backend({ script: { Command: "http://hooks.example.com/knoc" } }))).toEqual({
+      Kind: "SCRIPT",
+      ScriptType: "webhook",
+    });
   });
 
   it("a script under /temp/{vendor} stands for an active vendor without a dedicated form", () => {
-    expect(knocKind(backend({ script: { Command: "/temp/juniper" } }))).toEqual({ Kind: "APPLICATION", ApplicationType: "active", Vendor: "juniper" });
-    expect(knocKind(backend({ script: { Command: "/temp/unknownvendor" } }))).toEqual({ Kind: "SCRIPT", ScriptType: "script" });
+    expect(knocKind(backend({ script: { Command: "/temp/juniper" } }))).toEqual({
+      Kind: "APPLICATION",
+      ApplicationType: "active",
+      Vendor: "juniper",
+    });
+    expect(knocKind(backend({ script: { Command: "/temp/unknownvendor" } }))).toEqual({
+      Kind: "SCRIPT",
+      ScriptType: "script",
+    });
   });
 
   it("allowlist is APPLICATION passive", () => {
-    expect(knocKind(backend({ allowlist: {} }), acl({ allowlist: { Token: "t" } }))).toEqual({ Kind: "APPLICATION", ApplicationType: "passive" });
+    expect(knocKind(backend({ allowlist: {} }), acl({ allowlist: { Token: "t" } }))).toEqual({
+      Kind: "APPLICATION",
+      ApplicationType: "passive",
+    });
   });
 
   it("palo is passive+ with an EDL name, active without", () => {
     const pa = backend({ panos: { Hostname: "pa" } });
-    expect(knocKind(pa, acl({ panos: { EDLName: "knoc-edl" } }))).toEqual({ Kind: "APPLICATION", ApplicationType: "passive+", Vendor: "palo" });
-    expect(knocKind(pa, acl({ panos: { GroupName: "knoc-group" } }))).toEqual({ Kind: "APPLICATION", ApplicationType: "active", Vendor: "palo" });
+    expect(knocKind(pa, acl({ panos: { EDLName: "knoc-edl" } }))).toEqual({
+      Kind: "APPLICATION",
+      ApplicationType: "passive+",
+      Vendor: "palo",
+    });
+    expect(knocKind(pa, acl({ panos: { GroupName: "knoc-group" } }))).toEqual({
+      Kind: "APPLICATION",
+      ApplicationType: "active",
+      Vendor: "palo",
+    });
     expect(knocKind(pa)).toEqual({ Kind: "APPLICATION", ApplicationType: "active", Vendor: "palo" });
   });
 
@@ -47,6 +80,10 @@ describe("knocKind", () => {
     ["aws", "aws"],
     ["azure", "azure"],
   ])("%s is APPLICATION active, vendor %s", (type, vendor) => {
-    expect(knocKind(backend({ [type]: {} }))).toEqual({ Kind: "APPLICATION", ApplicationType: "active", Vendor: vendor });
+    expect(knocKind(backend({ [type]: {} }))).toEqual({
+      Kind: "APPLICATION",
+      ApplicationType: "active",
+      Vendor: vendor,
+    });
   });
 });

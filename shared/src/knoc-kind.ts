@@ -78,11 +78,16 @@ export function knocKind(backendConfig: BackendConfig, aclConfig?: AclConfig): K
     case "script": {
       const command = backendConfig.script?.Command ?? "";
       const vendor = /^\/temp\/([a-z]+)\/?$/.exec(command)?.[1];
-      if (vendor && (ACTIVE_VENDORS as readonly string[]).includes(vendor)) return { Kind: "APPLICATION", ApplicationType: "active", Vendor: vendor as Vendor };
+      if (vendor && (ACTIVE_VENDORS as readonly string[]).includes(vendor))
+        return { Kind: "APPLICATION", ApplicationType: "active", Vendor: vendor as Vendor };
       return { Kind: "SCRIPT", ScriptType: isWebhookCommand(command) ? "webhook" : "script" };
     }
     case "panos":
-      return { Kind: "APPLICATION", ApplicationType: aclConfig?.panos?.EDLName ? "passive+" : "active", Vendor: "palo" };
+      return {
+        Kind: "APPLICATION",
+        ApplicationType: aclConfig?.panos?.EDLName ? "passive+" : "active",
+        Vendor: "palo",
+      };
     default:
       return { Kind: "APPLICATION", ApplicationType: "active", Vendor: VENDOR_OF_TYPE[type]! };
   }

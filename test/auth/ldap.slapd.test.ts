@@ -92,17 +92,33 @@ describe.skipIf(!available)("LDAP sign-in on a real slapd", () => {
     return r.body as Record<string, unknown>;
   };
   const createUser = async (userName: string, dn: string) => {
-    const r = await apiRequest(h, "POST", "/api/admin/users", { Name: userName, UserName: userName, AuthType: "LDAP", ThirdPartyAuth: { DN: dn }, Duration: 60 }, { cookie: admin });
+    const r = await apiRequest(
+      h,
+      "POST",
+      "/api/admin/users",
+      { Name: userName, UserName: userName, AuthType: "LDAP", ThirdPartyAuth: { DN: dn }, Duration: 60 },
+      { cookie: admin },
+    );
     expect(r.status).toBe(201);
   };
-  const login = (userName: string, password: string) => apiRequest(h, "POST", "/api/login", { UserName: userName, Password: password, KioskMode: false });
+  const login = (userName: string, password: string) =>
+    apiRequest(h, "POST", "/api/login", { UserName: userName, Password: password, KioskMode: false });
   const audit = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
   /** The BIND lines slapd logged after `from` binds, as `dn ssf=N` (the connection's strength at the bind). */
   const bindsSince = (from: number) => {
-    const lines = slapd.log().split("\n").filter((l) => / BIND dn="[^"\\]*(?:\\.[^"\\]*)*" mech=SIMPLE/.test(l));
-    return lines.slice(from).map((l) => `${/dn="(.*)" mech/.exec(l)?.[1] ?? ""} ssf=${/ ssf=(\d+)/.exec(l)?.[1] ?? "?"}`);
+    const lines = slapd
+      .log()
+      .split("\n")
+      .filter((l) => / BIND dn="[^"\\]*(?:\\.[^"\\]*)*" mech=SIMPLE/.test(l));
+    return lines
+      .slice(from)
+      .map((l) => `${/dn="(.*)" mech/.exec(l)?.[1] ?? ""} ssf=${/ ssf=(\d+)/.exec(l)?.[1] ?? "?"}`);
   };
-  const simpleBinds = () => slapd.log().split("\n").filter((l) => / BIND dn=".*" mech=SIMPLE/.test(l)).length;
+  const simpleBinds = () =>
+    slapd
+      .log()
+      .split("\n")
+      .filter((l) => / BIND dn=".*" mech=SIMPLE/.test(l)).length;
 
   it("signs an LDAP user in with the right password (plain ldap://) and refuses a wrong one with 401 and an audit entry", async () => {
     await settings({ LDAPURL: slapd.ldapUrl });
@@ -131,7 +147,9 @@ describe.skipIf(!available)("LDAP sign-in on a real slapd", () => {
     const before = slapd.bindCount();
     // The API refuses it as a bad body; the service refuses it as invalid credentials.
     expect(await login("bob", "")).toMatchObject({ status: 400, body: { Err: "Bad request" } });
-    await expect(h.services.userSessions.login({ userName: "bob", password: "", kiosk: false, ip: "203.0.113.5" })).rejects.toMatchObject({ status: 401, err: "Invalid credentials" });
+    await expect(
+      h.services.userSessions.login({ userName: "bob", password: "", kiosk: false, ip: "203.0.113.5" }),
+    ).rejects.toMatchObject({ status: 401, err: "Invalid credentials" });
     await new Promise((r) => setTimeout(r, 100));
     expect(slapd.bindCount()).toBe(before);
   });
@@ -154,12 +172,20 @@ describe.skipIf(!available)("LDAP sign-in on a real slapd", () => {
     const refused = await login("bob", "bob-secret");
     expect(refused).toMatchObject({ status: 401, body: { Err: "Invalid credentials" } });
     expect(audit("ldapUnavailable")).toEqual([
-      expect.objectContaining({ description: `user sign-in as ${BOB_DN}`, errorMessage: expect.stringMatching(/^LDAP directory unavailable: ldap:\/\/127\.0\.0\.1:\d+: StartTLS: .*certificate/) }),
+      expect.objectContaining({
+        description: `user sign-in as ${BOB_DN}`,
+        errorMessage: expect.stringMatching(
+          /^LDAP directory unavailable: ldap:\/\/127\.0\.0\.1:\d+: StartTLS: .*certificate/,
+        ),
+      }),
     ]);
     expect(JSON.stringify(audit("ldapUnavailable"))).not.toContain("bob-secret");
     expect(bindsSince(from)).toEqual([]);
 
-    expect(await settings({ LDAPCACertificate: slapd.caPem })).toMatchObject({ LDAPCACertificateSet: true, LDAPStartTLS: true });
+    expect(await settings({ LDAPCACertificate: slapd.caPem })).toMatchObject({
+      LDAPCACertificateSet: true,
+      LDAPStartTLS: true,
+    });
     expect((await login("bob", "bob-secret")).status).toBe(200);
     const binds = bindsSince(from);
     expect(binds).toHaveLength(1);
@@ -184,7 +210,10 @@ describe.skipIf(!available)("LDAP sign-in on a real slapd", () => {
     expect((await login("bob", "bob-secret")).status).toBe(200);
     await settings({ LDAPURL: slapd.ldapsUrl, LDAPCACertificate: "" });
     expect((await login("bob", "bob-secret")).status).toBe(200);
-    expect(await settings({ LDAPURL: slapd.ldapUrl, LDAPStartTLS: true })).toMatchObject({ LDAPSkipVerifyTLS: true, LDAPCACertificateSet: false });
+    expect(await settings({ LDAPURL: slapd.ldapUrl, LDAPStartTLS: true })).toMatchObject({
+      LDAPSkipVerifyTLS: true,
+      LDAPCACertificateSet: false,
+    });
     expect((await login("bob", "bob-secret")).status).toBe(200);
     expect(audit("ldapUnavailable")).toHaveLength(2);
   });
@@ -198,31 +227,70 @@ describe.skipIf(!available)("LDAP sign-in on a real slapd", () => {
 
   it("signs an LDAP admin in at /api/admin/login, and refuses one without a DN with an audit entry", async () => {
     await settings({ LDAPURL: slapd.ldapUrl });
-    const created = await apiRequest(h, "POST", "/api/admin/admins", { Name: "Ops", UserName: "ops", AuthType: "LDAP", ThirdPartyAuth: { DN: OPS_DN } }, { cookie: admin });
+    const created = await apiRequest(
+      h,
+      "POST",
+      "/api/admin/admins",
+      { Name: "Ops", UserName: "ops", AuthType: "LDAP", ThirdPartyAuth: { DN: OPS_DN } },
+      { cookie: admin },
+    );
     expect(created.status).toBe(201);
     const ok = await apiRequest(h, "POST", "/api/admin/login", { UserName: "ops", Password: "ops-secret" });
     expect(ok.status).toBe(204);
     expect(ok.setCookie).toMatch(/postern_admin_session=.+HttpOnly/i);
-    expect((await apiRequest(h, "GET", "/api/admin/settings/authentication", undefined, { cookie: ok.setCookie.split(";")[0] ?? "" })).status).toBe(200);
-    expect(await apiRequest(h, "POST", "/api/admin/login", { UserName: "ops", Password: "bob-secret" })).toMatchObject({ status: 401, body: { Err: "Invalid credentials" } });
+    expect(
+      (
+        await apiRequest(h, "GET", "/api/admin/settings/authentication", undefined, {
+          cookie: ok.setCookie.split(";")[0] ?? "",
+        })
+      ).status,
+    ).toBe(200);
+    expect(await apiRequest(h, "POST", "/api/admin/login", { UserName: "ops", Password: "bob-secret" })).toMatchObject({
+      status: 401,
+      body: { Err: "Invalid credentials" },
+    });
 
-    const noDn = await apiRequest(h, "POST", "/api/admin/admins", { Name: "NoDN", UserName: "nodn", AuthType: "LDAP" }, { cookie: admin });
+    const noDn = await apiRequest(
+      h,
+      "POST",
+      "/api/admin/admins",
+      { Name: "NoDN", UserName: "nodn", AuthType: "LDAP" },
+      { cookie: admin },
+    );
     expect(noDn.status).toBe(201);
     const before = slapd.bindCount();
-    expect(await apiRequest(h, "POST", "/api/admin/login", { UserName: "nodn", Password: "ops-secret" })).toMatchObject({ status: 401, body: { Err: "Invalid credentials" } });
-    expect(audit("ldapSignInRefused")).toEqual([expect.objectContaining({ description: "admin sign-in without a DN", errorMessage: "LDAP sign-in refused: the account has no DN" })]);
+    expect(await apiRequest(h, "POST", "/api/admin/login", { UserName: "nodn", Password: "ops-secret" })).toMatchObject(
+      { status: 401, body: { Err: "Invalid credentials" } },
+    );
+    expect(audit("ldapSignInRefused")).toEqual([
+      expect.objectContaining({
+        description: "admin sign-in without a DN",
+        errorMessage: "LDAP sign-in refused: the account has no DN",
+      }),
+    ]);
     expect(audit("adminLoginFailed").map((e) => e.adminName)).toEqual(["ops", "nodn"]);
     expect(slapd.bindCount()).toBe(before);
   });
 
   it("checks LDAPCACertificate: a PEM certificate, reported as set, removable", async () => {
-    expect(await apiRequest(h, "POST", "/api/admin/settings/authentication", { LDAPCACertificate: "not a certificate" }, { cookie: admin })).toMatchObject({
+    expect(
+      await apiRequest(
+        h,
+        "POST",
+        "/api/admin/settings/authentication",
+        { LDAPCACertificate: "not a certificate" },
+        { cookie: admin },
+      ),
+    ).toMatchObject({
       status: 400,
       body: { Err: "Bad request", Extra: "LDAPCACertificate: not a PEM X.509 certificate" },
     });
-    expect(await apiRequest(h, "POST", "/api/admin/settings/authentication", { LDAPCACertificate: 5 }, { cookie: admin })).toMatchObject({ status: 400, body: { Err: "Bad request" } });
+    expect(
+      await apiRequest(h, "POST", "/api/admin/settings/authentication", { LDAPCACertificate: 5 }, { cookie: admin }),
+    ).toMatchObject({ status: 400, body: { Err: "Bad request" } });
     expect(await settings({ LDAPCACertificate: slapd.caPem })).toMatchObject({ LDAPCACertificateSet: true });
-    const read = (await apiRequest(h, "GET", "/api/admin/settings/authentication", undefined, { cookie: admin })).body as Record<string, unknown>;
+    const read = (await apiRequest(h, "GET", "/api/admin/settings/authentication", undefined, { cookie: admin }))
+      .body as Record<string, unknown>;
     expect(read).toMatchObject({ LDAPCACertificateSet: true });
     expect(JSON.stringify(read)).not.toContain("BEGIN CERTIFICATE");
     expect(await settings({ LDAPCACertificate: "" })).toMatchObject({ LDAPCACertificateSet: false });
@@ -232,7 +300,8 @@ describe.skipIf(!available)("LDAP sign-in on a real slapd", () => {
     const client = new Client({ url: slapd.ldapUrl, timeout: 5_000, connectTimeout: 5_000 });
     try {
       await client.bind(SLAPD_ROOT_DN, SLAPD_ROOT_PASSWORD);
-      const search = async (filter: string) => (await client.search(PEOPLE, { scope: "one", filter, attributes: ["cn"] })).searchEntries.length;
+      const search = async (filter: string) =>
+        (await client.search(PEOPLE, { scope: "one", filter, attributes: ["cn"] })).searchEntries.length;
       expect(await search(`(cn=${escapeFilterValue(STAR_CN)})`)).toBe(1);
       expect(await search(`(cn=${escapeFilterValue("*")})`)).toBe(0);
       expect(await search("(cn=*)")).toBe(5);
@@ -252,8 +321,12 @@ describe.skipIf(!available)("LDAP sign-in on a real slapd", () => {
       await down.stop();
       const r = await login("bob", "bob-secret");
       expect(r).toMatchObject({ status: 401, body: { Err: "Invalid credentials" } });
-      expect(audit("ldapUnavailable")).toEqual([expect.objectContaining({ errorMessage: expect.stringContaining("ECONNREFUSED") })]);
-      await expect(h.services.userSessions.login({ userName: "bob", password: "", kiosk: false, ip: "203.0.113.5" })).rejects.toMatchObject({ status: 401, err: "Invalid credentials" });
+      expect(audit("ldapUnavailable")).toEqual([
+        expect.objectContaining({ errorMessage: expect.stringContaining("ECONNREFUSED") }),
+      ]);
+      await expect(
+        h.services.userSessions.login({ userName: "bob", password: "", kiosk: false, ip: "203.0.113.5" }),
+      ).rejects.toMatchObject({ status: 401, err: "Invalid credentials" });
       // No second ldapUnavailable: the empty password never reached for the network.
       expect(audit("ldapUnavailable")).toHaveLength(1);
       expect(audit("userLoginFailed")).toHaveLength(2);

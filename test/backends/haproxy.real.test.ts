@@ -60,7 +60,9 @@ for (const protocol of ["unix", "tcp"] as const) {
       expect((await readFile(hx.aclFile, "utf8")).startsWith(ACL_FILE_HEADER)).toBe(true);
 
       // Idempotent: adding again keeps a single copy in HAProxy.
-      expect(await backend.add(target, [{ ip: "127.0.0.7", expiresAt: now + HOUR }], now)).toEqual([{ ip: "127.0.0.7", ok: true }]);
+      expect(await backend.add(target, [{ ip: "127.0.0.7", expiresAt: now + HOUR }], now)).toEqual([
+        { ip: "127.0.0.7", ok: true },
+      ]);
       const raw = await hx.command(`show acl #${hx.aclId}`);
       expect(raw.split("\n").filter((l) => / 127\.0\.0\.7$/.test(l.trim()))).toHaveLength(1);
 
@@ -76,7 +78,9 @@ for (const protocol of ["unix", "tcp"] as const) {
 
     it("keeps an added entry across an HAProxy reload (the file is in step)", async () => {
       const now = Date.now();
-      expect(await backend.add(target, [{ ip: "127.0.0.10", expiresAt: now + HOUR }], now)).toEqual([{ ip: "127.0.0.10", ok: true }]);
+      expect(await backend.add(target, [{ ip: "127.0.0.10", expiresAt: now + HOUR }], now)).toEqual([
+        { ip: "127.0.0.10", ok: true },
+      ]);
       expect(await httpGetFrom("127.0.0.10", url)).toBe(200);
       const before = await hx.workerPid();
       await hx.reload();
@@ -135,7 +139,11 @@ for (const protocol of ["unix", "tcp"] as const) {
     it("handles a batch of 2,000 addresses in one call", async () => {
       const now = Date.now();
       const ips = Array.from({ length: 2_000 }, (_, i) => `10.99.${Math.floor(i / 250)}.${(i % 250) + 1}`);
-      const out = await backend.add(target, ips.map((ip) => ({ ip, expiresAt: now + HOUR })), now);
+      const out = await backend.add(
+        target,
+        ips.map((ip) => ({ ip, expiresAt: now + HOUR })),
+        now,
+      );
       expect(out.every((o) => o.ok)).toBe(true);
       const listed = await backend.list(target);
       expect(listed).toHaveLength(2_001);
@@ -156,6 +164,8 @@ describe.skipIf(!haveHaproxy)("HaproxyBackend when HAProxy is unreachable", () =
       backend: { haproxy: { Protocol: "unix", Address: `/tmp/postern-no-such-${process.pid}.sock` } },
       acl: { haproxy: { ID: 0 } },
     };
-    await expect(backend.add(target, [{ ip: "127.0.0.7", expiresAt: Date.now() + HOUR }], Date.now())).rejects.toThrow(/runtime API/);
+    await expect(backend.add(target, [{ ip: "127.0.0.7", expiresAt: Date.now() + HOUR }], Date.now())).rejects.toThrow(
+      /runtime API/,
+    );
   });
 });

@@ -20,7 +20,13 @@ const haveIptables = await new ExecaRunner()
   .run("iptables", ["-V"], { timeoutMs: 5_000 })
   .then(() => true)
   .catch(() => false);
-const skipReason = !support.ok ? support.reason : !haveIpset ? "the ipset command is not installed" : !haveIptables ? "iptables is not installed" : "";
+const skipReason = !support.ok
+  ? support.reason
+  : !haveIpset
+    ? "the ipset command is not installed"
+    : !haveIptables
+      ? "iptables is not installed"
+      : "";
 if (skipReason) console.warn(`ipset.real.test: SKIPPED: ${skipReason}`);
 
 const HOUR = 3_600_000;
@@ -45,8 +51,38 @@ describe.skipIf(skipReason !== "")("IpsetBackend with real ipset + iptables in a
     await pair.runOk(ns, "ipset", ["create", plain, "hash:ip", "family", "inet"]);
     http = await pair.startHttpServer();
     const port = String(http.port);
-    await pair.runOk(ns, "iptables", ["-A", "INPUT", "-p", "tcp", "--dport", port, "-m", "set", "!", "--match-set", v4, "src", "-j", "DROP"]);
-    await pair.runOk(ns, "ip6tables", ["-A", "INPUT", "-p", "tcp", "--dport", port, "-m", "set", "!", "--match-set", v6, "src", "-j", "DROP"]);
+    await pair.runOk(ns, "iptables", [
+      "-A",
+      "INPUT",
+      "-p",
+      "tcp",
+      "--dport",
+      port,
+      "-m",
+      "set",
+      "!",
+      "--match-set",
+      v4,
+      "src",
+      "-j",
+      "DROP",
+    ]);
+    await pair.runOk(ns, "ip6tables", [
+      "-A",
+      "INPUT",
+      "-p",
+      "tcp",
+      "--dport",
+      port,
+      "-m",
+      "set",
+      "!",
+      "--match-set",
+      v6,
+      "src",
+      "-j",
+      "DROP",
+    ]);
     url = `http://${pair.server.ip}:${port}/`;
     url6 = `http://[${pair.server.ip6}]:${port}/`;
     // The backend's commands run inside the server namespace, where the sets live.
@@ -58,7 +94,12 @@ describe.skipIf(skipReason !== "")("IpsetBackend with real ipset + iptables in a
       },
     };
     backend = new IpsetBackend({ runner: recording, useSudo: false });
-    target = { key: "acl-ipset", backendId: "backend-ipset", backend: { ipset: {} }, acl: { ipset: { V4SetName: v4, V6SetName: v6 } } };
+    target = {
+      key: "acl-ipset",
+      backendId: "backend-ipset",
+      backend: { ipset: {} },
+      acl: { ipset: { V4SetName: v4, V6SetName: v6 } },
+    };
   });
 
   afterAll(async () => {
@@ -79,7 +120,9 @@ describe.skipIf(skipReason !== "")("IpsetBackend with real ipset + iptables in a
 
     // The native timeout is the time left until expiresAt, in seconds.
     const saved = await pair.runOk(pair.server.ns, "ipset", ["list", v4, "-output", "save"]);
-    const timeout = Number(new RegExp(`add ${v4} ${client.replaceAll(".", "\\.")} timeout (\\d+)`).exec(saved.stdout)?.[1]);
+    const timeout = Number(
+      new RegExp(`add ${v4} ${client.replaceAll(".", "\\.")} timeout (\\d+)`).exec(saved.stdout)?.[1],
+    );
     expect(timeout).toBeGreaterThan(3_590);
     expect(timeout).toBeLessThanOrEqual(3_600);
 
@@ -106,7 +149,9 @@ describe.skipIf(skipReason !== "")("IpsetBackend with real ipset + iptables in a
   it("lets ipset's own timer end access when the expiry passes", async () => {
     const client = pair.client.ip;
     const now = Date.now();
-    expect(await backend.add(target, [{ ip: client, expiresAt: now + 1_500 }], now)).toEqual([{ ip: client, ok: true }]);
+    expect(await backend.add(target, [{ ip: client, expiresAt: now + 1_500 }], now)).toEqual([
+      { ip: client, ok: true },
+    ]);
     expect(await pair.request(url)).toEqual({ ok: true, status: 200 });
     // ceil(1.5 s) = 2 s of native timeout; give the kernel's garbage collection a little slack.
     await sleep(2_600);
@@ -148,7 +193,9 @@ describe.skipIf(skipReason !== "")("IpsetBackend with real ipset + iptables in a
     );
     expect(out[0]).toEqual({ ip: "192.0.2.10", ok: true });
     expect(out[1]?.ok).toBe(false);
-    expect(out[1]?.error).toBe(`ipset set ${missing} does not exist on this agent; create it with: ipset create ${missing} hash:ip family inet6 timeout 0`);
+    expect(out[1]?.error).toBe(
+      `ipset set ${missing} does not exist on this agent; create it with: ipset create ${missing} hash:ip family inet6 timeout 0`,
+    );
     await expect(backend.list(half)).rejects.toThrow(/does not exist on this agent/);
     expect(await backend.remove(target, ["192.0.2.10"])).toEqual([{ ip: "192.0.2.10", ok: true }]);
   });
@@ -156,13 +203,27 @@ describe.skipIf(skipReason !== "")("IpsetBackend with real ipset + iptables in a
   it("finds the failing line of a batch the kernel refuses and applies every other line", async () => {
     // A set that holds at most 3 entries: the 4th add is refused by the kernel in the middle of the batch.
     const tiny = `pv4s${process.pid}`;
-    await pair.runOk(pair.server.ns, "ipset", ["create", tiny, "hash:ip", "family", "inet", "timeout", "0", "maxelem", "3"]);
+    await pair.runOk(pair.server.ns, "ipset", [
+      "create",
+      tiny,
+      "hash:ip",
+      "family",
+      "inet",
+      "timeout",
+      "0",
+      "maxelem",
+      "3",
+    ]);
     await pair.runOk(pair.server.ns, "ipset", ["add", tiny, "198.51.100.1"]);
     const t: Target = { ...target, acl: { ipset: { V4SetName: tiny, V6SetName: "" } } };
     const now = Date.now();
     const ips = Array.from({ length: 8 }, (_, i) => `198.51.100.${i + 1}`);
     calls.length = 0;
-    const out = await backend.add(t, ips.map((ip) => ({ ip, expiresAt: now + HOUR })), now);
+    const out = await backend.add(
+      t,
+      ips.map((ip) => ({ ip, expiresAt: now + HOUR })),
+      now,
+    );
     expect(out.slice(0, 3).map((o) => o.ok)).toEqual([true, true, true]);
     expect(out.slice(3).map((o) => o.ok)).toEqual([false, false, false, false, false]);
     expect(out[3]?.error).toMatch(/198\.51\.100\.4 .*full/i);
@@ -171,19 +232,40 @@ describe.skipIf(skipReason !== "")("IpsetBackend with real ipset + iptables in a
     expect(calls.filter((c) => c.includes(" restore ")).length).toBeLessThanOrEqual(3);
     expect(new Set(await backend.list(t))).toEqual(new Set(ips.slice(0, 3)));
     // Refreshing members of a full set still works.
-    const again = await backend.add(t, ips.slice(0, 3).map((ip) => ({ ip, expiresAt: now + HOUR })), now);
+    const again = await backend.add(
+      t,
+      ips.slice(0, 3).map((ip) => ({ ip, expiresAt: now + HOUR })),
+      now,
+    );
     expect(again.every((o) => o.ok)).toBe(true);
   });
 
   it("adds 10,000 entries in one ipset restore", async () => {
     const now = Date.now();
-    const ips = Array.from({ length: 10_000 }, (_, i) => `10.${100 + Math.floor(i / 65_536)}.${Math.floor(i / 256) % 256}.${i % 256}`);
+    const ips = Array.from(
+      { length: 10_000 },
+      (_, i) => `10.${100 + Math.floor(i / 65_536)}.${Math.floor(i / 256) % 256}.${i % 256}`,
+    );
     const big = `pv4b${process.pid}`;
-    await pair.runOk(pair.server.ns, "ipset", ["create", big, "hash:ip", "family", "inet", "timeout", "0", "maxelem", "65536"]);
+    await pair.runOk(pair.server.ns, "ipset", [
+      "create",
+      big,
+      "hash:ip",
+      "family",
+      "inet",
+      "timeout",
+      "0",
+      "maxelem",
+      "65536",
+    ]);
     const t: Target = { ...target, acl: { ipset: { V4SetName: big, V6SetName: "" } } };
     calls.length = 0;
     const started = performance.now();
-    const out = await backend.add(t, ips.map((ip) => ({ ip, expiresAt: now + HOUR })), now);
+    const out = await backend.add(
+      t,
+      ips.map((ip) => ({ ip, expiresAt: now + HOUR })),
+      now,
+    );
     const elapsed = performance.now() - started;
     expect(out).toHaveLength(10_000);
     expect(out.every((o) => o.ok)).toBe(true);

@@ -34,15 +34,36 @@ describe.skipIf(skip)("user portal in Chromium", () => {
     haproxy = await startHaproxy();
     frontend = `http://127.0.0.1:${haproxy.frontendPort}/`;
     stack = await startStack();
-    const { agentId, configPath } = await createAndEnrolAgent(stack, "edge", { haproxy: { socket_location: haproxy.socketPath } }, { haproxySocket: haproxy.socketPath });
+    const { agentId, configPath } = await createAndEnrolAgent(
+      stack,
+      "edge",
+      { haproxy: { socket_location: haproxy.socketPath } },
+      { haproxySocket: haproxy.socketPath },
+    );
     agent = await startAgent({ config: await loadConfig(configPath), logger: pino({ level: "silent" }) });
     expect(await waitFor(() => stack.server.services.hub.isConnected(agentId), 10_000)).toBe(true);
-    const backend = await stack.admin.ok<{ ID: string }>("POST", "/api/admin/backends", { Name: "proxy", AgentID: agentId, Config: { haproxy: { Protocol: "unix", Address: haproxy.socketPath } } });
-    const aclId = await stack.admin.ok<string>("POST", "/api/admin/acls", { Description: "Team wiki", BackendID: backend.ID, ClickToGrant: true, Config: { haproxy: { ID: haproxy.aclId } } });
+    const backend = await stack.admin.ok<{ ID: string }>("POST", "/api/admin/backends", {
+      Name: "proxy",
+      AgentID: agentId,
+      Config: { haproxy: { Protocol: "unix", Address: haproxy.socketPath } },
+    });
+    const aclId = await stack.admin.ok<string>("POST", "/api/admin/acls", {
+      Description: "Team wiki",
+      BackendID: backend.ID,
+      ClickToGrant: true,
+      Config: { haproxy: { ID: haproxy.aclId } },
+    });
     await createUser(stack, "carol", "carol-password", [aclId]);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
     });
     page = await browser.newPage();
   });

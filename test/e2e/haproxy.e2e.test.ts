@@ -10,7 +10,15 @@ import { readFile, writeFile } from "node:fs/promises";
 import { execa } from "execa";
 import { startHaproxy, httpGetFrom } from "../support/haproxy.ts";
 import type { HaproxyInstance } from "../support/haproxy.ts";
-import { ApiClient, aclStatus, createAndEnrolAgent, createUser, spawnAgent, startStack, waitFor } from "../support/stack.ts";
+import {
+  ApiClient,
+  aclStatus,
+  createAndEnrolAgent,
+  createUser,
+  spawnAgent,
+  startStack,
+  waitFor,
+} from "../support/stack.ts";
 import type { AgentProcess, Stack } from "../support/stack.ts";
 
 const USER_IP = "127.0.0.7";
@@ -33,10 +41,19 @@ describe.skipIf(!hasHaproxy)("core loop on a real HAProxy", () => {
     haproxy = await startHaproxy();
     frontend = `http://127.0.0.1:${haproxy.frontendPort}/`;
     stack = await startStack();
-    ({ agentId, configPath } = await createAndEnrolAgent(stack, "edge", { haproxy: { socket_location: haproxy.socketPath } }, { haproxySocket: haproxy.socketPath, driftCheckSeconds: 1 }));
+    ({ agentId, configPath } = await createAndEnrolAgent(
+      stack,
+      "edge",
+      { haproxy: { socket_location: haproxy.socketPath } },
+      { haproxySocket: haproxy.socketPath, driftCheckSeconds: 1 },
+    ));
     agent = spawnAgent(configPath);
     expect(await waitFor(() => stack.server.services.hub.isConnected(agentId), 10_000)).toBe(true);
-    const backend = await stack.admin.ok<{ ID: string }>("POST", "/api/admin/backends", { Name: "proxy", AgentID: agentId, Config: { haproxy: { Protocol: "unix", Address: haproxy.socketPath } } });
+    const backend = await stack.admin.ok<{ ID: string }>("POST", "/api/admin/backends", {
+      Name: "proxy",
+      AgentID: agentId,
+      Config: { haproxy: { Protocol: "unix", Address: haproxy.socketPath } },
+    });
     aclId = await stack.admin.ok<string>("POST", "/api/admin/acls", {
       Description: "Intranet",
       BackendID: backend.ID,

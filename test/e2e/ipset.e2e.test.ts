@@ -39,7 +39,22 @@ describe.skipIf(skip)("core loop on real ipset + iptables in namespaces", () => 
     const ns = pair.server.ns;
     await pair.runOk(ns, "ipset", ["create", set, "hash:ip", "family", "inet", "timeout", "0"]);
     http = await pair.startHttpServer();
-    await pair.runOk(ns, "iptables", ["-A", "INPUT", "-p", "tcp", "--dport", String(http.port), "-m", "set", "!", "--match-set", set, "src", "-j", "DROP"]);
+    await pair.runOk(ns, "iptables", [
+      "-A",
+      "INPUT",
+      "-p",
+      "tcp",
+      "--dport",
+      String(http.port),
+      "-m",
+      "set",
+      "!",
+      "--match-set",
+      set,
+      "src",
+      "-j",
+      "DROP",
+    ]);
     url = `http://${pair.server.ip}:${http.port}/`;
 
     stack = await startStack({ trustedProxies: ["127.0.0.1"] });
@@ -55,7 +70,11 @@ describe.skipIf(skip)("core loop on real ipset + iptables in namespaces", () => 
       logger: pino({ level: process.env["POSTERN_TEST_LOG"] ?? "silent" }),
     });
     expect(await waitFor(() => stack.server.services.hub.isConnected(agentId), 10_000)).toBe(true);
-    const backend = await stack.admin.ok<{ ID: string }>("POST", "/api/admin/backends", { Name: "linux", AgentID: agentId, Config: { ipset: {} } });
+    const backend = await stack.admin.ok<{ ID: string }>("POST", "/api/admin/backends", {
+      Name: "linux",
+      AgentID: agentId,
+      Config: { ipset: {} },
+    });
     aclId = await stack.admin.ok<string>("POST", "/api/admin/acls", {
       Description: "SSH bastion",
       BackendID: backend.ID,

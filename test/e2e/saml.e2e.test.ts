@@ -29,14 +29,37 @@ describe.skipIf(!hasSimpleSamlPhp)("SAML sign-in with SimpleSAMLphp", () => {
         { entityId: admin.entityId, acsUrl: admin.acsUrl },
       ],
       users: {
-        alice: { password: "alice-idp-pw", attributes: { displayName: ["Alice Example"], groups: ["eng", "not-a-postern-group"], sessionDuration: ["60"] } },
+        alice: {
+          password: "alice-idp-pw",
+          attributes: {
+            displayName: ["Alice Example"],
+            groups: ["eng", "not-a-postern-group"],
+            sessionDuration: ["60"],
+          },
+        },
         bob: { password: "bob-idp-pw", attributes: { cn: ["Bob"] } },
         sam: { password: "sam-idp-pw", attributes: { displayName: ["Sam Admin"] } },
       },
     });
-    await stack.admin.ok("POST", "/api/admin/settings/authentication", { PublicURL: base, SAMLMetadataURL: ssp.metadataUrl, AdminSAMLMetadataURL: ssp.metadataUrl });
-    await stack.admin.ok<string>("POST", "/api/admin/groups", { Name: "eng", Description: "", Type: "saml", ACLIDs: [], UserIDs: [] });
-    await stack.admin.ok("POST", "/api/admin/admins", { Name: "Sam", UserName: "sam", AuthType: "SAML", TOTPEnabled: false, LoginEnabled: true });
+    await stack.admin.ok("POST", "/api/admin/settings/authentication", {
+      PublicURL: base,
+      SAMLMetadataURL: ssp.metadataUrl,
+      AdminSAMLMetadataURL: ssp.metadataUrl,
+    });
+    await stack.admin.ok<string>("POST", "/api/admin/groups", {
+      Name: "eng",
+      Description: "",
+      Type: "saml",
+      ACLIDs: [],
+      UserIDs: [],
+    });
+    await stack.admin.ok("POST", "/api/admin/admins", {
+      Name: "Sam",
+      UserName: "sam",
+      AuthType: "SAML",
+      TOTPEnabled: false,
+      LoginEnabled: true,
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -48,10 +71,18 @@ describe.skipIf(!hasSimpleSamlPhp)("SAML sign-in with SimpleSAMLphp", () => {
    * Runs a sign-in from `startPath` in `browser` up to the IdP's auto-submit form; logs in at the IdP
    * with `password` when it asks. Returns the form (action = our ACS, SAMLResponse).
    */
-  async function toAcsForm(browser: IdpBrowser, startPath: string, userName: string, password: string, idpBase = ssp.baseUrl) {
+  async function toAcsForm(
+    browser: IdpBrowser,
+    startPath: string,
+    userName: string,
+    password: string,
+    idpBase = ssp.baseUrl,
+  ) {
     const start = await browser.send("GET", `${base}${startPath}`);
     expect(start.status).toBe(302);
-    expect(start.headers.get("location") ?? "").toMatch(new RegExp(`^${idpBase}/saml2/idp/SSOService.php\\?SAMLRequest=`));
+    expect(start.headers.get("location") ?? "").toMatch(
+      new RegExp(`^${idpBase}/saml2/idp/SSOService.php\\?SAMLRequest=`),
+    );
     let page = await browser.follow(`${base}${startPath}`, start);
     let html = await page.res.text();
     if (/name="password"/.test(html)) {
@@ -66,7 +97,11 @@ describe.skipIf(!hasSimpleSamlPhp)("SAML sign-in with SimpleSAMLphp", () => {
   }
 
   /** Posts the auto-submit form to the ACS as the browser would (a cross-site form post from the IdP's page). */
-  async function postAcs(browser: IdpBrowser, form: { action: string; fields: Record<string, string> }, idpOrigin = ssp.baseUrl) {
+  async function postAcs(
+    browser: IdpBrowser,
+    form: { action: string; fields: Record<string, string> },
+    idpOrigin = ssp.baseUrl,
+  ) {
     return browser.send("POST", form.action, form.fields, { origin: idpOrigin, "sec-fetch-site": "cross-site" });
   }
 
@@ -101,7 +136,10 @@ describe.skipIf(!hasSimpleSamlPhp)("SAML sign-in with SimpleSAMLphp", () => {
     expect(groups.map((g) => g.Name)).toEqual(["eng"]);
 
     // The same response again: refused, no new session.
-    const replay = await new IdpBrowser().send("POST", form.action, form.fields, { origin: ssp.baseUrl, "sec-fetch-site": "cross-site" });
+    const replay = await new IdpBrowser().send("POST", form.action, form.fields, {
+      origin: ssp.baseUrl,
+      "sec-fetch-site": "cross-site",
+    });
     expect(replay.status).toBe(303);
     expect(replay.headers.get("location")).toBe("/?error=Authentication%20failed");
     expect(replay.headers.getSetCookie().some((c) => c.startsWith("postern_session="))).toBe(false);
@@ -114,7 +152,9 @@ describe.skipIf(!hasSimpleSamlPhp)("SAML sign-in with SimpleSAMLphp", () => {
     const form = await toAcsForm(browser, "/api/login/saml?kioskMode=true", "bob", "unused");
     const acs = await postAcs(browser, form);
     expect(acs.headers.get("location")).toBe("/home/new");
-    const status = await fetch(`${base}/api/status`, { headers: { cookie: `postern_session=${browser.cookie(base, "postern_session")}` } });
+    const status = await fetch(`${base}/api/status`, {
+      headers: { cookie: `postern_session=${browser.cookie(base, "postern_session")}` },
+    });
     const body = (await status.json()) as { Name: string; Ends: string };
     expect(body.Name).toBe("Bob");
     expect(Math.round((Date.parse(body.Ends) - stack.clock.now()) / 60_000)).toBe(30);
@@ -159,13 +199,20 @@ describe.skipIf(!hasSimpleSamlPhp)("SAML sign-in with SimpleSAMLphp", () => {
       const start = await tamperer.send("GET", `${base}/api/login/saml?kioskMode=false`);
       const location = start.headers.get("location") ?? "";
       expect(location).toMatch(/[?&]Signature=/);
-      const tampered = location.replace(/([?&]Signature=)([^&])/, (_m, p: string, c: string) => `${p}${c === "A" ? "B" : "A"}`);
+      const tampered = location.replace(
+        /([?&]Signature=)([^&])/,
+        (_m, p: string, c: string) => `${p}${c === "A" ? "B" : "A"}`,
+      );
       const refused = await tamperer.follow(tampered);
       expect(await refused.res.text()).not.toMatch(/name="password"/);
 
       // The genuine signed request: the IdP accepts it and the sign-in completes.
       const browser = new IdpBrowser();
-      const acs = await postAcs(browser, await toAcsForm(browser, "/api/login/saml?kioskMode=false", "carol", "carol-idp-pw", strict.baseUrl), strict.baseUrl);
+      const acs = await postAcs(
+        browser,
+        await toAcsForm(browser, "/api/login/saml?kioskMode=false", "carol", "carol-idp-pw", strict.baseUrl),
+        strict.baseUrl,
+      );
       expect(acs.headers.get("location")).toBe("/home/new");
     } finally {
       await strict.stop();

@@ -13,7 +13,11 @@ describe("server shutdown with a connected agent", () => {
   it("closes agent sockets before the database and lets the agent carry on", async () => {
     const stack = await startStack();
     const { agentId, configPath } = await createAndEnrolAgent(stack, "edge", {});
-    const agent = await startAgent({ config: await loadConfig(configPath), logger: pino({ level: "silent" }), connection: { initialDelayMs: 50, maxDelayMs: 200 } });
+    const agent = await startAgent({
+      config: await loadConfig(configPath),
+      logger: pino({ level: "silent" }),
+      connection: { initialDelayMs: 50, maxDelayMs: 200 },
+    });
     try {
       expect(await waitFor(() => stack.server.services.hub.isConnected(agentId), 10_000)).toBe(true);
       await stack.server.close();

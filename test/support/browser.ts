@@ -17,7 +17,14 @@ export const CHROMIUM = "/usr/bin/chromium";
 export const chromiumAvailable = existsSync(CHROMIUM);
 
 /** Chromium's arguments for a headless, quiet run inside a container. */
-export const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+export const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
 
 /** Starts headless Chromium (bounded: 30 s). Close it with `browser.close()`. */
 export async function launchBrowser(): Promise<Browser> {
@@ -37,13 +44,17 @@ export interface PageOptions {
 }
 
 /** A fresh context and its page; close the context to drop both. Actions time out after 10 s. */
-export async function newPage(browser: Browser, opts: PageOptions = {}): Promise<{ context: BrowserContext; page: Page }> {
+export async function newPage(
+  browser: Browser,
+  opts: PageOptions = {},
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({
     locale: opts.locale ?? "en-AU",
     colorScheme: opts.colorScheme ?? "light",
     viewport: opts.viewport ?? { width: 1280, height: 800 },
   });
-  if (opts.clipboardOrigin) await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: opts.clipboardOrigin });
+  if (opts.clipboardOrigin)
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: opts.clipboardOrigin });
   context.setDefaultTimeout(10_000);
   context.setDefaultNavigationTimeout(15_000);
   const page = await context.newPage();
@@ -73,9 +84,28 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   const loaded = await page.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe !== "undefined");
   if (!loaded) await page.addScriptTag({ path: axePath });
   const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[] }> } }).axe;
-    const result = await axe.run(document, { resultTypes: ["violations"], runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.map(String).join(" ")) }));
+    const axe = (
+      window as unknown as {
+        axe: {
+          run: (
+            ctx: unknown,
+            opts: unknown,
+          ) => Promise<{
+            violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[];
+          }>;
+        };
+      }
+    ).axe;
+    const result = await axe.run(document, {
+      resultTypes: ["violations"],
+      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] },
+    });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      targets: v.nodes.map((n) => n.target.map(String).join(" ")),
+    }));
   });
   return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
 }

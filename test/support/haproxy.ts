@@ -68,7 +68,11 @@ export async function freePort(host = "127.0.0.1"): Promise<number> {
  * resolves with the answer text. `target` is a unix socket path or `{host, port}`. Bounded by `timeoutMs`.
  * @throws Error on connection failure or timeout.
  */
-export function runtimeCommand(target: string | { host: string; port: number }, command: string, timeoutMs = 3_000): Promise<string> {
+export function runtimeCommand(
+  target: string | { host: string; port: number },
+  command: string,
+  timeoutMs = 3_000,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const s = typeof target === "string" ? createConnection({ path: target }) : createConnection(target);
     let text = "";
@@ -123,7 +127,10 @@ export async function startHaproxy(options: StartHaproxyOptions = {}): Promise<H
       "",
     ].join("\n"),
   );
-  const proc = startProcess(options.binary ?? "haproxy", ["-W", "-f", cfg], { cwd: dir, cleanUp: () => rm(dir, { recursive: true, force: true }) });
+  const proc = startProcess(options.binary ?? "haproxy", ["-W", "-f", cfg], {
+    cwd: dir,
+    cleanUp: () => rm(dir, { recursive: true, force: true }),
+  });
   const pid = proc.pid;
   const stop = proc.stop;
 

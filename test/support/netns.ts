@@ -74,7 +74,13 @@ export async function netnsSupport(): Promise<{ ok: boolean; reason: string }> {
 }
 
 /** Runs `command args` inside namespace `ns` through `runner` (`ip netns exec NS command args`). */
-export function runInNetns(runner: CommandRunner, ns: string, command: string, args: readonly string[], options?: RunOptions): Promise<CommandResult> {
+export function runInNetns(
+  runner: CommandRunner,
+  ns: string,
+  command: string,
+  args: readonly string[],
+  options?: RunOptions,
+): Promise<CommandResult> {
   return runner.run("ip", ["netns", "exec", ns, command, ...args], options);
 }
 
@@ -92,8 +98,18 @@ export async function createNetnsPair(): Promise<NetnsPair> {
   const k = ++counter;
   const subnet = ((process.pid * 7 + k) % 250) + 1;
   const tag = `${process.pid}-${k}`;
-  const server: NetnsEnd = { ns: `pstn-${tag}-s`, dev: `pv${process.pid % 100000}x${k}s`, ip: `10.213.${subnet}.1`, ip6: `fd00:213:${subnet.toString(16)}::1` };
-  const client: NetnsEnd = { ns: `pstn-${tag}-c`, dev: `pv${process.pid % 100000}x${k}c`, ip: `10.213.${subnet}.2`, ip6: `fd00:213:${subnet.toString(16)}::2` };
+  const server: NetnsEnd = {
+    ns: `pstn-${tag}-s`,
+    dev: `pv${process.pid % 100000}x${k}s`,
+    ip: `10.213.${subnet}.1`,
+    ip6: `fd00:213:${subnet.toString(16)}::1`,
+  };
+  const client: NetnsEnd = {
+    ns: `pstn-${tag}-c`,
+    dev: `pv${process.pid % 100000}x${k}c`,
+    ip: `10.213.${subnet}.2`,
+    ip6: `fd00:213:${subnet.toString(16)}::2`,
+  };
   const processes = new Set<NetnsProcess>();
   let destroyed = false;
 
@@ -124,16 +140,35 @@ export async function createNetnsPair(): Promise<NetnsPair> {
 
   const run = (ns: string, command: string, args: readonly string[], options?: RunOptions): Promise<CommandResult> =>
     runInNetns(baseRunner, ns, command, args, options);
-  const runOk = async (ns: string, command: string, args: readonly string[], options?: RunOptions): Promise<CommandResult> => {
+  const runOk = async (
+    ns: string,
+    command: string,
+    args: readonly string[],
+    options?: RunOptions,
+  ): Promise<CommandResult> => {
     const r = await run(ns, command, args, options);
-    if (r.exitCode !== 0) throw new Error(`[${ns}] ${command} ${args.join(" ")} failed (${r.exitCode}): ${r.stderr.trim()}`);
+    if (r.exitCode !== 0)
+      throw new Error(`[${ns}] ${command} ${args.join(" ")} failed (${r.exitCode}): ${r.stderr.trim()}`);
     return r;
   };
 
   try {
     await ipCmd(["netns", "add", server.ns]);
     await ipCmd(["netns", "add", client.ns]);
-    await ipCmd(["link", "add", server.dev, "netns", server.ns, "type", "veth", "peer", "name", client.dev, "netns", client.ns]);
+    await ipCmd([
+      "link",
+      "add",
+      server.dev,
+      "netns",
+      server.ns,
+      "type",
+      "veth",
+      "peer",
+      "name",
+      client.dev,
+      "netns",
+      client.ns,
+    ]);
     for (const end of [server, client]) {
       await ipCmd(["-n", end.ns, "link", "set", "lo", "up"]);
       await ipCmd(["-n", end.ns, "addr", "add", `${end.ip}/30`, "dev", end.dev]);
@@ -182,7 +217,10 @@ process.on("SIGTERM", () => { server.close(); process.exit(0); });
  * @throws Error when it does not start in time.
  */
 export async function startHttpServerIn(ns: string, port = 0): Promise<NetnsHttpServer> {
-  const child = execa("ip", ["netns", "exec", ns, process.execPath, "-e", HTTP_SERVER_SCRIPT, String(port)], { reject: false, stdin: "ignore" });
+  const child = execa("ip", ["netns", "exec", ns, process.execPath, "-e", HTTP_SERVER_SCRIPT, String(port)], {
+    reject: false,
+    stdin: "ignore",
+  });
   const pid = child.pid;
   if (pid === undefined) throw new Error("HTTP server did not start");
   const stop = stopper(child, pid);
@@ -213,9 +251,9 @@ req.on("error", (e) => done("error " + (e.code || e.message)));
  * `ECONNREFUSED` when rejected). Never throws.
  */
 export async function httpRequestFrom(ns: string, url: string, timeoutMs = 1_500): Promise<HttpProbe> {
-  const r = await runInNetns(baseRunner, ns, process.execPath, ["-e", HTTP_CLIENT_SCRIPT, url, String(timeoutMs)], { timeoutMs: timeoutMs + 5_000 }).catch(
-    (e: unknown) => ({ exitCode: -1, stdout: "", stderr: (e as Error).message }),
-  );
+  const r = await runInNetns(baseRunner, ns, process.execPath, ["-e", HTTP_CLIENT_SCRIPT, url, String(timeoutMs)], {
+    timeoutMs: timeoutMs + 5_000,
+  }).catch((e: unknown) => ({ exitCode: -1, stdout: "", stderr: (e as Error).message }));
   const status = /^status (\d+)/m.exec(r.stdout);
   if (status?.[1]) return { ok: true, status: Number(status[1]) };
   const error = /^error (.+)$/m.exec(r.stdout);
@@ -231,14 +269,26 @@ function stopper(child: ResultPromise, pid: number): () => Promise<void> {
       } catch {
         // already gone
       }
-      const exited = await Promise.race([child.then(() => true, () => true), sleep(2_000).then(() => false)]);
+      const exited = await Promise.race([
+        child.then(
+          () => true,
+          () => true,
+        ),
+        sleep(2_000).then(() => false),
+      ]);
       if (!exited) {
         try {
           process.kill(pid, "SIGKILL");
         } catch {
           // already gone
         }
-        await Promise.race([child.then(() => undefined, () => undefined), sleep(2_000)]);
+        await Promise.race([
+          child.then(
+            () => undefined,
+            () => undefined,
+          ),
+          sleep(2_000),
+        ]);
       }
     })();
     return stopped;
@@ -251,7 +301,10 @@ async function waitForLine(child: ResultPromise, pattern: RegExp, timeoutMs: num
   if (!stdout) throw new Error("child has no stdout");
   let text = "";
   return new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => finish(new Error(`timed out after ${timeoutMs} ms waiting for ${pattern}; output: ${text}`)), timeoutMs);
+    const timer = setTimeout(
+      () => finish(new Error(`timed out after ${timeoutMs} ms waiting for ${pattern}; output: ${text}`)),
+      timeoutMs,
+    );
     const onData = (chunk: Buffer | string): void => {
       text += chunk.toString();
       const m = pattern.exec(text);

@@ -27,7 +27,12 @@ export function startProcess(
   args: readonly string[],
   opts: { cwd: string; env?: Record<string, string>; keepBytes?: number; cleanUp?: () => Promise<void> },
 ): ManagedProcess {
-  const child = execa(command, [...args], { reject: false, stdin: "ignore", cwd: opts.cwd, ...(opts.env ? { env: opts.env } : {}) });
+  const child = execa(command, [...args], {
+    reject: false,
+    stdin: "ignore",
+    cwd: opts.cwd,
+    ...(opts.env ? { env: opts.env } : {}),
+  });
   const keepBytes = opts.keepBytes ?? 8_000;
   let out = "";
   const keep = (d: Buffer) => (out = (out + d.toString()).slice(-keepBytes));

@@ -109,10 +109,15 @@ $config = [
   const users = Object.entries(opts.users)
     .map(([name, u]) => {
       const attributes = { uid: [name], ...u.attributes };
-      return `  ${php(`${name}:${u.password}`)} => [${Object.entries(attributes).map(([k, v]) => `${php(k)} => ${phpList(v)}`).join(", ")}],`;
+      return `  ${php(`${name}:${u.password}`)} => [${Object.entries(attributes)
+        .map(([k, v]) => `${php(k)} => ${phpList(v)}`)
+        .join(", ")}],`;
     })
     .join("\n");
-  await writeFile(join(dir, "authsources.php"), `<?php\n$config = [\n 'admin' => ['core:AdminPassword'],\n 'example-userpass' => ['exampleauth:UserPass',\n${users}\n ],\n];\n`);
+  await writeFile(
+    join(dir, "authsources.php"),
+    `<?php\n$config = [\n 'admin' => ['core:AdminPassword'],\n 'example-userpass' => ['exampleauth:UserPass',\n${users}\n ],\n];\n`,
+  );
 
   await writeFile(
     join(dir, "metadata", "saml20-idp-hosted.php"),
@@ -185,7 +190,13 @@ const decode = (s: string) =>
 /** The first form of an HTML page (action resolved against `pageUrl`). Throws when there is none. */
 export function parseForm(html: string, pageUrl: string): HtmlForm {
   const form = /<form\b([^>]*)>([\s\S]*?)<\/form>/i.exec(html);
-  if (!form) throw new Error(`no form in the page at ${pageUrl}: ${html.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").slice(0, 1500)}`);
+  if (!form)
+    throw new Error(
+      `no form in the page at ${pageUrl}: ${html
+        .replace(/<[^>]+>/g, " ")
+        .replace(/\s+/g, " ")
+        .slice(0, 1500)}`,
+    );
   const action = /\baction="([^"]*)"/i.exec(form[1] ?? "")?.[1] ?? "";
   const fields: Record<string, string> = {};
   for (const input of (form[2] ?? "").matchAll(/<input\b([^>]*)>/gi)) {
@@ -225,13 +236,22 @@ export class IdpBrowser {
    * Sends one request (no redirect following); a form body is sent urlencoded. `headers` are added
    * (e.g. Origin and Sec-Fetch-Site for a cross-site form post).
    */
-  async send(method: string, url: string, form?: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+  async send(
+    method: string,
+    url: string,
+    form?: Record<string, string>,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
     const cookie = this.cookieHeader(url);
     const res = await fetch(url, {
       method,
       redirect: "manual",
       signal: AbortSignal.timeout(10_000),
-      headers: { ...(cookie ? { cookie } : {}), ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {}), ...headers },
+      headers: {
+        ...(cookie ? { cookie } : {}),
+        ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {}),
+        ...headers,
+      },
       ...(form ? { body: new URLSearchParams(form).toString() } : {}),
     });
     this.keep(url, res);

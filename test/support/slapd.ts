@@ -64,7 +64,10 @@ const PATH = `${process.env.PATH ?? ""}:/usr/sbin:/sbin`;
 
 /** True when `slapd`, `slapadd` and `openssl` are installed (tests skip cleanly otherwise). */
 export async function haveSlapd(): Promise<boolean> {
-  const r = await execa("sh", ["-c", "command -v slapd && command -v slapadd && command -v openssl"], { reject: false, env: { PATH } });
+  const r = await execa("sh", ["-c", "command -v slapd && command -v slapadd && command -v openssl"], {
+    reject: false,
+    env: { PATH },
+  });
   return r.exitCode === 0;
 }
 
@@ -77,10 +80,45 @@ async function openssl(cwd: string, args: string[]): Promise<void> {
 /** Makes ca.pem/ca.key and server.pem/server.key (EC P-256, 1 day) in `dir`. Returns the CA PEM. */
 async function makeCertificates(dir: string): Promise<string> {
   const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
-  await openssl(dir, ["req", "-x509", ...ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "1", "-subj", "/CN=Postern Test LDAP CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"]);
+  await openssl(dir, [
+    "req",
+    "-x509",
+    ...ec,
+    "-keyout",
+    "ca.key",
+    "-out",
+    "ca.pem",
+    "-days",
+    "1",
+    "-subj",
+    "/CN=Postern Test LDAP CA",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign",
+  ]);
   await openssl(dir, ["req", ...ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"]);
-  await writeFile(join(dir, "server.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n");
-  await openssl(dir, ["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem", "-days", "1", "-extfile", "server.ext"]);
+  await writeFile(
+    join(dir, "server.ext"),
+    "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n",
+  );
+  await openssl(dir, [
+    "x509",
+    "-req",
+    "-in",
+    "server.csr",
+    "-CA",
+    "ca.pem",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-out",
+    "server.pem",
+    "-days",
+    "1",
+    "-extfile",
+    "server.ext",
+  ]);
   return readFile(join(dir, "ca.pem"), "utf8");
 }
 
@@ -148,7 +186,11 @@ export async function startSlapd(options: StartSlapdOptions = {}): Promise<Slapd
       "",
     ].join("\n");
     await writeFile(join(dir, "data.ldif"), `${base}\n${options.ldif ?? ""}\n`);
-    const added = await execa("slapadd", ["-f", conf, "-l", join(dir, "data.ldif")], { reject: false, timeout: 30_000, env: { PATH } });
+    const added = await execa("slapadd", ["-f", conf, "-l", join(dir, "data.ldif")], {
+      reject: false,
+      timeout: 30_000,
+      env: { PATH },
+    });
     if (added.exitCode !== 0) throw new Error(`slapadd failed: ${added.stderr}`);
 
     const [ldapPort, ldapsPort] = [await freePort(), await freePort()];
@@ -158,7 +200,12 @@ export async function startSlapd(options: StartSlapdOptions = {}): Promise<Slapd
     const ldapsWrongHostUrl = `ldaps://127.0.0.2:${ldapsPort}`;
     const ldapiUrl = `ldapi://${encodeURIComponent(socketPath)}`;
     const urls = `${ldapUrl}/ ${ldapsUrl}/ ${ldapsWrongHostUrl}/ ${ldapiUrl}`;
-    const proc = startProcess("slapd", ["-d", "stats", "-f", conf, "-h", urls], { cwd: dir, env: { PATH }, keepBytes: 200_000, cleanUp: () => rm(dir, { recursive: true, force: true }) });
+    const proc = startProcess("slapd", ["-d", "stats", "-f", conf, "-h", urls], {
+      cwd: dir,
+      env: { PATH },
+      keepBytes: 200_000,
+      cleanUp: () => rm(dir, { recursive: true, force: true }),
+    });
     const pid = proc.pid;
     const stop = proc.stop;
     stopFn = stop;

@@ -44,7 +44,9 @@ export function httpJson(
         timeout: 10_000,
         ...(opts.localAddress ? { localAddress: opts.localAddress } : {}),
         headers: {
-          ...(payload !== undefined ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) } : {}),
+          ...(payload !== undefined
+            ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) }
+            : {}),
           ...(opts.cookie ? { cookie: opts.cookie } : {}),
           ...opts.headers,
         },
@@ -54,7 +56,11 @@ export function httpJson(
         res.on("data", (c: Buffer) => chunks.push(c));
         res.on("end", () => {
           const text = Buffer.concat(chunks).toString("utf8");
-          resolve({ status: res.statusCode ?? 0, body: parseJsonOrText(text), setCookie: res.headers["set-cookie"] ?? [] });
+          resolve({
+            status: res.statusCode ?? 0,
+            body: parseJsonOrText(text),
+            setCookie: res.headers["set-cookie"] ?? [],
+          });
         });
       },
     );
@@ -119,7 +125,11 @@ export async function startStack(opts: { trustedProxies?: string[] } = {}): Prom
     logger: createLogger(process.env["POSTERN_TEST_LOG"] ?? "silent"),
     ...(opts.trustedProxies ? { trustedProxies: opts.trustedProxies } : {}),
   });
-  await new AdminSessionService(server.services.db, clock).createLocalAdmin({ userName: "admin", name: "Admin", password: "admin-password" });
+  await new AdminSessionService(server.services.db, clock).createLocalAdmin({
+    userName: "admin",
+    name: "Admin",
+    password: "admin-password",
+  });
   const admin = new ApiClient(server.url);
   await admin.ok("POST", "/api/admin/login", { UserName: "admin", Password: "admin-password" });
   return {
@@ -146,7 +156,14 @@ export async function createAndEnrolAgent(
 ): Promise<{ agentId: string; configPath: string }> {
   const created = await stack.admin.ok<{ ID: string; Token: string }>("POST", "/api/admin/agents", { Name: name });
   const configPath = join(stack.dir, `${name}.json`);
-  await enrol({ server: stack.server.url, token: created.Token, configPath, capabilities, version: "1.9.0", settings: { useSudo: false, ...settings } });
+  await enrol({
+    server: stack.server.url,
+    token: created.Token,
+    configPath,
+    capabilities,
+    version: "1.9.0",
+    settings: { useSudo: false, ...settings },
+  });
   return { agentId: created.ID, configPath };
 }
 
@@ -180,7 +197,11 @@ export function spawnAgent(configPath: string): AgentProcess {
 }
 
 /** Polls `probe` every `intervalMs` until it returns true or `timeoutMs` passes; returns the last result. */
-export async function waitFor(probe: () => Promise<boolean> | boolean, timeoutMs = 5_000, intervalMs = 50): Promise<boolean> {
+export async function waitFor(
+  probe: () => Promise<boolean> | boolean,
+  timeoutMs = 5_000,
+  intervalMs = 50,
+): Promise<boolean> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     if (await probe()) return true;
@@ -190,8 +211,13 @@ export async function waitFor(probe: () => Promise<boolean> | boolean, timeoutMs
 }
 
 /** The user's status entry of an ACL. */
-export async function aclStatus(user: ApiClient, aclId: string): Promise<{ ID: string; Status: number; Error: string; ExpiredAfter: string }> {
-  const status = await user.ok<{ ACLs: { ID: string; ACLID: string; Status: number; Error: string; ExpiredAfter: string }[] }>("GET", "/api/status");
+export async function aclStatus(
+  user: ApiClient,
+  aclId: string,
+): Promise<{ ID: string; Status: number; Error: string; ExpiredAfter: string }> {
+  const status = await user.ok<{
+    ACLs: { ID: string; ACLID: string; Status: number; Error: string; ExpiredAfter: string }[];
+  }>("GET", "/api/status");
   const entry = status.ACLs.find((a) => a.ACLID === aclId);
   if (!entry) throw new Error(`ACL ${aclId} not in the status`);
   return entry;
@@ -199,5 +225,11 @@ export async function aclStatus(user: ApiClient, aclId: string): Promise<{ ID: s
 
 /** Creates a local user assigned to the given ACLs; returns the id. */
 export async function createUser(stack: Stack, userName: string, password: string, aclIds: string[]): Promise<string> {
-  return stack.admin.ok<string>("POST", "/api/admin/users", { Name: userName, UserName: userName, PlainPassword: password, ConfirmPassword: password, AclIds: aclIds });
+  return stack.admin.ok<string>("POST", "/api/admin/users", {
+    Name: userName,
+    UserName: userName,
+    PlainPassword: password,
+    ConfirmPassword: password,
+    AclIds: aclIds,
+  });
 }

@@ -38,7 +38,10 @@ function contentHash(content: Uint8Array | string): string {
 
 /** Runs a package's command-line entry point with the current Node. */
 async function runNodeBin(binPath: string, args: string[]): Promise<void> {
-  const { stderr } = await run(process.execPath, [binPath, ...args], { cwd: webDir, env: { ...process.env, NODE_ENV: "production" } });
+  const { stderr } = await run(process.execPath, [binPath, ...args], {
+    cwd: webDir,
+    env: { ...process.env, NODE_ENV: "production" },
+  });
   const quiet = [/Unknown (env|user) config/, /^≈ tailwindcss/, /^Done in /, /^Compiling message catalogs/];
   const noise = stderr.split("\n").filter((line) => line.trim() !== "" && !quiet.some((re) => re.test(line.trim())));
   if (noise.length > 0) process.stderr.write(noise.join("\n") + "\n");
@@ -50,7 +53,14 @@ function packageBin(specifier: string, relative: string): string {
 
 /** Compiled catalogs go to src/locales/<locale>/messages.js (ignored by git and eslint). */
 async function compileCatalogs(): Promise<void> {
-  await runNodeBin(packageBin("@lingui/cli", "./lingui.js"), ["compile", "--namespace", "es", "--strict", "--workers", "1"]);
+  await runNodeBin(packageBin("@lingui/cli", "./lingui.js"), [
+    "compile",
+    "--namespace",
+    "es",
+    "--strict",
+    "--workers",
+    "1",
+  ]);
   const config = getConfig({ cwd: webDir, skipValidation: true });
   for (const locale of config.locales) {
     const dir = join(webDir, "src/locales", locale);
@@ -62,7 +72,13 @@ async function buildCss(): Promise<string> {
   const tmp = await mkdtemp(join(tmpdir(), "postern-css-"));
   try {
     const out = join(tmp, "main.css");
-    await runNodeBin(packageBin("@tailwindcss/cli/package.json", "./dist/index.mjs"), ["--input", join(webDir, "src/styles.css"), "--output", out, "--minify"]);
+    await runNodeBin(packageBin("@tailwindcss/cli/package.json", "./dist/index.mjs"), [
+      "--input",
+      join(webDir, "src/styles.css"),
+      "--output",
+      out,
+      "--minify",
+    ]);
     return await readFile(out, "utf8");
   } finally {
     await rm(tmp, { recursive: true, force: true });
@@ -108,9 +124,13 @@ async function buildJs(): Promise<JsBuild> {
   const rel = (path: string): string => relative(outdir, path).split(sep).join("/");
   const entryFile = result.outputFiles.find((f) => rel(f.path) === ENTRY);
   if (entryFile === undefined) throw new Error("esbuild produced no entry");
-  const chunks = result.outputFiles.filter((f) => f !== entryFile && f.path.endsWith(".js")).map((f) => ({ path: rel(f.path), contents: f.contents }));
+  const chunks = result.outputFiles
+    .filter((f) => f !== entryFile && f.path.endsWith(".js"))
+    .map((f) => ({ path: rel(f.path), contents: f.contents }));
   // Static imports of the entry, transitively (the metafile names outputs relative to the cwd).
-  const outputs = Object.fromEntries(Object.entries(result.metafile.outputs).map(([path, meta]) => [rel(resolve(path)), meta]));
+  const outputs = Object.fromEntries(
+    Object.entries(result.metafile.outputs).map(([path, meta]) => [rel(resolve(path)), meta]),
+  );
   const preload: string[] = [];
   const visit = (path: string): void => {
     for (const imported of outputs[path]?.imports ?? []) {
@@ -161,7 +181,10 @@ async function main(): Promise<void> {
 
   console.log(`web: built dist/ in ${Date.now() - started} ms (JsBundleHash ${jsHash})`);
   console.log(sizeLine(`assets/${jsName}`, js.entry));
-  for (const chunk of js.chunks) console.log(sizeLine(`assets/${chunk.path}${js.preload.includes(chunk.path) ? " (first load)" : ""}`, chunk.contents));
+  for (const chunk of js.chunks)
+    console.log(
+      sizeLine(`assets/${chunk.path}${js.preload.includes(chunk.path) ? " (first load)" : ""}`, chunk.contents),
+    );
   console.log(sizeLine(`assets/${cssName}`, css));
   console.log(sizeLine("index.html", html));
 }

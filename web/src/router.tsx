@@ -14,7 +14,9 @@ import { LoginPage } from "./routes/LoginPage.tsx";
 import { RouteError } from "./routes/RouteError.tsx";
 
 const TwoFactorPage = lazy(async () => ({ default: (await import("./routes/TwoFactorPage.tsx")).TwoFactorPage }));
-const TwoFactorOnboardPage = lazy(async () => ({ default: (await import("./routes/TwoFactorOnboardPage.tsx")).TwoFactorOnboardPage }));
+const TwoFactorOnboardPage = lazy(async () => ({
+  default: (await import("./routes/TwoFactorOnboardPage.tsx")).TwoFactorOnboardPage,
+}));
 const HomePage = lazy(async () => ({ default: (await import("./routes/HomePage.tsx")).HomePage }));
 
 /** Search parameters of the Login route: an optional error key or message to show. */
@@ -106,7 +108,14 @@ const unknownRoute = createRoute({
   },
 });
 
-const routeTree = rootRoute.addChildren([loginRoute, otpVerifyRoute, otpOnboardRoute, homeNewRoute, homeRoute, unknownRoute]);
+const routeTree = rootRoute.addChildren([
+  loginRoute,
+  otpVerifyRoute,
+  otpOnboardRoute,
+  homeNewRoute,
+  homeRoute,
+  unknownRoute,
+]);
 
 /** The portal's router instance. */
 export const router = createRouter({ routeTree, defaultPreload: false, scrollRestoration: true });

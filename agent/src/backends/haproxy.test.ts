@@ -10,7 +10,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Target } from "@postern/shared";
-import { ACL_FILE_HEADER, HaproxyBackend, RuntimeSession, parseAclEntries, parseAclReferences, parseRuntimeAddress, writeAclFileAtomically } from "./haproxy.ts";
+import {
+  ACL_FILE_HEADER,
+  HaproxyBackend,
+  RuntimeSession,
+  parseAclEntries,
+  parseAclReferences,
+  parseRuntimeAddress,
+  writeAclFileAtomically,
+} from "./haproxy.ts";
 
 interface FakeAcl {
   file: string | null;
@@ -81,7 +89,13 @@ class FakeHaproxy {
     if (line === "show acl") {
       return (
         "# id (file) description\n" +
-        [...this.acls].map(([id, a]) => (a.file ? `${id} (${a.file}) pattern loaded from file '${a.file}' used by acl at file 'h.cfg' line 11. curr_ver=0 next_ver=0 entry_cnt=${a.entries.length}` : `${id} () acl 'src' file 'h.cfg' line 12. curr_ver=0 next_ver=0 entry_cnt=${a.entries.length}`)).join("\n") +
+        [...this.acls]
+          .map(([id, a]) =>
+            a.file
+              ? `${id} (${a.file}) pattern loaded from file '${a.file}' used by acl at file 'h.cfg' line 11. curr_ver=0 next_ver=0 entry_cnt=${a.entries.length}`
+              : `${id} () acl 'src' file 'h.cfg' line 12. curr_ver=0 next_ver=0 entry_cnt=${a.entries.length}`,
+          )
+          .join("\n") +
         "\n"
       );
     }
@@ -89,7 +103,8 @@ class FakeHaproxy {
     const acl = m ? this.acls.get(Number(m[2])) : undefined;
     if (!m || !acl) return "Unknown ACL identifier. Please use #<id> or <file>.\n";
     const arg = m[3] ?? "";
-    if (m[1] === "show") return acl.entries.map((e, i) => `0x55d0000${i.toString(16).padStart(4, "0")} ${e}\n`).join("");
+    if (m[1] === "show")
+      return acl.entries.map((e, i) => `0x55d0000${i.toString(16).padStart(4, "0")} ${e}\n`).join("");
     if (m[1] === "add") {
       const refusal = this.refuse.get(arg);
       if (refusal) return `${refusal}\n`;
@@ -142,19 +157,31 @@ describe("parsers", () => {
       "0 (/etc/haproxy/allow (v2).acl) pattern loaded from file '/etc/haproxy/allow (v2).acl' used by acl at file '/etc/haproxy/haproxy.cfg' line 11. curr_ver=0 next_ver=0 entry_cnt=0\n" +
       "1 () acl 'src' file '/etc/haproxy/haproxy.cfg' line 12. curr_ver=0 next_ver=0 entry_cnt=1\n";
     expect(parseAclReferences(text)).toEqual([
-      { id: 0, file: "/etc/haproxy/allow (v2).acl", description: expect.stringMatching(/^pattern loaded from file/) as unknown as string },
+      {
+        id: 0,
+        file: "/etc/haproxy/allow (v2).acl",
+        description: expect.stringMatching(/^pattern loaded from file/) as unknown as string,
+      },
       { id: 1, file: null, description: expect.stringMatching(/^acl 'src'/) as unknown as string },
     ]);
   });
 
   it("parses show acl #ID rows as stored", () => {
-    expect(parseAclEntries("0x7fbd040465b0 127.0.0.7\n0x7fbd04046840 2001:DB8:0::1\n")).toEqual(["127.0.0.7", "2001:DB8:0::1"]);
+    expect(parseAclEntries("0x7fbd040465b0 127.0.0.7\n0x7fbd04046840 2001:DB8:0::1\n")).toEqual([
+      "127.0.0.7",
+      "2001:DB8:0::1",
+    ]);
     expect(parseAclEntries("")).toEqual([]);
   });
 
   it("parses runtime addresses", () => {
-    expect(parseRuntimeAddress({ Protocol: "unix", Address: "/run/haproxy/admin.sock" })).toEqual({ path: "/run/haproxy/admin.sock" });
-    expect(parseRuntimeAddress({ Protocol: "tcp", Address: "127.0.0.1:9999" })).toEqual({ host: "127.0.0.1", port: 9999 });
+    expect(parseRuntimeAddress({ Protocol: "unix", Address: "/run/haproxy/admin.sock" })).toEqual({
+      path: "/run/haproxy/admin.sock",
+    });
+    expect(parseRuntimeAddress({ Protocol: "tcp", Address: "127.0.0.1:9999" })).toEqual({
+      host: "127.0.0.1",
+      port: 9999,
+    });
     expect(parseRuntimeAddress({ Protocol: "tcp", Address: "[::1]:9999" })).toEqual({ host: "::1", port: 9999 });
     expect(() => parseRuntimeAddress({ Protocol: "tcp", Address: "localhost" })).toThrow(/host:port/);
     expect(() => parseRuntimeAddress({ Protocol: "tcp", Address: "h:70000" })).toThrow(/host:port/);
@@ -220,7 +247,10 @@ describe("HaproxyBackend", () => {
       { ip: "bad", ok: false, error: 'invalid IP address "bad"' },
       { ip: "192.0.2.5", ok: true },
     ]);
-    expect(fake.received.filter((l) => l.startsWith("add "))).toEqual(["add acl #0 2001:db8::1", "add acl #0 192.0.2.66"]);
+    expect(fake.received.filter((l) => l.startsWith("add "))).toEqual([
+      "add acl #0 2001:db8::1",
+      "add acl #0 192.0.2.66",
+    ]);
     expect(fake.acls.get(0)?.entries).toEqual(["127.0.0.9", "2001:db8::1"]);
     expect(await fileEntries()).toEqual(["127.0.0.9", "2001:db8::1"]);
     expect((await readFile(aclFile, "utf8")).split("\n")[0]).toBe(ACL_FILE_HEADER);
@@ -236,7 +266,10 @@ describe("HaproxyBackend", () => {
       { ip: "2001:db8::1", ok: true },
       { ip: "10.0.0.2", ok: true },
     ]);
-    expect(fake.received.filter((l) => l.startsWith("del "))).toEqual(["del acl #0 2001:DB8:0::1", "del acl #0 2001:db8::1"]);
+    expect(fake.received.filter((l) => l.startsWith("del "))).toEqual([
+      "del acl #0 2001:DB8:0::1",
+      "del acl #0 2001:db8::1",
+    ]);
     expect(fake.acls.get(0)?.entries).toEqual(["127.0.0.9", "10.0.0.1"]);
     expect(await fileEntries()).toEqual(["127.0.0.9", "10.0.0.1"]);
   });
@@ -290,16 +323,24 @@ describe("HaproxyBackend", () => {
   it("pipelines a large batch in bounded chunks on one connection", async () => {
     const backend = new HaproxyBackend({ pipelineDepth: 100 });
     const ips = Array.from({ length: 450 }, (_, i) => `10.1.${Math.floor(i / 250)}.${(i % 250) + 1}`);
-    const out = await backend.add(target(), ips.map((ip) => ({ ip, expiresAt: NOW + HOUR })), NOW);
+    const out = await backend.add(
+      target(),
+      ips.map((ip) => ({ ip, expiresAt: NOW + HOUR })),
+      NOW,
+    );
     expect(out.every((o) => o.ok)).toBe(true);
     expect(fake.received.filter((l) => l === "prompt")).toHaveLength(1);
     expect((await fileEntries()).length).toBe(451);
   });
 
   it("throws when the runtime API cannot be reached", async () => {
-    await expect(new HaproxyBackend({ connectTimeoutMs: 300 }).add(target(0, join(dir, "gone.sock")), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW)).rejects.toThrow(
-      /runtime API/,
-    );
+    await expect(
+      new HaproxyBackend({ connectTimeoutMs: 300 }).add(
+        target(0, join(dir, "gone.sock")),
+        [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }],
+        NOW,
+      ),
+    ).rejects.toThrow(/runtime API/);
   });
 });
 

@@ -58,7 +58,10 @@ export const ACL_FILE_HEADER = "# Managed by postern-agent: rewritten on every c
  * or `[ipv6]:port`.
  * @throws Error when a tcp address has no valid port (1–65535).
  */
-export function parseRuntimeAddress(config: { readonly Protocol: "unix" | "tcp"; readonly Address: string }): RuntimeAddress {
+export function parseRuntimeAddress(config: {
+  readonly Protocol: "unix" | "tcp";
+  readonly Address: string;
+}): RuntimeAddress {
   const address = config.Address.trim();
   if (config.Protocol === "unix") return { path: address };
   const m = /^\[([^\]]+)\]:(\d+)$/.exec(address) ?? /^([^:]+):(\d+)$/.exec(address);
@@ -130,7 +133,10 @@ export class RuntimeSession {
     const connectTimeoutMs = timeouts.connectTimeoutMs ?? 2_000;
     const where = "path" in address ? address.path : `${address.host}:${address.port}`;
     const session = await new Promise<RuntimeSession>((resolve, reject) => {
-      const s = "path" in address ? createConnection({ path: address.path }) : createConnection({ host: address.host, port: address.port });
+      const s =
+        "path" in address
+          ? createConnection({ path: address.path })
+          : createConnection({ host: address.host, port: address.port });
       const onError = (e: Error): void => {
         clearTimeout(timer);
         s.destroy();
@@ -166,7 +172,8 @@ export class RuntimeSession {
     if (commands.length === 0) return [];
     if (this.#error) throw this.#error;
     if (this.#waiter) throw new Error("RuntimeSession.send called while another send is in flight");
-    for (const c of commands) if (/[\n\r;]/.test(c)) throw new Error(`refusing unsafe runtime API command ${JSON.stringify(c)}`);
+    for (const c of commands)
+      if (/[\n\r;]/.test(c)) throw new Error(`refusing unsafe runtime API command ${JSON.stringify(c)}`);
     const done = new Promise<string[]>((resolve, reject) => {
       this.#waiter = { count: commands.length, resolve, reject };
     });
@@ -283,7 +290,10 @@ export class HaproxyBackend implements Backend {
 
   /** Creates the backend; see `HaproxyBackendOptions` for the defaults. */
   constructor(options: HaproxyBackendOptions = {}) {
-    this.#timeouts = { connectTimeoutMs: options.connectTimeoutMs ?? 2_000, readTimeoutMs: options.readTimeoutMs ?? 5_000 };
+    this.#timeouts = {
+      connectTimeoutMs: options.connectTimeoutMs ?? 2_000,
+      readTimeoutMs: options.readTimeoutMs ?? 5_000,
+    };
     this.#pipelineDepth = Math.max(1, options.pipelineDepth ?? 1_000);
   }
 
@@ -303,18 +313,28 @@ export class HaproxyBackend implements Backend {
       else if (e.expiresAt <= now) outcomes[i] = { ip: e.ip, ok: true };
       else wanted.set(n.ip, [...(wanted.get(n.ip) ?? []), i]);
     });
-    if (wanted.size === 0) return finish(outcomes, entries.map((e) => e.ip));
+    if (wanted.size === 0)
+      return finish(
+        outcomes,
+        entries.map((e) => e.ip),
+      );
     return this.#locked(lockKey(address, id), async () => {
       const session = await RuntimeSession.open(address, this.#timeouts);
       try {
         const ref = await this.#reference(session, id);
         if (typeof ref === "string") {
           for (const indices of wanted.values()) for (const i of indices) outcomes[i] = fail(entries[i]?.ip, ref);
-          return finish(outcomes, entries.map((e) => e.ip));
+          return finish(
+            outcomes,
+            entries.map((e) => e.ip),
+          );
         }
         const before = await this.#present(session, id);
         const toAdd = [...wanted.keys()].filter((ip) => !before.byIp.has(ip));
-        const answers = await this.#sendAll(session, toAdd.map((ip) => `add acl #${id} ${ip}`));
+        const answers = await this.#sendAll(
+          session,
+          toAdd.map((ip) => `add acl #${id} ${ip}`),
+        );
         const added: string[] = [];
         const errors = new Map<string, string>();
         toAdd.forEach((ip, k) => {
@@ -325,9 +345,13 @@ export class HaproxyBackend implements Backend {
         const fileError = await this.#syncFile(session, id, ref, new Set(added), new Set());
         for (const [ip, indices] of wanted) {
           const error = errors.get(ip) ?? fileError ?? undefined;
-          for (const i of indices) outcomes[i] = error ? fail(entries[i]?.ip, error) : { ip: entries[i]?.ip ?? ip, ok: true };
+          for (const i of indices)
+            outcomes[i] = error ? fail(entries[i]?.ip, error) : { ip: entries[i]?.ip ?? ip, ok: true };
         }
-        return finish(outcomes, entries.map((e) => e.ip));
+        return finish(
+          outcomes,
+          entries.map((e) => e.ip),
+        );
       } finally {
         session.close();
       }
@@ -359,13 +383,18 @@ export class HaproxyBackend implements Backend {
         }
         const before = await this.#present(session, id);
         const commands: { ip: string; command: string }[] = [];
-        for (const ip of wanted.keys()) for (const text of before.byIp.get(ip) ?? []) commands.push({ ip, command: `del acl #${id} ${text}` });
-        const answers = await this.#sendAll(session, commands.map((c) => c.command));
+        for (const ip of wanted.keys())
+          for (const text of before.byIp.get(ip) ?? []) commands.push({ ip, command: `del acl #${id} ${text}` });
+        const answers = await this.#sendAll(
+          session,
+          commands.map((c) => c.command),
+        );
         const errors = new Map<string, string>();
         commands.forEach((c, k) => {
           const answer = (answers[k] ?? "no answer").trim();
           // "Key not found." means it is already gone (e.g. removed concurrently): that is success.
-          if (answer !== "" && !/key not found/i.test(answer)) errors.set(c.ip, `HAProxy refused "${c.command}": ${oneLine(answer)}`);
+          if (answer !== "" && !/key not found/i.test(answer))
+            errors.set(c.ip, `HAProxy refused "${c.command}": ${oneLine(answer)}`);
         });
         const removed = new Set([...wanted.keys()].filter((ip) => !errors.has(ip)));
         const fileError = await this.#syncFile(session, id, ref, new Set(), removed);
@@ -426,7 +455,13 @@ export class HaproxyBackend implements Backend {
   }
 
   /** Rewrites the ACL file to the live entries plus `added` minus `removed`; returns an error message or null. */
-  async #syncFile(session: RuntimeSession, id: number, ref: { file: string | null }, added: Set<string>, removed: Set<string>): Promise<string | null> {
+  async #syncFile(
+    session: RuntimeSession,
+    id: number,
+    ref: { file: string | null },
+    added: Set<string>,
+    removed: Set<string>,
+  ): Promise<string | null> {
     if (ref.file === null) return null;
     const after = await this.#present(session, id);
     const entries = after.order.filter((ip) => !removed.has(ip));
@@ -462,7 +497,8 @@ export class HaproxyBackend implements Backend {
 }
 
 function haproxyTarget(target: Target): { address: RuntimeAddress; id: number } {
-  if (!("haproxy" in target.backend) || !target.backend.haproxy) throw new Error(`target ${target.key} is not on a haproxy backend`);
+  if (!("haproxy" in target.backend) || !target.backend.haproxy)
+    throw new Error(`target ${target.key} is not on a haproxy backend`);
   if (!("haproxy" in target.acl)) throw new Error(`target ${target.key} is not an HAProxy ACL`);
   return { address: parseRuntimeAddress(target.backend.haproxy), id: target.acl.haproxy.ID };
 }
@@ -480,5 +516,10 @@ function fail(ip: string | undefined, error: string): EntryOutcome {
 }
 
 function oneLine(text: string): string {
-  return text.trim().split("\n").map((l) => l.trim()).filter(Boolean).join("; ");
+  return text
+    .trim()
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join("; ");
 }

@@ -29,7 +29,10 @@ export interface CreateBackendsOptions {
  */
 export function createBackends(options: CreateBackendsOptions): Map<string, Backend> {
   const backends = new Map<string, Backend>();
-  const list: Backend[] = [new HaproxyBackend(options.haproxy ?? {}), new IpsetBackend({ runner: options.runner, useSudo: options.useSudo })];
+  const list: Backend[] = [
+    new HaproxyBackend(options.haproxy ?? {}),
+    new IpsetBackend({ runner: options.runner, useSudo: options.useSudo }),
+  ];
   for (const b of list) backends.set(b.type, b);
   return backends;
 }
@@ -40,7 +43,8 @@ export function createBackends(options: CreateBackendsOptions): Map<string, Back
  */
 export function backendFor(backends: ReadonlyMap<string, Backend>, target: Target): Backend {
   const type = backendTypeOf(target.backend);
-  if (!(type in target.acl)) throw new Error(`ACL ${target.key} has no ${type} configuration for backend ${target.backendId}`);
+  if (!(type in target.acl))
+    throw new Error(`ACL ${target.key} has no ${type} configuration for backend ${target.backendId}`);
   const backend = backends.get(type);
   if (!backend) throw new Error(`this agent has no ${type} backend`);
   return backend;

@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import type { Target } from "@postern/shared";
 import { FakeRunner, missingCommand } from "../process/fake-runner.ts";
 import type { RecordedCall } from "../process/fake-runner.ts";
-import { IPSET_MAX_TIMEOUT_SECONDS, IpsetBackend, ipsetTimeoutSeconds, missingSetMessage, parseIpsetHeader, parseIpsetSave } from "./ipset.ts";
+import {
+  IPSET_MAX_TIMEOUT_SECONDS,
+  IpsetBackend,
+  ipsetTimeoutSeconds,
+  missingSetMessage,
+  parseIpsetHeader,
+  parseIpsetSave,
+} from "./ipset.ts";
 
 const target = (v4 = "allow4", v6 = "allow6"): Target => ({
   key: "acl-1",
@@ -17,7 +24,10 @@ const header = (name: string, family: "inet" | "inet6", timeout: boolean): strin
 const NOW = 1_750_000_000_000;
 
 /** Answers `ipset list -t` from a table of sets; records restore inputs. */
-function ipsetFake(sets: Record<string, { family: "inet" | "inet6"; timeout: boolean }>, restore?: (input: string, call: RecordedCall) => { exitCode?: number; stderr?: string }): FakeRunner {
+function ipsetFake(
+  sets: Record<string, { family: "inet" | "inet6"; timeout: boolean }>,
+  restore?: (input: string, call: RecordedCall) => { exitCode?: number; stderr?: string },
+): FakeRunner {
   return new FakeRunner()
     .on(/^ipset list -t \S+$/, (c) => {
       const name = c.args[2] ?? "";
@@ -28,7 +38,8 @@ function ipsetFake(sets: Record<string, { family: "inet" | "inet6"; timeout: boo
     .on("ipset restore -exist", (c) => restore?.(c.options.input ?? "", c) ?? {});
 }
 
-const restoreInputs = (f: FakeRunner): string[] => f.callsMatching("ipset restore -exist").map((c) => c.options.input ?? "");
+const restoreInputs = (f: FakeRunner): string[] =>
+  f.callsMatching("ipset restore -exist").map((c) => c.options.input ?? "");
 
 describe("ipsetTimeoutSeconds", () => {
   it("rounds the remaining milliseconds up to whole seconds, at least 1, at most the ipset maximum", () => {
@@ -46,7 +57,8 @@ describe("parsers", () => {
     expect(parseIpsetHeader(header("a", "inet6", false))).toEqual({ family: "inet6", timeout: false });
   });
   it("reads members from save output, normalised", () => {
-    const text = "create s hash:ip family inet6 hashsize 1024 maxelem 65536 timeout 0\nadd s 2001:DB8:0::1 timeout 57\nadd s ::ffff:10.0.0.1\nadd s 10.0.0.0/24\n";
+    const text =
+      "create s hash:ip family inet6 hashsize 1024 maxelem 65536 timeout 0\nadd s 2001:DB8:0::1 timeout 57\nadd s ::ffff:10.0.0.1\nadd s 10.0.0.0/24\n";
     expect(parseIpsetSave(text)).toEqual(["2001:db8::1", "10.0.0.1", "10.0.0.0/24"]);
   });
 });
@@ -100,15 +112,31 @@ describe("IpsetBackend.add", () => {
     const fake = ipsetFake(sets);
     const backend = new IpsetBackend({ runner: fake, useSudo: false });
     const out = await backend.add(target("allow4", ""), [{ ip: "192.0.2.1", expiresAt: NOW + 5_000 }], NOW);
-    expect(out).toEqual([{ ip: "192.0.2.1", ok: false, error: "ipset set allow4 does not exist on this agent; create it with: ipset create allow4 hash:ip family inet timeout 0" }]);
+    expect(out).toEqual([
+      {
+        ip: "192.0.2.1",
+        ok: false,
+        error:
+          "ipset set allow4 does not exist on this agent; create it with: ipset create allow4 hash:ip family inet timeout 0",
+      },
+    ]);
     sets.allow4 = { family: "inet", timeout: true };
-    expect((await backend.add(target("allow4", ""), [{ ip: "192.0.2.1", expiresAt: NOW + 5_000 }], NOW))[0]?.ok).toBe(true);
+    expect((await backend.add(target("allow4", ""), [{ ip: "192.0.2.1", expiresAt: NOW + 5_000 }], NOW))[0]?.ok).toBe(
+      true,
+    );
   });
 
   it("refuses addresses of the wrong family for the set", async () => {
     const fake = ipsetFake({ both: { family: "inet", timeout: true } });
     const backend = new IpsetBackend({ runner: fake, useSudo: false });
-    const out = await backend.add(target("both", "both"), [{ ip: "192.0.2.1", expiresAt: NOW + 5_000 }, { ip: "2001:db8::1", expiresAt: NOW + 5_000 }], NOW);
+    const out = await backend.add(
+      target("both", "both"),
+      [
+        { ip: "192.0.2.1", expiresAt: NOW + 5_000 },
+        { ip: "2001:db8::1", expiresAt: NOW + 5_000 },
+      ],
+      NOW,
+    );
     expect(out.map((o) => o.ok)).toEqual([true, false]);
     expect(out[1]?.error).toMatch(/family inet; it cannot hold IPv6/);
   });
@@ -118,10 +146,16 @@ describe("IpsetBackend.add", () => {
     const fake = ipsetFake({ allow4: { family: "inet", timeout: true } }, (input) => {
       const lines = input.trimEnd().split("\n");
       const bad = lines.findIndex((l) => l.includes(" 192.0.2.2 "));
-      return bad >= 0 ? { exitCode: 1, stderr: `ipset v7.17: Error in line ${bad + 1}: Kernel error received: Invalid argument\n` } : {};
+      return bad >= 0
+        ? { exitCode: 1, stderr: `ipset v7.17: Error in line ${bad + 1}: Kernel error received: Invalid argument\n` }
+        : {};
     });
     const backend = new IpsetBackend({ runner: fake, useSudo: false });
-    const out = await backend.add(target(), ["192.0.2.1", "192.0.2.2", "192.0.2.3"].map((ip) => ({ ip, expiresAt: NOW + 5_000 })), NOW);
+    const out = await backend.add(
+      target(),
+      ["192.0.2.1", "192.0.2.2", "192.0.2.3"].map((ip) => ({ ip, expiresAt: NOW + 5_000 })),
+      NOW,
+    );
     expect(out.map((o) => o.ok)).toEqual([true, false, true]);
     expect(out[1]?.error).toBe("ipset refused 192.0.2.2 for set allow4: Kernel error received: Invalid argument");
     // The retry re-sends every other line (lines before the failure may not have been committed).
@@ -132,14 +166,23 @@ describe("IpsetBackend.add", () => {
   });
 
   it("marks every line of a set that vanished since its header was cached", async () => {
-    const sets: Record<string, { family: "inet" | "inet6"; timeout: boolean }> = { allow4: { family: "inet", timeout: true }, allow6: { family: "inet6", timeout: true } };
+    const sets: Record<string, { family: "inet" | "inet6"; timeout: boolean }> = {
+      allow4: { family: "inet", timeout: true },
+      allow6: { family: "inet6", timeout: true },
+    };
     const fake = ipsetFake(sets, (input) => {
       const lines = input.trimEnd().split("\n");
       const bad = lines.findIndex((l) => l.startsWith("add allow4 "));
-      return bad >= 0 ? { exitCode: 1, stderr: `ipset v7.17: Error in line ${bad + 1}: The set with the given name does not exist\n` } : {};
+      return bad >= 0
+        ? { exitCode: 1, stderr: `ipset v7.17: Error in line ${bad + 1}: The set with the given name does not exist\n` }
+        : {};
     });
     const backend = new IpsetBackend({ runner: fake, useSudo: false });
-    const out = await backend.add(target(), ["192.0.2.1", "2001:db8::1", "192.0.2.3"].map((ip) => ({ ip, expiresAt: NOW + 5_000 })), NOW);
+    const out = await backend.add(
+      target(),
+      ["192.0.2.1", "2001:db8::1", "192.0.2.3"].map((ip) => ({ ip, expiresAt: NOW + 5_000 })),
+      NOW,
+    );
     expect(out.map((o) => o.ok)).toEqual([false, true, false]);
     expect(out[0]?.error).toBe(missingSetMessage("allow4", "inet"));
     expect(fake.callsMatching("ipset restore -exist")).toHaveLength(2);
@@ -147,7 +190,12 @@ describe("IpsetBackend.add", () => {
 
   it("retries without timeouts when the set turns out to have no timeout support", async () => {
     const fake = ipsetFake({ allow4: { family: "inet", timeout: true } }, (input) =>
-      input.includes("timeout") ? { exitCode: 1, stderr: "ipset v7.17: Error in line 1: Timeout cannot be used: set was created without timeout support\n" } : {},
+      input.includes("timeout")
+        ? {
+            exitCode: 1,
+            stderr: "ipset v7.17: Error in line 1: Timeout cannot be used: set was created without timeout support\n",
+          }
+        : {},
     );
     const backend = new IpsetBackend({ runner: fake, useSudo: false });
     const out = await backend.add(target(), [{ ip: "192.0.2.1", expiresAt: NOW + 5_000 }], NOW);
@@ -156,10 +204,19 @@ describe("IpsetBackend.add", () => {
   });
 
   it("gives a failure of the whole command (no line named) to every entry after one probe", async () => {
-    const fake = ipsetFake({ allow4: { family: "inet", timeout: true } }, () => ({ exitCode: 1, stderr: "ipset v7.17: Kernel error received: Operation not permitted\n" }));
+    const fake = ipsetFake({ allow4: { family: "inet", timeout: true } }, () => ({
+      exitCode: 1,
+      stderr: "ipset v7.17: Kernel error received: Operation not permitted\n",
+    }));
     const backend = new IpsetBackend({ runner: fake, useSudo: false });
-    const out = await backend.add(target(), ["192.0.2.1", "192.0.2.2", "192.0.2.3"].map((ip) => ({ ip, expiresAt: NOW + 5_000 })), NOW);
-    expect(out.every((o) => !o.ok && o.error === "ipset restore failed: Kernel error received: Operation not permitted")).toBe(true);
+    const out = await backend.add(
+      target(),
+      ["192.0.2.1", "192.0.2.2", "192.0.2.3"].map((ip) => ({ ip, expiresAt: NOW + 5_000 })),
+      NOW,
+    );
+    expect(
+      out.every((o) => !o.ok && o.error === "ipset restore failed: Kernel error received: Operation not permitted"),
+    ).toBe(true);
     expect(fake.callsMatching("ipset restore -exist")).toHaveLength(2);
   });
 
@@ -170,7 +227,11 @@ describe("IpsetBackend.add", () => {
       return lines[0]?.includes("192.0.2.2") ? { exitCode: 1, stderr: "ipset v7.17: Something odd\n" } : {};
     });
     const backend = new IpsetBackend({ runner: fake, useSudo: false });
-    const out = await backend.add(target(), ["192.0.2.1", "192.0.2.2", "192.0.2.3"].map((ip) => ({ ip, expiresAt: NOW + 5_000 })), NOW);
+    const out = await backend.add(
+      target(),
+      ["192.0.2.1", "192.0.2.2", "192.0.2.3"].map((ip) => ({ ip, expiresAt: NOW + 5_000 })),
+      NOW,
+    );
     expect(out.map((o) => o.ok)).toEqual([true, false, true]);
     expect(out[1]?.error).toBe("ipset refused 192.0.2.2 for set allow4: Something odd");
     expect(fake.callsMatching("ipset restore -exist")).toHaveLength(4);
@@ -181,12 +242,17 @@ describe("IpsetBackend.add", () => {
       .on("sudo -n ipset list -t allow4", { stdout: header("allow4", "inet", true) })
       .on("sudo -n ipset restore -exist", {});
     const backend = new IpsetBackend({ runner: fake, useSudo: true });
-    expect(await backend.add(target("allow4", ""), [{ ip: "192.0.2.1", expiresAt: NOW + 5_000 }], NOW)).toEqual([{ ip: "192.0.2.1", ok: true }]);
+    expect(await backend.add(target("allow4", ""), [{ ip: "192.0.2.1", expiresAt: NOW + 5_000 }], NOW)).toEqual([
+      { ip: "192.0.2.1", ok: true },
+    ]);
     expect(fake.calls.map((c) => c.command)).toEqual(["sudo", "sudo"]);
   });
 
   it("throws when ipset cannot be run at all", async () => {
-    const fake = new FakeRunner().on(() => true, () => missingCommand("ipset"));
+    const fake = new FakeRunner().on(
+      () => true,
+      () => missingCommand("ipset"),
+    );
     const backend = new IpsetBackend({ runner: fake, useSudo: false });
     await expect(backend.add(target(), [{ ip: "192.0.2.1", expiresAt: NOW + 5_000 }], NOW)).rejects.toThrow(/ENOENT/);
   });
@@ -203,7 +269,10 @@ describe("IpsetBackend.remove", () => {
   });
 
   it("reports a missing set clearly", async () => {
-    const fake = ipsetFake({}, () => ({ exitCode: 1, stderr: "ipset v7.17: Error in line 1: The set with the given name does not exist\n" }));
+    const fake = ipsetFake({}, () => ({
+      exitCode: 1,
+      stderr: "ipset v7.17: Error in line 1: The set with the given name does not exist\n",
+    }));
     const backend = new IpsetBackend({ runner: fake, useSudo: false });
     const out = await backend.remove(target("gone4", ""), ["192.0.2.1"]);
     expect(out).toEqual([{ ip: "192.0.2.1", ok: false, error: missingSetMessage("gone4", "inet") }]);
@@ -213,14 +282,22 @@ describe("IpsetBackend.remove", () => {
 describe("IpsetBackend.list", () => {
   it("lists both sets, normalised", async () => {
     const fake = new FakeRunner()
-      .on("ipset list allow4 -output save", { stdout: "create allow4 hash:ip family inet timeout 0\nadd allow4 192.0.2.1 timeout 30\nadd allow4 192.0.2.2 timeout 9\n" })
-      .on("ipset list allow6 -output save", { stdout: "create allow6 hash:ip family inet6 timeout 0\nadd allow6 2001:db8:0:0::1 timeout 30\n" });
+      .on("ipset list allow4 -output save", {
+        stdout:
+          "create allow4 hash:ip family inet timeout 0\nadd allow4 192.0.2.1 timeout 30\nadd allow4 192.0.2.2 timeout 9\n",
+      })
+      .on("ipset list allow6 -output save", {
+        stdout: "create allow6 hash:ip family inet6 timeout 0\nadd allow6 2001:db8:0:0::1 timeout 30\n",
+      });
     const backend = new IpsetBackend({ runner: fake, useSudo: false });
     expect(await backend.list(target())).toEqual(["192.0.2.1", "192.0.2.2", "2001:db8::1"]);
   });
 
   it("throws the clear message for a missing set", async () => {
-    const fake = new FakeRunner().on(/^ipset list/, { exitCode: 1, stderr: "ipset v7.17: The set with the given name does not exist\n" });
+    const fake = new FakeRunner().on(/^ipset list/, {
+      exitCode: 1,
+      stderr: "ipset v7.17: The set with the given name does not exist\n",
+    });
     const backend = new IpsetBackend({ runner: fake, useSudo: false });
     await expect(backend.list(target("", "gone6"))).rejects.toThrow(missingSetMessage("gone6", "inet6"));
   });

@@ -119,7 +119,10 @@ export class IpsetBackend implements Backend {
     const outcomes: (EntryOutcome | undefined)[] = entries.map(() => undefined);
     // Group by (family, set): a set normally holds one family, but a misconfigured ACL may name the
     // same set for both; each group is checked against the set's header on its own.
-    const groups = new Map<string, { set: string; family: AddressFamily; ips: Map<string, { expiresAt: number; indices: number[] }> }>();
+    const groups = new Map<
+      string,
+      { set: string; family: AddressFamily; ips: Map<string, { expiresAt: number; indices: number[] }> }
+    >();
     entries.forEach((entry, i) => {
       const n = normaliseIp(entry.ip);
       if (!n) {
@@ -163,14 +166,26 @@ export class IpsetBackend implements Backend {
         error = `ipset set ${set} has family ${info.family}; it cannot hold ${family === "inet" ? "IPv4" : "IPv6"} addresses`;
       }
       if (error !== undefined || "error" in info) {
-        for (const { indices } of ips.values()) for (const i of indices) outcomes[i] = fail(entries[i]?.ip, error ?? "unknown set");
+        for (const { indices } of ips.values())
+          for (const i of indices) outcomes[i] = fail(entries[i]?.ip, error ?? "unknown set");
         continue;
       }
       for (const [ip, { expiresAt, indices }] of ips) {
-        lines.push({ set, family, ip, op: "add", timeout: info.timeout ? ipsetTimeoutSeconds(expiresAt, now) : undefined, indices });
+        lines.push({
+          set,
+          family,
+          ip,
+          op: "add",
+          timeout: info.timeout ? ipsetTimeoutSeconds(expiresAt, now) : undefined,
+          indices,
+        });
       }
     }
-    await this.#applyLines(lines, entries.map((e) => e.ip), outcomes);
+    await this.#applyLines(
+      lines,
+      entries.map((e) => e.ip),
+      outcomes,
+    );
     return outcomes.map((o, i) => o ?? fail(entries[i]?.ip, "internal error: no outcome"));
   }
 
@@ -210,7 +225,10 @@ export class IpsetBackend implements Backend {
   async list(target: Target): Promise<string[]> {
     const sets = setNames(target);
     const out: string[] = [];
-    for (const [set, family] of [[sets.v4, "inet"], [sets.v6, "inet6"]] as const) {
+    for (const [set, family] of [
+      [sets.v4, "inet"],
+      [sets.v6, "inet6"],
+    ] as const) {
       if (!set) continue;
       if (!isValidSetName(set)) throw new Error(invalidSetNameMessage(set));
       const r = await this.#ipset(["list", set, "-output", "save"]);
@@ -245,12 +263,17 @@ export class IpsetBackend implements Backend {
    * Applies the batch through one `ipset restore -exist` and, when it fails, narrows the failure down
    * so that each line gets its own result. Fills `outcomes` for every index of every line.
    */
-  async #applyLines(lines: readonly BatchLine[], ips: readonly string[], outcomes: (EntryOutcome | undefined)[]): Promise<void> {
+  async #applyLines(
+    lines: readonly BatchLine[],
+    ips: readonly string[],
+    outcomes: (EntryOutcome | undefined)[],
+  ): Promise<void> {
     if (lines.length === 0) return;
     const results = await this.#restoreAll(lines);
     lines.forEach((line, k) => {
       const r = results[k] ?? { ok: false, error: "internal error: line not applied" };
-      for (const i of line.indices) outcomes[i] = r.ok ? { ip: ips[i] ?? line.ip, ok: true } : fail(ips[i] ?? line.ip, r.error);
+      for (const i of line.indices)
+        outcomes[i] = r.ok ? { ip: ips[i] ?? line.ip, ok: true } : fail(ips[i] ?? line.ip, r.error);
     });
   }
 
@@ -292,10 +315,25 @@ export class IpsetBackend implements Backend {
         const members = await this.#members(bad.set);
         const after = new Set(pending.slice((failure.line ?? 1) - 1));
         const pick = (k: number): boolean =>
-          k === failedAt || (members !== null && after.has(k) && lines[k]?.set === bad.set && lines[k]?.op === "add" && !members.has(lines[k].ip));
-        pending = settle(pending, pick, results, (k) => `ipset refused ${lines[k]?.ip} for set ${bad.set}: ${failure.message}`);
+          k === failedAt ||
+          (members !== null &&
+            after.has(k) &&
+            lines[k]?.set === bad.set &&
+            lines[k]?.op === "add" &&
+            !members.has(lines[k].ip));
+        pending = settle(
+          pending,
+          pick,
+          results,
+          (k) => `ipset refused ${lines[k]?.ip} for set ${bad.set}: ${failure.message}`,
+        );
       } else {
-        pending = settle(pending, (k) => k === failedAt, results, `ipset refused ${bad.ip} for set ${bad.set}: ${failure.message}`);
+        pending = settle(
+          pending,
+          (k) => k === failedAt,
+          results,
+          `ipset refused ${bad.ip} for set ${bad.set}: ${failure.message}`,
+        );
       }
     }
     for (const k of pending) results[k] ??= { ok: false, error: "ipset restore did not settle this entry" };
@@ -307,7 +345,12 @@ export class IpsetBackend implements Backend {
    * failure is taken as one of the whole command (sudo refused, kernel error) and given to every line.
    * Returns the lines still pending (none, unless a probe named a line: then the batch is retried).
    */
-  async #oneByOne(lines: readonly BatchLine[], pending: number[], results: (LineResult | undefined)[], batchMessage: string): Promise<number[]> {
+  async #oneByOne(
+    lines: readonly BatchLine[],
+    pending: number[],
+    results: (LineResult | undefined)[],
+    batchMessage: string,
+  ): Promise<number[]> {
     const rest = [...pending];
     let first = true;
     while (rest.length > 0) {
@@ -320,10 +363,16 @@ export class IpsetBackend implements Backend {
       } else {
         const failure = parseRestoreError(r);
         if (first && failure.line === null) {
-          for (const j of rest) results[j] = { ok: false, error: `ipset restore failed: ${failure.message || batchMessage}` };
+          for (const j of rest)
+            results[j] = { ok: false, error: `ipset restore failed: ${failure.message || batchMessage}` };
           return [];
         }
-        results[k] = { ok: false, error: NO_SUCH_SET.test(failure.message) ? missingSetMessage(line.set, line.family) : `ipset refused ${line.ip} for set ${line.set}: ${failure.message}` };
+        results[k] = {
+          ok: false,
+          error: NO_SUCH_SET.test(failure.message)
+            ? missingSetMessage(line.set, line.family)
+            : `ipset refused ${line.ip} for set ${line.set}: ${failure.message}`,
+        };
         rest.shift();
         if (failure.line !== null) return rest; // the single line was named: the batch works again, retry it
       }
@@ -365,7 +414,9 @@ function invalidSetNameMessage(set: string): string {
 /** Formats one restore line: `add SET IP [timeout N]` or `del SET IP`. */
 function formatLine(line: BatchLine): string {
   if (line.op === "del") return `del ${line.set} ${line.ip}`;
-  return line.timeout !== undefined ? `add ${line.set} ${line.ip} timeout ${line.timeout}` : `add ${line.set} ${line.ip}`;
+  return line.timeout !== undefined
+    ? `add ${line.set} ${line.ip} timeout ${line.timeout}`
+    : `add ${line.set} ${line.ip}`;
 }
 
 /** Extracts `Error in line N: message` from a failed restore; `line` is 1-based or null when not named. */
@@ -376,7 +427,12 @@ function parseRestoreError(r: CommandResult): { line: number | null; message: st
   return { line: null, message: oneLine(text.replace(/^ipset v[\d.]+:\s*/, "")) || `exit code ${r.exitCode}` };
 }
 
-function settle(pending: number[], pick: (k: number) => boolean, results: (LineResult | undefined)[], error: string | ((k: number) => string)): number[] {
+function settle(
+  pending: number[],
+  pick: (k: number) => boolean,
+  results: (LineResult | undefined)[],
+  error: string | ((k: number) => string),
+): number[] {
   const rest: number[] = [];
   for (const k of pending) {
     if (pick(k)) results[k] = { ok: false, error: typeof error === "string" ? error : error(k) };
@@ -401,5 +457,10 @@ function fail(ip: string | undefined, error: string): EntryOutcome {
 }
 
 function oneLine(text: string): string {
-  return text.trim().split("\n").map((l) => l.trim()).filter(Boolean).join("; ");
+  return text
+    .trim()
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join("; ");
 }

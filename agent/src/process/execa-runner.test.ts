@@ -6,18 +6,27 @@ const node = process.execPath;
 
 describe("ExecaRunner", () => {
   it("passes arguments verbatim (no shell), writes input to stdin and returns exit code and output", async () => {
-    const script = "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{process.stdout.write(process.argv[1]+'|'+s);process.stderr.write('e');process.exit(3)})";
+    const script =
+      "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{process.stdout.write(process.argv[1]+'|'+s);process.stderr.write('e');process.exit(3)})";
     const r = await runner.run(node, ["-e", script, "$(echo hi); `x` *"], { input: "line\n" });
     expect(r).toEqual({ exitCode: 3, stdout: "$(echo hi); `x` *|line\n", stderr: "e" });
   });
 
   it("adds env to the inherited environment", async () => {
-    const r = await runner.run(node, ["-e", "process.stdout.write(process.env.KNOC_X + ':' + (process.env.PATH ? 'path' : 'nopath'))"], { env: { KNOC_X: "1" } });
+    const r = await runner.run(
+      node,
+      ["-e", "process.stdout.write(process.env.KNOC_X + ':' + (process.env.PATH ? 'path' : 'nopath'))"],
+      { env: { KNOC_X: "1" } },
+    );
     expect(r.stdout).toBe("1:path");
   });
 
   it("does not leave a command waiting on stdin when there is no input", async () => {
-    const r = await runner.run(node, ["-e", "process.stdin.resume();process.stdin.on('end',()=>process.stdout.write('eof'))"], { timeoutMs: 5_000 });
+    const r = await runner.run(
+      node,
+      ["-e", "process.stdin.resume();process.stdin.on('end',()=>process.stdout.write('eof'))"],
+      { timeoutMs: 5_000 },
+    );
     expect(r).toMatchObject({ exitCode: 0, stdout: "eof" });
   });
 

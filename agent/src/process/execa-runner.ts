@@ -76,18 +76,34 @@ export class ExecaRunner implements CommandRunner {
     const stderr = typeof result.stderr === "string" ? result.stderr : "";
     if (typeof result.exitCode === "number") return { exitCode: result.exitCode, stdout, stderr };
     if (result.timedOut) {
-      return { exitCode: EXIT_TIMED_OUT, stdout, stderr: appendLine(stderr, `${command}: timed out after ${timeout} ms`) };
+      return {
+        exitCode: EXIT_TIMED_OUT,
+        stdout,
+        stderr: appendLine(stderr, `${command}: timed out after ${timeout} ms`),
+      };
     }
     if (result.isCanceled) {
       return { exitCode: EXIT_CANCELLED, stdout, stderr: appendLine(stderr, `${command}: cancelled`) };
     }
     if (result.signal) {
-      return { exitCode: 128 + signalNumber(result.signal), stdout, stderr: appendLine(stderr, `${command}: killed by ${result.signal}`) };
+      return {
+        exitCode: 128 + signalNumber(result.signal),
+        stdout,
+        stderr: appendLine(stderr, `${command}: killed by ${result.signal}`),
+      };
     }
     // No exit code, no signal, not timed out: the process never started.
     const cause = result.cause;
-    const code = typeof (cause as { code?: unknown } | undefined)?.code === "string" ? (cause as { code: string }).code : undefined;
-    throw new CommandStartError(command, code, `cannot run ${command}: ${code ?? (cause instanceof Error ? cause.message : "failed to start")}`, cause);
+    const code =
+      typeof (cause as { code?: unknown } | undefined)?.code === "string"
+        ? (cause as { code: string }).code
+        : undefined;
+    throw new CommandStartError(
+      command,
+      code,
+      `cannot run ${command}: ${code ?? (cause instanceof Error ? cause.message : "failed to start")}`,
+      cause,
+    );
   }
 }
 
@@ -96,7 +112,16 @@ function appendLine(text: string, line: string): string {
   return text.endsWith("\n") ? `${text}${line}\n` : `${text}\n${line}\n`;
 }
 
-const SIGNALS: Readonly<Record<string, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGTERM: 15 };
+const SIGNALS: Readonly<Record<string, number>> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGQUIT: 3,
+  SIGABRT: 6,
+  SIGKILL: 9,
+  SIGSEGV: 11,
+  SIGPIPE: 13,
+  SIGTERM: 15,
+};
 
 function signalNumber(signal: string): number {
   return SIGNALS[signal] ?? 0;

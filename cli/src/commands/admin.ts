@@ -24,7 +24,11 @@ export function registerAdmin(program: Command): void {
       if (!check.success) throw new Error(`password: ${check.error.issues[0]?.message ?? "invalid"}`);
       const database = openMigrated(g);
       try {
-        const id = await new AdminSessionService(database.db, systemClock).createLocalAdmin({ userName: opts.username, name: opts.name, password });
+        const id = await new AdminSessionService(database.db, systemClock).createLocalAdmin({
+          userName: opts.username,
+          name: opts.name,
+          password,
+        });
         say(`admin ${opts.username} created`);
         output(g, { ID: id, UserName: opts.username, Name: opts.name }, id);
       } finally {

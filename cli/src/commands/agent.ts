@@ -27,8 +27,15 @@ export function registerAgent(program: Command): void {
       try {
         const noHub = { isConnected: () => false, disconnect: () => undefined };
         const url = serverUrl(opts.serverUrl, getSetting(database.db, "PublicURL"));
-        const created = new AgentService(database.db, systemClock, noHub).create(name, url, { adminName: "cli", ip: "" });
-        output(g, created, `Agent ${created.Name} created.\nToken: ${created.Token}\nInstall on the protected host:\n  ${created.InstallCommand}`);
+        const created = new AgentService(database.db, systemClock, noHub).create(name, url, {
+          adminName: "cli",
+          ip: "",
+        });
+        output(
+          g,
+          created,
+          `Agent ${created.Name} created.\nToken: ${created.Token}\nInstall on the protected host:\n  ${created.InstallCommand}`,
+        );
       } finally {
         database.close();
       }

@@ -16,7 +16,17 @@ import type { RunningServer } from "@postern/server";
 import { auditLog } from "../../../server/src/db/schema.ts";
 import { seedLoop } from "../../../server/src/testing/harness.ts";
 import type { Harness } from "../../../server/src/testing/harness.ts";
-import { FatalClientError, MAX_ATTEMPTS, RetryableError, backoffMs, parseInterval, parseServerUrl, runClient, statusLine, withRetry } from "./client.ts";
+import {
+  FatalClientError,
+  MAX_ATTEMPTS,
+  RetryableError,
+  backoffMs,
+  parseInterval,
+  parseServerUrl,
+  runClient,
+  statusLine,
+  withRetry,
+} from "./client.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 /** Each CLI start takes about a second here (type stripping); the long runs add a few intervals. */
@@ -38,8 +48,17 @@ const keys = new Map<string, { id: string; key: string }>();
 const children: ChildProcess[] = [];
 
 async function apiKeyUser(userName: string): Promise<{ id: string; key: string }> {
-  const input = UserWriteSchema.parse({ Name: userName.toUpperCase(), UserName: userName, AuthType: "apikey", AclIds: [aclId] });
-  const created = await server.services.apiKeyUsers.createUser(input, { Name: `${userName} key`, ExpiredAfter: null }, actor);
+  const input = UserWriteSchema.parse({
+    Name: userName.toUpperCase(),
+    UserName: userName,
+    AuthType: "apikey",
+    AclIds: [aclId],
+  });
+  const created = await server.services.apiKeyUsers.createUser(
+    input,
+    { Name: `${userName} key`, ExpiredAfter: null },
+    actor,
+  );
   const entry = { id: created.ID, key: created.ApiKey.PlaintextKey! };
   keys.set(userName, entry);
   return entry;
@@ -57,7 +76,10 @@ interface Run {
 
 /** Starts the real CLI entry as a child process with `input` on stdin. */
 function client(args: string[], input: string): Run {
-  const child = spawn(process.execPath, [MAIN, "client", ...args], { env: { ...process.env, POSTERN_DATA_DIR: join(dir, "unused") }, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [MAIN, "client", ...args], {
+    env: { ...process.env, POSTERN_DATA_DIR: join(dir, "unused") },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   children.push(child);
   let out = "";
   let err = "";
@@ -76,11 +98,22 @@ async function until(what: string, f: () => boolean, ms = 30_000): Promise<void>
     await new Promise((r) => setTimeout(r, 50));
   }
 }
-const statusLines = (r: Run) => r.stderr().split("\n").filter((l) => l.startsWith("status "));
+const statusLines = (r: Run) =>
+  r
+    .stderr()
+    .split("\n")
+    .filter((l) => l.startsWith("status "));
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "postern-client-"));
-  server = await startServer({ dataDir: join(dir, "data"), listen: "127.0.0.1:0", migrate: true, logLevel: "silent", webDir: join(dir, "no-web"), clock });
+  server = await startServer({
+    dataDir: join(dir, "data"),
+    listen: "127.0.0.1:0",
+    migrate: true,
+    logLevel: "silent",
+    webDir: join(dir, "no-web"),
+    clock,
+  });
   // An agent, a backend and an ACL that grants at sign-in (the agent is not connected: AgentOffline).
   aclId = (await seedLoop({ services: server.services } as unknown as Harness, { clickToGrant: false })).aclId;
   await apiKeyUser("robot");
@@ -104,7 +137,12 @@ describe("postern client against a real server", () => {
       const run = client(["--server", `${server.url}/`, "--key-stdin", "--once"], `${robot.key}\n`);
       expect(await run.exited).toBe(0);
       const status: SessionStatus = SessionStatusSchema.parse(JSON.parse(run.stdout()));
-      expect(status).toMatchObject({ Name: "ROBOT", CurrentAddress: "127.0.0.1", AuthType: "apikey", ACLs: [{ ACLID: aclId, Status: 3 }] });
+      expect(status).toMatchObject({
+        Name: "ROBOT",
+        CurrentAddress: "127.0.0.1",
+        AuthType: "apikey",
+        ACLs: [{ ACLID: aclId, Status: 3 }],
+      });
       expect(run.stderr()).toMatch(/^signed in as ROBOT: session [0-9a-f-]{36} ends /);
       const sessions = liveSessions(robot.id);
       expect(sessions).toHaveLength(1);
@@ -120,7 +158,9 @@ describe("postern client against a real server", () => {
       const runner = keys.get("runner")!;
       const run = client(["--server", server.url, "--key-stdin", "--interval", "1"], runner.key);
       await until("two status lines", () => statusLines(run).length >= 2);
-      expect(statusLines(run)[0]).toMatch(/^status \S+Z: RUNNER at 127\.0\.0\.1, session ends \S+Z; Intranet: AgentOffline$/);
+      expect(statusLines(run)[0]).toMatch(
+        /^status \S+Z: RUNNER at 127\.0\.0\.1, session ends \S+Z; Intranet: AgentOffline$/,
+      );
       expect(liveSessions(runner.id)).toHaveLength(1);
       run.child.kill("SIGTERM");
       expect(await run.exited).toBe(0);
@@ -195,7 +235,10 @@ describe("postern client against a real server", () => {
       expect(run.stderr()).toContain("postern: sign-in refused (401 Unauthorised)");
       expect(run.stderr()).not.toContain("retrying");
       expect(audits("apiKeyAccessDenied")).toHaveLength(denied + 1);
-      const other = client(["--server", server.url, "--key-stdin", "--once", "--user", "robot"], keys.get("runner")!.key);
+      const other = client(
+        ["--server", server.url, "--key-stdin", "--once", "--user", "robot"],
+        keys.get("runner")!.key,
+      );
       expect(await other.exited).toBe(1);
       expect(other.stderr()).toContain("postern: sign-in refused (403 Unauthorised)");
       const bad = [
@@ -225,27 +268,68 @@ describe("client pieces", () => {
       AuthType: "apikey",
       AutoBrowseToURI: "",
       ACLs: [
-        { ID: "11111111-1111-4111-8111-111111111111", ACLID: "11111111-1111-4111-8111-111111111112", ParentID: "00000000-0000-0000-0000-000000000000", Description: "Intranet", URL: "", Icon: "", Category: "Default", Status: 0, Error: "", ExpiredAfter: "", ClickToGrant: false, CGNATOpen: false, HideFromUsers: false, DisableForUser: false, GrantTypeFixedIps: false, AutoBrowseUsers: false, Config: { UriToken: "" } },
-        { ID: "11111111-1111-4111-8111-111111111113", ACLID: "11111111-1111-4111-8111-111111111114", ParentID: "00000000-0000-0000-0000-000000000000", Description: "Wiki", URL: "", Icon: "", Category: "Default", Status: 1, Error: "agent refused", ExpiredAfter: "", ClickToGrant: true, CGNATOpen: false, HideFromUsers: false, DisableForUser: false, GrantTypeFixedIps: false, AutoBrowseUsers: false, Config: { UriToken: "" } },
+        {
+          ID: "11111111-1111-4111-8111-111111111111",
+          ACLID: "11111111-1111-4111-8111-111111111112",
+          ParentID: "00000000-0000-0000-0000-000000000000",
+          Description: "Intranet",
+          URL: "",
+          Icon: "",
+          Category: "Default",
+          Status: 0,
+          Error: "",
+          ExpiredAfter: "",
+          ClickToGrant: false,
+          CGNATOpen: false,
+          HideFromUsers: false,
+          DisableForUser: false,
+          GrantTypeFixedIps: false,
+          AutoBrowseUsers: false,
+          Config: { UriToken: "" },
+        },
+        {
+          ID: "11111111-1111-4111-8111-111111111113",
+          ACLID: "11111111-1111-4111-8111-111111111114",
+          ParentID: "00000000-0000-0000-0000-000000000000",
+          Description: "Wiki",
+          URL: "",
+          Icon: "",
+          Category: "Default",
+          Status: 1,
+          Error: "agent refused",
+          ExpiredAfter: "",
+          ClickToGrant: true,
+          CGNATOpen: false,
+          HideFromUsers: false,
+          DisableForUser: false,
+          GrantTypeFixedIps: false,
+          AutoBrowseUsers: false,
+          Config: { UriToken: "" },
+        },
       ],
     });
     expect(statusLine(status, new Date("2030-01-01T00:00:00.000Z"))).toBe(
       "status 2030-01-01T00:00:00.000Z: Robot (not licensed) at 198.51.100.20, session ends 2030-01-01T08:00:00.000Z; Intranet: Granted, Wiki: GrantError (agent refused)",
     );
-    expect(statusLine({ ...status, UserLicensed: true, ACLs: [] }, new Date(0))).toBe("status 1970-01-01T00:00:00.000Z: Robot at 198.51.100.20, session ends 2030-01-01T08:00:00.000Z; no ACLs");
+    expect(statusLine({ ...status, UserLicensed: true, ACLs: [] }, new Date(0))).toBe(
+      "status 1970-01-01T00:00:00.000Z: Robot at 198.51.100.20, session ends 2030-01-01T08:00:00.000Z; no ACLs",
+    );
   });
 
   it("checks --server and --interval", () => {
     expect(parseServerUrl(" https://postern.example.com/ ")).toBe("https://postern.example.com");
     expect(parseServerUrl("http://127.0.0.1:8080/base//")).toBe("http://127.0.0.1:8080/base");
-    for (const bad of ["postern.example.com", "ftp://x", "https://u:p@x", "https://x/?a=1", "https://x/#f"]) expect(() => parseServerUrl(bad), bad).toThrow(/--server/);
+    for (const bad of ["postern.example.com", "ftp://x", "https://u:p@x", "https://x/?a=1", "https://x/#f"])
+      expect(() => parseServerUrl(bad), bad).toThrow(/--server/);
     expect(parseInterval("30")).toBe(30);
     expect(parseInterval("3600")).toBe(3600);
     for (const bad of ["0", "3601", "1.5", "-1", "x", ""]) expect(() => parseInterval(bad), bad).toThrow(/--interval/);
   });
 
   it("backs off 1 s doubling to 30 s with ±20 % jitter", () => {
-    expect([1, 2, 3, 4, 5, 6, 10].map((a) => backoffMs(a, () => 0.5))).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+    expect([1, 2, 3, 4, 5, 6, 10].map((a) => backoffMs(a, () => 0.5))).toEqual([
+      1000, 2000, 4000, 8000, 16000, 30000, 30000,
+    ]);
     expect(backoffMs(1, () => 0)).toBe(800);
     expect(backoffMs(1, () => 1)).toBe(1200);
   });
@@ -254,16 +338,33 @@ describe("client pieces", () => {
     const lines: string[] = [];
     const o = { signal: new AbortController().signal, err: (l: string) => lines.push(l), backoff: () => 1 };
     let calls = 0;
-    await expect(withRetry(o, "x", () => { calls += 1; return Promise.reject(new RetryableError("busy")); })).rejects.toThrow("busy");
+    await expect(
+      withRetry(o, "x", () => {
+        calls += 1;
+        return Promise.reject(new RetryableError("busy"));
+      }),
+    ).rejects.toThrow("busy");
     expect(calls).toBe(MAX_ATTEMPTS);
     expect(lines).toHaveLength(MAX_ATTEMPTS - 1);
     calls = 0;
-    await expect(withRetry(o, "x", () => { calls += 1; return Promise.reject(new FatalClientError("refused")); })).rejects.toThrow("refused");
+    await expect(
+      withRetry(o, "x", () => {
+        calls += 1;
+        return Promise.reject(new FatalClientError("refused"));
+      }),
+    ).rejects.toThrow("refused");
     expect(calls).toBe(1);
     calls = 0;
-    expect(await withRetry(o, "x", () => { calls += 1; return calls < 3 ? Promise.reject(new RetryableError("busy")) : Promise.resolve("ok"); })).toBe("ok");
+    expect(
+      await withRetry(o, "x", () => {
+        calls += 1;
+        return calls < 3 ? Promise.reject(new RetryableError("busy")) : Promise.resolve("ok");
+      }),
+    ).toBe("ok");
     const stop = new AbortController();
-    const pending = withRetry({ ...o, signal: stop.signal, backoff: () => 60_000 }, "x", () => Promise.reject(new RetryableError("busy")));
+    const pending = withRetry({ ...o, signal: stop.signal, backoff: () => 60_000 }, "x", () =>
+      Promise.reject(new RetryableError("busy")),
+    );
     stop.abort();
     await expect(pending).rejects.toMatchObject({ name: "AbortError" });
   });
@@ -274,13 +375,30 @@ describe("client pieces", () => {
       ID: "11111111-1111-4111-8111-111111111111",
       Token: "t",
       Ends: "2030-01-01T08:00:00.000Z",
-      Status: { Name: "Robot", CurrentAddress: "127.0.0.1", Ends: "2030-01-01T08:00:00.000Z", ValidUntil: null, Licensed: true, UserLicensed: true, NewUserDashboard: false, AuthType: "apikey", AutoBrowseToURI: "", ACLs: [] },
+      Status: {
+        Name: "Robot",
+        CurrentAddress: "127.0.0.1",
+        Ends: "2030-01-01T08:00:00.000Z",
+        ValidUntil: null,
+        Licensed: true,
+        UserLicensed: true,
+        NewUserDashboard: false,
+        AuthType: "apikey",
+        AutoBrowseToURI: "",
+        ACLs: [],
+      },
     };
     const stub: Server = createServer((req, res) => {
       hits += 1;
       expect(req.headers.authorization).toBe("Bearer pst_key");
-      if (hits === 1) res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify({ Err: "Internal server error" }));
-      else if (hits === 2) res.writeHead(429, { "content-type": "application/json", "retry-after": "1" }).end(JSON.stringify({ Err: "Too many requests. Please try again in..." }));
+      if (hits === 1)
+        res
+          .writeHead(503, { "content-type": "application/json" })
+          .end(JSON.stringify({ Err: "Internal server error" }));
+      else if (hits === 2)
+        res
+          .writeHead(429, { "content-type": "application/json", "retry-after": "1" })
+          .end(JSON.stringify({ Err: "Too many requests. Please try again in..." }));
       else res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify(session));
     });
     await new Promise<void>((r) => stub.listen(0, "127.0.0.1", r));
@@ -290,12 +408,24 @@ describe("client pieces", () => {
       const out: string[] = [];
       const err: string[] = [];
       const started = Date.now();
-      await runClient({ server: url, key: "pst_key", once: true, intervalSeconds: 30, keepSession: true, signal: new AbortController().signal, out: (l) => out.push(l), err: (l) => err.push(l), backoff: () => 10 });
+      await runClient({
+        server: url,
+        key: "pst_key",
+        once: true,
+        intervalSeconds: 30,
+        keepSession: true,
+        signal: new AbortController().signal,
+        out: (l) => out.push(l),
+        err: (l) => err.push(l),
+        backoff: () => 10,
+      });
       expect(hits).toBe(3);
       expect(Date.now() - started).toBeGreaterThanOrEqual(1000); // Retry-After: 1
       expect(err.slice(0, 2)).toEqual([
         expect.stringContaining("sign-in refused (503 Internal server error); retrying in 0.0 s (attempt 2 of 5)"),
-        expect.stringContaining("sign-in refused (429 Too many requests. Please try again in...); retrying in 1.0 s (attempt 3 of 5)"),
+        expect.stringContaining(
+          "sign-in refused (429 Too many requests. Please try again in...); retrying in 1.0 s (attempt 3 of 5)",
+        ),
       ]);
       expect(JSON.parse(out.join("\n"))).toEqual(session.Status);
     } finally {
@@ -303,7 +433,19 @@ describe("client pieces", () => {
     }
     // Nothing listens on the port any more: every attempt fails to connect.
     const err: string[] = [];
-    await expect(runClient({ server: `http://127.0.0.1:${port}`, key: "pst_key", once: true, intervalSeconds: 30, keepSession: true, signal: new AbortController().signal, out: () => undefined, err: (l) => err.push(l), backoff: () => 10 })).rejects.toThrow(/cannot reach/);
+    await expect(
+      runClient({
+        server: `http://127.0.0.1:${port}`,
+        key: "pst_key",
+        once: true,
+        intervalSeconds: 30,
+        keepSession: true,
+        signal: new AbortController().signal,
+        out: () => undefined,
+        err: (l) => err.push(l),
+        backoff: () => 10,
+      }),
+    ).rejects.toThrow(/cannot reach/);
     expect(err).toHaveLength(MAX_ATTEMPTS - 1);
   });
 });

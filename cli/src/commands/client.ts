@@ -22,7 +22,14 @@
  */
 import type { Command } from "commander";
 import { setTimeout as sleep } from "node:timers/promises";
-import { API_KEY_USER_SESSIONS_PATH, ApiKeyUserSessionSchema, ErrorBodySchema, GrantStatus, Limits, SessionStatusSchema } from "@postern/shared";
+import {
+  API_KEY_USER_SESSIONS_PATH,
+  ApiKeyUserSessionSchema,
+  ErrorBodySchema,
+  GrantStatus,
+  Limits,
+  SessionStatusSchema,
+} from "@postern/shared";
 import type { ApiKeyUserSession, SessionStatus } from "@postern/shared";
 import { readStdin } from "../context.ts";
 
@@ -84,7 +91,9 @@ const STATUS_NAMES = new Map<number, string>(Object.entries(GrantStatus).map(([n
  * 198.51.100.20, session ends 2030-01-01T08:00:00.000Z; Intranet: Granted`.
  */
 export function statusLine(status: SessionStatus, now: Date = new Date()): string {
-  const acls = status.ACLs.map((a) => `${a.Description}: ${STATUS_NAMES.get(a.Status) ?? `status ${a.Status}`}${a.Error ? ` (${a.Error})` : ""}`);
+  const acls = status.ACLs.map(
+    (a) => `${a.Description}: ${STATUS_NAMES.get(a.Status) ?? `status ${a.Status}`}${a.Error ? ` (${a.Error})` : ""}`,
+  );
   const licence = status.UserLicensed ? "" : " (not licensed)";
   return `status ${now.toISOString()}: ${status.Name}${licence} at ${status.CurrentAddress}, session ends ${status.Ends}; ${acls.length > 0 ? acls.join(", ") : "no ACLs"}`;
 }
@@ -95,15 +104,18 @@ export function statusLine(status: SessionStatus, now: Date = new Date()): strin
  */
 export function parseServerUrl(raw: string): string {
   const url = URL.parse(raw.trim());
-  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) throw new Error(`--server must be an http or https URL, got "${raw}"`);
-  if (url.search || url.hash || url.username || url.password) throw new Error("--server must not carry credentials, a query or a fragment");
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:"))
+    throw new Error(`--server must be an http or https URL, got "${raw}"`);
+  if (url.search || url.hash || url.username || url.password)
+    throw new Error("--server must not carry credentials, a query or a fragment");
   return url.href.replace(/\/+$/, "");
 }
 
 /** Parses --interval: whole seconds, 1 to MAX_INTERVAL_SECONDS. */
 export function parseInterval(raw: string): number {
   const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || n < 1 || n > MAX_INTERVAL_SECONDS) throw new Error(`--interval must be whole seconds from 1 to ${MAX_INTERVAL_SECONDS}, got "${raw}"`);
+  if (!/^\d+$/.test(raw.trim()) || n < 1 || n > MAX_INTERVAL_SECONDS)
+    throw new Error(`--interval must be whole seconds from 1 to ${MAX_INTERVAL_SECONDS}, got "${raw}"`);
   return n;
 }
 
@@ -165,7 +177,12 @@ async function send(
     // not JSON: keep the text
   }
   const retryAfter = Number(res.headers.get("retry-after"));
-  return { status: res.status, body, retryAfterMs: Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter * 1000, BACKOFF_MAX_MS) : undefined };
+  return {
+    status: res.status,
+    body,
+    retryAfterMs:
+      Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter * 1000, BACKOFF_MAX_MS) : undefined,
+  };
 }
 
 /**
@@ -173,7 +190,11 @@ async function send(
  * Retry-After or `o.backoff` (default `backoffMs`) between attempts; a stop (`o.signal`) ends the
  * wait with an AbortError. Other errors are thrown at once.
  */
-export async function withRetry<T>(o: Pick<ClientOptions, "signal" | "err" | "backoff">, what: string, f: () => Promise<T>): Promise<T> {
+export async function withRetry<T>(
+  o: Pick<ClientOptions, "signal" | "err" | "backoff">,
+  what: string,
+  f: () => Promise<T>,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await f();
@@ -181,7 +202,9 @@ export async function withRetry<T>(o: Pick<ClientOptions, "signal" | "err" | "ba
       if (o.signal.aborted) throw o.signal.reason;
       if (!(err instanceof RetryableError) || attempt >= MAX_ATTEMPTS) throw err;
       const wait = err.retryAfterMs ?? (o.backoff ?? backoffMs)(attempt);
-      o.err(`${what}: ${err.message}; retrying in ${(wait / 1000).toFixed(1)} s (attempt ${attempt + 1} of ${MAX_ATTEMPTS})`);
+      o.err(
+        `${what}: ${err.message}; retrying in ${(wait / 1000).toFixed(1)} s (attempt ${attempt + 1} of ${MAX_ATTEMPTS})`,
+      );
       await sleep(wait, undefined, { signal: o.signal });
     }
   }
@@ -189,10 +212,14 @@ export async function withRetry<T>(o: Pick<ClientOptions, "signal" | "err" | "ba
 
 /** POST /api/v1/user_sessions: a new session of the key's user. */
 async function signIn(o: ClientOptions): Promise<ApiKeyUserSession> {
-  const r = await send(o, o.signal, "POST", API_KEY_USER_SESSIONS_PATH, { bearer: o.key, ...(o.userName !== undefined ? { body: { UserName: o.userName } } : {}) });
+  const r = await send(o, o.signal, "POST", API_KEY_USER_SESSIONS_PATH, {
+    bearer: o.key,
+    ...(o.userName !== undefined ? { body: { UserName: o.userName } } : {}),
+  });
   if (r.status !== 201) throw failure("sign-in", r);
   const parsed = ApiKeyUserSessionSchema.safeParse(r.body);
-  if (!parsed.success) throw new FatalClientError(`sign-in: unexpected answer from ${o.server} (is it a Postern server?)`);
+  if (!parsed.success)
+    throw new FatalClientError(`sign-in: unexpected answer from ${o.server} (is it a Postern server?)`);
   return parsed.data;
 }
 
@@ -210,7 +237,11 @@ async function readStatus(o: ClientOptions, token: string): Promise<SessionStatu
 async function signOut(o: ClientOptions, session: ApiKeyUserSession): Promise<void> {
   try {
     const r = await send(o, new AbortController().signal, "POST", "/api/logout", { cookie: session.Token });
-    o.err(r.status === 204 || r.status === 401 ? `signed out: session ${session.ID} ended` : `sign-out refused (${r.status} ${errText(r)})`);
+    o.err(
+      r.status === 204 || r.status === 401
+        ? `signed out: session ${session.ID} ended`
+        : `sign-out refused (${r.status} ${errText(r)})`,
+    );
   } catch (err) {
     o.err(`sign-out failed: ${(err as Error).message}`);
   }
@@ -287,42 +318,46 @@ export async function runClient(o: ClientOptions): Promise<void> {
 export function registerClient(program: Command): void {
   program
     .command("client")
-    .description("keep an API-key user signed in from this machine (POST /api/v1/user_sessions, then GET /api/status every --interval seconds)")
+    .description(
+      "keep an API-key user signed in from this machine (POST /api/v1/user_sessions, then GET /api/status every --interval seconds)",
+    )
     .requiredOption("--server <url>", "the Postern server's URL, e.g. https://postern.example.com")
     .requiredOption("--key-stdin", "read the API key from standard input")
     .option("--user <username>", "the user to act as, when the key signs in several users")
     .option("--once", "sign in, print the status as JSON on stdout and exit (the session stays until it ends)")
     .option("--interval <seconds>", "seconds between status checks (1-3600)", String(DEFAULT_INTERVAL_SECONDS))
     .option("--keep-session", "on SIGINT/SIGTERM leave the session to run out instead of signing out")
-    .action(async (opts: { server: string; user?: string; once?: boolean; interval: string; keepSession?: boolean }) => {
-      const server = parseServerUrl(opts.server);
-      const intervalSeconds = parseInterval(opts.interval);
-      const key = (await readStdin()).trim();
-      if (key === "") throw new Error("no API key on standard input");
-      const stop = new AbortController();
-      const onSignal = (name: string) => () => {
-        process.stderr.write(`${name}: stopping\n`);
-        stop.abort();
-      };
-      const onInt = onSignal("SIGINT");
-      const onTerm = onSignal("SIGTERM");
-      process.once("SIGINT", onInt);
-      process.once("SIGTERM", onTerm);
-      try {
-        await runClient({
-          server,
-          key,
-          ...(opts.user !== undefined ? { userName: opts.user } : {}),
-          once: opts.once === true,
-          intervalSeconds,
-          keepSession: opts.keepSession === true,
-          signal: stop.signal,
-          out: (line) => process.stdout.write(`${line}\n`),
-          err: (line) => process.stderr.write(`${line}\n`),
-        });
-      } finally {
-        process.off("SIGINT", onInt);
-        process.off("SIGTERM", onTerm);
-      }
-    });
+    .action(
+      async (opts: { server: string; user?: string; once?: boolean; interval: string; keepSession?: boolean }) => {
+        const server = parseServerUrl(opts.server);
+        const intervalSeconds = parseInterval(opts.interval);
+        const key = (await readStdin()).trim();
+        if (key === "") throw new Error("no API key on standard input");
+        const stop = new AbortController();
+        const onSignal = (name: string) => () => {
+          process.stderr.write(`${name}: stopping\n`);
+          stop.abort();
+        };
+        const onInt = onSignal("SIGINT");
+        const onTerm = onSignal("SIGTERM");
+        process.once("SIGINT", onInt);
+        process.once("SIGTERM", onTerm);
+        try {
+          await runClient({
+            server,
+            key,
+            ...(opts.user !== undefined ? { userName: opts.user } : {}),
+            once: opts.once === true,
+            intervalSeconds,
+            keepSession: opts.keepSession === true,
+            signal: stop.signal,
+            out: (line) => process.stdout.write(`${line}\n`),
+            err: (line) => process.stderr.write(`${line}\n`),
+          });
+        } finally {
+          process.off("SIGINT", onInt);
+          process.off("SIGTERM", onTerm);
+        }
+      },
+    );
 }

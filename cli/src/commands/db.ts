@@ -20,7 +20,11 @@ export function registerDb(program: Command): void {
       const database = openDatabase(databasePath(dir));
       try {
         const applied = migrateDatabase(database.db);
-        say(applied > 0 ? `applied ${applied} migration(s) to ${databasePath(dir)}` : `database ${databasePath(dir)} is up to date`);
+        say(
+          applied > 0
+            ? `applied ${applied} migration(s) to ${databasePath(dir)}`
+            : `database ${databasePath(dir)} is up to date`,
+        );
         output(g, { Applied: applied, Database: databasePath(dir) }, String(applied));
       } finally {
         database.close();

@@ -16,7 +16,15 @@ import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { IsoTimeSchema } from "@postern/shared";
 import type { LicenseStatus } from "@postern/shared";
-import { GrantEngine, LicensingService, createLogger, generateLicenseSigningKey, parseLicensePrivateKey, signLicense, systemClock } from "@postern/server";
+import {
+  GrantEngine,
+  LicensingService,
+  createLogger,
+  generateLicenseSigningKey,
+  parseLicensePrivateKey,
+  signLicense,
+  systemClock,
+} from "@postern/server";
 import { openMigrated, output, say } from "../context.ts";
 import type { GlobalOptions } from "../context.ts";
 
@@ -38,10 +46,12 @@ export function parseExpires(value: string): string {
   const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
   if (day) {
     const end = new Date(`${v}T23:59:59.000Z`);
-    if (Number.isNaN(end.getTime()) || end.toISOString().slice(0, 10) !== v) throw new Error(`--expires: no such date "${v}"`);
+    if (Number.isNaN(end.getTime()) || end.toISOString().slice(0, 10) !== v)
+      throw new Error(`--expires: no such date "${v}"`);
     return end.toISOString();
   }
-  if (!IsoTimeSchema.safeParse(v).success) throw new Error(`--expires must be YYYY-MM-DD or an ISO 8601 time, got "${v}"`);
+  if (!IsoTimeSchema.safeParse(v).success)
+    throw new Error(`--expires must be YYYY-MM-DD or an ISO 8601 time, got "${v}"`);
   return new Date(v).toISOString();
 }
 
@@ -49,7 +59,8 @@ export function parseExpires(value: string): string {
 function describeStatus(s: LicenseStatus, now: number): string {
   if (s.State === "unlicensed") return `State: unlicensed (no licence installed)\nMachines: ${s.MachineCount}`;
   const days = s.Expires === null ? null : Math.floor((Date.parse(s.Expires) - now) / 86_400_000);
-  const expires = s.Expires === null ? "never" : `${s.Expires} (${days !== null && days >= 0 ? `in ${days} days` : "expired"})`;
+  const expires =
+    s.Expires === null ? "never" : `${s.Expires} (${days !== null && days >= 0 ? `in ${days} days` : "expired"})`;
   return [
     `State: ${s.State}`,
     `Licensed: ${s.Licensed ? "yes" : "no"}`,
@@ -66,7 +77,12 @@ function withLicensing<T>(g: GlobalOptions, fn: (l: LicensingService) => T): T {
   const database = openMigrated(g);
   try {
     const engine = new GrantEngine(database.db, systemClock, createLogger("silent"));
-    const licensing = new LicensingService({ db: database.db, clock: systemClock, engine, licensePublicKeys: [process.env["POSTERN_LICENSE_PUBLIC_KEYS"] ?? ""] });
+    const licensing = new LicensingService({
+      db: database.db,
+      clock: systemClock,
+      engine,
+      licensePublicKeys: [process.env["POSTERN_LICENSE_PUBLIC_KEYS"] ?? ""],
+    });
     return fn(licensing);
   } finally {
     database.close();
@@ -90,7 +106,8 @@ export function registerLicense(program: Command): void {
       try {
         writeFileSync(file, privateKeyPem, { mode: 0o600, flag: "wx" });
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "EEXIST") throw new Error(`${file} exists: refusing to overwrite a signing key`, { cause: err });
+        if ((err as NodeJS.ErrnoException).code === "EEXIST")
+          throw new Error(`${file} exists: refusing to overwrite a signing key`, { cause: err });
         throw err;
       }
       say(`private signing key written to ${file}: keep it secret`);
@@ -108,25 +125,42 @@ export function registerLicense(program: Command): void {
     .requiredOption("--sessions <n>", "most sessions per user")
     .requiredOption("--machines <n>", "most agents")
     .option("--expires <date>", "YYYY-MM-DD (valid through that day, UTC) or ISO 8601 time; default never")
-    .action((opts: { key: string; id: string; users: string; overage: string; sessions: string; machines: string; expires?: string }, cmd: Command) => {
-      const g = cmd.optsWithGlobals<GlobalOptions>();
-      const privateKey = parseLicensePrivateKey(readFileSync(resolve(opts.key), "utf8"));
-      const payload = {
-        ID: opts.id,
-        UserLimit: wholeNumber("--users", opts.users),
-        UserLimitOverage: wholeNumber("--overage", opts.overage),
-        SessionLimit: wholeNumber("--sessions", opts.sessions),
-        MaxMachines: wholeNumber("--machines", opts.machines),
-        Expires: opts.expires === undefined ? null : parseExpires(opts.expires),
-      };
-      const key = signLicense(payload, privateKey);
-      say(`licence ${payload.ID} issued: ${payload.UserLimit} users (+${payload.UserLimitOverage}%), ${payload.SessionLimit} sessions, ${payload.MaxMachines} machines, expires ${payload.Expires ?? "never"}`);
-      output(g, { License: key, Payload: payload }, key);
-    });
+    .action(
+      (
+        opts: {
+          key: string;
+          id: string;
+          users: string;
+          overage: string;
+          sessions: string;
+          machines: string;
+          expires?: string;
+        },
+        cmd: Command,
+      ) => {
+        const g = cmd.optsWithGlobals<GlobalOptions>();
+        const privateKey = parseLicensePrivateKey(readFileSync(resolve(opts.key), "utf8"));
+        const payload = {
+          ID: opts.id,
+          UserLimit: wholeNumber("--users", opts.users),
+          UserLimitOverage: wholeNumber("--overage", opts.overage),
+          SessionLimit: wholeNumber("--sessions", opts.sessions),
+          MaxMachines: wholeNumber("--machines", opts.machines),
+          Expires: opts.expires === undefined ? null : parseExpires(opts.expires),
+        };
+        const key = signLicense(payload, privateKey);
+        say(
+          `licence ${payload.ID} issued: ${payload.UserLimit} users (+${payload.UserLimitOverage}%), ${payload.SessionLimit} sessions, ${payload.MaxMachines} machines, expires ${payload.Expires ?? "never"}`,
+        );
+        output(g, { License: key, Payload: payload }, key);
+      },
+    );
 
   license
     .command("install")
-    .description("verify a licence key (or free) against POSTERN_LICENSE_PUBLIC_KEYS and install it, replacing the installed one")
+    .description(
+      "verify a licence key (or free) against POSTERN_LICENSE_PUBLIC_KEYS and install it, replacing the installed one",
+    )
     .argument("<key>", "licence key, or free for the free single-user licence")
     .action((key: string, _opts: unknown, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();

@@ -23,11 +23,20 @@ export function registerUser(program: Command): void {
       const password = await readStdin();
       const check = PasswordSchema.safeParse(password);
       if (!check.success) throw new Error(`password: ${check.error.issues[0]?.message ?? "invalid"}`);
-      const input = UserWriteSchema.parse({ Name: opts.name, UserName: opts.username, PlainPassword: password, ConfirmPassword: password, Duration: Number(opts.duration) });
+      const input = UserWriteSchema.parse({
+        Name: opts.name,
+        UserName: opts.username,
+        PlainPassword: password,
+        ConfirmPassword: password,
+        Duration: Number(opts.duration),
+      });
       const database = openMigrated(g);
       try {
         const engine = new GrantEngine(database.db, systemClock, createLogger("silent"));
-        const id = await new UserService({ db: database.db, clock: systemClock, engine }).create(input, { adminName: "cli", ip: "" });
+        const id = await new UserService({ db: database.db, clock: systemClock, engine }).create(input, {
+          adminName: "cli",
+          ip: "",
+        });
         say(`user ${opts.username} created`);
         output(g, { ID: id, UserName: opts.username, Name: opts.name }, id);
       } finally {

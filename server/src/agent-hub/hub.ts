@@ -127,7 +127,9 @@ export class AgentHub implements AgentChannel {
     ws.on("pong", () => {
       if (!conn) return;
       conn.alive = true;
-      this.guard("pong", () => this.db.update(agents).set({ lastSeen: this.clock.now() }).where(eq(agents.id, conn!.agentId)).run());
+      this.guard("pong", () =>
+        this.db.update(agents).set({ lastSeen: this.clock.now() }).where(eq(agents.id, conn!.agentId)).run(),
+      );
     });
     ws.on("close", () => {
       clearTimeout(helloTimer);
@@ -181,7 +183,12 @@ export class AgentHub implements AgentChannel {
     if (row?.signingPublicKey) {
       try {
         const key = createPublicKey({ key: Buffer.from(row.signingPublicKey, "base64"), format: "der", type: "spki" });
-        ok = verifySignature(null, Buffer.from(challengePayload(hello.agentId, nonce)), key, Buffer.from(hello.signature, "base64"));
+        ok = verifySignature(
+          null,
+          Buffer.from(challengePayload(hello.agentId, nonce)),
+          key,
+          Buffer.from(hello.signature, "base64"),
+        );
       } catch {
         ok = false;
       }

@@ -9,24 +9,28 @@ import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "driz
 const now = sql`(CAST(unixepoch('subsec') * 1000 AS INTEGER))`;
 
 /** End users (admin-console §3 "User"). Duration in minutes; password as a PHC string. */
-export const users = sqliteTable("users", {
-  id: text("id").primaryKey(),
-  name: text("name").notNull(),
-  userName: text("user_name").notNull().unique(),
-  company: text("company").notNull().default(""),
-  durationMinutes: integer("duration_minutes").notNull().default(480),
-  sessionLimit: integer("session_limit"),
-  authType: text("auth_type", { enum: ["local", "SAML", "LDAP", "apikey"] }).notNull(),
-  passwordHash: text("password_hash"),
-  totpEnabled: integer("totp_enabled", { mode: "boolean" }).notNull().default(false),
-  totpSecretEnc: text("totp_secret_enc"),
-  totpLastStep: integer("totp_last_step"),
-  validUntil: integer("valid_until"),
-  dn: text("dn").notNull().default(""),
-  disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
-  createdAt: integer("created_at").notNull().default(now),
-  lastLogin: integer("last_login"),
-}, (t) => [index("users_created_idx").on(t.createdAt, t.id)]);
+export const users = sqliteTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    userName: text("user_name").notNull().unique(),
+    company: text("company").notNull().default(""),
+    durationMinutes: integer("duration_minutes").notNull().default(480),
+    sessionLimit: integer("session_limit"),
+    authType: text("auth_type", { enum: ["local", "SAML", "LDAP", "apikey"] }).notNull(),
+    passwordHash: text("password_hash"),
+    totpEnabled: integer("totp_enabled", { mode: "boolean" }).notNull().default(false),
+    totpSecretEnc: text("totp_secret_enc"),
+    totpLastStep: integer("totp_last_step"),
+    validUntil: integer("valid_until"),
+    dn: text("dn").notNull().default(""),
+    disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
+    createdAt: integer("created_at").notNull().default(now),
+    lastLogin: integer("last_login"),
+  },
+  (t) => [index("users_created_idx").on(t.createdAt, t.id)],
+);
 
 /** Administrators (admin-console §3 "Admin"). Never counted against the licence. */
 export const admins = sqliteTable("admins", {
@@ -53,13 +57,18 @@ export const userSessions = sqliteTable(
   {
     id: text("id").primaryKey(),
     tokenHash: text("token_hash").notNull().unique(),
-    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     createdAt: integer("created_at").notNull(),
     endsAt: integer("ends_at").notNull(),
     kiosk: integer("kiosk", { mode: "boolean" }).notNull().default(false),
     ipAddress: text("ip_address").notNull(),
     /** Addresses reported by IP discovery (POST /log_ips), JSON array of {Port, IP}. */
-    discoveredIps: text("discovered_ips", { mode: "json" }).$type<{ Port: number; IP: string }[]>().notNull().default(sql`'[]'`),
+    discoveredIps: text("discovered_ips", { mode: "json" })
+      .$type<{ Port: number; IP: string }[]>()
+      .notNull()
+      .default(sql`'[]'`),
     /** False while a TOTP code is still owed (the session is not usable until verified). */
     verified: integer("verified", { mode: "boolean" }).notNull().default(true),
     endedAt: integer("ended_at"),
@@ -74,7 +83,9 @@ export const adminSessions = sqliteTable(
   {
     id: text("id").primaryKey(),
     tokenHash: text("token_hash").notNull().unique(),
-    adminId: text("admin_id").notNull().references(() => admins.id, { onDelete: "cascade" }),
+    adminId: text("admin_id")
+      .notNull()
+      .references(() => admins.id, { onDelete: "cascade" }),
     createdAt: integer("created_at").notNull(),
     endsAt: integer("ends_at").notNull(),
     ipAddress: text("ip_address").notNull(),
@@ -96,7 +107,10 @@ export const agents = sqliteTable("agents", {
   signingPublicKey: text("signing_public_key"),
   boxPublicKey: text("box_public_key"),
   version: text("version").notNull().default(""),
-  capabilities: text("capabilities", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+  capabilities: text("capabilities", { mode: "json" })
+    .$type<Record<string, unknown>>()
+    .notNull()
+    .default(sql`'{}'`),
   externalIp: text("external_ip").notNull().default(""),
   lastSeen: integer("last_seen"),
   createdAt: integer("created_at").notNull().default(now),
@@ -110,7 +124,10 @@ export const backends = sqliteTable("backends", {
   type: text("type").notNull(),
   config: text("config", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
   /** Secrets sealed to the agent's box key (libsodium sealed boxes); never returned. */
-  sealedSecrets: text("sealed_secrets", { mode: "json" }).$type<Record<string, string>>().notNull().default(sql`'{}'`),
+  sealedSecrets: text("sealed_secrets", { mode: "json" })
+    .$type<Record<string, string>>()
+    .notNull()
+    .default(sql`'{}'`),
   createdAt: integer("created_at").notNull().default(now),
   updatedAt: integer("updated_at").notNull().default(now),
   updatedBy: text("updated_by").notNull().default(""),
@@ -135,7 +152,9 @@ export const acls = sqliteTable(
     hideFromAdmins: integer("hide_from_admins", { mode: "boolean" }).notNull().default(false),
     autoBrowseUsers: integer("auto_browse_users", { mode: "boolean" }).notNull().default(false),
     maximumGrantDurationSeconds: integer("maximum_grant_duration_seconds"),
-    backendId: text("backend_id").notNull().references(() => backends.id, { onDelete: "restrict" }),
+    backendId: text("backend_id")
+      .notNull()
+      .references(() => backends.id, { onDelete: "restrict" }),
     ipExclusions: text("ip_exclusions", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     grantType: text("grant_type", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     config: text("config", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
@@ -159,8 +178,12 @@ export const groups = sqliteTable("groups", {
 export const userAcls = sqliteTable(
   "user_acls",
   {
-    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
-    aclId: text("acl_id").notNull().references(() => acls.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    aclId: text("acl_id")
+      .notNull()
+      .references(() => acls.id, { onDelete: "cascade" }),
   },
   (t) => [primaryKey({ columns: [t.userId, t.aclId] }), index("user_acls_acl_idx").on(t.aclId)],
 );
@@ -169,8 +192,12 @@ export const userAcls = sqliteTable(
 export const groupUsers = sqliteTable(
   "group_users",
   {
-    groupId: text("group_id").notNull().references(() => groups.id, { onDelete: "cascade" }),
-    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    groupId: text("group_id")
+      .notNull()
+      .references(() => groups.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
   },
   (t) => [primaryKey({ columns: [t.groupId, t.userId] }), index("group_users_user_idx").on(t.userId)],
 );
@@ -179,8 +206,12 @@ export const groupUsers = sqliteTable(
 export const groupAcls = sqliteTable(
   "group_acls",
   {
-    groupId: text("group_id").notNull().references(() => groups.id, { onDelete: "cascade" }),
-    aclId: text("acl_id").notNull().references(() => acls.id, { onDelete: "cascade" }),
+    groupId: text("group_id")
+      .notNull()
+      .references(() => groups.id, { onDelete: "cascade" }),
+    aclId: text("acl_id")
+      .notNull()
+      .references(() => acls.id, { onDelete: "cascade" }),
   },
   (t) => [primaryKey({ columns: [t.groupId, t.aclId] }), index("group_acls_acl_idx").on(t.aclId)],
 );
@@ -209,8 +240,12 @@ export const grants = sqliteTable(
   "grants",
   {
     id: text("id").primaryKey(),
-    sessionId: text("session_id").notNull().references(() => userSessions.id, { onDelete: "cascade" }),
-    aclId: text("acl_id").notNull().references(() => acls.id, { onDelete: "cascade" }),
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => userSessions.id, { onDelete: "cascade" }),
+    aclId: text("acl_id")
+      .notNull()
+      .references(() => acls.id, { onDelete: "cascade" }),
     status: integer("status").notNull(),
     error: text("error").notNull().default(""),
     grantedAt: integer("granted_at"),
@@ -228,7 +263,9 @@ export const grants = sqliteTable(
 export const grantAddresses = sqliteTable(
   "grant_addresses",
   {
-    grantId: text("grant_id").notNull().references(() => grants.id, { onDelete: "cascade" }),
+    grantId: text("grant_id")
+      .notNull()
+      .references(() => grants.id, { onDelete: "cascade" }),
     ip: text("ip").notNull(),
   },
   (t) => [primaryKey({ columns: [t.grantId, t.ip] }), index("grant_addresses_ip_idx").on(t.ip)],
@@ -239,7 +276,9 @@ export const grantStatusHistory = sqliteTable(
   "grant_status_history",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    grantId: text("grant_id").notNull().references(() => grants.id, { onDelete: "cascade" }),
+    grantId: text("grant_id")
+      .notNull()
+      .references(() => grants.id, { onDelete: "cascade" }),
     status: integer("status").notNull(),
     error: text("error").notNull().default(""),
     at: integer("at").notNull(),

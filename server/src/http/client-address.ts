@@ -34,8 +34,17 @@ export function clientAddress(socketIp: string, forwardedFor: string | undefined
  * True when the request reached Postern over TLS: the URL is https, or the peer is a trusted proxy
  * that says so in X-Forwarded-Proto.
  */
-export function overTls(url: string, socketIp: string, forwardedProto: string | undefined, trusted: readonly Cidr[]): boolean {
+export function overTls(
+  url: string,
+  socketIp: string,
+  forwardedProto: string | undefined,
+  trusted: readonly Cidr[],
+): boolean {
   if (new URL(url).protocol === "https:") return true;
   const peer = normaliseIp(socketIp)?.ip ?? "";
-  return !!peer && trusted.some((c) => cidrContains(c, peer)) && forwardedProto?.split(",")[0]?.trim().toLowerCase() === "https";
+  return (
+    !!peer &&
+    trusted.some((c) => cidrContains(c, peer)) &&
+    forwardedProto?.split(",")[0]?.trim().toLowerCase() === "https"
+  );
 }

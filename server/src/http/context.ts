@@ -68,7 +68,12 @@ export const CSRF_EXEMPT_POSTS: ReadonlySet<string> = new Set(["/api/saml/acs", 
 export function csrfGuard(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const method = c.req.method;
-    if (method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && !(method === "POST" && CSRF_EXEMPT_POSTS.has(c.req.path))) {
+    if (
+      method !== "GET" &&
+      method !== "HEAD" &&
+      method !== "OPTIONS" &&
+      !(method === "POST" && CSRF_EXEMPT_POSTS.has(c.req.path))
+    ) {
       const site = c.req.header("sec-fetch-site");
       if (site && site !== "same-origin" && site !== "none") throw forbidden();
       const origin = c.req.header("origin");

@@ -21,17 +21,32 @@ interface Answer {
 }
 
 /** One request to a discovery listener on 127.0.0.1 (bounded by 5 s). */
-function call(port: number, opts: { method?: string; path?: string; headers?: Record<string, string>; tls?: boolean } = {}): Promise<Answer> {
+function call(
+  port: number,
+  opts: { method?: string; path?: string; headers?: Record<string, string>; tls?: boolean } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const send = opts.tls ? httpsRequest : httpRequest;
     const req = send(
-      { host: "127.0.0.1", port, method: opts.method ?? "GET", path: opts.path ?? "/api/ip", headers: opts.headers ?? {}, timeout: 5000, rejectUnauthorized: false },
+      {
+        host: "127.0.0.1",
+        port,
+        method: opts.method ?? "GET",
+        path: opts.path ?? "/api/ip",
+        headers: opts.headers ?? {},
+        timeout: 5000,
+        rejectUnauthorized: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
         res.on("end", () => {
           const text = Buffer.concat(chunks).toString("utf8");
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? (JSON.parse(text) as unknown) : null });
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: text ? (JSON.parse(text) as unknown) : null,
+          });
         });
       },
     );
@@ -84,7 +99,11 @@ describe("discovery listeners (user-portal §7 IP discovery)", () => {
     listeners = await startDiscovery({ services: h.services, host: "127.0.0.1", ports: [0] });
     const r = await call(listeners.ports[0]!, {
       method: "OPTIONS",
-      headers: { origin: "http://127.0.0.1:8080", "access-control-request-method": "GET", "access-control-request-private-network": "true" },
+      headers: {
+        origin: "http://127.0.0.1:8080",
+        "access-control-request-method": "GET",
+        "access-control-request-private-network": "true",
+      },
     });
     expect(r.status).toBe(204);
     expect(r.headers["access-control-allow-origin"]).toBe("http://127.0.0.1:8080");
@@ -102,7 +121,11 @@ describe("discovery listeners (user-portal §7 IP discovery)", () => {
 
   it("record the address for the session of the cookie, so POST /log_ips confirms it", async () => {
     await seedLoop(h);
-    const login = await apiRequest(h, "POST", "/api/login", { UserName: "alice", Password: "alice-password", KioskMode: false });
+    const login = await apiRequest(h, "POST", "/api/login", {
+      UserName: "alice",
+      Password: "alice-password",
+      KioskMode: false,
+    });
     expect(login.status).toBe(200);
     const cookie = login.setCookie.split(";")[0] ?? "";
     const report = { IPs: [{ Port: 0, IP: "127.0.0.1" }] };
@@ -110,7 +133,9 @@ describe("discovery listeners (user-portal §7 IP discovery)", () => {
     listeners = await startDiscovery({ services: h.services, host: "127.0.0.1", ports: [0] });
     const port = listeners.ports[0]!;
     expect((await call(port, { headers: { cookie } })).body).toEqual({ IP: "127.0.0.1" });
-    expect((await apiRequest(h, "POST", "/api/log_ips", { IPs: [{ Port: port, IP: "127.0.0.1" }] }, { cookie })).body).toEqual({ Confirmed: ["127.0.0.1"] });
+    expect(
+      (await apiRequest(h, "POST", "/api/log_ips", { IPs: [{ Port: port, IP: "127.0.0.1" }] }, { cookie })).body,
+    ).toEqual({ Confirmed: ["127.0.0.1"] });
     // A dead cookie is not an error: discovery still answers.
     expect((await call(port, { headers: { cookie: "postern_session=nonsense" } })).status).toBe(200);
   });
@@ -120,18 +145,33 @@ describe("discovery listeners (user-portal §7 IP discovery)", () => {
     expect(await status()).toEqual({ IPApi: "http://postern.test/api/ip", IPApiPorts: [], JsBundleHash: "test" });
     listeners = await startDiscovery({ services: h.services, host: "127.0.0.1", ports: [0, 0] });
     expect(discoveryPortsOf(h.services)).toEqual(listeners.ports);
-    expect(await status()).toEqual({ IPApi: "http://postern.test/api/ip", IPApiPorts: [...listeners.ports], JsBundleHash: "test" });
+    expect(await status()).toEqual({
+      IPApi: "http://postern.test/api/ip",
+      IPApiPorts: [...listeners.ports],
+      JsBundleHash: "test",
+    });
     await listeners.close();
     expect(await status()).toMatchObject({ IPApiPorts: [] });
   });
 
   it("leave an outside DiscoverIPURL to the spec's ports, and report nothing when DiscoverIP is off", async () => {
     const cookie = await signInAdmin(h);
-    const set = await apiRequest(h, "POST", "/api/admin/settings/config", { DiscoverIPURL: "https://ip.example.net/" }, { cookie });
+    const set = await apiRequest(
+      h,
+      "POST",
+      "/api/admin/settings/config",
+      { DiscoverIPURL: "https://ip.example.net/" },
+      { cookie },
+    );
     expect(set.status).toBe(200);
-    expect((await apiRequest(h, "GET", "/api/system_status")).body).toMatchObject({ IPApi: "https://ip.example.net/", IPApiPorts: [...SPEC_DISCOVERY_PORTS] });
+    expect((await apiRequest(h, "GET", "/api/system_status")).body).toMatchObject({
+      IPApi: "https://ip.example.net/",
+      IPApiPorts: [...SPEC_DISCOVERY_PORTS],
+    });
     expect(SPEC_DISCOVERY_PORTS).toEqual([443, 222, 3389, 8000]);
-    expect((await apiRequest(h, "POST", "/api/admin/settings/config", { DiscoverIP: false }, { cookie })).status).toBe(200);
+    expect((await apiRequest(h, "POST", "/api/admin/settings/config", { DiscoverIP: false }, { cookie })).status).toBe(
+      200,
+    );
     expect((await apiRequest(h, "GET", "/api/system_status")).body).toMatchObject({ IPApi: "", IPApiPorts: [] });
   });
 
@@ -140,8 +180,33 @@ describe("discovery listeners (user-portal §7 IP discovery)", () => {
     try {
       const certFile = join(dir, "cert.pem");
       const keyFile = join(dir, "key.pem");
-      execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-keyout", keyFile, "-out", certFile], { stdio: "ignore" });
-      listeners = await startDiscovery({ services: h.services, host: "127.0.0.1", ports: [0], tls: { certFile, keyFile } });
+      execFileSync(
+        "openssl",
+        [
+          "req",
+          "-x509",
+          "-newkey",
+          "ec",
+          "-pkeyopt",
+          "ec_paramgen_curve:P-256",
+          "-nodes",
+          "-days",
+          "1",
+          "-subj",
+          "/CN=127.0.0.1",
+          "-keyout",
+          keyFile,
+          "-out",
+          certFile,
+        ],
+        { stdio: "ignore" },
+      );
+      listeners = await startDiscovery({
+        services: h.services,
+        host: "127.0.0.1",
+        ports: [0],
+        tls: { certFile, keyFile },
+      });
       const r = await call(listeners.ports[0]!, { tls: true, headers: { origin: "https://127.0.0.1" } });
       expect(r).toMatchObject({ status: 200, body: { IP: "127.0.0.1" } });
       expect(r.headers["access-control-allow-origin"]).toBe("https://127.0.0.1");
@@ -155,7 +220,9 @@ describe("discovery listeners (user-portal §7 IP discovery)", () => {
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
     const taken = (blocker.address() as { port: number }).port;
     try {
-      await expect(startDiscovery({ services: h.services, host: "127.0.0.1", ports: [0, taken] })).rejects.toThrow(/EADDRINUSE/);
+      await expect(startDiscovery({ services: h.services, host: "127.0.0.1", ports: [0, taken] })).rejects.toThrow(
+        /EADDRINUSE/,
+      );
       expect(discoveryPortsOf(h.services)).toEqual([]);
     } finally {
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
@@ -165,10 +232,16 @@ describe("discovery listeners (user-portal §7 IP discovery)", () => {
 
 describe("allowedOrigin", () => {
   it("echoes an origin on the request's host name (any port or scheme), else names PublicURL's origin", () => {
-    expect(allowedOrigin("https://gw.example.com", "https://gw.example.com:3389/api/ip", "")).toBe("https://gw.example.com");
-    expect(allowedOrigin("http://gw.example.com:8080", "http://gw.example.com:222/api/ip", "")).toBe("http://gw.example.com:8080");
+    expect(allowedOrigin("https://gw.example.com", "https://gw.example.com:3389/api/ip", "")).toBe(
+      "https://gw.example.com",
+    );
+    expect(allowedOrigin("http://gw.example.com:8080", "http://gw.example.com:222/api/ip", "")).toBe(
+      "http://gw.example.com:8080",
+    );
     expect(allowedOrigin("https://other.example.com", "https://gw.example.com:222/api/ip", "")).toBeUndefined();
-    expect(allowedOrigin("https://other.example.com", "https://gw.example.com:222/api/ip", "https://gw.example.com/portal/")).toBe("https://gw.example.com");
+    expect(
+      allowedOrigin("https://other.example.com", "https://gw.example.com:222/api/ip", "https://gw.example.com/portal/"),
+    ).toBe("https://gw.example.com");
     expect(allowedOrigin("null", "https://gw.example.com:222/api/ip", "")).toBeUndefined();
     expect(allowedOrigin(undefined, "https://gw.example.com:222/api/ip", "https://gw.example.com")).toBeUndefined();
   });
@@ -179,8 +252,16 @@ describe("POSTERN_DISCOVERY_* configuration", () => {
   it("defaults to no listeners and parses a port list with TLS files", () => {
     const none = loadServerConfig(base);
     expect(none.ok && none.value.discovery).toEqual({ ports: [] });
-    const some = loadServerConfig({ ...base, POSTERN_DISCOVERY_PORTS: "443, 222,3389,8000", POSTERN_DISCOVERY_TLS_CERT: "/etc/postern/c.pem", POSTERN_DISCOVERY_TLS_KEY: "/etc/postern/k.pem" });
-    expect(some.ok && some.value.discovery).toEqual({ ports: [443, 222, 3389, 8000], tls: { certFile: "/etc/postern/c.pem", keyFile: "/etc/postern/k.pem" } });
+    const some = loadServerConfig({
+      ...base,
+      POSTERN_DISCOVERY_PORTS: "443, 222,3389,8000",
+      POSTERN_DISCOVERY_TLS_CERT: "/etc/postern/c.pem",
+      POSTERN_DISCOVERY_TLS_KEY: "/etc/postern/k.pem",
+    });
+    expect(some.ok && some.value.discovery).toEqual({
+      ports: [443, 222, 3389, 8000],
+      tls: { certFile: "/etc/postern/c.pem", keyFile: "/etc/postern/k.pem" },
+    });
   });
   it("refuses bad ports, repeated ports and a certificate without its key", () => {
     for (const bad of ["0", "65536", "80,http", "-1", "443,443"]) {
@@ -190,6 +271,7 @@ describe("POSTERN_DISCOVERY_* configuration", () => {
     }
     const half = loadServerConfig({ ...base, POSTERN_DISCOVERY_TLS_CERT: "/c.pem" });
     expect(half.ok).toBe(false);
-    if (!half.ok) expect(half.problems.join()).toMatch(/set both POSTERN_DISCOVERY_TLS_CERT and POSTERN_DISCOVERY_TLS_KEY/);
+    if (!half.ok)
+      expect(half.problems.join()).toMatch(/set both POSTERN_DISCOVERY_TLS_CERT and POSTERN_DISCOVERY_TLS_KEY/);
   });
 });

@@ -108,7 +108,12 @@ function listenerPort(url: string): number {
 export function allowedOrigin(origin: string | undefined, requestUrl: string, publicUrl: string): string | undefined {
   if (!origin) return undefined;
   const from = URL.parse(origin);
-  if (from && (from.protocol === "http:" || from.protocol === "https:") && from.hostname === new URL(requestUrl).hostname) return from.origin;
+  if (
+    from &&
+    (from.protocol === "http:" || from.protocol === "https:") &&
+    from.hostname === new URL(requestUrl).hostname
+  )
+    return from.origin;
   const configured = publicUrl ? URL.parse(publicUrl) : null;
   return configured ? configured.origin : undefined;
 }
@@ -136,7 +141,8 @@ export function createDiscoveryApp(services: Services, trustedProxies: readonly 
       c.header("Access-Control-Allow-Methods", "GET");
       c.header("Access-Control-Allow-Headers", "Accept");
       c.header("Access-Control-Max-Age", "600");
-      if (c.req.header("access-control-request-private-network") === "true") c.header("Access-Control-Allow-Private-Network", "true");
+      if (c.req.header("access-control-request-private-network") === "true")
+        c.header("Access-Control-Allow-Private-Network", "true");
       return c.body(null, 204);
     })
     // GET /api/ip: the caller's address (see answerIpDiscovery).
@@ -176,12 +182,15 @@ export async function startDiscovery(opts: DiscoveryOptions): Promise<DiscoveryL
   try {
     for (const port of opts.ports) {
       const server = await new Promise<Server>((resolve, reject) => {
-        const s = serve({
-          fetch: app.fetch,
-          hostname: opts.host,
-          port,
-          ...(tls ? { createServer: createHttpsServer, serverOptions: tls } : {}),
-        }, () => resolve(s as Server)) as Server;
+        const s = serve(
+          {
+            fetch: app.fetch,
+            hostname: opts.host,
+            port,
+            ...(tls ? { createServer: createHttpsServer, serverOptions: tls } : {}),
+          },
+          () => resolve(s as Server),
+        ) as Server;
         s.once("error", reject);
       });
       servers.push(server);

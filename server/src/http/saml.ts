@@ -30,13 +30,20 @@ export function acsPath(audience: SamlAudience): string {
 /** Sets the binding cookie to `requestId` when the request came over TLS (see the file comment). */
 export function bindRequestToBrowser(c: Context<AppEnv>, audience: SamlAudience, requestId: string): void {
   if (!c.var.tls) return;
-  setCookie(c, SAML_REQUEST_COOKIE, requestId, { httpOnly: true, secure: true, sameSite: "None", path: acsPath(audience), maxAge: SAML_REQUEST_TTL_MS / 1000 });
+  setCookie(c, SAML_REQUEST_COOKIE, requestId, {
+    httpOnly: true,
+    secure: true,
+    sameSite: "None",
+    path: acsPath(audience),
+    maxAge: SAML_REQUEST_TTL_MS / 1000,
+  });
 }
 
 /** Reads and clears the binding cookie; the binding is required over TLS. */
 export function takeBrowserBinding(c: Context<AppEnv>, audience: SamlAudience): BrowserBinding {
   const requestId = getCookie(c, SAML_REQUEST_COOKIE);
-  if (requestId !== undefined) deleteCookie(c, SAML_REQUEST_COOKIE, { path: acsPath(audience), secure: true, sameSite: "None", httpOnly: true });
+  if (requestId !== undefined)
+    deleteCookie(c, SAML_REQUEST_COOKIE, { path: acsPath(audience), secure: true, sameSite: "None", httpOnly: true });
   return { required: c.var.tls, requestId };
 }
 
@@ -46,7 +53,8 @@ export function takeBrowserBinding(c: Context<AppEnv>, audience: SamlAudience): 
  */
 export async function readSamlResponse(c: Context<AppEnv>): Promise<string> {
   const type = c.req.header("content-type") ?? "";
-  if (!type.toLowerCase().startsWith("application/x-www-form-urlencoded")) throw new SamlError(ServerMessage.badRequest, "ACS body is not a form post");
+  if (!type.toLowerCase().startsWith("application/x-www-form-urlencoded"))
+    throw new SamlError(ServerMessage.badRequest, "ACS body is not a form post");
   let form: Record<string, unknown>;
   try {
     form = await c.req.parseBody();
@@ -73,7 +81,12 @@ export function samlErrorKey(err: unknown): SamlErrorKey {
 }
 
 /** Redirects (302, or 303 after a POST) to `page` with `?error=<key>`; the key is ours, never input. */
-export function redirectWithError(c: Context<AppEnv>, page: "/" | "/admin", key: SamlErrorKey, status: 302 | 303): Response {
+export function redirectWithError(
+  c: Context<AppEnv>,
+  page: "/" | "/admin",
+  key: SamlErrorKey,
+  status: 302 | 303,
+): Response {
   return c.redirect(`${page}?error=${encodeURIComponent(key)}`, status);
 }
 
@@ -114,7 +127,8 @@ export async function answerAcs(
     }
     return c.redirect(await signIn(samlResponse, binding), 303);
   } catch (err) {
-    if (!(err instanceof SamlError) && !(err instanceof AppError)) s.log.error({ err, audience }, "SAML sign-in failed");
+    if (!(err instanceof SamlError) && !(err instanceof AppError))
+      s.log.error({ err, audience }, "SAML sign-in failed");
     if (err instanceof SamlError) s.throttle.recordAddressFailure(ip);
     return redirectWithError(c, page, samlErrorKey(err), 303);
   }

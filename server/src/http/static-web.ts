@@ -21,7 +21,9 @@ const TYPES: Record<string, string> = {
 /** Reads web/dist/build.json's JsBundleHash, or "" when the web app is not built. */
 export function readJsBundleHash(webDir: string): string {
   try {
-    return (JSON.parse(readFileSync(join(webDir, "build.json"), "utf8")) as { JsBundleHash?: string }).JsBundleHash ?? "";
+    return (
+      (JSON.parse(readFileSync(join(webDir, "build.json"), "utf8")) as { JsBundleHash?: string }).JsBundleHash ?? ""
+    );
   } catch {
     return "";
   }
@@ -43,6 +45,9 @@ export function staticWeb(webDir: string): MiddlewareHandler<AppEnv> {
     }
     const index = join(root, "index.html");
     if (!existsSync(index)) return c.text("The web app is not built: run npm run build", 404);
-    return c.body(readFileSync(index), 200, { "content-type": TYPES[".html"] ?? "text/html", "cache-control": "no-cache" });
+    return c.body(readFileSync(index), 200, {
+      "content-type": TYPES[".html"] ?? "text/html",
+      "cache-control": "no-cache",
+    });
   };
 }

@@ -21,7 +21,12 @@ export function getAcl(q: Q, id: string): AclRow | undefined {
 
 /** Ids of the ACLs whose parent is `id` (Passive+ children). */
 export function childAclIds(q: Q, id: string): string[] {
-  return q.select({ id: acls.id }).from(acls).where(eq(acls.parentId, id)).all().map((r) => r.id);
+  return q
+    .select({ id: acls.id })
+    .from(acls)
+    .where(eq(acls.parentId, id))
+    .all()
+    .map((r) => r.id);
 }
 
 /** Inserts an ACL row. */

@@ -53,7 +53,13 @@ export function liveAdminSessions(q: Q, now: number, adminId?: string): AdminSes
   return q
     .select()
     .from(adminSessions)
-    .where(and(isNull(adminSessions.endedAt), gt(adminSessions.endsAt, now), adminId !== undefined ? eq(adminSessions.adminId, adminId) : undefined))
+    .where(
+      and(
+        isNull(adminSessions.endedAt),
+        gt(adminSessions.endsAt, now),
+        adminId !== undefined ? eq(adminSessions.adminId, adminId) : undefined,
+      ),
+    )
     .orderBy(asc(adminSessions.createdAt))
     .all();
 }
@@ -66,6 +72,9 @@ export function getAdminSession(q: Q, id: string): AdminSessionRow | undefined {
 /** Ends the given admin sessions at `now` (epoch ms). */
 export function endAdminSessions(q: Q, ids: readonly string[], now: number): void {
   for (let i = 0; i < ids.length; i += 500) {
-    q.update(adminSessions).set({ endedAt: now }).where(inArray(adminSessions.id, ids.slice(i, i + 500))).run();
+    q.update(adminSessions)
+      .set({ endedAt: now })
+      .where(inArray(adminSessions.id, ids.slice(i, i + 500)))
+      .run();
   }
 }

@@ -80,14 +80,25 @@ export function listAllowlistAcls(q: Q): AllowlistAclRow[] {
 /** Descriptions of the given ACLs, by id (unknown ids are absent). */
 export function aclDescriptions(q: Q, ids: readonly string[]): Map<string, string> {
   if (ids.length === 0) return new Map();
-  const rows = q.select({ id: acls.id, description: acls.description }).from(acls).where(inArray(acls.id, [...ids])).all();
+  const rows = q
+    .select({ id: acls.id, description: acls.description })
+    .from(acls)
+    .where(inArray(acls.id, [...ids]))
+    .all();
   return new Map(rows.map((r) => [r.id, r.description]));
 }
 
 /** Id, user name, name and auth type of the given users, by id (unknown ids are absent). */
-export function usersByIds(q: Q, ids: readonly string[]): Map<string, { userName: string; name: string; authType: string }> {
+export function usersByIds(
+  q: Q,
+  ids: readonly string[],
+): Map<string, { userName: string; name: string; authType: string }> {
   if (ids.length === 0) return new Map();
-  const rows = q.select({ id: users.id, userName: users.userName, name: users.name, authType: users.authType }).from(users).where(inArray(users.id, [...ids])).all();
+  const rows = q
+    .select({ id: users.id, userName: users.userName, name: users.name, authType: users.authType })
+    .from(users)
+    .where(inArray(users.id, [...ids]))
+    .all();
   return new Map(rows.map((r) => [r.id, { userName: r.userName, name: r.name, authType: r.authType }]));
 }
 

@@ -44,7 +44,11 @@ function searchCondition(search: string): SQL | undefined {
 
 /** How many entries match the search ("" = all). */
 export function countAuditEntries(q: Q, search: string): number {
-  const row = q.select({ n: sql<number>`count(*)` }).from(auditLog).where(searchCondition(search)).get();
+  const row = q
+    .select({ n: sql<number>`count(*)` })
+    .from(auditLog)
+    .where(searchCondition(search))
+    .get();
   return row?.n ?? 0;
 }
 
@@ -65,8 +69,13 @@ export function listAuditEntries(q: Q, opts: { search: string; limit: number; of
  * given position (`after` is the last row of the previous batch; null starts at the newest). Used to
  * stream the CSV export without holding the whole log in memory.
  */
-export function auditEntriesOlderThan(q: Q, opts: { search: string; after: { at: number; id: number } | null; limit: number }): AuditRow[] {
-  const position = opts.after ? or(lt(auditLog.at, opts.after.at), and(eq(auditLog.at, opts.after.at), lt(auditLog.id, opts.after.id))) : undefined;
+export function auditEntriesOlderThan(
+  q: Q,
+  opts: { search: string; after: { at: number; id: number } | null; limit: number },
+): AuditRow[] {
+  const position = opts.after
+    ? or(lt(auditLog.at, opts.after.at), and(eq(auditLog.at, opts.after.at), lt(auditLog.id, opts.after.id)))
+    : undefined;
   return q
     .select()
     .from(auditLog)
@@ -88,10 +97,21 @@ export function auditEntriesAfterId(q: Q, afterId: number, limit: number): Audit
 
 /** The highest sequence number written so far (0 when the log is empty). */
 export function maxAuditId(q: Q): number {
-  return q.select({ id: sql<number | null>`max(${auditLog.id})` }).from(auditLog).get()?.id ?? 0;
+  return (
+    q
+      .select({ id: sql<number | null>`max(${auditLog.id})` })
+      .from(auditLog)
+      .get()?.id ?? 0
+  );
 }
 
 /** The highest sequence number among entries written before `atMs` (epoch ms); 0 when there is none. */
 export function maxAuditIdBefore(q: Q, atMs: number): number {
-  return q.select({ id: sql<number | null>`max(${auditLog.id})` }).from(auditLog).where(lt(auditLog.at, atMs)).get()?.id ?? 0;
+  return (
+    q
+      .select({ id: sql<number | null>`max(${auditLog.id})` })
+      .from(auditLog)
+      .where(lt(auditLog.at, atMs))
+      .get()?.id ?? 0
+  );
 }

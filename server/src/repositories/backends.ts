@@ -10,9 +10,18 @@ type Q = Db | Tx;
 /** A backend row. */
 export type BackendRow = typeof backends.$inferSelect;
 /** The agent columns the backend rules need. */
-export type AgentGateRow = Pick<typeof agents.$inferSelect, "id" | "name" | "version" | "capabilities" | "boxPublicKey">;
+export type AgentGateRow = Pick<
+  typeof agents.$inferSelect,
+  "id" | "name" | "version" | "capabilities" | "boxPublicKey"
+>;
 
-const agentGateColumns = { id: agents.id, name: agents.name, version: agents.version, capabilities: agents.capabilities, boxPublicKey: agents.boxPublicKey };
+const agentGateColumns = {
+  id: agents.id,
+  name: agents.name,
+  version: agents.version,
+  capabilities: agents.capabilities,
+  boxPublicKey: agents.boxPublicKey,
+};
 
 /** Lists backends by name. */
 export function listBackends(q: Q): BackendRow[] {
@@ -26,7 +35,8 @@ export function getBackend(q: Q, id: string): BackendRow | undefined {
 
 /** True when another backend than `exceptId` has this name. */
 export function backendNameTaken(q: Q, name: string, exceptId?: string): boolean {
-  const where = exceptId === undefined ? eq(backends.name, name) : and(eq(backends.name, name), ne(backends.id, exceptId));
+  const where =
+    exceptId === undefined ? eq(backends.name, name) : and(eq(backends.name, name), ne(backends.id, exceptId));
   return q.select({ id: backends.id }).from(backends).where(where).get() !== undefined;
 }
 

@@ -4,7 +4,17 @@
  */
 import { and, eq, inArray, isNull, lte, gt, sql, ne } from "drizzle-orm";
 import type { Db, Tx } from "../db/index.ts";
-import { acls, backends, grantAddresses, grants, grantStatusHistory, groupAcls, groupUsers, userAcls, userSessions } from "../db/schema.ts";
+import {
+  acls,
+  backends,
+  grantAddresses,
+  grants,
+  grantStatusHistory,
+  groupAcls,
+  groupUsers,
+  userAcls,
+  userSessions,
+} from "../db/schema.ts";
 import type { TargetSource } from "../services/grants/targets.ts";
 
 /**
@@ -25,15 +35,30 @@ export function getGrant(q: Q, id: string): GrantRow | undefined {
 
 /** Reads the grant of (session, ACL). */
 export function getGrantFor(q: Q, sessionId: string, aclId: string): GrantRow | undefined {
-  return q.select().from(grants).where(and(eq(grants.sessionId, sessionId), eq(grants.aclId, aclId))).get();
+  return q
+    .select()
+    .from(grants)
+    .where(and(eq(grants.sessionId, sessionId), eq(grants.aclId, aclId)))
+    .get();
 }
 
 /** Creates status entries (status 4 Created) for ACLs of a session that have none yet; returns those ACL ids. */
-export function ensureGrantRows(q: Q, sessionId: string, aclIds: readonly string[], now: number, newId: () => string): string[] {
+export function ensureGrantRows(
+  q: Q,
+  sessionId: string,
+  aclIds: readonly string[],
+  now: number,
+  newId: () => string,
+): string[] {
   const created: string[] = [];
   if (aclIds.length === 0) return created;
   const existing = new Set(
-    q.select({ aclId: grants.aclId }).from(grants).where(eq(grants.sessionId, sessionId)).all().map((r) => r.aclId),
+    q
+      .select({ aclId: grants.aclId })
+      .from(grants)
+      .where(eq(grants.sessionId, sessionId))
+      .all()
+      .map((r) => r.aclId),
   );
   for (const aclId of aclIds) {
     if (existing.has(aclId)) continue;
@@ -75,7 +100,12 @@ export function setGrantAddresses(q: Q, grantId: string, ips: readonly string[])
 
 /** Reads the addresses of a grant. */
 export function getGrantAddresses(q: Q, grantId: string): string[] {
-  return q.select({ ip: grantAddresses.ip }).from(grantAddresses).where(eq(grantAddresses.grantId, grantId)).all().map((r) => r.ip);
+  return q
+    .select({ ip: grantAddresses.ip })
+    .from(grantAddresses)
+    .where(eq(grantAddresses.grantId, grantId))
+    .all()
+    .map((r) => r.ip);
 }
 
 /**
@@ -130,7 +160,11 @@ export function holdingGrantsOfAcls(q: Q, aclIds: readonly string[]): GrantRow[]
   return holdingGrantsWhere(q, grants.aclId, aclIds);
 }
 
-function holdingGrantsWhere(q: Q, column: typeof grants.sessionId | typeof grants.aclId, ids: readonly string[]): GrantRow[] {
+function holdingGrantsWhere(
+  q: Q,
+  column: typeof grants.sessionId | typeof grants.aclId,
+  ids: readonly string[],
+): GrantRow[] {
   if (ids.length === 0) return [];
   return q
     .select()
@@ -198,13 +232,26 @@ export function agentEntries(q: Q, agentId: string, now: number): { aclId: strin
  * Grants of an agent's ACLs in one of `from` statuses, moved to `to` (only those last changed at or
  * before `changedBy`, epoch ms, when given). Leaving a holding status clears the expiry. Returns how many.
  */
-export function moveAgentGrants(q: Q, agentId: string, from: readonly number[], to: number, now: number, changedBy?: number): number {
+export function moveAgentGrants(
+  q: Q,
+  agentId: string,
+  from: readonly number[],
+  to: number,
+  now: number,
+  changedBy?: number,
+): number {
   const rows = q
     .select({ id: grants.id })
     .from(grants)
     .innerJoin(acls, eq(acls.id, grants.aclId))
     .innerJoin(backends, eq(backends.id, acls.backendId))
-    .where(and(eq(backends.agentId, agentId), inArray(grants.status, [...from]), changedBy !== undefined ? lte(grants.updatedAt, changedBy) : undefined))
+    .where(
+      and(
+        eq(backends.agentId, agentId),
+        inArray(grants.status, [...from]),
+        changedBy !== undefined ? lte(grants.updatedAt, changedBy) : undefined,
+      ),
+    )
     .all();
   const clear = !(HOLDING_STATUSES as readonly number[]).includes(to);
   for (const r of rows) setGrantStatus(q, r.id, to, now, clear ? { expiresAt: null } : {});
@@ -213,7 +260,11 @@ export function moveAgentGrants(q: Q, agentId: string, from: readonly number[], 
 
 /** Every grant in one of `from` statuses moved to `to` (server start). Returns how many. */
 export function moveAllGrants(q: Q, from: readonly number[], to: number, now: number): number {
-  const rows = q.select({ id: grants.id }).from(grants).where(inArray(grants.status, [...from])).all();
+  const rows = q
+    .select({ id: grants.id })
+    .from(grants)
+    .where(inArray(grants.status, [...from]))
+    .all();
   for (const r of rows) setGrantStatus(q, r.id, to, now);
   return rows.length;
 }
@@ -244,9 +295,18 @@ export function prepareSessionAclRows(db: Db) {
     .select({ id: userAcls.aclId })
     .from(userAcls)
     .where(eq(userAcls.userId, userId))
-    .union(db.select({ id: groupAcls.aclId }).from(groupAcls).innerJoin(groupUsers, eq(groupUsers.groupId, groupAcls.groupId)).where(eq(groupUsers.userId, userId)));
+    .union(
+      db
+        .select({ id: groupAcls.aclId })
+        .from(groupAcls)
+        .innerJoin(groupUsers, eq(groupUsers.groupId, groupAcls.groupId))
+        .where(eq(groupUsers.userId, userId)),
+    );
   return db
-    .select({ acl: acls, grant: { id: grants.id, status: grants.status, error: grants.error, expiresAt: grants.expiresAt } })
+    .select({
+      acl: acls,
+      grant: { id: grants.id, status: grants.status, error: grants.error, expiresAt: grants.expiresAt },
+    })
     .from(acls)
     .leftJoin(grants, and(eq(grants.aclId, acls.id), eq(grants.sessionId, sql.placeholder("sessionId"))))
     .where(inArray(acls.id, assigned))

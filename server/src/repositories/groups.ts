@@ -43,12 +43,22 @@ export function deleteGroup(q: Q, id: string): void {
 
 /** The ACL ids the group grants (Group.ACLIDs). */
 export function groupAclIds(q: Q, groupId: string): string[] {
-  return q.select({ id: groupAcls.aclId }).from(groupAcls).where(eq(groupAcls.groupId, groupId)).all().map((r) => r.id);
+  return q
+    .select({ id: groupAcls.aclId })
+    .from(groupAcls)
+    .where(eq(groupAcls.groupId, groupId))
+    .all()
+    .map((r) => r.id);
 }
 
 /** The ids of the group's members (Group.UserIDs). */
 export function groupUserIds(q: Q, groupId: string): string[] {
-  return q.select({ id: groupUsers.userId }).from(groupUsers).where(eq(groupUsers.groupId, groupId)).all().map((r) => r.id);
+  return q
+    .select({ id: groupUsers.userId })
+    .from(groupUsers)
+    .where(eq(groupUsers.groupId, groupId))
+    .all()
+    .map((r) => r.id);
 }
 
 /** How many of the group's ACLs admins see (Passive+ hidden children are not counted). */
@@ -95,12 +105,21 @@ function chunks(ids: readonly string[]): string[][] {
 
 /** Which of `ids` are users, with their AuthType. */
 export function usersByIds(q: Q, ids: readonly string[]): { id: string; authType: string }[] {
-  return chunks(ids).flatMap((part) => q.select({ id: users.id, authType: users.authType }).from(users).where(inArray(users.id, part)).all());
+  return chunks(ids).flatMap((part) =>
+    q.select({ id: users.id, authType: users.authType }).from(users).where(inArray(users.id, part)).all(),
+  );
 }
 
 /** Which of `ids` are ACLs. */
 export function existingAclIds(q: Q, ids: readonly string[]): string[] {
-  return chunks(ids).flatMap((part) => q.select({ id: acls.id }).from(acls).where(inArray(acls.id, part)).all().map((r) => r.id));
+  return chunks(ids).flatMap((part) =>
+    q
+      .select({ id: acls.id })
+      .from(acls)
+      .where(inArray(acls.id, part))
+      .all()
+      .map((r) => r.id),
+  );
 }
 
 /** The (ACL, group) pairs through which a user reaches ACLs, with the group's name. */
@@ -123,7 +142,14 @@ export function aclSummaries(
   return chunks(ids)
     .flatMap((part) =>
       q
-        .select({ id: acls.id, description: acls.description, url: acls.url, category: acls.category, icon: acls.icon, hideFromAdmins: acls.hideFromAdmins })
+        .select({
+          id: acls.id,
+          description: acls.description,
+          url: acls.url,
+          category: acls.category,
+          icon: acls.icon,
+          hideFromAdmins: acls.hideFromAdmins,
+        })
         .from(acls)
         .where(inArray(acls.id, part))
         .all(),

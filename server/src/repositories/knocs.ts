@@ -10,12 +10,22 @@ type Q = Db | Tx;
 
 /** Users the ACL is assigned to directly. */
 export function aclUserIds(q: Q, aclId: string): string[] {
-  return q.select({ id: userAcls.userId }).from(userAcls).where(eq(userAcls.aclId, aclId)).all().map((r) => r.id);
+  return q
+    .select({ id: userAcls.userId })
+    .from(userAcls)
+    .where(eq(userAcls.aclId, aclId))
+    .all()
+    .map((r) => r.id);
 }
 
 /** Groups the ACL is assigned to. */
 export function aclGroupIds(q: Q, aclId: string): string[] {
-  return q.select({ id: groupAcls.groupId }).from(groupAcls).where(eq(groupAcls.aclId, aclId)).all().map((r) => r.id);
+  return q
+    .select({ id: groupAcls.groupId })
+    .from(groupAcls)
+    .where(eq(groupAcls.aclId, aclId))
+    .all()
+    .map((r) => r.id);
 }
 
 /** Users reaching the ACL directly or through a group. */
@@ -33,7 +43,12 @@ export function aclReachingUserIds(q: Q, aclId: string): string[] {
 /** Members of the given groups. */
 export function membersOf(q: Q, groupIds: readonly string[]): string[] {
   if (groupIds.length === 0) return [];
-  return q.select({ id: groupUsers.userId }).from(groupUsers).where(inArray(groupUsers.groupId, [...groupIds])).all().map((r) => r.id);
+  return q
+    .select({ id: groupUsers.userId })
+    .from(groupUsers)
+    .where(inArray(groupUsers.groupId, [...groupIds]))
+    .all()
+    .map((r) => r.id);
 }
 
 /** Makes the ACL's direct user assignments exactly `userIds`. */
@@ -51,14 +66,28 @@ export function setAclGroups(q: Q, aclId: string, groupIds: readonly string[]): 
 /** The ids among `ids` that are not users (unknown ones). */
 export function unknownUserIds(q: Q, ids: readonly string[]): string[] {
   if (ids.length === 0) return [];
-  const known = new Set(q.select({ id: users.id }).from(users).where(inArray(users.id, [...ids])).all().map((r) => r.id));
+  const known = new Set(
+    q
+      .select({ id: users.id })
+      .from(users)
+      .where(inArray(users.id, [...ids]))
+      .all()
+      .map((r) => r.id),
+  );
   return ids.filter((id) => !known.has(id));
 }
 
 /** The ids among `ids` that are not groups (unknown ones). */
 export function unknownGroupIds(q: Q, ids: readonly string[]): string[] {
   if (ids.length === 0) return [];
-  const known = new Set(q.select({ id: groups.id }).from(groups).where(inArray(groups.id, [...ids])).all().map((r) => r.id));
+  const known = new Set(
+    q
+      .select({ id: groups.id })
+      .from(groups)
+      .where(inArray(groups.id, [...ids]))
+      .all()
+      .map((r) => r.id),
+  );
   return ids.filter((id) => !known.has(id));
 }
 
@@ -69,14 +98,23 @@ export function aclsOnBackend(q: Q, backendId: string): number {
 
 /** Child ACLs (Passive+) of an ACL. */
 export function childAclIds(q: Q, aclId: string): string[] {
-  return q.select({ id: acls.id }).from(acls).where(eq(acls.parentId, aclId)).all().map((r) => r.id);
+  return q
+    .select({ id: acls.id })
+    .from(acls)
+    .where(eq(acls.parentId, aclId))
+    .all()
+    .map((r) => r.id);
 }
 
 /** Adds a scope to an API key (a Knoc reusing an existing key for its allowlist). */
 export function addApiKeyScope(q: Q, keyId: string, scope: string): boolean {
   const row = q.select({ scopes: apiKeys.scopes }).from(apiKeys).where(eq(apiKeys.id, keyId)).get();
   if (!row) return false;
-  if (!row.scopes.includes(scope)) q.update(apiKeys).set({ scopes: [...row.scopes, scope] }).where(eq(apiKeys.id, keyId)).run();
+  if (!row.scopes.includes(scope))
+    q.update(apiKeys)
+      .set({ scopes: [...row.scopes, scope] })
+      .where(eq(apiKeys.id, keyId))
+      .run();
   return true;
 }
 
@@ -91,5 +129,8 @@ export function removeApiKeyScope(q: Q, keyId: string, scope: string): string[] 
 
 /** Sets an ACL's raw config (the Knoc's own bookkeeping, e.g. the API key id of its allowlist). */
 export function setAclConfig(q: Q, aclId: string, config: Record<string, unknown>): void {
-  q.update(acls).set({ config }).where(and(eq(acls.id, aclId))).run();
+  q.update(acls)
+    .set({ config })
+    .where(and(eq(acls.id, aclId)))
+    .run();
 }

@@ -16,7 +16,10 @@ export function listLicenses(q: Q): LicenseRow[] {
 }
 
 /** Replaces every installed licence with this one (exactly one is installed at a time). */
-export function replaceLicense(q: Q, row: { id: string; key: string; payload: Record<string, unknown>; installedAt: number }): void {
+export function replaceLicense(
+  q: Q,
+  row: { id: string; key: string; payload: Record<string, unknown>; installedAt: number },
+): void {
   q.delete(licenses).run();
   q.insert(licenses).values(row).run();
 }
@@ -33,7 +36,13 @@ export function countAgents(q: Q): number {
 
 /** Ids of the first `limit` users in creation order (CreatedAt, then ID). */
 export function firstUserIds(q: Q, limit: number): string[] {
-  return q.select({ id: users.id }).from(users).orderBy(asc(users.createdAt), asc(users.id)).limit(limit).all().map((r) => r.id);
+  return q
+    .select({ id: users.id })
+    .from(users)
+    .orderBy(asc(users.createdAt), asc(users.id))
+    .limit(limit)
+    .all()
+    .map((r) => r.id);
 }
 
 /**

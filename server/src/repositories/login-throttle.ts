@@ -19,7 +19,10 @@ export function getThrottle(q: Q, key: string): ThrottleRow | undefined {
 export function putThrottle(q: Q, row: ThrottleRow): void {
   q.insert(loginThrottle)
     .values(row)
-    .onConflictDoUpdate({ target: loginThrottle.key, set: { failures: row.failures, windowStart: row.windowStart, blockedUntil: row.blockedUntil } })
+    .onConflictDoUpdate({
+      target: loginThrottle.key,
+      set: { failures: row.failures, windowStart: row.windowStart, blockedUntil: row.blockedUntil },
+    })
     .run();
 }
 
@@ -35,6 +38,11 @@ export function deleteThrottle(q: Q, key: string): void {
 export function pruneThrottle(q: Q, staleBefore: number): number {
   return q
     .delete(loginThrottle)
-    .where(and(lte(loginThrottle.windowStart, staleBefore), lte(sql`coalesce(${loginThrottle.blockedUntil}, 0)`, staleBefore)))
+    .where(
+      and(
+        lte(loginThrottle.windowStart, staleBefore),
+        lte(sql`coalesce(${loginThrottle.blockedUntil}, 0)`, staleBefore),
+      ),
+    )
     .run().changes;
 }

@@ -74,6 +74,9 @@ export function setSamlGroupIdsOfUser(q: Q, userId: string, groupIds: readonly s
   const current = samlGroupIdsOfUser(q, userId);
   const wanted = new Set(groupIds);
   const drop = current.filter((id) => !wanted.has(id));
-  if (drop.length > 0) q.delete(groupUsers).where(and(eq(groupUsers.userId, userId), inArray(groupUsers.groupId, drop))).run();
+  if (drop.length > 0)
+    q.delete(groupUsers)
+      .where(and(eq(groupUsers.userId, userId), inArray(groupUsers.groupId, drop)))
+      .run();
   for (const groupId of wanted) if (!current.includes(groupId)) q.insert(groupUsers).values({ groupId, userId }).run();
 }

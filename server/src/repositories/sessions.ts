@@ -14,7 +14,13 @@ export function liveUserSessions(q: Q, now: number, userId?: string): UserSessio
   return q
     .select()
     .from(userSessions)
-    .where(and(isNull(userSessions.endedAt), gt(userSessions.endsAt, now), userId !== undefined ? eq(userSessions.userId, userId) : undefined))
+    .where(
+      and(
+        isNull(userSessions.endedAt),
+        gt(userSessions.endsAt, now),
+        userId !== undefined ? eq(userSessions.userId, userId) : undefined,
+      ),
+    )
     .orderBy(asc(userSessions.createdAt))
     .all();
 }

@@ -25,13 +25,27 @@ export interface TotpAccountRow {
 export function getTotpAccount(q: Q, kind: TotpAccountKind, id: string): TotpAccountRow | undefined {
   if (kind === "user") {
     return q
-      .select({ id: users.id, userName: users.userName, authType: users.authType, totpEnabled: users.totpEnabled, secretEnc: users.totpSecretEnc, lastStep: users.totpLastStep })
+      .select({
+        id: users.id,
+        userName: users.userName,
+        authType: users.authType,
+        totpEnabled: users.totpEnabled,
+        secretEnc: users.totpSecretEnc,
+        lastStep: users.totpLastStep,
+      })
       .from(users)
       .where(eq(users.id, id))
       .get();
   }
   return q
-    .select({ id: admins.id, userName: admins.userName, authType: admins.authType, totpEnabled: admins.totpEnabled, secretEnc: admins.totpSecretEnc, lastStep: admins.totpLastStep })
+    .select({
+      id: admins.id,
+      userName: admins.userName,
+      authType: admins.authType,
+      totpEnabled: admins.totpEnabled,
+      secretEnc: admins.totpSecretEnc,
+      lastStep: admins.totpLastStep,
+    })
     .from(admins)
     .where(eq(admins.id, id))
     .get();
@@ -49,10 +63,18 @@ export function sessionVerified(q: Q, kind: TotpAccountKind, sessionId: string):
  * the stored secret must still be that one (null: none stored yet), so a reset or a concurrent
  * enrolment in between wins. Returns true when the row changed.
  */
-export function recordTotpStep(q: Q, kind: TotpAccountKind, id: string, step: number, opts: { expectSecretEnc: string | null; newSecretEnc?: string }): boolean {
+export function recordTotpStep(
+  q: Q,
+  kind: TotpAccountKind,
+  id: string,
+  step: number,
+  opts: { expectSecretEnc: string | null; newSecretEnc?: string },
+): boolean {
   const t = kind === "user" ? users : admins;
-  const set = opts.newSecretEnc !== undefined ? { totpLastStep: step, totpSecretEnc: opts.newSecretEnc } : { totpLastStep: step };
-  const sameSecret = opts.expectSecretEnc === null ? isNull(t.totpSecretEnc) : eq(t.totpSecretEnc, opts.expectSecretEnc);
+  const set =
+    opts.newSecretEnc !== undefined ? { totpLastStep: step, totpSecretEnc: opts.newSecretEnc } : { totpLastStep: step };
+  const sameSecret =
+    opts.expectSecretEnc === null ? isNull(t.totpSecretEnc) : eq(t.totpSecretEnc, opts.expectSecretEnc);
   const res = q
     .update(t)
     .set(set)

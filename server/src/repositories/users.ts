@@ -26,7 +26,12 @@ export function listUsers(q: Q): UserRow[] {
 
 /** The ACL ids assigned to the user directly (User.AclIds). */
 export function directAclIds(q: Q, userId: string): string[] {
-  return q.select({ id: userAcls.aclId }).from(userAcls).where(eq(userAcls.userId, userId)).all().map((r) => r.id);
+  return q
+    .select({ id: userAcls.aclId })
+    .from(userAcls)
+    .where(eq(userAcls.userId, userId))
+    .all()
+    .map((r) => r.id);
 }
 
 /** Replaces the user's direct ACL assignments. */
@@ -62,7 +67,10 @@ export function liveSessionIds(q: Q, userId: string, now: number): string[] {
 /** Ends the given sessions with a reason. */
 export function endSessions(q: Q, ids: readonly string[], now: number, reason: string): void {
   if (ids.length === 0) return;
-  q.update(userSessions).set({ endedAt: now, endReason: reason }).where(inArray(userSessions.id, [...ids])).run();
+  q.update(userSessions)
+    .set({ endedAt: now, endReason: reason })
+    .where(inArray(userSessions.id, [...ids]))
+    .run();
 }
 
 /** Clears a user's TOTP secret and last used step (the next sign-in enrols again). */

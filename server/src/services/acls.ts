@@ -44,7 +44,10 @@ function readConfig(aclId: string, config: Record<string, unknown>, sealed: Seal
   const env = Object.fromEntries(
     Object.entries(script.EnvVars).map(([name, v]) => {
       const isSealed = v.Encrypted && sealed[aclEnvKey(aclId, name)] !== undefined;
-      return [name, isSealed ? { Value: "", Encrypted: true } : { Value: v.Encrypted ? "" : v.Value, Encrypted: false }];
+      return [
+        name,
+        isSealed ? { Value: "", Encrypted: true } : { Value: v.Encrypted ? "" : v.Value, Encrypted: false },
+      ];
     }),
   );
   return { ...(config as AclConfig), script: { ...script, EnvVars: env } };
@@ -125,13 +128,20 @@ export class AclService extends Service {
    * request", Extra `Config.script.EnvVars.<name>.Value: required`). Returns the Config to store.
    * True in `changed` when the backend's sealed values changed.
    */
-  private sealVariables(tx: Tx, backend: BackendRow, aclId: string, config: AclConfig, available: SealedSecrets): { config: AclConfig; changed: boolean } {
+  private sealVariables(
+    tx: Tx,
+    backend: BackendRow,
+    aclId: string,
+    config: AclConfig,
+    available: SealedSecrets,
+  ): { config: AclConfig; changed: boolean } {
     const sealedBefore = backend.sealedSecrets;
     const mine = new Set(aclKeysOf(sealedBefore, aclId));
     const sealed: SealedSecrets = Object.fromEntries(Object.entries(sealedBefore).filter(([k]) => !mine.has(k)));
     const script = config.script;
     if (script) {
-      const declared = ((backend.config["script"] ?? {}) as { EnvVars?: { Name: string; Sensitive: boolean }[] }).EnvVars ?? [];
+      const declared =
+        ((backend.config["script"] ?? {}) as { EnvVars?: { Name: string; Sensitive: boolean }[] }).EnvVars ?? [];
       const sensitive = new Set(declared.filter((v) => v.Sensitive).map((v) => v.Name));
       const env: NonNullable<AclConfig["script"]>["EnvVars"] = {};
       for (const [raw, v] of Object.entries(script.EnvVars)) {
@@ -143,7 +153,8 @@ export class AclService extends Service {
           else throw badRequest(ServerMessage.badRequest, `Config.script.EnvVars.${name}.Value: required`);
           env[name] = { Value: "", Encrypted: true };
         } else {
-          if (v.Value === "") throw badRequest(ServerMessage.badRequest, `Config.script.EnvVars.${name}.Value: required`);
+          if (v.Value === "")
+            throw badRequest(ServerMessage.badRequest, `Config.script.EnvVars.${name}.Value: required`);
           env[name] = { Value: v.Value, Encrypted: false };
         }
       }
@@ -157,7 +168,8 @@ export class AclService extends Service {
   /** The box key of the backend's agent; 400 err.agentIncapable when there is none to seal to. */
   private boxKeyOf(tx: Tx, backend: BackendRow): string {
     const agent = backend.agentId ? backendRepo.getAgentGate(tx, backend.agentId) : undefined;
-    if (!agent || !isBoxPublicKey(agent.boxPublicKey)) throw new AppError(400, ErrKey.agentIncapable, "the agent has no key to seal secrets to; enrol it again");
+    if (!agent || !isBoxPublicKey(agent.boxPublicKey))
+      throw new AppError(400, ErrKey.agentIncapable, "the agent has no key to seal secrets to; enrol it again");
     return agent.boxPublicKey;
   }
 
@@ -192,7 +204,13 @@ export class AclService extends Service {
       const { config } = this.sealVariables(tx, backend, id, validateAclConfig(backend.type, input.Config), {});
       const now = this.clock.now();
       repo.insertAcl(tx, { id, createdAt: now, ...this.values(input, config, now, actor) });
-      writeAudit(tx, { action: AuditAction.aclCreated, at: now, adminName: actor.adminName, ipAddress: actor.ip, aclDescription: input.Description });
+      writeAudit(tx, {
+        action: AuditAction.aclCreated,
+        at: now,
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        aclDescription: input.Description,
+      });
       agentId = backend.agentId;
     });
     if (agentId) this.resync(agentId);
@@ -217,10 +235,17 @@ export class AclService extends Service {
         JSON.stringify(row.ipExclusions) !== JSON.stringify(input.IpExclusions) ||
         JSON.stringify(row.grantType) !== JSON.stringify(input.GrantType) ||
         row.cgnatOpen !== input.CGNATOpen ||
-        (input.MaximumGrantDuration !== null && (row.maximumGrantDurationSeconds === null || input.MaximumGrantDuration < row.maximumGrantDurationSeconds));
+        (input.MaximumGrantDuration !== null &&
+          (row.maximumGrantDurationSeconds === null || input.MaximumGrantDuration < row.maximumGrantDurationSeconds));
       const revokeOps = moved ? this.engine.revokeForAcls(tx, [id]) : new Map();
       repo.updateAcl(tx, id, this.values(input, config, now, actor));
-      writeAudit(tx, { action: AuditAction.aclUpdated, at: now, adminName: actor.adminName, ipAddress: actor.ip, aclDescription: input.Description });
+      writeAudit(tx, {
+        action: AuditAction.aclUpdated,
+        at: now,
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        aclDescription: input.Description,
+      });
       if (moved || secretsChanged) {
         const old = backendRepo.getBackend(tx, row.backendId);
         if (old?.agentId) agentsToSync.add(old.agentId);
@@ -242,11 +267,19 @@ export class AclService extends Service {
       const backend = backendRepo.getBackend(tx, row.backendId);
       agentId = backend?.agentId ?? null;
       if (backend && aclKeysOf(backend.sealedSecrets, id).length > 0) {
-        const rest = Object.fromEntries(Object.entries(backend.sealedSecrets).filter(([k]) => !k.startsWith(`acl:${id}:`)));
+        const rest = Object.fromEntries(
+          Object.entries(backend.sealedSecrets).filter(([k]) => !k.startsWith(`acl:${id}:`)),
+        );
         backendRepo.updateBackend(tx, backend.id, { sealedSecrets: rest });
       }
       repo.deleteAcl(tx, id);
-      writeAudit(tx, { action: AuditAction.aclDeleted, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, aclDescription: row.description });
+      writeAudit(tx, {
+        action: AuditAction.aclDeleted,
+        at: this.clock.now(),
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        aclDescription: row.description,
+      });
       return revokeOps;
     });
     this.engine.dispatch(ops);

@@ -7,7 +7,13 @@
 import "reflect-metadata";
 import { X509Certificate, createPrivateKey, webcrypto } from "node:crypto";
 import * as x509 from "@peculiar/x509";
-import type { AuthenticationSettings, AuthenticationUpdate, ConfigSettings, CustomizeSettings, GeneralSettings } from "@postern/shared";
+import type {
+  AuthenticationSettings,
+  AuthenticationUpdate,
+  ConfigSettings,
+  CustomizeSettings,
+  GeneralSettings,
+} from "@postern/shared";
 import type { Db } from "../db/index.ts";
 import type { Clock } from "../clock.ts";
 import { badRequest } from "../errors.ts";
@@ -58,12 +64,25 @@ function checkCertificate(field: string, pem: string): X509Certificate {
 }
 
 function checkMetadata(field: string, xml: string): void {
-  if (!/<(\w+:)?EntityDescriptor[\s>]/.test(xml)) throw badRequest(undefined, `${field}: not SAML metadata (no EntityDescriptor)`);
+  if (!/<(\w+:)?EntityDescriptor[\s>]/.test(xml))
+    throw badRequest(undefined, `${field}: not SAML metadata (no EntityDescriptor)`);
 }
 
 const SAML_KEYS = {
-  user: { url: "SAMLMetadataURL", file: "SAMLMetadataFile", key: "SAMLKeySealed", cert: "SAMLCert", purpose: "saml.user.key" },
-  admin: { url: "AdminSAMLMetadataURL", file: "AdminSAMLMetadataFile", key: "AdminSAMLKeySealed", cert: "AdminSAMLCert", purpose: "saml.admin.key" },
+  user: {
+    url: "SAMLMetadataURL",
+    file: "SAMLMetadataFile",
+    key: "SAMLKeySealed",
+    cert: "SAMLCert",
+    purpose: "saml.user.key",
+  },
+  admin: {
+    url: "AdminSAMLMetadataURL",
+    file: "AdminSAMLMetadataFile",
+    key: "AdminSAMLKeySealed",
+    cert: "AdminSAMLCert",
+    purpose: "saml.admin.key",
+  },
 } as const;
 
 /** Admin settings: read and write each section. */
@@ -99,7 +118,13 @@ export class AdminSettingsService {
   private save(values: Partial<Record<SettingName, unknown>>, section: string, actor: Actor): void {
     this.db.transaction((tx) => {
       for (const [k, v] of Object.entries(values)) if (v !== undefined) setSetting(tx, k as SettingName, v);
-      writeAudit(tx, { action: AuditAction.settingsUpdated, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, description: section });
+      writeAudit(tx, {
+        action: AuditAction.settingsUpdated,
+        at: this.clock.now(),
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        description: section,
+      });
     });
   }
 
@@ -108,7 +133,9 @@ export class AdminSettingsService {
     const values = {
       ...input,
       ...(input.Logo !== undefined ? { Logo: normaliseLogo("Logo", input.Logo) } : {}),
-      ...(input.LightModeLogo !== undefined ? { LightModeLogo: normaliseLogo("LightModeLogo", input.LightModeLogo) } : {}),
+      ...(input.LightModeLogo !== undefined
+        ? { LightModeLogo: normaliseLogo("LightModeLogo", input.LightModeLogo) }
+        : {}),
     };
     this.save(values, "customize", actor);
     return this.general();
@@ -175,7 +202,12 @@ export class AdminSettingsService {
       const removeCert = input[`Remove${p}SAMLCertFile` as "RemoveSAMLCertFile"] === true;
       const finalKey = removeKey ? "" : key || this.samlKey(audience);
       const finalCert = removeCert ? "" : cert || getSetting(this.db, k.cert);
-      if (finalKey && finalCert && (key || cert) && !(certificate ?? new X509Certificate(finalCert)).checkPrivateKey(createPrivateKey(finalKey))) {
+      if (
+        finalKey &&
+        finalCert &&
+        (key || cert) &&
+        !(certificate ?? new X509Certificate(finalCert)).checkPrivateKey(createPrivateKey(finalKey))
+      ) {
         throw badRequest(undefined, `${p}SAMLCertFile: the certificate does not belong to the private key`);
       }
       if (removeKey) values[k.key] = "";
@@ -198,13 +230,20 @@ export class AdminSettingsService {
    * CN from PublicURL's host or "postern"), replacing the old one. Returns the certificate (PEM).
    */
   async generateSamlKeyCert(audience: SamlAudience, actor: Actor): Promise<string> {
-    const alg = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256", publicExponent: new Uint8Array([1, 0, 1]), modulusLength: 2048 };
+    const alg = {
+      name: "RSASSA-PKCS1-v1_5",
+      hash: "SHA-256",
+      publicExponent: new Uint8Array([1, 0, 1]),
+      modulusLength: 2048,
+    };
     const keys = (await webcrypto.subtle.generateKey(alg, true, ["sign", "verify"])) as CryptoKeyPair;
     const host = URL.parse(getSetting(this.db, "PublicURL"))?.hostname || "postern";
     const now = new Date(this.clock.now());
     const cert = await x509.X509CertificateGenerator.createSelfSigned(
       {
-        serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString("hex").replace(/^[89a-f]/, "1"),
+        serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
+          .toString("hex")
+          .replace(/^[89a-f]/, "1"),
         name: `CN=${host.replace(/[,=+<>#;"\\]/g, "")} ${audience === "admin" ? "admin" : "user"} SAML SP`,
         notBefore: now,
         notAfter: new Date(now.getTime() + 3650 * 86_400_000),
@@ -217,7 +256,11 @@ export class AdminSettingsService {
     const keyPem = `-----BEGIN PRIVATE KEY-----\n${pkcs8.match(/.{1,64}/g)?.join("\n") ?? ""}\n-----END PRIVATE KEY-----\n`;
     const certPem = cert.toString("pem");
     const k = SAML_KEYS[audience];
-    this.save({ [k.key]: this.secrets.seal(k.purpose, keyPem), [k.cert]: certPem }, `generate ${audience} SAML key pair`, actor);
+    this.save(
+      { [k.key]: this.secrets.seal(k.purpose, keyPem), [k.cert]: certPem },
+      `generate ${audience} SAML key pair`,
+      actor,
+    );
     return certPem;
   }
 }

@@ -14,7 +14,9 @@ import { auditEntryToWire } from "./audit-log.ts";
 import { getSetting } from "./settings.ts";
 
 /** This server's version (server/package.json). */
-export const SERVER_VERSION: string = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+export const SERVER_VERSION: string = (
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+).version;
 
 /** How many recent audit entries the status carries. */
 export const ACTIVITY_ENTRIES = 10;
@@ -34,9 +36,21 @@ export class AdminStatusService {
   status(): AdminStatus {
     const now = this.clock.now();
     const one = (q: { n: number } | undefined) => q?.n ?? 0;
-    const activity = this.db.select().from(auditLog).orderBy(desc(auditLog.id)).limit(ACTIVITY_ENTRIES).all().map(auditEntryToWire);
+    const activity = this.db
+      .select()
+      .from(auditLog)
+      .orderBy(desc(auditLog.id))
+      .limit(ACTIVITY_ENTRIES)
+      .all()
+      .map(auditEntryToWire);
     return {
-      SessionCount: one(this.db.select({ n: count() }).from(userSessions).where(and(isNull(userSessions.endedAt), gt(userSessions.endsAt, now))).get()),
+      SessionCount: one(
+        this.db
+          .select({ n: count() })
+          .from(userSessions)
+          .where(and(isNull(userSessions.endedAt), gt(userSessions.endsAt, now)))
+          .get(),
+      ),
       ACLCount: one(this.db.select({ n: count() }).from(acls).where(eq(acls.hideFromAdmins, false)).get()),
       UserCount: one(this.db.select({ n: count() }).from(users).get()),
       Activity: activity.map((a) => ({ Entry: a.Entry, Date: a.Date })),

@@ -57,12 +57,18 @@ export class AdminService extends Service {
   /** The admin's live sessions, oldest first (GET /admin/admins/{id}/sessions); 404 when unknown. */
   sessions(id: string): AdminSession[] {
     if (!repo.getAdmin(this.db, id)) throw notFound("admin");
-    return repo.liveAdminSessions(this.db, this.clock.now(), id).map((s) => ({ ID: s.id, Created: iso(s.createdAt) ?? "", IPAddress: s.ipAddress }));
+    return repo
+      .liveAdminSessions(this.db, this.clock.now(), id)
+      .map((s) => ({ ID: s.id, Created: iso(s.createdAt) ?? "", IPAddress: s.ipAddress }));
   }
 
   /** 400 err.passwordsDontMatch unless a given password comes with an equal ConfirmPassword. */
   private checkConfirm(input: AdminWrite): void {
-    if (input.AuthType === "local" && input.PlainPassword !== undefined && input.ConfirmPassword !== input.PlainPassword) {
+    if (
+      input.AuthType === "local" &&
+      input.PlainPassword !== undefined &&
+      input.ConfirmPassword !== input.PlainPassword
+    ) {
       throw badRequest(ErrKey.passwordsDontMatch);
     }
   }
@@ -74,10 +80,12 @@ export class AdminService extends Service {
    * username already exists". TOTPEnabled is stored off for SAML admins. Audit adminCreated.
    */
   async create(input: AdminWrite, actor: Actor): Promise<string> {
-    if (input.AuthType === "local" && input.PlainPassword === undefined) throw badRequest(ServerMessage.badRequest, PASSWORD_REQUIRED);
+    if (input.AuthType === "local" && input.PlainPassword === undefined)
+      throw badRequest(ServerMessage.badRequest, PASSWORD_REQUIRED);
     this.checkConfirm(input);
     if (repo.getAdminByName(this.db, input.UserName)) throw conflict(AdminErr.adminNameExists);
-    const passwordHash = input.AuthType === "local" && input.PlainPassword !== undefined ? await hashPassword(input.PlainPassword) : null;
+    const passwordHash =
+      input.AuthType === "local" && input.PlainPassword !== undefined ? await hashPassword(input.PlainPassword) : null;
     const id = newId();
     this.db.transaction((tx) => {
       if (repo.getAdminByName(tx, input.UserName)) throw conflict(AdminErr.adminNameExists);
@@ -93,7 +101,13 @@ export class AdminService extends Service {
         dn: input.ThirdPartyAuth.DN,
         createdAt: now,
       });
-      writeAudit(tx, { action: AuditAction.adminCreated, at: now, adminName: actor.adminName, ipAddress: actor.ip, description: input.UserName });
+      writeAudit(tx, {
+        action: AuditAction.adminCreated,
+        at: now,
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        description: input.UserName,
+      });
     });
     return id;
   }
@@ -107,7 +121,10 @@ export class AdminService extends Service {
    */
   async update(id: string, input: AdminWrite, actor: AdminActor): Promise<void> {
     this.checkConfirm(input);
-    const passwordHash = input.AuthType === "local" && input.PlainPassword !== undefined ? await hashPassword(input.PlainPassword) : undefined;
+    const passwordHash =
+      input.AuthType === "local" && input.PlainPassword !== undefined
+        ? await hashPassword(input.PlainPassword)
+        : undefined;
     this.db.transaction((tx) => {
       const row = repo.getAdmin(tx, id);
       if (!row) throw notFound("admin");
@@ -132,9 +149,25 @@ export class AdminService extends Service {
         ...(!totpEnabled ? { totpSecretEnc: null, totpLastStep: null } : {}),
       });
       const live = repo.liveAdminSessions(tx, now, id);
-      if (!input.LoginEnabled) repo.endAdminSessions(tx, live.map((s) => s.id), now);
-      else if (passwordHash !== undefined) repo.endAdminSessions(tx, live.filter((s) => s.id !== actor.sessionId).map((s) => s.id), now);
-      writeAudit(tx, { action: AuditAction.adminUpdated, at: now, adminName: actor.adminName, ipAddress: actor.ip, description: row.userName });
+      if (!input.LoginEnabled)
+        repo.endAdminSessions(
+          tx,
+          live.map((s) => s.id),
+          now,
+        );
+      else if (passwordHash !== undefined)
+        repo.endAdminSessions(
+          tx,
+          live.filter((s) => s.id !== actor.sessionId).map((s) => s.id),
+          now,
+        );
+      writeAudit(tx, {
+        action: AuditAction.adminUpdated,
+        at: now,
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        description: row.userName,
+      });
     });
   }
 
@@ -148,9 +181,19 @@ export class AdminService extends Service {
       const row = repo.getAdmin(tx, id);
       if (!row) throw notFound("admin");
       const now = this.clock.now();
-      repo.endAdminSessions(tx, repo.liveAdminSessions(tx, now, id).map((s) => s.id), now);
+      repo.endAdminSessions(
+        tx,
+        repo.liveAdminSessions(tx, now, id).map((s) => s.id),
+        now,
+      );
       repo.deleteAdmin(tx, id);
-      writeAudit(tx, { action: AuditAction.adminDeleted, at: now, adminName: actor.adminName, ipAddress: actor.ip, description: row.userName });
+      writeAudit(tx, {
+        action: AuditAction.adminDeleted,
+        at: now,
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        description: row.userName,
+      });
     });
   }
 
@@ -165,7 +208,13 @@ export class AdminService extends Service {
       const row = repo.getAdmin(tx, id);
       if (!row) throw notFound("admin");
       repo.clearAdminTotp(tx, id);
-      writeAudit(tx, { action: AuditAction.totpReset, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, description: `admin ${row.userName}` });
+      writeAudit(tx, {
+        action: AuditAction.totpReset,
+        at: this.clock.now(),
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        description: `admin ${row.userName}`,
+      });
     });
   }
 }

@@ -43,7 +43,11 @@ export class AgentService {
   }
 
   private toWire(row: AgentRow): Agent {
-    const attached = this.db.select({ ID: backends.id, Name: backends.name }).from(backends).where(eq(backends.agentId, row.id)).all();
+    const attached = this.db
+      .select({ ID: backends.id, Name: backends.name })
+      .from(backends)
+      .where(eq(backends.agentId, row.id))
+      .all();
     return {
       ID: row.id,
       Name: row.name,
@@ -59,7 +63,12 @@ export class AgentService {
 
   /** Lists every agent by name. */
   list(): Agent[] {
-    return this.db.select().from(agents).orderBy(agents.name).all().map((r) => this.toWire(r));
+    return this.db
+      .select()
+      .from(agents)
+      .orderBy(agents.name)
+      .all()
+      .map((r) => this.toWire(r));
   }
 
   /** Reads one agent; 404 when unknown. */
@@ -74,9 +83,16 @@ export class AgentService {
     const id = newId();
     const token = randomToken(24);
     this.db.transaction((tx) => {
-      if (tx.select({ id: agents.id }).from(agents).where(eq(agents.name, name)).get()) throw conflict(ServerMessage.agentNameExists);
+      if (tx.select({ id: agents.id }).from(agents).where(eq(agents.name, name)).get())
+        throw conflict(ServerMessage.agentNameExists);
       tx.insert(agents).values({ id, name, token }).run();
-      writeAudit(tx, { action: AuditAction.agentCreated, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, agentName: name });
+      writeAudit(tx, {
+        action: AuditAction.agentCreated,
+        at: this.clock.now(),
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        agentName: name,
+      });
     });
     return { ID: id, Name: name, Token: token, InstallCommand: installCommand(serverUrl, token) };
   }
@@ -89,7 +105,14 @@ export class AgentService {
       const clash = tx.select({ id: agents.id }).from(agents).where(eq(agents.name, name)).get();
       if (clash && clash.id !== id) throw conflict(ServerMessage.agentNameExists);
       tx.update(agents).set({ name }).where(eq(agents.id, id)).run();
-      writeAudit(tx, { action: AuditAction.agentUpdated, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, agentName: name, description: `renamed from ${row.name}` });
+      writeAudit(tx, {
+        action: AuditAction.agentUpdated,
+        at: this.clock.now(),
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        agentName: name,
+        description: `renamed from ${row.name}`,
+      });
     });
     return this.get(id);
   }
@@ -99,9 +122,16 @@ export class AgentService {
     this.db.transaction((tx) => {
       const row = tx.select().from(agents).where(eq(agents.id, id)).get();
       if (!row) throw notFound("agent");
-      if (tx.select({ id: backends.id }).from(backends).where(eq(backends.agentId, id)).get()) throw conflict(ServerMessage.detachBackendsFirst);
+      if (tx.select({ id: backends.id }).from(backends).where(eq(backends.agentId, id)).get())
+        throw conflict(ServerMessage.detachBackendsFirst);
       tx.delete(agents).where(eq(agents.id, id)).run();
-      writeAudit(tx, { action: AuditAction.agentDeleted, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, agentName: row.name });
+      writeAudit(tx, {
+        action: AuditAction.agentDeleted,
+        at: this.clock.now(),
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        agentName: row.name,
+      });
     });
     this.disconnect(id);
   }
@@ -112,7 +142,11 @@ export class AgentService {
    */
   enrol(req: EnrolRequest, ip: string): { AgentID: string; Name: string } {
     return this.db.transaction((tx) => {
-      const candidates = tx.select().from(agents).all().filter((a) => a.tokenUsedAt === null);
+      const candidates = tx
+        .select()
+        .from(agents)
+        .all()
+        .filter((a) => a.tokenUsedAt === null);
       const given = Buffer.from(req.Token);
       const row = candidates.find((a) => {
         const t = Buffer.from(a.token);
@@ -121,7 +155,14 @@ export class AgentService {
       if (!row) throw new AppError(401, ServerMessage.unauthorised, "invalid or used agent token");
       const now = this.clock.now();
       tx.update(agents)
-        .set({ tokenUsedAt: now, signingPublicKey: req.SigningPublicKey, boxPublicKey: req.BoxPublicKey, version: req.Version, capabilities: req.Capabilities, externalIp: ip })
+        .set({
+          tokenUsedAt: now,
+          signingPublicKey: req.SigningPublicKey,
+          boxPublicKey: req.BoxPublicKey,
+          version: req.Version,
+          capabilities: req.Capabilities,
+          externalIp: ip,
+        })
         .where(eq(agents.id, row.id))
         .run();
       writeAudit(tx, { action: AuditAction.agentEnrolled, at: now, agentName: row.name, ipAddress: ip });

@@ -10,7 +10,16 @@ describe("API key format", () => {
     const key = formatApiKey(ID, SECRET);
     expect(key).toBe(`pst_0f0e0d0c0b0a49088706050403020100_${SECRET}`);
     expect(parseApiKey(key)).toEqual({ id: ID, secret: SECRET });
-    for (const bad of ["", "pst_", key.slice(0, -1), `${key}A`, key.replace("pst_", "psk_"), key.toUpperCase(), ` ${key}`, key.replace("_A", "-A")]) {
+    for (const bad of [
+      "",
+      "pst_",
+      key.slice(0, -1),
+      `${key}A`,
+      key.replace("pst_", "psk_"),
+      key.toUpperCase(),
+      ` ${key}`,
+      key.replace("_A", "-A"),
+    ]) {
       expect(parseApiKey(bad)).toBeNull();
     }
   });
@@ -26,8 +35,16 @@ describe("keyFromAuthorization", () => {
     expect(keyFromAuthorization(`Basic ${b64("user:secret:with:colons")}`)).toBe("secret:with:colons");
     expect(keyFromAuthorization(`Basic ${b64("the-key:")}`)).toBe("the-key");
   });
-  it("answers \"\" (presented but unusable) for other schemes and broken values", () => {
-    for (const h of ["Bearer", "Bearer a b", "Digest x", `Basic ${b64("no-colon")}`, "Basic !!!", `Basic ${b64(":")}`, "Negotiate abc"]) {
+  it('answers "" (presented but unusable) for other schemes and broken values', () => {
+    for (const h of [
+      "Bearer",
+      "Bearer a b",
+      "Digest x",
+      `Basic ${b64("no-colon")}`,
+      "Basic !!!",
+      `Basic ${b64(":")}`,
+      "Negotiate abc",
+    ]) {
       expect(keyFromAuthorization(h)).toBe("");
     }
   });
@@ -41,7 +58,16 @@ describe("API key scopes", () => {
     expect(parseApiKeyScope(`user.auth:${ID}`)).toEqual({ name: "user.auth", id: ID });
     expect(allowlistReadScope(ID.toUpperCase())).toBe(`allowlist.read:${ID}`);
     expect(userAuthScope(ID)).toBe(`user.auth:${ID}`);
-    for (const bad of ["", "admin", "allowlist.read", `allowlist.read:${ID}x`, `agent.register:${ID}`, `user.sessions:${ID}`, `other:${ID}`, "user.auth:"]) {
+    for (const bad of [
+      "",
+      "admin",
+      "allowlist.read",
+      `allowlist.read:${ID}x`,
+      `agent.register:${ID}`,
+      `user.sessions:${ID}`,
+      `other:${ID}`,
+      "user.auth:",
+    ]) {
       expect(parseApiKeyScope(bad)).toBeNull();
     }
   });

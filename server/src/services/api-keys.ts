@@ -13,7 +13,16 @@
  * Key format: `pst_<key id, 32 hex digits without dashes>_<secret: 32 random bytes, base64url>`.
  */
 import { timingSafeEqual } from "node:crypto";
-import { ApiKeyMessage, ApiKeyScopeName, DEFAULT_ALLOWED_FROM, ServerMessage, allowlistReadScope, cidrContains, parseApiKeyScope, parseCidr } from "@postern/shared";
+import {
+  ApiKeyMessage,
+  ApiKeyScopeName,
+  DEFAULT_ALLOWED_FROM,
+  ServerMessage,
+  allowlistReadScope,
+  cidrContains,
+  parseApiKeyScope,
+  parseCidr,
+} from "@postern/shared";
 import type { AllowedFromEntry, ApiKey, ApiKeyCreate, ApiKeyUpdate, ApiSession } from "@postern/shared";
 import type { Db, Tx } from "../db/index.ts";
 import { iso } from "../clock.ts";
@@ -50,7 +59,10 @@ export function parseApiKey(presented: string): { id: string; secret: string } |
   const m = KEY_PATTERN.exec(presented);
   if (!m) return null;
   const h = m[1]!;
-  return { id: `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`, secret: m[2]! };
+  return {
+    id: `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`,
+    secret: m[2]!,
+  };
 }
 
 /**
@@ -178,7 +190,8 @@ export class ApiKeyService extends Service {
     const unique = [...new Set(scopes)];
     const parsed = unique.map((s) => ({ scope: s, p: parseApiKeyScope(s) }));
     const allowlists = parsed.filter((x) => x.p?.name === ApiKeyScopeName.allowlistRead);
-    if (allowlists.length > 0 && repo.listAllowlistAcls(tx).length === 0) throw badRequest(ApiKeyMessage.createAllowlistFirst);
+    if (allowlists.length > 0 && repo.listAllowlistAcls(tx).length === 0)
+      throw badRequest(ApiKeyMessage.createAllowlistFirst);
     for (const { scope, p } of parsed) {
       if (p === null) throw badRequest(ServerMessage.badRequest, `Scopes: ${scope}: Invalid scope`);
       if (p.name === ApiKeyScopeName.allowlistRead && !repo.getAllowlistAcl(tx, p.id)) {
@@ -200,15 +213,34 @@ export class ApiKeyService extends Service {
   create(input: ApiKeyCreate, actor: Actor): ApiKey {
     const now = this.clock.now();
     const expiredAfter = input.ExpiredAfter === null ? null : Date.parse(input.ExpiredAfter);
-    if (expiredAfter !== null && expiredAfter <= now) throw badRequest(ServerMessage.badRequest, "ExpiredAfter: must be in the future (or null for never)");
+    if (expiredAfter !== null && expiredAfter <= now)
+      throw badRequest(ServerMessage.badRequest, "ExpiredAfter: must be in the future (or null for never)");
     const id = newId();
     const secret = randomToken(API_KEY_SECRET_BYTES);
-    const allowedFrom: AllowedFromEntry[] = (input.AllowedFrom ?? DEFAULT_ALLOWED_FROM).map((e) => ({ Prefix: e.Prefix, Note: e.Note }));
+    const allowedFrom: AllowedFromEntry[] = (input.AllowedFrom ?? DEFAULT_ALLOWED_FROM).map((e) => ({
+      Prefix: e.Prefix,
+      Note: e.Note,
+    }));
     return this.db.transaction((tx) => {
       const scopes = this.checkScopes(tx, input.Scopes);
       if (repo.getApiKeyByName(tx, input.Name)) throw conflict(ApiKeyMessage.nameExists);
-      repo.insertApiKey(tx, { id, name: input.Name, secretHash: sha256(secret), scopes, allowedFrom, expiredAfter, createdAt: now, lastUsedAt: null });
-      writeAudit(tx, { action: AuditAction.apiKeyCreated, at: now, adminName: actor.adminName, ipAddress: actor.ip, description: `API key "${input.Name}" (scopes: ${scopes.join(", ") || "none"})` });
+      repo.insertApiKey(tx, {
+        id,
+        name: input.Name,
+        secretHash: sha256(secret),
+        scopes,
+        allowedFrom,
+        expiredAfter,
+        createdAt: now,
+        lastUsedAt: null,
+      });
+      writeAudit(tx, {
+        action: AuditAction.apiKeyCreated,
+        at: now,
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        description: `API key "${input.Name}" (scopes: ${scopes.join(", ") || "none"})`,
+      });
       const row = repo.getApiKey(tx, id)!;
       return { ...this.toWire(tx, row, this.linkedScopes(tx)), PlaintextKey: formatApiKey(id, secret) };
     });
@@ -226,19 +258,32 @@ export class ApiKeyService extends Service {
       const row = repo.getApiKey(tx, id);
       if (!row) throw notFound("API key");
       const linked = this.linkedScopes(tx);
-      if (input.Name !== undefined && input.Name !== row.name) throw badRequest(ApiKeyMessage.onlyAllowedFromEditable, "Name");
+      if (input.Name !== undefined && input.Name !== row.name)
+        throw badRequest(ApiKeyMessage.onlyAllowedFromEditable, "Name");
       if (input.Scopes !== undefined) {
         const effective = new Set([...row.scopes, ...(linked.get(row.id) ?? [])]);
         const given = new Set(input.Scopes);
-        if (![...given].every((s) => effective.has(s)) || !row.scopes.every((s) => given.has(s))) throw badRequest(ApiKeyMessage.onlyAllowedFromEditable, "Scopes");
+        if (![...given].every((s) => effective.has(s)) || !row.scopes.every((s) => given.has(s)))
+          throw badRequest(ApiKeyMessage.onlyAllowedFromEditable, "Scopes");
       }
       if (input.ExpiredAfter !== undefined) {
         const given = input.ExpiredAfter === null ? null : Date.parse(input.ExpiredAfter);
         if (given !== row.expiredAfter) throw badRequest(ApiKeyMessage.onlyAllowedFromEditable, "ExpiredAfter");
       }
-      if (input.AllowedFrom !== undefined) repo.setAllowedFrom(tx, id, input.AllowedFrom.map((e) => ({ Prefix: e.Prefix, Note: e.Note })));
+      if (input.AllowedFrom !== undefined)
+        repo.setAllowedFrom(
+          tx,
+          id,
+          input.AllowedFrom.map((e) => ({ Prefix: e.Prefix, Note: e.Note })),
+        );
       const prefixes = (input.AllowedFrom ?? row.allowedFrom).map((e) => e.Prefix).join(", ");
-      writeAudit(tx, { action: AuditAction.apiKeyUpdated, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, description: `API key "${row.name}" allowed from ${prefixes}` });
+      writeAudit(tx, {
+        action: AuditAction.apiKeyUpdated,
+        at: this.clock.now(),
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        description: `API key "${row.name}" allowed from ${prefixes}`,
+      });
       return this.toWire(tx, repo.getApiKey(tx, id)!, linked);
     });
   }
@@ -252,7 +297,13 @@ export class ApiKeyService extends Service {
       const row = repo.getApiKey(tx, id);
       if (!row) throw notFound("API key");
       repo.deleteApiKey(tx, id);
-      writeAudit(tx, { action: AuditAction.apiKeyDeleted, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, description: `API key "${row.name}"` });
+      writeAudit(tx, {
+        action: AuditAction.apiKeyDeleted,
+        at: this.clock.now(),
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        description: `API key "${row.name}"`,
+      });
     });
   }
 
@@ -266,7 +317,13 @@ export class ApiKeyService extends Service {
   }
 
   private refuse(status: 401 | 403, at: number, ip: string, audit: RefusalAudit, description: string): never {
-    writeAudit(this.db, { action: audit.action, at, ipAddress: ip, ...(audit.aclDescription !== undefined ? { aclDescription: audit.aclDescription } : {}), description });
+    writeAudit(this.db, {
+      action: audit.action,
+      at,
+      ipAddress: ip,
+      ...(audit.aclDescription !== undefined ? { aclDescription: audit.aclDescription } : {}),
+      description,
+    });
     throw new AppError(status, ServerMessage.unauthorised);
   }
 
@@ -279,18 +336,28 @@ export class ApiKeyService extends Service {
    * (`audit.action`, default apiKeyAccessDenied) naming the reason. On success LastUsedAt is set
    * (at most once a minute per key) and the key row is returned.
    */
-  authenticate(presented: string | undefined, sourceIp: string, requiredScope: string, audit: RefusalAudit = { action: AuditAction.apiKeyAccessDenied }): ApiKeyRow {
+  authenticate(
+    presented: string | undefined,
+    sourceIp: string,
+    requiredScope: string,
+    audit: RefusalAudit = { action: AuditAction.apiKeyAccessDenied },
+  ): ApiKeyRow {
     const now = this.clock.now();
-    if (presented === undefined) this.refuse(401, now, sourceIp, audit, `no API key presented (scope ${requiredScope})`);
+    if (presented === undefined)
+      this.refuse(401, now, sourceIp, audit, `no API key presented (scope ${requiredScope})`);
     const parts = parseApiKey(presented);
     const row = parts ? repo.getApiKey(this.db, parts.id) : undefined;
     const expected = Buffer.from(row?.secretHash ?? DUMMY_HASH, "hex");
     const given = Buffer.from(sha256(parts?.secret ?? ""), "hex");
     const secretOk = expected.length === given.length && timingSafeEqual(expected, given);
-    if (!row || !secretOk) this.refuse(401, now, sourceIp, audit, `unknown or malformed API key (scope ${requiredScope})`);
-    if (row.expiredAfter !== null && row.expiredAfter <= now) this.refuse(401, now, sourceIp, audit, `API key "${row.name}" has expired`);
-    if (!insideAny(row.allowedFrom, sourceIp)) this.refuse(403, now, sourceIp, audit, `API key "${row.name}" used from outside its AllowedFrom`);
-    if (!this.hasScope(row, requiredScope)) this.refuse(403, now, sourceIp, audit, `API key "${row.name}" lacks scope ${requiredScope}`);
+    if (!row || !secretOk)
+      this.refuse(401, now, sourceIp, audit, `unknown or malformed API key (scope ${requiredScope})`);
+    if (row.expiredAfter !== null && row.expiredAfter <= now)
+      this.refuse(401, now, sourceIp, audit, `API key "${row.name}" has expired`);
+    if (!insideAny(row.allowedFrom, sourceIp))
+      this.refuse(403, now, sourceIp, audit, `API key "${row.name}" used from outside its AllowedFrom`);
+    if (!this.hasScope(row, requiredScope))
+      this.refuse(403, now, sourceIp, audit, `API key "${row.name}" lacks scope ${requiredScope}`);
     if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
       repo.touchApiKey(this.db, row.id, now);
       return { ...row, lastUsedAt: now };
@@ -328,7 +395,13 @@ export class ApiKeyService extends Service {
     if (presented !== undefined) {
       this.authenticate(presented, sourceIp, allowlistReadScope(acl.id), audit);
     } else if (!(config.AllowAccessByIp && insideAny(config.AllowedIpAddresses, sourceIp))) {
-      this.refuse(401, now, sourceIp, audit, config.AllowAccessByIp ? "no API key, and the source is outside the allowed addresses" : "no API key presented");
+      this.refuse(
+        401,
+        now,
+        sourceIp,
+        audit,
+        config.AllowAccessByIp ? "no API key, and the source is outside the allowed addresses" : "no API key presented",
+      );
     }
     return publishedAddresses(this.db, acl.id, now);
   }
@@ -357,7 +430,13 @@ export class ApiKeyService extends Service {
       if (!session) throw notFound("session");
       const revokeOps = this.engine.revokeForSessions(tx, [session.id]);
       endSessions(tx, [session.id], now, "apiKey");
-      writeAudit(tx, { action: AuditAction.sessionDeleted, at: now, userName: session.userName, ipAddress: ip, description: `ended with API key "${key.name}"` });
+      writeAudit(tx, {
+        action: AuditAction.sessionDeleted,
+        at: now,
+        userName: session.userName,
+        ipAddress: ip,
+        description: `ended with API key "${key.name}"`,
+      });
       return revokeOps;
     });
     this.engine.dispatch(ops);

@@ -131,7 +131,12 @@ export class AuditLogService extends Service {
     }
     // csv-stringify quotes a cell holding the record delimiter (CRLF) but not a lone LF or CR:
     // quote those too, or readers would split the record there.
-    const csv = stringify({ header: true, columns: [...AuditLogCsvColumns], record_delimiter: "\r\n", quoted_match: /[\r\n]/ });
+    const csv = stringify({
+      header: true,
+      columns: [...AuditLogCsvColumns],
+      record_delimiter: "\r\n",
+      quoted_match: /[\r\n]/,
+    });
     return pipeline(Readable.from(records()), csv, () => undefined);
   }
 }

@@ -32,7 +32,15 @@ import {
   backendTypeOf,
   isAgentless,
 } from "@postern/shared";
-import type { AclConfig, AgentCapabilities, Backend, BackendConfig, BackendType, BackendWrite, ConfigProblem } from "@postern/shared";
+import type {
+  AclConfig,
+  AgentCapabilities,
+  Backend,
+  BackendConfig,
+  BackendType,
+  BackendWrite,
+  ConfigProblem,
+} from "@postern/shared";
 import type { Tx } from "../db/index.ts";
 import { iso } from "../clock.ts";
 import { AppError, badRequest, conflict, notFound } from "../errors.ts";
@@ -83,7 +91,11 @@ function versionOf(version: string): string | null {
  * - version below `BackendMinAgentVersion` (1.6.0 script and application types, 1.9.0 sophos) or
  *   not a version: err.agentBackendTypeNotSupported, Extra naming the version needed.
  */
-export function agentGateProblem(agent: AgentGateRow | undefined, type: BackendType, all: readonly AgentGateRow[]): ConfigProblem | null {
+export function agentGateProblem(
+  agent: AgentGateRow | undefined,
+  type: BackendType,
+  all: readonly AgentGateRow[],
+): ConfigProblem | null {
   if (!agent) return { Err: ErrKey.invalidAgentId };
   if (!agent.version) return { Err: ErrKey.agentNeverConnected };
   const caps = agent.capabilities as AgentCapabilities;
@@ -97,7 +109,8 @@ export function agentGateProblem(agent: AgentGateRow | undefined, type: BackendT
   const min = BackendMinAgentVersion[type];
   if (min) {
     const v = versionOf(agent.version);
-    if (!v || semver.lt(v, min)) return { Err: ErrKey.agentBackendTypeNotSupported, Extra: `${type} needs agent ${min} or later` };
+    if (!v || semver.lt(v, min))
+      return { Err: ErrKey.agentBackendTypeNotSupported, Extra: `${type} needs agent ${min} or later` };
   }
   return null;
 }
@@ -159,18 +172,26 @@ export class BackendService extends Service {
    * Works out the sealed secrets of a write. `stored` is the current row on update. Throws 400 for a
    * missing secret (create), or for one not re-entered after an agent or host change (update).
    */
-  private sealSecrets(type: BackendType, config: BackendConfig, agent: AgentGateRow | null, stored: BackendRow | undefined): SealedSecrets {
+  private sealSecrets(
+    type: BackendType,
+    config: BackendConfig,
+    agent: AgentGateRow | null,
+    stored: BackendRow | undefined,
+  ): SealedSecrets {
     const fields = BackendSecretFields[type];
     const own = fieldsOf(config, type);
     const given = fields.filter((f) => own[f] !== "" && own[f] !== undefined);
     const storedFields = stored ? backendFieldsOf(stored.sealedSecrets) : {};
     const agentChanged = stored !== undefined && stored.agentId !== (agent?.id ?? null);
     const hostField = BackendHostField[type];
-    const hostChanged = stored !== undefined && hostField !== undefined && fieldsOf(stored.config, type)[hostField] !== own[hostField];
+    const hostChanged =
+      stored !== undefined && hostField !== undefined && fieldsOf(stored.config, type)[hostField] !== own[hostField];
     const paths = (fs: string[]) => fs.map((f) => `Config.${type}.${f}`).join(", ");
     const notGiven = fields.filter((f) => !given.includes(f));
-    if (stored && agentChanged && notGiven.length > 0) throw badRequest(BackendMessage.reenterSecretsForNewAgent, paths(notGiven));
-    if (stored && hostChanged && notGiven.length > 0) throw badRequest(BackendMessage.reenterCredentials, paths(notGiven));
+    if (stored && agentChanged && notGiven.length > 0)
+      throw badRequest(BackendMessage.reenterSecretsForNewAgent, paths(notGiven));
+    if (stored && hostChanged && notGiven.length > 0)
+      throw badRequest(BackendMessage.reenterCredentials, paths(notGiven));
     const missing = notGiven.filter((f) => storedFields[f] === undefined);
     if (missing.length > 0) {
       if (type === "fortios") throw badRequest(BackendErrKey.invalidFortiosConfig, `${paths(missing)}: required`);
@@ -186,7 +207,8 @@ export class BackendService extends Service {
 
   /** The agent's box key; 400 err.agentIncapable when it has none to seal to. */
   private boxKeyOf(agent: AgentGateRow | null): string {
-    if (!agent || !isBoxPublicKey(agent.boxPublicKey)) throw new AppError(400, ErrKey.agentIncapable, "the agent has no key to seal secrets to; enrol it again");
+    if (!agent || !isBoxPublicKey(agent.boxPublicKey))
+      throw new AppError(400, ErrKey.agentIncapable, "the agent has no key to seal secrets to; enrol it again");
     return agent.boxPublicKey;
   }
 
@@ -207,8 +229,24 @@ export class BackendService extends Service {
       this.checkName(tx, input.Name, undefined);
       const sealedSecrets = this.sealSecrets(type, config, agent, undefined);
       const now = this.clock.now();
-      repo.insertBackend(tx, { id, name: input.Name, agentId: agent?.id ?? null, type, config: withoutSecrets(config, type), sealedSecrets, createdAt: now, updatedAt: now, updatedBy: actor.adminName });
-      writeAudit(tx, { action: AuditAction.backendCreated, at: now, adminName: actor.adminName, ipAddress: actor.ip, description: input.Name });
+      repo.insertBackend(tx, {
+        id,
+        name: input.Name,
+        agentId: agent?.id ?? null,
+        type,
+        config: withoutSecrets(config, type),
+        sealedSecrets,
+        createdAt: now,
+        updatedAt: now,
+        updatedBy: actor.adminName,
+      });
+      writeAudit(tx, {
+        action: AuditAction.backendCreated,
+        at: now,
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        description: input.Name,
+      });
     });
     return id;
   }
@@ -243,9 +281,27 @@ export class BackendService extends Service {
       const now = this.clock.now();
       const moved = agentChanged || JSON.stringify(row.config) !== JSON.stringify(stored);
       secretsChanged = JSON.stringify(row.sealedSecrets) !== JSON.stringify(sealed);
-      const revokeOps = moved ? this.engine.revokeForAcls(tx, acls.map((a) => a.id)) : new Map();
-      repo.updateBackend(tx, id, { name: input.Name, agentId, config: stored, sealedSecrets: sealed, updatedAt: now, updatedBy: actor.adminName });
-      writeAudit(tx, { action: AuditAction.backendUpdated, at: now, adminName: actor.adminName, ipAddress: actor.ip, description: note ? `${input.Name} (${note})` : input.Name });
+      const revokeOps = moved
+        ? this.engine.revokeForAcls(
+            tx,
+            acls.map((a) => a.id),
+          )
+        : new Map();
+      repo.updateBackend(tx, id, {
+        name: input.Name,
+        agentId,
+        config: stored,
+        sealedSecrets: sealed,
+        updatedAt: now,
+        updatedBy: actor.adminName,
+      });
+      writeAudit(tx, {
+        action: AuditAction.backendUpdated,
+        at: now,
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        description: note ? `${input.Name} (${note})` : input.Name,
+      });
       affected = moved || secretsChanged ? [row.agentId, agentId].filter((a): a is string => !!a) : [];
       return revokeOps;
     });
@@ -302,8 +358,13 @@ export class BackendService extends Service {
       if (!row) throw notFound("backend");
       if (repo.aclsOfBackend(tx, id).length > 0) throw conflict(BackendMessage.backendInUse);
       repo.deleteBackend(tx, id);
-      writeAudit(tx, { action: AuditAction.backendDeleted, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, description: row.name });
+      writeAudit(tx, {
+        action: AuditAction.backendDeleted,
+        at: this.clock.now(),
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        description: row.name,
+      });
     });
   }
 }
-

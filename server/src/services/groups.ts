@@ -32,7 +32,13 @@ export function reachOf(tx: Tx, userIds: Iterable<string>): Map<string, Set<stri
  * they reached before (per `reachOf`) and no longer reach by any path (direct or another group).
  * Collects the agent ops into `ops`; send them with `engine.dispatch` after commit. `now` is epoch ms.
  */
-export function revokeLostAccess(tx: Tx, engine: GrantEngine, now: number, before: Map<string, Set<string>>, ops: Ops): void {
+export function revokeLostAccess(
+  tx: Tx,
+  engine: GrantEngine,
+  now: number,
+  before: Map<string, Set<string>>,
+  ops: Ops,
+): void {
   for (const [userId, had] of before) {
     const still = new Set(assignedAclIds(tx, userId));
     const lost = new Set([...had].filter((a) => !still.has(a)));
@@ -95,7 +101,8 @@ export class GroupService extends Service {
     for (const id of userIds) {
       const authType = found.get(id);
       if (authType === undefined) throw badRequest(ServerMessage.badRequest, `UserIDs: unknown user ${id}`);
-      if (authType === "SAML") throw badRequest(ServerMessage.badRequest, `UserIDs: SAML users cannot be members of a ${type} group`);
+      if (authType === "SAML")
+        throw badRequest(ServerMessage.badRequest, `UserIDs: SAML users cannot be members of a ${type} group`);
     }
     return [...new Set(userIds)];
   }
@@ -114,7 +121,13 @@ export class GroupService extends Service {
       repo.insertGroup(tx, { id, name: input.Name, description: input.Description, type: input.Type, createdAt: now });
       repo.setGroupAclIds(tx, id, input.ACLIDs);
       repo.setGroupUserIds(tx, id, members);
-      writeAudit(tx, { action: AuditAction.groupCreated, at: now, adminName: actor.adminName, ipAddress: actor.ip, description: input.Name });
+      writeAudit(tx, {
+        action: AuditAction.groupCreated,
+        at: now,
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        description: input.Name,
+      });
     });
     return id;
   }
@@ -140,7 +153,13 @@ export class GroupService extends Service {
       if (members) repo.setGroupUserIds(tx, id, members);
       const ops: Ops = new Map();
       revokeLostAccess(tx, this.engine, now, before, ops);
-      writeAudit(tx, { action: AuditAction.groupUpdated, at: now, adminName: actor.adminName, ipAddress: actor.ip, description: input.Name });
+      writeAudit(tx, {
+        action: AuditAction.groupUpdated,
+        at: now,
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        description: input.Name,
+      });
       return ops;
     });
     this.engine.dispatch(ops);
@@ -159,7 +178,13 @@ export class GroupService extends Service {
       repo.deleteGroup(tx, id);
       const ops: Ops = new Map();
       revokeLostAccess(tx, this.engine, now, before, ops);
-      writeAudit(tx, { action: AuditAction.groupDeleted, at: now, adminName: actor.adminName, ipAddress: actor.ip, description: row.name });
+      writeAudit(tx, {
+        action: AuditAction.groupDeleted,
+        at: now,
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        description: row.name,
+      });
       return ops;
     });
     this.engine.dispatch(ops);

@@ -77,7 +77,14 @@ export interface Services {
 }
 
 /** Builds the services over an open, migrated database. */
-export function createServices(opts: { db: Db; clock: Clock; log: Logger; jsBundleHash: string; secretKey?: Buffer; licensePublicKeys?: readonly string[] }): Services {
+export function createServices(opts: {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  jsBundleHash: string;
+  secretKey?: Buffer;
+  licensePublicKeys?: readonly string[];
+}): Services {
   const { db, clock, log } = opts;
   const engine = new GrantEngine(db, clock, log);
   const hub = new AgentHub({ db, clock, log, engine });

@@ -9,7 +9,16 @@
  */
 import { randomBytes } from "node:crypto";
 import { ErrKey, NONE_ID, ServerMessage, backendTypeOf, knocKind } from "@postern/shared";
-import type { AclConfig, AclWrite, BackendConfig, BackendType, Knoc, KnocCreate, KnocUpdate, WizardState } from "@postern/shared";
+import type {
+  AclConfig,
+  AclWrite,
+  BackendConfig,
+  BackendType,
+  Knoc,
+  KnocCreate,
+  KnocUpdate,
+  WizardState,
+} from "@postern/shared";
 import type { Tx } from "../db/index.ts";
 import { AppError, badRequest, notFound } from "../errors.ts";
 import * as repo from "../repositories/knocs.ts";
@@ -31,7 +40,18 @@ export const KIND_TYPES: Readonly<Record<KnocCreate["Kind"], readonly BackendTyp
   LINUX: ["ipset"],
   PROXY: ["haproxy", "knocproxy"],
   SCRIPT: ["script"],
-  APPLICATION: ["allowlist", "fortios", "fortimanager", "azure", "panos", "firepower", "sophosutm", "sophossfos", "aws", "script"],
+  APPLICATION: [
+    "allowlist",
+    "fortios",
+    "fortimanager",
+    "azure",
+    "panos",
+    "firepower",
+    "sophosutm",
+    "sophossfos",
+    "aws",
+    "script",
+  ],
 };
 
 /** The allowlist URL of a passive Knoc. */
@@ -73,8 +93,11 @@ export class KnocService extends Service {
     const backend = this.parts.backends.get(acl.BackendID);
     const children = repo.childAclIds(this.db, id);
     const child = children[0] ? this.parts.acls.get(children[0]) : null;
-    const kind = child ? knocKind(this.parts.backends.get(child.BackendID).Config, child.Config) : knocKind(backend.Config, acl.Config);
-    const agentName = backend.AgentID !== NONE_ID ? (this.parts.agents.list().find((a) => a.ID === backend.AgentID)?.Name ?? "") : "";
+    const kind = child
+      ? knocKind(this.parts.backends.get(child.BackendID).Config, child.Config)
+      : knocKind(backend.Config, acl.Config);
+    const agentName =
+      backend.AgentID !== NONE_ID ? (this.parts.agents.list().find((a) => a.ID === backend.AgentID)?.Name ?? "") : "";
     const assignedTo = acl.ParentID !== NONE_ID ? acl.ParentID : id;
     const token = acl.Config.allowlist?.Token;
     return {
@@ -101,7 +124,8 @@ export class KnocService extends Service {
     this.parts.licensing.requireLicence();
     const ws = input.WizardState;
     const type = backendTypeOf(ws.form.Config);
-    if (!KIND_TYPES[input.Kind].includes(type)) throw badRequest(ErrKey.agentBackendTypeNotSupported, `a ${input.Kind} Knoc cannot use a ${type} backend`);
+    if (!KIND_TYPES[input.Kind].includes(type))
+      throw badRequest(ErrKey.agentBackendTypeNotSupported, `a ${input.Kind} Knoc cannot use a ${type} backend`);
     const passivePlus = type === "panos" && !!ws.form.AclConfig.panos?.EDLName;
     const passive = type === "allowlist" || passivePlus;
     let result: string[] = [];
@@ -109,28 +133,52 @@ export class KnocService extends Service {
     this.db.transaction((tx) => {
       // 1. backend (for Passive+ the agentless allowlist the firewall reads)
       const backendConfig: BackendConfig = passivePlus ? { allowlist: {} } : withEnvVarNames(ws.form.Config, ws);
-      const backendId = this.parts.backends.create({ Name: ws.form.Name, AgentID: passive ? NONE_ID : ws.agentId, Config: backendConfig }, actor);
+      const backendId = this.parts.backends.create(
+        { Name: ws.form.Name, AgentID: passive ? NONE_ID : ws.agentId, Config: backendConfig },
+        actor,
+      );
       // 2–3. the ACL (its allowlist token is minted here; the API key needs the ACL's id for its scope)
       const token = passive ? randomBytes(24).toString("base64url") : "";
-      const aclConfig = passive ? allowlistConfig(token, ws) : withEnvVarValues(aclConfigOf(type, ws.form.AclConfig), ws);
+      const aclConfig = passive
+        ? allowlistConfig(token, ws)
+        : withEnvVarValues(aclConfigOf(type, ws.form.AclConfig), ws);
       const aclId = this.parts.acls.create(this.aclWrite(ws, backendId, NONE_ID, false, aclConfig), actor);
       let plaintext: string | undefined;
       if (passive) plaintext = this.attachApiKey(tx, ws, aclId, actor);
       // 4. Passive+: the firewall backend on the agent and the hidden child ACL
       if (passivePlus) {
-        const childBackend = this.parts.backends.create({ Name: `${ws.form.Name} (firewall)`, AgentID: ws.agentId, Config: ws.form.Config }, actor);
-        this.parts.acls.create(this.aclWrite(ws, childBackend, aclId, true, aclConfigOf(type, ws.form.AclConfig)), actor);
+        const childBackend = this.parts.backends.create(
+          { Name: `${ws.form.Name} (firewall)`, AgentID: ws.agentId, Config: ws.form.Config },
+          actor,
+        );
+        this.parts.acls.create(
+          this.aclWrite(ws, childBackend, aclId, true, aclConfigOf(type, ws.form.AclConfig)),
+          actor,
+        );
       }
       // 5. assignments
       this.assign(tx, aclId, ws.userIds, ws.groupIds, ops);
-      writeAudit(tx, { action: AuditAction.knocCreated, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, aclDescription: ws.knocOptionsForm.Description, description: `${input.Kind} (${type})` });
+      writeAudit(tx, {
+        action: AuditAction.knocCreated,
+        at: this.clock.now(),
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        aclDescription: ws.knocOptionsForm.Description,
+        description: `${input.Kind} (${type})`,
+      });
       result = [aclId, ...(plaintext ? [plaintext] : []), ...(passive ? [allowlistUrl(baseUrl, aclId, token)] : [])];
     });
     this.engine.dispatch(ops);
     return result;
   }
 
-  private aclWrite(ws: Pick<WizardState, "knocOptionsForm">, backendId: string, parentId: string, hidden: boolean, config: AclConfig): AclWrite {
+  private aclWrite(
+    ws: Pick<WizardState, "knocOptionsForm">,
+    backendId: string,
+    parentId: string,
+    hidden: boolean,
+    config: AclConfig,
+  ): AclWrite {
     return { ...ws.knocOptionsForm, HideFromAdmins: hidden, BackendID: backendId, ParentID: parentId, Config: config };
   }
 
@@ -141,11 +189,20 @@ export class KnocService extends Service {
     let plaintext: string | undefined;
     if (ws.apiKeyOption === "new") {
       if (!ws.apiKeyForm.Name) throw badRequest(ServerMessage.badRequest, "apiKeyForm.Name is required");
-      const key = this.parts.apiKeys.create({ Name: ws.apiKeyForm.Name, Scopes: [scope], ExpiredAfter: null, ...(ws.apiKeyForm.AllowedFrom ? { AllowedFrom: ws.apiKeyForm.AllowedFrom } : {}) }, actor);
+      const key = this.parts.apiKeys.create(
+        {
+          Name: ws.apiKeyForm.Name,
+          Scopes: [scope],
+          ExpiredAfter: null,
+          ...(ws.apiKeyForm.AllowedFrom ? { AllowedFrom: ws.apiKeyForm.AllowedFrom } : {}),
+        },
+        actor,
+      );
       keyId = key.ID;
       plaintext = key.PlaintextKey;
     } else if (ws.apiKeyOption === "existing") {
-      if (!ws.existingApiKey || !repo.addApiKeyScope(tx, ws.existingApiKey, scope)) throw badRequest(ServerMessage.badRequest, "existingApiKey: choose an existing API key");
+      if (!ws.existingApiKey || !repo.addApiKeyScope(tx, ws.existingApiKey, scope))
+        throw badRequest(ServerMessage.badRequest, "existingApiKey: choose an existing API key");
       keyId = ws.existingApiKey;
     }
     if (keyId !== NONE_ID) {
@@ -175,19 +232,37 @@ export class KnocService extends Service {
       const agentId = ws.agentId !== NONE_ID ? ws.agentId : backend.AgentID;
       // A Passive+ child's firewall backend is named after the Knoc like at creation.
       const backendName = acl.ParentID !== NONE_ID ? `${ws.form.Name} (firewall)` : ws.form.Name;
-      this.parts.backends.update(backend.ID, { Name: backendName, AgentID: agentId, Config: withEnvVarNames(ws.form.Config, ws) }, actor);
+      this.parts.backends.update(
+        backend.ID,
+        { Name: backendName, AgentID: agentId, Config: withEnvVarNames(ws.form.Config, ws) },
+        actor,
+      );
       const config = type === "allowlist" ? acl.Config : withEnvVarValues(aclConfigOf(type, ws.form.AclConfig), ws);
       this.parts.acls.update(id, this.aclWrite(ws, backend.ID, acl.ParentID, acl.HideFromAdmins, config), actor);
       let assignedTo = id;
       if (acl.ParentID !== NONE_ID) {
         const parent = this.parts.acls.get(acl.ParentID);
         const parentBackend = this.parts.backends.get(parent.BackendID);
-        this.parts.backends.update(parentBackend.ID, { Name: ws.form.Name, AgentID: NONE_ID, Config: parentBackend.Config }, actor);
-        this.parts.acls.update(parent.ID, { ...this.aclWrite(ws, parent.BackendID, NONE_ID, false, parent.Config) }, actor);
+        this.parts.backends.update(
+          parentBackend.ID,
+          { Name: ws.form.Name, AgentID: NONE_ID, Config: parentBackend.Config },
+          actor,
+        );
+        this.parts.acls.update(
+          parent.ID,
+          { ...this.aclWrite(ws, parent.BackendID, NONE_ID, false, parent.Config) },
+          actor,
+        );
         assignedTo = parent.ID;
       }
       this.assign(tx, assignedTo, ws.userIds, ws.groupIds, ops);
-      writeAudit(tx, { action: AuditAction.knocUpdated, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, aclDescription: ws.knocOptionsForm.Description });
+      writeAudit(tx, {
+        action: AuditAction.knocUpdated,
+        at: this.clock.now(),
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        aclDescription: ws.knocOptionsForm.Description,
+      });
     });
     this.engine.dispatch(ops);
   }
@@ -217,7 +292,8 @@ export class KnocService extends Service {
   delete(id: string, actor: Actor, deleteApiKey: boolean): void {
     this.db.transaction((tx) => {
       const acl = this.parts.acls.get(id);
-      if (acl.HideFromAdmins && acl.ParentID !== NONE_ID) throw new AppError(400, ServerMessage.badRequest, "delete the parent Knoc");
+      if (acl.HideFromAdmins && acl.ParentID !== NONE_ID)
+        throw new AppError(400, ServerMessage.badRequest, "delete the parent Knoc");
       for (const aclId of [...repo.childAclIds(tx, id), id]) {
         const row = this.parts.acls.get(aclId);
         this.parts.acls.delete(aclId, actor);
@@ -228,7 +304,13 @@ export class KnocService extends Service {
         const left = repo.removeApiKeyScope(tx, keyId, `allowlist.read:${id}`);
         if (deleteApiKey && left.length === 0) this.parts.apiKeys.delete(keyId, actor);
       }
-      writeAudit(tx, { action: AuditAction.knocDeleted, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, aclDescription: acl.Description });
+      writeAudit(tx, {
+        action: AuditAction.knocDeleted,
+        at: this.clock.now(),
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        aclDescription: acl.Description,
+      });
     });
   }
 
@@ -248,15 +330,26 @@ function aclConfigOf(type: BackendType, config: AclConfig): AclConfig {
 function allowlistConfig(token: string, ws: WizardState): AclConfig {
   const byIp = ws.apiKeyOption === "none";
   const ranges = ws.allowlistAccessIpRestrictionForm.AllowedFrom;
-  if (byIp && ranges.length === 0) throw badRequest(ErrKey.allowlistAccessIpRestrictionFormRequired, "At least one IP range must be present");
-  return { UriToken: "", allowlist: { Token: token, ApiKeyId: NONE_ID, AllowAccessByIp: byIp, AllowedIpAddresses: byIp ? ranges.map((r) => ({ Prefix: r.Prefix, Note: r.Note ?? "" })) : [] } } as AclConfig;
+  if (byIp && ranges.length === 0)
+    throw badRequest(ErrKey.allowlistAccessIpRestrictionFormRequired, "At least one IP range must be present");
+  return {
+    UriToken: "",
+    allowlist: {
+      Token: token,
+      ApiKeyId: NONE_ID,
+      AllowAccessByIp: byIp,
+      AllowedIpAddresses: byIp ? ranges.map((r) => ({ Prefix: r.Prefix, Note: r.Note ?? "" })) : [],
+    },
+  } as AclConfig;
 }
 
 /** A script backend declares the wizard's variable names (with their Sensitive flags). */
 function withEnvVarNames(config: BackendConfig, ws: Pick<WizardState, "envVarsForm">): BackendConfig {
   if (!config.script || ws.envVarsForm.length === 0) return config;
   const vars = ws.envVarsForm.filter((v) => v.Name !== "");
-  return { script: { ...config.script, EnvVars: vars.map((v) => ({ Name: v.Name, Sensitive: v.Sensitive })) } } as BackendConfig;
+  return {
+    script: { ...config.script, EnvVars: vars.map((v) => ({ Name: v.Name, Sensitive: v.Sensitive })) },
+  } as BackendConfig;
 }
 
 /** A script ACL carries the wizard's variable values (blank names dropped; Sensitive ones sealed by the ACL service). */
@@ -266,5 +359,11 @@ function withEnvVarValues(config: AclConfig, ws: Pick<WizardState, "envVarsForm"
   for (const v of vars) {
     if (!v.Value && !v.Sensitive) throw badRequest(ServerMessage.badRequest, `envVarsForm: ${v.Name} needs a value`);
   }
-  return { ...config, script: { ...config.script, EnvVars: Object.fromEntries(vars.map((v) => [v.Name, { Value: v.Value, Encrypted: v.Sensitive }])) } } as AclConfig;
+  return {
+    ...config,
+    script: {
+      ...config.script,
+      EnvVars: Object.fromEntries(vars.map((v) => [v.Name, { Value: v.Value, Encrypted: v.Sensitive }])),
+    },
+  } as AclConfig;
 }

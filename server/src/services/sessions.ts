@@ -43,7 +43,13 @@ export class SessionService extends Service {
       const ids = liveUserSessions(tx, now).map((s) => s.id);
       count = ids.length;
       const ops = this.endUserSessions(tx, ids, now);
-      writeAudit(tx, { action: AuditAction.sessionDeleted, at: now, adminName: actor.adminName, ipAddress: actor.ip, description: `all user sessions (${count})` });
+      writeAudit(tx, {
+        action: AuditAction.sessionDeleted,
+        at: now,
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        description: `all user sessions (${count})`,
+      });
       return ops;
     });
     this.engine.dispatch(ops);
@@ -60,7 +66,14 @@ export class SessionService extends Service {
       const found = getUserSessionWithUser(tx, id);
       if (!found || found.session.endedAt !== null || found.session.endsAt <= now) throw notFound("session");
       const ops = this.endUserSessions(tx, [id], now);
-      writeAudit(tx, { action: AuditAction.sessionDeleted, at: now, userName: found.userName, adminName: actor.adminName, ipAddress: actor.ip, description: "user session" });
+      writeAudit(tx, {
+        action: AuditAction.sessionDeleted,
+        at: now,
+        userName: found.userName,
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        description: "user session",
+      });
       return ops;
     });
     this.engine.dispatch(ops);
@@ -75,7 +88,13 @@ export class SessionService extends Service {
       const now = this.clock.now();
       const ids = liveAdminSessions(tx, now).map((s) => s.id);
       endAdminSessions(tx, ids, now);
-      writeAudit(tx, { action: AuditAction.sessionDeleted, at: now, adminName: actor.adminName, ipAddress: actor.ip, description: `all admin sessions (${ids.length})` });
+      writeAudit(tx, {
+        action: AuditAction.sessionDeleted,
+        at: now,
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        description: `all admin sessions (${ids.length})`,
+      });
       return ids.length;
     });
   }
@@ -92,7 +111,13 @@ export class SessionService extends Service {
       if (!row || row.endedAt !== null || row.endsAt <= now) throw notFound("session");
       endAdminSessions(tx, [id], now);
       const owner = getAdmin(tx, row.adminId);
-      writeAudit(tx, { action: AuditAction.sessionDeleted, at: now, adminName: actor.adminName, ipAddress: actor.ip, description: `admin session of ${owner?.userName ?? ""}` });
+      writeAudit(tx, {
+        action: AuditAction.sessionDeleted,
+        at: now,
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        description: `admin session of ${owner?.userName ?? ""}`,
+      });
     });
     return id === actor.sessionId;
   }

@@ -23,7 +23,6 @@ export const MAX_OBSERVED = 8;
 
 /** Builds GET /status and follows the user's address. */
 export class StatusService extends Service {
-
   /**
    * Records the address a request came from. A different address of the session's family moves the
    * session: each holding grant is revoked on the old address and granted on the new one with the
@@ -41,7 +40,13 @@ export class StatusService extends Service {
     const now = this.clock.now();
     const moved = this.db.transaction((tx) => {
       tx.update(userSessions).set({ ipAddress: ip }).where(eq(userSessions.id, session.sessionId)).run();
-      writeAudit(tx, { action: AuditAction.userIpChanged, at: now, userName: session.userName, ipAddress: ip, description: `from ${session.ipAddress}` });
+      writeAudit(tx, {
+        action: AuditAction.userIpChanged,
+        at: now,
+        userName: session.userName,
+        ipAddress: ip,
+        description: `from ${session.ipAddress}`,
+      });
       const holding = grantsRepo.holdingGrantsOfSessions(tx, [session.sessionId]);
       const ops = new Map();
       this.engine.revokeInTx(tx, holding, ops);
@@ -67,10 +72,18 @@ export class StatusService extends Service {
   observe(session: UserSessionContext, ip: string, port: number): void {
     const n = normaliseIp(ip);
     if (!n || n.ip === session.ipAddress) return;
-    const row = this.db.select({ d: userSessions.discoveredIps }).from(userSessions).where(eq(userSessions.id, session.sessionId)).get();
+    const row = this.db
+      .select({ d: userSessions.discoveredIps })
+      .from(userSessions)
+      .where(eq(userSessions.id, session.sessionId))
+      .get();
     const list = (row?.d ?? []).filter((d) => d.IP !== n.ip);
     list.push({ Port: port, IP: n.ip });
-    this.db.update(userSessions).set({ discoveredIps: list.slice(-MAX_OBSERVED) }).where(eq(userSessions.id, session.sessionId)).run();
+    this.db
+      .update(userSessions)
+      .set({ discoveredIps: list.slice(-MAX_OBSERVED) })
+      .where(eq(userSessions.id, session.sessionId))
+      .run();
   }
 
   /**
@@ -79,7 +92,11 @@ export class StatusService extends Service {
    * Returns the reported addresses that were confirmed.
    */
   logIps(session: UserSessionContext, ips: readonly PortIp[]): string[] {
-    const row = this.db.select({ d: userSessions.discoveredIps }).from(userSessions).where(eq(userSessions.id, session.sessionId)).get();
+    const row = this.db
+      .select({ d: userSessions.discoveredIps })
+      .from(userSessions)
+      .where(eq(userSessions.id, session.sessionId))
+      .get();
     const seen = new Set([session.ipAddress, ...(row?.d ?? []).map((d) => d.IP)]);
     return ips.flatMap((p) => {
       const n = normaliseIp(p.IP);
@@ -100,11 +117,21 @@ export class StatusService extends Service {
     const rows = query.all(params);
     const missing = rows.filter((r) => r.grant === null).map((r) => r.acl);
     if (missing.length === 0) return rows;
-    grantsRepo.ensureGrantRows(this.db, session.sessionId, missing.map((a) => a.id), now, newId);
+    grantsRepo.ensureGrantRows(
+      this.db,
+      session.sessionId,
+      missing.map((a) => a.id),
+      now,
+      newId,
+    );
     for (const acl of missing) {
       if (acl.clickToGrant) continue;
       try {
-        this.engine.grant(session.sessionId, acl.id, { userName: session.userName, ip: session.ipAddress, click: false });
+        this.engine.grant(session.sessionId, acl.id, {
+          userName: session.userName,
+          ip: session.ipAddress,
+          click: false,
+        });
       } catch {
         // shown as the entry's status
       }

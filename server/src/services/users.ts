@@ -24,7 +24,6 @@ import { isUserLicensed, licensedSessionLimit, licensedUsers, requireUserSlot } 
 
 /** Users: CRUD with assignments. */
 export class UserService extends Service {
-
   private toWire(row: repo.UserRow, licensed: boolean): User {
     return {
       ID: row.id,
@@ -60,15 +59,21 @@ export class UserService extends Service {
 
   private checkPassword(input: UserWrite, required: boolean): void {
     if (input.AuthType !== "local") return;
-    if (required && !input.PlainPassword) throw badRequest(ServerMessage.badRequest, "PlainPassword: Must be between 8 and 64 characters");
-    if (input.PlainPassword !== undefined && input.ConfirmPassword !== undefined && input.ConfirmPassword !== input.PlainPassword) {
+    if (required && !input.PlainPassword)
+      throw badRequest(ServerMessage.badRequest, "PlainPassword: Must be between 8 and 64 characters");
+    if (
+      input.PlainPassword !== undefined &&
+      input.ConfirmPassword !== undefined &&
+      input.ConfirmPassword !== input.PlainPassword
+    ) {
       throw badRequest(ErrKey.passwordsDontMatch);
     }
   }
 
   private checkAcls(tx: Tx, aclIds: readonly string[]): void {
     for (const id of aclIds) {
-      if (!tx.select({ id: acls.id }).from(acls).where(eq(acls.id, id)).get()) throw badRequest(ServerMessage.badRequest, `AclIds: unknown ACL ${id}`);
+      if (!tx.select({ id: acls.id }).from(acls).where(eq(acls.id, id)).get())
+        throw badRequest(ServerMessage.badRequest, `AclIds: unknown ACL ${id}`);
     }
   }
 
@@ -81,10 +86,14 @@ export class UserService extends Service {
    */
   async create(input: UserWrite, actor: Actor, inTx?: (tx: Tx, userId: string) => void): Promise<string> {
     this.checkPassword(input, true);
-    if (input.ApiKey !== undefined && input.AuthType !== "apikey") throw badRequest(ServerMessage.badRequest, "ApiKey: only API-key users (AuthType apikey) have a key");
-    if (input.ApiKey !== undefined && inTx === undefined) throw new Error("UserService.create: a user's API key is created through ApiKeyUserService.createUser");
-    if (input.AuthType === "LDAP" && !input.ThirdPartyAuth.DN) throw badRequest(ServerMessage.badRequest, "ThirdPartyAuth.DN is required");
-    const passwordHash = input.AuthType === "local" && input.PlainPassword ? await hashPassword(input.PlainPassword) : null;
+    if (input.ApiKey !== undefined && input.AuthType !== "apikey")
+      throw badRequest(ServerMessage.badRequest, "ApiKey: only API-key users (AuthType apikey) have a key");
+    if (input.ApiKey !== undefined && inTx === undefined)
+      throw new Error("UserService.create: a user's API key is created through ApiKeyUserService.createUser");
+    if (input.AuthType === "LDAP" && !input.ThirdPartyAuth.DN)
+      throw badRequest(ServerMessage.badRequest, "ThirdPartyAuth.DN is required");
+    const passwordHash =
+      input.AuthType === "local" && input.PlainPassword ? await hashPassword(input.PlainPassword) : null;
     const id = newId();
     this.db.transaction((tx) => {
       if (repo.getUserByName(tx, input.UserName)) throw conflict("A user with that username already exists");
@@ -107,7 +116,13 @@ export class UserService extends Service {
         })
         .run();
       repo.setDirectAclIds(tx, id, input.AclIds);
-      writeAudit(tx, { action: AuditAction.userCreated, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, userName: input.UserName });
+      writeAudit(tx, {
+        action: AuditAction.userCreated,
+        at: this.clock.now(),
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        userName: input.UserName,
+      });
       inTx?.(tx, id);
     });
     return id;
@@ -119,8 +134,13 @@ export class UserService extends Service {
    */
   async update(id: string, input: UserWrite, actor: Actor): Promise<void> {
     this.checkPassword(input, false);
-    if (input.ApiKey !== undefined) throw badRequest(ServerMessage.badRequest, "ApiKey: only on create; add a key later with POST /admin/api-keys and the scope user.auth:{id}");
-    const passwordHash = input.AuthType === "local" && input.PlainPassword ? await hashPassword(input.PlainPassword) : undefined;
+    if (input.ApiKey !== undefined)
+      throw badRequest(
+        ServerMessage.badRequest,
+        "ApiKey: only on create; add a key later with POST /admin/api-keys and the scope user.auth:{id}",
+      );
+    const passwordHash =
+      input.AuthType === "local" && input.PlainPassword ? await hashPassword(input.PlainPassword) : undefined;
     const ops = this.db.transaction((tx): Ops => {
       const row = repo.getUser(tx, id);
       if (!row) throw notFound("user");
@@ -146,7 +166,13 @@ export class UserService extends Service {
       repo.setDirectAclIds(tx, id, input.AclIds);
       const after = new Set(repo.assignedAclIds(tx, id));
       const removed = [...before].filter((a) => !after.has(a));
-      writeAudit(tx, { action: AuditAction.userUpdated, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, userName: input.UserName });
+      writeAudit(tx, {
+        action: AuditAction.userUpdated,
+        at: this.clock.now(),
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        userName: input.UserName,
+      });
       const ops: Ops = new Map();
       const now = this.clock.now();
       const sessions = repo.liveSessionIds(tx, id, now);
@@ -174,7 +200,13 @@ export class UserService extends Service {
       const revokeOps = this.engine.revokeForSessions(tx, sessions);
       repo.endSessions(tx, sessions, now, "userDeleted");
       tx.delete(users).where(eq(users.id, id)).run();
-      writeAudit(tx, { action: AuditAction.userDeleted, at: now, adminName: actor.adminName, ipAddress: actor.ip, userName: row.userName });
+      writeAudit(tx, {
+        action: AuditAction.userDeleted,
+        at: now,
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        userName: row.userName,
+      });
       return revokeOps;
     });
     this.engine.dispatch(ops);
@@ -183,7 +215,11 @@ export class UserService extends Service {
   /** The user's live sessions, oldest first (GET /admin/users/{id}/sessions); 404 for an unknown user. */
   sessions(id: string): UserSession[] {
     if (!repo.getUser(this.db, id)) throw notFound("user");
-    return liveUserSessions(this.db, this.clock.now(), id).map((s) => ({ ID: s.id, Created: iso(s.createdAt) ?? "", Ends: iso(s.endsAt) ?? "" }));
+    return liveUserSessions(this.db, this.clock.now(), id).map((s) => ({
+      ID: s.id,
+      Created: iso(s.createdAt) ?? "",
+      Ends: iso(s.endsAt) ?? "",
+    }));
   }
 
   /**
@@ -202,7 +238,15 @@ export class UserService extends Service {
     }
     return aclSummaries(this.db, [...direct, ...via.keys()])
       .filter((a) => !a.hideFromAdmins)
-      .map((a) => ({ ID: a.id, Description: a.description, URL: a.url, Category: a.category, Icon: a.icon, Direct: direct.has(a.id), Groups: via.get(a.id) ?? [] }));
+      .map((a) => ({
+        ID: a.id,
+        Description: a.description,
+        URL: a.url,
+        Category: a.category,
+        Icon: a.icon,
+        Direct: direct.has(a.id),
+        Groups: via.get(a.id) ?? [],
+      }));
   }
 
   /**
@@ -215,7 +259,13 @@ export class UserService extends Service {
       const row = repo.getUser(tx, id);
       if (!row) throw notFound("user");
       repo.clearUserTotp(tx, id);
-      writeAudit(tx, { action: AuditAction.totpReset, at: this.clock.now(), adminName: actor.adminName, ipAddress: actor.ip, userName: row.userName });
+      writeAudit(tx, {
+        action: AuditAction.totpReset,
+        at: this.clock.now(),
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        userName: row.userName,
+      });
     });
   }
 }

@@ -41,11 +41,24 @@ export const ALL_CAPABILITIES: AgentCapabilities = {
  * `services.agents.enrol` with a fresh box key pair, the given version (default 1.9.0) and
  * capabilities (default `ALL_CAPABILITIES`).
  */
-export function makeAgent(h: Harness, name: string, opts: { version?: string; capabilities?: AgentCapabilities; enrol?: boolean } = {}): { id: string; keys: BoxKeys } {
+export function makeAgent(
+  h: Harness,
+  name: string,
+  opts: { version?: string; capabilities?: AgentCapabilities; enrol?: boolean } = {},
+): { id: string; keys: BoxKeys } {
   const agent = h.services.agents.create(name, "http://127.0.0.1:8080", actor);
   const keys = boxKeyPair();
   if (opts.enrol !== false) {
-    h.services.agents.enrol({ Token: agent.Token, SigningPublicKey: "test", BoxPublicKey: keys.publicKey, Version: opts.version ?? "1.9.0", Capabilities: opts.capabilities ?? ALL_CAPABILITIES }, "127.0.0.1");
+    h.services.agents.enrol(
+      {
+        Token: agent.Token,
+        SigningPublicKey: "test",
+        BoxPublicKey: keys.publicKey,
+        Version: opts.version ?? "1.9.0",
+        Capabilities: opts.capabilities ?? ALL_CAPABILITIES,
+      },
+      "127.0.0.1",
+    );
   }
   return { id: agent.ID, keys };
 }
@@ -69,7 +82,11 @@ export async function adminClient(h: Harness): Promise<AdminClient> {
       `http://postern.test${path}`,
       {
         method,
-        headers: { host: "postern.test", ...(body !== undefined ? { "content-type": "application/json" } : {}), ...(cookie ? { cookie } : {}) },
+        headers: {
+          host: "postern.test",
+          ...(body !== undefined ? { "content-type": "application/json" } : {}),
+          ...(cookie ? { cookie } : {}),
+        },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       },
       env,

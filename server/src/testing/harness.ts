@@ -76,11 +76,26 @@ const actor = { adminName: "test-admin", ip: "127.0.0.1" };
  * a haproxy backend, one ACL (#ID 1, options as given) and a local user "alice" (password
  * "alice-password") assigned to it.
  */
-export async function seedLoop(h: Harness, acl: { clickToGrant?: boolean; maximumGrantDurationSeconds?: number | null } = {}): Promise<Seeded> {
+export async function seedLoop(
+  h: Harness,
+  acl: { clickToGrant?: boolean; maximumGrantDurationSeconds?: number | null } = {},
+): Promise<Seeded> {
   const s = h.services;
   const agent = s.agents.create("edge", "http://127.0.0.1:8080", actor);
-  s.agents.enrol({ Token: agent.Token, SigningPublicKey: "x", BoxPublicKey: "y", Version: "1.9.0", Capabilities: { haproxy: { socket_location: "/run/haproxy.sock" } } }, "127.0.0.1");
-  const backendId = s.backends.create({ Name: "proxy", AgentID: agent.ID, Config: { haproxy: { Protocol: "unix", Address: "/run/haproxy.sock" } } }, actor);
+  s.agents.enrol(
+    {
+      Token: agent.Token,
+      SigningPublicKey: "x",
+      BoxPublicKey: "y",
+      Version: "1.9.0",
+      Capabilities: { haproxy: { socket_location: "/run/haproxy.sock" } },
+    },
+    "127.0.0.1",
+  );
+  const backendId = s.backends.create(
+    { Name: "proxy", AgentID: agent.ID, Config: { haproxy: { Protocol: "unix", Address: "/run/haproxy.sock" } } },
+    actor,
+  );
   const aclId = s.acls.create(
     {
       Description: "Intranet",
@@ -131,7 +146,11 @@ export interface ApiResult {
 
 /** The node-server binding's socket as getConnInfo reads it: requests come from 203.0.113.5 unless told. */
 export function socketEnv(remoteAddress = "203.0.113.5") {
-  return { incoming: { socket: { remoteAddress, remotePort: 40000, remoteFamily: remoteAddress.includes(":") ? "IPv6" : "IPv4" } } };
+  return {
+    incoming: {
+      socket: { remoteAddress, remotePort: 40000, remoteFamily: remoteAddress.includes(":") ? "IPv6" : "IPv4" },
+    },
+  };
 }
 
 /**
@@ -149,7 +168,12 @@ export async function apiRequest(
     `http://postern.test${path}`,
     {
       method,
-      headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...(opts.cookie ? { cookie: opts.cookie } : {}), host: "postern.test", ...opts.headers },
+      headers: {
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+        ...(opts.cookie ? { cookie: opts.cookie } : {}),
+        host: "postern.test",
+        ...opts.headers,
+      },
       ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
     },
     socketEnv(opts.from),

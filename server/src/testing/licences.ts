@@ -12,11 +12,22 @@ import type { Harness } from "./harness.ts";
 const pair = generateKeyPairSync("ed25519");
 
 /** The test signing key pair; `publicKey` in the POSTERN_LICENSE_PUBLIC_KEYS format. */
-export const testLicenceKey: { privateKey: KeyObject; publicKey: string } = { privateKey: pair.privateKey, publicKey: formatLicensePublicKey(pair.publicKey) };
+export const testLicenceKey: { privateKey: KeyObject; publicKey: string } = {
+  privateKey: pair.privateKey,
+  publicKey: formatLicensePublicKey(pair.publicKey),
+};
 
 /** A payload with test defaults (10 users + 30 %, 3 sessions, 5 machines, never expires) and `over` applied. */
 export function testPayload(over: Partial<LicensePayload> = {}): LicensePayload {
-  return { ID: "test-licence", UserLimit: 10, UserLimitOverage: 30, SessionLimit: 3, MaxMachines: 5, Expires: null, ...over };
+  return {
+    ID: "test-licence",
+    UserLimit: 10,
+    UserLimitOverage: 30,
+    SessionLimit: 3,
+    MaxMachines: 5,
+    Expires: null,
+    ...over,
+  };
 }
 
 /** A licence key signed by the test key. */
@@ -27,7 +38,12 @@ export function issueTestLicence(over: Partial<LicensePayload> = {}): string {
 /** Gives the harness a licensing service that trusts the test key; returns it. */
 export function trustTestKey(h: Harness): LicensingService {
   const s = h.services;
-  s.licensing = new LicensingService({ db: s.db, clock: h.clock, engine: s.engine, licensePublicKeys: [testLicenceKey.publicKey] });
+  s.licensing = new LicensingService({
+    db: s.db,
+    clock: h.clock,
+    engine: s.engine,
+    licensePublicKeys: [testLicenceKey.publicKey],
+  });
   return s.licensing;
 }
 

@@ -18,15 +18,30 @@ export interface KeyPair {
 
 /** Generates an RSA-2048 key and a self-signed certificate (CN `cn`, valid from yesterday for a year). */
 export async function makeKeyPair(cn: string): Promise<KeyPair> {
-  const alg = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256", publicExponent: new Uint8Array([1, 0, 1]), modulusLength: 2048 };
+  const alg = {
+    name: "RSASSA-PKCS1-v1_5",
+    hash: "SHA-256",
+    publicExponent: new Uint8Array([1, 0, 1]),
+    modulusLength: 2048,
+  };
   const keys = (await webcrypto.subtle.generateKey(alg, true, ["sign", "verify"])) as CryptoKeyPair;
   const now = Date.now();
   const cert = await x509.X509CertificateGenerator.createSelfSigned(
-    { serialNumber: "01", name: `CN=${cn}`, notBefore: new Date(now - 86_400_000), notAfter: new Date(now + 365 * 86_400_000), signingAlgorithm: alg, keys },
+    {
+      serialNumber: "01",
+      name: `CN=${cn}`,
+      notBefore: new Date(now - 86_400_000),
+      notAfter: new Date(now + 365 * 86_400_000),
+      signingAlgorithm: alg,
+      keys,
+    },
     webcrypto as unknown as Crypto,
   );
   const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey("pkcs8", keys.privateKey)).toString("base64");
-  return { keyPem: `-----BEGIN PRIVATE KEY-----\n${pkcs8.match(/.{1,64}/g)?.join("\n") ?? ""}\n-----END PRIVATE KEY-----\n`, certPem: cert.toString("pem") };
+  return {
+    keyPem: `-----BEGIN PRIVATE KEY-----\n${pkcs8.match(/.{1,64}/g)?.join("\n") ?? ""}\n-----END PRIVATE KEY-----\n`,
+    certPem: cert.toString("pem"),
+  };
 }
 
 /** The fields of a hand-written login response; `null` leaves an optional part out. */
@@ -66,9 +81,15 @@ export function assertionXml(f: ResponseFields): string {
     ` Recipient="${esc(f.recipient)}"`,
     f.inResponseTo !== null ? ` InResponseTo="${esc(f.inResponseTo)}"` : "",
   ].join("");
-  const cond = [f.conditionsNotBefore !== null ? ` NotBefore="${iso(f.conditionsNotBefore)}"` : "", f.conditionsNotOnOrAfter !== null ? ` NotOnOrAfter="${iso(f.conditionsNotOnOrAfter)}"` : ""].join("");
+  const cond = [
+    f.conditionsNotBefore !== null ? ` NotBefore="${iso(f.conditionsNotBefore)}"` : "",
+    f.conditionsNotOnOrAfter !== null ? ` NotOnOrAfter="${iso(f.conditionsNotOnOrAfter)}"` : "",
+  ].join("");
   const attrs = Object.entries(f.attributes)
-    .map(([name, values]) => `<saml:Attribute Name="${esc(name)}" NameFormat="urn:oasis:names:tc:SAML:2.0:attrname-format:basic">${values.map((v) => `<saml:AttributeValue xsi:type="xs:string">${esc(v)}</saml:AttributeValue>`).join("")}</saml:Attribute>`)
+    .map(
+      ([name, values]) =>
+        `<saml:Attribute Name="${esc(name)}" NameFormat="urn:oasis:names:tc:SAML:2.0:attrname-format:basic">${values.map((v) => `<saml:AttributeValue xsi:type="xs:string">${esc(v)}</saml:AttributeValue>`).join("")}</saml:Attribute>`,
+    )
     .join("");
   return (
     `<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xs="http://www.w3.org/2001/XMLSchema" ID="${esc(f.assertionId)}" Version="2.0" IssueInstant="${iso(f.issueInstant)}">` +
@@ -84,7 +105,10 @@ export function assertionXml(f: ResponseFields): string {
 
 /** Writes the whole response of `f` around `assertion` (default: the unsigned assertion of `f`). */
 export function responseXml(f: ResponseFields, assertion = assertionXml(f)): string {
-  const attrs = [f.destination !== null ? ` Destination="${esc(f.destination)}"` : "", f.responseInResponseTo !== null ? ` InResponseTo="${esc(f.responseInResponseTo)}"` : ""].join("");
+  const attrs = [
+    f.destination !== null ? ` Destination="${esc(f.destination)}"` : "",
+    f.responseInResponseTo !== null ? ` InResponseTo="${esc(f.responseInResponseTo)}"` : "",
+  ].join("");
   return (
     `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${esc(f.responseId)}" Version="2.0" IssueInstant="${iso(f.issueInstant)}"${attrs}>` +
     `<saml:Issuer>${esc(f.issuer)}</saml:Issuer>` +
@@ -109,7 +133,10 @@ export function signAssertion(xml: string, keys: KeyPair): string {
     signingCert: certBody(keys.certPem),
     signatureAlgorithm: RSA_SHA256,
     isBase64Output: false,
-    signatureConfig: { prefix: "ds", location: { reference: `${ASSERTION_XPATH}/*[local-name(.)='Issuer']`, action: "after" } },
+    signatureConfig: {
+      prefix: "ds",
+      location: { reference: `${ASSERTION_XPATH}/*[local-name(.)='Issuer']`, action: "after" },
+    },
   });
 }
 
@@ -122,7 +149,10 @@ export function signResponse(xml: string, keys: KeyPair): string {
     signatureAlgorithm: RSA_SHA256,
     isBase64Output: false,
     isMessageSigned: true,
-    signatureConfig: { prefix: "ds", location: { reference: "/*[local-name(.)='Response']/*[local-name(.)='Issuer']", action: "after" } },
+    signatureConfig: {
+      prefix: "ds",
+      location: { reference: "/*[local-name(.)='Response']/*[local-name(.)='Issuer']", action: "after" },
+    },
   });
 }
 
@@ -158,14 +188,21 @@ export class FakeIdp {
         entityID: this.entityId,
         ...(opts.withCert === false ? {} : { signingCert: this.keys.certPem }),
         singleSignOnService: [{ Binding: samlify.Constants.namespace.binding.redirect, Location: this.ssoUrl }],
-        singleLogoutService: [{ Binding: samlify.Constants.namespace.binding.redirect, Location: `${this.ssoUrl}/logout` }],
+        singleLogoutService: [
+          { Binding: samlify.Constants.namespace.binding.redirect, Location: `${this.ssoUrl}/logout` },
+        ],
         wantAuthnRequestsSigned: opts.wantAuthnRequestsSigned ?? false,
       })
       .getMetadata();
   }
 
   /** Valid fields answering `requestId` for an SP (`acsUrl`, `audience`) at `now` (epoch ms). */
-  fields(requestId: string, sp: { acsUrl: string; audience: string }, nameId: string, now = Date.now()): ResponseFields {
+  fields(
+    requestId: string,
+    sp: { acsUrl: string; audience: string },
+    nameId: string,
+    now = Date.now(),
+  ): ResponseFields {
     this.counter += 1;
     return {
       responseId: `_r${this.counter}-${now}`,

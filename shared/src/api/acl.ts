@@ -20,7 +20,14 @@ const aclText = (max = 255) => z.string().trim().max(max).default("");
  */
 const portField = (def: number) =>
   z
-    .union([z.number(), z.string().trim().regex(/^\d{1,5}$/, "must be an integer").transform(Number)])
+    .union([
+      z.number(),
+      z
+        .string()
+        .trim()
+        .regex(/^\d{1,5}$/, "must be an integer")
+        .transform(Number),
+    ])
     .pipe(z.number().int("must be an integer").min(1, "must be 1 to 65535").max(65535, "must be 1 to 65535"))
     .default(def);
 
@@ -30,7 +37,12 @@ const portField = (def: number) =>
  */
 export const HaproxyAclConfigSchema = z.object({
   ID: z
-    .number({ error: (iss) => (iss.input === undefined || iss.input === null || iss.input === "" ? ErrKey.aclIdRequired : ErrKey.aclIdMustBeNumber) })
+    .number({
+      error: (iss) =>
+        iss.input === undefined || iss.input === null || iss.input === ""
+          ? ErrKey.aclIdRequired
+          : ErrKey.aclIdMustBeNumber,
+    })
     .int(ErrKey.aclIdMustBeNumber)
     .min(0, ErrKey.aclIdMustBeNumber)
     .max(2_147_483_647, ErrKey.aclIdMustBeNumber),
@@ -48,7 +60,10 @@ export const KnocproxyAclConfigSchema = z.object({ Name: aclText(128) });
  * Value of a sealed variable keeps the stored one, and `Encrypted: true` asks for the value to be
  * sealed even when the backend does not declare the variable Sensitive.
  */
-export const AclEnvVarSchema = z.object({ Value: z.string().max(8192).default(""), Encrypted: z.boolean().default(false) });
+export const AclEnvVarSchema = z.object({
+  Value: z.string().max(8192).default(""),
+  Encrypted: z.boolean().default(false),
+});
 /** ACL fields of a script backend: the ACL name (letters, digits, underscore, hyphen) and variable values. */
 export const ScriptAclConfigSchema = z.object({
   Name: aclText(128),
@@ -98,7 +113,10 @@ export const AllowlistAclConfigSchema = z.object({
   Token: z.string().default(""),
   ApiKeyId: z.string().default(NONE_ID),
   AllowAccessByIp: z.boolean().default(false),
-  AllowedIpAddresses: z.array(z.object({ Prefix: z.string(), Note: z.string().default("") })).max(256).default([]),
+  AllowedIpAddresses: z
+    .array(z.object({ Prefix: z.string(), Note: z.string().default("") }))
+    .max(256)
+    .default([]),
 });
 
 /** The schema of each backend type's ACL fields (admin-console §3 table, "ACL fields"). */
@@ -141,7 +159,10 @@ export const AclConfigSchema = z.object({
 /** The ACL's Config. */
 export type AclConfig = z.infer<typeof AclConfigSchema>;
 
-const bad = (path: string, what: string): ConfigProblem => ({ Err: ServerMessage.badRequest, Extra: `${path}: ${what}` });
+const bad = (path: string, what: string): ConfigProblem => ({
+  Err: ServerMessage.badRequest,
+  Extra: `${path}: ${what}`,
+});
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -219,7 +240,9 @@ export function aclConfigProblem(type: BackendType, config: AclConfig): ConfigPr
       return c.sophosutm!.GroupReference === "" ? bad(`${p}.GroupReference`, "required") : null;
     case "sophossfos": {
       const v = c.sophossfos!;
-      return v.GroupName === "" && v.GroupNameV6 === "" ? bad(`${p}.GroupName`, "GroupName or GroupNameV6 required") : null;
+      return v.GroupName === "" && v.GroupNameV6 === ""
+        ? bad(`${p}.GroupName`, "GroupName or GroupNameV6 required")
+        : null;
     }
     case "azure": {
       const v = c.azure!;
@@ -231,7 +254,9 @@ export function aclConfigProblem(type: BackendType, config: AclConfig): ConfigPr
     case "aws": {
       const id = c.aws!.SecurityGroupId;
       if (id === "") return bad(`${p}.SecurityGroupId`, "required");
-      return /^sg-([0-9a-f]{8}|[0-9a-f]{17})$/.test(id) ? null : bad(`${p}.SecurityGroupId`, "must be a security group id (sg-...)");
+      return /^sg-([0-9a-f]{8}|[0-9a-f]{17})$/.test(id)
+        ? null
+        : bad(`${p}.SecurityGroupId`, "must be a security group id (sg-...)");
     }
   }
 }
@@ -243,7 +268,12 @@ export function aclConfigProblem(type: BackendType, config: AclConfig): ConfigPr
  */
 export const IpRangeSchema = z
   .object({ Start: z.string().trim().default(""), End: z.string().trim().default("") })
-  .refine((r) => (r.Start === "" && r.End === "") || (isStrictDottedIpv4(r.Start) && isStrictDottedIpv4(r.End) && ipv4ToNumber(r.Start) <= ipv4ToNumber(r.End)), ServerMessage.invalidIpAddress);
+  .refine(
+    (r) =>
+      (r.Start === "" && r.End === "") ||
+      (isStrictDottedIpv4(r.Start) && isStrictDottedIpv4(r.End) && ipv4ToNumber(r.Start) <= ipv4ToNumber(r.End)),
+    ServerMessage.invalidIpAddress,
+  );
 
 /** IpExclusions (admin-console §3): which user addresses a grant may carry. */
 export const IpExclusionsSchema = z.object({
@@ -266,11 +296,21 @@ export const GrantTypeSchema = z
   .object({
     Type: z.enum(["userIp", "specifiedIps"]).default("userIp"),
     Ips: z
-      .array(z.object({ Ip: z.string().trim().refine((ip) => normaliseIp(ip) !== null, ServerMessage.invalidIpAddress) }))
+      .array(
+        z.object({
+          Ip: z
+            .string()
+            .trim()
+            .refine((ip) => normaliseIp(ip) !== null, ServerMessage.invalidIpAddress),
+        }),
+      )
       .max(256)
       .default([]),
   })
-  .refine((g) => g.Type !== "specifiedIps" || g.Ips.length > 0, { message: ServerMessage.invalidIpAddress, path: ["Ips"] });
+  .refine((g) => g.Type !== "specifiedIps" || g.Ips.length > 0, {
+    message: ServerMessage.invalidIpAddress,
+    path: ["Ips"],
+  });
 /** GrantType. */
 export type GrantType = z.infer<typeof GrantTypeSchema>;
 
@@ -282,7 +322,11 @@ export const AclWriteSchema = z.object({
   ID: IdSchema.optional(),
   Description: z.string().trim().min(1),
   URL: z.string().default(""),
-  Category: z.string().trim().default("Default").transform((c) => c || "Default"),
+  Category: z
+    .string()
+    .trim()
+    .default("Default")
+    .transform((c) => c || "Default"),
   Icon: z.string().default(""),
   ClickToGrant: z.boolean().default(false),
   CGNATOpen: z.boolean().default(false),

@@ -37,11 +37,20 @@ export const AgentSchema = z.object({
 export type Agent = z.infer<typeof AgentSchema>;
 
 /** POST/PUT /api/admin/agents body: the name (unique). */
-export const AgentWriteSchema = z.object({ ID: IdSchema.optional(), Name: z.string().trim().min(1).max(128), Token: z.string().optional() });
+export const AgentWriteSchema = z.object({
+  ID: IdSchema.optional(),
+  Name: z.string().trim().min(1).max(128),
+  Token: z.string().optional(),
+});
 /** POST/PUT /api/admin/agents body. */
 export type AgentWrite = z.infer<typeof AgentWriteSchema>;
 
 /** POST /api/admin/agents response: the new agent plus its one-time install command. */
-export const AgentCreatedSchema = z.object({ ID: IdSchema, Name: z.string(), Token: z.string(), InstallCommand: z.string() });
+export const AgentCreatedSchema = z.object({
+  ID: IdSchema,
+  Name: z.string(),
+  Token: z.string(),
+  InstallCommand: z.string(),
+});
 /** POST /api/admin/agents response. */
 export type AgentCreated = z.infer<typeof AgentCreatedSchema>;

@@ -27,7 +27,10 @@ export const API_KEY_USER_SESSIONS_PATH = "/api/v1/user_sessions";
 export const UserApiKeySchema = z.object({
   Name: z.string().trim().min(1, "Name is required").max(128),
   ExpiredAfter: z.iso
-    .datetime({ offset: true, error: (iss) => (iss.input === undefined ? "required: an ISO 8601 time, or null for never" : undefined) })
+    .datetime({
+      offset: true,
+      error: (iss) => (iss.input === undefined ? "required: an ISO 8601 time, or null for never" : undefined),
+    })
     .nullable(),
   AllowedFrom: AllowedFromSchema.optional(),
 });
@@ -47,7 +50,9 @@ export type UserCreatedWithKey = z.infer<typeof UserCreatedWithKeySchema>;
  * DELETE): which user to act as when the key carries `user.auth` scopes for several users. With a
  * key for one user it may be omitted; when given it must name that user.
  */
-export const ApiKeyUserSignInSchema = z.object({ UserName: z.string().trim().min(1, "You must specify a username").max(256).optional() });
+export const ApiKeyUserSignInSchema = z.object({
+  UserName: z.string().trim().min(1, "You must specify a username").max(256).optional(),
+});
 /** Optional body of POST /api/v1/user_sessions. */
 export type ApiKeyUserSignIn = z.infer<typeof ApiKeyUserSignInSchema>;
 

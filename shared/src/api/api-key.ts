@@ -37,7 +37,8 @@ export function parseApiKeyScope(scope: string): ParsedApiKeyScope | null {
   const name = scope.slice(0, colon);
   const id = scope.slice(colon + 1);
   if (!UUID.test(id)) return null;
-  if (name === ApiKeyScopeName.allowlistRead || name === ApiKeyScopeName.userAuth) return { name, id: id.toLowerCase() };
+  if (name === ApiKeyScopeName.allowlistRead || name === ApiKeyScopeName.userAuth)
+    return { name, id: id.toLowerCase() };
   return null;
 }
 

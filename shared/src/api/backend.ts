@@ -14,7 +14,21 @@ import { NONE_ID } from "../limits.ts";
 import type { AgentCapabilities } from "./agent.ts";
 
 /** The 13 backend types of admin-console §3, in the spec's order. */
-export const BACKEND_TYPES = ["fortios", "fortimanager", "azure", "panos", "firepower", "sophosutm", "sophossfos", "aws", "haproxy", "knocproxy", "script", "ipset", "allowlist"] as const;
+export const BACKEND_TYPES = [
+  "fortios",
+  "fortimanager",
+  "azure",
+  "panos",
+  "firepower",
+  "sophosutm",
+  "sophossfos",
+  "aws",
+  "haproxy",
+  "knocproxy",
+  "script",
+  "ipset",
+  "allowlist",
+] as const;
 /** A backend type: the single key of a BackendConfig. */
 export type BackendType = (typeof BACKEND_TYPES)[number];
 
@@ -118,7 +132,12 @@ export const FortiosBackendConfigSchema = z.object({
   Url: text(2048),
   Insecure: insecure,
   Bearer: secret,
-  Prefix: z.string().trim().max(32).default(BackendDefaults.fortiosPrefix).transform((p) => p || BackendDefaults.fortiosPrefix),
+  Prefix: z
+    .string()
+    .trim()
+    .max(32)
+    .default(BackendDefaults.fortiosPrefix)
+    .transform((p) => p || BackendDefaults.fortiosPrefix),
   VDOM: text(64),
 });
 /** fortimanager: host, TLS verification switch, API key. */
@@ -133,13 +152,28 @@ export const PanosBackendConfigSchema = z.object({
   MapUser: z.boolean().default(false),
 });
 /** firepower (Cisco FMC): host, user name and password. */
-export const FirepowerBackendConfigSchema = z.object({ Hostname: text(), Insecure: insecure, Username: text(), Password: password });
+export const FirepowerBackendConfigSchema = z.object({
+  Hostname: text(),
+  Insecure: insecure,
+  Username: text(),
+  Password: password,
+});
 /** sophosutm: host and API key. */
 export const SophosutmBackendConfigSchema = z.object({ Hostname: text(), Insecure: insecure, ApiKey: secret });
 /** sophossfos (Sophos Firewall): host, user name and password. */
-export const SophossfosBackendConfigSchema = z.object({ Hostname: text(), Insecure: insecure, Username: text(), Password: password });
+export const SophossfosBackendConfigSchema = z.object({
+  Hostname: text(),
+  Insecure: insecure,
+  Username: text(),
+  Password: password,
+});
 /** azure: service principal (all three secret) and the token-cache switch. */
-export const AzureBackendConfigSchema = z.object({ ClientId: secret, ClientSecret: secret, TenantId: secret, NoCache: z.boolean().default(false) });
+export const AzureBackendConfigSchema = z.object({
+  ClientId: secret,
+  ClientSecret: secret,
+  TenantId: secret,
+  NoCache: z.boolean().default(false),
+});
 /** aws: access key pair (secret) and region. */
 export const AwsBackendConfigSchema = z.object({ AccessKeyId: secret, SecretAccessKey: secret, Region: text(32) });
 /** haproxy: the runtime API address (`/var/run/haproxy.sock` for unix, `host:9999` for tcp). */
@@ -153,7 +187,10 @@ export const KnocproxyBackendConfigSchema = z.object({
   Address: z.string().trim().max(1024),
 });
 /** One variable a script backend declares (admin-console §3 "EnvVars (Name, Sensitive)"). */
-export const BackendEnvVarSchema = z.object({ Name: z.string().trim().max(128), Sensitive: z.boolean().default(false) });
+export const BackendEnvVarSchema = z.object({
+  Name: z.string().trim().max(128),
+  Sensitive: z.boolean().default(false),
+});
 /** script: the command (full path of an executable, or a webhook URL) and its declared variables. */
 export const ScriptBackendConfigSchema = z.object({
   Command: z.string().trim().max(2048).default(""),
@@ -202,7 +239,10 @@ export const BackendConfigSchema = z
     allowlist: AllowlistBackendConfigSchema.optional(),
   })
   .strict()
-  .refine((c) => Object.values(c).filter((v) => v !== undefined).length === 1, "exactly one backend type key is required");
+  .refine(
+    (c) => Object.values(c).filter((v) => v !== undefined).length === 1,
+    "exactly one backend type key is required",
+  );
 /** BackendConfig: exactly one key naming the type. */
 export type BackendConfig = z.infer<typeof BackendConfigSchema>;
 
@@ -270,9 +310,11 @@ export function isWebhookCommand(command: string): boolean {
  */
 export function envVarNameProblem(name: string, path: string): ConfigProblem | null {
   if (name === "") return { Err: BackendErrKey.emptyEnvVarName, Extra: path };
-  if (name.includes("=") || [...name].some((ch) => ch.charCodeAt(0) < 0x20)) return { Err: BackendErrKey.invalidEnvVarName, Extra: path };
+  if (name.includes("=") || [...name].some((ch) => ch.charCodeAt(0) < 0x20))
+    return { Err: BackendErrKey.invalidEnvVarName, Extra: path };
   const lower = name.toLowerCase().replace(/^knoc_/, "");
-  if ((RESERVED_ENV_VAR_NAMES as readonly string[]).includes(lower)) return { Err: BackendErrKey.invalidEnvVarName, Extra: `${path}: ${name} is reserved` };
+  if ((RESERVED_ENV_VAR_NAMES as readonly string[]).includes(lower))
+    return { Err: BackendErrKey.invalidEnvVarName, Extra: `${path}: ${name} is reserved` };
   return null;
 }
 
@@ -290,7 +332,10 @@ export function envVarNamesProblem(names: readonly string[], path: string): Conf
 
 function addressProblem(protocol: "unix" | "tcp", address: string, path: string): ConfigProblem | null {
   if (address === "") return badRequest(path, "required");
-  if (protocol === "unix") return address.startsWith("/") && !/[\0\n]/.test(address) ? null : badRequest(path, "must be an absolute socket path");
+  if (protocol === "unix")
+    return address.startsWith("/") && !/[\0\n]/.test(address)
+      ? null
+      : badRequest(path, "must be an absolute socket path");
   const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(address);
   const port = m ? Number(m[2]) : 0;
   return m && port >= 1 && port <= 65535 ? null : badRequest(path, "must be host:port");
@@ -321,11 +366,16 @@ export function backendConfigProblem(config: BackendConfig): ConfigProblem | nul
     }
     case "panos": {
       const c = config.panos!;
-      return hostProblem(c.Hostname, `${p}.Hostname`, true) ?? (c.VSys === "" ? badRequest(`${p}.VSys`, "required") : null);
+      return (
+        hostProblem(c.Hostname, `${p}.Hostname`, true) ?? (c.VSys === "" ? badRequest(`${p}.VSys`, "required") : null)
+      );
     }
     case "firepower": {
       const c = config.firepower!;
-      return hostProblem(c.Hostname, `${p}.Hostname`, false) ?? (c.Username === "" ? badRequest(`${p}.Username`, "required") : null);
+      return (
+        hostProblem(c.Hostname, `${p}.Hostname`, false) ??
+        (c.Username === "" ? badRequest(`${p}.Username`, "required") : null)
+      );
     }
     case "fortimanager":
     case "sophosutm":
@@ -334,7 +384,9 @@ export function backendConfigProblem(config: BackendConfig): ConfigProblem | nul
     case "aws": {
       const r = config.aws!.Region;
       if (r === "") return badRequest(`${p}.Region`, "required");
-      return /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/.test(r) ? null : badRequest(`${p}.Region`, "must be an AWS region such as eu-west-1");
+      return /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/.test(r)
+        ? null
+        : badRequest(`${p}.Region`, "must be an AWS region such as eu-west-1");
     }
     case "haproxy":
     case "knocproxy": {

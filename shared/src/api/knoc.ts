@@ -47,7 +47,11 @@ export const KnocSettingsFormSchema = z.object({
 });
 
 /** One environment variable of the script wizard's step 4 (Value "" with Sensitive keeps a stored value on update). */
-export const KnocEnvVarSchema = z.object({ Name: z.string().trim(), Value: z.string().max(8192).default(""), Sensitive: z.boolean().default(false) });
+export const KnocEnvVarSchema = z.object({
+  Name: z.string().trim(),
+  Value: z.string().max(8192).default(""),
+  Sensitive: z.boolean().default(false),
+});
 
 /** The wizard state (admin-console §3 "Wizard state"); `step` is the browser's and is ignored. */
 export const WizardStateSchema = z.object({
@@ -58,8 +62,12 @@ export const WizardStateSchema = z.object({
   form: KnocSettingsFormSchema,
   knocOptionsForm: KnocOptionsFormSchema,
   apiKeyOption: z.enum(["new", "existing", "none"]).default("none"),
-  apiKeyForm: z.object({ Name: z.string().trim().max(128).default(""), AllowedFrom: AllowedFromSchema.optional() }).default({ Name: "" }),
-  allowlistAccessIpRestrictionForm: z.object({ AllowedFrom: AllowedFromSchema.default([]) }).default({ AllowedFrom: [] }),
+  apiKeyForm: z
+    .object({ Name: z.string().trim().max(128).default(""), AllowedFrom: AllowedFromSchema.optional() })
+    .default({ Name: "" }),
+  allowlistAccessIpRestrictionForm: z
+    .object({ AllowedFrom: AllowedFromSchema.default([]) })
+    .default({ AllowedFrom: [] }),
   existingApiKey: IdSchema.optional(),
   envVarsForm: z.array(KnocEnvVarSchema).max(200).default([]),
 });
@@ -76,7 +84,14 @@ export type KnocCreate = z.infer<typeof KnocCreateSchema>;
  * For a Passive+ Knoc `{id}` is the child firewall Knoc's.
  */
 export const KnocUpdateSchema = z.object({
-  WizardState: WizardStateSchema.pick({ userIds: true, groupIds: true, form: true, knocOptionsForm: true, envVarsForm: true, agentId: true }),
+  WizardState: WizardStateSchema.pick({
+    userIds: true,
+    groupIds: true,
+    form: true,
+    knocOptionsForm: true,
+    envVarsForm: true,
+    agentId: true,
+  }),
 });
 /** PUT /api/admin/knocs/{id} body. */
 export type KnocUpdate = z.infer<typeof KnocUpdateSchema>;

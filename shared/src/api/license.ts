@@ -51,7 +51,14 @@ export const LicensePayloadSchema = z.object({
 export type LicensePayload = z.infer<typeof LicensePayloadSchema>;
 
 /** What the free single-user licence grants (admin-console §9 "Free single-user license exists"). */
-export const FREE_LICENSE: LicensePayload = Object.freeze({ ID: "free", UserLimit: 1, UserLimitOverage: 0, SessionLimit: 1, MaxMachines: 1, Expires: null });
+export const FREE_LICENSE: LicensePayload = Object.freeze({
+  ID: "free",
+  UserLimit: 1,
+  UserLimitOverage: 0,
+  SessionLimit: 1,
+  MaxMachines: 1,
+  Expires: null,
+});
 
 /**
  * License states (user-portal §4): unlicensed (no licence installed), expired (Expires passed),
@@ -64,7 +71,11 @@ export type LicenseState = z.infer<typeof LicenseStateSchema>;
 
 /** POST /api/admin/settings/license body: the key to install (or `free`). */
 export const InstallLicenseRequestSchema = z.object({
-  License: z.string().trim().min(1, LicenseErr.invalidLicenseKey).max(MAX_LICENSE_KEY_LENGTH, LicenseErr.invalidLicenseKey),
+  License: z
+    .string()
+    .trim()
+    .min(1, LicenseErr.invalidLicenseKey)
+    .max(MAX_LICENSE_KEY_LENGTH, LicenseErr.invalidLicenseKey),
 });
 /** POST /api/admin/settings/license body. */
 export type InstallLicenseRequest = z.infer<typeof InstallLicenseRequestSchema>;

@@ -107,7 +107,18 @@ export type AuditLogCleared = z.infer<typeof AuditLogClearedSchema>;
  * Columns of the CSV export, in order (the header row). `Date` is ISO 8601 UTC; the others are the
  * entry's fields ("" when the entry does not hold them).
  */
-export const AuditLogCsvColumns = ["ID", "Date", "Action", "UserName", "AdminName", "AgentName", "IpAddress", "AclDescription", "Description", "ErrorMessage"] as const;
+export const AuditLogCsvColumns = [
+  "ID",
+  "Date",
+  "Action",
+  "UserName",
+  "AdminName",
+  "AgentName",
+  "IpAddress",
+  "AclDescription",
+  "Description",
+  "ErrorMessage",
+] as const;
 
 /** File name of the CSV export: `<YYYY-MM-DD>-postern-audit.csv` for the given time (UTC day). */
 export function auditLogCsvFileName(at: Date): string {

@@ -52,6 +52,9 @@ export const AdminOtpVerifyRequestSchema = z
     Code: z.string().max(OTP_CODE_MAX_LENGTH).optional(),
     deferEnrolment: z.boolean().optional(),
   })
-  .refine((b) => (b.deferEnrolment === true) !== (b.Code !== undefined), { message: "give either Code or deferEnrolment: true", path: ["Code"] });
+  .refine((b) => (b.deferEnrolment === true) !== (b.Code !== undefined), {
+    message: "give either Code or deferEnrolment: true",
+    path: ["Code"],
+  });
 /** POST /api/admin/otp/verify body. */
 export type AdminOtpVerifyRequest = z.infer<typeof AdminOtpVerifyRequestSchema>;

@@ -7,7 +7,10 @@ import { Limits } from "../limits.ts";
 import { AccentSchema } from "./user.ts";
 
 const httpUrl = z.union([z.literal(""), z.url({ protocol: /^https?$/, error: "URL must be http or https" })]);
-const ldapUrl = z.union([z.literal(""), z.url({ protocol: /^(ldap|ldaps|ldapi|cldap)$/, error: "URL must be ldap or ldaps" })]);
+const ldapUrl = z.union([
+  z.literal(""),
+  z.url({ protocol: /^(ldap|ldaps|ldapi|cldap)$/, error: "URL must be ldap or ldaps" }),
+]);
 const gelfUrl = z.union([z.literal(""), z.url({ protocol: /^(udp|tcp|tls)$/, error: "URL must be udp, tcp, or tls" })]);
 
 /** A logo: PNG or JPEG as base64 (optionally a data: URL), or "" to remove it. */

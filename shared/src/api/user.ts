@@ -73,7 +73,11 @@ export type SessionStatus = z.infer<typeof SessionStatusSchema>;
  * discovery is off); `IPApiPorts`: the ports the browser asks it on (its port replaced by each),
  * [] meaning the URL as written; `JsBundleHash`: the running web bundle's hash.
  */
-export const SystemStatusSchema = z.object({ IPApi: z.string(), IPApiPorts: z.array(z.number().int().min(1).max(65535)), JsBundleHash: z.string() });
+export const SystemStatusSchema = z.object({
+  IPApi: z.string(),
+  IPApiPorts: z.array(z.number().int().min(1).max(65535)),
+  JsBundleHash: z.string(),
+});
 /** GET /api/system_status response. */
 export type SystemStatus = z.infer<typeof SystemStatusSchema>;
 

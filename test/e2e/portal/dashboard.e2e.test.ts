@@ -29,7 +29,12 @@ describe.skipIf(!chromiumAvailable)("portal home pages in Chromium", () => {
   const fresh = suite.fresh;
 
   /** Signs in on the Login page (labels in `de` when German) and waits for a home page. */
-  async function signIn(page: Page, userName: string, password = `${userName}-password`, german = false): Promise<void> {
+  async function signIn(
+    page: Page,
+    userName: string,
+    password = `${userName}-password`,
+    german = false,
+  ): Promise<void> {
     await page.goto(p.url + "/");
     await page.getByLabel(german ? "Benutzername" : "Username").fill(userName);
     await page.getByLabel(german ? "Passwort" : "Password").fill(password);
@@ -39,7 +44,9 @@ describe.skipIf(!chromiumAvailable)("portal home pages in Chromium", () => {
 
   /** The card of an ACL inside a card-view section (`category` of a category section, or favourites / top). */
   function card(page: Page, aclId: string, section: { category?: string; kind?: "favourites" | "top" }): Locator {
-    const scope = section.kind ? `section[data-section="${section.kind}"]` : `section[data-category="${section.category}"]`;
+    const scope = section.kind
+      ? `section[data-section="${section.kind}"]`
+      : `section[data-category="${section.category}"]`;
     return page.locator(`${scope} article[data-acl-id="${aclId}"]`);
   }
 
@@ -47,13 +54,16 @@ describe.skipIf(!chromiumAvailable)("portal home pages in Chromium", () => {
     expect(await seriousViolations(page), what).toEqual([]);
   }
 
-  const storage = (page: Page, key: string) => page.evaluate((k) => JSON.parse(localStorage.getItem(k) ?? "null") as unknown, key);
+  const storage = (page: Page, key: string) =>
+    page.evaluate((k) => JSON.parse(localStorage.getItem(k) ?? "null") as unknown, key);
 
   it("shows the session: greeting, countdown hh:mm:ss, address, account expiry in days and the keep-open note", async () => {
     const page = await fresh();
     await signIn(page, "carol");
     await expectVisible(page.getByRole("heading", { name: "Hello, Carol" }));
-    await expectVisible(page.getByRole("timer", { name: "Session time remaining" }).filter({ hasText: /^0[78]:\d\d:\d\d$/ }));
+    await expectVisible(
+      page.getByRole("timer", { name: "Session time remaining" }).filter({ hasText: /^0[78]:\d\d:\d\d$/ }),
+    );
     expect(await page.getByTestId("current-address").textContent()).toBe("127.0.0.1");
     expect(await page.getByTestId("account-expiry").textContent()).toBe("expires in 10 days");
     await expectVisible(page.getByText("Keep this page open: your access lasts only while your session is running."));
@@ -65,7 +75,13 @@ describe.skipIf(!chromiumAvailable)("portal home pages in Chromium", () => {
     await signIn(page, "carol");
     await expectVisible(page.locator("section[data-category]").first());
     const headings = await page.locator("section[data-section='category'] h2").allTextContents();
-    expect(headings.map((h) => h.replace(/\d+$/, ""))).toEqual(["Databases", "Monitoring", "Remote desktop", "Web", "Other"]);
+    expect(headings.map((h) => h.replace(/\d+$/, ""))).toEqual([
+      "Databases",
+      "Monitoring",
+      "Remote desktop",
+      "Web",
+      "Other",
+    ]);
     expect(await page.locator("article").count()).toBe(22);
     expect(await page.getByText("Hidden helper").count()).toBe(0);
     const staff = card(page, p.acls.disabled, { category: "Web" });
@@ -131,7 +147,9 @@ describe.skipIf(!chromiumAvailable)("portal home pages in Chromium", () => {
   it("keeps favourites in a Favourites section first, stored as favouriteAclIds", async () => {
     const page = await fresh();
     await signIn(page, "carol");
-    const star = card(page, p.acls.grafana, { category: "Monitoring" }).getByRole("button", { name: "Favourite: Grafana" });
+    const star = card(page, p.acls.grafana, { category: "Monitoring" }).getByRole("button", {
+      name: "Favourite: Grafana",
+    });
     expect(await star.getAttribute("aria-pressed")).toBe("false");
     await star.click();
     await expectVisible(card(page, p.acls.grafana, { kind: "favourites" }));
@@ -139,9 +157,15 @@ describe.skipIf(!chromiumAvailable)("portal home pages in Chromium", () => {
     expect(await storage(page, "favouriteAclIds")).toEqual([p.acls.grafana]);
     await page.reload();
     await expectVisible(card(page, p.acls.grafana, { kind: "favourites" }));
-    expect(await card(page, p.acls.grafana, { kind: "favourites" }).getByRole("button", { name: "Favourite: Grafana" }).getAttribute("aria-pressed")).toBe("true");
+    expect(
+      await card(page, p.acls.grafana, { kind: "favourites" })
+        .getByRole("button", { name: "Favourite: Grafana" })
+        .getAttribute("aria-pressed"),
+    ).toBe("true");
     await expectNoSerious(page, "dashboard with favourites");
-    await card(page, p.acls.grafana, { kind: "favourites" }).getByRole("button", { name: "Favourite: Grafana" }).click();
+    await card(page, p.acls.grafana, { kind: "favourites" })
+      .getByRole("button", { name: "Favourite: Grafana" })
+      .click();
     await expect.poll(() => page.locator('section[data-section="favourites"]').count()).toBe(0);
     expect(await storage(page, "favouriteAclIds")).toEqual([]);
   });
@@ -150,7 +174,10 @@ describe.skipIf(!chromiumAvailable)("portal home pages in Chromium", () => {
     const page = await fresh();
     await signIn(page, "carol");
     const used = p.acls.others.slice(0, 6);
-    await page.evaluate((ids) => localStorage.setItem("topAclIds", JSON.stringify(Object.fromEntries(ids.map((id, i) => [id, 10 - i])))), used);
+    await page.evaluate(
+      (ids) => localStorage.setItem("topAclIds", JSON.stringify(Object.fromEntries(ids.map((id, i) => [id, 10 - i])))),
+      used,
+    );
     await page.reload();
     const top = page.locator('section[data-section="top"] article');
     await expect.poll(() => top.count()).toBe(5);
@@ -202,7 +229,9 @@ describe.skipIf(!chromiumAvailable)("portal home pages in Chromium", () => {
     const firstReport = page.waitForRequest((r) => new URL(r.url()).pathname === "/api/log_ips");
     await signIn(page, "frank");
     const report = await firstReport;
-    expect(report.postDataJSON()).toEqual({ IPs: expect.arrayContaining(ports.map((Port) => ({ Port, IP: "127.0.0.1" }))) as unknown });
+    expect(report.postDataJSON()).toEqual({
+      IPs: expect.arrayContaining(ports.map((Port) => ({ Port, IP: "127.0.0.1" }))) as unknown,
+    });
     expect(((await (await report.response())?.json()) as { Confirmed: string[] }).Confirmed).toContain("127.0.0.1");
     expect([...new Set(asked)].sort((a, b) => a - b)).toEqual(ports);
     const secondReport = page.waitForRequest((r) => new URL(r.url()).pathname === "/api/log_ips");
@@ -222,7 +251,9 @@ describe.skipIf(!chromiumAvailable)("portal home pages in Chromium", () => {
     await wiki.getByRole("button", { name: "Grant Access" }).click();
     await expectVisible(wiki.locator('[data-status="0"][data-expiring="true"]'));
     await page.clock.fastForward(70_000);
-    await expectVisible(page.getByRole("alert").filter({ hasText: "Error: Your session has expired. Log in again for renewed access." }));
+    await expectVisible(
+      page.getByRole("alert").filter({ hasText: "Error: Your session has expired. Log in again for renewed access." }),
+    );
     expect(new URL(page.url()).pathname).toBe("/");
   });
 
@@ -325,7 +356,12 @@ describe.skipIf(!chromiumAvailable)("portal home pages in Chromium", () => {
   });
 
   it("applies the theme: accent, high-accessibility mode with a hideable timer, and the dark and light logos", async () => {
-    await p.stack.admin.ok("POST", "/api/admin/settings/customize", { Accent: "rose", HighAccessibility: true, Logo: PNG, LightModeLogo: PNG });
+    await p.stack.admin.ok("POST", "/api/admin/settings/customize", {
+      Accent: "rose",
+      HighAccessibility: true,
+      Logo: PNG,
+      LightModeLogo: PNG,
+    });
     try {
       const page = await fresh();
       await signIn(page, "frank");
@@ -352,7 +388,12 @@ describe.skipIf(!chromiumAvailable)("portal home pages in Chromium", () => {
       await expectVisible(plain.getByTestId("session-countdown"));
       expect(await plain.getByRole("button", { name: "Hide timer" }).count()).toBe(0);
     } finally {
-      await p.stack.admin.ok("POST", "/api/admin/settings/customize", { Accent: "teal", HighAccessibility: false, Logo: "", LightModeLogo: "" });
+      await p.stack.admin.ok("POST", "/api/admin/settings/customize", {
+        Accent: "teal",
+        HighAccessibility: false,
+        Logo: "",
+        LightModeLogo: "",
+      });
     }
   });
 
@@ -382,7 +423,9 @@ describe.skipIf(!chromiumAvailable)("portal home pages in Chromium", () => {
 
   it("browses to the one AutoBrowseUsers URL by itself", async () => {
     const page = await fresh();
-    await page.route(`${p.url}/launchpad-target`, (route) => route.fulfill({ contentType: "text/html", body: "<!doctype html><title>Launchpad</title><h1>Launched</h1>" }));
+    await page.route(`${p.url}/launchpad-target`, (route) =>
+      route.fulfill({ contentType: "text/html", body: "<!doctype html><title>Launchpad</title><h1>Launched</h1>" }),
+    );
     await page.goto(p.url + "/");
     await page.getByLabel("Username").fill("gina");
     await page.getByLabel("Password").fill("gina-password");

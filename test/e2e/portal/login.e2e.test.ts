@@ -60,7 +60,9 @@ describe.skipIf(!chromiumAvailable)("portal sign-in in Chromium", () => {
   it("shows an error from the query string: known keys translated, anything else as Authentication failed", async () => {
     const page = await fresh();
     await page.goto(p.url + "/?error=accountDisabled");
-    await expectVisible(page.getByRole("alert").filter({ hasText: "Error: Your account is disabled contact an admin" }));
+    await expectVisible(
+      page.getByRole("alert").filter({ hasText: "Error: Your account is disabled contact an admin" }),
+    );
     await page.goto(p.url + "/?error=%3Cb%3Ehello%3C%2Fb%3E");
     await expectVisible(page.getByRole("alert").filter({ hasText: "Error: Authentication failed" }));
     expect(await page.locator("b").count()).toBe(0);
@@ -75,7 +77,9 @@ describe.skipIf(!chromiumAvailable)("portal sign-in in Chromium", () => {
     await signIn(page, "frank", "not-franks-password");
     await expectVisible(page.getByRole("alert").filter({ hasText: "Error: Invalid credentials" }));
     await signIn(page, "erin");
-    await expectVisible(page.getByRole("alert").filter({ hasText: "Error: Your account is disabled contact an admin" }));
+    await expectVisible(
+      page.getByRole("alert").filter({ hasText: "Error: Your account is disabled contact an admin" }),
+    );
     expect(path(page)).toBe("/");
   });
 
@@ -86,7 +90,9 @@ describe.skipIf(!chromiumAvailable)("portal sign-in in Chromium", () => {
       await expectVisible(page.getByRole("alert").filter({ hasText: "Error: Invalid credentials" }));
     }
     await signIn(page, "ivan");
-    await expectVisible(page.getByRole("alert").filter({ hasText: /^Error: Too many requests\. Please try again in\.\.\.: \d+$/ }));
+    await expectVisible(
+      page.getByRole("alert").filter({ hasText: /^Error: Too many requests\. Please try again in\.\.\.: \d+$/ }),
+    );
   });
 
   it("signs in to /home/new, sends a signed-in user from Login (and the 2FA pages) home, and logs out", async () => {
@@ -132,7 +138,9 @@ describe.skipIf(!chromiumAvailable)("portal sign-in in Chromium", () => {
 
   it("sends admin credentials on the user login to the admin console", async () => {
     const page = await fresh();
-    const adminPage = page.waitForRequest((request) => new URL(request.url()).pathname === "/admin/home", { timeout: 10_000 });
+    const adminPage = page.waitForRequest((request) => new URL(request.url()).pathname === "/admin/home", {
+      timeout: 10_000,
+    });
     await signIn(page, "admin", "admin-password");
     expect(new URL((await adminPage).url()).pathname).toBe("/admin/home");
     const cookies = await page.context().cookies(p.url);
@@ -206,7 +214,9 @@ describe.skipIf(!chromiumAvailable)("portal sign-in in Chromium", () => {
     const page = await fresh();
     await signIn(page, "frank");
     await page.waitForURL(/\/home\/new$/);
-    expect(await page.evaluate(() => JSON.parse(localStorage.getItem("jsBundleHash") ?? "null") as unknown)).toBe(original);
+    expect(await page.evaluate(() => JSON.parse(localStorage.getItem("jsBundleHash") ?? "null") as unknown)).toBe(
+      original,
+    );
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
     services.jsBundleHash = "0123456789abcdef";
     try {
@@ -215,7 +225,9 @@ describe.skipIf(!chromiumAvailable)("portal sign-in in Chromium", () => {
       await reloaded;
       await expectVisible(page.getByLabel("Username"));
       expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBeUndefined();
-      expect(await page.evaluate(() => JSON.parse(localStorage.getItem("jsBundleHash") ?? "null") as unknown)).toBe("0123456789abcdef");
+      expect(await page.evaluate(() => JSON.parse(localStorage.getItem("jsBundleHash") ?? "null") as unknown)).toBe(
+        "0123456789abcdef",
+      );
     } finally {
       services.jsBundleHash = original;
     }
@@ -238,10 +250,15 @@ describe.skipIf(!chromiumAvailable)("portal sign-in in Chromium", () => {
         const redirect = await route.fetch({ maxRedirects: 0 });
         const location = redirect.headers()["location"] ?? "";
         expect(location.startsWith(idp.ssoUrl)).toBe(true);
-        const answer = idp.signed(idp.fields(requestIdOf(location), { acsUrl: sp.acsUrl, audience: sp.entityId }, "sam.sso"));
+        const answer = idp.signed(
+          idp.fields(requestIdOf(location), { acsUrl: sp.acsUrl, audience: sp.entityId }, "sam.sso"),
+        );
         await route.fulfill({
           status: 200,
-          headers: { "content-type": "text/html; charset=utf-8", ...(redirect.headers()["set-cookie"] ? { "set-cookie": redirect.headers()["set-cookie"]! } : {}) },
+          headers: {
+            "content-type": "text/html; charset=utf-8",
+            ...(redirect.headers()["set-cookie"] ? { "set-cookie": redirect.headers()["set-cookie"]! } : {}),
+          },
           body: `<!doctype html><title>IdP</title><form method="post" action="${sp.acsUrl}"><input type="hidden" name="SAMLResponse" value="${answer}"></form><script>document.forms[0].submit()</script>`,
         });
       });

@@ -85,27 +85,68 @@ export async function startPortalStack(): Promise<PortalStack> {
   const haproxy = await startHaproxy();
   const stack = await startStack();
   const discovery = await startDiscovery({ services: stack.server.services, host: "127.0.0.1", ports: [0, 0] });
-  const { agentId, configPath } = await createAndEnrolAgent(stack, "edge", { haproxy: { socket_location: haproxy.socketPath } }, { haproxySocket: haproxy.socketPath });
+  const { agentId, configPath } = await createAndEnrolAgent(
+    stack,
+    "edge",
+    { haproxy: { socket_location: haproxy.socketPath } },
+    { haproxySocket: haproxy.socketPath },
+  );
   const agent = await startAgent({ config: await loadConfig(configPath), logger: pino({ level: "silent" }) });
-  if (!(await waitFor(() => stack.server.services.hub.isConnected(agentId), 10_000))) throw new Error("the agent did not connect");
+  if (!(await waitFor(() => stack.server.services.hub.isConnected(agentId), 10_000)))
+    throw new Error("the agent did not connect");
   const admin = stack.admin;
-  const backend = await admin.ok<{ ID: string }>("POST", "/api/admin/backends", { Name: "proxy", AgentID: agentId, Config: { haproxy: { Protocol: "unix", Address: haproxy.socketPath } } });
-  const acl = (body: Record<string, unknown>) => admin.ok<string>("POST", "/api/admin/acls", { BackendID: backend.ID, ClickToGrant: true, Config: { haproxy: { ID: haproxy.aclId } }, ...body });
+  const backend = await admin.ok<{ ID: string }>("POST", "/api/admin/backends", {
+    Name: "proxy",
+    AgentID: agentId,
+    Config: { haproxy: { Protocol: "unix", Address: haproxy.socketPath } },
+  });
+  const acl = (body: Record<string, unknown>) =>
+    admin.ok<string>("POST", "/api/admin/acls", {
+      BackendID: backend.ID,
+      ClickToGrant: true,
+      Config: { haproxy: { ID: haproxy.aclId } },
+      ...body,
+    });
   const wiki = await acl({ Description: "Team wiki", URL: "https://wiki.example.com" });
   const others: string[] = [];
   for (const [Description, Category, URL] of CATALOGUE) others.push(await acl({ Description, Category, URL }));
-  const disabled = await acl({ Description: "Staff only", Category: "Web", IpExclusions: { RestrictionType: "denyList", RfcType: "allow", Ranges: [{ Start: "127.0.0.0", End: "127.255.255.255" }] } });
+  const disabled = await acl({
+    Description: "Staff only",
+    Category: "Web",
+    IpExclusions: {
+      RestrictionType: "denyList",
+      RfcType: "allow",
+      Ranges: [{ Start: "127.0.0.0", End: "127.255.255.255" }],
+    },
+  });
   const hidden = await acl({ Description: "Hidden helper", HideFromUsers: true });
-  const launchpad = await acl({ Description: "Launchpad", AutoBrowseUsers: true, URL: `${stack.server.url}/launchpad-target` });
+  const launchpad = await acl({
+    Description: "Launchpad",
+    AutoBrowseUsers: true,
+    URL: `${stack.server.url}/launchpad-target`,
+  });
   const grafana = others[0]!;
 
   const user = (userName: string, aclIds: string[], extra: Record<string, unknown> = {}) =>
-    admin.ok<string>("POST", "/api/admin/users", { Name: userName[0]!.toUpperCase() + userName.slice(1), UserName: userName, PlainPassword: `${userName}-password`, ConfirmPassword: `${userName}-password`, AclIds: aclIds, ...extra });
-  await user("carol", [wiki, ...others, disabled, hidden], { ValidUntil: new Date(Date.now() + 10 * 86_400_000 - 3_600_000).toISOString() });
+    admin.ok<string>("POST", "/api/admin/users", {
+      Name: userName[0]!.toUpperCase() + userName.slice(1),
+      UserName: userName,
+      PlainPassword: `${userName}-password`,
+      ConfirmPassword: `${userName}-password`,
+      AclIds: aclIds,
+      ...extra,
+    });
+  await user("carol", [wiki, ...others, disabled, hidden], {
+    ValidUntil: new Date(Date.now() + 10 * 86_400_000 - 3_600_000).toISOString(),
+  });
   await user("frank", [wiki, grafana]);
   await user("dave", [wiki], { TOTPEnabled: true });
   const erin = await user("erin", [wiki]);
-  stack.server.services.db.update(users).set({ validUntil: Date.now() - 60_000 }).where(eq(users.id, erin)).run();
+  stack.server.services.db
+    .update(users)
+    .set({ validUntil: Date.now() - 60_000 })
+    .where(eq(users.id, erin))
+    .run();
   await user("gina", [launchpad]);
   await user("hank", [wiki], { Duration: 1 });
   await user("ivan", [wiki]);

@@ -69,7 +69,13 @@ async function readJson(response: Response): Promise<unknown> {
  */
 export async function apiRequest<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
   const headers: Record<string, string> = { Accept: options.accept ?? "application/json" };
-  const init: RequestInit = { method, credentials: "include", headers, signal: options.signal ?? null, cache: "no-store" };
+  const init: RequestInit = {
+    method,
+    credentials: "include",
+    headers,
+    signal: options.signal ?? null,
+    cache: "no-store",
+  };
   if (options.body !== undefined) {
     headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(options.body);

@@ -64,7 +64,8 @@ export function translateServerMessage(i18n: I18n, key: string): string | undefi
 export function errorText(i18n: I18n, error: unknown): string {
   const internal = i18n._(msg`An internal server error occurred`);
   const translate = (key: string): string | undefined => translateServerMessage(i18n, key);
-  if (error instanceof ApiError) return composeErrorText(error.body, error.status === 0 ? error.message : undefined, translate, internal);
+  if (error instanceof ApiError)
+    return composeErrorText(error.body, error.status === 0 ? error.message : undefined, translate, internal);
   if (error instanceof Error) return composeErrorText(undefined, error.message, translate, internal);
   return internal;
 }

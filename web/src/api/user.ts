@@ -2,7 +2,16 @@
  * The user-side calls (user-portal §7). Bodies use the spec's PascalCase fields.
  * Responses are checked for their shape by hand: zod would add ~90 KB gzip to the bundle.
  */
-import type { ChangePasswordRequest, GrantRequest, LoginRequest, OtpGenerateResponse, PortIp, SessionStatus, SystemStatus, Theme } from "@postern/shared";
+import type {
+  ChangePasswordRequest,
+  GrantRequest,
+  LoginRequest,
+  OtpGenerateResponse,
+  PortIp,
+  SessionStatus,
+  SystemStatus,
+  Theme,
+} from "@postern/shared";
 import { parseDiscoveryAnswer } from "../lib/ip-discovery.ts";
 import { ApiError, apiRequest, API_BASE } from "./client.ts";
 
@@ -26,7 +35,9 @@ function asSessionStatus(value: unknown): SessionStatus {
 }
 
 /** GET /api/status: the session user with its ACL entries (user-portal §3). */
-export async function getStatus(options: { signal?: AbortSignal; redirectOnInvalidSession?: boolean } = {}): Promise<SessionStatus> {
+export async function getStatus(
+  options: { signal?: AbortSignal; redirectOnInvalidSession?: boolean } = {},
+): Promise<SessionStatus> {
   return asSessionStatus(await apiRequest("GET", "/status", options));
 }
 
@@ -47,7 +58,9 @@ export async function getTheme(): Promise<Theme> {
 
 /** GET /api/system_status `{IPApi, IPApiPorts, JsBundleHash}`; an older server without IPApiPorts gives []. */
 export async function getSystemStatus(): Promise<SystemStatus> {
-  const body = await apiRequest<Partial<SystemStatus> | undefined>("GET", "/system_status", { redirectOnInvalidSession: false });
+  const body = await apiRequest<Partial<SystemStatus> | undefined>("GET", "/system_status", {
+    redirectOnInvalidSession: false,
+  });
   return {
     IPApi: typeof body?.IPApi === "string" ? body.IPApi : "",
     IPApiPorts: Array.isArray(body?.IPApiPorts) ? body.IPApiPorts.filter((p) => typeof p === "number") : [],
@@ -68,8 +81,11 @@ export async function verifyOtp(code: string): Promise<void> {
 
 /** GET /api/otp/generate `{Secret, URL}`: the secret to enrol (base32) and its otpauth:// URL. */
 export async function generateOtp(): Promise<OtpGenerateResponse> {
-  const body = await apiRequest<Partial<OtpGenerateResponse> | undefined>("GET", "/otp/generate", { redirectOnInvalidSession: false });
-  if (typeof body?.Secret !== "string" || typeof body.URL !== "string") throw new TypeError("Unexpected response from /api/otp/generate");
+  const body = await apiRequest<Partial<OtpGenerateResponse> | undefined>("GET", "/otp/generate", {
+    redirectOnInvalidSession: false,
+  });
+  if (typeof body?.Secret !== "string" || typeof body.URL !== "string")
+    throw new TypeError("Unexpected response from /api/otp/generate");
   return { Secret: body.Secret, URL: body.URL };
 }
 
@@ -81,7 +97,10 @@ export async function changePassword(request: Required<ChangePasswordRequest>): 
 /** GET /api/saml/metadata: true when SAML sign-in is configured (200), false on 404 or any failure. */
 export async function isSamlAvailable(): Promise<boolean> {
   try {
-    await apiRequest("GET", "/saml/metadata", { redirectOnInvalidSession: false, accept: "application/samlmetadata+xml, application/json" });
+    await apiRequest("GET", "/saml/metadata", {
+      redirectOnInvalidSession: false,
+      accept: "application/samlmetadata+xml, application/json",
+    });
     return true;
   } catch (error) {
     if (error instanceof ApiError) return false;
@@ -115,7 +134,12 @@ export async function isLogoAvailable(mode: "dark" | "light"): Promise<boolean> 
  * an address.
  */
 export async function discoverIp(url: string, credentials: boolean, timeoutMs: number): Promise<string> {
-  const response = await fetch(url, { credentials: credentials ? "include" : "omit", cache: "no-store", signal: AbortSignal.timeout(timeoutMs), headers: { Accept: "application/json" } });
+  const response = await fetch(url, {
+    credentials: credentials ? "include" : "omit",
+    cache: "no-store",
+    signal: AbortSignal.timeout(timeoutMs),
+    headers: { Accept: "application/json" },
+  });
   if (!response.ok) throw new Error(`IP discovery: HTTP ${response.status}`);
   const ip = parseDiscoveryAnswer(await response.text());
   if (ip === undefined) throw new Error("IP discovery: no address in the answer");

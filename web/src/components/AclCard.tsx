@@ -48,7 +48,11 @@ export function AclCard({ acl, busy, actionError, onAction, favourite, onToggleF
           </h3>
           <AclLink acl={acl} />
         </div>
-        <FavouriteButton description={acl.Description} favourite={favourite} onToggle={() => onToggleFavourite(acl.ACLID)} />
+        <FavouriteButton
+          description={acl.Description}
+          favourite={favourite}
+          onToggle={() => onToggleFavourite(acl.ACLID)}
+        />
       </div>
 
       {failed && acl.Error !== "" ? <p className="mt-3 text-sm text-red-700 dark:text-red-300">{acl.Error}</p> : null}

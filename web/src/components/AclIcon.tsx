@@ -11,7 +11,10 @@ export function AclIcon({ icon, label, small = false }: { icon: string; label: s
   }
   const letter = Array.from(label.trim())[0]?.toUpperCase() ?? "?";
   return (
-    <span aria-hidden="true" className={`grid ${size} shrink-0 place-items-center rounded-lg bg-accent-100 font-semibold text-accent-800 dark:bg-accent-900/60 dark:text-accent-200`}>
+    <span
+      aria-hidden="true"
+      className={`grid ${size} shrink-0 place-items-center rounded-lg bg-accent-100 font-semibold text-accent-800 dark:bg-accent-900/60 dark:text-accent-200`}
+    >
       {letter}
     </span>
   );

@@ -22,13 +22,29 @@ export interface AclSectionProps {
 }
 
 /** One section of cards. */
-export function AclSection({ title, kind, category, acls, busyIds, errors, favouriteIds, onAction, onToggleFavourite }: AclSectionProps) {
+export function AclSection({
+  title,
+  kind,
+  category,
+  acls,
+  busyIds,
+  errors,
+  favouriteIds,
+  onAction,
+  onToggleFavourite,
+}: AclSectionProps) {
   const headingId = useId();
   return (
     <section aria-labelledby={headingId} data-section={kind} data-category={category} className="space-y-3">
-      <h2 id={headingId} className="flex items-center gap-2 text-sm font-semibold uppercase tracking-wide text-slate-600 dark:text-slate-400">
+      <h2
+        id={headingId}
+        className="flex items-center gap-2 text-sm font-semibold uppercase tracking-wide text-slate-600 dark:text-slate-400"
+      >
         {title}
-        <span aria-hidden="true" className="rounded-full bg-slate-200 px-2 text-xs font-medium text-slate-700 dark:bg-slate-800 dark:text-slate-300">
+        <span
+          aria-hidden="true"
+          className="rounded-full bg-slate-200 px-2 text-xs font-medium text-slate-700 dark:bg-slate-800 dark:text-slate-300"
+        >
           {acls.length}
         </span>
       </h2>

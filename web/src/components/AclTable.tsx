@@ -40,7 +40,10 @@ export function AclTable({ variant, acls, busyIds, errors, onAction, favouriteId
   const statusColumn = useMediaQuery("(min-width: 640px)");
   return (
     <div className="overflow-x-auto rounded-xl bg-white shadow-sm ring-1 ring-slate-200 dark:bg-slate-900 dark:ring-slate-800">
-      <table className="min-w-full divide-y divide-slate-200 text-sm dark:divide-slate-800" data-testid={variant === "list" ? "acl-list" : "acl-table"}>
+      <table
+        className="min-w-full divide-y divide-slate-200 text-sm dark:divide-slate-800"
+        data-testid={variant === "list" ? "acl-list" : "acl-table"}
+      >
         <caption className="sr-only">{t`Your resources`}</caption>
         <thead className="bg-slate-50 dark:bg-slate-900/60">
           <tr>
@@ -92,7 +95,16 @@ interface AclRowProps {
   separateColumn: boolean;
 }
 
-function AclRow({ variant, acl, busy, actionError, onAction, favourite, onToggleFavourite, separateColumn }: AclRowProps) {
+function AclRow({
+  variant,
+  acl,
+  busy,
+  actionError,
+  onAction,
+  favourite,
+  onToggleFavourite,
+  separateColumn,
+}: AclRowProps) {
   const { t } = useLingui();
   const { action, secondsLeft, timeLeft, expiring, failed } = useAclDisplay(acl);
   const disabled = acl.DisableForUser;
@@ -100,12 +112,17 @@ function AclRow({ variant, acl, busy, actionError, onAction, favourite, onToggle
   const status = (
     <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
       <StatusBadge status={acl.Status} expiring={expiring} />
-      <span data-time-left={timeLeft === "" ? undefined : secondsLeft} className={`text-xs tabular-nums ${expiring ? "font-medium text-orange-700 dark:text-orange-300" : "text-slate-600 dark:text-slate-400"}`}>
+      <span
+        data-time-left={timeLeft === "" ? undefined : secondsLeft}
+        className={`text-xs tabular-nums ${expiring ? "font-medium text-orange-700 dark:text-orange-300" : "text-slate-600 dark:text-slate-400"}`}
+      >
         {disabled ? t`Unavailable` : timeLeft !== "" ? t`${timeLeft} left` : ""}
       </span>
     </div>
   );
-  const button = <AclActionButton action={action} busy={busy} disabled={disabled} onClick={() => onAction(acl, action)} />;
+  const button = (
+    <AclActionButton action={action} busy={busy} disabled={disabled} onClick={() => onAction(acl, action)} />
+  );
   const problems = (
     <>
       {failed && acl.Error !== "" ? <p className="mt-1 text-xs text-red-700 dark:text-red-300">{acl.Error}</p> : null}
@@ -113,19 +130,32 @@ function AclRow({ variant, acl, busy, actionError, onAction, favourite, onToggle
     </>
   );
   return (
-    <tr data-acl-id={acl.ACLID} data-entry-id={acl.ID} data-disabled={disabled ? "true" : undefined} className={disabled ? "bg-slate-50 dark:bg-slate-900/40" : undefined}>
+    <tr
+      data-acl-id={acl.ACLID}
+      data-entry-id={acl.ID}
+      data-disabled={disabled ? "true" : undefined}
+      className={disabled ? "bg-slate-50 dark:bg-slate-900/40" : undefined}
+    >
       {variant === "list" ? (
         <td className="px-3 py-3 align-middle">
-          <FavouriteButton description={acl.Description} favourite={favourite} onToggle={() => onToggleFavourite?.(acl.ACLID)} />
+          <FavouriteButton
+            description={acl.Description}
+            favourite={favourite}
+            onToggle={() => onToggleFavourite?.(acl.ACLID)}
+          />
         </td>
       ) : null}
-      {variant === "list" && separateColumn ? <td className="whitespace-nowrap px-3 py-3 align-middle text-slate-700 dark:text-slate-300">{category}</td> : null}
+      {variant === "list" && separateColumn ? (
+        <td className="whitespace-nowrap px-3 py-3 align-middle text-slate-700 dark:text-slate-300">{category}</td>
+      ) : null}
       <td className="px-3 py-3 align-middle">
         <div className="flex items-center gap-3">
           <AclIcon icon={acl.Icon} label={acl.Description} small />
           <div className="min-w-0">
             <div className="font-medium text-slate-900 dark:text-white">{acl.Description}</div>
-            {variant === "list" && !separateColumn ? <div className="text-xs text-slate-600 dark:text-slate-400">{category}</div> : null}
+            {variant === "list" && !separateColumn ? (
+              <div className="text-xs text-slate-600 dark:text-slate-400">{category}</div>
+            ) : null}
             <AclLink acl={acl} wrap />
             {variant === "home" && !separateColumn ? <div className="mt-1">{status}</div> : null}
           </div>

@@ -6,7 +6,19 @@ import type { ReactNode } from "react";
 import { Logo } from "./Logo.tsx";
 
 /** `title` is the page's h1; `footer` goes under the card. */
-export function AuthLayout({ title, intro, children, footer, wide = false }: { title: ReactNode; intro?: ReactNode; children: ReactNode; footer?: ReactNode; wide?: boolean }) {
+export function AuthLayout({
+  title,
+  intro,
+  children,
+  footer,
+  wide = false,
+}: {
+  title: ReactNode;
+  intro?: ReactNode;
+  children: ReactNode;
+  footer?: ReactNode;
+  wide?: boolean;
+}) {
   return (
     <main className="flex min-h-dvh flex-col items-center justify-center bg-gradient-to-b from-accent-50 to-slate-50 px-4 py-12 dark:from-slate-900 dark:to-slate-950">
       <div className={`w-full ${wide ? "max-w-md" : "max-w-sm"}`}>

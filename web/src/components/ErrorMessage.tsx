@@ -7,7 +7,10 @@ import { Trans } from "@lingui/react/macro";
 export function ErrorMessage({ message, className = "" }: { message: string | undefined; className?: string }) {
   if (message === undefined || message === "") return null;
   return (
-    <p role="alert" className={`rounded-md bg-red-50 px-3 py-2 text-sm text-red-700 ring-1 ring-red-200 dark:bg-red-950/50 dark:text-red-300 dark:ring-red-900 ${className}`}>
+    <p
+      role="alert"
+      className={`rounded-md bg-red-50 px-3 py-2 text-sm text-red-700 ring-1 ring-red-200 dark:bg-red-950/50 dark:text-red-300 dark:ring-red-900 ${className}`}
+    >
       <Trans>Error: {message}</Trans>
     </p>
   );

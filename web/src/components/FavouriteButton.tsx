@@ -5,7 +5,15 @@ import { useLingui } from "@lingui/react/macro";
 import { StarIcon } from "./icons.tsx";
 
 /** A star button; `aria-pressed` tells whether the ACL is a favourite. */
-export function FavouriteButton({ description, favourite, onToggle }: { description: string; favourite: boolean; onToggle: () => void }) {
+export function FavouriteButton({
+  description,
+  favourite,
+  onToggle,
+}: {
+  description: string;
+  favourite: boolean;
+  onToggle: () => void;
+}) {
   const { t } = useLingui();
   return (
     <button

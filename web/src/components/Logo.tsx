@@ -27,7 +27,15 @@ export function Logo({ compact = false }: { compact?: boolean }) {
     };
   }, [mode]);
   if (available?.mode === mode && available.ok) {
-    return <img src={logoUrl(mode)} alt={t`Logo`} data-testid="custom-logo" data-mode={mode} className="h-8 max-w-40 object-contain" />;
+    return (
+      <img
+        src={logoUrl(mode)}
+        alt={t`Logo`}
+        data-testid="custom-logo"
+        data-mode={mode}
+        className="h-8 max-w-40 object-contain"
+      />
+    );
   }
   return <BrandMark compact={compact} />;
 }

@@ -54,7 +54,16 @@ export function OtpCodeForm({ submitLabel, autoFocus = true }: { submitLabel: Re
 
   return (
     <form className="mt-6 space-y-4" onSubmit={(event) => void submit(event)} autoComplete="off" noValidate>
-      <TextField label={<Trans>Code</Trans>} name="code" type="text" inputMode="numeric" maxLength={CODE_MAX_LENGTH} value={code} onChange={setCode} autoFocus={autoFocus} />
+      <TextField
+        label={<Trans>Code</Trans>}
+        name="code"
+        type="text"
+        inputMode="numeric"
+        maxLength={CODE_MAX_LENGTH}
+        value={code}
+        onChange={setCode}
+        autoFocus={autoFocus}
+      />
       <ErrorMessage message={error} />
       <SubmitButton submitting={submitting}>{submitLabel}</SubmitButton>
     </form>

@@ -85,17 +85,49 @@ export function PasswordDialog({ userDisplayName, onClose, onChanged }: Password
   return (
     <Modal title={<Trans>Change password</Trans>} onClose={onClose} testId="password-dialog">
       <form className="mt-4 space-y-4" onSubmit={(event) => void submit(event)} autoComplete="off" noValidate>
-        <TextField label={<Trans>Current password</Trans>} name="currentPassword" type="password" value={current} onChange={setCurrent} autoFocus error={problemText("current")} />
-        <TextField label={<Trans>New password</Trans>} name="newPassword" type="password" value={next} onChange={setNext} maxLength={Limits.passwordMaxLength * 2} error={problemText("next")}>
+        <TextField
+          label={<Trans>Current password</Trans>}
+          name="currentPassword"
+          type="password"
+          value={current}
+          onChange={setCurrent}
+          autoFocus
+          error={problemText("current")}
+        />
+        <TextField
+          label={<Trans>New password</Trans>}
+          name="newPassword"
+          type="password"
+          value={next}
+          onChange={setNext}
+          maxLength={Limits.passwordMaxLength * 2}
+          error={problemText("next")}
+        >
           <PasswordStrengthMeter score={score} empty={next === ""} />
         </TextField>
-        <TextField label={<Trans>Confirm new password</Trans>} name="confirmPassword" type="password" value={confirm} onChange={setConfirm} error={problemText("confirm")} />
+        <TextField
+          label={<Trans>Confirm new password</Trans>}
+          name="confirmPassword"
+          type="password"
+          value={confirm}
+          onChange={setConfirm}
+          error={problemText("confirm")}
+        />
         <ErrorMessage message={serverError} />
         <div className="flex justify-end gap-3 pt-2">
-          <button type="button" onClick={onClose} className="rounded-md px-4 py-2 text-sm font-semibold text-slate-700 ring-1 ring-inset ring-slate-300 hover:bg-slate-50 dark:text-slate-200 dark:ring-slate-600 dark:hover:bg-slate-800">
+          <button
+            type="button"
+            onClick={onClose}
+            className="rounded-md px-4 py-2 text-sm font-semibold text-slate-700 ring-1 ring-inset ring-slate-300 hover:bg-slate-50 dark:text-slate-200 dark:ring-slate-600 dark:hover:bg-slate-800"
+          >
             <Trans>Cancel</Trans>
           </button>
-          <button type="submit" disabled={submitting} aria-busy={submitting || undefined} className="inline-flex items-center gap-2 rounded-md bg-accent-700 px-4 py-2 text-sm font-semibold text-white shadow-sm hover:bg-accent-800 disabled:cursor-wait disabled:opacity-70">
+          <button
+            type="submit"
+            disabled={submitting}
+            aria-busy={submitting || undefined}
+            className="inline-flex items-center gap-2 rounded-md bg-accent-700 px-4 py-2 text-sm font-semibold text-white shadow-sm hover:bg-accent-800 disabled:cursor-wait disabled:opacity-70"
+          >
             {submitting ? <Spinner /> : null}
             <Trans>Change password</Trans>
           </button>

@@ -28,7 +28,10 @@ export function PasswordStrengthMeter({ score, empty }: { score: StrengthScore |
         className="flex gap-1"
       >
         {[1, 2, 3, 4].map((segment) => (
-          <span key={segment} className={`h-1.5 flex-1 rounded-full ${segment <= filled && score !== undefined ? COLOURS[score] : "bg-slate-200 dark:bg-slate-700"}`} />
+          <span
+            key={segment}
+            className={`h-1.5 flex-1 rounded-full ${segment <= filled && score !== undefined ? COLOURS[score] : "bg-slate-200 dark:bg-slate-700"}`}
+          />
         ))}
       </div>
       <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">

@@ -25,9 +25,20 @@ export interface SegmentedControlProps<T extends string> {
 }
 
 /** The segmented radio group. */
-export function SegmentedControl<T extends string>({ legend, name, options, value, onChange, iconsOnly = false, testId }: SegmentedControlProps<T>) {
+export function SegmentedControl<T extends string>({
+  legend,
+  name,
+  options,
+  value,
+  onChange,
+  iconsOnly = false,
+  testId,
+}: SegmentedControlProps<T>) {
   return (
-    <fieldset data-testid={testId} className="inline-flex shrink-0 rounded-lg bg-slate-100 p-0.5 ring-1 ring-inset ring-slate-200 dark:bg-slate-800 dark:ring-slate-700">
+    <fieldset
+      data-testid={testId}
+      className="inline-flex shrink-0 rounded-lg bg-slate-100 p-0.5 ring-1 ring-inset ring-slate-200 dark:bg-slate-800 dark:ring-slate-700"
+    >
       <legend className="sr-only">{legend}</legend>
       {options.map((option) => (
         <label
@@ -35,7 +46,14 @@ export function SegmentedControl<T extends string>({ legend, name, options, valu
           data-tooltip={iconsOnly ? option.label : undefined}
           className="tooltip relative flex cursor-pointer items-center gap-1.5 rounded-md px-2 py-1 text-sm font-medium text-slate-600 hover:text-slate-900 has-checked:bg-white has-checked:text-accent-800 has-checked:shadow-sm has-focus-visible:outline-2 has-focus-visible:outline-offset-1 has-focus-visible:outline-accent-600 dark:text-slate-300 dark:hover:text-white dark:has-checked:bg-slate-950 dark:has-checked:text-accent-300"
         >
-          <input type="radio" name={name} value={option.value} checked={value === option.value} onChange={() => onChange(option.value)} className="absolute inset-0 m-0 size-full cursor-pointer appearance-none rounded-md opacity-0" />
+          <input
+            type="radio"
+            name={name}
+            value={option.value}
+            checked={value === option.value}
+            onChange={() => onChange(option.value)}
+            className="absolute inset-0 m-0 size-full cursor-pointer appearance-none rounded-md opacity-0"
+          />
           {option.icon}
           <span className={iconsOnly ? "sr-only" : undefined}>{option.label}</span>
         </label>

@@ -4,5 +4,10 @@
 
 /** The spinner; it inherits the text colour. */
 export function Spinner() {
-  return <span aria-hidden="true" className="spinner size-3.5 animate-spin rounded-full border-2 border-current border-r-transparent" />;
+  return (
+    <span
+      aria-hidden="true"
+      className="spinner size-3.5 animate-spin rounded-full border-2 border-current border-r-transparent"
+    />
+  );
 }

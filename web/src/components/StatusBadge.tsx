@@ -56,7 +56,10 @@ export function StatusBadge({ status, expiring }: { status: number; expiring: bo
       data-expiring={expiring ? "true" : undefined}
       className={`inline-flex shrink-0 items-center gap-1.5 whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${expiring ? EXPIRING : STYLE[kind]}`}
     >
-      <span aria-hidden="true" className={`size-1.5 rounded-full ${expiring ? "bg-orange-500" : (DOT[kind] ?? "bg-slate-400")}`} />
+      <span
+        aria-hidden="true"
+        className={`size-1.5 rounded-full ${expiring ? "bg-orange-500" : (DOT[kind] ?? "bg-slate-400")}`}
+      />
       {labels[kind]}
     </span>
   );

@@ -27,7 +27,18 @@ const inputClass =
   "block w-full rounded-md border-0 bg-white px-3 py-2 text-slate-900 shadow-sm ring-1 ring-inset ring-slate-300 placeholder:text-slate-400 focus:ring-2 focus:ring-inset focus:ring-accent-600 aria-invalid:ring-red-500 sm:text-sm dark:bg-slate-950 dark:text-white dark:ring-slate-600";
 
 /** A required text field with its label and a red asterisk. */
-export function TextField({ label, name, type, value, onChange, autoFocus, inputMode, maxLength, error, children }: TextFieldProps) {
+export function TextField({
+  label,
+  name,
+  type,
+  value,
+  onChange,
+  autoFocus,
+  inputMode,
+  maxLength,
+  error,
+  children,
+}: TextFieldProps) {
   const id = useId();
   const errorId = `${id}-error`;
   const extraId = `${id}-extra`;

@@ -42,7 +42,13 @@ export function TopBar({ ends, onExpired, onLogout, loggingOut, colorMode = fals
           {/* The countdown keeps running while hidden: its end still sends the user to Login. */}
           <SessionCountdown ends={ends} onExpired={onExpired} hidden={hidden} />
           {highAccessibility ? (
-            <button type="button" className={buttonClass} aria-pressed={timerHidden} data-tooltip={timerHidden ? t`Show timer` : t`Hide timer`} onClick={() => setTimerHidden(!timerHidden)}>
+            <button
+              type="button"
+              className={buttonClass}
+              aria-pressed={timerHidden}
+              data-tooltip={timerHidden ? t`Show timer` : t`Hide timer`}
+              onClick={() => setTimerHidden(!timerHidden)}
+            >
               <EyeIcon open={!timerHidden} className="size-4" />
               <span className="sr-only">
                 <Trans>Hide timer</Trans>

@@ -13,7 +13,12 @@ export function UnlicensedDialog({ onLogout, loggingOut }: { onLogout: () => voi
         <Trans>A valid license is required. Contact your administrator.</Trans>
       </p>
       <div className="mt-6 flex justify-end">
-        <button type="button" onClick={onLogout} disabled={loggingOut} className="rounded-md bg-accent-700 px-4 py-2 text-sm font-semibold text-white hover:bg-accent-800 disabled:opacity-60">
+        <button
+          type="button"
+          onClick={onLogout}
+          disabled={loggingOut}
+          className="rounded-md bg-accent-700 px-4 py-2 text-sm font-semibold text-white hover:bg-accent-800 disabled:opacity-60"
+        >
           <Trans>Logout</Trans>
         </button>
       </div>

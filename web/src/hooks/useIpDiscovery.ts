@@ -27,7 +27,10 @@ export async function discoverOnce(): Promise<PortIp[]> {
     const answers = await Promise.all(
       targets.map(async (target): Promise<PortIp | undefined> => {
         try {
-          return { Port: target.Port, IP: await discoverIp(target.url, isOwnHost(target.url, window.location.hostname), DISCOVERY_TIMEOUT_MS) };
+          return {
+            Port: target.Port,
+            IP: await discoverIp(target.url, isOwnHost(target.url, window.location.hostname), DISCOVERY_TIMEOUT_MS),
+          };
         } catch {
           return undefined;
         }

@@ -75,14 +75,20 @@ export function useSessionStatus(initial: SessionStatus): SessionStatusState {
     }, pollDelayMs(attempt.current));
   }, [refresh]);
 
-  const watch = useCallback((aclId: string, action: WatchedAction) => {
-    watches.current.set(aclId, action);
-    attempt.current = 0;
-    schedulePoll();
-  }, [schedulePoll]);
+  const watch = useCallback(
+    (aclId: string, action: WatchedAction) => {
+      watches.current.set(aclId, action);
+      attempt.current = 0;
+      schedulePoll();
+    },
+    [schedulePoll],
+  );
 
   const patchAcl = useCallback((aclId: string, patch: Partial<SessionStatus["ACLs"][number]>) => {
-    setStatus((current) => ({ ...current, ACLs: current.ACLs.map((acl) => (acl.ACLID === aclId ? { ...acl, ...patch } : acl)) }));
+    setStatus((current) => ({
+      ...current,
+      ACLs: current.ACLs.map((acl) => (acl.ACLID === aclId ? { ...acl, ...patch } : acl)),
+    }));
   }, []);
 
   useEffect(() => {

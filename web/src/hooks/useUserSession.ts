@@ -57,13 +57,17 @@ export function useUserSession(initialStatus: SessionStatus): UserSession {
   // Ending the session on the server too keeps a slightly slow server clock from sending the user
   // straight back here from the Login guard.
   const onExpired = useCallback(() => {
-    void logout().catch(() => undefined).finally(() => toLogin(SESSION_EXPIRED));
+    void logout()
+      .catch(() => undefined)
+      .finally(() => toLogin(SESSION_EXPIRED));
   }, [toLogin]);
 
   const onLogout = useCallback(() => {
     setLoggingOut(true);
     // Whatever the answer, the user leaves the page; the server ends the session on expiry anyway.
-    void logout().catch(() => undefined).finally(() => toLogin());
+    void logout()
+      .catch(() => undefined)
+      .finally(() => toLogin());
   }, [toLogin]);
 
   const onAction = useCallback(

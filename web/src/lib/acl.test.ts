@@ -1,6 +1,17 @@
 import { describe, expect, it } from "vitest";
 import type { StatusAcl } from "@postern/shared";
-import { aclAction, autoBrowseTarget, badgeKind, groupByCategory, isLinkableUrl, linkLabel, matchesSearch, pollDelayMs, pollDone, visibleAcls } from "./acl.ts";
+import {
+  aclAction,
+  autoBrowseTarget,
+  badgeKind,
+  groupByCategory,
+  isLinkableUrl,
+  linkLabel,
+  matchesSearch,
+  pollDelayMs,
+  pollDone,
+  visibleAcls,
+} from "./acl.ts";
 
 const now = Date.parse("2026-01-01T00:00:00Z");
 const future = "2026-01-01T01:00:00Z";
@@ -9,7 +20,26 @@ let n = 0;
 function acl(over: Partial<StatusAcl>): StatusAcl {
   n += 1;
   const id = `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
-  return { ID: id, ACLID: id, ParentID: "00000000-0000-0000-0000-000000000000", Description: `ACL ${n}`, URL: "", Icon: "", Category: "Default", Status: 4, Error: "", ExpiredAfter: "", ClickToGrant: true, CGNATOpen: false, HideFromUsers: false, DisableForUser: false, GrantTypeFixedIps: false, AutoBrowseUsers: false, Config: { UriToken: "" }, ...over };
+  return {
+    ID: id,
+    ACLID: id,
+    ParentID: "00000000-0000-0000-0000-000000000000",
+    Description: `ACL ${n}`,
+    URL: "",
+    Icon: "",
+    Category: "Default",
+    Status: 4,
+    Error: "",
+    ExpiredAfter: "",
+    ClickToGrant: true,
+    CGNATOpen: false,
+    HideFromUsers: false,
+    DisableForUser: false,
+    GrantTypeFixedIps: false,
+    AutoBrowseUsers: false,
+    Config: { UriToken: "" },
+    ...over,
+  };
 }
 
 describe("aclAction (button label, user-portal §4)", () => {
@@ -31,7 +61,19 @@ describe("aclAction (button label, user-portal §4)", () => {
 
 describe("badgeKind", () => {
   it("maps every spec status code", () => {
-    expect([0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 7].map(badgeKind)).toEqual(["granted", "error", "pending", "offline", "ready", "applying", "published", "revoking", "ready", "revokeError", "unknown"]);
+    expect([0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 7].map(badgeKind)).toEqual([
+      "granted",
+      "error",
+      "pending",
+      "offline",
+      "ready",
+      "applying",
+      "published",
+      "revoking",
+      "ready",
+      "revokeError",
+      "unknown",
+    ]);
   });
 });
 
@@ -58,7 +100,13 @@ describe("grouping and filtering", () => {
   const collator = new Intl.Collator("en", { sensitivity: "base", numeric: true });
   it("sorts categories by name with Default (and empty) last, ACLs by description", () => {
     const groups = groupByCategory(
-      [acl({ Category: "Default", Description: "zeta" }), acl({ Category: "Web", Description: "b" }), acl({ Category: "", Description: "alpha" }), acl({ Category: "Databases", Description: "c" }), acl({ Category: "Web", Description: "A" })],
+      [
+        acl({ Category: "Default", Description: "zeta" }),
+        acl({ Category: "Web", Description: "b" }),
+        acl({ Category: "", Description: "alpha" }),
+        acl({ Category: "Databases", Description: "c" }),
+        acl({ Category: "Web", Description: "A" }),
+      ],
       collator,
     );
     expect(groups.map((g) => [g.category, g.isDefault, g.acls.map((a) => a.Description)])).toEqual([
@@ -92,6 +140,8 @@ describe("URLs", () => {
     expect(autoBrowseTarget([one, acl({})])).toBe("https://app.example");
     expect(autoBrowseTarget([one, acl({ AutoBrowseUsers: true, URL: "https://b.example" })])).toBeUndefined();
     expect(autoBrowseTarget([acl({ AutoBrowseUsers: true, URL: "ssh://x.example" })])).toBeUndefined();
-    expect(autoBrowseTarget([acl({ AutoBrowseUsers: true, URL: "https://h.example", HideFromUsers: true })])).toBeUndefined();
+    expect(
+      autoBrowseTarget([acl({ AutoBrowseUsers: true, URL: "https://h.example", HideFromUsers: true })]),
+    ).toBeUndefined();
   });
 });

@@ -27,20 +27,39 @@ function expiresInFuture(iso: string, nowMs: number): boolean {
 }
 
 /** The badge shown for a status code; `data-status` carries the code itself. */
-export type BadgeKind = "granted" | "error" | "pending" | "offline" | "ready" | "applying" | "published" | "revoking" | "revokeError" | "unknown";
+export type BadgeKind =
+  | "granted"
+  | "error"
+  | "pending"
+  | "offline"
+  | "ready"
+  | "applying"
+  | "published"
+  | "revoking"
+  | "revokeError"
+  | "unknown";
 
 /** Maps a grant status code (user-portal §4) to its badge. Ready covers 4 and 9. */
 export function badgeKind(status: number): BadgeKind {
   switch (status) {
-    case GrantStatus.Granted: return "granted";
-    case GrantStatus.GrantError: return "error";
-    case GrantStatus.Pending: return "pending";
-    case GrantStatus.AgentOffline: return "offline";
-    case GrantStatus.Read: return "applying";
-    case GrantStatus.Published: return "published";
-    case GrantStatus.Revoking: return "revoking";
-    case GrantStatus.RevokedWithError: return "revokeError";
-    default: return isReady(status) ? "ready" : "unknown";
+    case GrantStatus.Granted:
+      return "granted";
+    case GrantStatus.GrantError:
+      return "error";
+    case GrantStatus.Pending:
+      return "pending";
+    case GrantStatus.AgentOffline:
+      return "offline";
+    case GrantStatus.Read:
+      return "applying";
+    case GrantStatus.Published:
+      return "published";
+    case GrantStatus.Revoking:
+      return "revoking";
+    case GrantStatus.RevokedWithError:
+      return "revokeError";
+    default:
+      return isReady(status) ? "ready" : "unknown";
   }
 }
 

@@ -6,7 +6,26 @@ let n = 0;
 function acl(over: Partial<StatusAcl>): StatusAcl {
   n += 1;
   const id = `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
-  return { ID: id, ACLID: id, ParentID: "00000000-0000-0000-0000-000000000000", Description: `ACL ${n}`, URL: "", Icon: "", Category: "Default", Status: 4, Error: "", ExpiredAfter: "", ClickToGrant: true, CGNATOpen: false, HideFromUsers: false, DisableForUser: false, GrantTypeFixedIps: false, AutoBrowseUsers: false, Config: { UriToken: "" }, ...over };
+  return {
+    ID: id,
+    ACLID: id,
+    ParentID: "00000000-0000-0000-0000-000000000000",
+    Description: `ACL ${n}`,
+    URL: "",
+    Icon: "",
+    Category: "Default",
+    Status: 4,
+    Error: "",
+    ExpiredAfter: "",
+    ClickToGrant: true,
+    CGNATOpen: false,
+    HideFromUsers: false,
+    DisableForUser: false,
+    GrantTypeFixedIps: false,
+    AutoBrowseUsers: false,
+    Config: { UriToken: "" },
+    ...over,
+  };
 }
 const collator = new Intl.Collator("en", { sensitivity: "base", numeric: true });
 
@@ -34,13 +53,24 @@ describe("Top (user-portal §2: only above 20 ACLs, the 5 most used)", () => {
   });
   it("breaks ties by Description and judges the threshold by the total, not the filtered list", () => {
     const tied = { [acls[9]!.ACLID]: 2, [acls[8]!.ACLID]: 2 };
-    expect(topAcls([acls[9]!, acls[8]!], 21, tied, 20, 5, collator).map((a) => a.Description)).toEqual(["svc 08", "svc 09"]);
+    expect(topAcls([acls[9]!, acls[8]!], 21, tied, 20, 5, collator).map((a) => a.Description)).toEqual([
+      "svc 08",
+      "svc 09",
+    ]);
   });
 });
 
 describe("list view order", () => {
   it("sorts by category with Default last, then by Description", () => {
-    const rows = listOrder([acl({ Category: "Default", Description: "a" }), acl({ Category: "Web", Description: "z" }), acl({ Category: "DB", Description: "m" }), acl({ Category: "Web", Description: "b" })], collator);
+    const rows = listOrder(
+      [
+        acl({ Category: "Default", Description: "a" }),
+        acl({ Category: "Web", Description: "z" }),
+        acl({ Category: "DB", Description: "m" }),
+        acl({ Category: "Web", Description: "b" }),
+      ],
+      collator,
+    );
     expect(rows.map((r) => `${r.Category}/${r.Description}`)).toEqual(["DB/m", "Web/b", "Web/z", "Default/a"]);
   });
 });

@@ -16,7 +16,14 @@ export function favouriteAcls(acls: readonly StatusAcl[], favouriteIds: readonly
  * any search); otherwise the `count` ACLs with the highest use counts (at least one use), most used
  * first, ties by Description.
  */
-export function topAcls(acls: readonly StatusAcl[], total: number, counts: Readonly<Record<string, number>>, above: number, count: number, collator: Intl.Collator): StatusAcl[] {
+export function topAcls(
+  acls: readonly StatusAcl[],
+  total: number,
+  counts: Readonly<Record<string, number>>,
+  above: number,
+  count: number,
+  collator: Intl.Collator,
+): StatusAcl[] {
   if (total <= above) return [];
   return acls
     .filter((acl) => (counts[acl.ACLID] ?? 0) > 0)

@@ -3,18 +3,30 @@ import { composeErrorText, isErrorBody } from "./error-text.ts";
 import { loginOutcome, noFieldFocused } from "./login-outcome.ts";
 import { pickLocale } from "./locale.ts";
 
-const dict: Record<string, string> = { "err.invalidSession": "Ungültige Sitzung", "Invalid credentials": "Ungültige Anmeldedaten", "err.userLimitReached": "Grenze erreicht" };
+const dict: Record<string, string> = {
+  "err.invalidSession": "Ungültige Sitzung",
+  "Invalid credentials": "Ungültige Anmeldedaten",
+  "err.userLimitReached": "Grenze erreicht",
+};
 const translate = (key: string): string | undefined => dict[key];
 const internal = "An internal server error occurred";
 
 describe("composeErrorText (user-portal §8)", () => {
   it("translates Err and appends Extra after a colon", () => {
-    expect(composeErrorText({ Err: "Invalid credentials" }, undefined, translate, internal)).toBe("Ungültige Anmeldedaten");
-    expect(composeErrorText({ Err: "Invalid credentials", Extra: "3 attempts left" }, undefined, translate, internal)).toBe("Ungültige Anmeldedaten: 3 attempts left");
+    expect(composeErrorText({ Err: "Invalid credentials" }, undefined, translate, internal)).toBe(
+      "Ungültige Anmeldedaten",
+    );
+    expect(
+      composeErrorText({ Err: "Invalid credentials", Extra: "3 attempts left" }, undefined, translate, internal),
+    ).toBe("Ungültige Anmeldedaten: 3 attempts left");
   });
   it("translates Extra when it starts with err.", () => {
-    expect(composeErrorText({ Err: "err.invalidSession", Extra: "err.userLimitReached" }, undefined, translate, internal)).toBe("Ungültige Sitzung: Grenze erreicht");
-    expect(composeErrorText({ Err: "Bad", Extra: "err.unknownKey" }, undefined, translate, internal)).toBe("Bad: err.unknownKey");
+    expect(
+      composeErrorText({ Err: "err.invalidSession", Extra: "err.userLimitReached" }, undefined, translate, internal),
+    ).toBe("Ungültige Sitzung: Grenze erreicht");
+    expect(composeErrorText({ Err: "Bad", Extra: "err.unknownKey" }, undefined, translate, internal)).toBe(
+      "Bad: err.unknownKey",
+    );
   });
   it("falls back to the message text, then the internal-error text", () => {
     expect(composeErrorText(undefined, "Failed to fetch", translate, internal)).toBe("Failed to fetch");
@@ -35,8 +47,14 @@ describe("loginOutcome (user-portal §4)", () => {
     expect(loginOutcome("err.totpEnrolmentRequired")).toEqual({ kind: "totpEnrol" });
     expect(loginOutcome("Unauthorised")).toEqual({ kind: "admin", path: "/admin/home" });
     expect(loginOutcome("err.unauthorised")).toEqual({ kind: "admin", path: "/admin/home" });
-    expect(loginOutcome("err.unauthorised", "err.totpVerificationRequired")).toEqual({ kind: "admin", path: "/admin/otp/verify" });
-    expect(loginOutcome("err.unauthorised", "err.totpEnrolmentRequired")).toEqual({ kind: "admin", path: "/admin/otp/onboard" });
+    expect(loginOutcome("err.unauthorised", "err.totpVerificationRequired")).toEqual({
+      kind: "admin",
+      path: "/admin/otp/verify",
+    });
+    expect(loginOutcome("err.unauthorised", "err.totpEnrolmentRequired")).toEqual({
+      kind: "admin",
+      path: "/admin/otp/onboard",
+    });
     expect(loginOutcome("Invalid credentials")).toEqual({ kind: "error" });
     expect(loginOutcome("accountDisabled")).toEqual({ kind: "error" });
   });

@@ -11,7 +11,12 @@ export type Translate = (key: string) => string | undefined;
  * Text for an error body or exception message. `internalError` is the already translated
  * "An internal server error occurred". Unknown `Err` values are shown as sent.
  */
-export function composeErrorText(body: ErrorBody | undefined, message: string | undefined, translate: Translate, internalError: string): string {
+export function composeErrorText(
+  body: ErrorBody | undefined,
+  message: string | undefined,
+  translate: Translate,
+  internalError: string,
+): string {
   if (body !== undefined && body.Err !== "") {
     const main = translate(body.Err) ?? body.Err;
     const extra = body.Extra;

@@ -11,8 +11,12 @@ describe("discoveryTargets (user-portal §7)", () => {
     ]);
   });
   it("replaces a port the URL has, and asks the URL as written when no port is given", () => {
-    expect(discoveryTargets("http://127.0.0.1:8080/api/ip", [41000])).toEqual([{ Port: 41000, url: "http://127.0.0.1:41000/api/ip" }]);
-    expect(discoveryTargets("http://127.0.0.1:8080/api/ip", [])).toEqual([{ Port: 8080, url: "http://127.0.0.1:8080/api/ip" }]);
+    expect(discoveryTargets("http://127.0.0.1:8080/api/ip", [41000])).toEqual([
+      { Port: 41000, url: "http://127.0.0.1:41000/api/ip" },
+    ]);
+    expect(discoveryTargets("http://127.0.0.1:8080/api/ip", [])).toEqual([
+      { Port: 8080, url: "http://127.0.0.1:8080/api/ip" },
+    ]);
     expect(discoveryTargets("https://ip.example.net/", [])).toEqual([{ Port: 443, url: "https://ip.example.net/" }]);
   });
   it("asks nothing when discovery is off or the URL is not http(s), and skips bad or repeated ports", () => {
@@ -20,7 +24,12 @@ describe("discoveryTargets (user-portal §7)", () => {
     expect(discoveryTargets("javascript:alert(1)", [])).toEqual([]);
     expect(discoveryTargets("not a url", [443])).toEqual([]);
     expect(discoveryTargets("https://gw.example.com/ip", [0, 70000, 1.5, 222, 222]).map((t) => t.Port)).toEqual([222]);
-    expect(discoveryTargets("https://gw.example.com/ip", Array.from({ length: 40 }, (_, i) => 1000 + i))).toHaveLength(MAX_DISCOVERY_TARGETS);
+    expect(
+      discoveryTargets(
+        "https://gw.example.com/ip",
+        Array.from({ length: 40 }, (_, i) => 1000 + i),
+      ),
+    ).toHaveLength(MAX_DISCOVERY_TARGETS);
   });
 });
 

@@ -16,7 +16,8 @@ export function pickLocale(languages: readonly string[]): { locale: AppLocale; f
   for (const tag of languages) {
     const primary = tag.toLowerCase().split("-")[0];
     if (primary === "de") return { locale: "de", formatLocales: tag.toLowerCase() === "de" ? ["de"] : [tag, "de"] };
-    if (primary === "en") return { locale: "en", formatLocales: tag.includes("-") ? [tag, FALLBACK_LOCALE] : [FALLBACK_LOCALE] };
+    if (primary === "en")
+      return { locale: "en", formatLocales: tag.includes("-") ? [tag, FALLBACK_LOCALE] : [FALLBACK_LOCALE] };
   }
   return { locale: "en", formatLocales: [FALLBACK_LOCALE] };
 }

@@ -19,15 +19,23 @@ export type LoginOutcome =
 export function loginOutcome(err: string | undefined, extra?: string): LoginOutcome {
   if (err === undefined) return { kind: "home" };
   switch (err) {
-    case "err.totpVerificationRequired": return { kind: "totpVerify" };
-    case "err.totpEnrolmentRequired": return { kind: "totpEnrol" };
+    case "err.totpVerificationRequired":
+      return { kind: "totpVerify" };
+    case "err.totpEnrolmentRequired":
+      return { kind: "totpEnrol" };
     case "Unauthorised":
     case "err.unauthorised":
       return {
         kind: "admin",
-        path: extra === "err.totpVerificationRequired" ? "/admin/otp/verify" : extra === "err.totpEnrolmentRequired" ? "/admin/otp/onboard" : "/admin/home",
+        path:
+          extra === "err.totpVerificationRequired"
+            ? "/admin/otp/verify"
+            : extra === "err.totpEnrolmentRequired"
+              ? "/admin/otp/onboard"
+              : "/admin/home",
       };
-    default: return { kind: "error" };
+    default:
+      return { kind: "error" };
   }
 }
 

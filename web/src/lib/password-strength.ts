@@ -19,5 +19,8 @@ export function scorePassword(password: string, userInputs: readonly string[]): 
     graphs: zxcvbnCommon.adjacencyGraphs,
     translations: zxcvbnEn.translations,
   });
-  return estimator.check(password, userInputs.filter((s) => s !== "")).score;
+  return estimator.check(
+    password,
+    userInputs.filter((s) => s !== ""),
+  ).score;
 }

@@ -14,15 +14,21 @@ describe("passwordFormProblems (user-portal §5)", () => {
     ]);
   });
   it("wants 8 to 64 characters, counted as characters not UTF-16 units", () => {
-    expect(passwordFormProblems({ ...ok, next: "1234567", confirm: "1234567" })).toEqual([{ field: "next", problem: "length" }]);
+    expect(passwordFormProblems({ ...ok, next: "1234567", confirm: "1234567" })).toEqual([
+      { field: "next", problem: "length" },
+    ]);
     expect(passwordFormProblems({ ...ok, next: "12345678", confirm: "12345678" })).toEqual([]);
     expect(passwordFormProblems({ ...ok, next: "x".repeat(64), confirm: "x".repeat(64) })).toEqual([]);
-    expect(passwordFormProblems({ ...ok, next: "x".repeat(65), confirm: "x".repeat(65) })).toEqual([{ field: "next", problem: "length" }]);
+    expect(passwordFormProblems({ ...ok, next: "x".repeat(65), confirm: "x".repeat(65) })).toEqual([
+      { field: "next", problem: "length" },
+    ]);
     const emoji = "🔒".repeat(8);
     expect(passwordFormProblems({ ...ok, next: emoji, confirm: emoji })).toEqual([]);
   });
   it("wants the confirmation to match", () => {
-    expect(passwordFormProblems({ ...ok, confirm: "a-new-passwort" })).toEqual([{ field: "confirm", problem: "mismatch" }]);
+    expect(passwordFormProblems({ ...ok, confirm: "a-new-passwort" })).toEqual([
+      { field: "confirm", problem: "mismatch" },
+    ]);
   });
   it("fills at least one meter segment", () => {
     expect([0, 1, 2, 3, 4].map((s) => strengthSegments(s as 0 | 1 | 2 | 3 | 4))).toEqual([1, 1, 2, 3, 4]);

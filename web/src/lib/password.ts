@@ -18,7 +18,8 @@ export function passwordFormProblems(form: { current: string; next: string; conf
   if (form.current === "") problems.push({ field: "current", problem: "required" });
   const length = Array.from(form.next).length;
   if (form.next === "") problems.push({ field: "next", problem: "required" });
-  else if (length < Limits.passwordMinLength || length > Limits.passwordMaxLength) problems.push({ field: "next", problem: "length" });
+  else if (length < Limits.passwordMinLength || length > Limits.passwordMaxLength)
+    problems.push({ field: "next", problem: "length" });
   if (form.confirm !== form.next) problems.push({ field: "confirm", problem: "mismatch" });
   return problems;
 }

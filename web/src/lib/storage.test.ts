@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { MAX_FAVOURITES, MAX_USE_COUNTS, parseFavourites, parseUseCounts, parseView, readJson, recordUse, toggleFavourite, writeJson } from "./storage.ts";
+import {
+  MAX_FAVOURITES,
+  MAX_USE_COUNTS,
+  parseFavourites,
+  parseUseCounts,
+  parseView,
+  readJson,
+  recordUse,
+  toggleFavourite,
+  writeJson,
+} from "./storage.ts";
 
 /** A Storage over a Map (node has no localStorage); `failing` makes every call throw. */
 function memoryStorage(failing = false): Storage {
@@ -43,7 +53,9 @@ describe("stored state (user-portal §2 local storage)", () => {
   it("keeps favourites as unique non-empty strings, bounded", () => {
     expect(parseFavourites(["a", "b", "a", 3, "", null])).toEqual(["a", "b"]);
     expect(parseFavourites("a")).toEqual([]);
-    expect(parseFavourites(Array.from({ length: MAX_FAVOURITES + 10 }, (_, i) => `id${i}`))).toHaveLength(MAX_FAVOURITES);
+    expect(parseFavourites(Array.from({ length: MAX_FAVOURITES + 10 }, (_, i) => `id${i}`))).toHaveLength(
+      MAX_FAVOURITES,
+    );
     expect(toggleFavourite(["a", "b"], "c")).toEqual(["a", "b", "c"]);
     expect(toggleFavourite(["a", "b"], "a")).toEqual(["b"]);
   });

@@ -84,6 +84,8 @@ export function recordUse(counts: Readonly<Record<string, number>>, aclId: strin
   const used = (counts[aclId] ?? 0) + 1;
   const next: Record<string, number> = { ...counts, [aclId]: used };
   if (Object.keys(next).length <= MAX_USE_COUNTS) return next;
-  const others = Object.entries(counts).filter(([id]) => id !== aclId).sort((a, b) => b[1] - a[1]);
+  const others = Object.entries(counts)
+    .filter(([id]) => id !== aclId)
+    .sort((a, b) => b[1] - a[1]);
   return { ...Object.fromEntries(others.slice(0, MAX_USE_COUNTS - 1)), [aclId]: used };
 }

@@ -26,7 +26,9 @@ import { favouriteAcls, listOrder, topAcls } from "../lib/dashboard.ts";
 import { toggleFavourite } from "../lib/storage.ts";
 import { aclSearchAtom, favouritesAtom, useCountsAtom, viewAtom } from "../state/atoms.ts";
 
-const PasswordDialog = lazy(async () => ({ default: (await import("../components/PasswordDialog.tsx")).PasswordDialog }));
+const PasswordDialog = lazy(async () => ({
+  default: (await import("../components/PasswordDialog.tsx")).PasswordDialog,
+}));
 
 /** How long the "password changed" note stays, in milliseconds. */
 const CHANGED_NOTE_MS = 6000;
@@ -50,21 +52,48 @@ export function DashboardPage({ initialStatus }: { initialStatus: SessionStatus 
     return () => window.clearTimeout(timer);
   }, [passwordChanged]);
 
-  const onToggleFavourite = useCallback((aclId: string) => setFavourites((ids) => toggleFavourite(ids, aclId)), [setFavourites]);
+  const onToggleFavourite = useCallback(
+    (aclId: string) => setFavourites((ids) => toggleFavourite(ids, aclId)),
+    [setFavourites],
+  );
   const favouriteIds = useMemo(() => new Set(favourites), [favourites]);
 
-  const collator = useMemo(() => new Intl.Collator(i18n.locales ?? i18n.locale, { sensitivity: "base", numeric: true }), [i18n.locale, i18n.locales]);
+  const collator = useMemo(
+    () => new Intl.Collator(i18n.locales ?? i18n.locale, { sensitivity: "base", numeric: true }),
+    [i18n.locale, i18n.locales],
+  );
   const acls = useMemo(() => visibleAcls(status.ACLs), [status.ACLs]);
   const shown = useMemo(() => acls.filter((acl) => matchesSearch(acl, search)), [acls, search]);
   const groups = useMemo(() => groupByCategory(shown, collator), [shown, collator]);
   const sortedShown = useMemo(() => groups.flatMap((g) => g.acls), [groups]);
   const favouriteList = useMemo(() => favouriteAcls(sortedShown, favourites), [sortedShown, favourites]);
-  const top = useMemo(() => topAcls(shown, acls.length, useCounts, Limits.topAboveAclCount, Limits.topCount, collator), [shown, acls.length, useCounts, collator]);
+  const top = useMemo(
+    () => topAcls(shown, acls.length, useCounts, Limits.topAboveAclCount, Limits.topCount, collator),
+    [shown, acls.length, useCounts, collator],
+  );
   const rows = useMemo(() => listOrder(shown, collator), [shown, collator]);
 
-  const common = { busyIds: session.busyIds, errors: session.actionErrors, favouriteIds, onAction: session.onAction, onToggleFavourite };
-  const section = (title: string, kind: "favourites" | "top" | "category", list: readonly StatusAcl[], category?: string) => (
-    <AclSection key={`${kind}:${category ?? ""}`} title={title} kind={kind} acls={list} {...(category === undefined ? {} : { category })} {...common} />
+  const common = {
+    busyIds: session.busyIds,
+    errors: session.actionErrors,
+    favouriteIds,
+    onAction: session.onAction,
+    onToggleFavourite,
+  };
+  const section = (
+    title: string,
+    kind: "favourites" | "top" | "category",
+    list: readonly StatusAcl[],
+    category?: string,
+  ) => (
+    <AclSection
+      key={`${kind}:${category ?? ""}`}
+      title={title}
+      kind={kind}
+      acls={list}
+      {...(category === undefined ? {} : { category })}
+      {...common}
+    />
   );
 
   return (
@@ -80,7 +109,10 @@ export function DashboardPage({ initialStatus }: { initialStatus: SessionStatus 
       <main className="mx-auto max-w-6xl space-y-8 px-4 py-8 sm:px-6">
         <SessionSummary status={status} />
         {passwordChanged ? (
-          <p role="status" className="rounded-md bg-emerald-50 px-3 py-2 text-sm text-emerald-800 ring-1 ring-emerald-200 dark:bg-emerald-950/50 dark:text-emerald-200 dark:ring-emerald-900">
+          <p
+            role="status"
+            className="rounded-md bg-emerald-50 px-3 py-2 text-sm text-emerald-800 ring-1 ring-emerald-200 dark:bg-emerald-950/50 dark:text-emerald-200 dark:ring-emerald-900"
+          >
             <Trans>Your password has been changed.</Trans>
           </p>
         ) : null}
@@ -100,12 +132,22 @@ export function DashboardPage({ initialStatus }: { initialStatus: SessionStatus 
                 <Trans>No resources match your search.</Trans>
               </p>
             ) : view === "list" ? (
-              <AclTable variant="list" acls={rows} busyIds={session.busyIds} errors={session.actionErrors} onAction={session.onAction} favouriteIds={favouriteIds} onToggleFavourite={onToggleFavourite} />
+              <AclTable
+                variant="list"
+                acls={rows}
+                busyIds={session.busyIds}
+                errors={session.actionErrors}
+                onAction={session.onAction}
+                favouriteIds={favouriteIds}
+                onToggleFavourite={onToggleFavourite}
+              />
             ) : (
               <>
                 {favouriteList.length > 0 ? section(t`Favourites`, "favourites", favouriteList) : null}
                 {top.length > 0 ? section(t`Top`, "top", top) : null}
-                {groups.map((group) => section(group.isDefault ? t`Other` : group.category, "category", group.acls, group.category))}
+                {groups.map((group) =>
+                  section(group.isDefault ? t`Other` : group.category, "category", group.acls, group.category),
+                )}
               </>
             )}
           </>

@@ -26,7 +26,12 @@ export function HomePage({ initialStatus }: { initialStatus: SessionStatus }) {
   const acls = useMemo(() => visibleAcls(status.ACLs), [status.ACLs]);
   return (
     <div className="min-h-dvh">
-      <TopBar ends={status.Ends} onExpired={session.onExpired} onLogout={session.onLogout} loggingOut={session.loggingOut} />
+      <TopBar
+        ends={status.Ends}
+        onExpired={session.onExpired}
+        onLogout={session.onLogout}
+        loggingOut={session.loggingOut}
+      />
       <main className="mx-auto max-w-4xl space-y-8 px-4 py-8 sm:px-6">
         <SessionSummary status={status} />
         {session.refreshError !== undefined ? <ErrorMessage message={errorText(i18n, session.refreshError)} /> : null}
@@ -36,7 +41,13 @@ export function HomePage({ initialStatus }: { initialStatus: SessionStatus }) {
               <Trans>No resources have been assigned to you yet.</Trans>
             </p>
           ) : (
-            <AclTable variant="home" acls={acls} busyIds={session.busyIds} errors={session.actionErrors} onAction={session.onAction} />
+            <AclTable
+              variant="home"
+              acls={acls}
+              busyIds={session.busyIds}
+              errors={session.actionErrors}
+              onAction={session.onAction}
+            />
           )
         ) : null}
       </main>

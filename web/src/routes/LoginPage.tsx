@@ -36,7 +36,9 @@ export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
   const [submitting, setSubmitting] = useState(false);
   const [sso, setSso] = useState<boolean | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(() =>
-    errorParam === undefined || errorParam === "" ? undefined : (translateServerMessage(i18n, errorParam) ?? t`Authentication failed`),
+    errorParam === undefined || errorParam === ""
+      ? undefined
+      : (translateServerMessage(i18n, errorParam) ?? t`Authentication failed`),
   );
 
   useEffect(() => {
@@ -81,7 +83,10 @@ export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
       try {
         await login({ UserName: userName, Password: password, KioskMode: kioskMode });
       } catch (failure) {
-        const outcome = failure instanceof ApiError && failure.status === 401 && failure.body !== undefined ? loginOutcome(failure.body.Err, failure.body.Extra) : { kind: "error" as const };
+        const outcome =
+          failure instanceof ApiError && failure.status === 401 && failure.body !== undefined
+            ? loginOutcome(failure.body.Err, failure.body.Extra)
+            : { kind: "error" as const };
         switch (outcome.kind) {
           case "admin":
             // An admin session was started: the admin console takes over (user-portal §4).
@@ -107,14 +112,36 @@ export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
     }
   }
 
-  const kiosk = <Checkbox name="kioskMode" label={<Trans>This is a public computer</Trans>} checked={kioskMode} onChange={setKioskMode} />;
+  const kiosk = (
+    <Checkbox
+      name="kioskMode"
+      label={<Trans>This is a public computer</Trans>}
+      checked={kioskMode}
+      onChange={setKioskMode}
+    />
+  );
   const form = (
     <form className="mt-4 space-y-4" onSubmit={(event) => void submit(event)} autoComplete="off" noValidate>
-      <TextField label={<Trans>Username</Trans>} name="username" type="text" value={userName} onChange={setUserName} autoFocus={sso === false} />
-      <TextField label={<Trans>Password</Trans>} name="password" type="password" value={password} onChange={setPassword} />
+      <TextField
+        label={<Trans>Username</Trans>}
+        name="username"
+        type="text"
+        value={userName}
+        onChange={setUserName}
+        autoFocus={sso === false}
+      />
+      <TextField
+        label={<Trans>Password</Trans>}
+        name="password"
+        type="password"
+        value={password}
+        onChange={setPassword}
+      />
       {sso ? null : kiosk}
       {sso ? null : <ErrorMessage message={error} />}
-      <SubmitButton submitting={submitting}><Trans>Log in</Trans></SubmitButton>
+      <SubmitButton submitting={submitting}>
+        <Trans>Log in</Trans>
+      </SubmitButton>
     </form>
   );
 
@@ -141,7 +168,11 @@ export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
             <ShieldIcon className="size-4" />
             <Trans>Sign in with SSO</Trans>
           </button>
-          <div className="flex items-center gap-3 text-xs font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400" role="separator" aria-label={t`or`}>
+          <div
+            className="flex items-center gap-3 text-xs font-medium uppercase tracking-wide text-slate-600 dark:text-slate-400"
+            role="separator"
+            aria-label={t`or`}
+          >
             <span aria-hidden="true" className="h-px flex-1 bg-slate-200 dark:bg-slate-700" />
             <span aria-hidden="true">
               <Trans>or</Trans>

@@ -13,7 +13,11 @@ export function RouteError({ error }: { error: unknown }) {
   return (
     <main className="mx-auto flex min-h-dvh max-w-md flex-col justify-center gap-4 px-4">
       <ErrorMessage message={errorText(i18n, error)} />
-      <button type="button" onClick={() => void router.invalidate()} className="self-start rounded-md bg-accent-700 px-4 py-2 text-sm font-semibold text-white hover:bg-accent-800">
+      <button
+        type="button"
+        onClick={() => void router.invalidate()}
+        className="self-start rounded-md bg-accent-700 px-4 py-2 text-sm font-semibold text-white hover:bg-accent-800"
+      >
         <Trans>Try again</Trans>
       </button>
     </main>

@@ -76,17 +76,36 @@ export function TwoFactorOnboardPage() {
   }
 
   return (
-    <AuthLayout wide title={<Trans>Set up two-factor authentication</Trans>} intro={<Trans>Scan the QR code with your authenticator app, or enter the secret by hand. Then enter the code it shows.</Trans>} footer={<BackToLogin />}>
+    <AuthLayout
+      wide
+      title={<Trans>Set up two-factor authentication</Trans>}
+      intro={
+        <Trans>
+          Scan the QR code with your authenticator app, or enter the secret by hand. Then enter the code it shows.
+        </Trans>
+      }
+      footer={<BackToLogin />}
+    >
       <ErrorMessage message={error} className="mt-4" />
       {otp && qr ? (
         <div className="mt-6 flex flex-col items-center gap-4">
-          <img src={qr} alt={t`QR code for your authenticator app`} data-testid="otp-qr" className="size-48 rounded-lg bg-white p-1 ring-1 ring-slate-200" />
+          <img
+            src={qr}
+            alt={t`QR code for your authenticator app`}
+            data-testid="otp-qr"
+            className="size-48 rounded-lg bg-white p-1 ring-1 ring-slate-200"
+          />
           <div className="w-full">
             <div className="mb-1 text-sm font-medium text-slate-700 dark:text-slate-200">
               <Trans>Secret</Trans>
             </div>
             <div className="flex items-center gap-2">
-              <code id="otp-secret" data-testid="otp-secret" data-secret={otp.Secret} className="min-w-0 flex-1 break-words rounded-md bg-slate-100 px-3 py-2 font-mono text-sm text-slate-900 dark:bg-slate-800 dark:text-slate-100">
+              <code
+                id="otp-secret"
+                data-testid="otp-secret"
+                data-secret={otp.Secret}
+                className="min-w-0 flex-1 break-words rounded-md bg-slate-100 px-3 py-2 font-mono text-sm text-slate-900 dark:bg-slate-800 dark:text-slate-100"
+              >
                 {groupSecret(otp.Secret)}
               </code>
               <button

@@ -12,7 +12,11 @@ export function TwoFactorPage() {
   const { t } = useLingui();
   useDocumentHead(t`Two-factor verification`);
   return (
-    <AuthLayout title={<Trans>Two-factor verification</Trans>} intro={<Trans>Enter the 6-digit code from your authenticator app.</Trans>} footer={<BackToLogin />}>
+    <AuthLayout
+      title={<Trans>Two-factor verification</Trans>}
+      intro={<Trans>Enter the 6-digit code from your authenticator app.</Trans>}
+      footer={<BackToLogin />}
+    >
       <OtpCodeForm submitLabel={<Trans>Log in</Trans>} />
     </AuthLayout>
   );

@@ -10,7 +10,15 @@ import type { Theme } from "@postern/shared";
 import { serverNow } from "../api/clock.ts";
 import { parseColorMode } from "../lib/colour-mode.ts";
 import type { ColorMode } from "../lib/colour-mode.ts";
-import { browserStorage, parseFavourites, parseUseCounts, parseView, readJson, StorageKey, writeJson } from "../lib/storage.ts";
+import {
+  browserStorage,
+  parseFavourites,
+  parseUseCounts,
+  parseView,
+  readJson,
+  StorageKey,
+  writeJson,
+} from "../lib/storage.ts";
 import type { DashboardView } from "../lib/storage.ts";
 
 /**

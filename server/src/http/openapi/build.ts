@@ -8,10 +8,28 @@ import type { Operation } from "./operations.ts";
 
 /** Authentication schemes of the API. */
 const securitySchemes = {
-  adminSession: { type: "apiKey", in: "cookie", name: "postern_admin_session", description: "An admin session (POST /api/admin/login)." },
-  userSession: { type: "apiKey", in: "cookie", name: "postern_session", description: "A user session (POST /api/login)." },
-  apiKey: { type: "http", scheme: "bearer", description: "An API key with the scope the operation needs (user.sessions, ...)." },
-  apiKeyBasic: { type: "http", scheme: "basic", description: "HTTP Basic with an API key as the password (allowlist.read:{aclId})." },
+  adminSession: {
+    type: "apiKey",
+    in: "cookie",
+    name: "postern_admin_session",
+    description: "An admin session (POST /api/admin/login).",
+  },
+  userSession: {
+    type: "apiKey",
+    in: "cookie",
+    name: "postern_session",
+    description: "A user session (POST /api/login).",
+  },
+  apiKey: {
+    type: "http",
+    scheme: "bearer",
+    description: "An API key with the scope the operation needs (user.sessions, ...).",
+  },
+  apiKeyBasic: {
+    type: "http",
+    scheme: "basic",
+    description: "HTTP Basic with an API key as the password (allowlist.read:{aclId}).",
+  },
 } as const;
 
 const SECURITY: Record<Operation["auth"], Record<string, string[]>[]> = {
@@ -26,20 +44,39 @@ function schema(s: z.ZodType, io: "input" | "output"): unknown {
   return z.toJSONSchema(s, { target: "openapi-3.0", io, unrepresentable: "any" });
 }
 
-const errorBody = { type: "object", properties: { Err: { type: "string" }, Extra: { type: "string" } }, required: ["Err"] };
+const errorBody = {
+  type: "object",
+  properties: { Err: { type: "string" }, Extra: { type: "string" } },
+  required: ["Err"],
+};
 
 /** The OpenAPI document for `operations`, `version` being the server's. */
 export function buildOpenApi(operations: readonly Operation[], version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
-    const params = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
-    const query = (op.query ?? []).map((q) => ({ name: q.name, in: "query", required: false, schema: { type: q.type ?? "string" }, description: q.description }));
+    const params = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+      name: m[1],
+      in: "path",
+      required: true,
+      schema: { type: "string" },
+    }));
+    const query = (op.query ?? []).map((q) => ({
+      name: q.name,
+      in: "query",
+      required: false,
+      schema: { type: q.type ?? "string" },
+      description: q.description,
+    }));
     const ok: Record<string, unknown> = { description: op.okDescription ?? "Success" };
-    if (op.response) ok["content"] = { [op.responseType ?? "application/json"]: { schema: schema(op.response, "output") } };
+    if (op.response)
+      ok["content"] = { [op.responseType ?? "application/json"]: { schema: schema(op.response, "output") } };
     else if (op.responseType) ok["content"] = { [op.responseType]: { schema: { type: "string" } } };
     const responses: Record<string, unknown> = {
       [String(op.status ?? 200)]: ok,
-      default: { description: "An error: {Err, Extra?} with the spec's key", content: { "application/json": { schema: errorBody } } },
+      default: {
+        description: "An error: {Err, Extra?} with the spec's key",
+        content: { "application/json": { schema: errorBody } },
+      },
     };
     const operation: Record<string, unknown> = {
       operationId: `${op.method.toLowerCase()}${op.path.replace(/[{}]/g, "").replace(/[^a-zA-Z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ""))}`,
@@ -49,12 +86,20 @@ export function buildOpenApi(operations: readonly Operation[], version: string):
       parameters: [...params, ...query],
       responses,
     };
-    if (op.body) operation["requestBody"] = { required: true, content: { "application/json": { schema: schema(op.body, "input") } } };
+    if (op.body)
+      operation["requestBody"] = {
+        required: true,
+        content: { "application/json": { schema: schema(op.body, "input") } },
+      };
     (paths[op.path] ??= {})[op.method.toLowerCase()] = operation;
   }
   return {
     openapi: "3.0.3",
-    info: { title: "Postern API", version, description: "Just-in-time network access gateway. Base path /api. Errors are {Err, Extra?}." },
+    info: {
+      title: "Postern API",
+      version,
+      description: "Just-in-time network access gateway. Base path /api. Errors are {Err, Extra?}.",
+    },
     servers: [{ url: "/api" }],
     components: { securitySchemes },
     paths,

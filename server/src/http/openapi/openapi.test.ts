@@ -23,7 +23,20 @@ describe("OpenAPI document", () => {
   it("is served at /api/openapi.json with schemas from the shared package", async () => {
     const r = await apiRequest(h, "GET", "/api/openapi.json");
     expect(r.status).toBe(200);
-    const doc = r.body as { openapi: string; paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown>; required?: string[] } }> } }>> };
+    const doc = r.body as {
+      openapi: string;
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            requestBody?: {
+              content: Record<string, { schema: { properties?: Record<string, unknown>; required?: string[] } }>;
+            };
+          }
+        >
+      >;
+    };
     expect(doc.openapi).toBe("3.0.3");
     const login = doc.paths["/login"]?.["post"]?.requestBody?.content["application/json"]?.schema;
     expect(Object.keys(login?.properties ?? {})).toEqual(["UserName", "Password", "KioskMode"]);

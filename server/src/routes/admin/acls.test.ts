@@ -37,15 +37,28 @@ const backendOf: Record<string, Record<string, unknown>> = {
   allowlist: {},
 };
 
-async function backend(type: string, config: Record<string, unknown> = backendOf[type]!, agentId: string = agent.id, name = type): Promise<string> {
-  const r = await admin.req("POST", "/api/admin/backends", { Name: name, AgentID: type === "allowlist" ? NONE : agentId, Config: { [type]: config } });
+async function backend(
+  type: string,
+  config: Record<string, unknown> = backendOf[type]!,
+  agentId: string = agent.id,
+  name = type,
+): Promise<string> {
+  const r = await admin.req("POST", "/api/admin/backends", {
+    Name: name,
+    AgentID: type === "allowlist" ? NONE : agentId,
+    Config: { [type]: config },
+  });
   expect(r.status).toBe(201);
   return (r.body as { ID: string }).ID;
 }
-const createAcl = (BackendID: string, Config: unknown) => admin.req("POST", "/api/admin/acls", { Description: "Knoc", BackendID, Config });
-const updateAcl = (id: string, BackendID: string, Config: unknown) => admin.req("PUT", `/api/admin/acls/${id}`, { ID: id, Description: "Knoc", BackendID, Config });
-const readConfig = async (id: string) => ((await admin.req("GET", `/api/admin/acls/${id}`)).body as { Config: Record<string, unknown> }).Config;
-const sealedOf = (backendId: string) => h.services.db.select().from(backends).where(eq(backends.id, backendId)).get()!.sealedSecrets;
+const createAcl = (BackendID: string, Config: unknown) =>
+  admin.req("POST", "/api/admin/acls", { Description: "Knoc", BackendID, Config });
+const updateAcl = (id: string, BackendID: string, Config: unknown) =>
+  admin.req("PUT", `/api/admin/acls/${id}`, { ID: id, Description: "Knoc", BackendID, Config });
+const readConfig = async (id: string) =>
+  ((await admin.req("GET", `/api/admin/acls/${id}`)).body as { Config: Record<string, unknown> }).Config;
+const sealedOf = (backendId: string) =>
+  h.services.db.select().from(backends).where(eq(backends.id, backendId)).get()!.sealedSecrets;
 async function aclOk(BackendID: string, Config: unknown): Promise<string> {
   const r = await createAcl(BackendID, Config);
   expect(r).toMatchObject({ status: 201, body: expect.any(String) });
@@ -53,7 +66,10 @@ async function aclOk(BackendID: string, Config: unknown): Promise<string> {
 }
 
 /** Per type: a valid ACL Config (the type's fields), what reads back, and broken ones with their exact errors. */
-const cases: Record<string, { ok: Record<string, unknown>; read: Record<string, unknown>; bad: [unknown, { Err: string; Extra?: unknown }][] }> = {
+const cases: Record<
+  string,
+  { ok: Record<string, unknown>; read: Record<string, unknown>; bad: [unknown, { Err: string; Extra?: unknown }][] }
+> = {
   haproxy: {
     ok: { ID: 7 },
     read: { ID: 7 },
@@ -81,12 +97,30 @@ const cases: Record<string, { ok: Record<string, unknown>; read: Record<string, 
     bad: [
       [undefined, { Err: "err.aclNameRequired", Extra: "Config.script.Name" }],
       [{ Name: "team wiki" }, { Err: "err.invalidAclName", Extra: "Config.script.Name" }],
-      [{ Name: "n", EnvVars: { " ": { Value: "v" } } }, { Err: "err.emptyEnvVarName", Extra: "Config.script.EnvVars.0" }],
-      [{ Name: "n", EnvVars: { "A=B": { Value: "v" } } }, { Err: "err.invalidEnvVarName", Extra: "Config.script.EnvVars.0" }],
-      [{ Name: "n", EnvVars: { aclname: { Value: "v" } } }, { Err: "err.invalidEnvVarName", Extra: "Config.script.EnvVars.0: aclname is reserved" }],
-      [{ Name: "n", EnvVars: { URL: { Value: "v" }, " URL": { Value: "w" } } }, { Err: "err.repeatedEnvVarNames", Extra: "URL" }],
-      [{ Name: "n", EnvVars: { URL: { Value: "" } } }, { Err: "Bad request", Extra: "Config.script.EnvVars.URL.Value: required" }],
-      [{ Name: "n", EnvVars: { PASSWORD: { Value: "" } } }, { Err: "Bad request", Extra: "Config.script.EnvVars.PASSWORD.Value: required" }],
+      [
+        { Name: "n", EnvVars: { " ": { Value: "v" } } },
+        { Err: "err.emptyEnvVarName", Extra: "Config.script.EnvVars.0" },
+      ],
+      [
+        { Name: "n", EnvVars: { "A=B": { Value: "v" } } },
+        { Err: "err.invalidEnvVarName", Extra: "Config.script.EnvVars.0" },
+      ],
+      [
+        { Name: "n", EnvVars: { aclname: { Value: "v" } } },
+        { Err: "err.invalidEnvVarName", Extra: "Config.script.EnvVars.0: aclname is reserved" },
+      ],
+      [
+        { Name: "n", EnvVars: { URL: { Value: "v" }, " URL": { Value: "w" } } },
+        { Err: "err.repeatedEnvVarNames", Extra: "URL" },
+      ],
+      [
+        { Name: "n", EnvVars: { URL: { Value: "" } } },
+        { Err: "Bad request", Extra: "Config.script.EnvVars.URL.Value: required" },
+      ],
+      [
+        { Name: "n", EnvVars: { PASSWORD: { Value: "" } } },
+        { Err: "Bad request", Extra: "Config.script.EnvVars.PASSWORD.Value: required" },
+      ],
     ],
   },
   ipset: {
@@ -119,7 +153,10 @@ const cases: Record<string, { ok: Record<string, unknown>; read: Record<string, 
     read: { EDLName: "", GroupName: "knoc-group", SerialNumber: "", MapUser: true, URL: "" },
     bad: [
       [undefined, { Err: "Bad request", Extra: "Config.panos.GroupName: required (or EDLName for Passive+)" }],
-      [{ EDLName: "edl", URL: "ftp://list.example" }, { Err: "URL must be http or https", Extra: "Config.panos.URL" }],
+      [
+        { EDLName: "edl", URL: "ftp://list.example" },
+        { Err: "URL must be http or https", Extra: "Config.panos.URL" },
+      ],
     ],
   },
   firepower: {
@@ -144,12 +181,30 @@ const cases: Record<string, { ok: Record<string, unknown>; read: Record<string, 
     ok: { NsgDirection: "Inbound", NsgName: "nsg-web", NsgPort: "8443", ResourceGroup: "rg-web" },
     read: { NsgDirection: "Inbound", NsgName: "nsg-web", NsgPort: 8443, ResourceGroup: "rg-web" },
     bad: [
-      [{ NsgName: "n", ResourceGroup: "r" }, { Err: "Bad request", Extra: "Config.azure.NsgDirection: required" }],
-      [{ NsgDirection: "Sideways", NsgName: "n", ResourceGroup: "r" }, { Err: "Bad request", Extra: expect.stringContaining("Config.azure.NsgDirection") }],
-      [{ NsgDirection: "Outbound", ResourceGroup: "r" }, { Err: "Bad request", Extra: "Config.azure.NsgName: required" }],
-      [{ NsgDirection: "Outbound", NsgName: "n" }, { Err: "Bad request", Extra: "Config.azure.ResourceGroup: required" }],
-      [{ NsgDirection: "Outbound", NsgName: "n", ResourceGroup: "r", NsgPort: "https" }, { Err: "Bad request", Extra: expect.stringContaining("Config.azure.NsgPort") }],
-      [{ NsgDirection: "Outbound", NsgName: "n", ResourceGroup: "r", NsgPort: 0 }, { Err: "Bad request", Extra: expect.stringContaining("Config.azure.NsgPort") }],
+      [
+        { NsgName: "n", ResourceGroup: "r" },
+        { Err: "Bad request", Extra: "Config.azure.NsgDirection: required" },
+      ],
+      [
+        { NsgDirection: "Sideways", NsgName: "n", ResourceGroup: "r" },
+        { Err: "Bad request", Extra: expect.stringContaining("Config.azure.NsgDirection") },
+      ],
+      [
+        { NsgDirection: "Outbound", ResourceGroup: "r" },
+        { Err: "Bad request", Extra: "Config.azure.NsgName: required" },
+      ],
+      [
+        { NsgDirection: "Outbound", NsgName: "n" },
+        { Err: "Bad request", Extra: "Config.azure.ResourceGroup: required" },
+      ],
+      [
+        { NsgDirection: "Outbound", NsgName: "n", ResourceGroup: "r", NsgPort: "https" },
+        { Err: "Bad request", Extra: expect.stringContaining("Config.azure.NsgPort") },
+      ],
+      [
+        { NsgDirection: "Outbound", NsgName: "n", ResourceGroup: "r", NsgPort: 0 },
+        { Err: "Bad request", Extra: expect.stringContaining("Config.azure.NsgPort") },
+      ],
     ],
   },
   aws: {
@@ -157,9 +212,18 @@ const cases: Record<string, { ok: Record<string, unknown>; read: Record<string, 
     read: { SecurityGroupId: "sg-0123456789abcdef0", Port: 2222 },
     bad: [
       [{}, { Err: "Bad request", Extra: "Config.aws.SecurityGroupId: required" }],
-      [{ SecurityGroupId: "web" }, { Err: "Bad request", Extra: "Config.aws.SecurityGroupId: must be a security group id (sg-...)" }],
-      [{ SecurityGroupId: "sg-01234567", Port: 70000 }, { Err: "Bad request", Extra: expect.stringContaining("Config.aws.Port") }],
-      [{ SecurityGroupId: "sg-01234567", Port: "" }, { Err: "Bad request", Extra: expect.stringContaining("Config.aws.Port") }],
+      [
+        { SecurityGroupId: "web" },
+        { Err: "Bad request", Extra: "Config.aws.SecurityGroupId: must be a security group id (sg-...)" },
+      ],
+      [
+        { SecurityGroupId: "sg-01234567", Port: 70000 },
+        { Err: "Bad request", Extra: expect.stringContaining("Config.aws.Port") },
+      ],
+      [
+        { SecurityGroupId: "sg-01234567", Port: "" },
+        { Err: "Bad request", Extra: expect.stringContaining("Config.aws.Port") },
+      ],
     ],
   },
   allowlist: {
@@ -170,23 +234,31 @@ const cases: Record<string, { ok: Record<string, unknown>; read: Record<string, 
 };
 
 describe("ACL fields per backend type", () => {
-  it.each(Object.keys(cases))("%s: the valid fields are kept (other types' keys dropped) and each broken rule answers its key", async (type) => {
-    const c = cases[type]!;
-    const backendId = await backend(type);
-    for (const [fields, err] of c.bad) {
-      const config = fields === undefined ? {} : { [type]: fields };
-      expect(await createAcl(backendId, config), JSON.stringify(fields)).toEqual({ status: 400, body: err });
-    }
-    const other = type === "ipset" ? { haproxy: { ID: 1 } } : { ipset: { V4SetName: "x" } };
-    const id = await aclOk(backendId, { UriToken: "u", ...other, [type]: c.ok });
-    expect(await readConfig(id)).toEqual({ UriToken: "u", [type]: c.read });
-    // Update runs the same rules.
-    const [firstBad, firstErr] = c.bad[0]!;
-    expect(await updateAcl(id, backendId, firstBad === undefined ? {} : { [type]: firstBad })).toEqual({ status: 400, body: firstErr });
-  });
+  it.each(Object.keys(cases))(
+    "%s: the valid fields are kept (other types' keys dropped) and each broken rule answers its key",
+    async (type) => {
+      const c = cases[type]!;
+      const backendId = await backend(type);
+      for (const [fields, err] of c.bad) {
+        const config = fields === undefined ? {} : { [type]: fields };
+        expect(await createAcl(backendId, config), JSON.stringify(fields)).toEqual({ status: 400, body: err });
+      }
+      const other = type === "ipset" ? { haproxy: { ID: 1 } } : { ipset: { V4SetName: "x" } };
+      const id = await aclOk(backendId, { UriToken: "u", ...other, [type]: c.ok });
+      expect(await readConfig(id)).toEqual({ UriToken: "u", [type]: c.read });
+      // Update runs the same rules.
+      const [firstBad, firstErr] = c.bad[0]!;
+      expect(await updateAcl(id, backendId, firstBad === undefined ? {} : { [type]: firstBad })).toEqual({
+        status: 400,
+        body: firstErr,
+      });
+    },
+  );
 
   it("fills the defaults: azure NsgPort 443, aws Port 22", async () => {
-    const az = await aclOk(await backend("azure"), { azure: { NsgDirection: "Outbound", NsgName: "n", ResourceGroup: "r" } });
+    const az = await aclOk(await backend("azure"), {
+      azure: { NsgDirection: "Outbound", NsgName: "n", ResourceGroup: "r" },
+    });
     expect(await readConfig(az)).toMatchObject({ azure: { NsgPort: 443 } });
     const aws = await aclOk(await backend("aws"), { aws: { SecurityGroupId: "sg-01234567" } });
     expect(await readConfig(aws)).toMatchObject({ aws: { Port: 22 } });
@@ -194,18 +266,38 @@ describe("ACL fields per backend type", () => {
 
   it("panos: GroupName for active, EDLName alone for Passive+", async () => {
     const id = await backend("panos");
-    expect((await createAcl(id, { panos: { EDLName: "knoc-edl", SerialNumber: "012345678901", URL: "https://postern.example/api/v1/allowlists/x/y.txt" } })).status).toBe(201);
+    expect(
+      (
+        await createAcl(id, {
+          panos: {
+            EDLName: "knoc-edl",
+            SerialNumber: "012345678901",
+            URL: "https://postern.example/api/v1/allowlists/x/y.txt",
+          },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it("a backend must exist first; an unknown backend is err.noBackendSelected", async () => {
-    expect(await createAcl("11111111-1111-1111-1111-111111111111", {})).toEqual({ status: 400, body: { Err: "err.createBackendBeforeACL" } });
+    expect(await createAcl("11111111-1111-1111-1111-111111111111", {})).toEqual({
+      status: 400,
+      body: { Err: "err.createBackendBeforeACL" },
+    });
     await backend("ipset");
-    expect(await createAcl("11111111-1111-1111-1111-111111111111", {})).toEqual({ status: 400, body: { Err: "err.noBackendSelected" } });
+    expect(await createAcl("11111111-1111-1111-1111-111111111111", {})).toEqual({
+      status: 400,
+      body: { Err: "err.noBackendSelected" },
+    });
   });
 });
 
 describe("sensitive script variables", () => {
-  const vars = { URL: { Value: "https://hooks.example" }, PASSWORD: { Value: "pw-secret-1" }, TOKEN: { Value: "tok-secret-1", Encrypted: true } };
+  const vars = {
+    URL: { Value: "https://hooks.example" },
+    PASSWORD: { Value: "pw-secret-1" },
+    TOKEN: { Value: "tok-secret-1", Encrypted: true },
+  };
 
   it("seals the sensitive values to the agent, never reads them back, and a blank value keeps them", async () => {
     const backendId = await backend("script");
@@ -213,19 +305,46 @@ describe("sensitive script variables", () => {
     const read = await readConfig(id);
     expect(read).toEqual({
       UriToken: "",
-      script: { Name: "wiki", EnvVars: { URL: { Value: "https://hooks.example", Encrypted: false }, PASSWORD: { Value: "", Encrypted: true }, TOKEN: { Value: "", Encrypted: true } } },
+      script: {
+        Name: "wiki",
+        EnvVars: {
+          URL: { Value: "https://hooks.example", Encrypted: false },
+          PASSWORD: { Value: "", Encrypted: true },
+          TOKEN: { Value: "", Encrypted: true },
+        },
+      },
     });
     const sealed = sealedOf(backendId);
     expect(openSealed(sealed[`acl:${id}:env:PASSWORD`]!, agent.keys)).toBe("pw-secret-1");
     expect(openSealed(sealed[`acl:${id}:env:TOKEN`]!, agent.keys)).toBe("tok-secret-1");
     const stored = h.services.db.select().from(acls).where(eq(acls.id, id)).get()!;
-    const reads = JSON.stringify([read, (await admin.req("GET", "/api/admin/acls")).body, (await admin.req("GET", "/api/admin/backends")).body, stored.config]);
+    const reads = JSON.stringify([
+      read,
+      (await admin.req("GET", "/api/admin/acls")).body,
+      (await admin.req("GET", "/api/admin/backends")).body,
+      stored.config,
+    ]);
     expect(reads).not.toContain("secret-1");
 
     // Blank keeps; a new value replaces; a dropped variable leaves the backend's sealed map.
-    expect((await updateAcl(id, backendId, { script: { Name: "wiki", EnvVars: { ...vars, PASSWORD: { Value: "", Encrypted: true }, TOKEN: { Value: "", Encrypted: true } } } })).status).toBe(200);
+    expect(
+      (
+        await updateAcl(id, backendId, {
+          script: {
+            Name: "wiki",
+            EnvVars: { ...vars, PASSWORD: { Value: "", Encrypted: true }, TOKEN: { Value: "", Encrypted: true } },
+          },
+        })
+      ).status,
+    ).toBe(200);
     expect(sealedOf(backendId)[`acl:${id}:env:PASSWORD`]).toBe(sealed[`acl:${id}:env:PASSWORD`]);
-    expect((await updateAcl(id, backendId, { script: { Name: "wiki", EnvVars: { URL: vars.URL, PASSWORD: { Value: "pw-secret-2" } } } })).status).toBe(200);
+    expect(
+      (
+        await updateAcl(id, backendId, {
+          script: { Name: "wiki", EnvVars: { URL: vars.URL, PASSWORD: { Value: "pw-secret-2" } } },
+        })
+      ).status,
+    ).toBe(200);
     expect(openSealed(sealedOf(backendId)[`acl:${id}:env:PASSWORD`]!, agent.keys)).toBe("pw-secret-2");
     expect(sealedOf(backendId)[`acl:${id}:env:TOKEN`]).toBeUndefined();
 
@@ -238,20 +357,43 @@ describe("sensitive script variables", () => {
     const backendId = await backend("script");
     const id = await aclOk(backendId, { script: { Name: "wiki", EnvVars: vars } });
     const next = makeAgent(h, "next");
-    expect((await admin.req("PUT", `/api/admin/backends/${backendId}`, { Name: "script", AgentID: next.id, Config: { script: backendOf["script"] } })).status).toBe(200);
+    expect(
+      (
+        await admin.req("PUT", `/api/admin/backends/${backendId}`, {
+          Name: "script",
+          AgentID: next.id,
+          Config: { script: backendOf["script"] },
+        })
+      ).status,
+    ).toBe(200);
     expect(sealedOf(backendId)).toEqual({});
-    expect((await readConfig(id))["script"]).toMatchObject({ EnvVars: { PASSWORD: { Value: "", Encrypted: false }, TOKEN: { Value: "", Encrypted: false } } });
+    expect((await readConfig(id))["script"]).toMatchObject({
+      EnvVars: { PASSWORD: { Value: "", Encrypted: false }, TOKEN: { Value: "", Encrypted: false } },
+    });
     const blank = { ...vars, PASSWORD: { Value: "", Encrypted: true }, TOKEN: { Value: "", Encrypted: true } };
-    expect(await updateAcl(id, backendId, { script: { Name: "wiki", EnvVars: blank } })).toEqual({ status: 400, body: { Err: "Bad request", Extra: "Config.script.EnvVars.PASSWORD.Value: required" } });
+    expect(await updateAcl(id, backendId, { script: { Name: "wiki", EnvVars: blank } })).toEqual({
+      status: 400,
+      body: { Err: "Bad request", Extra: "Config.script.EnvVars.PASSWORD.Value: required" },
+    });
     expect((await updateAcl(id, backendId, { script: { Name: "wiki", EnvVars: vars } })).status).toBe(200);
     expect(openSealed(sealedOf(backendId)[`acl:${id}:env:PASSWORD`]!, next.keys)).toBe("pw-secret-1");
   });
 
   it("a variable the backend newly declares Sensitive gets its plain ACL values sealed", async () => {
     const backendId = await backend("script");
-    const id = await aclOk(backendId, { script: { Name: "wiki", EnvVars: { URL: { Value: "https://hooks.example" } } } });
+    const id = await aclOk(backendId, {
+      script: { Name: "wiki", EnvVars: { URL: { Value: "https://hooks.example" } } },
+    });
     const declared = { Command: "/usr/local/bin/knoc.sh", EnvVars: [{ Name: "URL", Sensitive: true }] };
-    expect((await admin.req("PUT", `/api/admin/backends/${backendId}`, { Name: "script", AgentID: agent.id, Config: { script: declared } })).status).toBe(200);
+    expect(
+      (
+        await admin.req("PUT", `/api/admin/backends/${backendId}`, {
+          Name: "script",
+          AgentID: agent.id,
+          Config: { script: declared },
+        })
+      ).status,
+    ).toBe(200);
     expect((await readConfig(id))["script"]).toMatchObject({ EnvVars: { URL: { Value: "", Encrypted: true } } });
     expect(openSealed(sealedOf(backendId)[`acl:${id}:env:URL`]!, agent.keys)).toBe("https://hooks.example");
   });
@@ -262,11 +404,19 @@ describe("sensitive script variables", () => {
     const other = makeAgent(h, "other");
     const third = await backend("script", backendOf["script"]!, other.id, "script-3");
     const id = await aclOk(first, { script: { Name: "wiki", EnvVars: vars } });
-    const keep = { script: { Name: "wiki", EnvVars: { ...vars, PASSWORD: { Value: "", Encrypted: true }, TOKEN: { Value: "", Encrypted: true } } } };
+    const keep = {
+      script: {
+        Name: "wiki",
+        EnvVars: { ...vars, PASSWORD: { Value: "", Encrypted: true }, TOKEN: { Value: "", Encrypted: true } },
+      },
+    };
     expect((await updateAcl(id, second, keep)).status).toBe(200);
     expect(sealedOf(first)).toEqual({});
     expect(openSealed(sealedOf(second)[`acl:${id}:env:TOKEN`]!, agent.keys)).toBe("tok-secret-1");
-    expect(await updateAcl(id, third, keep)).toEqual({ status: 400, body: { Err: "Bad request", Extra: "Config.script.EnvVars.PASSWORD.Value: required" } });
+    expect(await updateAcl(id, third, keep)).toEqual({
+      status: 400,
+      body: { Err: "Bad request", Extra: "Config.script.EnvVars.PASSWORD.Value: required" },
+    });
     expect(sealedOf(second)[`acl:${id}:env:TOKEN`]).toBeDefined();
   });
 });

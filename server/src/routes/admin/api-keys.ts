@@ -24,7 +24,8 @@ export const apiKeyRoutes = new Hono<AppEnv>()
   // PUT /admin/api-keys/{id}
   .put("/:id", async (c) => {
     const body = await parseBody(c, ApiKeyUpdateSchema);
-    if (body.ID && body.ID.toLowerCase() !== c.req.param("id").toLowerCase()) throw badRequest(ServerMessage.mismatchingIds);
+    if (body.ID && body.ID.toLowerCase() !== c.req.param("id").toLowerCase())
+      throw badRequest(ServerMessage.mismatchingIds);
     return c.json(c.var.services.apiKeys.update(c.req.param("id"), body, actorOf(c)), 200);
   })
   // DELETE /admin/api-keys/{id}

@@ -17,8 +17,19 @@ let apiKey = "";
 
 const someId = "11111111-2222-4333-8444-555555555555";
 /** Admin routes used before there is a session: the password sign-in and SAML sign-in (metadata, redirect, ACS). */
-const signInRoutes = new Set(["/api/admin/login", "/api/admin/saml/metadata", "/api/admin/login/saml", "/api/admin/saml/acs"]);
-const adminRoutes = [...new Set(h.app.routes.filter((r) => r.method !== "ALL" && r.path.startsWith("/api/admin/") && !signInRoutes.has(r.path)).map((r) => `${r.method} ${r.path}`))].map((s) => {
+const signInRoutes = new Set([
+  "/api/admin/login",
+  "/api/admin/saml/metadata",
+  "/api/admin/login/saml",
+  "/api/admin/saml/acs",
+]);
+const adminRoutes = [
+  ...new Set(
+    h.app.routes
+      .filter((r) => r.method !== "ALL" && r.path.startsWith("/api/admin/") && !signInRoutes.has(r.path))
+      .map((r) => `${r.method} ${r.path}`),
+  ),
+].map((s) => {
   const [method = "", path = ""] = s.split(" ");
   return { method, path: path.replace(/:\w+/g, someId) };
 });
@@ -26,13 +37,26 @@ const adminRoutes = [...new Set(h.app.routes.filter((r) => r.method !== "ALL" &&
 beforeAll(async () => {
   await seedLoop(h);
   const admin = await signInAdmin(h);
-  const created = await apiRequest(h, "POST", "/api/admin/api-keys", { Name: "automation", Scopes: ["user.sessions"], ExpiredAfter: null }, { cookie: admin });
+  const created = await apiRequest(
+    h,
+    "POST",
+    "/api/admin/api-keys",
+    { Name: "automation", Scopes: ["user.sessions"], ExpiredAfter: null },
+    { cookie: admin },
+  );
   expect(created.status).toBe(201);
   apiKey = (created.body as { PlaintextKey: string }).PlaintextKey;
-  userCookie = (await apiRequest(h, "POST", "/api/login", { UserName: "alice", Password: "alice-password" })).setCookie.split(";")[0] ?? "";
+  userCookie =
+    (await apiRequest(h, "POST", "/api/login", { UserName: "alice", Password: "alice-password" })).setCookie.split(
+      ";",
+    )[0] ?? "";
   // An admin session whose time is up (the user session above stays live).
   expiredAdmin = await signInAdmin(h, "expiring");
-  h.services.db.update(adminSessions).set({ endsAt: h.clock.now() - 1 }).where(eq(adminSessions.adminId, h.services.admins.list().find((a) => a.UserName === "expiring")!.ID)).run();
+  h.services.db
+    .update(adminSessions)
+    .set({ endsAt: h.clock.now() - 1 })
+    .where(eq(adminSessions.adminId, h.services.admins.list().find((a) => a.UserName === "expiring")!.ID))
+    .run();
   expect((await apiRequest(h, "GET", "/api/status", undefined, { cookie: userCookie })).status).toBe(200);
 });
 afterAll(async () => {
@@ -49,10 +73,16 @@ describe("every admin route refuses callers without an admin session", () => {
   const callers: [string, () => { cookie?: string; headers?: Record<string, string> }][] = [
     ["no session", () => ({})],
     ["a user session", () => ({ cookie: userCookie })],
-    ["a user session cookie presented as the admin cookie", () => ({ cookie: userCookie.replace("postern_session", "postern_admin_session") })],
+    [
+      "a user session cookie presented as the admin cookie",
+      () => ({ cookie: userCookie.replace("postern_session", "postern_admin_session") }),
+    ],
     ["an expired admin session", () => ({ cookie: expiredAdmin })],
     ["an API key as Bearer", () => ({ headers: { authorization: `Bearer ${apiKey}` } })],
-    ["an API key as Basic", () => ({ headers: { authorization: `Basic ${Buffer.from(`x:${apiKey}`).toString("base64")}` } })],
+    [
+      "an API key as Basic",
+      () => ({ headers: { authorization: `Basic ${Buffer.from(`x:${apiKey}`).toString("base64")}` } }),
+    ],
   ];
   for (const [who, opts] of callers) {
     it(`refuses ${who}`, async () => {
@@ -60,7 +90,11 @@ describe("every admin route refuses callers without an admin session", () => {
       for (const { method, path } of adminRoutes) {
         const body = method === "POST" || method === "PUT" ? {} : undefined;
         const r = await apiRequest(h, method, path, body, opts());
-        expect({ route: `${method} ${path}`, status: r.status, body: r.body }).toEqual({ route: `${method} ${path}`, status: 401, body: { Err: "err.invalidSession" } });
+        expect({ route: `${method} ${path}`, status: r.status, body: r.body }).toEqual({
+          route: `${method} ${path}`,
+          status: 401,
+          body: { Err: "err.invalidSession" },
+        });
       }
       expect(auditCount()).toBe(before);
     });

@@ -20,8 +20,10 @@ afterEach(async () => {
   await h.close();
 });
 
-const create = (Config: unknown, AgentID: string = agent.id, Name = "b1") => admin.req("POST", "/api/admin/backends", { Name, AgentID, Config });
-const update = (id: string, Config: unknown, AgentID: string = agent.id, Name = "b1") => admin.req("PUT", `/api/admin/backends/${id}`, { ID: id, Name, AgentID, Config });
+const create = (Config: unknown, AgentID: string = agent.id, Name = "b1") =>
+  admin.req("POST", "/api/admin/backends", { Name, AgentID, Config });
+const update = (id: string, Config: unknown, AgentID: string = agent.id, Name = "b1") =>
+  admin.req("PUT", `/api/admin/backends/${id}`, { ID: id, Name, AgentID, Config });
 const row = (id: string) => h.services.db.select().from(backends).where(eq(backends.id, id)).get()!;
 async function created(Config: unknown, AgentID: string = agent.id, Name = "b1"): Promise<string> {
   const r = await create(Config, AgentID, Name);
@@ -36,7 +38,11 @@ const valid: Record<string, { config: Record<string, unknown>; read: Record<stri
     read: { Url: "https://fw.example.com", Insecure: false, Bearer: "", Prefix: "kk_", VDOM: "root" },
     secrets: ["fortios-bearer-1"],
   },
-  fortimanager: { config: { Hostname: "fmg.example.com", ApiKey: "fmg-key-1" }, read: { Hostname: "fmg.example.com", Insecure: false, ApiKey: "" }, secrets: ["fmg-key-1"] },
+  fortimanager: {
+    config: { Hostname: "fmg.example.com", ApiKey: "fmg-key-1" },
+    read: { Hostname: "fmg.example.com", Insecure: false, ApiKey: "" },
+    secrets: ["fmg-key-1"],
+  },
   azure: {
     config: { ClientId: "azure-client-1", ClientSecret: "azure-secret-1", TenantId: "azure-tenant-1", NoCache: true },
     read: { ClientId: "", ClientSecret: "", TenantId: "", NoCache: true },
@@ -47,19 +53,45 @@ const valid: Record<string, { config: Record<string, unknown>; read: Record<stri
     read: { Hostname: "pa.example.com", Insecure: false, ApiKey: "", VSys: "vsys1", DeviceGroup: "dg1", MapUser: true },
     secrets: ["panos-key-1"],
   },
-  firepower: { config: { Hostname: "fmc.example.com", Username: "api", Password: "fp pass 1 " }, read: { Hostname: "fmc.example.com", Insecure: false, Username: "api", Password: "" }, secrets: ["fp pass 1"] },
-  sophosutm: { config: { Hostname: "utm.example.com", Insecure: true, ApiKey: "utm-key-1" }, read: { Hostname: "utm.example.com", Insecure: true, ApiKey: "" }, secrets: ["utm-key-1"] },
-  sophossfos: { config: { Hostname: "sfos.example.com", Username: "admin", Password: "sfos-pass-1" }, read: { Hostname: "sfos.example.com", Insecure: false, Username: "admin", Password: "" }, secrets: ["sfos-pass-1"] },
+  firepower: {
+    config: { Hostname: "fmc.example.com", Username: "api", Password: "fp pass 1 " },
+    read: { Hostname: "fmc.example.com", Insecure: false, Username: "api", Password: "" },
+    secrets: ["fp pass 1"],
+  },
+  sophosutm: {
+    config: { Hostname: "utm.example.com", Insecure: true, ApiKey: "utm-key-1" },
+    read: { Hostname: "utm.example.com", Insecure: true, ApiKey: "" },
+    secrets: ["utm-key-1"],
+  },
+  sophossfos: {
+    config: { Hostname: "sfos.example.com", Username: "admin", Password: "sfos-pass-1" },
+    read: { Hostname: "sfos.example.com", Insecure: false, Username: "admin", Password: "" },
+    secrets: ["sfos-pass-1"],
+  },
   aws: {
     config: { AccessKeyId: "AKIAEXAMPLE1", SecretAccessKey: "aws-secret-1", Region: "eu-west-1" },
     read: { AccessKeyId: "", SecretAccessKey: "", Region: "eu-west-1" },
     secrets: ["AKIAEXAMPLE1", "aws-secret-1"],
   },
-  haproxy: { config: { Protocol: "unix", Address: "/var/run/haproxy.sock" }, read: { Protocol: "unix", Address: "/var/run/haproxy.sock" }, secrets: [] },
-  knocproxy: { config: { Protocol: "tcp", Address: "127.0.0.1:9999" }, read: { Protocol: "tcp", Address: "127.0.0.1:9999" }, secrets: [] },
+  haproxy: {
+    config: { Protocol: "unix", Address: "/var/run/haproxy.sock" },
+    read: { Protocol: "unix", Address: "/var/run/haproxy.sock" },
+    secrets: [],
+  },
+  knocproxy: {
+    config: { Protocol: "tcp", Address: "127.0.0.1:9999" },
+    read: { Protocol: "tcp", Address: "127.0.0.1:9999" },
+    secrets: [],
+  },
   script: {
     config: { Command: "/usr/local/bin/knoc.sh", EnvVars: [{ Name: "URL" }, { Name: "PASSWORD", Sensitive: true }] },
-    read: { Command: "/usr/local/bin/knoc.sh", EnvVars: [{ Name: "URL", Sensitive: false }, { Name: "PASSWORD", Sensitive: true }] },
+    read: {
+      Command: "/usr/local/bin/knoc.sh",
+      EnvVars: [
+        { Name: "URL", Sensitive: false },
+        { Name: "PASSWORD", Sensitive: true },
+      ],
+    },
     secrets: [],
   },
   ipset: { config: {}, read: {}, secrets: [] },
@@ -67,52 +99,113 @@ const valid: Record<string, { config: Record<string, unknown>; read: Record<stri
 };
 
 describe("backend types", () => {
-  it.each(Object.keys(valid))("creates and reads a %s backend with its defaults and without its secrets", async (type) => {
-    const v = valid[type]!;
-    const agentId = type === "allowlist" ? NONE : agent.id;
-    const id = await created({ [type]: v.config }, agentId);
-    const read = await admin.req("GET", `/api/admin/backends/${id}`);
-    expect(read.status).toBe(200);
-    expect(read.body).toEqual({
-      ID: id,
-      Name: "b1",
-      AgentID: agentId,
-      Config: { [type]: v.read },
-      SecretsSet: Object.entries(v.read).filter(([k]) => ["Bearer", "ApiKey", "Password", "ClientId", "ClientSecret", "TenantId", "AccessKeyId", "SecretAccessKey"].includes(k)).map(([k]) => k),
-      LastModifiedAt: expect.any(String),
-    });
-    const everything = JSON.stringify([read.body, (await admin.req("GET", "/api/admin/backends")).body, row(id).config, h.services.db.select().from(auditLog).all()]);
-    for (const s of v.secrets) expect(everything).not.toContain(s);
-    expect(Object.keys(row(id).sealedSecrets)).toHaveLength(v.secrets.length);
-  });
+  it.each(Object.keys(valid))(
+    "creates and reads a %s backend with its defaults and without its secrets",
+    async (type) => {
+      const v = valid[type]!;
+      const agentId = type === "allowlist" ? NONE : agent.id;
+      const id = await created({ [type]: v.config }, agentId);
+      const read = await admin.req("GET", `/api/admin/backends/${id}`);
+      expect(read.status).toBe(200);
+      expect(read.body).toEqual({
+        ID: id,
+        Name: "b1",
+        AgentID: agentId,
+        Config: { [type]: v.read },
+        SecretsSet: Object.entries(v.read)
+          .filter(([k]) =>
+            [
+              "Bearer",
+              "ApiKey",
+              "Password",
+              "ClientId",
+              "ClientSecret",
+              "TenantId",
+              "AccessKeyId",
+              "SecretAccessKey",
+            ].includes(k),
+          )
+          .map(([k]) => k),
+        LastModifiedAt: expect.any(String),
+      });
+      const everything = JSON.stringify([
+        read.body,
+        (await admin.req("GET", "/api/admin/backends")).body,
+        row(id).config,
+        h.services.db.select().from(auditLog).all(),
+      ]);
+      for (const s of v.secrets) expect(everything).not.toContain(s);
+      expect(Object.keys(row(id).sealedSecrets)).toHaveLength(v.secrets.length);
+    },
+  );
 
   it("refuses configs that do not name exactly one known type", async () => {
     expect(await create({})).toMatchObject({ status: 400, body: { Err: "Bad request" } });
     expect(await create({ vpn: {} })).toMatchObject({ status: 400, body: { Err: "Bad request" } });
-    expect(await create({ ipset: {}, haproxy: { Protocol: "unix", Address: "/s" } })).toMatchObject({ status: 400, body: { Err: "Bad request" } });
-    expect(await admin.req("POST", "/api/admin/backends", { Name: "", AgentID: agent.id, Config: { ipset: {} } })).toMatchObject({ status: 400, body: { Err: "Bad request", Extra: expect.stringContaining("Name") } });
+    expect(await create({ ipset: {}, haproxy: { Protocol: "unix", Address: "/s" } })).toMatchObject({
+      status: 400,
+      body: { Err: "Bad request" },
+    });
+    expect(
+      await admin.req("POST", "/api/admin/backends", { Name: "", AgentID: agent.id, Config: { ipset: {} } }),
+    ).toMatchObject({ status: 400, body: { Err: "Bad request", Extra: expect.stringContaining("Name") } });
   });
 
   it("fortios: Url required and http(s), Bearer required (err.invalidFortiosConfig)", async () => {
-    expect(await create({ fortios: { Bearer: "t" } })).toEqual({ status: 400, body: { Err: "err.invalidFortiosConfig", Extra: "Config.fortios.Url: required" } });
-    expect(await create({ fortios: { Url: "ftp://fw.example.com", Bearer: "t" } })).toEqual({ status: 400, body: { Err: "URL must be http or https", Extra: "Config.fortios.Url" } });
-    expect(await create({ fortios: { Url: "fw.example.com", Bearer: "t" } })).toMatchObject({ status: 400, body: { Err: "URL must be http or https" } });
-    expect(await create({ fortios: { Url: "http://fw.example.com" } })).toEqual({ status: 400, body: { Err: "err.invalidFortiosConfig", Extra: "Config.fortios.Bearer: required" } });
-    expect(await create({ fortios: { Url: "http://fw.example.com", Bearer: "   " } })).toMatchObject({ status: 400, body: { Err: "err.invalidFortiosConfig" } });
+    expect(await create({ fortios: { Bearer: "t" } })).toEqual({
+      status: 400,
+      body: { Err: "err.invalidFortiosConfig", Extra: "Config.fortios.Url: required" },
+    });
+    expect(await create({ fortios: { Url: "ftp://fw.example.com", Bearer: "t" } })).toEqual({
+      status: 400,
+      body: { Err: "URL must be http or https", Extra: "Config.fortios.Url" },
+    });
+    expect(await create({ fortios: { Url: "fw.example.com", Bearer: "t" } })).toMatchObject({
+      status: 400,
+      body: { Err: "URL must be http or https" },
+    });
+    expect(await create({ fortios: { Url: "http://fw.example.com" } })).toEqual({
+      status: 400,
+      body: { Err: "err.invalidFortiosConfig", Extra: "Config.fortios.Bearer: required" },
+    });
+    expect(await create({ fortios: { Url: "http://fw.example.com", Bearer: "   " } })).toMatchObject({
+      status: 400,
+      body: { Err: "err.invalidFortiosConfig" },
+    });
     const id = await created({ fortios: { Url: "http://fw.example.com", Bearer: "t", Prefix: "" } });
-    expect((await admin.req("GET", `/api/admin/backends/${id}`)).body).toMatchObject({ Config: { fortios: { Prefix: "kk_" } } });
+    expect((await admin.req("GET", `/api/admin/backends/${id}`)).body).toMatchObject({
+      Config: { fortios: { Prefix: "kk_" } },
+    });
   });
 
   it("panos: Hostname, ApiKey and VSys required", async () => {
-    expect(await create({ panos: { ApiKey: "k" } })).toEqual({ status: 400, body: { Err: "Bad request", Extra: "Config.panos.Hostname: required" } });
-    expect(await create({ panos: { Hostname: "pa" } })).toEqual({ status: 400, body: { Err: "Bad request", Extra: "Config.panos.ApiKey: required" } });
-    expect(await create({ panos: { Hostname: "pa", ApiKey: "k", VSys: "" } })).toEqual({ status: 400, body: { Err: "Bad request", Extra: "Config.panos.VSys: required" } });
-    expect(await create({ panos: { Hostname: "p a", ApiKey: "k" } })).toMatchObject({ status: 400, body: { Err: "Bad request", Extra: expect.stringContaining("Config.panos.Hostname") } });
+    expect(await create({ panos: { ApiKey: "k" } })).toEqual({
+      status: 400,
+      body: { Err: "Bad request", Extra: "Config.panos.Hostname: required" },
+    });
+    expect(await create({ panos: { Hostname: "pa" } })).toEqual({
+      status: 400,
+      body: { Err: "Bad request", Extra: "Config.panos.ApiKey: required" },
+    });
+    expect(await create({ panos: { Hostname: "pa", ApiKey: "k", VSys: "" } })).toEqual({
+      status: 400,
+      body: { Err: "Bad request", Extra: "Config.panos.VSys: required" },
+    });
+    expect(await create({ panos: { Hostname: "p a", ApiKey: "k" } })).toMatchObject({
+      status: 400,
+      body: { Err: "Bad request", Extra: expect.stringContaining("Config.panos.Hostname") },
+    });
   });
 
   it("firepower: Username and Password required", async () => {
-    expect(await create({ firepower: { Hostname: "fmc", Password: "p" } })).toEqual({ status: 400, body: { Err: "Bad request", Extra: "Config.firepower.Username: required" } });
-    expect(await create({ firepower: { Hostname: "fmc", Username: "u" } })).toEqual({ status: 400, body: { Err: "Bad request", Extra: "Config.firepower.Password: required" } });
+    expect(await create({ firepower: { Hostname: "fmc", Password: "p" } })).toEqual({
+      status: 400,
+      body: { Err: "Bad request", Extra: "Config.firepower.Username: required" },
+    });
+    expect(await create({ firepower: { Hostname: "fmc", Username: "u" } })).toEqual({
+      status: 400,
+      body: { Err: "Bad request", Extra: "Config.firepower.Password: required" },
+    });
   });
 
   it.each([
@@ -122,50 +215,113 @@ describe("backend types", () => {
     ["azure", { ClientId: "c", TenantId: "t" }, "Config.azure.ClientSecret"],
     ["aws", { AccessKeyId: "a", Region: "eu-west-1" }, "Config.aws.SecretAccessKey"],
   ])("%s: secrets are required on create", async (type, config, field) => {
-    expect(await create({ [type]: config })).toEqual({ status: 400, body: { Err: "Bad request", Extra: `${field}: required` } });
+    expect(await create({ [type]: config })).toEqual({
+      status: 400,
+      body: { Err: "Bad request", Extra: `${field}: required` },
+    });
   });
 
   it("aws: Region required and a region", async () => {
-    expect(await create({ aws: { AccessKeyId: "a", SecretAccessKey: "s" } })).toEqual({ status: 400, body: { Err: "Bad request", Extra: "Config.aws.Region: required" } });
-    expect(await create({ aws: { AccessKeyId: "a", SecretAccessKey: "s", Region: "Mars" } })).toMatchObject({ status: 400, body: { Err: "Bad request", Extra: expect.stringContaining("Config.aws.Region") } });
+    expect(await create({ aws: { AccessKeyId: "a", SecretAccessKey: "s" } })).toEqual({
+      status: 400,
+      body: { Err: "Bad request", Extra: "Config.aws.Region: required" },
+    });
+    expect(await create({ aws: { AccessKeyId: "a", SecretAccessKey: "s", Region: "Mars" } })).toMatchObject({
+      status: 400,
+      body: { Err: "Bad request", Extra: expect.stringContaining("Config.aws.Region") },
+    });
   });
 
   it.each(["haproxy", "knocproxy"])("%s: Protocol and Address required, address fits the protocol", async (type) => {
-    expect(await create({ [type]: { Address: "/s" } })).toMatchObject({ status: 400, body: { Err: "Bad request", Extra: expect.stringContaining(`Config.${type}.Protocol`) } });
-    expect(await create({ [type]: { Protocol: "udp", Address: "/s" } })).toMatchObject({ status: 400, body: { Err: "Bad request" } });
-    expect(await create({ [type]: { Protocol: "unix", Address: "" } })).toEqual({ status: 400, body: { Err: "Bad request", Extra: `Config.${type}.Address: required` } });
-    expect(await create({ [type]: { Protocol: "unix", Address: "run/haproxy.sock" } })).toMatchObject({ status: 400, body: { Err: "Bad request", Extra: expect.stringContaining(`Config.${type}.Address`) } });
-    expect(await create({ [type]: { Protocol: "tcp", Address: "127.0.0.1" } })).toMatchObject({ status: 400, body: { Err: "Bad request", Extra: expect.stringContaining(`Config.${type}.Address`) } });
-    expect(await create({ [type]: { Protocol: "tcp", Address: "127.0.0.1:70000" } })).toMatchObject({ status: 400, body: { Err: "Bad request" } });
+    expect(await create({ [type]: { Address: "/s" } })).toMatchObject({
+      status: 400,
+      body: { Err: "Bad request", Extra: expect.stringContaining(`Config.${type}.Protocol`) },
+    });
+    expect(await create({ [type]: { Protocol: "udp", Address: "/s" } })).toMatchObject({
+      status: 400,
+      body: { Err: "Bad request" },
+    });
+    expect(await create({ [type]: { Protocol: "unix", Address: "" } })).toEqual({
+      status: 400,
+      body: { Err: "Bad request", Extra: `Config.${type}.Address: required` },
+    });
+    expect(await create({ [type]: { Protocol: "unix", Address: "run/haproxy.sock" } })).toMatchObject({
+      status: 400,
+      body: { Err: "Bad request", Extra: expect.stringContaining(`Config.${type}.Address`) },
+    });
+    expect(await create({ [type]: { Protocol: "tcp", Address: "127.0.0.1" } })).toMatchObject({
+      status: 400,
+      body: { Err: "Bad request", Extra: expect.stringContaining(`Config.${type}.Address`) },
+    });
+    expect(await create({ [type]: { Protocol: "tcp", Address: "127.0.0.1:70000" } })).toMatchObject({
+      status: 400,
+      body: { Err: "Bad request" },
+    });
     expect((await create({ [type]: { Protocol: "tcp", Address: "[::1]:9999" } })).status).toBe(201);
   });
 
   it("script: Command required, a full path or an http(s) webhook; variable names checked", async () => {
-    expect(await create({ script: {} })).toEqual({ status: 400, body: { Err: "Bad request", Extra: "Config.script.Command: required" } });
-    expect(await create({ script: { Command: "ftp://hooks.example.com/x" } })).toEqual({ status: 400, body: { Err: "URL must be http or https", Extra: "Config.script.Command" } });
+    expect(await create({ script: {} })).toEqual({
+      status: 400,
+      body: { Err: "Bad request", Extra: "Config.script.Command: required" },
+    });
+    expect(await create({ script: { Command: "ftp://hooks.example.com/x" } })).toEqual({
+      status: 400,
+      body: { Err: "URL must be http or https", Extra: "Config.script.Command" },
+    });
     expect(await create({ script: { Command: "knoc.sh" } })).toEqual({
       status: 400,
-      body: { Err: "Command must be the full path of an executable or an http or https webhook URL", Extra: "Config.script.Command" },
+      body: {
+        Err: "Command must be the full path of an executable or an http or https webhook URL",
+        Extra: "Config.script.Command",
+      },
     });
     const withVars = (EnvVars: unknown) => create({ script: { Command: "/bin/knoc", EnvVars } });
-    expect(await withVars([{ Name: " " }])).toEqual({ status: 400, body: { Err: "err.emptyEnvVarName", Extra: "Config.script.EnvVars.0" } });
-    expect(await withVars([{ Name: "A" }, { Name: "B=C" }])).toEqual({ status: 400, body: { Err: "err.invalidEnvVarName", Extra: "Config.script.EnvVars.1" } });
+    expect(await withVars([{ Name: " " }])).toEqual({
+      status: 400,
+      body: { Err: "err.emptyEnvVarName", Extra: "Config.script.EnvVars.0" },
+    });
+    expect(await withVars([{ Name: "A" }, { Name: "B=C" }])).toEqual({
+      status: 400,
+      body: { Err: "err.invalidEnvVarName", Extra: "Config.script.EnvVars.1" },
+    });
     for (const reserved of ["action", "aclname", "USERNAME", "cidr", "ipaddr", "knoc_ipaddr"]) {
-      expect(await withVars([{ Name: reserved }])).toMatchObject({ status: 400, body: { Err: "err.invalidEnvVarName" } });
+      expect(await withVars([{ Name: reserved }])).toMatchObject({
+        status: 400,
+        body: { Err: "err.invalidEnvVarName" },
+      });
     }
-    expect(await withVars([{ Name: "URL" }, { Name: "URL", Sensitive: true }])).toEqual({ status: 400, body: { Err: "err.repeatedEnvVarNames", Extra: "URL" } });
+    expect(await withVars([{ Name: "URL" }, { Name: "URL", Sensitive: true }])).toEqual({
+      status: 400,
+      body: { Err: "err.repeatedEnvVarNames", Extra: "URL" },
+    });
     const hook = await created({ script: { Command: "https://hooks.example.com/knoc" } });
-    expect((await admin.req("GET", `/api/admin/backends/${hook}`)).body).toMatchObject({ Config: { script: { Command: "https://hooks.example.com/knoc", EnvVars: [] } } });
+    expect((await admin.req("GET", `/api/admin/backends/${hook}`)).body).toMatchObject({
+      Config: { script: { Command: "https://hooks.example.com/knoc", EnvVars: [] } },
+    });
   });
 
   it("names are unique (409), the type is locked, deletes are refused while ACLs use the backend", async () => {
     const id = await created({ ipset: {} });
-    expect(await create({ ipset: {} })).toEqual({ status: 409, body: { Err: "A backend with that name already exists" } });
-    expect(await update(id, { haproxy: { Protocol: "unix", Address: "/s" } })).toEqual({ status: 400, body: { Err: "Cannot change backend type" } });
+    expect(await create({ ipset: {} })).toEqual({
+      status: 409,
+      body: { Err: "A backend with that name already exists" },
+    });
+    expect(await update(id, { haproxy: { Protocol: "unix", Address: "/s" } })).toEqual({
+      status: 400,
+      body: { Err: "Cannot change backend type" },
+    });
     expect((await update(id, { ipset: {} }, agent.id, "renamed")).status).toBe(200);
-    const acl = await admin.req("POST", "/api/admin/acls", { Description: "Linux", BackendID: id, Config: { ipset: { V4SetName: "knoc4" } } });
+    const acl = await admin.req("POST", "/api/admin/acls", {
+      Description: "Linux",
+      BackendID: id,
+      Config: { ipset: { V4SetName: "knoc4" } },
+    });
     expect(acl.status).toBe(201);
-    expect(await admin.req("DELETE", `/api/admin/backends/${id}`)).toEqual({ status: 409, body: { Err: "Delete the ACLs of this backend before deleting it" } });
+    expect(await admin.req("DELETE", `/api/admin/backends/${id}`)).toEqual({
+      status: 409,
+      body: { Err: "Delete the ACLs of this backend before deleting it" },
+    });
     expect((await admin.req("DELETE", `/api/admin/acls/${acl.body as string}`)).status).toBe(204);
     expect((await admin.req("DELETE", `/api/admin/backends/${id}`)).status).toBe(204);
   });
@@ -176,27 +332,49 @@ describe("agent gates", () => {
     const bare = createHarness();
     try {
       const client = await adminClient(bare);
-      expect(await client.req("POST", "/api/admin/backends", { Name: "x", Config: { ipset: {} } })).toEqual({ status: 400, body: { Err: "Create an agent before creating a backend" } });
-      expect((await client.req("POST", "/api/admin/backends", { Name: "x", Config: { allowlist: {} } })).status).toBe(201);
+      expect(await client.req("POST", "/api/admin/backends", { Name: "x", Config: { ipset: {} } })).toEqual({
+        status: 400,
+        body: { Err: "Create an agent before creating a backend" },
+      });
+      expect((await client.req("POST", "/api/admin/backends", { Name: "x", Config: { allowlist: {} } })).status).toBe(
+        201,
+      );
     } finally {
       await bare.close();
     }
   });
 
   it("AgentID is required for every type but allowlist, and must name an agent", async () => {
-    expect(await admin.req("POST", "/api/admin/backends", { Name: "x", Config: { haproxy: { Protocol: "unix", Address: "/s" } } })).toEqual({ status: 400, body: { Err: "err.invalidAgentId" } });
-    expect(await create({ haproxy: { Protocol: "unix", Address: "/s" } }, "11111111-1111-1111-1111-111111111111")).toEqual({ status: 400, body: { Err: "err.invalidAgentId" } });
+    expect(
+      await admin.req("POST", "/api/admin/backends", {
+        Name: "x",
+        Config: { haproxy: { Protocol: "unix", Address: "/s" } },
+      }),
+    ).toEqual({ status: 400, body: { Err: "err.invalidAgentId" } });
+    expect(
+      await create({ haproxy: { Protocol: "unix", Address: "/s" } }, "11111111-1111-1111-1111-111111111111"),
+    ).toEqual({ status: 400, body: { Err: "err.invalidAgentId" } });
   });
 
   it("refuses an agent that never connected", async () => {
     const fresh = makeAgent(h, "fresh", { enrol: false });
-    expect(await create({ haproxy: { Protocol: "unix", Address: "/s" } }, fresh.id)).toEqual({ status: 400, body: { Err: "err.agentNeverConnected" } });
-    expect(await create({ aws: valid["aws"]!.config }, fresh.id)).toEqual({ status: 400, body: { Err: "err.agentNeverConnected" } });
+    expect(await create({ haproxy: { Protocol: "unix", Address: "/s" } }, fresh.id)).toEqual({
+      status: 400,
+      body: { Err: "err.agentNeverConnected" },
+    });
+    expect(await create({ aws: valid["aws"]!.config }, fresh.id)).toEqual({
+      status: 400,
+      body: { Err: "err.agentNeverConnected" },
+    });
   });
 
   it("ipset needs the command and sudo", async () => {
-    const noCmd = makeAgent(h, "nocmd", { capabilities: { ipset: { ipsets: [], command_available: false, sudo_enabled: true } } });
-    const noSudo = makeAgent(h, "nosudo", { capabilities: { ipset: { ipsets: [], command_available: true, sudo_enabled: false } } });
+    const noCmd = makeAgent(h, "nocmd", {
+      capabilities: { ipset: { ipsets: [], command_available: false, sudo_enabled: true } },
+    });
+    const noSudo = makeAgent(h, "nosudo", {
+      capabilities: { ipset: { ipsets: [], command_available: true, sudo_enabled: false } },
+    });
     expect(await create({ ipset: {} }, noCmd.id)).toEqual({ status: 400, body: { Err: "err.ipsetNoCommand" } });
     expect(await create({ ipset: {} }, noSudo.id)).toEqual({ status: 400, body: { Err: "err.ipsetNoSudo" } });
   });
@@ -205,17 +383,42 @@ describe("agent gates", () => {
     const bare = createHarness();
     try {
       const client = await adminClient(bare);
-      const linux = makeAgent(bare, "linux", { capabilities: { ipset: { ipsets: [], command_available: true, sudo_enabled: true }, script: { enabled: false } } });
-      const post = (Config: unknown, AgentID: string) => client.req("POST", "/api/admin/backends", { Name: `b${Math.random()}`, AgentID, Config });
-      expect(await post({ haproxy: { Protocol: "unix", Address: "/s" } }, linux.id)).toEqual({ status: 400, body: { Err: "err.backendTypeNoAgents", Extra: "haproxy" } });
-      expect(await post({ knocproxy: { Protocol: "unix", Address: "/s" } }, linux.id)).toEqual({ status: 400, body: { Err: "err.backendTypeNoAgents", Extra: "knocproxy" } });
-      expect(await post({ script: { Command: "/bin/knoc" } }, linux.id)).toEqual({ status: 400, body: { Err: "err.backendTypeNoAgents", Extra: "script" } });
+      const linux = makeAgent(bare, "linux", {
+        capabilities: {
+          ipset: { ipsets: [], command_available: true, sudo_enabled: true },
+          script: { enabled: false },
+        },
+      });
+      const post = (Config: unknown, AgentID: string) =>
+        client.req("POST", "/api/admin/backends", { Name: `b${Math.random()}`, AgentID, Config });
+      expect(await post({ haproxy: { Protocol: "unix", Address: "/s" } }, linux.id)).toEqual({
+        status: 400,
+        body: { Err: "err.backendTypeNoAgents", Extra: "haproxy" },
+      });
+      expect(await post({ knocproxy: { Protocol: "unix", Address: "/s" } }, linux.id)).toEqual({
+        status: 400,
+        body: { Err: "err.backendTypeNoAgents", Extra: "knocproxy" },
+      });
+      expect(await post({ script: { Command: "/bin/knoc" } }, linux.id)).toEqual({
+        status: 400,
+        body: { Err: "err.backendTypeNoAgents", Extra: "script" },
+      });
       // A never-connected agent's capabilities do not count.
       makeAgent(bare, "pending", { enrol: false });
-      expect((await post({ haproxy: { Protocol: "unix", Address: "/s" } }, linux.id)).body).toMatchObject({ Err: "err.backendTypeNoAgents" });
-      const proxy = makeAgent(bare, "proxy", { capabilities: { haproxy: { socket_location: "/s" }, script: { enabled: true } } });
-      expect(await post({ haproxy: { Protocol: "unix", Address: "/s" } }, linux.id)).toEqual({ status: 400, body: { Err: "err.agentIncapable", Extra: "haproxy" } });
-      expect(await post({ script: { Command: "/bin/knoc" } }, linux.id)).toEqual({ status: 400, body: { Err: "err.agentIncapable", Extra: "script" } });
+      expect((await post({ haproxy: { Protocol: "unix", Address: "/s" } }, linux.id)).body).toMatchObject({
+        Err: "err.backendTypeNoAgents",
+      });
+      const proxy = makeAgent(bare, "proxy", {
+        capabilities: { haproxy: { socket_location: "/s" }, script: { enabled: true } },
+      });
+      expect(await post({ haproxy: { Protocol: "unix", Address: "/s" } }, linux.id)).toEqual({
+        status: 400,
+        body: { Err: "err.agentIncapable", Extra: "haproxy" },
+      });
+      expect(await post({ script: { Command: "/bin/knoc" } }, linux.id)).toEqual({
+        status: 400,
+        body: { Err: "err.agentIncapable", Extra: "script" },
+      });
       expect((await post({ haproxy: { Protocol: "unix", Address: "/s" } }, proxy.id)).status).toBe(201);
       expect((await post({ knocproxy: { Protocol: "unix", Address: "/s" } }, proxy.id)).status).toBe(201);
       expect((await post({ script: { Command: "/bin/knoc" } }, proxy.id)).status).toBe(201);
@@ -237,13 +440,19 @@ describe("agent gates", () => {
   ])("%s needs an agent of at least the gate version", async (type, config, below, at) => {
     const old = makeAgent(h, "old", { version: below });
     const ok = makeAgent(h, "ok", { version: at });
-    expect(await create({ [type]: config }, old.id)).toEqual({ status: 400, body: { Err: "err.agentBackendTypeNotSupported", Extra: `${type} needs agent ${at} or later` } });
+    expect(await create({ [type]: config }, old.id)).toEqual({
+      status: 400,
+      body: { Err: "err.agentBackendTypeNotSupported", Extra: `${type} needs agent ${at} or later` },
+    });
     expect((await create({ [type]: config }, ok.id)).status).toBe(201);
   });
 
   it("a version that is not semver is too old; haproxy and ipset have no version gate", async () => {
     const odd = makeAgent(h, "odd", { version: "dev" });
-    expect(await create({ script: { Command: "/bin/knoc" } }, odd.id)).toMatchObject({ status: 400, body: { Err: "err.agentBackendTypeNotSupported" } });
+    expect(await create({ script: { Command: "/bin/knoc" } }, odd.id)).toMatchObject({
+      status: 400,
+      body: { Err: "err.agentBackendTypeNotSupported" },
+    });
     const ancient = makeAgent(h, "ancient", { version: "1.0.0" });
     expect((await create({ haproxy: { Protocol: "unix", Address: "/s" } }, ancient.id, "h")).status).toBe(201);
     expect((await create({ ipset: {} }, ancient.id, "i")).status).toBe(201);
@@ -252,7 +461,10 @@ describe("agent gates", () => {
   it("gates apply on update too", async () => {
     const id = await created({ script: { Command: "/bin/knoc" } });
     const old = makeAgent(h, "old", { version: "1.5.9" });
-    expect(await update(id, { script: { Command: "/bin/knoc" } }, old.id)).toMatchObject({ status: 400, body: { Err: "err.agentBackendTypeNotSupported" } });
+    expect(await update(id, { script: { Command: "/bin/knoc" } }, old.id)).toMatchObject({
+      status: 400,
+      body: { Err: "err.agentBackendTypeNotSupported" },
+    });
   });
 });
 
@@ -271,13 +483,23 @@ describe("sealed secrets", () => {
   it("a blank secret on update keeps the stored one; a new one replaces it", async () => {
     const id = await created({ panos: valid["panos"]!.config });
     const before = row(id).sealedSecrets["ApiKey"];
-    expect((await update(id, { panos: { Hostname: "pa.example.com", ApiKey: "", DeviceGroup: "dg2" } })).status).toBe(200);
+    expect((await update(id, { panos: { Hostname: "pa.example.com", ApiKey: "", DeviceGroup: "dg2" } })).status).toBe(
+      200,
+    );
     expect(row(id).sealedSecrets["ApiKey"]).toBe(before);
-    expect((await admin.req("GET", `/api/admin/backends/${id}`)).body).toMatchObject({ SecretsSet: ["ApiKey"], Config: { panos: { ApiKey: "", DeviceGroup: "dg2" } } });
+    expect((await admin.req("GET", `/api/admin/backends/${id}`)).body).toMatchObject({
+      SecretsSet: ["ApiKey"],
+      Config: { panos: { ApiKey: "", DeviceGroup: "dg2" } },
+    });
     expect((await update(id, { panos: { Hostname: "pa.example.com", ApiKey: "panos-key-2" } })).status).toBe(200);
     expect(openSealed(row(id).sealedSecrets["ApiKey"]!, agent.keys)).toBe("panos-key-2");
     expect(JSON.stringify((await admin.req("GET", "/api/admin/backends")).body)).not.toContain("panos-key");
-    const audit = h.services.db.select().from(auditLog).all().filter((e) => e.action.startsWith("backend")).map((e) => e.description);
+    const audit = h.services.db
+      .select()
+      .from(auditLog)
+      .all()
+      .filter((e) => e.action.startsWith("backend"))
+      .map((e) => e.description);
     expect(audit).toEqual(["b1", "b1", "b1 (secrets entered: ApiKey)"]);
   });
 
@@ -286,33 +508,71 @@ describe("sealed secrets", () => {
     const next = makeAgent(h, "next");
     expect(await update(id, { azure: { ClientId: "c2" } }, next.id)).toEqual({
       status: 400,
-      body: { Err: "Changing the agent requires re-entering the backend's secrets", Extra: "Config.azure.ClientSecret, Config.azure.TenantId" },
+      body: {
+        Err: "Changing the agent requires re-entering the backend's secrets",
+        Extra: "Config.azure.ClientSecret, Config.azure.TenantId",
+      },
     });
     expect(row(id).agentId).toBe(agent.id);
-    expect((await update(id, { azure: { ClientId: "c2", ClientSecret: "s2", TenantId: "t2" } }, next.id)).status).toBe(200);
+    expect((await update(id, { azure: { ClientId: "c2", ClientSecret: "s2", TenantId: "t2" } }, next.id)).status).toBe(
+      200,
+    );
     const sealed = row(id).sealedSecrets;
     expect(openSealed(sealed["ClientSecret"]!, next.keys)).toBe("s2");
     expect(() => openSealed(sealed["ClientSecret"]!, agent.keys)).toThrow();
   });
 
   it.each([
-    ["fortios", { Url: "https://fw.example.com", Bearer: "b" }, { Url: "https://fw2.example.com" }, "Config.fortios.Bearer", { Bearer: "b2" }],
-    ["fortimanager", { Hostname: "fmg1", ApiKey: "k" }, { Hostname: "fmg2" }, "Config.fortimanager.ApiKey", { ApiKey: "k2" }],
+    [
+      "fortios",
+      { Url: "https://fw.example.com", Bearer: "b" },
+      { Url: "https://fw2.example.com" },
+      "Config.fortios.Bearer",
+      { Bearer: "b2" },
+    ],
+    [
+      "fortimanager",
+      { Hostname: "fmg1", ApiKey: "k" },
+      { Hostname: "fmg2" },
+      "Config.fortimanager.ApiKey",
+      { ApiKey: "k2" },
+    ],
     ["panos", { Hostname: "pa1", ApiKey: "k" }, { Hostname: "pa2" }, "Config.panos.ApiKey", { ApiKey: "k2" }],
-    ["firepower", { Hostname: "fmc1", Username: "u", Password: "p" }, { Hostname: "fmc2", Username: "u" }, "Config.firepower.Password", { Password: "p2" }],
+    [
+      "firepower",
+      { Hostname: "fmc1", Username: "u", Password: "p" },
+      { Hostname: "fmc2", Username: "u" },
+      "Config.firepower.Password",
+      { Password: "p2" },
+    ],
     ["sophosutm", { Hostname: "utm1", ApiKey: "k" }, { Hostname: "utm2" }, "Config.sophosutm.ApiKey", { ApiKey: "k2" }],
-    ["sophossfos", { Hostname: "sfos1", Username: "u", Password: "p" }, { Hostname: "sfos2", Username: "u" }, "Config.sophossfos.Password", { Password: "p2" }],
+    [
+      "sophossfos",
+      { Hostname: "sfos1", Username: "u", Password: "p" },
+      { Hostname: "sfos2", Username: "u" },
+      "Config.sophossfos.Password",
+      { Password: "p2" },
+    ],
   ])("%s: a new Url or Hostname needs the credentials again", async (type, first, moved, field, secret) => {
     const id = await created({ [type]: first });
-    expect(await update(id, { [type]: moved })).toEqual({ status: 400, body: { Err: "Changing the URI or hostname requires re-entering credentials", Extra: field } });
+    expect(await update(id, { [type]: moved })).toEqual({
+      status: 400,
+      body: { Err: "Changing the URI or hostname requires re-entering credentials", Extra: field },
+    });
     expect((await update(id, { [type]: { ...moved, ...secret } })).status).toBe(200);
     expect(openSealed(Object.values(row(id).sealedSecrets)[0]!, agent.keys)).toBe(Object.values(secret)[0]);
   });
 
   it("refuses to seal to an agent without a usable box key", async () => {
     const a = h.services.agents.create("keyless", "http://127.0.0.1:8080", { adminName: "t", ip: "127.0.0.1" });
-    h.services.agents.enrol({ Token: a.Token, SigningPublicKey: "x", BoxPublicKey: "not-a-key", Version: "1.9.0", Capabilities: {} }, "127.0.0.1");
-    expect(await create({ fortios: valid["fortios"]!.config }, a.ID)).toMatchObject({ status: 400, body: { Err: "err.agentIncapable" } });
+    h.services.agents.enrol(
+      { Token: a.Token, SigningPublicKey: "x", BoxPublicKey: "not-a-key", Version: "1.9.0", Capabilities: {} },
+      "127.0.0.1",
+    );
+    expect(await create({ fortios: valid["fortios"]!.config }, a.ID)).toMatchObject({
+      status: 400,
+      body: { Err: "err.agentIncapable" },
+    });
     expect((await create({ ipset: {} }, agent.id, "no-secrets")).status).toBe(201);
   });
 });

@@ -40,7 +40,11 @@ beforeEach(async () => {
       SigningPublicKey: "x",
       BoxPublicKey: randomBytes(32).toString("base64"),
       Version: "1.9.0",
-      Capabilities: { ipset: { command_available: true, sudo_enabled: true, ipsets: [] }, haproxy: { socket_location: "/run/haproxy.sock" }, script: { enabled: true } },
+      Capabilities: {
+        ipset: { command_available: true, sudo_enabled: true, ipsets: [] },
+        haproxy: { socket_location: "/run/haproxy.sock" },
+        script: { enabled: true },
+      },
     },
     "127.0.0.1",
   );
@@ -60,7 +64,9 @@ describe("Knoc creation", () => {
 
   describe("with a licence", () => {
     beforeEach(async () => {
-      expect((await apiRequest(h, "POST", "/api/admin/settings/license", { License: "free" }, { cookie: admin })).status).toBe(200);
+      expect(
+        (await apiRequest(h, "POST", "/api/admin/settings/license", { License: "free" }, { cookie: admin })).status,
+      ).toBe(200);
     });
 
     it("creates a LINUX Knoc: backend, ACL, assignment — the list shows it with its kind and counts", async () => {
@@ -68,10 +74,27 @@ describe("Knoc creation", () => {
       expect(r.status).toBe(201);
       const [id] = r.body as string[];
       expect((r.body as string[]).length).toBe(1);
-      const list = (await apiRequest(h, "GET", "/api/admin/knocs", undefined, { cookie: admin })).body as { ID: string; Kind: string; UserCount: number; AgentName: string; Description: string; LastModifiedBy: string }[];
-      expect(list.find((k) => k.ID === id)).toMatchObject({ Kind: "LINUX", UserCount: 1, AgentName: "firewall", Description: "SSH bastion", LastModifiedBy: "root" });
+      const list = (await apiRequest(h, "GET", "/api/admin/knocs", undefined, { cookie: admin })).body as {
+        ID: string;
+        Kind: string;
+        UserCount: number;
+        AgentName: string;
+        Description: string;
+        LastModifiedBy: string;
+      }[];
+      expect(list.find((k) => k.ID === id)).toMatchObject({
+        Kind: "LINUX",
+        UserCount: 1,
+        AgentName: "firewall",
+        Description: "SSH bastion",
+        LastModifiedBy: "root",
+      });
       expect(h.services.users.get(seed.userId).AclIds).toContain(id);
-      expect((await apiRequest(h, "GET", `/api/admin/knocs/${id}`, undefined, { cookie: admin })).body).toMatchObject({ ID: id, Kind: "LINUX", MaximumGrantDuration: 3600 });
+      expect((await apiRequest(h, "GET", `/api/admin/knocs/${id}`, undefined, { cookie: admin })).body).toMatchObject({
+        ID: id,
+        Kind: "LINUX",
+        MaximumGrantDuration: 3600,
+      });
     });
 
     it("creates a passive APPLICATION Knoc with a new API key: [id, key, allowlist URL], the list served with that key", async () => {
@@ -93,15 +116,30 @@ describe("Knoc creation", () => {
       const cookie = login.setCookie.split(";")[0] ?? "";
       expect((await apiRequest(h, "POST", "/api/grant", { ACLID: id, IPs: [] }, { cookie })).status).toBe(200);
       const path = new URL(url).pathname;
-      const list = await apiRequest(h, "GET", path, undefined, { headers: { authorization: `Basic ${Buffer.from(`x:${key}`).toString("base64")}` } });
+      const list = await apiRequest(h, "GET", path, undefined, {
+        headers: { authorization: `Basic ${Buffer.from(`x:${key}`).toString("base64")}` },
+      });
       expect(list.status).toBe(200);
       expect(list.body).toBe("203.0.113.5\n");
-      expect(((await apiRequest(h, "GET", `/api/admin/knocs/${id}`, undefined, { cookie: admin })).body as { ApplicationType: string }).ApplicationType).toBe("passive");
+      expect(
+        (
+          (await apiRequest(h, "GET", `/api/admin/knocs/${id}`, undefined, { cookie: admin })).body as {
+            ApplicationType: string;
+          }
+        ).ApplicationType,
+      ).toBe("passive");
     });
 
     it("refuses a passive Knoc without a key and without an IP restriction (err.allowlistAccessIpRestrictionFormRequired)", async () => {
       const before = counts();
-      const r = await post({ Kind: "APPLICATION", WizardState: { form: { Name: "open-list", Config: { allowlist: {} } }, knocOptionsForm: options, apiKeyOption: "none" } });
+      const r = await post({
+        Kind: "APPLICATION",
+        WizardState: {
+          form: { Name: "open-list", Config: { allowlist: {} } },
+          knocOptionsForm: options,
+          apiKeyOption: "none",
+        },
+      });
       expect(r).toMatchObject({ status: 400, body: { Err: "err.allowlistAccessIpRestrictionFormRequired" } });
       expect(counts()).toEqual(before);
     });
@@ -118,7 +156,10 @@ describe("Knoc creation", () => {
           apiKeyForm: { Name: "vendor-key" },
         },
       });
-      expect(r).toMatchObject({ status: 400, body: { Err: "Bad request", Extra: "userIds: unknown user 99999999-9999-4999-8999-999999999999" } });
+      expect(r).toMatchObject({
+        status: 400,
+        body: { Err: "Bad request", Extra: "userIds: unknown user 99999999-9999-4999-8999-999999999999" },
+      });
       expect(counts()).toEqual(before);
       expect(h.services.users.get(seed.userId).AclIds).toEqual([seed.aclId]);
     });
@@ -145,47 +186,76 @@ describe("Knoc creation", () => {
       });
       expect(r.status).toBe(201);
       const [id] = r.body as string[];
-      const list = (await apiRequest(h, "GET", "/api/admin/knocs", undefined, { cookie: admin })).body as { ID: string; ApplicationType?: string; Children: string[] }[];
+      const list = (await apiRequest(h, "GET", "/api/admin/knocs", undefined, { cookie: admin })).body as {
+        ID: string;
+        ApplicationType?: string;
+        Children: string[];
+      }[];
       const knoc = list.find((k) => k.ID === id);
       expect(knoc).toMatchObject({ ApplicationType: "passive+" });
       expect(knoc?.Children).toHaveLength(1);
       expect(list.some((k) => k.ID === knoc?.Children[0])).toBe(false);
-      const child = (await apiRequest(h, "GET", `/api/admin/knocs/${knoc?.Children[0]}`, undefined, { cookie: admin })).body;
+      const child = (await apiRequest(h, "GET", `/api/admin/knocs/${knoc?.Children[0]}`, undefined, { cookie: admin }))
+        .body;
       expect(child).toMatchObject({ HideFromAdmins: true, ParentID: id, AgentName: "firewall" });
       expect(JSON.stringify(child)).not.toContain("secret-key");
       // Update (by the child's id, as the update page does): a new hostname needs the API key again.
       const update = (Hostname: string, ApiKey: string) => ({
         WizardState: {
           agentId,
-          form: { Name: "palo", Config: { panos: { Hostname, ApiKey, VSys: "vsys1" } }, AclConfig: { panos: { EDLName: "postern-edl", GroupName: "postern", URL: "https://postern.example/list" } } },
+          form: {
+            Name: "palo",
+            Config: { panos: { Hostname, ApiKey, VSys: "vsys1" } },
+            AclConfig: { panos: { EDLName: "postern-edl", GroupName: "postern", URL: "https://postern.example/list" } },
+          },
           knocOptionsForm: { ...options, Description: "Palo (renamed)" },
         },
       });
       const childId = knoc?.Children[0] ?? "";
-      expect(await apiRequest(h, "PUT", `/api/admin/knocs/${childId}`, update("fw2.example", ""), { cookie: admin })).toMatchObject({
+      expect(
+        await apiRequest(h, "PUT", `/api/admin/knocs/${childId}`, update("fw2.example", ""), { cookie: admin }),
+      ).toMatchObject({
         status: 400,
         body: { Err: "Changing the URI or hostname requires re-entering credentials" },
       });
-      expect((await apiRequest(h, "PUT", `/api/admin/knocs/${childId}`, update("fw.example", ""), { cookie: admin })).status).toBe(200);
-      expect((await apiRequest(h, "GET", `/api/admin/knocs/${id}`, undefined, { cookie: admin })).body).toMatchObject({ Description: "Palo (renamed)" });
-      expect((await apiRequest(h, "PUT", `/api/admin/knocs/${childId}`, update("fw2.example", "new-key"), { cookie: admin })).status).toBe(200);
+      expect(
+        (await apiRequest(h, "PUT", `/api/admin/knocs/${childId}`, update("fw.example", ""), { cookie: admin })).status,
+      ).toBe(200);
+      expect((await apiRequest(h, "GET", `/api/admin/knocs/${id}`, undefined, { cookie: admin })).body).toMatchObject({
+        Description: "Palo (renamed)",
+      });
+      expect(
+        (await apiRequest(h, "PUT", `/api/admin/knocs/${childId}`, update("fw2.example", "new-key"), { cookie: admin }))
+          .status,
+      ).toBe(200);
     });
   });
 });
 
 describe("Knoc update and delete", () => {
   it("updates options and assignments in one go; a user losing the Knoc loses the grant; delete removes ACL, backend and key", async () => {
-    expect((await apiRequest(h, "POST", "/api/admin/settings/license", { License: "free" }, { cookie: admin })).status).toBe(200);
+    expect(
+      (await apiRequest(h, "POST", "/api/admin/settings/license", { License: "free" }, { cookie: admin })).status,
+    ).toBe(200);
     const [id] = (await post(linux())).body as string[];
     const login = await apiRequest(h, "POST", "/api/login", { UserName: "alice", Password: "alice-password" });
     const cookie = login.setCookie.split(";")[0] ?? "";
     await apiRequest(h, "POST", "/api/grant", { ACLID: id, IPs: [] }, { cookie });
     h.channel.take();
     const ws = linux().WizardState;
-    const r = await apiRequest(h, "PUT", `/api/admin/knocs/${id}`, { WizardState: { ...ws, userIds: [], knocOptionsForm: { ...options, Description: "Bastion (EU)" } } }, { cookie: admin });
+    const r = await apiRequest(
+      h,
+      "PUT",
+      `/api/admin/knocs/${id}`,
+      { WizardState: { ...ws, userIds: [], knocOptionsForm: { ...options, Description: "Bastion (EU)" } } },
+      { cookie: admin },
+    );
     expect(r.status).toBe(200);
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.5" })]);
-    expect((await apiRequest(h, "GET", `/api/admin/knocs/${id}`, undefined, { cookie: admin })).body).toMatchObject({ Description: "Bastion (EU)", UserCount: 0 });
+    expect((await apiRequest(h, "GET", `/api/admin/knocs/${id}`, undefined, { cookie: admin })).body).toMatchObject({
+      Description: "Bastion (EU)",
+      UserCount: 0,
+    });
     const before = counts();
     expect((await apiRequest(h, "DELETE", `/api/admin/knocs/${id}`, undefined, { cookie: admin })).status).toBe(204);
     expect(counts()).toEqual({ ...before, acls: (before.acls ?? 0) - 1, backends: (before.backends ?? 0) - 1 });

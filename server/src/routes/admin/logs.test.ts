@@ -19,7 +19,11 @@ async function raw(method: string, path: string, cookie = adminCookie, body?: un
     `http://postern.test${path}`,
     {
       method,
-      headers: { host: "postern.test", ...(cookie ? { cookie } : {}), ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+      headers: {
+        host: "postern.test",
+        ...(cookie ? { cookie } : {}),
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     },
     env,
@@ -109,7 +113,11 @@ describe("GET /api/admin/logs", () => {
     expect(first.headers.get("x-page-size")).toBe("25");
     const page1 = AuditLogPageSchema.parse(first.body);
     expect(page1).toHaveLength(25);
-    expect(page1[0]).toEqual({ ID: page1[0]!.ID, Date: new Date(base + 59_000).toISOString(), Entry: { Action: "userLoggedIn", UserName: "user59" } });
+    expect(page1[0]).toEqual({
+      ID: page1[0]!.ID,
+      Date: new Date(base + 59_000).toISOString(),
+      Entry: { Action: "userLoggedIn", UserName: "user59" },
+    });
 
     const page2 = AuditLogPageSchema.parse((await get("/api/admin/logs?page=2")).body);
     const last = await get("/api/admin/logs?page=3&pageSize=25");
@@ -144,14 +152,33 @@ describe("GET /api/admin/logs", () => {
   it("carries every detail the entry holds and leaves out the empty ones", async () => {
     emptyLog();
     const at = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
-    write({ at, action: AuditAction.grantError, userName: "alice", adminName: "root", agentName: "edge", ipAddress: "2001:db8::1", errorMessage: "refused", aclDescription: "Intranet", description: "d" });
+    write({
+      at,
+      action: AuditAction.grantError,
+      userName: "alice",
+      adminName: "root",
+      agentName: "edge",
+      ipAddress: "2001:db8::1",
+      errorMessage: "refused",
+      aclDescription: "Intranet",
+      description: "d",
+    });
     write({ at: at + 1, action: AuditAction.agentDeleted, agentName: "edge" });
     const page = (await get("/api/admin/logs")).body as AuditLogEntry[];
     expect(page.map(({ Date, Entry }) => ({ Date, Entry }))).toEqual([
       { Date: "2026-01-02T03:04:05.679Z", Entry: { Action: "agentDeleted", AgentName: "edge" } },
       {
         Date: "2026-01-02T03:04:05.678Z",
-        Entry: { Action: "grantError", UserName: "alice", AdminName: "root", AgentName: "edge", IpAddress: "2001:db8::1", ErrorMessage: "refused", AclDescription: "Intranet", Description: "d" },
+        Entry: {
+          Action: "grantError",
+          UserName: "alice",
+          AdminName: "root",
+          AgentName: "edge",
+          IpAddress: "2001:db8::1",
+          ErrorMessage: "refused",
+          AclDescription: "Intranet",
+          Description: "d",
+        },
       },
     ]);
     expect(page[0]!.ID).toBeGreaterThan(page[1]!.ID);
@@ -186,7 +213,11 @@ describe("GET /api/admin/logs", () => {
     expect((await find("%")).map((e) => e.Description)).toEqual(["disk 100% full"]);
     expect((await find("_")).map((e) => e.Description)).toEqual(["rule a_b"]);
     expect((await find("C:\\t")).map((e) => e.Description)).toEqual(["path C:\\temp"]);
-    expect((await find("alice")).map((e) => e.UserName ?? e.AdminName ?? e.AgentName)).toEqual(["edge-alice", "ALICE-admin", "Alice"]);
+    expect((await find("alice")).map((e) => e.UserName ?? e.AdminName ?? e.AgentName)).toEqual([
+      "edge-alice",
+      "ALICE-admin",
+      "Alice",
+    ]);
     expect(await find("  51.100.7 ")).toEqual([{ Action: "userLoggedIn", IpAddress: "198.51.100.7" }]);
     expect(await find("TIMEOUT")).toEqual([{ Action: "userLoggedIn", ErrorMessage: "Timeout talking to agent" }]);
     expect(await find("intranet")).toEqual([{ Action: "userLoggedIn", AclDescription: "Intranet" }]);
@@ -212,7 +243,10 @@ describe("GET /api/admin/logs", () => {
     expect(await bad("pageSize=0")).toEqual(size);
     expect(await bad("pageSize=201")).toEqual(size);
     expect(await bad("pageSize=1e2")).toEqual(size);
-    expect(await bad(`search=${"x".repeat(201)}`)).toEqual({ Err: "Bad request", Extra: "search must be at most 200 characters" });
+    expect(await bad(`search=${"x".repeat(201)}`)).toEqual({
+      Err: "Bad request",
+      Extra: "search must be at most 200 characters",
+    });
     expect((await get(`/api/admin/logs?page=1000000&pageSize=200&search=${"x".repeat(200)}`)).status).toBe(200);
     expect((await get("/api/admin/logs/export?page=0")).body).toEqual(page);
   });
@@ -237,7 +271,9 @@ describe("DELETE /api/admin/logs", () => {
     expect(entries[2]!.Entry.Description).toBe("kept");
     const cutoff = new Date(h.clock.now() - 30 * DAY).toISOString().slice(0, 16);
     expect(entries[0]!.Entry).toMatchObject({ Action: "auditLogCleared", AdminName: "root", IpAddress: "203.0.113.5" });
-    expect(entries[0]!.Entry.Description).toMatch(new RegExp(`^Removed 1 entries older than 30 days \\(before ${cutoff}`));
+    expect(entries[0]!.Entry.Description).toMatch(
+      new RegExp(`^Removed 1 entries older than 30 days \\(before ${cutoff}`),
+    );
 
     const again = await raw("DELETE", "/api/admin/logs");
     expect(await again.json()).toEqual({ Removed: 0 });
@@ -249,7 +285,16 @@ describe("GET /api/admin/logs/export", () => {
     emptyLog();
     const at = Date.UTC(2026, 4, 6, 7, 8, 9, 10);
     write({ at, userName: 'say "hi", then\r\nleave', description: "line1\nline2" });
-    write({ at: at + 1, userName: "=HYPERLINK(\"http://evil\")", adminName: "+1", agentName: "-2", ipAddress: "@SUM(A1)", description: "\tTab", errorMessage: "a = b", aclDescription: "Über ACL" });
+    write({
+      at: at + 1,
+      userName: '=HYPERLINK("http://evil")',
+      adminName: "+1",
+      agentName: "-2",
+      ipAddress: "@SUM(A1)",
+      description: "\tTab",
+      errorMessage: "a = b",
+      aclDescription: "Über ACL",
+    });
     const res = await raw("GET", "/api/admin/logs/export");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8; header=present");
@@ -259,7 +304,17 @@ describe("GET /api/admin/logs/export", () => {
     const rows = parseCsv(text);
     expect(rows[0]).toEqual([...AuditLogCsvColumns]);
     expect(rows.slice(1).map((r) => r.slice(1))).toEqual([
-      ["2026-05-06T07:08:09.011Z", "userLoggedIn", "'=HYPERLINK(\"http://evil\")", "'+1", "'-2", "'@SUM(A1)", "Über ACL", "'\tTab", "a = b"],
+      [
+        "2026-05-06T07:08:09.011Z",
+        "userLoggedIn",
+        '\'=HYPERLINK("http://evil")',
+        "'+1",
+        "'-2",
+        "'@SUM(A1)",
+        "Über ACL",
+        "'\tTab",
+        "a = b",
+      ],
       ["2026-05-06T07:08:09.010Z", "userLoggedIn", 'say "hi", then\r\nleave', "", "", "", "", "line1\nline2", ""],
     ]);
     expect(Number(rows[1]![0])).toBeGreaterThan(Number(rows[2]![0]));
@@ -270,7 +325,8 @@ describe("GET /api/admin/logs/export", () => {
     emptyLog();
     const base = h.clock.now() - 10 * DAY;
     const n = CSV_BATCH_ROWS * 2 + 7;
-    for (let i = 0; i < n; i++) write({ at: base + Math.floor(i / 3), description: i % 2 === 0 ? `even ${i}` : `odd ${i}` });
+    for (let i = 0; i < n; i++)
+      write({ at: base + Math.floor(i / 3), description: i % 2 === 0 ? `even ${i}` : `odd ${i}` });
     const all = parseCsv(await (await raw("GET", "/api/admin/logs/export")).text());
     expect(all).toHaveLength(n + 1);
     const ids = all.slice(1).map((r) => Number(r[0]));
@@ -288,7 +344,20 @@ describe("GET /api/admin/logs/export", () => {
 describe("audit log access", () => {
   it("is for admins only: no session and a user session are refused", async () => {
     await h.services.users.create(
-      { Name: "Alice", UserName: "alice", Company: "", Duration: 480, SessionLimit: null, AuthType: "local", PlainPassword: "alice-password", ConfirmPassword: "alice-password", TOTPEnabled: false, ValidUntil: null, ThirdPartyAuth: { DN: "" }, AclIds: [] },
+      {
+        Name: "Alice",
+        UserName: "alice",
+        Company: "",
+        Duration: 480,
+        SessionLimit: null,
+        AuthType: "local",
+        PlainPassword: "alice-password",
+        ConfirmPassword: "alice-password",
+        TOTPEnabled: false,
+        ValidUntil: null,
+        ThirdPartyAuth: { DN: "" },
+        AclIds: [],
+      },
       { adminName: "root", ip: "127.0.0.1" },
     );
     const login = await raw("POST", "/api/login", "", { UserName: "alice", Password: "alice-password" });
@@ -296,7 +365,11 @@ describe("audit log access", () => {
     const userCookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
     const before = (await get("/api/admin/logs?pageSize=200")).body as unknown[];
     for (const cookie of ["", userCookie, "postern_admin_session=forged"]) {
-      for (const [method, path] of [["GET", "/api/admin/logs"], ["GET", "/api/admin/logs/export"], ["DELETE", "/api/admin/logs"]] as const) {
+      for (const [method, path] of [
+        ["GET", "/api/admin/logs"],
+        ["GET", "/api/admin/logs/export"],
+        ["DELETE", "/api/admin/logs"],
+      ] as const) {
         const res = await raw(method, path, cookie);
         expect(res.status).toBe(401);
         expect(await res.json()).toEqual({ Err: "err.invalidSession" });

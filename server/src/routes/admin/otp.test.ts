@@ -19,7 +19,8 @@ let bobId = "";
 const cookieOf = (setCookie: string) => setCookie.split(";")[0] ?? "";
 const bobRow = () => h.services.db.select().from(admins).where(eq(admins.id, bobId)).get()!;
 const actions = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
-const codeAt = (secret: string, offsetSeconds = 0) => generateSync({ secret, epoch: Math.floor(h.clock.now() / 1000) + offsetSeconds });
+const codeAt = (secret: string, offsetSeconds = 0) =>
+  generateSync({ secret, epoch: Math.floor(h.clock.now() / 1000) + offsetSeconds });
 
 /** Moves the test clock to the middle of a 30-second step. */
 function midStep(): void {
@@ -47,7 +48,20 @@ async function enrolBob(): Promise<{ secret: string; cookie: string }> {
 beforeEach(async () => {
   h = createHarness();
   root = await signInAdmin(h);
-  const r = await apiRequest(h, "POST", "/api/admin/admins", { Name: "Bob", UserName: "bob", AuthType: "local", PlainPassword: "bob-password", ConfirmPassword: "bob-password", TOTPEnabled: true }, { cookie: root });
+  const r = await apiRequest(
+    h,
+    "POST",
+    "/api/admin/admins",
+    {
+      Name: "Bob",
+      UserName: "bob",
+      AuthType: "local",
+      PlainPassword: "bob-password",
+      ConfirmPassword: "bob-password",
+      TOTPEnabled: true,
+    },
+    { cookie: root },
+  );
   expect(r.status).toBe(201);
   bobId = h.services.admins.list().find((a) => a.UserName === "bob")!.ID;
   midStep();
@@ -87,7 +101,10 @@ describe("admin enrolment and verification", () => {
     expect(l).toMatchObject({ status: 401, body: { Err: "err.totpVerificationRequired" } });
     expect(await generate(l.cookie)).toMatchObject({ status: 409, body: { Err: "User already verified" } });
     expect(await verify(l.cookie, { Code: used })).toMatchObject({ status: 401, body: { Err: "Invalid code" } });
-    expect(await verify(l.cookie, { Code: codeAt(secret, -60) })).toMatchObject({ status: 401, body: { Err: "Invalid code" } });
+    expect(await verify(l.cookie, { Code: codeAt(secret, -60) })).toMatchObject({
+      status: 401,
+      body: { Err: "Invalid code" },
+    });
     expect(actions("totpCodeFailed")).toEqual([
       expect.objectContaining({ adminName: "bob", description: "verification" }),
       expect.objectContaining({ adminName: "bob", description: "verification" }),
@@ -102,19 +119,41 @@ describe("admin enrolment and verification", () => {
   it("refuses generate and verify for a completed admin session", async () => {
     const { secret, cookie } = await enrolBob();
     expect(await generate(cookie)).toMatchObject({ status: 409, body: { Err: "Already verified 2FA" } });
-    expect(await verify(cookie, { Code: codeAt(secret, 30) })).toMatchObject({ status: 409, body: { Err: "Already verified 2FA" } });
-    expect(await verify(root, { Code: "123456" })).toMatchObject({ status: 409, body: { Err: "Already verified 2FA" } });
+    expect(await verify(cookie, { Code: codeAt(secret, 30) })).toMatchObject({
+      status: 409,
+      body: { Err: "Already verified 2FA" },
+    });
+    expect(await verify(root, { Code: "123456" })).toMatchObject({
+      status: 409,
+      body: { Err: "Already verified 2FA" },
+    });
     setSetting(h.services.db, "AllowAdminTotpDeferral", true);
-    expect(await verify(root, { deferEnrolment: true })).toMatchObject({ status: 409, body: { Err: "Already verified 2FA" } });
+    expect(await verify(root, { deferEnrolment: true })).toMatchObject({
+      status: 409,
+      body: { Err: "Already verified 2FA" },
+    });
     expect(actions("totpCodeFailed")).toHaveLength(0);
     expect(actions("totpEnrolmentDeferred")).toHaveLength(0);
   });
 
   it("refuses bad bodies with their keys", async () => {
     const l = await login();
-    expect(await verify(l.cookie, "{nope")).toMatchObject({ status: 400, body: { Err: "Failed decoding request body" } });
-    for (const body of [{}, { deferEnrolment: false }, { Code: "123456", deferEnrolment: true }, { Code: 123456 }, { Code: "1".repeat(17) }, { deferEnrolment: "yes" }]) {
-      expect({ body, r: await verify(l.cookie, body) }).toMatchObject({ body, r: { status: 400, body: { Err: "Bad request" } } });
+    expect(await verify(l.cookie, "{nope")).toMatchObject({
+      status: 400,
+      body: { Err: "Failed decoding request body" },
+    });
+    for (const body of [
+      {},
+      { deferEnrolment: false },
+      { Code: "123456", deferEnrolment: true },
+      { Code: 123456 },
+      { Code: "1".repeat(17) },
+      { deferEnrolment: "yes" },
+    ]) {
+      expect({ body, r: await verify(l.cookie, body) }).toMatchObject({
+        body,
+        r: { status: 400, body: { Err: "Bad request" } },
+      });
     }
     expect(await verify(l.cookie, { Code: "abcdef" })).toMatchObject({ status: 401, body: { Err: "Invalid code" } });
     expect((await adminRead(l.cookie)).status).toBe(401);
@@ -126,17 +165,30 @@ describe("admin enrolment and verification", () => {
     const l = await login();
     const asUser = l.cookie.replace("postern_admin_session", "postern_session");
     expect(await generate(asUser)).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
-    expect(await apiRequest(h, "GET", "/api/otp/generate", undefined, { cookie: asUser })).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
-    h.services.db.update(adminSessions).set({ endsAt: h.clock.now() - 1 }).where(eq(adminSessions.adminId, bobId)).run();
+    expect(await apiRequest(h, "GET", "/api/otp/generate", undefined, { cookie: asUser })).toMatchObject({
+      status: 401,
+      body: { Err: "err.invalidSession" },
+    });
+    h.services.db
+      .update(adminSessions)
+      .set({ endsAt: h.clock.now() - 1 })
+      .where(eq(adminSessions.adminId, bobId))
+      .run();
     expect(await generate(l.cookie)).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
-    expect(await verify(l.cookie, { Code: "123456" })).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
+    expect(await verify(l.cookie, { Code: "123456" })).toMatchObject({
+      status: 401,
+      body: { Err: "err.invalidSession" },
+    });
   });
 });
 
 describe("deferring admin enrolment", () => {
   it("is refused while the server does not allow it (the default)", async () => {
     const l = await login();
-    expect(await verify(l.cookie, { deferEnrolment: true })).toMatchObject({ status: 403, body: { Err: "2FA enrolment cannot be deferred" } });
+    expect(await verify(l.cookie, { deferEnrolment: true })).toMatchObject({
+      status: 403,
+      body: { Err: "2FA enrolment cannot be deferred" },
+    });
     expect((await adminRead(l.cookie)).status).toBe(401);
     expect(actions("totpEnrolmentDeferred")).toHaveLength(0);
   });
@@ -146,7 +198,9 @@ describe("deferring admin enrolment", () => {
     const l = await login();
     expect(await verify(l.cookie, { deferEnrolment: true })).toMatchObject({ status: 204 });
     expect((await adminRead(l.cookie)).status).toBe(200);
-    expect(actions("totpEnrolmentDeferred")).toEqual([expect.objectContaining({ adminName: "bob", ipAddress: "203.0.113.5" })]);
+    expect(actions("totpEnrolmentDeferred")).toEqual([
+      expect.objectContaining({ adminName: "bob", ipAddress: "203.0.113.5" }),
+    ]);
     expect(bobRow()).toMatchObject({ totpEnabled: true, totpSecretEnc: null });
     expect(await login()).toMatchObject({ status: 401, body: { Err: "err.totpEnrolmentRequired" } });
   });
@@ -155,7 +209,10 @@ describe("deferring admin enrolment", () => {
     await enrolBob();
     setSetting(h.services.db, "AllowAdminTotpDeferral", true);
     const l = await login();
-    expect(await verify(l.cookie, { deferEnrolment: true })).toMatchObject({ status: 409, body: { Err: "User already verified" } });
+    expect(await verify(l.cookie, { deferEnrolment: true })).toMatchObject({
+      status: 409,
+      body: { Err: "User already verified" },
+    });
     expect((await adminRead(l.cookie)).status).toBe(401);
     expect(actions("totpEnrolmentDeferred")).toHaveLength(0);
   });
@@ -163,7 +220,10 @@ describe("deferring admin enrolment", () => {
 
 describe("SAML admins", () => {
   it("have no TOTP: stored off, never pending, the 2FA routes refuse their session", async () => {
-    const id = await h.services.admins.create(AdminWriteSchema.parse({ Name: "Sam", UserName: "sam@idp", AuthType: "SAML", TOTPEnabled: true }), { adminName: "root", ip: "127.0.0.1" });
+    const id = await h.services.admins.create(
+      AdminWriteSchema.parse({ Name: "Sam", UserName: "sam@idp", AuthType: "SAML", TOTPEnabled: true }),
+      { adminName: "root", ip: "127.0.0.1" },
+    );
     expect(h.services.admins.get(id).TOTPEnabled).toBe(false);
     // Even with TOTP forced on in the database, a SAML admin's sign-in owes no code.
     h.services.db.update(admins).set({ totpEnabled: true }).where(eq(admins.id, id)).run();
@@ -176,24 +236,34 @@ describe("SAML admins", () => {
     // And a SAML admin's session left pending is refused by the TOTP service itself.
     h.services.db.update(adminSessions).set({ verified: false }).where(eq(adminSessions.adminId, id)).run();
     expect(await generate(cookie)).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
-    expect(await verify(cookie, { Code: "123456" })).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
+    expect(await verify(cookie, { Code: "123456" })).toMatchObject({
+      status: 401,
+      body: { Err: "err.invalidSession" },
+    });
   });
 });
 
 describe("admin 2FA reset", () => {
   it("after a reset the admin's next sign-in asks to enrol; an admin cannot reset their own", async () => {
     const { secret } = await enrolBob();
-    expect((await apiRequest(h, "DELETE", `/api/admin/admins/${bobId}/totpToken`, undefined, { cookie: root })).status).toBe(204);
+    expect(
+      (await apiRequest(h, "DELETE", `/api/admin/admins/${bobId}/totpToken`, undefined, { cookie: root })).status,
+    ).toBe(204);
     expect(bobRow()).toMatchObject({ totpEnabled: true, totpSecretEnc: null, totpLastStep: null });
     expect(actions("totpReset")).toEqual([expect.objectContaining({ adminName: "root", description: "admin bob" })]);
     const l = await login();
     expect(l).toMatchObject({ status: 401, body: { Err: "err.totpEnrolmentRequired" } });
-    expect(await verify(l.cookie, { Code: codeAt(secret, 30) })).toMatchObject({ status: 401, body: { Err: "Invalid code" } });
+    expect(await verify(l.cookie, { Code: codeAt(secret, 30) })).toMatchObject({
+      status: 401,
+      body: { Err: "Invalid code" },
+    });
     const fresh = ((await generate(l.cookie)).body as { Secret: string }).Secret;
     expect(fresh).not.toBe(secret);
     expect((await verify(l.cookie, { Code: codeAt(fresh) })).status).toBe(204);
     // Bob, now signed in, cannot reset his own 2FA.
-    expect(await apiRequest(h, "DELETE", `/api/admin/admins/${bobId}/totpToken`, undefined, { cookie: l.cookie })).toMatchObject({ status: 403, body: { Err: "cannotResetOwn2fa" } });
+    expect(
+      await apiRequest(h, "DELETE", `/api/admin/admins/${bobId}/totpToken`, undefined, { cookie: l.cookie }),
+    ).toMatchObject({ status: 403, body: { Err: "cannotResetOwn2fa" } });
     expect(bobRow().totpSecretEnc).not.toBeNull();
   });
 });

@@ -17,7 +17,16 @@ import type { TotpSubject } from "../../services/auth/totp.ts";
 /** The pending admin session of the cookie (401 err.invalidSession when there is none), and who it is. */
 function pending(c: Context<AppEnv>): { session: AdminSessionContext; subject: TotpSubject } {
   const session = c.var.services.adminSessions.resolve(getCookie(c, ADMIN_COOKIE), { allowPending: true });
-  return { session, subject: { kind: "admin", accountId: session.adminId, sessionId: session.sessionId, userName: session.userName, ip: c.var.clientIp } };
+  return {
+    session,
+    subject: {
+      kind: "admin",
+      accountId: session.adminId,
+      sessionId: session.sessionId,
+      userName: session.userName,
+      ip: c.var.clientIp,
+    },
+  };
 }
 
 /** GET /admin/otp/generate and POST /admin/otp/verify (mounted at /admin/otp). */

@@ -7,7 +7,10 @@ import { FakeIdp, b64, makeKeyPair, requestIdOf, responseXml } from "../../testi
 import { setSetting } from "../../services/settings.ts";
 
 const actor = { adminName: "test-admin", ip: "127.0.0.1" };
-const ADMIN_SP = { acsUrl: "http://postern.test/api/admin/saml/acs", audience: "http://postern.test/api/admin/saml/metadata" };
+const ADMIN_SP = {
+  acsUrl: "http://postern.test/api/admin/saml/acs",
+  audience: "http://postern.test/api/admin/saml/metadata",
+};
 const USER_SP = { acsUrl: "http://postern.test/api/saml/acs", audience: "http://postern.test/api/saml/metadata" };
 const FAILED = "/admin?error=Authentication%20failed";
 
@@ -21,7 +24,17 @@ beforeEach(async () => {
   h = createHarness();
   setSetting(h.services.db, "PublicURL", "http://postern.test");
   setSetting(h.services.db, "AdminSAMLMetadataFile", idp.metadata());
-  await h.services.admins.create({ Name: "Sam L", UserName: "sam@example.test", AuthType: "SAML", TOTPEnabled: false, LoginEnabled: true, ThirdPartyAuth: { DN: "" } }, actor);
+  await h.services.admins.create(
+    {
+      Name: "Sam L",
+      UserName: "sam@example.test",
+      AuthType: "SAML",
+      TOTPEnabled: false,
+      LoginEnabled: true,
+      ThirdPartyAuth: { DN: "" },
+    },
+    actor,
+  );
 });
 afterEach(async () => {
   await h.close();
@@ -32,12 +45,21 @@ async function acs(samlResponse: string): Promise<{ status: number; location: st
     "http://postern.test/api/admin/saml/acs",
     {
       method: "POST",
-      headers: { host: "postern.test", "content-type": "application/x-www-form-urlencoded", origin: "https://idp.example.test", "sec-fetch-site": "cross-site" },
+      headers: {
+        host: "postern.test",
+        "content-type": "application/x-www-form-urlencoded",
+        origin: "https://idp.example.test",
+        "sec-fetch-site": "cross-site",
+      },
       body: new URLSearchParams({ SAMLResponse: samlResponse }).toString(),
     },
     socketEnv(),
   );
-  return { status: res.status, location: res.headers.get("location") ?? "", setCookie: res.headers.get("set-cookie") ?? "" };
+  return {
+    status: res.status,
+    location: res.headers.get("location") ?? "",
+    setCookie: res.headers.get("set-cookie") ?? "",
+  };
 }
 
 async function start(): Promise<string> {
@@ -68,9 +90,15 @@ describe("admin SAML", () => {
     expect(String(r.body)).toContain('entityID="http://postern.test/api/admin/saml/metadata"');
     expect(String(r.body)).toContain('Location="http://postern.test/api/admin/saml/acs"');
     // The user side has its own settings.
-    expect(await apiRequest(h, "GET", "/api/saml/metadata")).toMatchObject({ status: 404, body: { Err: "SAML not configured" } });
+    expect(await apiRequest(h, "GET", "/api/saml/metadata")).toMatchObject({
+      status: 404,
+      body: { Err: "SAML not configured" },
+    });
     setSetting(h.services.db, "AdminSAMLMetadataFile", "");
-    expect(await apiRequest(h, "GET", "/api/admin/saml/metadata")).toMatchObject({ status: 404, body: { Err: "SAML not configured" } });
+    expect(await apiRequest(h, "GET", "/api/admin/saml/metadata")).toMatchObject({
+      status: 404,
+      body: { Err: "SAML not configured" },
+    });
     const login = await apiRequest(h, "GET", "/api/admin/login/saml");
     expect(login.headers.get("location")).toBe("/admin?error=SAML%20not%20configured");
   });
@@ -81,17 +109,26 @@ describe("admin SAML", () => {
     const cookie = adminCookie(r.setCookie);
     expect((await apiRequest(h, "GET", "/api/admin/status", undefined, { cookie })).status).toBe(200);
     expect(lastAudit()).toMatchObject({ action: "adminLoggedIn", adminName: "sam@example.test" });
-    expect(h.services.db.select().from(admins).where(eq(admins.userName, "sam@example.test")).get()?.lastLogin).not.toBeNull();
+    expect(
+      h.services.db.select().from(admins).where(eq(admins.userName, "sam@example.test")).get()?.lastLogin,
+    ).not.toBeNull();
   });
 
   it("never creates an admin from an assertion", async () => {
-    await expectRefused(idp.signed(idp.fields(await start(), ADMIN_SP, "nobody@example.test")), /no admin with that user name/);
+    await expectRefused(
+      idp.signed(idp.fields(await start(), ADMIN_SP, "nobody@example.test")),
+      /no admin with that user name/,
+    );
     expect(lastAudit()?.adminName).toBe("nobody@example.test");
     expect(h.services.db.select().from(admins).where(eq(admins.userName, "nobody@example.test")).get()).toBeUndefined();
   });
 
   it("never signs in a local admin of the same name", async () => {
-    await h.services.adminSessions.createLocalAdmin({ userName: "root@example.test", name: "Root", password: "root-password" });
+    await h.services.adminSessions.createLocalAdmin({
+      userName: "root@example.test",
+      name: "Root",
+      password: "root-password",
+    });
     await expectRefused(idp.signed(idp.fields(await start(), ADMIN_SP, "root@example.test")), /not a SAML admin/);
   });
 
@@ -100,30 +137,53 @@ describe("admin SAML", () => {
     const r = await acs(idp.signed(idp.fields(await start(), ADMIN_SP, "sam@example.test")));
     expect(r).toMatchObject({ status: 303, location: "/admin?error=Login%20not%20permitted" });
     expect(r.setCookie).not.toMatch(/postern_admin_session=/);
-    expect(lastAudit()).toMatchObject({ action: "adminLoginFailed", adminName: "sam@example.test", errorMessage: "login not permitted" });
+    expect(lastAudit()).toMatchObject({
+      action: "adminLoginFailed",
+      adminName: "sam@example.test",
+      errorMessage: "login not permitted",
+    });
   });
 
   it("refuses a response made for the user portal, and a request of the user portal", async () => {
     setSetting(h.services.db, "SAMLMetadataFile", idp.metadata());
     // Issued for the user SP (audience and recipient), answering an admin request.
-    await expectRefused(idp.signed({ ...idp.fields(await start(), ADMIN_SP, "sam@example.test"), audience: USER_SP.audience }), /audience/);
-    await expectRefused(idp.signed({ ...idp.fields(await start(), ADMIN_SP, "sam@example.test"), recipient: USER_SP.acsUrl }), /recipient/);
+    await expectRefused(
+      idp.signed({ ...idp.fields(await start(), ADMIN_SP, "sam@example.test"), audience: USER_SP.audience }),
+      /audience/,
+    );
+    await expectRefused(
+      idp.signed({ ...idp.fields(await start(), ADMIN_SP, "sam@example.test"), recipient: USER_SP.acsUrl }),
+      /recipient/,
+    );
     // A user-portal request id answered to the admin ACS.
     const userStart = await apiRequest(h, "GET", "/api/login/saml?kioskMode=false");
     const userRequest = requestIdOf(userStart.headers.get("location") ?? "");
-    await expectRefused(idp.signed(idp.fields(userRequest, ADMIN_SP, "sam@example.test")), /InResponseTo names no pending request/);
+    await expectRefused(
+      idp.signed(idp.fields(userRequest, ADMIN_SP, "sam@example.test")),
+      /InResponseTo names no pending request/,
+    );
   });
 
   it("refuses an unsigned response and one signed by another key", async () => {
     const other = await makeKeyPair("attacker");
-    await expectRefused(idp.signed(idp.fields(await start(), ADMIN_SP, "sam@example.test"), other), /UNMATCH_CERTIFICATE/);
-    await expectRefused(b64(responseXml(idp.fields(await start(), ADMIN_SP, "sam@example.test"))), /FAILED_TO_VERIFY_SIGNATURE/);
+    await expectRefused(
+      idp.signed(idp.fields(await start(), ADMIN_SP, "sam@example.test"), other),
+      /UNMATCH_CERTIFICATE/,
+    );
+    await expectRefused(
+      b64(responseXml(idp.fields(await start(), ADMIN_SP, "sam@example.test"))),
+      /FAILED_TO_VERIFY_SIGNATURE/,
+    );
   });
 
   it("refuses a form without SAMLResponse with Bad request", async () => {
     const res = await h.app.request(
       "http://postern.test/api/admin/saml/acs",
-      { method: "POST", headers: { host: "postern.test", "content-type": "application/x-www-form-urlencoded" }, body: "RelayState=x" },
+      {
+        method: "POST",
+        headers: { host: "postern.test", "content-type": "application/x-www-form-urlencoded" },
+        body: "RelayState=x",
+      },
       socketEnv(),
     );
     expect(res.status).toBe(303);

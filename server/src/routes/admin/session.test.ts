@@ -9,9 +9,11 @@ let root = "";
 
 const TOO_MANY = "Too many requests. Please try again in...";
 const cookieOf = (setCookie: string) => setCookie.split(";")[0] ?? "";
-const adminLogin = (UserName: string, Password: string, from?: string) => apiRequest(h, "POST", "/api/admin/login", { UserName, Password }, from ? { from } : {});
+const adminLogin = (UserName: string, Password: string, from?: string) =>
+  apiRequest(h, "POST", "/api/admin/login", { UserName, Password }, from ? { from } : {});
 const audit = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
-const adminStatus = async (cookie: string) => (await apiRequest(h, "GET", "/api/admin/admins", undefined, { cookie })).status;
+const adminStatus = async (cookie: string) =>
+  (await apiRequest(h, "GET", "/api/admin/admins", undefined, { cookie })).status;
 
 beforeEach(async () => {
   h = createHarness();
@@ -30,8 +32,14 @@ describe("POST /admin/login", () => {
     expect(cookieOf(a.setCookie)).not.toBe(root);
     expect(await adminStatus(root)).toBe(200); // the earlier session stays until it ends
     expect(await adminStatus(cookieOf(a.setCookie))).toBe(200);
-    expect(await adminLogin("root", "wrong-password")).toMatchObject({ status: 401, body: { Err: "Invalid credentials" } });
-    expect(await adminLogin("nobody", "wrong-password")).toMatchObject({ status: 401, body: { Err: "Invalid credentials" } });
+    expect(await adminLogin("root", "wrong-password")).toMatchObject({
+      status: 401,
+      body: { Err: "Invalid credentials" },
+    });
+    expect(await adminLogin("nobody", "wrong-password")).toMatchObject({
+      status: 401,
+      body: { Err: "Invalid credentials" },
+    });
     expect(audit("adminLoggedIn").map((e) => [e.adminName, e.ipAddress])).toEqual([
       ["root", "203.0.113.5"],
       ["root", "198.51.100.8"],
@@ -43,11 +51,29 @@ describe("POST /admin/login", () => {
   });
 
   it("refuses an admin whose login is off with 403 Login not permitted, audited", async () => {
-    expect((await apiRequest(h, "POST", "/api/admin/admins", { Name: "Eve", UserName: "eve", PlainPassword: "eve-password", ConfirmPassword: "eve-password", LoginEnabled: false }, { cookie: root })).status).toBe(201);
+    expect(
+      (
+        await apiRequest(
+          h,
+          "POST",
+          "/api/admin/admins",
+          {
+            Name: "Eve",
+            UserName: "eve",
+            PlainPassword: "eve-password",
+            ConfirmPassword: "eve-password",
+            LoginEnabled: false,
+          },
+          { cookie: root },
+        )
+      ).status,
+    ).toBe(201);
     const r = await adminLogin("eve", "eve-password");
     expect(r).toMatchObject({ status: 403, body: { Err: "Login not permitted" } });
     expect(r.setCookie).toBe("");
-    expect(audit("adminLoginFailed").map((e) => [e.adminName, e.errorMessage])).toEqual([["eve", "login not permitted"]]);
+    expect(audit("adminLoginFailed").map((e) => [e.adminName, e.errorMessage])).toEqual([
+      ["eve", "login not permitted"],
+    ]);
   });
 
   it("throttles per account (5) and per address (20), before any hashing", async () => {
@@ -58,7 +84,17 @@ describe("POST /admin/login", () => {
     expect(r.setCookie).toBe("");
     expect(audit("adminLoginFailed").at(-1)?.errorMessage).toBe("too many attempts");
     // The user login shares the account key: the same name is blocked there too.
-    expect((await apiRequest(h, "POST", "/api/login", { UserName: "root", Password: "root-password" }, { from: "192.0.2.2" })).status).toBe(429);
+    expect(
+      (
+        await apiRequest(
+          h,
+          "POST",
+          "/api/login",
+          { UserName: "root", Password: "root-password" },
+          { from: "192.0.2.2" },
+        )
+      ).status,
+    ).toBe(429);
     h.clock.advance(60_000);
     expect((await adminLogin("root", "root-password")).status).toBe(204);
 

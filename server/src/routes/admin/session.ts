@@ -17,10 +17,13 @@ export const adminSessionRoutes = new Hono<AppEnv>()
   // 429 throttled (Retry-After).
   .post("/login", async (c) => {
     const body = await parseBody(c, AdminLoginRequestSchema);
-    const { token, pending, endsAt } = await withRetryAfter(c, () => c.var.services.adminSessions.login({ userName: body.UserName, password: body.Password, ip: c.var.clientIp }));
+    const { token, pending, endsAt } = await withRetryAfter(c, () =>
+      c.var.services.adminSessions.login({ userName: body.UserName, password: body.Password, ip: c.var.clientIp }),
+    );
     setSessionCookie(c, ADMIN_COOKIE, token, endsAt);
     // A TOTP code is still owed: the cookie names a session only the admin 2FA routes accept.
-    if (pending) throw new AppError(401, pending === "verify" ? ErrKey.totpVerificationRequired : ErrKey.totpEnrolmentRequired);
+    if (pending)
+      throw new AppError(401, pending === "verify" ? ErrKey.totpVerificationRequired : ErrKey.totpEnrolmentRequired);
     return c.body(null, 204);
   })
   // POST /admin/logout

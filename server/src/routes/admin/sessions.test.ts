@@ -11,7 +11,8 @@ let rootId = "";
 const UNKNOWN = "11111111-1111-1111-1111-111111111111";
 const actor = { adminName: "test-admin", ip: "127.0.0.1" };
 
-const req = (method: string, path: string, body?: unknown, cookie = root) => apiRequest(h, method, path, body, { cookie });
+const req = (method: string, path: string, body?: unknown, cookie = root) =>
+  apiRequest(h, method, path, body, { cookie });
 const audit = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 
 /** Signs alice in from `from` and grants the seeded ACL; returns her cookie (the add op is consumed). */
@@ -19,7 +20,9 @@ async function aliceGrants(from = "203.0.113.5"): Promise<string> {
   const login = await apiRequest(h, "POST", "/api/login", { UserName: "alice", Password: "alice-password" }, { from });
   expect(login.status).toBe(200);
   const cookie = login.setCookie.split(";")[0] ?? "";
-  expect((await apiRequest(h, "POST", "/api/grant", { ACLID: seed.aclId, IPs: [] }, { cookie, from })).status).toBe(200);
+  expect((await apiRequest(h, "POST", "/api/grant", { ACLID: seed.aclId, IPs: [] }, { cookie, from })).status).toBe(
+    200,
+  );
   expect(h.channel.take()).toEqual([expect.objectContaining({ op: "add", ip: from })]);
   return cookie;
 }
@@ -28,8 +31,21 @@ const adminStatus = async (cookie: string) => (await req("GET", "/api/admin/admi
 const liveIds = (userId: string) => h.services.users.sessions(userId).map((s) => s.ID);
 
 async function secondAdmin(): Promise<{ id: string; cookie: string }> {
-  const id = (await req("POST", "/api/admin/admins", { Name: "Bob", UserName: "bob", PlainPassword: "bob-password", ConfirmPassword: "bob-password" })).body as string;
-  const r = await apiRequest(h, "POST", "/api/admin/login", { UserName: "bob", Password: "bob-password" }, { from: "198.51.100.9" });
+  const id = (
+    await req("POST", "/api/admin/admins", {
+      Name: "Bob",
+      UserName: "bob",
+      PlainPassword: "bob-password",
+      ConfirmPassword: "bob-password",
+    })
+  ).body as string;
+  const r = await apiRequest(
+    h,
+    "POST",
+    "/api/admin/login",
+    { UserName: "bob", Password: "bob-password" },
+    { from: "198.51.100.9" },
+  );
   expect(r.status).toBe(204);
   return { id, cookie: r.setCookie.split(";")[0] ?? "" };
 }
@@ -55,7 +71,10 @@ describe("user sessions", () => {
     const [s] = r.body as { ID: string; Created: string; Ends: string }[];
     expect(Object.keys(s ?? {}).sort()).toEqual(["Created", "Ends", "ID"]);
     expect(Date.parse(s!.Ends) - Date.parse(s!.Created)).toBe(480 * 60_000);
-    expect(await req("GET", `/api/admin/users/${UNKNOWN}/sessions`)).toMatchObject({ status: 404, body: { Err: "Not found" } });
+    expect(await req("GET", `/api/admin/users/${UNKNOWN}/sessions`)).toMatchObject({
+      status: 404,
+      body: { Err: "Not found" },
+    });
   });
 
   it("ends one user session and revokes its grants as logout does", async () => {
@@ -68,24 +87,58 @@ describe("user sessions", () => {
     expect(await userStatus(other)).toBe(200);
     const g = h.services.db.select().from(grants).where(eq(grants.sessionId, first!)).get();
     expect(g?.status).toBe(8);
-    expect(h.services.db.select().from(userSessions).where(eq(userSessions.id, first!)).get()?.endReason).toBe("invalidated");
-    expect(await req("DELETE", `/api/admin/sessions/${first}`)).toMatchObject({ status: 404, body: { Err: "Not found" } });
-    expect(await req("DELETE", `/api/admin/sessions/${UNKNOWN}`)).toMatchObject({ status: 404, body: { Err: "Not found" } });
-    expect(audit("sessionDeleted").map((e) => [e.userName, e.adminName, e.description])).toEqual([["alice", "root", "user session"]]);
+    expect(h.services.db.select().from(userSessions).where(eq(userSessions.id, first!)).get()?.endReason).toBe(
+      "invalidated",
+    );
+    expect(await req("DELETE", `/api/admin/sessions/${first}`)).toMatchObject({
+      status: 404,
+      body: { Err: "Not found" },
+    });
+    expect(await req("DELETE", `/api/admin/sessions/${UNKNOWN}`)).toMatchObject({
+      status: 404,
+      body: { Err: "Not found" },
+    });
+    expect(audit("sessionDeleted").map((e) => [e.userName, e.adminName, e.description])).toEqual([
+      ["alice", "root", "user session"],
+    ]);
   });
 
   it("ends every user session and revokes every grant", async () => {
     await h.services.users.create(
-      { Name: "Bob", UserName: "bob", Company: "", Duration: 60, SessionLimit: null, AuthType: "local", PlainPassword: "bob-password", ConfirmPassword: "bob-password", TOTPEnabled: false, ValidUntil: null, ThirdPartyAuth: { DN: "" }, AclIds: [seed.aclId] },
+      {
+        Name: "Bob",
+        UserName: "bob",
+        Company: "",
+        Duration: 60,
+        SessionLimit: null,
+        AuthType: "local",
+        PlainPassword: "bob-password",
+        ConfirmPassword: "bob-password",
+        TOTPEnabled: false,
+        ValidUntil: null,
+        ThirdPartyAuth: { DN: "" },
+        AclIds: [seed.aclId],
+      },
       actor,
     );
     const a1 = await aliceGrants();
     const a2 = await aliceGrants("198.51.100.20");
-    const b = (await apiRequest(h, "POST", "/api/login", { UserName: "bob", Password: "bob-password" }, { from: "192.0.2.44" })).setCookie.split(";")[0] ?? "";
-    expect((await apiRequest(h, "POST", "/api/grant", { ACLID: seed.aclId, IPs: [] }, { cookie: b, from: "192.0.2.44" })).status).toBe(200);
+    const b =
+      (
+        await apiRequest(h, "POST", "/api/login", { UserName: "bob", Password: "bob-password" }, { from: "192.0.2.44" })
+      ).setCookie.split(";")[0] ?? "";
+    expect(
+      (await apiRequest(h, "POST", "/api/grant", { ACLID: seed.aclId, IPs: [] }, { cookie: b, from: "192.0.2.44" }))
+        .status,
+    ).toBe(200);
     h.channel.take();
     expect((await req("DELETE", "/api/admin/sessions")).status).toBe(204);
-    expect(h.channel.take().map((o) => `${o.op} ${o.ip}`).sort()).toEqual(["del 192.0.2.44", "del 198.51.100.20", "del 203.0.113.5"]);
+    expect(
+      h.channel
+        .take()
+        .map((o) => `${o.op} ${o.ip}`)
+        .sort(),
+    ).toEqual(["del 192.0.2.44", "del 198.51.100.20", "del 203.0.113.5"]);
     for (const c of [a1, a2, b]) expect(await userStatus(c)).toBe(401);
     expect(liveIds(seed.userId)).toEqual([]);
     expect(audit("sessionDeleted").map((e) => e.description)).toEqual(["all user sessions (3)"]);
@@ -96,8 +149,20 @@ describe("user sessions", () => {
 
   it("requires an admin session, never a user session", async () => {
     const cookie = await aliceGrants();
-    expect(await req("DELETE", "/api/admin/sessions", undefined, "")).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
-    expect((await req("DELETE", "/api/admin/sessions", undefined, cookie.replace("postern_session", "postern_admin_session"))).status).toBe(401);
+    expect(await req("DELETE", "/api/admin/sessions", undefined, "")).toMatchObject({
+      status: 401,
+      body: { Err: "err.invalidSession" },
+    });
+    expect(
+      (
+        await req(
+          "DELETE",
+          "/api/admin/sessions",
+          undefined,
+          cookie.replace("postern_session", "postern_admin_session"),
+        )
+      ).status,
+    ).toBe(401);
     expect(await userStatus(cookie)).toBe(200);
     expect(h.channel.take()).toEqual([]);
   });
@@ -108,8 +173,13 @@ describe("admin sessions", () => {
     const bob = await secondAdmin();
     const r = await req("GET", `/api/admin/admins/${bob.id}/sessions`);
     expect(r.status).toBe(200);
-    expect(r.body).toEqual([{ ID: expect.any(String) as unknown, Created: expect.stringMatching(/Z$/) as unknown, IPAddress: "198.51.100.9" }]);
-    expect(await req("GET", `/api/admin/admins/${UNKNOWN}/sessions`)).toMatchObject({ status: 404, body: { Err: "Not found" } });
+    expect(r.body).toEqual([
+      { ID: expect.any(String) as unknown, Created: expect.stringMatching(/Z$/) as unknown, IPAddress: "198.51.100.9" },
+    ]);
+    expect(await req("GET", `/api/admin/admins/${UNKNOWN}/sessions`)).toMatchObject({
+      status: 404,
+      body: { Err: "Not found" },
+    });
   });
 
   it("ends another admin's session, and the caller's own as a logout", async () => {
@@ -120,15 +190,24 @@ describe("admin sessions", () => {
     expect(del.setCookie).toBe("");
     expect(await adminStatus(bob.cookie)).toBe(401);
     expect(await adminStatus(root)).toBe(200);
-    expect(await req("DELETE", `/api/admin/adminsessions/${bobSession!.ID}`)).toMatchObject({ status: 404, body: { Err: "Not found" } });
-    expect(await req("DELETE", `/api/admin/adminsessions/${UNKNOWN}`)).toMatchObject({ status: 404, body: { Err: "Not found" } });
+    expect(await req("DELETE", `/api/admin/adminsessions/${bobSession!.ID}`)).toMatchObject({
+      status: 404,
+      body: { Err: "Not found" },
+    });
+    expect(await req("DELETE", `/api/admin/adminsessions/${UNKNOWN}`)).toMatchObject({
+      status: 404,
+      body: { Err: "Not found" },
+    });
 
     const [own] = h.services.admins.sessions(rootId);
     const self = await req("DELETE", `/api/admin/adminsessions/${own!.ID}`);
     expect(self.status).toBe(204);
     expect(self.setCookie).toMatch(/postern_admin_session=;/);
     expect(await adminStatus(root)).toBe(401);
-    expect(audit("sessionDeleted").map((e) => e.description)).toEqual(["admin session of bob", "admin session of root"]);
+    expect(audit("sessionDeleted").map((e) => e.description)).toEqual([
+      "admin session of bob",
+      "admin session of root",
+    ]);
   });
 
   it("ends every admin session, the caller's included", async () => {
@@ -149,29 +228,72 @@ describe("user extras", () => {
     const u = (await req("GET", `/api/admin/users/${seed.userId}`)).body as Record<string, unknown>;
     expect((await req("PUT", `/api/admin/users/${seed.userId}`, { ...u, TOTPEnabled: true })).status).toBe(200);
     expect((await req("GET", `/api/admin/users/${seed.userId}`)).body).toMatchObject({ TOTPEnabled: true });
-    h.services.db.update(users).set({ totpSecretEnc: "sealed", totpLastStep: 9 }).where(eq(users.id, seed.userId)).run();
+    h.services.db
+      .update(users)
+      .set({ totpSecretEnc: "sealed", totpLastStep: 9 })
+      .where(eq(users.id, seed.userId))
+      .run();
     expect((await req("DELETE", `/api/admin/users/${seed.userId}/totpToken`)).status).toBe(204);
-    expect(h.services.db.select().from(users).where(eq(users.id, seed.userId)).get()).toMatchObject({ totpEnabled: true, totpSecretEnc: null, totpLastStep: null });
-    expect(await req("DELETE", `/api/admin/users/${UNKNOWN}/totpToken`)).toMatchObject({ status: 404, body: { Err: "Not found" } });
+    expect(h.services.db.select().from(users).where(eq(users.id, seed.userId)).get()).toMatchObject({
+      totpEnabled: true,
+      totpSecretEnc: null,
+      totpLastStep: null,
+    });
+    expect(await req("DELETE", `/api/admin/users/${UNKNOWN}/totpToken`)).toMatchObject({
+      status: 404,
+      body: { Err: "Not found" },
+    });
     expect(audit("totpReset").map((e) => [e.userName, e.adminName])).toEqual([["alice", "root"]]);
   });
 
   it("stores TOTPEnabled for users, never for SAML users, and forgets the secret when it is turned off", async () => {
     const u = (await req("GET", `/api/admin/users/${seed.userId}`)).body as Record<string, unknown>;
     expect((await req("PUT", `/api/admin/users/${seed.userId}`, { ...u, TOTPEnabled: true })).status).toBe(200);
-    h.services.db.update(users).set({ totpSecretEnc: "sealed", totpLastStep: 9 }).where(eq(users.id, seed.userId)).run();
+    h.services.db
+      .update(users)
+      .set({ totpSecretEnc: "sealed", totpLastStep: 9 })
+      .where(eq(users.id, seed.userId))
+      .run();
     expect((await req("PUT", `/api/admin/users/${seed.userId}`, { ...u, TOTPEnabled: false })).status).toBe(200);
-    expect(h.services.db.select().from(users).where(eq(users.id, seed.userId)).get()).toMatchObject({ totpEnabled: false, totpSecretEnc: null });
+    expect(h.services.db.select().from(users).where(eq(users.id, seed.userId)).get()).toMatchObject({
+      totpEnabled: false,
+      totpSecretEnc: null,
+    });
     const saml = await h.services.users.create(
-      { Name: "S", UserName: "s", Company: "", Duration: 60, SessionLimit: null, AuthType: "SAML", TOTPEnabled: true, ValidUntil: null, ThirdPartyAuth: { DN: "" }, AclIds: [] },
+      {
+        Name: "S",
+        UserName: "s",
+        Company: "",
+        Duration: 60,
+        SessionLimit: null,
+        AuthType: "SAML",
+        TOTPEnabled: true,
+        ValidUntil: null,
+        ThirdPartyAuth: { DN: "" },
+        AclIds: [],
+      },
       actor,
     );
     expect(h.services.users.get(saml).TOTPEnabled).toBe(false);
   });
 
   it("lists a user's groups and the ACLs they reach, directly and through groups", async () => {
-    const g1 = (await req("POST", "/api/admin/groups", { Name: "Ops", Type: "local", ACLIDs: [seed.aclId], UserIDs: [seed.userId] })).body as string;
-    const g2 = (await req("POST", "/api/admin/groups", { Name: "All", Type: "dynamic", ACLIDs: [seed.aclId], UserIDs: [seed.userId] })).body as string;
+    const g1 = (
+      await req("POST", "/api/admin/groups", {
+        Name: "Ops",
+        Type: "local",
+        ACLIDs: [seed.aclId],
+        UserIDs: [seed.userId],
+      })
+    ).body as string;
+    const g2 = (
+      await req("POST", "/api/admin/groups", {
+        Name: "All",
+        Type: "dynamic",
+        ACLIDs: [seed.aclId],
+        UserIDs: [seed.userId],
+      })
+    ).body as string;
     await req("POST", "/api/admin/groups", { Name: "Empty", Type: "local" });
     const groups = await req("GET", `/api/admin/users/${seed.userId}/groups`);
     expect(groups.status).toBe(200);
@@ -182,12 +304,31 @@ describe("user extras", () => {
     const acls = await req("GET", `/api/admin/users/${seed.userId}/acls`);
     expect(acls.status).toBe(200);
     expect(acls.body).toEqual([
-      { ID: seed.aclId, Description: "Intranet", URL: "https://intranet.example", Category: "Default", Icon: "", Direct: true, Groups: [{ ID: g2, Name: "All" }, { ID: g1, Name: "Ops" }] },
+      {
+        ID: seed.aclId,
+        Description: "Intranet",
+        URL: "https://intranet.example",
+        Category: "Default",
+        Icon: "",
+        Direct: true,
+        Groups: [
+          { ID: g2, Name: "All" },
+          { ID: g1, Name: "Ops" },
+        ],
+      },
     ]);
     const u = (await req("GET", `/api/admin/users/${seed.userId}`)).body as Record<string, unknown>;
     expect((await req("PUT", `/api/admin/users/${seed.userId}`, { ...u, AclIds: [] })).status).toBe(200);
-    expect((await req("GET", `/api/admin/users/${seed.userId}/acls`)).body).toEqual([expect.objectContaining({ ID: seed.aclId, Direct: false })]);
-    expect(await req("GET", `/api/admin/users/${UNKNOWN}/groups`)).toMatchObject({ status: 404, body: { Err: "Not found" } });
-    expect(await req("GET", `/api/admin/users/${UNKNOWN}/acls`)).toMatchObject({ status: 404, body: { Err: "Not found" } });
+    expect((await req("GET", `/api/admin/users/${seed.userId}/acls`)).body).toEqual([
+      expect.objectContaining({ ID: seed.aclId, Direct: false }),
+    ]);
+    expect(await req("GET", `/api/admin/users/${UNKNOWN}/groups`)).toMatchObject({
+      status: 404,
+      body: { Err: "Not found" },
+    });
+    expect(await req("GET", `/api/admin/users/${UNKNOWN}/acls`)).toMatchObject({
+      status: 404,
+      body: { Err: "Not found" },
+    });
   });
 });

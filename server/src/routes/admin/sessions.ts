@@ -34,6 +34,7 @@ export const adminSessionAdminRoutes = new Hono<AppEnv>()
   })
   // DELETE /admin/adminsessions/{id}
   .delete("/:id", (c) => {
-    if (c.var.services.sessions.endAdminSession(c.req.param("id"), adminActorOf(c))) clearSessionCookie(c, ADMIN_COOKIE);
+    if (c.var.services.sessions.endAdminSession(c.req.param("id"), adminActorOf(c)))
+      clearSessionCookie(c, ADMIN_COOKIE);
     return c.body(null, 204);
   });

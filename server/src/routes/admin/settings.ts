@@ -15,16 +15,27 @@ export const settingsRoutes = new Hono<AppEnv>()
   // GET /admin/settings
   .get("/", (c) => c.json(c.var.services.adminSettings.general(), 200))
   // POST /admin/settings/customize
-  .post("/customize", async (c) => c.json(c.var.services.adminSettings.customize(await parseBody(c, CustomizeSettingsSchema), actorOf(c)), 200))
+  .post("/customize", async (c) =>
+    c.json(c.var.services.adminSettings.customize(await parseBody(c, CustomizeSettingsSchema), actorOf(c)), 200),
+  )
   // POST /admin/settings/config
-  .post("/config", async (c) => c.json(c.var.services.adminSettings.config(await parseBody(c, ConfigSettingsSchema), actorOf(c)), 200))
+  .post("/config", async (c) =>
+    c.json(c.var.services.adminSettings.config(await parseBody(c, ConfigSettingsSchema), actorOf(c)), 200),
+  )
   // GET /admin/settings/authentication
   .get("/authentication", (c) => c.json(c.var.services.adminSettings.authentication(), 200))
   // POST /admin/settings/authentication
   .post("/authentication", async (c) =>
-    c.json(c.var.services.adminSettings.updateAuthentication(await parseBody(c, AuthenticationUpdateSchema), actorOf(c)), 200),
+    c.json(
+      c.var.services.adminSettings.updateAuthentication(await parseBody(c, AuthenticationUpdateSchema), actorOf(c)),
+      200,
+    ),
   )
   // POST /admin/settings/generateUserSamlKeyCert
-  .post("/generateUserSamlKeyCert", async (c) => c.json({ Cert: await c.var.services.adminSettings.generateSamlKeyCert("user", actorOf(c)) }, 200))
+  .post("/generateUserSamlKeyCert", async (c) =>
+    c.json({ Cert: await c.var.services.adminSettings.generateSamlKeyCert("user", actorOf(c)) }, 200),
+  )
   // POST /admin/settings/generateAdminSamlKeyCert
-  .post("/generateAdminSamlKeyCert", async (c) => c.json({ Cert: await c.var.services.adminSettings.generateSamlKeyCert("admin", actorOf(c)) }, 200));
+  .post("/generateAdminSamlKeyCert", async (c) =>
+    c.json({ Cert: await c.var.services.adminSettings.generateSamlKeyCert("admin", actorOf(c)) }, 200),
+  );

@@ -20,8 +20,24 @@ describe("GET /admin/status", () => {
     await apiRequest(h, "POST", "/api/login", { UserName: "alice", Password: "alice-password" });
     const r = await apiRequest(h, "GET", "/api/admin/status", undefined, { cookie: admin });
     expect(r.status).toBe(200);
-    const body = r.body as { SessionCount: number; ACLCount: number; UserCount: number; Activity: { Entry: { Action: string } }[]; MinimumRequiredAgentVersion: string; Cloud: boolean; Licensing: unknown; ServerVersion: string };
-    expect(body).toMatchObject({ SessionCount: 1, ACLCount: 1, UserCount: 1, Cloud: false, MinimumRequiredAgentVersion: MINIMUM_REQUIRED_AGENT_VERSION, Licensing: null });
+    const body = r.body as {
+      SessionCount: number;
+      ACLCount: number;
+      UserCount: number;
+      Activity: { Entry: { Action: string } }[];
+      MinimumRequiredAgentVersion: string;
+      Cloud: boolean;
+      Licensing: unknown;
+      ServerVersion: string;
+    };
+    expect(body).toMatchObject({
+      SessionCount: 1,
+      ACLCount: 1,
+      UserCount: 1,
+      Cloud: false,
+      MinimumRequiredAgentVersion: MINIMUM_REQUIRED_AGENT_VERSION,
+      Licensing: null,
+    });
     expect(body.ServerVersion).toMatch(/^\d+\.\d+\.\d+/);
     expect(body.Activity[0]?.Entry.Action).toBe("userLoggedIn");
     expect(body.Activity[1]?.Entry.Action).toBe("adminLoggedIn");
@@ -29,7 +45,13 @@ describe("GET /admin/status", () => {
   });
 
   it("reports the installed licence", async () => {
-    const installed = await apiRequest(h, "POST", "/api/admin/settings/license", { License: "free" }, { cookie: admin });
+    const installed = await apiRequest(
+      h,
+      "POST",
+      "/api/admin/settings/license",
+      { License: "free" },
+      { cookie: admin },
+    );
     expect(installed.status).toBe(200);
     const r = await apiRequest(h, "GET", "/api/admin/status", undefined, { cookie: admin });
     expect((r.body as { Licensing: unknown }).Licensing).toMatchObject({ UserLimit: 1 });

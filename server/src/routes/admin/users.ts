@@ -32,7 +32,8 @@ export const userRoutes = new Hono<AppEnv>()
   .post("/", async (c) => {
     const body = await parseBody(c, UserWriteSchema);
     const key = body.ApiKey;
-    if (key !== undefined && body.AuthType === "apikey") return c.json(await c.var.services.apiKeyUsers.createUser(body, key, actorOf(c)), 201);
+    if (key !== undefined && body.AuthType === "apikey")
+      return c.json(await c.var.services.apiKeyUsers.createUser(body, key, actorOf(c)), 201);
     return c.json(await c.var.services.users.create(body, actorOf(c)), 201);
   })
   // PUT /admin/users/{id}

@@ -22,7 +22,8 @@ const aliceRow = () => h.services.db.select().from(users).where(eq(users.id, see
 const actions = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 
 /** The code of `secret` at the test clock's time plus `offsetSeconds`. */
-const codeAt = (secret: string, offsetSeconds = 0) => generateSync({ secret, epoch: Math.floor(h.clock.now() / 1000) + offsetSeconds });
+const codeAt = (secret: string, offsetSeconds = 0) =>
+  generateSync({ secret, epoch: Math.floor(h.clock.now() / 1000) + offsetSeconds });
 
 /** Moves the test clock to the middle of a 30-second step, so a test never straddles a step edge. */
 function midStep(): void {
@@ -130,7 +131,9 @@ describe("enrolment", () => {
     expect(await verify(l.cookie, wrong)).toMatchObject({ status: 401, body: { Err: "Invalid code" } });
     expect(aliceRow().totpSecretEnc).toBeNull();
     expect((await status(l.cookie)).status).toBe(401);
-    expect(actions("totpCodeFailed")).toEqual([expect.objectContaining({ userName: "alice", errorMessage: "Invalid code", description: "enrolment" })]);
+    expect(actions("totpCodeFailed")).toEqual([
+      expect.objectContaining({ userName: "alice", errorMessage: "Invalid code", description: "enrolment" }),
+    ]);
   });
 });
 
@@ -146,7 +149,9 @@ describe("verification", () => {
     const wrong = String((Number(right) + 1) % 1_000_000).padStart(6, "0");
     expect(await verify(l.cookie, wrong)).toMatchObject({ status: 401, body: { Err: "Invalid code" } });
     expect((await status(l.cookie)).status).toBe(401);
-    expect(actions("totpCodeFailed")).toEqual([expect.objectContaining({ userName: "alice", description: "verification" })]);
+    expect(actions("totpCodeFailed")).toEqual([
+      expect.objectContaining({ userName: "alice", description: "verification" }),
+    ]);
     const v = await verify(l.cookie, right);
     expect(v.status).toBe(200);
     expect(v.body).toHaveProperty("Ends");
@@ -195,10 +200,22 @@ describe("verification", () => {
 describe("refusals", () => {
   it("refuses malformed bodies with their keys, and malformed codes as invalid", async () => {
     const l = await login();
-    expect(await apiRequest(h, "POST", "/api/otp/verify", "{nope", { cookie: l.cookie })).toMatchObject({ status: 400, body: { Err: "Failed decoding request body" } });
-    expect(await apiRequest(h, "POST", "/api/otp/verify", {}, { cookie: l.cookie })).toMatchObject({ status: 400, body: { Err: "Bad request", Extra: expect.stringMatching(/^Code: /) } });
-    expect(await verify(l.cookie, 123456)).toMatchObject({ status: 400, body: { Err: "Bad request", Extra: expect.stringMatching(/^Code: /) } });
-    expect(await verify(l.cookie, "1".repeat(17))).toMatchObject({ status: 400, body: { Err: "Bad request", Extra: expect.stringMatching(/^Code: /) } });
+    expect(await apiRequest(h, "POST", "/api/otp/verify", "{nope", { cookie: l.cookie })).toMatchObject({
+      status: 400,
+      body: { Err: "Failed decoding request body" },
+    });
+    expect(await apiRequest(h, "POST", "/api/otp/verify", {}, { cookie: l.cookie })).toMatchObject({
+      status: 400,
+      body: { Err: "Bad request", Extra: expect.stringMatching(/^Code: /) },
+    });
+    expect(await verify(l.cookie, 123456)).toMatchObject({
+      status: 400,
+      body: { Err: "Bad request", Extra: expect.stringMatching(/^Code: /) },
+    });
+    expect(await verify(l.cookie, "1".repeat(17))).toMatchObject({
+      status: 400,
+      body: { Err: "Bad request", Extra: expect.stringMatching(/^Code: /) },
+    });
     for (const code of ["", "abcdef", "12345", "1234567"]) {
       expect(await verify(l.cookie, code)).toMatchObject({ status: 401, body: { Err: "Invalid code" } });
     }
@@ -207,25 +224,48 @@ describe("refusals", () => {
   });
 
   it("refuses callers without a session, and ended sessions", async () => {
-    expect(await apiRequest(h, "GET", "/api/otp/generate")).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
-    expect(await apiRequest(h, "POST", "/api/otp/verify", { Code: "123456" })).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
-    expect(await verify("postern_session=nonsense", "123456")).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
+    expect(await apiRequest(h, "GET", "/api/otp/generate")).toMatchObject({
+      status: 401,
+      body: { Err: "err.invalidSession" },
+    });
+    expect(await apiRequest(h, "POST", "/api/otp/verify", { Code: "123456" })).toMatchObject({
+      status: 401,
+      body: { Err: "err.invalidSession" },
+    });
+    expect(await verify("postern_session=nonsense", "123456")).toMatchObject({
+      status: 401,
+      body: { Err: "err.invalidSession" },
+    });
     const l = await login();
-    h.services.db.update(userSessions).set({ endedAt: h.clock.now() }).where(eq(userSessions.userId, seed.userId)).run();
+    h.services.db
+      .update(userSessions)
+      .set({ endedAt: h.clock.now() })
+      .where(eq(userSessions.userId, seed.userId))
+      .run();
     expect(await generate(l.cookie)).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
     expect(await verify(l.cookie, "123456")).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
     // An admin's cookie is not a user session.
     const admin = await signInAdmin(h);
-    expect(await generate(admin.replace("postern_admin_session", "postern_session"))).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
+    expect(await generate(admin.replace("postern_admin_session", "postern_session"))).toMatchObject({
+      status: 401,
+      body: { Err: "err.invalidSession" },
+    });
     expect(actions("totpCodeFailed")).toHaveLength(0);
   });
 
   it("refuses generate and verify for a completed session", async () => {
     const { secret, cookie } = await enrolAlice();
     expect(await generate(cookie)).toMatchObject({ status: 409, body: { Err: "Already verified 2FA" } });
-    expect(await verify(cookie, codeAt(secret, 30))).toMatchObject({ status: 409, body: { Err: "Already verified 2FA" } });
+    expect(await verify(cookie, codeAt(secret, 30))).toMatchObject({
+      status: 409,
+      body: { Err: "Already verified 2FA" },
+    });
     // A user without TOTP signs in at once; the 2FA routes refuse that session too.
-    h.services.db.update(users).set({ totpEnabled: false, totpSecretEnc: null, totpLastStep: null }).where(eq(users.id, seed.userId)).run();
+    h.services.db
+      .update(users)
+      .set({ totpEnabled: false, totpSecretEnc: null, totpLastStep: null })
+      .where(eq(users.id, seed.userId))
+      .run();
     const plain = await login();
     expect(plain.status).toBe(200);
     expect(await generate(plain.cookie)).toMatchObject({ status: 409, body: { Err: "Already verified 2FA" } });
@@ -246,7 +286,9 @@ describe("2FA reset by an admin", () => {
   it("after a reset the next sign-in asks to enrol, with a new secret", async () => {
     const { secret } = await enrolAlice();
     const admin = await signInAdmin(h);
-    expect((await apiRequest(h, "DELETE", `/api/admin/users/${seed.userId}/totpToken`, undefined, { cookie: admin })).status).toBe(204);
+    expect(
+      (await apiRequest(h, "DELETE", `/api/admin/users/${seed.userId}/totpToken`, undefined, { cookie: admin })).status,
+    ).toBe(204);
     expect(aliceRow()).toMatchObject({ totpEnabled: true, totpSecretEnc: null, totpLastStep: null });
     expect(actions("totpReset")).toEqual([expect.objectContaining({ adminName: "root", userName: "alice" })]);
     const l = await login();
@@ -263,7 +305,10 @@ describe("2FA reset by an admin", () => {
 describe("SAML users", () => {
   it("never owe a TOTP code, even with TOTPEnabled forced on in the database", async () => {
     const id = randomUUID();
-    h.services.db.insert(users).values({ id, name: "Sam", userName: "sam@idp", authType: "SAML", totpEnabled: true }).run();
+    h.services.db
+      .insert(users)
+      .values({ id, name: "Sam", userName: "sam@idp", authType: "SAML", totpEnabled: true })
+      .run();
     const row = h.services.db.select().from(users).where(eq(users.id, id)).get()!;
     const signed = h.services.userSessions.issue(row, { kiosk: false, ip: "203.0.113.5" });
     expect(signed.pending).toBeNull();
@@ -275,11 +320,17 @@ describe("SAML users", () => {
 
   it("are refused TOTP by the service even for a session left pending", async () => {
     const id = randomUUID();
-    h.services.db.insert(users).values({ id, name: "Sam", userName: "sam@idp", authType: "SAML", totpEnabled: true }).run();
+    h.services.db
+      .insert(users)
+      .values({ id, name: "Sam", userName: "sam@idp", authType: "SAML", totpEnabled: true })
+      .run();
     const row = h.services.db.select().from(users).where(eq(users.id, id)).get()!;
     const signed = h.services.userSessions.issue(row, { kiosk: false, ip: "203.0.113.5" });
     h.services.db.update(userSessions).set({ verified: false }).where(eq(userSessions.userId, id)).run();
-    expect(await generate(`postern_session=${signed.token}`)).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
+    expect(await generate(`postern_session=${signed.token}`)).toMatchObject({
+      status: 401,
+      body: { Err: "err.invalidSession" },
+    });
   });
 });
 
@@ -293,7 +344,12 @@ describe("throttling hooks", () => {
     expect((await verify(l.cookie, "000000" === codeAt(secret) ? "111111" : "000000")).status).toBe(401);
     expect((await verify(l.cookie, "abc")).status).toBe(401);
     expect(onCodeFailure).toHaveBeenCalledTimes(2);
-    expect(onCodeFailure).toHaveBeenCalledWith({ kind: "user", accountId: seed.userId, userName: "alice", ip: "203.0.113.5" });
+    expect(onCodeFailure).toHaveBeenCalledWith({
+      kind: "user",
+      accountId: seed.userId,
+      userName: "alice",
+      ip: "203.0.113.5",
+    });
     expect(onCodeSuccess).not.toHaveBeenCalled();
     expect((await verify(l.cookie, codeAt(secret))).status).toBe(200);
     expect(onCodeSuccess).toHaveBeenCalledTimes(1);
@@ -302,10 +358,17 @@ describe("throttling hooks", () => {
 
   it("a refusing beforeCode stops the check: nothing consumed, nothing audited", async () => {
     const { secret } = await enrolAlice();
-    h.services.totp.useHooks({ beforeCode: () => { throw new AppError(429, "Too many requests. Please try again in...", "30"); } });
+    h.services.totp.useHooks({
+      beforeCode: () => {
+        throw new AppError(429, "Too many requests. Please try again in...", "30");
+      },
+    });
     const l = await login();
     const code = codeAt(secret, 30);
-    expect(await verify(l.cookie, code)).toMatchObject({ status: 429, body: { Err: "Too many requests. Please try again in..." } });
+    expect(await verify(l.cookie, code)).toMatchObject({
+      status: 429,
+      body: { Err: "Too many requests. Please try again in..." },
+    });
     expect(actions("totpCodeFailed")).toHaveLength(0);
     expect(aliceRow().totpLastStep).toBe(totpStep(h.clock.now()));
     h.services.totp.useHooks({});

@@ -17,7 +17,16 @@ import type { TotpSubject } from "../../services/auth/totp.ts";
 /** The pending session of the cookie (401 err.invalidSession when there is none), and who it is. */
 function pending(c: Context<AppEnv>): { session: UserSessionContext; subject: TotpSubject } {
   const session = c.var.services.userSessions.resolve(getCookie(c, USER_COOKIE), { allowPending: true });
-  return { session, subject: { kind: "user", accountId: session.userId, sessionId: session.sessionId, userName: session.userName, ip: c.var.clientIp } };
+  return {
+    session,
+    subject: {
+      kind: "user",
+      accountId: session.userId,
+      sessionId: session.sessionId,
+      userName: session.userName,
+      ip: c.var.clientIp,
+    },
+  };
 }
 
 /** GET /otp/generate and POST /otp/verify. */

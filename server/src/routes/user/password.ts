@@ -28,8 +28,15 @@ export const passwordRoutes = new Hono<AppEnv>()
   // PUT /password
   .put("/password", requireUser, async (c) => {
     const body = await parseBody(c, ChangePasswordRequestSchema);
-    const input = { current: body.CurrentPassword, next: body.NewPassword, confirm: body.ConfirmPassword, confirmRequired: true };
-    await withRetryAfter(c, () => c.var.services.passwordChange.changeUserPassword(c.var.userSession, input, c.var.clientIp));
+    const input = {
+      current: body.CurrentPassword,
+      next: body.NewPassword,
+      confirm: body.ConfirmPassword,
+      confirmRequired: true,
+    };
+    await withRetryAfter(c, () =>
+      c.var.services.passwordChange.changeUserPassword(c.var.userSession, input, c.var.clientIp),
+    );
     return c.body(null, 204);
   })
   // POST /password
@@ -48,7 +55,9 @@ export const passwordRoutes = new Hono<AppEnv>()
     const body = await parseBody(c, ChangePasswordLegacyRequestSchema);
     const input = { current: body.ExistingPassword, next: body.NewPassword, confirmRequired: false };
     await withRetryAfter(c, () =>
-      admin ? services.passwordChange.changeAdminPassword(admin, input, c.var.clientIp) : services.passwordChange.changeUserPassword(user!, input, c.var.clientIp),
+      admin
+        ? services.passwordChange.changeAdminPassword(admin, input, c.var.clientIp)
+        : services.passwordChange.changeUserPassword(user!, input, c.var.clientIp),
     );
     return c.body(null, 204);
   });

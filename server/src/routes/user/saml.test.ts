@@ -5,7 +5,15 @@ import { desc, eq } from "drizzle-orm";
 import { auditLog, samlAssertions, samlRequests, userSessions, users } from "../../db/schema.ts";
 import { apiRequest, createHarness, seedLoop, socketEnv } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
-import { FakeIdp, b64, makeKeyPair, requestIdOf, responseXml, signAssertion, signResponse } from "../../testing/saml.ts";
+import {
+  FakeIdp,
+  b64,
+  makeKeyPair,
+  requestIdOf,
+  responseXml,
+  signAssertion,
+  signResponse,
+} from "../../testing/saml.ts";
 import type { KeyPair, ResponseFields } from "../../testing/saml.ts";
 import { installTestLicence } from "../../testing/licences.ts";
 import { setSetting } from "../../services/settings.ts";
@@ -41,7 +49,10 @@ interface AcsResult {
 }
 
 /** Posts a form to the user ACS the way a browser does after the IdP (a cross-site form post). */
-async function acs(samlResponse: string | null, opts: { base?: string; cookie?: string; contentType?: string; body?: string } = {}): Promise<AcsResult> {
+async function acs(
+  samlResponse: string | null,
+  opts: { base?: string; cookie?: string; contentType?: string; body?: string } = {},
+): Promise<AcsResult> {
   const res = await h.app.request(
     `${opts.base ?? "http://postern.test"}/api/saml/acs`,
     {
@@ -57,7 +68,11 @@ async function acs(samlResponse: string | null, opts: { base?: string; cookie?: 
     },
     socketEnv(),
   );
-  return { status: res.status, location: res.headers.get("location") ?? "", setCookie: res.headers.get("set-cookie") ?? "" };
+  return {
+    status: res.status,
+    location: res.headers.get("location") ?? "",
+    setCookie: res.headers.get("set-cookie") ?? "",
+  };
 }
 
 /** Starts a sign-in; returns the AuthnRequest id sent to the IdP. */
@@ -68,7 +83,10 @@ async function start(query = "?kioskMode=false"): Promise<string> {
 }
 
 /** Valid fields for a fresh request of alice@example.test (attributes as given). */
-async function fresh(nameId = "alice@example.test", attributes: Record<string, string[]> = {}): Promise<ResponseFields> {
+async function fresh(
+  nameId = "alice@example.test",
+  attributes: Record<string, string[]> = {},
+): Promise<ResponseFields> {
   return { ...idp.fields(await start(), SP, nameId), attributes };
 }
 
@@ -78,7 +96,12 @@ const lastAudit = () => h.services.db.select().from(auditLog).orderBy(desc(audit
 const userRow = (userName: string) => h.services.db.select().from(users).where(eq(users.userName, userName)).get();
 
 /** Posts `samlResponse` and expects a refusal: redirect with the key, no session, an audit entry naming `reason`. */
-async function expectRefused(samlResponse: string | null, reason: RegExp, key = FAILED, opts: Parameters<typeof acs>[1] = {}): Promise<void> {
+async function expectRefused(
+  samlResponse: string | null,
+  reason: RegExp,
+  key = FAILED,
+  opts: Parameters<typeof acs>[1] = {},
+): Promise<void> {
   const sessions = sessionCount();
   const r = await acs(samlResponse, opts);
   expect(r.status).toBe(303);
@@ -98,7 +121,9 @@ describe("GET /api/saml/metadata", () => {
     const xml = String(r.body);
     expect(xml).toContain('entityID="http://postern.test/api/saml/metadata"');
     expect(xml).toContain('WantAssertionsSigned="true"');
-    expect(xml).toMatch(/AssertionConsumerService[^>]*Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST"[^>]*Location="http:\/\/postern.test\/api\/saml\/acs"/);
+    expect(xml).toMatch(
+      /AssertionConsumerService[^>]*Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST"[^>]*Location="http:\/\/postern.test\/api\/saml\/acs"/,
+    );
     expect(xml).not.toContain("KeyDescriptor");
   });
 
@@ -112,12 +137,21 @@ describe("GET /api/saml/metadata", () => {
   it.each([
     ["no IdP metadata", () => setSetting(h.services.db, "SAMLMetadataFile", "")],
     ["no PublicURL", () => setSetting(h.services.db, "PublicURL", "")],
-    ["IdP metadata without a signing certificate", () => setSetting(h.services.db, "SAMLMetadataFile", idp.metadata({ withCert: false }))],
+    [
+      "IdP metadata without a signing certificate",
+      () => setSetting(h.services.db, "SAMLMetadataFile", idp.metadata({ withCert: false })),
+    ],
     ["unreadable IdP metadata", () => setSetting(h.services.db, "SAMLMetadataFile", "<EntityDescriptor")],
-    ["an IdP wanting signed requests and no SP key", () => setSetting(h.services.db, "SAMLMetadataFile", idp.metadata({ wantAuthnRequestsSigned: true }))],
+    [
+      "an IdP wanting signed requests and no SP key",
+      () => setSetting(h.services.db, "SAMLMetadataFile", idp.metadata({ wantAuthnRequestsSigned: true })),
+    ],
   ])("answers 404 SAML not configured with %s", async (_name, change) => {
     change();
-    expect(await apiRequest(h, "GET", "/api/saml/metadata")).toMatchObject({ status: 404, body: { Err: "SAML not configured" } });
+    expect(await apiRequest(h, "GET", "/api/saml/metadata")).toMatchObject({
+      status: 404,
+      body: { Err: "SAML not configured" },
+    });
     const login = await apiRequest(h, "GET", "/api/login/saml?kioskMode=false");
     expect(login.status).toBe(302);
     expect(login.headers.get("location")).toBe("/?error=SAML%20not%20configured");
@@ -138,7 +172,8 @@ describe("IdP metadata from a URL", () => {
   beforeAll(async () => {
     server = createServer((req, res) => {
       hits += 1;
-      if (req.url === "/metadata") res.writeHead(200, { "content-type": "application/samlmetadata+xml" }).end(idp.metadata());
+      if (req.url === "/metadata")
+        res.writeHead(200, { "content-type": "application/samlmetadata+xml" }).end(idp.metadata());
       else res.writeHead(500).end("no");
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -162,7 +197,10 @@ describe("IdP metadata from a URL", () => {
   it("is not configured while the URL fails", async () => {
     setSetting(h.services.db, "SAMLMetadataFile", "");
     setSetting(h.services.db, "SAMLMetadataURL", `${url}/broken`);
-    expect(await apiRequest(h, "GET", "/api/saml/metadata")).toMatchObject({ status: 404, body: { Err: "SAML not configured" } });
+    expect(await apiRequest(h, "GET", "/api/saml/metadata")).toMatchObject({
+      status: 404,
+      body: { Err: "SAML not configured" },
+    });
   });
 });
 
@@ -210,8 +248,18 @@ describe("POST /api/saml/acs: success", () => {
     const status = await apiRequest(h, "GET", "/api/status", undefined, { cookie });
     expect(status).toMatchObject({ status: 200, body: { Name: "Alice Example", AuthType: "SAML" } });
     const user = userRow("alice@example.test");
-    expect(user).toMatchObject({ authType: "SAML", name: "Alice Example", durationMinutes: 480, totpEnabled: false, passwordHash: null });
-    const actions = h.services.db.select().from(auditLog).all().map((e) => `${e.action}:${e.userName}`);
+    expect(user).toMatchObject({
+      authType: "SAML",
+      name: "Alice Example",
+      durationMinutes: 480,
+      totpEnabled: false,
+      passwordHash: null,
+    });
+    const actions = h.services.db
+      .select()
+      .from(auditLog)
+      .all()
+      .map((e) => `${e.action}:${e.userName}`);
     expect(actions).toContain("userCreated:alice@example.test");
     expect(actions.at(-1)).toBe("userLoggedIn:alice@example.test");
     // The request was used: the same response is refused the second time.
@@ -225,7 +273,13 @@ describe("POST /api/saml/acs: success", () => {
     expect((await acs(idp.signed(await fresh("bob", { displayName: ["Robert"] })))).location).toBe("/home");
     expect(userRow("bob")?.name).toBe("Robert");
     expect(lastAudit()).toMatchObject({ action: "userLoggedIn", userName: "bob" });
-    expect(h.services.db.select().from(auditLog).all().some((e) => e.action === "userUpdated" && e.description.includes("name from the IdP"))).toBe(true);
+    expect(
+      h.services.db
+        .select()
+        .from(auditLog)
+        .all()
+        .some((e) => e.action === "userUpdated" && e.description.includes("name from the IdP")),
+    ).toBe(true);
   });
 
   it("names the user by the NameID when no name attribute is given", async () => {
@@ -262,7 +316,10 @@ describe("POST /api/saml/acs: success", () => {
   it("replaces saml-group membership at every sign-in and revokes grants lost with it", async () => {
     const s = h.services;
     // The ACL reaches the SAML user only through the saml group "eng".
-    const eng = s.groups.create({ Name: "eng", Description: "", Type: "saml", ACLIDs: [seed.aclId], UserIDs: [] }, actor);
+    const eng = s.groups.create(
+      { Name: "eng", Description: "", Type: "saml", ACLIDs: [seed.aclId], UserIDs: [] },
+      actor,
+    );
     s.groups.create({ Name: "ops", Description: "", Type: "local", ACLIDs: [], UserIDs: [] }, actor);
     const first = await acs(idp.signed(await fresh("erin", { groups: ["eng", "ops", "unknown"] })));
     const cookie = sessionCookie(first.setCookie);
@@ -276,7 +333,13 @@ describe("POST /api/saml/acs: success", () => {
     expect((await acs(idp.signed(await fresh("erin", { groups: ["ops"] })))).location).toBe("/home/new");
     expect(s.groups.get(eng).UserIDs).toEqual([]);
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.5" })]);
-    expect(h.services.db.select().from(auditLog).all().some((e) => e.action === "userUpdated" && e.userName === "erin" && e.description === "SAML groups: none")).toBe(true);
+    expect(
+      h.services.db
+        .select()
+        .from(auditLog)
+        .all()
+        .some((e) => e.action === "userUpdated" && e.userName === "erin" && e.description === "SAML groups: none"),
+    ).toBe(true);
   });
 
   it("creates SAML users beyond the licence's user limit (they count, but are never refused)", async () => {
@@ -284,7 +347,10 @@ describe("POST /api/saml/acs: success", () => {
     expect((await acs(idp.signed(await fresh("frank")))).location).toBe("/home/new");
     expect(userRow("frank")?.authType).toBe("SAML");
     const list = (await h.services.users.list()).map((u) => [u.UserName, u.Licensed]);
-    expect(list).toEqual([["alice", true], ["frank", false]]);
+    expect(list).toEqual([
+      ["alice", true],
+      ["frank", false],
+    ]);
   });
 
   it("reads a NameID holding a comment in full (no truncation to another account)", async () => {
@@ -316,7 +382,9 @@ describe("POST /api/saml/acs: refusals (no session, audited)", () => {
     const signed = signAssertion(responseXml(f), idp.keys);
     const signedAssertion = /<saml:Assertion[\s\S]*<\/saml:Assertion>/.exec(signed)![0];
     const forged = signedAssertion.replace("alice@example.test", "root@example.test");
-    const wrapped = signed.replace(signedAssertion, forged).replace("<samlp:Status>", `<samlp:Extensions>${signedAssertion}</samlp:Extensions><samlp:Status>`);
+    const wrapped = signed
+      .replace(signedAssertion, forged)
+      .replace("<samlp:Status>", `<samlp:Extensions>${signedAssertion}</samlp:Extensions><samlp:Status>`);
     await expectRefused(b64(wrapped), /exactly one assertion/);
     expect(userRow("root@example.test")).toBeUndefined();
   });
@@ -326,7 +394,9 @@ describe("POST /api/saml/acs: refusals (no session, audited)", () => {
     const signed = signAssertion(responseXml(f), idp.keys);
     const signedAssertion = /<saml:Assertion[\s\S]*<\/saml:Assertion>/.exec(signed)![0];
     const forged = signedAssertion.replace("alice@example.test", "root@example.test");
-    const wrapped = signed.replace(signedAssertion, forged).replace("</ds:Signature>", `<ds:Object>${signedAssertion}</ds:Object></ds:Signature>`);
+    const wrapped = signed
+      .replace(signedAssertion, forged)
+      .replace("</ds:Signature>", `<ds:Object>${signedAssertion}</ds:Object></ds:Signature>`);
     await expectRefused(b64(wrapped), /exactly one assertion/);
   });
 
@@ -334,7 +404,9 @@ describe("POST /api/saml/acs: refusals (no session, audited)", () => {
     const f = await fresh("alice@example.test");
     const signed = signAssertion(responseXml(f), idp.keys);
     const signedAssertion = /<saml:Assertion[\s\S]*<\/saml:Assertion>/.exec(signed)![0];
-    const forged = signedAssertion.replace("alice@example.test", "root@example.test").replace(/<ds:Signature[\s\S]*<\/ds:Signature>/, "");
+    const forged = signedAssertion
+      .replace("alice@example.test", "root@example.test")
+      .replace(/<ds:Signature[\s\S]*<\/ds:Signature>/, "");
     await expectRefused(b64(signed.replace(signedAssertion, forged + signedAssertion)), /exactly one assertion/);
     await expectRefused(b64(signed.replace(signedAssertion, signedAssertion + forged)), /exactly one assertion/);
   });
@@ -347,20 +419,32 @@ describe("POST /api/saml/acs: refusals (no session, audited)", () => {
   });
 
   it("refuses a wrong audience", async () => {
-    await expectRefused(idp.signed({ ...(await fresh()), audience: "https://other.example.test/sp" }), /audience is not this service provider/);
+    await expectRefused(
+      idp.signed({ ...(await fresh()), audience: "https://other.example.test/sp" }),
+      /audience is not this service provider/,
+    );
   });
 
   it("refuses a wrong recipient", async () => {
-    await expectRefused(idp.signed({ ...(await fresh()), recipient: "https://other.example.test/acs" }), /recipient is not this ACS/);
+    await expectRefused(
+      idp.signed({ ...(await fresh()), recipient: "https://other.example.test/acs" }),
+      /recipient is not this ACS/,
+    );
   });
 
   it("refuses a wrong destination", async () => {
-    await expectRefused(idp.signed({ ...(await fresh()), destination: "https://other.example.test/acs" }), /destination is not this ACS/);
+    await expectRefused(
+      idp.signed({ ...(await fresh()), destination: "https://other.example.test/acs" }),
+      /destination is not this ACS/,
+    );
   });
 
   it("refuses an unknown InResponseTo, a missing one, and one that disagrees with the response's", async () => {
     const f = await fresh();
-    await expectRefused(idp.signed({ ...f, inResponseTo: "_unknown", responseInResponseTo: "_unknown" }), /InResponseTo names no pending request/);
+    await expectRefused(
+      idp.signed({ ...f, inResponseTo: "_unknown", responseInResponseTo: "_unknown" }),
+      /InResponseTo names no pending request/,
+    );
     await expectRefused(idp.signed({ ...f, inResponseTo: null, responseInResponseTo: null }), /InResponseTo missing/);
     await expectRefused(idp.signed({ ...f, responseInResponseTo: "_other" }), /answer different requests/);
     // The request was not used by the refusals: the genuine answer still signs in.
@@ -384,7 +468,10 @@ describe("POST /api/saml/acs: refusals (no session, audited)", () => {
 
   it("refuses an expired NotOnOrAfter (the server's clock, past the 60 s skew)", async () => {
     const f = await fresh();
-    await expectRefused(idp.signed({ ...f, notOnOrAfter: Date.now() - 61_000 }), /expired \(SubjectConfirmationData NotOnOrAfter\)/);
+    await expectRefused(
+      idp.signed({ ...f, notOnOrAfter: Date.now() - 61_000 }),
+      /expired \(SubjectConfirmationData NotOnOrAfter\)/,
+    );
     await expectRefused(idp.signed({ ...f, conditionsNotOnOrAfter: Date.now() - 61_000 }), /ERR_SUBJECT_UNCONFIRMED/);
     h.clock.advance(5 * 60_000 + 61_000);
     await expectRefused(idp.signed(f), /expired/);
@@ -421,8 +508,14 @@ describe("POST /api/saml/acs: refusals (no session, audited)", () => {
   it("refuses another issuer, a failed status and a transient NameID", async () => {
     const f = await fresh();
     await expectRefused(idp.signed({ ...f, issuer: "https://evil.example.test" }), /ERR_UNMATCH_ISSUER/);
-    await expectRefused(idp.signed({ ...f, statusCode: "urn:oasis:names:tc:SAML:2.0:status:Requester" }), /ERR_FAILED_STATUS/);
-    await expectRefused(idp.signed({ ...f, nameIdFormat: "urn:oasis:names:tc:SAML:2.0:nameid-format:transient" }), /transient NameID/);
+    await expectRefused(
+      idp.signed({ ...f, statusCode: "urn:oasis:names:tc:SAML:2.0:status:Requester" }),
+      /ERR_FAILED_STATUS/,
+    );
+    await expectRefused(
+      idp.signed({ ...f, nameIdFormat: "urn:oasis:names:tc:SAML:2.0:nameid-format:transient" }),
+      /transient NameID/,
+    );
   });
 
   it("refuses a NameID too long or empty", async () => {
@@ -445,7 +538,11 @@ describe("POST /api/saml/acs: refusals (no session, audited)", () => {
     expect(r).toMatchObject({ status: 303, location: "/?error=accountDisabled" });
     expect(r.setCookie).not.toMatch(/postern_session=/);
     expect(sessionCount()).toBe(sessions);
-    expect(lastAudit()).toMatchObject({ action: "userLoginFailed", userName: "gina", errorMessage: "account disabled" });
+    expect(lastAudit()).toMatchObject({
+      action: "userLoginFailed",
+      userName: "gina",
+      errorMessage: "account disabled",
+    });
   });
 
   it("refuses when SAML is not configured", async () => {
@@ -455,7 +552,10 @@ describe("POST /api/saml/acs: refusals (no session, audited)", () => {
   });
 
   it("refuses a body that is not a form, a form without SAMLResponse, and a SAMLResponse that is not base64", async () => {
-    await expectRefused(null, /not a form post/, "/?error=Bad%20request", { contentType: "application/json", body: "{}" });
+    await expectRefused(null, /not a form post/, "/?error=Bad%20request", {
+      contentType: "application/json",
+      body: "{}",
+    });
     await expectRefused(null, /SAMLResponse missing/, "/?error=Bad%20request");
     await expectRefused("<xml/>", /not base64/);
     await expectRefused(b64('<!DOCTYPE x [<!ENTITY a "b">]><samlp:Response/>'), /DOCTYPE/);
@@ -464,7 +564,16 @@ describe("POST /api/saml/acs: refusals (no session, audited)", () => {
   it("keeps the CSRF guard on every other write", async () => {
     const r = await h.app.request(
       "http://postern.test/api/login",
-      { method: "POST", headers: { host: "postern.test", "content-type": "application/x-www-form-urlencoded", origin: "https://idp.example.test", "sec-fetch-site": "cross-site" }, body: "UserName=alice" },
+      {
+        method: "POST",
+        headers: {
+          host: "postern.test",
+          "content-type": "application/x-www-form-urlencoded",
+          origin: "https://idp.example.test",
+          "sec-fetch-site": "cross-site",
+        },
+        body: "UserName=alice",
+      },
       socketEnv(),
     );
     expect(r.status).toBe(403);
@@ -478,11 +587,15 @@ describe("throttling of refused responses", () => {
     expect(blocked.status).toBe(303);
     expect(blocked.location).toBe(`/?error=${encodeURIComponent("Too many requests. Please try again in...")}`);
     // Another address is not affected.
-    const other = await h.app.request("http://postern.test/api/saml/acs", {
-      method: "POST",
-      headers: { host: "postern.test", "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ SAMLResponse: "bm90IGEgcmVzcG9uc2U=" }).toString(),
-    }, socketEnv("198.51.100.77"));
+    const other = await h.app.request(
+      "http://postern.test/api/saml/acs",
+      {
+        method: "POST",
+        headers: { host: "postern.test", "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ SAMLResponse: "bm90IGEgcmVzcG9uc2U=" }).toString(),
+      },
+      socketEnv("198.51.100.77"),
+    );
     expect(other.headers.get("location")).not.toContain("Too%20many");
   });
 });
@@ -494,7 +607,11 @@ describe("browser binding over TLS", () => {
   const TLS_SP = { acsUrl: "https://postern.test/api/saml/acs", audience: "https://postern.test/api/saml/metadata" };
 
   it("sets a Secure SameSite=None cookie for the ACS and requires it to match the response", async () => {
-    const r = await h.app.request("https://postern.test/api/login/saml?kioskMode=false", { headers: { host: "postern.test" } }, socketEnv());
+    const r = await h.app.request(
+      "https://postern.test/api/login/saml?kioskMode=false",
+      { headers: { host: "postern.test" } },
+      socketEnv(),
+    );
     expect(r.status).toBe(302);
     const setCookie = r.headers.get("set-cookie") ?? "";
     expect(setCookie).toMatch(/^postern_saml_request=[^;]+;/);
@@ -506,7 +623,10 @@ describe("browser binding over TLS", () => {
     const bound = /postern_saml_request=[^;]+/.exec(setCookie)![0];
     const f = idp.fields(id, TLS_SP, "alice@example.test");
     await expectRefused(idp.signed(f), /not started in this browser/, FAILED, { base: "https://postern.test" });
-    await expectRefused(idp.signed(f), /not started in this browser/, FAILED, { base: "https://postern.test", cookie: "postern_saml_request=_other" });
+    await expectRefused(idp.signed(f), /not started in this browser/, FAILED, {
+      base: "https://postern.test",
+      cookie: "postern_saml_request=_other",
+    });
     const ok = await acs(idp.signed(f), { base: "https://postern.test", cookie: bound });
     expect(ok.location).toBe("/home/new");
     expect(ok.setCookie).toMatch(/postern_session=.+Secure/);

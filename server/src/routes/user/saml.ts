@@ -21,7 +21,9 @@ export const samlRoutes = new Hono<AppEnv>()
     const query = SamlLoginQuerySchema.safeParse(c.req.query());
     if (!query.success) return redirectWithError(c, "/", ServerMessage.badRequest, 302);
     try {
-      const { url, requestId } = await c.var.services.saml.startLogin("user", { kiosk: query.data.kioskMode === "true" });
+      const { url, requestId } = await c.var.services.saml.startLogin("user", {
+        kiosk: query.data.kioskMode === "true",
+      });
       bindRequestToBrowser(c, "user", requestId);
       return c.redirect(url, 302);
     } catch (err) {
@@ -35,7 +37,11 @@ export const samlRoutes = new Hono<AppEnv>()
       const s = c.var.services;
       const ip = c.var.clientIp;
       const signIn = await s.saml.completeUser(samlResponse, { ip, binding });
-      const { token, session } = s.userSessions.issue(signIn.user, { kiosk: signIn.kiosk, ip, ...(signIn.minutes !== undefined ? { minutes: signIn.minutes } : {}) });
+      const { token, session } = s.userSessions.issue(signIn.user, {
+        kiosk: signIn.kiosk,
+        ip,
+        ...(signIn.minutes !== undefined ? { minutes: signIn.minutes } : {}),
+      });
       setSessionCookie(c, USER_COOKIE, token, session.endsAt);
       return getSetting(s.db, "NewUserDashboard") ? "/home/new" : "/home";
     }),

@@ -12,12 +12,23 @@ let root = "";
 
 const TOO_MANY = "Too many requests. Please try again in...";
 const cookieOf = (setCookie: string) => setCookie.split(";")[0] ?? "";
-const login = (UserName: string, Password: string, opts: { from?: string; kiosk?: boolean; headers?: Record<string, string> } = {}) =>
-  apiRequest(h, "POST", "/api/login", { UserName, Password, KioskMode: opts.kiosk ?? false }, { ...(opts.from ? { from: opts.from } : {}), ...(opts.headers ? { headers: opts.headers } : {}) });
+const login = (
+  UserName: string,
+  Password: string,
+  opts: { from?: string; kiosk?: boolean; headers?: Record<string, string> } = {},
+) =>
+  apiRequest(
+    h,
+    "POST",
+    "/api/login",
+    { UserName, Password, KioskMode: opts.kiosk ?? false },
+    { ...(opts.from ? { from: opts.from } : {}), ...(opts.headers ? { headers: opts.headers } : {}) },
+  );
 const admin = (method: string, path: string, body?: unknown) => apiRequest(h, method, path, body, { cookie: root });
 const audit = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 /** GET /status with `cookie` from `from` (the session's own address: another one would move its grants). */
-const userStatus = async (cookie: string, from = "203.0.113.5") => (await apiRequest(h, "GET", "/api/status", undefined, { cookie, from })).status;
+const userStatus = async (cookie: string, from = "203.0.113.5") =>
+  (await apiRequest(h, "GET", "/api/status", undefined, { cookie, from })).status;
 const clearThrottle = () => h.services.db.delete(loginThrottle).run();
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -34,7 +45,9 @@ async function aliceGrants(from = "203.0.113.5"): Promise<string> {
   const r = await login("alice", "alice-password", { from });
   expect(r.status).toBe(200);
   const cookie = cookieOf(r.setCookie);
-  expect((await apiRequest(h, "POST", "/api/grant", { ACLID: seed.aclId, IPs: [] }, { cookie, from })).status).toBe(200);
+  expect((await apiRequest(h, "POST", "/api/grant", { ACLID: seed.aclId, IPs: [] }, { cookie, from })).status).toBe(
+    200,
+  );
   expect(h.channel.take()).toEqual([expect.objectContaining({ op: "add", ip: from })]);
   return cookie;
 }
@@ -61,7 +74,10 @@ describe("POST /login outcomes", () => {
     expect(ok.status).toBe(200);
     expect(Date.parse((ok.body as { Ends: string }).Ends) - h.clock.now()).toBeGreaterThan(480 * 60_000 - 5_000);
     expect(await login("alice", "wrong-password")).toMatchObject({ status: 401, body: { Err: "Invalid credentials" } });
-    expect(await login("nobody", "wrong-password")).toMatchObject({ status: 401, body: { Err: "Invalid credentials" } });
+    expect(await login("nobody", "wrong-password")).toMatchObject({
+      status: 401,
+      body: { Err: "Invalid credentials" },
+    });
     expect(audit("userLoggedIn").map((e) => [e.userName, e.ipAddress])).toEqual([["alice", "203.0.113.5"]]);
     expect(audit("userLoginFailed").map((e) => [e.userName, e.errorMessage, e.ipAddress])).toEqual([
       ["alice", "wrong password", "203.0.113.5"],
@@ -127,27 +143,55 @@ describe("admin credentials on the user login (user-portal §4 'Unauthorised')",
     expect(r.body).not.toHaveProperty("Extra");
     expect(r.setCookie).toMatch(/^postern_admin_session=[^;]+;.*HttpOnly/);
     expect(r.setCookie).not.toMatch(/postern_session=/);
-    expect((await apiRequest(h, "GET", "/api/admin/admins", undefined, { cookie: cookieOf(r.setCookie) })).status).toBe(200);
+    expect((await apiRequest(h, "GET", "/api/admin/admins", undefined, { cookie: cookieOf(r.setCookie) })).status).toBe(
+      200,
+    );
     expect(audit("adminLoggedIn").map((e) => [e.adminName, e.ipAddress])).toContainEqual(["carol", "198.51.100.4"]);
   });
 
   it("leaves the admin's TOTP pending (Extra names the step) and the cookie unusable until then", async () => {
-    expect((await admin("POST", "/api/admin/admins", { Name: "Dave", UserName: "dave", PlainPassword: "dave-password", ConfirmPassword: "dave-password", TOTPEnabled: true })).status).toBe(201);
+    expect(
+      (
+        await admin("POST", "/api/admin/admins", {
+          Name: "Dave",
+          UserName: "dave",
+          PlainPassword: "dave-password",
+          ConfirmPassword: "dave-password",
+          TOTPEnabled: true,
+        })
+      ).status,
+    ).toBe(201);
     const r = await login("dave", "dave-password");
     expect(r).toMatchObject({ status: 401, body: { Err: "err.unauthorised", Extra: "err.totpEnrolmentRequired" } });
-    expect((await apiRequest(h, "GET", "/api/admin/admins", undefined, { cookie: cookieOf(r.setCookie) })).status).toBe(401);
+    expect((await apiRequest(h, "GET", "/api/admin/admins", undefined, { cookie: cookieOf(r.setCookie) })).status).toBe(
+      401,
+    );
   });
 
   it("refuses a wrong admin password as any other, and an admin whose login is off with 403 Login not permitted", async () => {
     expect(await login("root", "wrong-password")).toMatchObject({ status: 401, body: { Err: "Invalid credentials" } });
-    expect((await admin("POST", "/api/admin/admins", { Name: "Eve", UserName: "eve", PlainPassword: "eve-password", ConfirmPassword: "eve-password", LoginEnabled: false })).status).toBe(201);
+    expect(
+      (
+        await admin("POST", "/api/admin/admins", {
+          Name: "Eve",
+          UserName: "eve",
+          PlainPassword: "eve-password",
+          ConfirmPassword: "eve-password",
+          LoginEnabled: false,
+        })
+      ).status,
+    ).toBe(201);
     const r = await login("eve", "eve-password");
     expect(r).toMatchObject({ status: 403, body: { Err: "Login not permitted" } });
     expect(r.setCookie).toBe("");
   });
 
   it("prefers the user when a user and an admin share the name", async () => {
-    await h.services.adminSessions.createLocalAdmin({ userName: "alice", name: "Alice admin", password: "admin-alice-pw" });
+    await h.services.adminSessions.createLocalAdmin({
+      userName: "alice",
+      name: "Alice admin",
+      password: "admin-alice-pw",
+    });
     expect(await login("alice", "admin-alice-pw")).toMatchObject({ status: 401, body: { Err: "Invalid credentials" } });
     const r = await login("alice", "alice-password");
     expect(r.status).toBe(200);
@@ -157,12 +201,16 @@ describe("admin credentials on the user login (user-portal §4 'Unauthorised')",
 
 describe("throttling", () => {
   it("blocks an account after 5 failures with 429, Extra seconds and Retry-After, even for the right password", async () => {
-    for (let i = 0; i < 5; i++) expect((await login("alice", `wrong-${i}`, { from: `198.51.100.${i + 1}` })).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await login("alice", `wrong-${i}`, { from: `198.51.100.${i + 1}` })).status).toBe(401);
     const r = await login("alice", "alice-password", { from: "192.0.2.99" });
     expect(r).toMatchObject({ status: 429, body: { Err: TOO_MANY, Extra: "60" } });
     expect(r.headers.get("retry-after")).toBe("60");
     expect(r.setCookie).toBe("");
-    expect(audit("userLoginFailed").map((e) => e.errorMessage)).toEqual([...Array<string>(5).fill("wrong password"), "too many attempts"]);
+    expect(audit("userLoginFailed").map((e) => e.errorMessage)).toEqual([
+      ...Array<string>(5).fill("wrong password"),
+      "too many attempts",
+    ]);
     expect(audit("userLoggedIn")).toEqual([]);
     // Other accounts are not blocked; after the block alice signs in, which clears her count.
     expect((await login("bob", "whatever", { from: "192.0.2.99" })).status).toBe(401);
@@ -174,9 +222,13 @@ describe("throttling", () => {
 
   it("blocks a source address after 20 failures over any names; IPv6 by /64", async () => {
     for (let i = 0; i < 20; i++) expect((await login(`ghost${i}`, "x", { from: "203.0.113.77" })).status).toBe(401);
-    expect(await login("alice", "alice-password", { from: "203.0.113.77" })).toMatchObject({ status: 429, body: { Err: TOO_MANY, Extra: "60" } });
+    expect(await login("alice", "alice-password", { from: "203.0.113.77" })).toMatchObject({
+      status: 429,
+      body: { Err: TOO_MANY, Extra: "60" },
+    });
     expect((await login("alice", "alice-password", { from: "203.0.113.78" })).status).toBe(200);
-    for (let i = 0; i < 20; i++) expect((await login(`ghost${i}`, "x", { from: `2001:db8:7:7::${i + 1}` })).status).toBe(401);
+    for (let i = 0; i < 20; i++)
+      expect((await login(`ghost${i}`, "x", { from: `2001:db8:7:7::${i + 1}` })).status).toBe(401);
     expect((await login("alice", "alice-password", { from: "2001:db8:7:7:abcd::1" })).status).toBe(429);
     expect((await login("alice", "alice-password", { from: "2001:db8:7:8::1" })).status).toBe(200);
   });
@@ -185,11 +237,16 @@ describe("throttling", () => {
     await updateAlice({ TOTPEnabled: true });
     const first = await login("alice", "alice-password");
     expect(first).toMatchObject({ status: 401, body: { Err: "err.totpEnrolmentRequired" } });
-    const verify = (cookie: string, from?: string) => apiRequest(h, "POST", "/api/otp/verify", { Code: "abcdef" }, { cookie, ...(from ? { from } : {}) });
-    for (let i = 0; i < 5; i++) expect(await verify(cookieOf(first.setCookie))).toMatchObject({ status: 401, body: { Err: "Invalid code" } });
+    const verify = (cookie: string, from?: string) =>
+      apiRequest(h, "POST", "/api/otp/verify", { Code: "abcdef" }, { cookie, ...(from ? { from } : {}) });
+    for (let i = 0; i < 5; i++)
+      expect(await verify(cookieOf(first.setCookie))).toMatchObject({ status: 401, body: { Err: "Invalid code" } });
     const blocked = await verify(cookieOf(first.setCookie), "198.51.100.99");
     expect(blocked).toMatchObject({ status: 429, body: { Err: TOO_MANY, Extra: "60" } });
-    expect(audit("totpCodeFailed").map((e) => [e.userName, e.errorMessage])).toEqual([...Array<string[]>(5).fill(["alice", "Invalid code"]), ["alice", "too many attempts"]]);
+    expect(audit("totpCodeFailed").map((e) => [e.userName, e.errorMessage])).toEqual([
+      ...Array<string[]>(5).fill(["alice", "Invalid code"]),
+      ["alice", "too many attempts"],
+    ]);
     const again = await login("alice", "alice-password");
     expect(again.status).toBe(401);
     expect((await verify(cookieOf(again.setCookie))).status).toBe(429);
@@ -201,7 +258,8 @@ describe("throttling", () => {
     await login("warm", "up"); // the dummy hash is built once
     clearThrottle();
     const refused: number[] = [];
-    for (let i = 0; i < 5; i++) refused.push(await timed(() => login("alice", "wrong", { from: `198.51.100.${i + 1}` })));
+    for (let i = 0; i < 5; i++)
+      refused.push(await timed(() => login("alice", "wrong", { from: `198.51.100.${i + 1}` })));
     const blocked: number[] = [];
     for (let i = 0; i < 5; i++) {
       blocked.push(
@@ -254,18 +312,34 @@ describe("session cookies", () => {
   it("marks cookies Secure over TLS, and behind a trusted proxy that says https", async () => {
     const body = JSON.stringify({ UserName: "alice", Password: "alice-password" });
     const headers = { host: "postern.test", "content-type": "application/json" };
-    const direct = await h.app.request("https://postern.test/api/login", { method: "POST", headers, body }, socketEnv());
+    const direct = await h.app.request(
+      "https://postern.test/api/login",
+      { method: "POST", headers, body },
+      socketEnv(),
+    );
     expect(direct.status).toBe(200);
     expect(direct.headers.get("set-cookie")).toMatch(/; Secure/);
 
     const proxied = createApp(h.services, "/nonexistent", parseTrustedProxies(["10.0.0.1"]));
-    const viaProxy = await proxied.request("http://postern.test/api/login", { method: "POST", headers: { ...headers, "x-forwarded-proto": "https", "x-forwarded-for": "198.51.100.50" }, body }, socketEnv("10.0.0.1"));
+    const viaProxy = await proxied.request(
+      "http://postern.test/api/login",
+      {
+        method: "POST",
+        headers: { ...headers, "x-forwarded-proto": "https", "x-forwarded-for": "198.51.100.50" },
+        body,
+      },
+      socketEnv("10.0.0.1"),
+    );
     expect(viaProxy.status).toBe(200);
     expect(viaProxy.headers.get("set-cookie")).toMatch(/; Secure/);
     expect(audit("userLoggedIn").at(-1)?.ipAddress).toBe("198.51.100.50");
 
     // An untrusted peer cannot claim https.
-    const spoofed = await proxied.request("http://postern.test/api/login", { method: "POST", headers: { ...headers, "x-forwarded-proto": "https" }, body }, socketEnv("198.51.100.60"));
+    const spoofed = await proxied.request(
+      "http://postern.test/api/login",
+      { method: "POST", headers: { ...headers, "x-forwarded-proto": "https" }, body },
+      socketEnv("198.51.100.60"),
+    );
     expect(spoofed.status).toBe(200);
     expect(spoofed.headers.get("set-cookie")).not.toMatch(/; Secure/);
   });
@@ -274,8 +348,13 @@ describe("session cookies", () => {
 describe("CSRF", () => {
   const body = { UserName: "alice", Password: "alice-password" };
   it("refuses cross-site writes: another Origin, Sec-Fetch-Site cross-site or same-site, form content types", async () => {
-    expect(await login("alice", "alice-password", { headers: { origin: "https://evil.example" } })).toMatchObject({ status: 403, body: { Err: "Unauthorised" } });
-    expect((await login("alice", "alice-password", { headers: { origin: "http://postern.test.evil.example" } })).status).toBe(403);
+    expect(await login("alice", "alice-password", { headers: { origin: "https://evil.example" } })).toMatchObject({
+      status: 403,
+      body: { Err: "Unauthorised" },
+    });
+    expect(
+      (await login("alice", "alice-password", { headers: { origin: "http://postern.test.evil.example" } })).status,
+    ).toBe(403);
     expect((await login("alice", "alice-password", { headers: { "sec-fetch-site": "cross-site" } })).status).toBe(403);
     expect((await login("alice", "alice-password", { headers: { "sec-fetch-site": "same-site" } })).status).toBe(403);
     for (const type of ["application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "text/plain"]) {
@@ -284,17 +363,39 @@ describe("CSRF", () => {
     }
     // A signed-in user's writes are refused the same way.
     const cookie = cookieOf((await login("alice", "alice-password")).setCookie);
-    expect((await apiRequest(h, "POST", "/api/grant", { ACLID: seed.aclId, IPs: [] }, { cookie, headers: { origin: "https://evil.example" } })).status).toBe(403);
-    expect((await apiRequest(h, "POST", "/api/logout", undefined, { cookie, headers: { "sec-fetch-site": "cross-site" } })).status).toBe(403);
+    expect(
+      (
+        await apiRequest(
+          h,
+          "POST",
+          "/api/grant",
+          { ACLID: seed.aclId, IPs: [] },
+          { cookie, headers: { origin: "https://evil.example" } },
+        )
+      ).status,
+    ).toBe(403);
+    expect(
+      (await apiRequest(h, "POST", "/api/logout", undefined, { cookie, headers: { "sec-fetch-site": "cross-site" } }))
+        .status,
+    ).toBe(403);
     expect(h.channel.take()).toEqual([]);
     expect(await userStatus(cookie)).toBe(200);
     expect(audit("userLoggedIn")).toHaveLength(1);
   });
 
   it("allows same-origin writes", async () => {
-    expect((await login("alice", "alice-password", { headers: { origin: "http://postern.test", "sec-fetch-site": "same-origin" } })).status).toBe(200);
+    expect(
+      (
+        await login("alice", "alice-password", {
+          headers: { origin: "http://postern.test", "sec-fetch-site": "same-origin" },
+        })
+      ).status,
+    ).toBe(200);
     expect((await login("alice", "alice-password", { headers: { "sec-fetch-site": "none" } })).status).toBe(200);
-    expect((await login("alice", "alice-password", { headers: { "content-type": "application/json; charset=utf-8" } })).status).toBe(200);
+    expect(
+      (await login("alice", "alice-password", { headers: { "content-type": "application/json; charset=utf-8" } }))
+        .status,
+    ).toBe(200);
   });
 });
 
@@ -310,8 +411,11 @@ describe("ending sessions revokes grants", () => {
     expect((await admin("DELETE", "/api/admin/sessions")).status).toBe(204);
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "198.51.100.20" })]);
     expect(await userStatus(b, "198.51.100.20")).toBe(401);
-    const other = cookieOf((await apiRequest(h, "POST", "/api/admin/login", { UserName: "root", Password: "root-password" })).setCookie);
+    const other = cookieOf(
+      (await apiRequest(h, "POST", "/api/admin/login", { UserName: "root", Password: "root-password" })).setCookie,
+    );
     expect((await admin("DELETE", "/api/admin/adminsessions")).status).toBe(204);
-    for (const c of [root, other]) expect((await apiRequest(h, "GET", "/api/admin/admins", undefined, { cookie: c })).status).toBe(401);
+    for (const c of [root, other])
+      expect((await apiRequest(h, "GET", "/api/admin/admins", undefined, { cookie: c })).status).toBe(401);
   });
 });

@@ -38,7 +38,10 @@ export const sessionRoutes = new Hono<AppEnv>()
     const body = await parseBody(c, LoginRequestSchema);
     const services = c.var.services;
     const outcome = await withRetryAfter(c, () =>
-      services.userSessions.portalLogin({ userName: body.UserName, password: body.Password, kiosk: body.KioskMode, ip: c.var.clientIp }, services.adminSessions),
+      services.userSessions.portalLogin(
+        { userName: body.UserName, password: body.Password, kiosk: body.KioskMode, ip: c.var.clientIp },
+        services.adminSessions,
+      ),
     );
     if (outcome.kind === "admin") {
       setSessionCookie(c, ADMIN_COOKIE, outcome.token, outcome.endsAt);

@@ -35,7 +35,10 @@ export const systemRoutes = new Hono<AppEnv>()
   // GET /theme
   .get("/theme", (c) => {
     const db = c.var.services.db;
-    const body: Theme = { Accent: getSetting(db, "Accent") as Theme["Accent"], HighAccessibility: getSetting(db, "HighAccessibility") };
+    const body: Theme = {
+      Accent: getSetting(db, "Accent") as Theme["Accent"],
+      HighAccessibility: getSetting(db, "HighAccessibility"),
+    };
     return c.json(body, 200);
   })
   // GET /logo?mode=dark|light: the branding logo (Logo for dark mode, LightModeLogo for light).

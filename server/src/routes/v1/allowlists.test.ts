@@ -18,26 +18,62 @@ let listB = "";
 /** Session ids by the address they signed in from. */
 const sessions = new Map<string, string>();
 
-const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}` });
-const read = (aclId: string, file: string, opts: { headers?: Record<string, string>; from?: string } = {}) => apiRequest(h, "GET", `/api/v1/allowlists/${aclId}/${file}`, undefined, opts);
+const basic = (user: string, password: string) => ({
+  authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`,
+});
+const read = (aclId: string, file: string, opts: { headers?: Record<string, string>; from?: string } = {}) =>
+  apiRequest(h, "GET", `/api/v1/allowlists/${aclId}/${file}`, undefined, opts);
 const denied = () => h.services.db.select().from(auditLog).where(eq(auditLog.action, "allowlistAccessDenied")).all();
 
 function createAllowlistAcl(name: string, allowlist: Record<string, unknown>): string {
-  const backendId = h.services.backends.create({ Name: `backend-${name}`, AgentID: NONE, Config: { allowlist: {} } }, actor);
+  const backendId = h.services.backends.create(
+    { Name: `backend-${name}`, AgentID: NONE, Config: { allowlist: {} } },
+    actor,
+  );
   const base = h.services.acls.get(seed.aclId);
-  return h.services.acls.create({ ...base, Description: name, BackendID: backendId, MaximumGrantDuration: 3600, Config: { UriToken: "", allowlist: { Token: "", ApiKeyId: NONE, AllowAccessByIp: false, AllowedIpAddresses: [], ...allowlist } } }, actor);
+  return h.services.acls.create(
+    {
+      ...base,
+      Description: name,
+      BackendID: backendId,
+      MaximumGrantDuration: 3600,
+      Config: {
+        UriToken: "",
+        allowlist: { Token: "", ApiKeyId: NONE, AllowAccessByIp: false, AllowedIpAddresses: [], ...allowlist },
+      },
+    },
+    actor,
+  );
 }
 
-function createKey(name: string, scopes: string[], more: { AllowedFrom?: { Prefix: string; Note: string }[]; ExpiredAfter?: string | null } = {}): { ID: string; PlaintextKey: string } {
-  const k = h.services.apiKeys.create({ Name: name, Scopes: scopes, ExpiredAfter: more.ExpiredAfter ?? null, ...(more.AllowedFrom ? { AllowedFrom: more.AllowedFrom } : {}) }, actor);
+function createKey(
+  name: string,
+  scopes: string[],
+  more: { AllowedFrom?: { Prefix: string; Note: string }[]; ExpiredAfter?: string | null } = {},
+): { ID: string; PlaintextKey: string } {
+  const k = h.services.apiKeys.create(
+    {
+      Name: name,
+      Scopes: scopes,
+      ExpiredAfter: more.ExpiredAfter ?? null,
+      ...(more.AllowedFrom ? { AllowedFrom: more.AllowedFrom } : {}),
+    },
+    actor,
+  );
   return { ID: k.ID, PlaintextKey: k.PlaintextKey! };
 }
 
 /** Signs alice in from `ip` and grants both allowlists (status 6 Published). */
 async function publishFrom(ip: string): Promise<void> {
-  const { session } = await h.services.userSessions.login({ userName: "alice", password: "alice-password", kiosk: false, ip });
+  const { session } = await h.services.userSessions.login({
+    userName: "alice",
+    password: "alice-password",
+    kiosk: false,
+    ip,
+  });
   sessions.set(ip, session.sessionId);
-  for (const acl of [listA, listB]) h.services.engine.grant(session.sessionId, acl, { userName: "alice", ip, click: true });
+  for (const acl of [listA, listB])
+    h.services.engine.grant(session.sessionId, acl, { userName: "alice", ip, click: true });
 }
 
 function expectChallenge(r: ApiResult): void {
@@ -50,10 +86,31 @@ beforeEach(async () => {
   h = createHarness();
   seed = await seedLoop(h);
   // Prefixes without AllowAccessByIp grant nothing.
-  listA = createAllowlistAcl("Vendor A", { Token: TOKEN_A, AllowedIpAddresses: [{ Prefix: "192.0.2.0/24", Note: "" }] });
-  listB = createAllowlistAcl("Vendor B", { Token: TOKEN_B, AllowAccessByIp: true, AllowedIpAddresses: [{ Prefix: "192.0.2.0/24", Note: "vendor" }, { Prefix: "2001:db8:feed::/48", Note: "" }, { Prefix: "junk", Note: "ignored" }] });
+  listA = createAllowlistAcl("Vendor A", {
+    Token: TOKEN_A,
+    AllowedIpAddresses: [{ Prefix: "192.0.2.0/24", Note: "" }],
+  });
+  listB = createAllowlistAcl("Vendor B", {
+    Token: TOKEN_B,
+    AllowAccessByIp: true,
+    AllowedIpAddresses: [
+      { Prefix: "192.0.2.0/24", Note: "vendor" },
+      { Prefix: "2001:db8:feed::/48", Note: "" },
+      { Prefix: "junk", Note: "ignored" },
+    ],
+  });
   const u = h.services.users.get(seed.userId);
-  await h.services.users.update(seed.userId, { ...u, AclIds: [seed.aclId, listA, listB], PlainPassword: undefined, ConfirmPassword: undefined, ValidUntil: null }, actor);
+  await h.services.users.update(
+    seed.userId,
+    {
+      ...u,
+      AclIds: [seed.aclId, listA, listB],
+      PlainPassword: undefined,
+      ConfirmPassword: undefined,
+      ValidUntil: null,
+    },
+    actor,
+  );
   sessions.clear();
   for (const ip of ["198.51.100.20", "198.51.100.3", "2001:db8::5", "198.51.100.3"]) await publishFrom(ip);
 });
@@ -76,14 +133,29 @@ describe("GET /api/v1/allowlists/{aclId}/{token}.txt|.json", () => {
     expect(json.body).toEqual(["198.51.100.20", "198.51.100.3", "2001:db8::5"]);
     // The key as user name with an empty password (curl -u key:) and as a Bearer token work too.
     expect((await read(listA, `${TOKEN_A}.json`, { headers: basic(key.PlaintextKey, "") })).status).toBe(200);
-    expect((await read(listA, `${TOKEN_A}.json`, { headers: { authorization: `Bearer ${key.PlaintextKey}` } })).status).toBe(200);
+    expect(
+      (await read(listA, `${TOKEN_A}.json`, { headers: { authorization: `Bearer ${key.PlaintextKey}` } })).status,
+    ).toBe(200);
     expect(denied()).toHaveLength(0);
     // A revoked grant leaves the list; the list follows the grants.
     const s = sessions.get("198.51.100.20")!;
-    const entryId = h.services.status.status({ sessionId: s, userId: seed.userId, userName: "alice", name: "Alice", authType: "local", endsAt: h.clock.now() + 3_600_000, ipAddress: "198.51.100.20", validUntil: null }).ACLs.find((a) => a.ACLID === listA)!;
+    const entryId = h.services.status
+      .status({
+        sessionId: s,
+        userId: seed.userId,
+        userName: "alice",
+        name: "Alice",
+        authType: "local",
+        endsAt: h.clock.now() + 3_600_000,
+        ipAddress: "198.51.100.20",
+        validUntil: null,
+      })
+      .ACLs.find((a) => a.ACLID === listA)!;
     expect(entryId.Status).toBe(GrantStatus.Published);
     h.services.engine.revokeEntry(s, entryId.ID, { userName: "alice", ip: "198.51.100.20" });
-    expect((await read(listA, `${TOKEN_A}.txt`, { headers: basic("x", key.PlaintextKey) })).body).toBe("198.51.100.3\n2001:db8::5\n");
+    expect((await read(listA, `${TOKEN_A}.txt`, { headers: basic("x", key.PlaintextKey) })).body).toBe(
+      "198.51.100.3\n2001:db8::5\n",
+    );
     // Past their expiry (MaximumGrantDuration 3600 s) no address is served, even before the sweep.
     h.clock.advance(3_601_000);
     expect((await read(listA, `${TOKEN_A}.txt`, { headers: basic("x", key.PlaintextKey) })).body).toBe("");
@@ -124,20 +196,32 @@ describe("GET /api/v1/allowlists/{aclId}/{token}.txt|.json", () => {
     // Five refusals reached the allowlist check and were audited (".csv" and an empty token match no file).
     const entries = denied();
     expect(entries).toHaveLength(5);
-    expect(entries[0]).toMatchObject({ aclDescription: "Vendor A", description: "wrong allowlist token", ipAddress: "203.0.113.5" });
+    expect(entries[0]).toMatchObject({
+      aclDescription: "Vendor A",
+      description: "wrong allowlist token",
+      ipAddress: "203.0.113.5",
+    });
     expect(entries[3]).toMatchObject({ aclDescription: "", description: expect.stringContaining("no allowlist ACL") });
   });
 
   it("refuses an allowlist whose token is empty", async () => {
-    const empty = createAllowlistAcl("No token", { Token: "", AllowAccessByIp: true, AllowedIpAddresses: [{ Prefix: "0.0.0.0/0", Note: "" }] });
+    const empty = createAllowlistAcl("No token", {
+      Token: "",
+      AllowAccessByIp: true,
+      AllowedIpAddresses: [{ Prefix: "0.0.0.0/0", Note: "" }],
+    });
     expect((await read(empty, ".txt", { from: "192.0.2.1" })).status).toBe(404);
     expect((await read(empty, "x.txt", { from: "192.0.2.1" })).status).toBe(404);
-    expect(() => h.services.apiKeys.readAllowlist(empty, "", undefined, "192.0.2.1")).toThrow(expect.objectContaining({ status: 404 }));
+    expect(() => h.services.apiKeys.readAllowlist(empty, "", undefined, "192.0.2.1")).toThrow(
+      expect.objectContaining({ status: 404 }),
+    );
     expect(denied()).toHaveLength(2);
   });
 
   it("refuses without credentials (401 challenge) and with a wrong, malformed or expired key (401), audited", async () => {
-    const key = createKey("reader", [`allowlist.read:${listA}`], { ExpiredAfter: new Date(h.clock.now() + 60_000).toISOString() });
+    const key = createKey("reader", [`allowlist.read:${listA}`], {
+      ExpiredAfter: new Date(h.clock.now() + 60_000).toISOString(),
+    });
     const [, id, secret] = /^pst_([0-9a-f]{32})_(.+)$/.exec(key.PlaintextKey)!;
     const wrongSecret = `pst_${id}_${secret!.slice(0, -1)}${secret!.endsWith("A") ? "B" : "A"}`;
     const otherId = `pst_${"0".repeat(32)}_${secret}`;
@@ -159,7 +243,9 @@ describe("GET /api/v1/allowlists/{aclId}/{token}.txt|.json", () => {
     expect(denied()[0]).toMatchObject({ aclDescription: "Vendor A", description: "no API key presented" });
     expect(denied()[1]!.description).toContain("unknown or malformed API key");
     // The body never says which part was wrong.
-    expect((await read(listA, `${TOKEN_A}.txt`, { headers: basic("x", wrongSecret) })).body).toEqual((await read(listA, `${TOKEN_A}.txt`, { headers: basic("x", otherId) })).body);
+    expect((await read(listA, `${TOKEN_A}.txt`, { headers: basic("x", wrongSecret) })).body).toEqual(
+      (await read(listA, `${TOKEN_A}.txt`, { headers: basic("x", otherId) })).body,
+    );
     expect((await read(listA, `${TOKEN_A}.txt`, { headers: basic("x", key.PlaintextKey) })).status).toBe(200);
     h.clock.advance(60_000);
     expectChallenge(await read(listA, `${TOKEN_A}.txt`, { headers: basic("x", key.PlaintextKey) }));
@@ -171,22 +257,46 @@ describe("GET /api/v1/allowlists/{aclId}/{token}.txt|.json", () => {
     const r1 = await read(listA, `${TOKEN_A}.txt`, { headers: basic("x", other.PlaintextKey) });
     expect(r1).toMatchObject({ status: 403, body: { Err: "Unauthorised" } });
     expect(r1.headers.get("www-authenticate")).toBeNull();
-    expect(denied().at(-1)).toMatchObject({ aclDescription: "Vendor A", description: `API key "other list" lacks scope allowlist.read:${listA}` });
-    const fenced = createKey("fenced", [`allowlist.read:${listA}`], { AllowedFrom: [{ Prefix: "192.0.2.0/24", Note: "" }, { Prefix: "2001:db8:1::/48", Note: "" }] });
-    expect((await read(listA, `${TOKEN_A}.txt`, { headers: basic("x", fenced.PlaintextKey), from: "192.0.2.200" })).status).toBe(200);
-    expect((await read(listA, `${TOKEN_A}.txt`, { headers: basic("x", fenced.PlaintextKey), from: "2001:db8:1::7" })).status).toBe(200);
-    expect((await read(listA, `${TOKEN_A}.txt`, { headers: basic("x", fenced.PlaintextKey), from: "::ffff:192.0.2.9" })).status).toBe(200);
+    expect(denied().at(-1)).toMatchObject({
+      aclDescription: "Vendor A",
+      description: `API key "other list" lacks scope allowlist.read:${listA}`,
+    });
+    const fenced = createKey("fenced", [`allowlist.read:${listA}`], {
+      AllowedFrom: [
+        { Prefix: "192.0.2.0/24", Note: "" },
+        { Prefix: "2001:db8:1::/48", Note: "" },
+      ],
+    });
+    expect(
+      (await read(listA, `${TOKEN_A}.txt`, { headers: basic("x", fenced.PlaintextKey), from: "192.0.2.200" })).status,
+    ).toBe(200);
+    expect(
+      (await read(listA, `${TOKEN_A}.txt`, { headers: basic("x", fenced.PlaintextKey), from: "2001:db8:1::7" })).status,
+    ).toBe(200);
+    expect(
+      (await read(listA, `${TOKEN_A}.txt`, { headers: basic("x", fenced.PlaintextKey), from: "::ffff:192.0.2.9" }))
+        .status,
+    ).toBe(200);
     for (const from of ["192.0.3.1", "2001:db8:2::7", "203.0.113.5"]) {
-      expect(await read(listA, `${TOKEN_A}.txt`, { headers: basic("x", fenced.PlaintextKey), from })).toMatchObject({ status: 403, body: { Err: "Unauthorised" } });
+      expect(await read(listA, `${TOKEN_A}.txt`, { headers: basic("x", fenced.PlaintextKey), from })).toMatchObject({
+        status: 403,
+        body: { Err: "Unauthorised" },
+      });
     }
     expect(denied()).toHaveLength(4);
-    expect(denied().at(-1)).toMatchObject({ ipAddress: "203.0.113.5", description: 'API key "fenced" used from outside its AllowedFrom' });
+    expect(denied().at(-1)).toMatchObject({
+      ipAddress: "203.0.113.5",
+      description: 'API key "fenced" used from outside its AllowedFrom',
+    });
   });
 
   it("lets a key read the allowlist whose ApiKeyId names it, without the scope stored", async () => {
     const key = createKey("wizard", []);
     const linked = createAllowlistAcl("Linked", { Token: "linked-token-linked", ApiKeyId: key.ID });
-    expect(await read(linked, "linked-token-linked.json", { headers: basic("x", key.PlaintextKey) })).toMatchObject({ status: 200, body: [] });
+    expect(await read(linked, "linked-token-linked.json", { headers: basic("x", key.PlaintextKey) })).toMatchObject({
+      status: 200,
+      body: [],
+    });
     expect((await read(listA, `${TOKEN_A}.json`, { headers: basic("x", key.PlaintextKey) })).status).toBe(403);
   });
 
@@ -196,16 +306,25 @@ describe("GET /api/v1/allowlists/{aclId}/{token}.txt|.json", () => {
       expect(r).toMatchObject({ status: 200, body: ["198.51.100.20", "198.51.100.3", "2001:db8::5"] });
     }
     expect(denied()).toHaveLength(0);
-    for (const from of ["192.0.3.1", "2001:db8:fee0::1", "203.0.113.5"]) expectChallenge(await read(listB, `${TOKEN_B}.txt`, { from }));
+    for (const from of ["192.0.3.1", "2001:db8:fee0::1", "203.0.113.5"])
+      expectChallenge(await read(listB, `${TOKEN_B}.txt`, { from }));
     expect(denied()).toHaveLength(3);
-    expect(denied()[0]).toMatchObject({ aclDescription: "Vendor B", ipAddress: "192.0.3.1", description: "no API key, and the source is outside the allowed addresses" });
+    expect(denied()[0]).toMatchObject({
+      aclDescription: "Vendor B",
+      ipAddress: "192.0.3.1",
+      description: "no API key, and the source is outside the allowed addresses",
+    });
     // Outside the prefixes, a key with the scope works.
     const key = createKey("b reader", [`allowlist.read:${listB}`]);
-    expect((await read(listB, `${TOKEN_B}.txt`, { headers: basic("x", key.PlaintextKey), from: "203.0.113.5" })).status).toBe(200);
+    expect(
+      (await read(listB, `${TOKEN_B}.txt`, { headers: basic("x", key.PlaintextKey), from: "203.0.113.5" })).status,
+    ).toBe(200);
     // A presented key decides alone: a bad one is refused even from an allowed source.
     expectChallenge(await read(listB, `${TOKEN_B}.txt`, { headers: basic("x", "pst_bad"), from: "192.0.2.1" }));
     const noScope = createKey("no scope", ["user.sessions"]);
-    expect((await read(listB, `${TOKEN_B}.txt`, { headers: basic("x", noScope.PlaintextKey), from: "192.0.2.1" })).status).toBe(403);
+    expect(
+      (await read(listB, `${TOKEN_B}.txt`, { headers: basic("x", noScope.PlaintextKey), from: "192.0.2.1" })).status,
+    ).toBe(403);
     expect(denied()).toHaveLength(5);
   });
 });

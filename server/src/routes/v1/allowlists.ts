@@ -23,12 +23,19 @@ export const allowlistRoutes = new Hono<AppEnv>()
     const [, token, format] = m as unknown as [string, string, "txt" | "json"];
     let addresses: string[];
     try {
-      addresses = c.var.services.apiKeys.readAllowlist(c.req.param("aclId"), token, keyFromAuthorization(c.req.header("authorization")), c.var.clientIp);
+      addresses = c.var.services.apiKeys.readAllowlist(
+        c.req.param("aclId"),
+        token,
+        keyFromAuthorization(c.req.header("authorization")),
+        c.var.clientIp,
+      );
     } catch (err) {
       if (err instanceof AppError && err.status === 401) c.header("WWW-Authenticate", ALLOWLIST_CHALLENGE);
       throw err;
     }
     c.header("Cache-Control", "no-store");
     if (format === "json") return c.json(addresses, 200);
-    return c.body(addresses.length === 0 ? "" : addresses.join("\n") + "\n", 200, { "Content-Type": "text/plain; charset=utf-8" });
+    return c.body(addresses.length === 0 ? "" : addresses.join("\n") + "\n", 200, {
+      "Content-Type": "text/plain; charset=utf-8",
+    });
   });

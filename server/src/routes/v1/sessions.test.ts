@@ -16,11 +16,28 @@ const bearer = (k: string) => ({ authorization: `Bearer ${k}` });
 const call = (method: string, path: string, headers: Record<string, string>, from?: string) =>
   apiRequest(h, method, `/api/v1/sessions${path}`, undefined, { headers, ...(from ? { from } : {}) });
 const audits = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
-function createKey(name: string, scopes: string[], more: { AllowedFrom?: { Prefix: string; Note: string }[]; ExpiredAfter?: string | null } = {}): string {
-  return h.services.apiKeys.create({ Name: name, Scopes: scopes, ExpiredAfter: more.ExpiredAfter ?? null, ...(more.AllowedFrom ? { AllowedFrom: more.AllowedFrom } : {}) }, actor).PlaintextKey!;
+function createKey(
+  name: string,
+  scopes: string[],
+  more: { AllowedFrom?: { Prefix: string; Note: string }[]; ExpiredAfter?: string | null } = {},
+): string {
+  return h.services.apiKeys.create(
+    {
+      Name: name,
+      Scopes: scopes,
+      ExpiredAfter: more.ExpiredAfter ?? null,
+      ...(more.AllowedFrom ? { AllowedFrom: more.AllowedFrom } : {}),
+    },
+    actor,
+  ).PlaintextKey!;
 }
 async function signIn(ip: string) {
-  const { token, session } = await h.services.userSessions.login({ userName: "alice", password: "alice-password", kiosk: false, ip });
+  const { token, session } = await h.services.userSessions.login({
+    userName: "alice",
+    password: "alice-password",
+    kiosk: false,
+    ip,
+  });
   h.services.engine.grant(session.sessionId, seed.aclId, { userName: "alice", ip, click: true });
   return { token, id: session.sessionId };
 }
@@ -49,8 +66,20 @@ describe("/api/v1/sessions (scope user.sessions)", () => {
     expect(r.status).toBe(200);
     const s1 = h.services.db.select().from(userSessions).where(eq(userSessions.id, first.id)).get()!;
     expect(r.body).toEqual([
-      { ID: first.id, UserName: "alice", Created: new Date(s1.createdAt).toISOString(), Ends: new Date(s1.endsAt).toISOString(), IPAddress: "198.51.100.10" },
-      { ID: second.id, UserName: "alice", Created: expect.any(String), Ends: expect.any(String), IPAddress: "2001:db8::10" },
+      {
+        ID: first.id,
+        UserName: "alice",
+        Created: new Date(s1.createdAt).toISOString(),
+        Ends: new Date(s1.endsAt).toISOString(),
+        IPAddress: "198.51.100.10",
+      },
+      {
+        ID: second.id,
+        UserName: "alice",
+        Created: expect.any(String),
+        Ends: expect.any(String),
+        IPAddress: "2001:db8::10",
+      },
     ]);
     // HTTP Basic with the key as password works as well.
     const basic = `Basic ${Buffer.from(`ops:${key}`).toString("base64")}`;
@@ -65,11 +94,18 @@ describe("/api/v1/sessions (scope user.sessions)", () => {
   it("ends a session: its grants are revoked on the agent, the session is gone, audited", async () => {
     const r = await call("DELETE", `/${first.id}`, bearer(key), "192.0.2.44");
     expect(r.status).toBe(204);
-    expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "198.51.100.10", target: expect.objectContaining({ key: seed.aclId }) })]);
+    expect(h.channel.take()).toEqual([
+      expect.objectContaining({ op: "del", ip: "198.51.100.10", target: expect.objectContaining({ key: seed.aclId }) }),
+    ]);
     expect(() => h.services.userSessions.resolve(first.token)).toThrow(expect.objectContaining({ status: 401 }));
     expect(h.services.userSessions.resolve(second.token).sessionId).toBe(second.id);
-    expect(h.services.db.select().from(userSessions).where(eq(userSessions.id, first.id)).get()).toMatchObject({ endReason: "apiKey", endedAt: expect.any(Number) });
-    expect(audits("sessionDeleted")).toEqual([expect.objectContaining({ userName: "alice", ipAddress: "192.0.2.44", description: 'ended with API key "ops"' })]);
+    expect(h.services.db.select().from(userSessions).where(eq(userSessions.id, first.id)).get()).toMatchObject({
+      endReason: "apiKey",
+      endedAt: expect.any(Number),
+    });
+    expect(audits("sessionDeleted")).toEqual([
+      expect.objectContaining({ userName: "alice", ipAddress: "192.0.2.44", description: 'ended with API key "ops"' }),
+    ]);
     expect(((await call("GET", "", bearer(key))).body as { ID: string }[]).map((s) => s.ID)).toEqual([second.id]);
     // Ending it again, an unknown id or a malformed id: 404, nothing sent.
     for (const id of [first.id, "11111111-1111-4111-8111-111111111111", "nope"]) {
@@ -80,9 +116,16 @@ describe("/api/v1/sessions (scope user.sessions)", () => {
   });
 
   it("refuses missing, wrong and expired keys (401 challenge), keys lacking the scope or used from elsewhere (403), audited", async () => {
-    const expiring = createKey("expiring", ["user.sessions"], { ExpiredAfter: new Date(h.clock.now() + 1000).toISOString() });
+    const expiring = createKey("expiring", ["user.sessions"], {
+      ExpiredAfter: new Date(h.clock.now() + 1000).toISOString(),
+    });
     const otherScope = createKey("agents only", ["agent.register"]);
-    const fenced = createKey("fenced", ["user.sessions"], { AllowedFrom: [{ Prefix: "10.0.0.0/8", Note: "lan" }, { Prefix: "fd00::/8", Note: "" }] });
+    const fenced = createKey("fenced", ["user.sessions"], {
+      AllowedFrom: [
+        { Prefix: "10.0.0.0/8", Note: "lan" },
+        { Prefix: "fd00::/8", Note: "" },
+      ],
+    });
     expect((await call("GET", "", bearer(fenced), "10.1.2.3")).status).toBe(200);
     expect((await call("GET", "", bearer(fenced), "fd12::1")).status).toBe(200);
     h.clock.advance(1000);
@@ -91,11 +134,18 @@ describe("/api/v1/sessions (scope user.sessions)", () => {
       expectChallenge(await call("GET", "", headers));
       expectChallenge(await call("DELETE", `/${first.id}`, headers));
     }
-    for (const [k, from] of [[otherScope, undefined], [fenced, "11.0.0.1"], [fenced, "fe80::1"]] as const) {
+    for (const [k, from] of [
+      [otherScope, undefined],
+      [fenced, "11.0.0.1"],
+      [fenced, "fe80::1"],
+    ] as const) {
       const r1 = await call("GET", "", bearer(k), from);
       expect(r1).toMatchObject({ status: 403, body: { Err: "Unauthorised" } });
       expect(r1.headers.get("www-authenticate")).toBeNull();
-      expect(await call("DELETE", `/${first.id}`, bearer(k), from)).toMatchObject({ status: 403, body: { Err: "Unauthorised" } });
+      expect(await call("DELETE", `/${first.id}`, bearer(k), from)).toMatchObject({
+        status: 403,
+        body: { Err: "Unauthorised" },
+      });
     }
     const refused = audits("apiKeyAccessDenied");
     expect(refused).toHaveLength(16);

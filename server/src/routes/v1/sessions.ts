@@ -19,7 +19,11 @@ export const SESSIONS_CHALLENGE = 'Bearer realm="postern"';
 /** Authenticates the request's key for user.sessions; sets the challenge header on 401. */
 function sessionsKey(c: Context<AppEnv>): ApiKeyRow {
   try {
-    return c.var.services.apiKeys.authenticate(keyFromAuthorization(c.req.header("authorization")), c.var.clientIp, ApiKeyScopeName.userSessions);
+    return c.var.services.apiKeys.authenticate(
+      keyFromAuthorization(c.req.header("authorization")),
+      c.var.clientIp,
+      ApiKeyScopeName.userSessions,
+    );
   } catch (err) {
     if (err instanceof AppError && err.status === 401) c.header("WWW-Authenticate", SESSIONS_CHALLENGE);
     throw err;

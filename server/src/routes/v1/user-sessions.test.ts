@@ -15,20 +15,53 @@ let seed: Seeded;
 let robot = { id: "", key: "" };
 
 const bearer = (k: string) => ({ authorization: `Bearer ${k}` });
-const call = (method: string, path: string, opts: { headers?: Record<string, string>; from?: string; body?: unknown } = {}) =>
-  apiRequest(h, method, `/api/v1/user_sessions${path}`, opts.body, { headers: opts.headers ?? {}, from: opts.from ?? ROBOT_IP });
+const call = (
+  method: string,
+  path: string,
+  opts: { headers?: Record<string, string>; from?: string; body?: unknown } = {},
+) =>
+  apiRequest(h, method, `/api/v1/user_sessions${path}`, opts.body, {
+    headers: opts.headers ?? {},
+    from: opts.from ?? ROBOT_IP,
+  });
 const audits = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 
 /** Creates an API-key user with a key (the admin path); returns the id and the plaintext key. */
-async function apiKeyUser(userName: string, over: Partial<UserWrite> = {}, key: Partial<UserApiKey> = {}): Promise<{ id: string; key: string }> {
+async function apiKeyUser(
+  userName: string,
+  over: Partial<UserWrite> = {},
+  key: Partial<UserApiKey> = {},
+): Promise<{ id: string; key: string }> {
   h.clock.advance(1); // licences admit users in creation order: keep it unambiguous
-  const input = UserWriteSchema.parse({ Name: userName.toUpperCase(), UserName: userName, AuthType: "apikey", AclIds: [seed.aclId], ...over });
-  const created = await h.services.apiKeyUsers.createUser(input, { Name: `${userName} key`, ExpiredAfter: null, ...key }, actor);
+  const input = UserWriteSchema.parse({
+    Name: userName.toUpperCase(),
+    UserName: userName,
+    AuthType: "apikey",
+    AclIds: [seed.aclId],
+    ...over,
+  });
+  const created = await h.services.apiKeyUsers.createUser(
+    input,
+    { Name: `${userName} key`, ExpiredAfter: null, ...key },
+    actor,
+  );
   return { id: created.ID, key: created.ApiKey.PlaintextKey! };
 }
 /** Creates another key with `scopes` through the admin API-key service. */
-function extraKey(name: string, scopes: string[], more: { ExpiredAfter?: string | null; AllowedFrom?: { Prefix: string; Note: string }[] } = {}): string {
-  return h.services.apiKeys.create({ Name: name, Scopes: scopes, ExpiredAfter: more.ExpiredAfter ?? null, ...(more.AllowedFrom ? { AllowedFrom: more.AllowedFrom } : {}) }, actor).PlaintextKey!;
+function extraKey(
+  name: string,
+  scopes: string[],
+  more: { ExpiredAfter?: string | null; AllowedFrom?: { Prefix: string; Note: string }[] } = {},
+): string {
+  return h.services.apiKeys.create(
+    {
+      Name: name,
+      Scopes: scopes,
+      ExpiredAfter: more.ExpiredAfter ?? null,
+      ...(more.AllowedFrom ? { AllowedFrom: more.AllowedFrom } : {}),
+    },
+    actor,
+  ).PlaintextKey!;
 }
 function expectChallenge(r: ApiResult): void {
   expect(r).toMatchObject({ status: 401, body: { Err: "Unauthorised" } });
@@ -60,13 +93,24 @@ describe("POST /api/v1/user_sessions", () => {
     expect(body.Token).toMatch(/^[A-Za-z0-9_-]{20,}$/);
     expect(row.tokenHash).not.toContain(body.Token);
     // The ACL without ClickToGrant was granted at sign-in, on the caller's address.
-    expect(body.Status).toMatchObject({ Name: "ROBOT", CurrentAddress: ROBOT_IP, AuthType: "apikey", UserLicensed: true, ACLs: [{ ACLID: seed.aclId, Status: 2 }] });
+    expect(body.Status).toMatchObject({
+      Name: "ROBOT",
+      CurrentAddress: ROBOT_IP,
+      AuthType: "apikey",
+      UserLicensed: true,
+      ACLs: [{ ACLID: seed.aclId, Status: 2 }],
+    });
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "add", ip: ROBOT_IP })]);
     expect(audits("userLoggedIn")).toEqual([expect.objectContaining({ userName: "robot", ipAddress: ROBOT_IP })]);
     // The token is the postern_session cookie of the ordinary user calls.
-    const status = await apiRequest(h, "GET", "/api/status", undefined, { cookie: cookieOf(body.Token), from: ROBOT_IP });
+    const status = await apiRequest(h, "GET", "/api/status", undefined, {
+      cookie: cookieOf(body.Token),
+      from: ROBOT_IP,
+    });
     expect(status).toMatchObject({ status: 200, body: { Name: "ROBOT", ACLs: [{ ACLID: seed.aclId }] } });
-    expect(h.services.db.select().from(users).where(eq(users.id, robot.id)).get()!.lastLogin).toBeGreaterThanOrEqual(row.createdAt);
+    expect(h.services.db.select().from(users).where(eq(users.id, robot.id)).get()!.lastLogin).toBeGreaterThanOrEqual(
+      row.createdAt,
+    );
   });
 
   it("accepts HTTP Basic with the key as password, and a body naming the user", async () => {
@@ -80,10 +124,15 @@ describe("POST /api/v1/user_sessions", () => {
   it("follows the client's address on the user calls: the grants move with it", async () => {
     const body = ApiKeyUserSessionSchema.parse((await call("POST", "", { headers: bearer(robot.key) })).body);
     h.channel.take();
-    const moved = await apiRequest(h, "GET", "/api/status", undefined, { cookie: cookieOf(body.Token), from: "198.51.100.99" });
+    const moved = await apiRequest(h, "GET", "/api/status", undefined, {
+      cookie: cookieOf(body.Token),
+      from: "198.51.100.99",
+    });
     expect(moved).toMatchObject({ status: 200, body: { CurrentAddress: "198.51.100.99" } });
     expect(h.channel.take().map((o) => `${o.op} ${o.ip}`)).toEqual(["del 198.51.100.20", "add 198.51.100.99"]);
-    expect(audits("userIpChanged")).toEqual([expect.objectContaining({ userName: "robot", ipAddress: "198.51.100.99" })]);
+    expect(audits("userIpChanged")).toEqual([
+      expect.objectContaining({ userName: "robot", ipAddress: "198.51.100.99" }),
+    ]);
   });
 
   it("an API-key user with TOTPEnabled still signs in at once (no code is owed)", async () => {
@@ -91,7 +140,9 @@ describe("POST /api/v1/user_sessions", () => {
     const r = await call("POST", "", { headers: bearer(otp.key) });
     expect(r.status).toBe(201);
     const token = ApiKeyUserSessionSchema.parse(r.body).Token;
-    expect((await apiRequest(h, "GET", "/api/status", undefined, { cookie: cookieOf(token), from: ROBOT_IP })).status).toBe(200);
+    expect(
+      (await apiRequest(h, "GET", "/api/status", undefined, { cookie: cookieOf(token), from: ROBOT_IP })).status,
+    ).toBe(200);
   });
 
   it("refuses missing, malformed, wrong and expired keys with 401 and the challenge, audited", async () => {
@@ -99,7 +150,14 @@ describe("POST /api/v1/user_sessions", () => {
     expect((await call("POST", "", { headers: bearer(expiring.key) })).status).toBe(201);
     h.clock.advance(1000);
     const wrong = robot.key.slice(0, -2) + (robot.key.endsWith("AA") ? "BB" : "AA");
-    for (const headers of [{}, bearer(""), bearer("pst_nope"), bearer(wrong), bearer(expiring.key), { authorization: "Token abc" }]) {
+    for (const headers of [
+      {},
+      bearer(""),
+      bearer("pst_nope"),
+      bearer(wrong),
+      bearer(expiring.key),
+      { authorization: "Token abc" },
+    ]) {
       expectChallenge(await call("POST", "", { headers }));
     }
     expect(audits("apiKeyAccessDenied").map((a) => a.description)).toEqual([
@@ -119,11 +177,41 @@ describe("POST /api/v1/user_sessions", () => {
     const fenced = await apiKeyUser("fenced", {}, { AllowedFrom: [{ Prefix: "10.0.0.0/8", Note: "lan" }] });
     expect((await call("POST", "", { headers: bearer(fenced.key), from: "10.1.2.3" })).status).toBe(201);
     const cases: [string, Record<string, string>, unknown, string | undefined, string][] = [
-      ["no user.auth scope", bearer(sessionsOnly), undefined, undefined, 'API key "sessions only" lacks scope user.auth'],
-      ["another user's key", bearer(other.key), { UserName: "robot" }, undefined, `API key "other key" lacks scope user.auth:${robot.id}`],
-      ["a local user named", bearer(robot.key), { UserName: "alice" }, undefined, `API key "robot key" lacks scope user.auth:${seed.userId}`],
-      ["an unknown user named", bearer(robot.key), { UserName: "nobody" }, undefined, 'API key "robot key" lacks scope user.auth (no user "nobody")'],
-      ["outside AllowedFrom", bearer(fenced.key), undefined, "11.0.0.1", 'API key "fenced key" used from outside its AllowedFrom'],
+      [
+        "no user.auth scope",
+        bearer(sessionsOnly),
+        undefined,
+        undefined,
+        'API key "sessions only" lacks scope user.auth',
+      ],
+      [
+        "another user's key",
+        bearer(other.key),
+        { UserName: "robot" },
+        undefined,
+        `API key "other key" lacks scope user.auth:${robot.id}`,
+      ],
+      [
+        "a local user named",
+        bearer(robot.key),
+        { UserName: "alice" },
+        undefined,
+        `API key "robot key" lacks scope user.auth:${seed.userId}`,
+      ],
+      [
+        "an unknown user named",
+        bearer(robot.key),
+        { UserName: "nobody" },
+        undefined,
+        'API key "robot key" lacks scope user.auth (no user "nobody")',
+      ],
+      [
+        "outside AllowedFrom",
+        bearer(fenced.key),
+        undefined,
+        "11.0.0.1",
+        'API key "fenced key" used from outside its AllowedFrom',
+      ],
     ];
     for (const [what, headers, body, from, description] of cases) {
       const r = await call("POST", "", { headers, body, ...(from ? { from } : {}) });
@@ -139,25 +227,49 @@ describe("POST /api/v1/user_sessions", () => {
   it("refuses users who are not API-key users, deleted, disabled, past ValidUntil or unlicensed", async () => {
     const local = await apiKeyUser("was-apikey");
     h.services.db.update(users).set({ authType: "local" }).where(eq(users.id, local.id)).run();
-    expect(await call("POST", "", { headers: bearer(local.key) })).toMatchObject({ status: 403, body: { Err: "Login not permitted" } });
-    expect(audits("userLoginFailed").at(-1)).toMatchObject({ userName: "was-apikey", ipAddress: ROBOT_IP, errorMessage: 'API key "was-apikey key": not an API-key user (AuthType local)' });
+    expect(await call("POST", "", { headers: bearer(local.key) })).toMatchObject({
+      status: 403,
+      body: { Err: "Login not permitted" },
+    });
+    expect(audits("userLoginFailed").at(-1)).toMatchObject({
+      userName: "was-apikey",
+      ipAddress: ROBOT_IP,
+      errorMessage: 'API key "was-apikey key": not an API-key user (AuthType local)',
+    });
 
     const gone = await apiKeyUser("gone");
     h.services.users.delete(gone.id, actor);
-    expect(await call("POST", "", { headers: bearer(gone.key) })).toMatchObject({ status: 403, body: { Err: "Unauthorised" } });
-    expect(audits("userLoginFailed").at(-1)?.errorMessage).toBe(`API key "gone key": user.auth:${gone.id} names a deleted user`);
+    expect(await call("POST", "", { headers: bearer(gone.key) })).toMatchObject({
+      status: 403,
+      body: { Err: "Unauthorised" },
+    });
+    expect(audits("userLoginFailed").at(-1)?.errorMessage).toBe(
+      `API key "gone key": user.auth:${gone.id} names a deleted user`,
+    );
 
     h.services.db.update(users).set({ disabled: true }).where(eq(users.id, robot.id)).run();
-    expect(await call("POST", "", { headers: bearer(robot.key) })).toMatchObject({ status: 403, body: { Err: "accountDisabled" } });
+    expect(await call("POST", "", { headers: bearer(robot.key) })).toMatchObject({
+      status: 403,
+      body: { Err: "accountDisabled" },
+    });
     expect(audits("userLoginFailed").at(-1)).toMatchObject({ userName: "robot", errorMessage: "account disabled" });
     h.services.db.update(users).set({ disabled: false, validUntil: h.clock.now() }).where(eq(users.id, robot.id)).run();
-    expect(await call("POST", "", { headers: bearer(robot.key) })).toMatchObject({ status: 403, body: { Err: "accountDisabled" } });
+    expect(await call("POST", "", { headers: bearer(robot.key) })).toMatchObject({
+      status: 403,
+      body: { Err: "accountDisabled" },
+    });
 
     // A licence for one user: alice (created first) is licensed, the API-key users are not.
     h.services.db.update(users).set({ validUntil: null }).where(eq(users.id, robot.id)).run();
     installTestLicence(h, { UserLimit: 1, UserLimitOverage: 0 });
-    expect(await call("POST", "", { headers: bearer(robot.key) })).toMatchObject({ status: 403, body: { Err: "err.unlicensedDescription" } });
-    expect(audits("userLoginFailed").at(-1)).toMatchObject({ userName: "robot", errorMessage: 'API key "robot key": user not licensed' });
+    expect(await call("POST", "", { headers: bearer(robot.key) })).toMatchObject({
+      status: 403,
+      body: { Err: "err.unlicensedDescription" },
+    });
+    expect(audits("userLoginFailed").at(-1)).toMatchObject({
+      userName: "robot",
+      errorMessage: 'API key "robot key": user not licensed',
+    });
     expect(audits("userLoggedIn")).toHaveLength(0);
     expect(h.services.db.select().from(userSessions).all()).toHaveLength(0);
     expect(h.channel.take()).toHaveLength(0);
@@ -166,7 +278,10 @@ describe("POST /api/v1/user_sessions", () => {
   it("a key for several users needs the UserName", async () => {
     const second = await apiKeyUser("second");
     const both = extraKey("both", [`user.auth:${robot.id}`, `user.auth:${second.id}`]);
-    expect(await call("POST", "", { headers: bearer(both) })).toMatchObject({ status: 400, body: { Err: "Bad request", Extra: "UserName: this API key signs in several users; name one" } });
+    expect(await call("POST", "", { headers: bearer(both) })).toMatchObject({
+      status: 400,
+      body: { Err: "Bad request", Extra: "UserName: this API key signs in several users; name one" },
+    });
     expect(audits("userLoginFailed").at(-1)?.errorMessage).toBe('API key "both" signs in 2 users and none was named');
     const r = await call("POST", "", { headers: bearer(both), body: { UserName: "second" } });
     expect(r).toMatchObject({ status: 201, body: { Status: { Name: "SECOND" } } });
@@ -175,16 +290,32 @@ describe("POST /api/v1/user_sessions", () => {
   });
 
   it("validates the body: JSON, a non-blank UserName", async () => {
-    expect(await call("POST", "", { headers: bearer(robot.key), body: "{" })).toMatchObject({ status: 400, body: { Err: "Failed decoding request body" } });
-    expect(await call("POST", "", { headers: bearer(robot.key), body: { UserName: " " } })).toMatchObject({ status: 400, body: { Err: "You must specify a username", Extra: "UserName" } });
-    expect(await call("POST", "", { headers: bearer(robot.key), body: { UserName: 7 } })).toMatchObject({ status: 400, body: { Err: "Bad request", Extra: expect.stringMatching(/^UserName: /) } });
-    expect(await call("POST", "", { headers: bearer(robot.key), body: { UserName: "x".repeat(257) } })).toMatchObject({ status: 400, body: { Err: "Bad request", Extra: expect.stringMatching(/^UserName: /) } });
+    expect(await call("POST", "", { headers: bearer(robot.key), body: "{" })).toMatchObject({
+      status: 400,
+      body: { Err: "Failed decoding request body" },
+    });
+    expect(await call("POST", "", { headers: bearer(robot.key), body: { UserName: " " } })).toMatchObject({
+      status: 400,
+      body: { Err: "You must specify a username", Extra: "UserName" },
+    });
+    expect(await call("POST", "", { headers: bearer(robot.key), body: { UserName: 7 } })).toMatchObject({
+      status: 400,
+      body: { Err: "Bad request", Extra: expect.stringMatching(/^UserName: /) },
+    });
+    expect(await call("POST", "", { headers: bearer(robot.key), body: { UserName: "x".repeat(257) } })).toMatchObject({
+      status: 400,
+      body: { Err: "Bad request", Extra: expect.stringMatching(/^UserName: /) },
+    });
     expect(audits("userLoggedIn")).toHaveLength(0);
   });
 
   it("is not a cookie route, but cross-site writes are still refused", async () => {
-    expect(await call("POST", "", { headers: { ...bearer(robot.key), origin: "https://evil.example" } })).toMatchObject({ status: 403, body: { Err: "Unauthorised" } });
-    expect(await call("POST", "", { headers: { ...bearer(robot.key), "sec-fetch-site": "cross-site" } })).toMatchObject({ status: 403 });
+    expect(await call("POST", "", { headers: { ...bearer(robot.key), origin: "https://evil.example" } })).toMatchObject(
+      { status: 403, body: { Err: "Unauthorised" } },
+    );
+    expect(await call("POST", "", { headers: { ...bearer(robot.key), "sec-fetch-site": "cross-site" } })).toMatchObject(
+      { status: 403 },
+    );
     expect(audits("userLoggedIn")).toHaveLength(0);
   });
 });
@@ -197,8 +328,17 @@ describe("GET and DELETE /api/v1/user_sessions", () => {
   beforeEach(async () => {
     first = ApiKeyUserSessionSchema.parse((await call("POST", "", { headers: bearer(robot.key) })).body);
     h.clock.advance(1000);
-    second = ApiKeyUserSessionSchema.parse((await call("POST", "", { headers: bearer(robot.key), from: "2001:db8::20" })).body);
-    aliceSession = (await h.services.userSessions.login({ userName: "alice", password: "alice-password", kiosk: false, ip: "192.0.2.1" })).session.sessionId;
+    second = ApiKeyUserSessionSchema.parse(
+      (await call("POST", "", { headers: bearer(robot.key), from: "2001:db8::20" })).body,
+    );
+    aliceSession = (
+      await h.services.userSessions.login({
+        userName: "alice",
+        password: "alice-password",
+        kiosk: false,
+        ip: "192.0.2.1",
+      })
+    ).session.sessionId;
     h.channel.take();
   });
 
@@ -207,8 +347,20 @@ describe("GET and DELETE /api/v1/user_sessions", () => {
     expect(r.status).toBe(200);
     const row = h.services.db.select().from(userSessions).where(eq(userSessions.id, first.ID)).get()!;
     expect(r.body).toEqual([
-      { ID: first.ID, UserName: "robot", Created: new Date(row.createdAt).toISOString(), Ends: new Date(row.endsAt).toISOString(), IPAddress: ROBOT_IP },
-      { ID: second.ID, UserName: "robot", Created: expect.any(String), Ends: expect.any(String), IPAddress: "2001:db8::20" },
+      {
+        ID: first.ID,
+        UserName: "robot",
+        Created: new Date(row.createdAt).toISOString(),
+        Ends: new Date(row.endsAt).toISOString(),
+        IPAddress: ROBOT_IP,
+      },
+      {
+        ID: second.ID,
+        UserName: "robot",
+        Created: expect.any(String),
+        Ends: expect.any(String),
+        IPAddress: "2001:db8::20",
+      },
     ]);
     expect((await call("GET", "?UserName=robot", { headers: bearer(robot.key) })).body).toEqual(r.body);
     h.clock.advance(480 * 60_000);
@@ -219,14 +371,33 @@ describe("GET and DELETE /api/v1/user_sessions", () => {
     const r = await call("DELETE", `/${first.ID}`, { headers: bearer(robot.key), from: "192.0.2.44" });
     expect(r.status).toBe(204);
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: ROBOT_IP })]);
-    expect(await apiRequest(h, "GET", "/api/status", undefined, { cookie: cookieOf(first.Token), from: ROBOT_IP })).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
-    expect((await apiRequest(h, "GET", "/api/status", undefined, { cookie: cookieOf(second.Token), from: "2001:db8::20" })).status).toBe(200);
-    expect(h.services.db.select().from(userSessions).where(eq(userSessions.id, first.ID)).get()).toMatchObject({ endReason: "logout", endedAt: expect.any(Number) });
-    expect(audits("userLoggedOut")).toEqual([expect.objectContaining({ userName: "robot", ipAddress: "192.0.2.44", description: 'session ended with API key "robot key"' })]);
+    expect(
+      await apiRequest(h, "GET", "/api/status", undefined, { cookie: cookieOf(first.Token), from: ROBOT_IP }),
+    ).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
+    expect(
+      (await apiRequest(h, "GET", "/api/status", undefined, { cookie: cookieOf(second.Token), from: "2001:db8::20" }))
+        .status,
+    ).toBe(200);
+    expect(h.services.db.select().from(userSessions).where(eq(userSessions.id, first.ID)).get()).toMatchObject({
+      endReason: "logout",
+      endedAt: expect.any(Number),
+    });
+    expect(audits("userLoggedOut")).toEqual([
+      expect.objectContaining({
+        userName: "robot",
+        ipAddress: "192.0.2.44",
+        description: 'session ended with API key "robot key"',
+      }),
+    ]);
     for (const id of [first.ID, aliceSession, "11111111-1111-4111-8111-111111111111", "nope"]) {
-      expect(await call("DELETE", `/${id}`, { headers: bearer(robot.key) }), id).toMatchObject({ status: 404, body: { Err: "Not found" } });
+      expect(await call("DELETE", `/${id}`, { headers: bearer(robot.key) }), id).toMatchObject({
+        status: 404,
+        body: { Err: "Not found" },
+      });
     }
-    expect(h.services.db.select().from(userSessions).where(eq(userSessions.id, aliceSession)).get()?.endedAt).toBeNull();
+    expect(
+      h.services.db.select().from(userSessions).where(eq(userSessions.id, aliceSession)).get()?.endedAt,
+    ).toBeNull();
     expect(audits("userLoggedOut")).toHaveLength(1);
     expect(h.channel.take()).toHaveLength(0);
   });
@@ -238,16 +409,37 @@ describe("GET and DELETE /api/v1/user_sessions", () => {
       expectChallenge(await call("DELETE", path, {}));
       expectChallenge(await call("DELETE", path, { headers: bearer(wrong) }));
       // Another API-key user's key acts for that user, who has no such session.
-      expect(await call("DELETE", path, { headers: bearer(other.key) })).toMatchObject({ status: 404, body: { Err: "Not found" } });
-      expect(await call("DELETE", `${path}?UserName=robot`, { headers: bearer(other.key) })).toMatchObject({ status: 403, body: { Err: "Unauthorised" } });
+      expect(await call("DELETE", path, { headers: bearer(other.key) })).toMatchObject({
+        status: 404,
+        body: { Err: "Not found" },
+      });
+      expect(await call("DELETE", `${path}?UserName=robot`, { headers: bearer(other.key) })).toMatchObject({
+        status: 403,
+        body: { Err: "Unauthorised" },
+      });
     }
     expectChallenge(await call("GET", "", {}));
-    expect(await call("GET", "?UserName=robot", { headers: bearer(other.key) })).toMatchObject({ status: 403, body: { Err: "Unauthorised" } });
+    expect(await call("GET", "?UserName=robot", { headers: bearer(other.key) })).toMatchObject({
+      status: 403,
+      body: { Err: "Unauthorised" },
+    });
     expect((await call("GET", "", { headers: bearer(other.key) })).body).toEqual([]);
-    expect(await call("GET", "?UserName=", { headers: bearer(robot.key) })).toMatchObject({ status: 400, body: { Err: "You must specify a username", Extra: "UserName" } });
-    expect(await call("GET", `?UserName=${"x".repeat(257)}`, { headers: bearer(robot.key) })).toMatchObject({ status: 400, body: { Err: "Bad request" } });
+    expect(await call("GET", "?UserName=", { headers: bearer(robot.key) })).toMatchObject({
+      status: 400,
+      body: { Err: "You must specify a username", Extra: "UserName" },
+    });
+    expect(await call("GET", `?UserName=${"x".repeat(257)}`, { headers: bearer(robot.key) })).toMatchObject({
+      status: 400,
+      body: { Err: "Bad request" },
+    });
     expect(h.channel.take()).toHaveLength(0);
     expect(audits("userLoggedOut")).toHaveLength(0);
-    expect(h.services.db.select().from(userSessions).all().filter((s) => s.endedAt !== null)).toHaveLength(0);
+    expect(
+      h.services.db
+        .select()
+        .from(userSessions)
+        .all()
+        .filter((s) => s.endedAt !== null),
+    ).toHaveLength(0);
   });
 });

@@ -62,14 +62,19 @@ export const apiKeyUserSessionRoutes = new Hono<AppEnv>()
   // POST /v1/user_sessions
   .post("/", async (c) => {
     const body = await signInBody(c);
-    const signedIn = challenged(c, () => c.var.services.apiKeyUsers.signIn(presentedKey(c), c.var.clientIp, body.UserName));
+    const signedIn = challenged(c, () =>
+      c.var.services.apiKeyUsers.signIn(presentedKey(c), c.var.clientIp, body.UserName),
+    );
     c.header("Cache-Control", "no-store");
     return c.json(signedIn, 201);
   })
   // GET /v1/user_sessions
   .get("/", (c) => {
     const userName = queryUserName(c);
-    return c.json(challenged(c, () => c.var.services.apiKeyUsers.listSessions(presentedKey(c), c.var.clientIp, userName)), 200);
+    return c.json(
+      challenged(c, () => c.var.services.apiKeyUsers.listSessions(presentedKey(c), c.var.clientIp, userName)),
+      200,
+    );
   })
   // DELETE /v1/user_sessions/{id}
   .delete("/:id", (c) => {

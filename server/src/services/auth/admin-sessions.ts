@@ -57,8 +57,15 @@ export class AdminSessionService {
     const id = newId();
     const passwordHash = await hashPassword(input.password);
     this.db.transaction((tx) => {
-      tx.insert(admins).values({ id, name: input.name, userName: input.userName, authType: "local", passwordHash }).run();
-      writeAudit(tx, { action: AuditAction.adminCreated, at: this.clock.now(), adminName: input.userName, description: "created from the command line" });
+      tx.insert(admins)
+        .values({ id, name: input.name, userName: input.userName, authType: "local", passwordHash })
+        .run();
+      writeAudit(tx, {
+        action: AuditAction.adminCreated,
+        at: this.clock.now(),
+        adminName: input.userName,
+        description: "created from the command line",
+      });
     });
     return id;
   }
@@ -79,7 +86,14 @@ export class AdminSessionService {
    * audited adminLoginFailed.
    */
   async login(input: { userName: string; password: string; ip: string }): Promise<AdminSignedIn> {
-    const failed = (errorMessage: string) => writeAudit(this.db, { action: AuditAction.adminLoginFailed, at: this.clock.now(), adminName: input.userName, ipAddress: input.ip, errorMessage });
+    const failed = (errorMessage: string) =>
+      writeAudit(this.db, {
+        action: AuditAction.adminLoginFailed,
+        at: this.clock.now(),
+        adminName: input.userName,
+        ipAddress: input.ip,
+        errorMessage,
+      });
     const attempt = this.throttle.beginAuditedLogin(input.userName, input.ip, () => failed("too many attempts"));
     const admin = this.db.select().from(admins).where(eq(admins.userName, input.userName)).get();
     let ok: boolean;
@@ -115,14 +129,32 @@ export class AdminSessionService {
   issue(admin: typeof admins.$inferSelect, ip: string): AdminSignedIn {
     const now = this.clock.now();
     if (!admin.loginEnabled) {
-      writeAudit(this.db, { action: AuditAction.adminLoginFailed, at: now, adminName: admin.userName, ipAddress: ip, errorMessage: "login not permitted" });
+      writeAudit(this.db, {
+        action: AuditAction.adminLoginFailed,
+        at: now,
+        adminName: admin.userName,
+        ipAddress: ip,
+        errorMessage: "login not permitted",
+      });
       throw new AppError(403, ServerMessage.loginNotPermitted);
     }
-    const pending: "verify" | "enrol" | null = admin.totpEnabled && admin.authType !== "SAML" ? (admin.totpSecretEnc ? "verify" : "enrol") : null;
+    const pending: "verify" | "enrol" | null =
+      admin.totpEnabled && admin.authType !== "SAML" ? (admin.totpSecretEnc ? "verify" : "enrol") : null;
     const token = randomToken(16);
     const sessionId = newId();
     const endsAt = now + ADMIN_SESSION_MINUTES * 60_000;
-    this.db.insert(adminSessions).values({ id: sessionId, tokenHash: sha256(token), adminId: admin.id, createdAt: now, endsAt, ipAddress: ip, verified: pending === null }).run();
+    this.db
+      .insert(adminSessions)
+      .values({
+        id: sessionId,
+        tokenHash: sha256(token),
+        adminId: admin.id,
+        createdAt: now,
+        endsAt,
+        ipAddress: ip,
+        verified: pending === null,
+      })
+      .run();
     const session: AdminSessionContext = { sessionId, adminId: admin.id, userName: admin.userName, name: admin.name };
     if (pending === null) this.completeSignIn(session, ip);
     return { token, session, pending, endsAt };
@@ -150,7 +182,14 @@ export class AdminSessionService {
       .innerJoin(admins, eq(admins.id, adminSessions.adminId))
       .where(eq(adminSessions.tokenHash, sha256(token)))
       .get();
-    if (!row || row.s.endedAt !== null || row.s.endsAt <= this.clock.now() || (!row.s.verified && !opts.allowPending) || !row.a.loginEnabled) throw invalidSession();
+    if (
+      !row ||
+      row.s.endedAt !== null ||
+      row.s.endsAt <= this.clock.now() ||
+      (!row.s.verified && !opts.allowPending) ||
+      !row.a.loginEnabled
+    )
+      throw invalidSession();
     return { sessionId: row.s.id, adminId: row.a.id, userName: row.a.userName, name: row.a.name };
   }
 

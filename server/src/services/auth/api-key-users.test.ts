@@ -13,11 +13,30 @@ let admin = "";
 
 const post = (body: unknown) => apiRequest(h, "POST", "/api/admin/users", body, { cookie: admin });
 const audits = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
-const userNames = () => h.services.db.select().from(users).all().map((u) => u.userName).sort();
-const keyNames = () => h.services.db.select().from(apiKeys).all().map((k) => k.name).sort();
+const userNames = () =>
+  h.services.db
+    .select()
+    .from(users)
+    .all()
+    .map((u) => u.userName)
+    .sort();
+const keyNames = () =>
+  h.services.db
+    .select()
+    .from(apiKeys)
+    .all()
+    .map((k) => k.name)
+    .sort();
 const inMonths = (m: number) => new Date(h.clock.now() + m * 30 * DAY).toISOString();
 /** An API-key user as the console's wizard sends it, with the key to create now. */
-const robot = (key: unknown, over: Record<string, unknown> = {}) => ({ Name: "Robot", UserName: "robot", AuthType: "apikey", AclIds: [seed.aclId], ApiKey: key, ...over });
+const robot = (key: unknown, over: Record<string, unknown> = {}) => ({
+  Name: "Robot",
+  UserName: "robot",
+  AuthType: "apikey",
+  AclIds: [seed.aclId],
+  ApiKey: key,
+  ...over,
+});
 
 beforeEach(async () => {
   h = createHarness();
@@ -49,21 +68,38 @@ describe("POST /api/admin/users with ApiKey (create the key now)", () => {
       LastUsedAt: null,
       PlaintextKey: expect.stringMatching(/^pst_[0-9a-f]{32}_[A-Za-z0-9_-]{43}$/),
     });
-    expect((await apiRequest(h, "GET", `/api/admin/users/${created.ID}`, undefined, { cookie: admin })).body).toMatchObject({ UserName: "robot", AuthType: "apikey", AclIds: [seed.aclId] });
+    expect(
+      (await apiRequest(h, "GET", `/api/admin/users/${created.ID}`, undefined, { cookie: admin })).body,
+    ).toMatchObject({ UserName: "robot", AuthType: "apikey", AclIds: [seed.aclId] });
     // Reads never show the plaintext again.
-    const read = ApiKeySchema.parse((await apiRequest(h, "GET", `/api/admin/api-keys/${created.ApiKey.ID}`, undefined, { cookie: admin })).body);
+    const read = ApiKeySchema.parse(
+      (await apiRequest(h, "GET", `/api/admin/api-keys/${created.ApiKey.ID}`, undefined, { cookie: admin })).body,
+    );
     expect(read.PlaintextKey).toBeUndefined();
     expect(audits("userCreated").at(-1)).toMatchObject({ userName: "robot", adminName: "root" });
-    expect(audits("apiKeyCreated").map((a) => a.description)).toEqual([`API key "robot key" (scopes: user.auth:${created.ID})`]);
-    const signIn = await apiRequest(h, "POST", "/api/v1/user_sessions", undefined, { headers: { authorization: `Bearer ${created.ApiKey.PlaintextKey!}` } });
+    expect(audits("apiKeyCreated").map((a) => a.description)).toEqual([
+      `API key "robot key" (scopes: user.auth:${created.ID})`,
+    ]);
+    const signIn = await apiRequest(h, "POST", "/api/v1/user_sessions", undefined, {
+      headers: { authorization: `Bearer ${created.ApiKey.PlaintextKey!}` },
+    });
     expect(signIn).toMatchObject({ status: 201, body: { Status: { Name: "Robot" } } });
   });
 
   it("takes ExpiredAfter null (never) and an AllowedFrom list", async () => {
-    const r = await post(robot({ Name: "k", ExpiredAfter: null, AllowedFrom: [{ Prefix: "192.0.2.0/24", Note: "office" }] }));
-    expect(r).toMatchObject({ status: 201, body: { ApiKey: { ExpiredAfter: null, AllowedFrom: [{ Prefix: "192.0.2.0/24", Note: "office" }] } } });
+    const r = await post(
+      robot({ Name: "k", ExpiredAfter: null, AllowedFrom: [{ Prefix: "192.0.2.0/24", Note: "office" }] }),
+    );
+    expect(r).toMatchObject({
+      status: 201,
+      body: { ApiKey: { ExpiredAfter: null, AllowedFrom: [{ Prefix: "192.0.2.0/24", Note: "office" }] } },
+    });
     const key = UserCreatedWithKeySchema.parse(r.body).ApiKey.PlaintextKey!;
-    const from = (ip: string) => apiRequest(h, "POST", "/api/v1/user_sessions", undefined, { headers: { authorization: `Bearer ${key}` }, from: ip });
+    const from = (ip: string) =>
+      apiRequest(h, "POST", "/api/v1/user_sessions", undefined, {
+        headers: { authorization: `Bearer ${key}` },
+        from: ip,
+      });
     expect((await from("192.0.2.9")).status).toBe(201);
     expect((await from("203.0.113.5")).status).toBe(403);
   });
@@ -72,12 +108,36 @@ describe("POST /api/admin/users with ApiKey (create the key now)", () => {
     const refusals: [unknown, number, { Err: string; Extra?: unknown }][] = [
       [{ ExpiredAfter: null }, 400, { Err: "Bad request", Extra: expect.stringMatching(/^ApiKey\.Name: /) }],
       [{ Name: "  ", ExpiredAfter: null }, 400, { Err: "Bad request", Extra: "ApiKey.Name: Name is required" }],
-      [{ Name: "x".repeat(129), ExpiredAfter: null }, 400, { Err: "Bad request", Extra: expect.stringMatching(/^ApiKey\.Name: /) }],
-      [{ Name: "k" }, 400, { Err: "Bad request", Extra: "ApiKey.ExpiredAfter: required: an ISO 8601 time, or null for never" }],
-      [{ Name: "k", ExpiredAfter: "in a year" }, 400, { Err: "Bad request", Extra: expect.stringMatching(/^ApiKey\.ExpiredAfter: /) }],
-      [{ Name: "k", ExpiredAfter: new Date(h.clock.now() - DAY).toISOString() }, 400, { Err: "Bad request", Extra: "ApiKey.ExpiredAfter: must be in the future (or null for never)" }],
-      [{ Name: "k", ExpiredAfter: null, AllowedFrom: [{ Prefix: "192.0.2.300/24" }] }, 400, { Err: "err.invalidCidr", Extra: "ApiKey.AllowedFrom.0.Prefix" }],
-      [{ Name: "k", ExpiredAfter: null, AllowedFrom: [] }, 400, { Err: "Bad request", Extra: expect.stringMatching(/^ApiKey\.AllowedFrom: /) }],
+      [
+        { Name: "x".repeat(129), ExpiredAfter: null },
+        400,
+        { Err: "Bad request", Extra: expect.stringMatching(/^ApiKey\.Name: /) },
+      ],
+      [
+        { Name: "k" },
+        400,
+        { Err: "Bad request", Extra: "ApiKey.ExpiredAfter: required: an ISO 8601 time, or null for never" },
+      ],
+      [
+        { Name: "k", ExpiredAfter: "in a year" },
+        400,
+        { Err: "Bad request", Extra: expect.stringMatching(/^ApiKey\.ExpiredAfter: /) },
+      ],
+      [
+        { Name: "k", ExpiredAfter: new Date(h.clock.now() - DAY).toISOString() },
+        400,
+        { Err: "Bad request", Extra: "ApiKey.ExpiredAfter: must be in the future (or null for never)" },
+      ],
+      [
+        { Name: "k", ExpiredAfter: null, AllowedFrom: [{ Prefix: "192.0.2.300/24" }] },
+        400,
+        { Err: "err.invalidCidr", Extra: "ApiKey.AllowedFrom.0.Prefix" },
+      ],
+      [
+        { Name: "k", ExpiredAfter: null, AllowedFrom: [] },
+        400,
+        { Err: "Bad request", Extra: expect.stringMatching(/^ApiKey\.AllowedFrom: /) },
+      ],
       ["k", 400, { Err: "Bad request", Extra: expect.stringMatching(/^ApiKey: /) }],
     ];
     for (const [key, status, body] of refusals) {
@@ -89,47 +149,99 @@ describe("POST /api/admin/users with ApiKey (create the key now)", () => {
   });
 
   it("a taken key name is 409 and rolls the user back", async () => {
-    h.services.apiKeys.create({ Name: "taken", Scopes: [], ExpiredAfter: null }, { adminName: "root", ip: "127.0.0.1" });
-    expect(await post(robot({ Name: "taken", ExpiredAfter: null }))).toMatchObject({ status: 409, body: { Err: "An API key with that name already exists" } });
+    h.services.apiKeys.create(
+      { Name: "taken", Scopes: [], ExpiredAfter: null },
+      { adminName: "root", ip: "127.0.0.1" },
+    );
+    expect(await post(robot({ Name: "taken", ExpiredAfter: null }))).toMatchObject({
+      status: 409,
+      body: { Err: "An API key with that name already exists" },
+    });
     expect(userNames()).toEqual(["alice"]);
     expect(keyNames()).toEqual(["taken"]);
     expect(audits("userCreated").map((a) => a.userName)).toEqual(["alice"]);
     // The user's own rules still come first: a taken user name is 409 and no key is made.
-    expect(await post(robot({ Name: "fresh", ExpiredAfter: null }, { UserName: "alice" }))).toMatchObject({ status: 409, body: { Err: "A user with that username already exists" } });
+    expect(await post(robot({ Name: "fresh", ExpiredAfter: null }, { UserName: "alice" }))).toMatchObject({
+      status: 409,
+      body: { Err: "A user with that username already exists" },
+    });
     expect(keyNames()).toEqual(["taken"]);
   });
 
   it("the user limit refuses the user and its key together", async () => {
     installTestLicence(h, { UserLimit: 1, UserLimitOverage: 0 });
-    expect(await post(robot({ Name: "k", ExpiredAfter: null }))).toMatchObject({ status: 403, body: { Err: "err.userLimitReached" } });
+    expect(await post(robot({ Name: "k", ExpiredAfter: null }))).toMatchObject({
+      status: 403,
+      body: { Err: "err.userLimitReached" },
+    });
     expect(userNames()).toEqual(["alice"]);
     expect(keyNames()).toEqual([]);
   });
 
   it("ApiKey is for API-key users on create only", async () => {
     for (const AuthType of ["local", "LDAP", "SAML"]) {
-      const r = await post(robot({ Name: "k", ExpiredAfter: null }, { AuthType, PlainPassword: "robot-password", ConfirmPassword: "robot-password", ThirdPartyAuth: { DN: "cn=robot" } }));
-      expect(r, AuthType).toMatchObject({ status: 400, body: { Err: "Bad request", Extra: "ApiKey: only API-key users (AuthType apikey) have a key" } });
+      const r = await post(
+        robot(
+          { Name: "k", ExpiredAfter: null },
+          {
+            AuthType,
+            PlainPassword: "robot-password",
+            ConfirmPassword: "robot-password",
+            ThirdPartyAuth: { DN: "cn=robot" },
+          },
+        ),
+      );
+      expect(r, AuthType).toMatchObject({
+        status: 400,
+        body: { Err: "Bad request", Extra: "ApiKey: only API-key users (AuthType apikey) have a key" },
+      });
     }
     expect(userNames()).toEqual(["alice"]);
     const later = await post(robot(undefined));
     expect(later.status).toBe(201);
     expect(typeof later.body).toBe("string");
     const id = later.body as string;
-    const put = await apiRequest(h, "PUT", `/api/admin/users/${id}`, robot({ Name: "k", ExpiredAfter: null }), { cookie: admin });
-    expect(put).toMatchObject({ status: 400, body: { Err: "Bad request", Extra: expect.stringMatching(/^ApiKey: only on create/) } });
+    const put = await apiRequest(h, "PUT", `/api/admin/users/${id}`, robot({ Name: "k", ExpiredAfter: null }), {
+      cookie: admin,
+    });
+    expect(put).toMatchObject({
+      status: 400,
+      body: { Err: "Bad request", Extra: expect.stringMatching(/^ApiKey: only on create/) },
+    });
     expect(keyNames()).toEqual([]);
     // A direct call without the key's creator is a programming error, not a silent drop.
-    await expect(h.services.users.create(UserWriteSchema.parse(robot({ Name: "k", ExpiredAfter: null }, { UserName: "robot2" })), { adminName: "x", ip: "" })).rejects.toThrow(/ApiKeyUserService/);
+    await expect(
+      h.services.users.create(UserWriteSchema.parse(robot({ Name: "k", ExpiredAfter: null }, { UserName: "robot2" })), {
+        adminName: "x",
+        ip: "",
+      }),
+    ).rejects.toThrow(/ApiKeyUserService/);
   });
 
   it("creating the key later: POST /admin/api-keys with the scope user.auth:{id}", async () => {
     const id = (await post(robot(undefined))).body as string;
-    const r = await apiRequest(h, "POST", "/api/admin/api-keys", { Name: "later", Scopes: [`user.auth:${id}`], ExpiredAfter: inMonths(24) }, { cookie: admin });
+    const r = await apiRequest(
+      h,
+      "POST",
+      "/api/admin/api-keys",
+      { Name: "later", Scopes: [`user.auth:${id}`], ExpiredAfter: inMonths(24) },
+      { cookie: admin },
+    );
     expect(r).toMatchObject({ status: 201, body: { Resources: ["robot"], Scopes: [`user.auth:${id}`] } });
     const key = ApiKeySchema.parse(r.body).PlaintextKey!;
-    expect((await apiRequest(h, "POST", "/api/v1/user_sessions", undefined, { headers: { authorization: `Bearer ${key}` } })).status).toBe(201);
+    expect(
+      (await apiRequest(h, "POST", "/api/v1/user_sessions", undefined, { headers: { authorization: `Bearer ${key}` } }))
+        .status,
+    ).toBe(201);
     // The scope needs an API-key user.
-    expect(await apiRequest(h, "POST", "/api/admin/api-keys", { Name: "alice's", Scopes: [`user.auth:${seed.userId}`], ExpiredAfter: null }, { cookie: admin })).toMatchObject({ status: 400, body: { Err: "Bad request" } });
+    expect(
+      await apiRequest(
+        h,
+        "POST",
+        "/api/admin/api-keys",
+        { Name: "alice's", Scopes: [`user.auth:${seed.userId}`], ExpiredAfter: null },
+        { cookie: admin },
+      ),
+    ).toMatchObject({ status: 400, body: { Err: "Bad request" } });
   });
 });

@@ -75,10 +75,19 @@ export class ApiKeyUserService extends Service {
     let created: ApiKey | undefined;
     const id = await this.parts.users.create({ ...input, ApiKey: key }, actor, (_tx, userId) => {
       try {
-        created = this.parts.apiKeys.create({ Name: key.Name, Scopes: [userAuthScope(userId)], ExpiredAfter: key.ExpiredAfter, ...(key.AllowedFrom ? { AllowedFrom: key.AllowedFrom } : {}) }, actor);
+        created = this.parts.apiKeys.create(
+          {
+            Name: key.Name,
+            Scopes: [userAuthScope(userId)],
+            ExpiredAfter: key.ExpiredAfter,
+            ...(key.AllowedFrom ? { AllowedFrom: key.AllowedFrom } : {}),
+          },
+          actor,
+        );
       } catch (err) {
         // Name the field as the admin sent it: ApiKey.ExpiredAfter, not ExpiredAfter.
-        if (err instanceof AppError && err.status === 400 && err.extra !== undefined) throw new AppError(400, err.err, `ApiKey.${err.extra}`);
+        if (err instanceof AppError && err.status === 400 && err.extra !== undefined)
+          throw new AppError(400, err.err, `ApiKey.${err.extra}`);
         throw err;
       }
     });
@@ -88,7 +97,13 @@ export class ApiKeyUserService extends Service {
 
   /** Writes a userLoginFailed entry and throws `status` `err`. */
   private refuseUser(status: 400 | 403, err: string, userName: string, ip: string, why: string, extra?: string): never {
-    writeAudit(this.db, { action: AuditAction.userLoginFailed, at: this.clock.now(), userName, ipAddress: ip, errorMessage: why });
+    writeAudit(this.db, {
+      action: AuditAction.userLoginFailed,
+      at: this.clock.now(),
+      userName,
+      ipAddress: ip,
+      errorMessage: why,
+    });
     throw new AppError(status, err, extra);
   }
 
@@ -113,16 +128,34 @@ export class ApiKeyUserService extends Service {
     });
     const named = userName !== undefined ? usersRepo.getUserByName(this.db, userName) : undefined;
     let scope: string;
-    if (userName !== undefined) scope = named ? userAuthScope(named.id) : `${ApiKeyScopeName.userAuth} (no user "${userName.slice(0, MAX_QUOTED_NAME)}")`;
+    if (userName !== undefined)
+      scope = named
+        ? userAuthScope(named.id)
+        : `${ApiKeyScopeName.userAuth} (no user "${userName.slice(0, MAX_QUOTED_NAME)}")`;
     else if (scoped[0] !== undefined) scope = userAuthScope(scoped[0]);
     else scope = ApiKeyScopeName.userAuth;
     const key = this.parts.apiKeys.authenticate(presented, ip, scope);
     if (userName === undefined && scoped.length > 1) {
-      this.refuseUser(400, ServerMessage.badRequest, "", ip, `API key "${key.name}" signs in ${scoped.length} users and none was named`, "UserName: this API key signs in several users; name one");
+      this.refuseUser(
+        400,
+        ServerMessage.badRequest,
+        "",
+        ip,
+        `API key "${key.name}" signs in ${scoped.length} users and none was named`,
+        "UserName: this API key signs in several users; name one",
+      );
     }
     const user = named ?? usersRepo.getUser(this.db, scoped[0] ?? "");
-    if (!user) this.refuseUser(403, ServerMessage.unauthorised, "", ip, `API key "${key.name}": ${scope} names a deleted user`);
-    if (user.authType !== "apikey") this.refuseUser(403, ServerMessage.loginNotPermitted, user.userName, ip, `API key "${key.name}": not an API-key user (AuthType ${user.authType})`);
+    if (!user)
+      this.refuseUser(403, ServerMessage.unauthorised, "", ip, `API key "${key.name}": ${scope} names a deleted user`);
+    if (user.authType !== "apikey")
+      this.refuseUser(
+        403,
+        ServerMessage.loginNotPermitted,
+        user.userName,
+        ip,
+        `API key "${key.name}": not an API-key user (AuthType ${user.authType})`,
+      );
     return { key, user };
   }
 
@@ -181,7 +214,13 @@ export class ApiKeyUserService extends Service {
       if (!s || s.userId !== user.id || s.endedAt !== null || s.endsAt <= now) throw notFound("session");
       const revokeOps = this.engine.revokeForSessions(tx, [s.id]);
       usersRepo.endSessions(tx, [s.id], now, "logout");
-      writeAudit(tx, { action: AuditAction.userLoggedOut, at: now, userName: user.userName, ipAddress: ip, description: `session ended with API key "${key.name}"` });
+      writeAudit(tx, {
+        action: AuditAction.userLoggedOut,
+        at: now,
+        userName: user.userName,
+        ipAddress: ip,
+        description: `session ended with API key "${key.name}"`,
+      });
       return revokeOps;
     });
     this.engine.dispatch(ops);

@@ -24,7 +24,11 @@ export type LdapVerifier = (dn: string, password: string) => Promise<boolean>;
 export const noLdap: LdapVerifier = () => Promise.resolve(false);
 
 /** True when `password` is right for `account` (null: an unknown name, refused after a dummy hash). */
-export async function verifyCredentials(account: CredentialAccount | null, password: string, ldap: LdapVerifier): Promise<boolean> {
+export async function verifyCredentials(
+  account: CredentialAccount | null,
+  password: string,
+  ldap: LdapVerifier,
+): Promise<boolean> {
   if (!account || password === "") return verifyPassword(null, password);
   switch (account.authType) {
     case "local":

@@ -12,7 +12,15 @@ import { auditLog } from "../../db/schema.ts";
 import { createHarness } from "../../testing/harness.ts";
 import type { Harness } from "../../testing/harness.ts";
 import { setSetting } from "../settings.ts";
-import { createLdapVerifier, escapeDnValue, escapeFilterValue, ldapBind, parseLdapUrl, DEFAULT_LDAPI_SOCKET, LdapUrlError } from "./ldap.ts";
+import {
+  createLdapVerifier,
+  escapeDnValue,
+  escapeFilterValue,
+  ldapBind,
+  parseLdapUrl,
+  DEFAULT_LDAPI_SOCKET,
+  LdapUrlError,
+} from "./ldap.ts";
 import type { LdapConfig } from "./ldap.ts";
 
 /** A TCP server on 127.0.0.1 that accepts and counts connections and never answers. */
@@ -48,11 +56,19 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-const config = (url: string, more: Partial<LdapConfig> = {}): LdapConfig => ({ url, startTls: false, skipVerifyTls: false, caPem: "", ...more });
+const config = (url: string, more: Partial<LdapConfig> = {}): LdapConfig => ({
+  url,
+  startTls: false,
+  skipVerifyTls: false,
+  caPem: "",
+  ...more,
+});
 
 describe("escapeFilterValue (RFC 4515 §3)", () => {
   it("escapes the five special characters and nothing else", () => {
-    expect(escapeFilterValue("Parens R Us (for all your parenthetical needs)")).toBe("Parens R Us \\28for all your parenthetical needs\\29");
+    expect(escapeFilterValue("Parens R Us (for all your parenthetical needs)")).toBe(
+      "Parens R Us \\28for all your parenthetical needs\\29",
+    );
     expect(escapeFilterValue("*")).toBe("\\2a");
     expect(escapeFilterValue("C:\\MyFile")).toBe("C:\\5cMyFile");
     expect(escapeFilterValue("\0\0\0\u0004")).toBe("\\00\\00\\00\u0004");
@@ -81,15 +97,27 @@ describe("escapeDnValue (RFC 4514 §2.4)", () => {
 
 describe("parseLdapUrl", () => {
   it("reads ldap, ldaps (default ports, IPv6) and ldapi (socket path)", () => {
-    expect(parseLdapUrl("ldap://dir.example")).toEqual({ transport: "tcp", host: "dir.example", port: 389, tls: false });
-    expect(parseLdapUrl("ldaps://dir.example/dc=example,dc=org")).toEqual({ transport: "tcp", host: "dir.example", port: 636, tls: true });
+    expect(parseLdapUrl("ldap://dir.example")).toEqual({
+      transport: "tcp",
+      host: "dir.example",
+      port: 389,
+      tls: false,
+    });
+    expect(parseLdapUrl("ldaps://dir.example/dc=example,dc=org")).toEqual({
+      transport: "tcp",
+      host: "dir.example",
+      port: 636,
+      tls: true,
+    });
     expect(parseLdapUrl("LDAP://[::1]:1389")).toEqual({ transport: "tcp", host: "::1", port: 1389, tls: false });
     expect(parseLdapUrl("ldapi://%2Frun%2Fslapd%2Fldapi")).toEqual({ transport: "ipc", path: "/run/slapd/ldapi" });
     expect(parseLdapUrl("ldapi:///")).toEqual({ transport: "ipc", path: DEFAULT_LDAPI_SOCKET });
   });
 
   it("refuses cldap, other schemes, relative sockets and missing hosts", () => {
-    expect(() => parseLdapUrl("cldap://dir.example")).toThrow(/cldap \(connectionless LDAP over UDP\) is not supported/);
+    expect(() => parseLdapUrl("cldap://dir.example")).toThrow(
+      /cldap \(connectionless LDAP over UDP\) is not supported/,
+    );
     expect(() => parseLdapUrl("cldap://dir.example")).toThrow(LdapUrlError);
     expect(() => parseLdapUrl("http://dir.example")).toThrow(/scheme http is not supported/);
     expect(() => parseLdapUrl("ldapi://run%2Fldapi")).toThrow(/absolute socket path/);
@@ -108,11 +136,30 @@ describe("ldapBind without a directory", () => {
     const srv = await silentServer();
     servers.push(srv);
     const url = `ldap://127.0.0.1:${srv.port}`;
-    expect(await ldapBind(config(url), "uid=a,dc=example,dc=org", "")).toEqual({ ok: false, kind: "invalidCredentials" });
-    expect(await ldapBind(config(url), "", "secret")).toEqual({ ok: false, kind: "refused", detail: "the account has no DN" });
-    expect(await ldapBind(config(url), "  ", "secret")).toEqual({ ok: false, kind: "refused", detail: "the account has no DN" });
-    expect(await ldapBind(config(""), "uid=a,dc=example,dc=org", "secret")).toEqual({ ok: false, kind: "refused", detail: "LDAPURL is not set" });
-    expect(await ldapBind(config(`cldap://127.0.0.1:${srv.port}`), "uid=a,dc=example,dc=org", "secret")).toMatchObject({ ok: false, kind: "refused", detail: expect.stringContaining("cldap") });
+    expect(await ldapBind(config(url), "uid=a,dc=example,dc=org", "")).toEqual({
+      ok: false,
+      kind: "invalidCredentials",
+    });
+    expect(await ldapBind(config(url), "", "secret")).toEqual({
+      ok: false,
+      kind: "refused",
+      detail: "the account has no DN",
+    });
+    expect(await ldapBind(config(url), "  ", "secret")).toEqual({
+      ok: false,
+      kind: "refused",
+      detail: "the account has no DN",
+    });
+    expect(await ldapBind(config(""), "uid=a,dc=example,dc=org", "secret")).toEqual({
+      ok: false,
+      kind: "refused",
+      detail: "LDAPURL is not set",
+    });
+    expect(await ldapBind(config(`cldap://127.0.0.1:${srv.port}`), "uid=a,dc=example,dc=org", "secret")).toMatchObject({
+      ok: false,
+      kind: "refused",
+      detail: expect.stringContaining("cldap"),
+    });
     expect(srv.connections()).toBe(0);
   });
 
@@ -127,17 +174,36 @@ describe("ldapBind without a directory", () => {
     const srv = await silentServer();
     servers.push(srv);
     let started = Date.now();
-    const plain = await ldapBind(config(`ldap://127.0.0.1:${srv.port}`), "uid=a,dc=example,dc=org", "secret", { operationMs: 300, totalMs: 5_000 });
+    const plain = await ldapBind(config(`ldap://127.0.0.1:${srv.port}`), "uid=a,dc=example,dc=org", "secret", {
+      operationMs: 300,
+      totalMs: 5_000,
+    });
     expect(plain).toMatchObject({ ok: false, kind: "unavailable", detail: expect.stringContaining("timed out") });
     expect(Date.now() - started).toBeLessThan(3_000);
 
     // StartTLS whose answer never comes, and a TLS handshake (ldaps) that never completes: the
     // whole check is bounded even where ldapts has no timer of its own.
     started = Date.now();
-    const tls = await ldapBind(config(`ldaps://127.0.0.1:${srv.port}`), "uid=a,dc=example,dc=org", "secret", { connectMs: 5_000, totalMs: 400 });
-    expect(tls).toMatchObject({ ok: false, kind: "unavailable", detail: expect.stringContaining("no answer within 400 ms") });
-    const startTls = await ldapBind(config(`ldap://127.0.0.1:${srv.port}`, { startTls: true }), "uid=a,dc=example,dc=org", "secret", { operationMs: 5_000, totalMs: 400 });
-    expect(startTls).toMatchObject({ ok: false, kind: "unavailable", detail: expect.stringContaining("StartTLS: no answer within 400 ms") });
+    const tls = await ldapBind(config(`ldaps://127.0.0.1:${srv.port}`), "uid=a,dc=example,dc=org", "secret", {
+      connectMs: 5_000,
+      totalMs: 400,
+    });
+    expect(tls).toMatchObject({
+      ok: false,
+      kind: "unavailable",
+      detail: expect.stringContaining("no answer within 400 ms"),
+    });
+    const startTls = await ldapBind(
+      config(`ldap://127.0.0.1:${srv.port}`, { startTls: true }),
+      "uid=a,dc=example,dc=org",
+      "secret",
+      { operationMs: 5_000, totalMs: 400 },
+    );
+    expect(startTls).toMatchObject({
+      ok: false,
+      kind: "unavailable",
+      detail: expect.stringContaining("StartTLS: no answer within 400 ms"),
+    });
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(srv.connections()).toBe(3);
   });
@@ -158,7 +224,12 @@ describe("createLdapVerifier", () => {
     const verify = createLdapVerifier(h.services, "admin");
     await expect(verify("cn=x,dc=example,dc=org", "secret")).resolves.toBe(false);
     expect(entries()).toEqual([
-      expect.objectContaining({ description: "admin sign-in as cn=x,dc=example,dc=org", errorMessage: expect.stringMatching(/^LDAP directory unavailable: ldap:\/\/127\.0\.0\.1:\d+: bind: .*ECONNREFUSED/) }),
+      expect.objectContaining({
+        description: "admin sign-in as cn=x,dc=example,dc=org",
+        errorMessage: expect.stringMatching(
+          /^LDAP directory unavailable: ldap:\/\/127\.0\.0\.1:\d+: bind: .*ECONNREFUSED/,
+        ),
+      }),
     ]);
     expect(JSON.stringify(entries())).not.toContain("secret");
   });

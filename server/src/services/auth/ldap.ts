@@ -78,7 +78,8 @@ export function readLdapConfig(db: Db | Tx): LdapConfig {
 }
 
 /** Where an LDAP URL points: a TCP host and port (TLS from the start for ldaps), or a Unix socket. */
-export type LdapTarget = { transport: "tcp"; host: string; port: number; tls: boolean } | { transport: "ipc"; path: string };
+export type LdapTarget =
+  { transport: "tcp"; host: string; port: number; tls: boolean } | { transport: "ipc"; path: string };
 
 /** An LDAPURL that cannot be used for a bind (unknown or connectionless scheme, no host). */
 export class LdapUrlError extends Error {
@@ -98,13 +99,15 @@ export function parseLdapUrl(url: string): LdapTarget {
   const parsed = URL.parse(url);
   if (!parsed) throw new LdapUrlError("LDAPURL is not a valid URL");
   const scheme = parsed.protocol.replace(/:$/, "").toLowerCase();
-  if (scheme === "cldap") throw new LdapUrlError("cldap (connectionless LDAP over UDP) is not supported: use ldap, ldaps or ldapi");
+  if (scheme === "cldap")
+    throw new LdapUrlError("cldap (connectionless LDAP over UDP) is not supported: use ldap, ldaps or ldapi");
   if (scheme === "ldapi") {
     const path = parsed.hostname ? decodeURIComponent(parsed.hostname) : DEFAULT_LDAPI_SOCKET;
     if (!path.startsWith("/")) throw new LdapUrlError("ldapi:// must name an absolute socket path, percent-encoded");
     return { transport: "ipc", path };
   }
-  if (scheme !== "ldap" && scheme !== "ldaps") throw new LdapUrlError(`LDAPURL scheme ${scheme} is not supported: use ldap, ldaps or ldapi`);
+  if (scheme !== "ldap" && scheme !== "ldaps")
+    throw new LdapUrlError(`LDAPURL scheme ${scheme} is not supported: use ldap, ldaps or ldapi`);
   const host = parsed.hostname.replace(/^\[(.*)\]$/, "$1");
   if (!host) throw new LdapUrlError("LDAPURL has no host");
   const tls = scheme === "ldaps";
@@ -113,7 +116,9 @@ export function parseLdapUrl(url: string): LdapTarget {
 
 /** A target for messages: scheme, host and port (or socket path), never credentials. */
 function describeTarget(t: LdapTarget): string {
-  return t.transport === "ipc" ? `ldapi://${encodeURIComponent(t.path)}` : `${t.tls ? "ldaps" : "ldap"}://${isIPv6(t.host) ? `[${t.host}]` : t.host}:${t.port}`;
+  return t.transport === "ipc"
+    ? `ldapi://${encodeURIComponent(t.path)}`
+    : `${t.tls ? "ldaps" : "ldap"}://${isIPv6(t.host) ? `[${t.host}]` : t.host}:${t.port}`;
 }
 
 /**
@@ -122,7 +127,10 @@ function describeTarget(t: LdapTarget): string {
  * bind with a result other than success or 49); `unavailable` (connect, TLS, StartTLS or timeout
  * failure). `detail` is for the audit log and server log only, never for the client.
  */
-export type LdapBindOutcome = { ok: true } | { ok: false; kind: "invalidCredentials" } | { ok: false; kind: "refused" | "unavailable"; detail: string };
+export type LdapBindOutcome =
+  | { ok: true }
+  | { ok: false; kind: "invalidCredentials" }
+  | { ok: false; kind: "refused" | "unavailable"; detail: string };
 
 /** Keeps an error text to one line of at most 300 characters. */
 function oneLine(text: string): string {
@@ -134,7 +142,12 @@ function oneLine(text: string): string {
  * documentation for schemes, StartTLS, certificates and limits). Never rejects; resolves the outcome.
  * `timeouts` (milliseconds) override LDAP_TIMEOUTS.
  */
-export async function ldapBind(config: LdapConfig, dn: string, password: string, timeouts: Partial<LdapTimeouts> = {}): Promise<LdapBindOutcome> {
+export async function ldapBind(
+  config: LdapConfig,
+  dn: string,
+  password: string,
+  timeouts: Partial<LdapTimeouts> = {},
+): Promise<LdapBindOutcome> {
   // An empty simple bind is an anonymous bind that most directories accept: never send one.
   if (password === "") return { ok: false, kind: "invalidCredentials" };
   if (dn.trim() === "") return { ok: false, kind: "refused", detail: "the account has no DN" };
@@ -165,10 +178,16 @@ export async function ldapBind(config: LdapConfig, dn: string, password: string,
     return s;
   };
   const client = new Client({
-    url: target.transport === "tcp" ? `${target.tls ? "ldaps" : "ldap"}://${isIPv6(host) ? `[${host}]` : host}:${target.port}` : "ldap://localhost",
+    url:
+      target.transport === "tcp"
+        ? `${target.tls ? "ldaps" : "ldap"}://${isIPv6(host) ? `[${host}]` : host}:${target.port}`
+        : "ldap://localhost",
     connectTimeout: t.connectMs,
     timeout: t.operationMs,
-    createConnection: (() => open(() => (target.transport === "ipc" ? netConnect({ path: target.path }) : netConnect({ host, port: target.port })))) as unknown as typeof netConnect,
+    createConnection: (() =>
+      open(() =>
+        target.transport === "ipc" ? netConnect({ path: target.path }) : netConnect({ host, port: target.port }),
+      )) as unknown as typeof netConnect,
     // ldaps: called as (port, host, options); StartTLS: called with {socket} to upgrade.
     createSecureConnection: ((first: unknown) => {
       if (typeof first === "number") return open(() => tlsConnect({ ...tlsOptions, port: first }));
@@ -198,8 +217,17 @@ export async function ldapBind(config: LdapConfig, dn: string, password: string,
   } catch (e) {
     if (e instanceof ResultCodeError) {
       if (phase === "bind" && e.code === 49) return { ok: false, kind: "invalidCredentials" };
-      if (phase === "bind") return { ok: false, kind: "refused", detail: oneLine(`${where}: the directory refused the bind: ${e.message}`) };
-      return { ok: false, kind: "unavailable", detail: oneLine(`${where}: StartTLS refused by the directory: ${e.message}`) };
+      if (phase === "bind")
+        return {
+          ok: false,
+          kind: "refused",
+          detail: oneLine(`${where}: the directory refused the bind: ${e.message}`),
+        };
+      return {
+        ok: false,
+        kind: "unavailable",
+        detail: oneLine(`${where}: StartTLS refused by the directory: ${e.message}`),
+      };
     }
     return { ok: false, kind: "unavailable", detail: oneLine(`${where}: ${phase}: ${(e as Error).message}`) };
   } finally {
@@ -221,14 +249,23 @@ export type LdapAudience = "user" | "admin";
  * an unreachable directory fails closed (false), so the sign-in answers 401 "Invalid credentials".
  * `timeouts` (milliseconds) override LDAP_TIMEOUTS.
  */
-export function createLdapVerifier(deps: { db: Db; clock: Clock; log: Logger }, audience: LdapAudience, timeouts: Partial<LdapTimeouts> = {}): LdapVerifier {
+export function createLdapVerifier(
+  deps: { db: Db; clock: Clock; log: Logger },
+  audience: LdapAudience,
+  timeouts: Partial<LdapTimeouts> = {},
+): LdapVerifier {
   return async (dn: string, password: string): Promise<boolean> => {
     const outcome = await ldapBind(readLdapConfig(deps.db), dn, password, timeouts);
     if (outcome.ok) return true;
     if (outcome.kind === "invalidCredentials") return false;
     const action = outcome.kind === "unavailable" ? AuditAction.ldapUnavailable : AuditAction.ldapSignInRefused;
     const text = outcome.kind === "unavailable" ? "LDAP directory unavailable" : "LDAP sign-in refused";
-    writeAudit(deps.db, { action, at: deps.clock.now(), description: dn ? `${audience} sign-in as ${dn}` : `${audience} sign-in without a DN`, errorMessage: `${text}: ${outcome.detail}` });
+    writeAudit(deps.db, {
+      action,
+      at: deps.clock.now(),
+      description: dn ? `${audience} sign-in as ${dn}` : `${audience} sign-in without a DN`,
+      errorMessage: `${text}: ${outcome.detail}`,
+    });
     deps.log.warn({ audience, dn, reason: outcome.detail }, text);
     return false;
   };

@@ -53,7 +53,10 @@ export function passwordStrength(password: string, userInputs: readonly string[]
     graphs: zxcvbnCommon.adjacencyGraphs,
     translations: zxcvbnEn.translations,
   });
-  const result = estimator.check(password, userInputs.filter((s) => s !== ""));
+  const result = estimator.check(
+    password,
+    userInputs.filter((s) => s !== ""),
+  );
   return { score: result.score, hint: result.feedback.warning ?? result.feedback.suggestions[0] ?? "" };
 }
 
@@ -94,18 +97,32 @@ export class PasswordChangeService extends Service {
   async changeUserPassword(session: UserSessionContext, input: PasswordChangeInput, ip: string): Promise<void> {
     const row = usersRepo.getUser(this.db, session.userId);
     if (!row) throw forbidden(PasswordChangeErr.cannotChangePassword);
-    const account: Account = { kind: "user", id: row.id, userName: row.userName, name: row.name, authType: row.authType, passwordHash: row.passwordHash };
+    const account: Account = {
+      kind: "user",
+      id: row.id,
+      userName: row.userName,
+      name: row.name,
+      authType: row.authType,
+      passwordHash: row.passwordHash,
+    };
     const hash = await this.checkChange(account, input, ip);
     const ops = this.db.transaction((tx) => {
       const now = this.clock.now();
       const current = usersRepo.getUser(tx, account.id);
       // Changed while the hash was computed (no longer local, or another change won): refuse.
-      if (!current || current.authType !== "local" || current.passwordHash !== account.passwordHash) throw forbidden(PasswordChangeErr.cannotChangePassword);
+      if (!current || current.authType !== "local" || current.passwordHash !== account.passwordHash)
+        throw forbidden(PasswordChangeErr.cannotChangePassword);
       tx.update(users).set({ passwordHash: hash }).where(eq(users.id, account.id)).run();
       const others = usersRepo.liveSessionIds(tx, account.id, now).filter((id) => id !== session.sessionId);
       const revoke = this.engine.revokeForSessions(tx, others);
       usersRepo.endSessions(tx, others, now, PASSWORD_CHANGED);
-      writeAudit(tx, { action: AuditAction.passwordChanged, at: now, userName: account.userName, ipAddress: ip, description: `other sessions ended: ${others.length}` });
+      writeAudit(tx, {
+        action: AuditAction.passwordChanged,
+        at: now,
+        userName: account.userName,
+        ipAddress: ip,
+        description: `other sessions ended: ${others.length}`,
+      });
       return revoke;
     });
     this.engine.dispatch(ops);
@@ -118,16 +135,32 @@ export class PasswordChangeService extends Service {
   async changeAdminPassword(session: AdminSessionContext, input: PasswordChangeInput, ip: string): Promise<void> {
     const row = getAdmin(this.db, session.adminId);
     if (!row) throw forbidden(PasswordChangeErr.cannotChangePassword);
-    const account: Account = { kind: "admin", id: row.id, userName: row.userName, name: row.name, authType: row.authType, passwordHash: row.passwordHash };
+    const account: Account = {
+      kind: "admin",
+      id: row.id,
+      userName: row.userName,
+      name: row.name,
+      authType: row.authType,
+      passwordHash: row.passwordHash,
+    };
     const hash = await this.checkChange(account, input, ip);
     this.db.transaction((tx) => {
       const now = this.clock.now();
       const current = getAdmin(tx, account.id);
-      if (!current || current.authType !== "local" || current.passwordHash !== account.passwordHash) throw forbidden(PasswordChangeErr.cannotChangePassword);
+      if (!current || current.authType !== "local" || current.passwordHash !== account.passwordHash)
+        throw forbidden(PasswordChangeErr.cannotChangePassword);
       tx.update(admins).set({ passwordHash: hash }).where(eq(admins.id, account.id)).run();
-      const others = liveAdminSessions(tx, now, account.id).map((s) => s.id).filter((id) => id !== session.sessionId);
+      const others = liveAdminSessions(tx, now, account.id)
+        .map((s) => s.id)
+        .filter((id) => id !== session.sessionId);
       endAdminSessions(tx, others, now);
-      writeAudit(tx, { action: AuditAction.passwordChanged, at: now, adminName: account.userName, ipAddress: ip, description: `other sessions ended: ${others.length}` });
+      writeAudit(tx, {
+        action: AuditAction.passwordChanged,
+        at: now,
+        adminName: account.userName,
+        ipAddress: ip,
+        description: `other sessions ended: ${others.length}`,
+      });
     });
   }
 
@@ -138,16 +171,19 @@ export class PasswordChangeService extends Service {
       this.audit(account, ip, { action: AuditAction.passwordChangeFailed, errorMessage: error.err });
       return error;
     };
-    if ((input.confirmRequired || input.confirm !== undefined) && input.confirm !== input.next) throw refuse(badRequest(ErrKey.passwordsDontMatch));
+    if ((input.confirmRequired || input.confirm !== undefined) && input.confirm !== input.next)
+      throw refuse(badRequest(ErrKey.passwordsDontMatch));
     const strength = passwordStrength(input.next, [account.userName, account.name, ...account.name.split(/\s+/)]);
-    if (strength.score < MIN_PASSWORD_SCORE) throw refuse(badRequest(PasswordChangeErr.passwordTooWeak, strength.hint || undefined));
+    if (strength.score < MIN_PASSWORD_SCORE)
+      throw refuse(badRequest(PasswordChangeErr.passwordTooWeak, strength.hint || undefined));
     let attempt;
     try {
       attempt = this.throttle.beginLogin(account.userName, ip);
     } catch (e) {
       throw e instanceof AppError ? refuse(e) : e;
     }
-    if (!(await verifyPassword(account.passwordHash, input.current))) throw refuse(forbidden(PasswordChangeErr.invalidCredentials));
+    if (!(await verifyPassword(account.passwordHash, input.current)))
+      throw refuse(forbidden(PasswordChangeErr.invalidCredentials));
     this.throttle.loginSucceeded(attempt);
     return hashPassword(input.next);
   }

@@ -4,7 +4,17 @@ import type { Db } from "../../db/index.ts";
 import { TestClock } from "../../clock.ts";
 import { loginThrottle } from "../../db/schema.ts";
 import { AppError } from "../../errors.ts";
-import { ACCOUNT_LIMIT, ADDRESS_LIMIT, BLOCK_MAX_MS, CODE_LIMIT, LoginThrottle, WINDOW_MS, accountKey, addressKey, codeKey } from "./throttle.ts";
+import {
+  ACCOUNT_LIMIT,
+  ADDRESS_LIMIT,
+  BLOCK_MAX_MS,
+  CODE_LIMIT,
+  LoginThrottle,
+  WINDOW_MS,
+  accountKey,
+  addressKey,
+  codeKey,
+} from "./throttle.ts";
 
 let database: ReturnType<typeof openDatabase>;
 let db: Db;
@@ -30,7 +40,11 @@ function refusal(call: () => unknown): { status: number; err: string; extra: str
     return { status: e.status, err: e.err, extra: e.extra };
   }
 }
-const blocked = (seconds: number) => ({ status: 429, err: "Too many requests. Please try again in...", extra: String(seconds) });
+const blocked = (seconds: number) => ({
+  status: 429,
+  err: "Too many requests. Please try again in...",
+  extra: String(seconds),
+});
 /** `n` failed password attempts (begun and never taken back). */
 function fail(n: number, name = "alice", ip = "203.0.113.5"): void {
   for (let i = 0; i < n; i++) t.beginLogin(name, ip);
@@ -120,7 +134,13 @@ describe("password attempts", () => {
   it("a success clears the account key and takes the attempt back from the address key only", () => {
     fail(ACCOUNT_LIMIT - 1);
     t.loginSucceeded(t.beginLogin("alice", "203.0.113.5")); // the 5th attempt, right: not blocked
-    expect(db.select().from(loginThrottle).all().map((r) => [r.key, r.failures, r.blockedUntil])).toEqual([["ip:203.0.113.5", ACCOUNT_LIMIT - 1, null]]);
+    expect(
+      db
+        .select()
+        .from(loginThrottle)
+        .all()
+        .map((r) => [r.key, r.failures, r.blockedUntil]),
+    ).toEqual([["ip:203.0.113.5", ACCOUNT_LIMIT - 1, null]]);
     fail(ACCOUNT_LIMIT - 1);
     expect(refusal(() => t.beginLogin("alice", "203.0.113.5"))).toBeNull();
   });
@@ -142,7 +162,14 @@ describe("password attempts", () => {
     fail(1, "b");
     clock.advance(WINDOW_MS + 60_000);
     fail(1, "c", "198.51.100.1");
-    expect(db.select().from(loginThrottle).all().map((r) => r.key).sort()).toEqual(["account:c", "ip:198.51.100.1"]);
+    expect(
+      db
+        .select()
+        .from(loginThrottle)
+        .all()
+        .map((r) => r.key)
+        .sort(),
+    ).toEqual(["account:c", "ip:198.51.100.1"]);
   });
 });
 

@@ -78,7 +78,9 @@ function ipv6Prefix64(ip: string): string {
   const [head = "", tail] = ip.split("::");
   const left = head ? head.split(":") : [];
   const right = tail === undefined ? [] : tail ? tail.split(":") : [];
-  const groups = [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right].slice(0, 4).map((g) => parseInt(g, 16).toString(16));
+  const groups = [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right]
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16));
   // RFC 5952 for the prefix: trailing zero groups fold into "::"
   let last = groups.length;
   while (last > 0 && groups[last - 1] === "0") last--;
@@ -132,7 +134,11 @@ export class LoginThrottle {
       if (wait > 0) throw tooManyRequests(wait);
       this.count(tx, keys.account, account, ACCOUNT_LIMIT, now);
       this.count(tx, keys.address, address, ADDRESS_LIMIT, now);
-      return { accountKey: keys.account, addressKey: keys.address, before: { account: account?.blockedUntil ?? null, address: address?.blockedUntil ?? null } };
+      return {
+        accountKey: keys.account,
+        addressKey: keys.address,
+        before: { account: account?.blockedUntil ?? null, address: address?.blockedUntil ?? null },
+      };
     });
   }
 
@@ -175,7 +181,10 @@ export class LoginThrottle {
    */
   checkCode(userName: string, ip: string): void {
     const now = this.clock.now();
-    const wait = Math.max(blockedFor(this.current(this.db, codeKey(userName), now), now), blockedFor(this.current(this.db, addressKey(ip), now), now));
+    const wait = Math.max(
+      blockedFor(this.current(this.db, codeKey(userName), now), now),
+      blockedFor(this.current(this.db, addressKey(ip), now), now),
+    );
     if (wait > 0) throw tooManyRequests(wait);
   }
 
@@ -230,7 +239,13 @@ export class LoginThrottle {
           this.checkCode(a.userName, a.ip);
         } catch (e) {
           const who = a.kind === "admin" ? { adminName: a.userName } : { userName: a.userName };
-          writeAudit(this.db, { action: AuditAction.totpCodeFailed, at: this.clock.now(), ...who, ipAddress: a.ip, errorMessage: "too many attempts" });
+          writeAudit(this.db, {
+            action: AuditAction.totpCodeFailed,
+            at: this.clock.now(),
+            ...who,
+            ipAddress: a.ip,
+            errorMessage: "too many attempts",
+          });
           throw e;
         }
       },
@@ -250,7 +265,10 @@ export class LoginThrottle {
   /** Counts one failure; the failure reaching `limit` and every one after it blocks, doubling. */
   private count(tx: Tx, key: string, row: ThrottleRow | null, limit: number, now: number): void {
     const failures = (row?.failures ?? 0) + 1;
-    const blockedUntil = failures >= limit ? now + Math.min(BLOCK_BASE_MS * 2 ** Math.min(failures - limit, 20), BLOCK_MAX_MS) : (row?.blockedUntil ?? null);
+    const blockedUntil =
+      failures >= limit
+        ? now + Math.min(BLOCK_BASE_MS * 2 ** Math.min(failures - limit, 20), BLOCK_MAX_MS)
+        : (row?.blockedUntil ?? null);
     putThrottle(tx, { key, failures, windowStart: row?.windowStart ?? now, blockedUntil });
   }
 

@@ -71,7 +71,13 @@ describe("TotpService", () => {
     h.services.db.update(admins).set({ totpEnabled: true }).where(eq(admins.id, row.id)).run();
     const signed = await h.services.adminSessions.login({ userName: "bob", password: "bob-password", ip: "127.0.0.1" });
     expect(signed.pending).toBe("enrol");
-    subject = { kind: "admin", accountId: row.id, sessionId: signed.session.sessionId, userName: "bob", ip: "127.0.0.1" };
+    subject = {
+      kind: "admin",
+      accountId: row.id,
+      sessionId: signed.session.sessionId,
+      userName: "bob",
+      ip: "127.0.0.1",
+    };
   });
   afterEach(async () => {
     await h.close();
@@ -81,14 +87,20 @@ describe("TotpService", () => {
     const first = h.services.totp.generate(subject).Secret;
     const sealed = getSetting(h.services.db, "TotpEnrolmentKeySealed");
     expect(sealed).toMatch(/^v1\./);
-    const restarted = new TotpService({ db: h.services.db, clock: h.clock, engine: h.services.engine }, h.services.secrets);
+    const restarted = new TotpService(
+      { db: h.services.db, clock: h.clock, engine: h.services.engine },
+      h.services.secrets,
+    );
     expect(restarted.generate(subject).Secret).toBe(first);
     expect(getSetting(h.services.db, "TotpEnrolmentKeySealed")).toBe(sealed);
   });
 
   it("replaces an enrolment key it cannot open (another data-dir key): only enrolments in progress change", () => {
     const first = h.services.totp.generate(subject).Secret;
-    const otherKey = new TotpService({ db: h.services.db, clock: h.clock, engine: h.services.engine }, new SecretBox(randomBytes(32)));
+    const otherKey = new TotpService(
+      { db: h.services.db, clock: h.clock, engine: h.services.engine },
+      new SecretBox(randomBytes(32)),
+    );
     const second = otherKey.generate(subject).Secret;
     expect(second).not.toBe(first);
     expect(getSetting(h.services.db, "TotpEnrolmentKeySealed")).not.toBe("");
@@ -99,18 +111,27 @@ describe("TotpService", () => {
 
   it("writes a step only when it is later than the stored one and the secret is the expected one", () => {
     const db = h.services.db;
-    expect(recordTotpStep(db, "admin", subject.accountId, 100, { expectSecretEnc: null, newSecretEnc: "v1.a" })).toBe(true);
+    expect(recordTotpStep(db, "admin", subject.accountId, 100, { expectSecretEnc: null, newSecretEnc: "v1.a" })).toBe(
+      true,
+    );
     expect(recordTotpStep(db, "admin", subject.accountId, 100, { expectSecretEnc: "v1.a" })).toBe(false);
     expect(recordTotpStep(db, "admin", subject.accountId, 99, { expectSecretEnc: "v1.a" })).toBe(false);
     // A concurrent enrolment already stored a secret: a second one does not overwrite it.
-    expect(recordTotpStep(db, "admin", subject.accountId, 200, { expectSecretEnc: null, newSecretEnc: "v1.b" })).toBe(false);
+    expect(recordTotpStep(db, "admin", subject.accountId, 200, { expectSecretEnc: null, newSecretEnc: "v1.b" })).toBe(
+      false,
+    );
     expect(recordTotpStep(db, "admin", subject.accountId, 101, { expectSecretEnc: "v1.a" })).toBe(true);
-    expect(db.select().from(admins).where(eq(admins.id, subject.accountId)).get()).toMatchObject({ totpSecretEnc: "v1.a", totpLastStep: 101 });
+    expect(db.select().from(admins).where(eq(admins.id, subject.accountId)).get()).toMatchObject({
+      totpSecretEnc: "v1.a",
+      totpLastStep: 101,
+    });
   });
 
   it("defers only admins", () => {
     setSetting(h.services.db, "AllowAdminTotpDeferral", true);
-    expect(() => h.services.totp.deferEnrolment({ ...subject, kind: "user" })).toThrow("2FA enrolment cannot be deferred");
+    expect(() => h.services.totp.deferEnrolment({ ...subject, kind: "user" })).toThrow(
+      "2FA enrolment cannot be deferred",
+    );
     expect(() => h.services.totp.deferEnrolment(subject)).not.toThrow();
   });
 });

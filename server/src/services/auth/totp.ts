@@ -160,7 +160,12 @@ export class TotpService extends Service {
    */
   async verify(subject: TotpSubject, code: string): Promise<TotpOutcome> {
     this.pendingAccount(subject);
-    const attempt: CodeAttempt = { kind: subject.kind, accountId: subject.accountId, userName: subject.userName, ip: subject.ip };
+    const attempt: CodeAttempt = {
+      kind: subject.kind,
+      accountId: subject.accountId,
+      userName: subject.userName,
+      ip: subject.ip,
+    };
     await this.hooks.beforeCode?.(attempt);
     // From here to the write nothing awaits: the read, the check and the conditional write of the
     // step run as one step of the event loop, and the write re-checks the step in SQL.
@@ -187,7 +192,12 @@ export class TotpService extends Service {
       const account = this.pendingAccount(subject, tx);
       if (!getSetting(tx, "AllowAdminTotpDeferral")) throw forbidden(OtpErr.deferralNotAllowed);
       if (account.secretEnc !== null) throw conflict(OtpErr.userAlreadyVerified);
-      writeAudit(tx, { action: AuditAction.totpEnrolmentDeferred, at: this.clock.now(), adminName: subject.userName, ipAddress: subject.ip });
+      writeAudit(tx, {
+        action: AuditAction.totpEnrolmentDeferred,
+        at: this.clock.now(),
+        adminName: subject.userName,
+        ipAddress: subject.ip,
+      });
     });
   }
 
@@ -198,7 +208,8 @@ export class TotpService extends Service {
     if (verified) throw conflict(OtpErr.alreadyVerified2fa);
     const account = repo.getTotpAccount(q, subject.kind, subject.accountId);
     // TOTP turned off (or the account became SAML) while the sign-in was pending: sign in again.
-    if (!account || !account.totpEnabled || account.authType === "SAML" || account.authType === "apikey") throw invalidSession();
+    if (!account || !account.totpEnabled || account.authType === "SAML" || account.authType === "apikey")
+      throw invalidSession();
     return account;
   }
 
@@ -207,21 +218,37 @@ export class TotpService extends Service {
     const now = this.clock.now();
     const account = this.pendingAccount(subject);
     const enrolling = account.secretEnc === null;
-    const secret = enrolling ? this.enrolmentSecret(subject) : this.secrets.open(this.purpose(subject), account.secretEnc!);
+    const secret = enrolling
+      ? this.enrolmentSecret(subject)
+      : this.secrets.open(this.purpose(subject), account.secretEnc!);
     const step = checkTotpCode(secret, code, now, account.lastStep);
-    const who: Pick<AuditEntry, "userName" | "adminName"> = subject.kind === "user" ? { userName: subject.userName } : { adminName: subject.userName };
+    const who: Pick<AuditEntry, "userName" | "adminName"> =
+      subject.kind === "user" ? { userName: subject.userName } : { adminName: subject.userName };
     if (step !== null) {
       const recorded = this.db.transaction((tx) => {
         const ok = repo.recordTotpStep(tx, subject.kind, subject.accountId, step, {
           expectSecretEnc: account.secretEnc,
           ...(enrolling ? { newSecretEnc: this.secrets.seal(this.purpose(subject), secret) } : {}),
         });
-        if (ok) writeAudit(tx, { action: enrolling ? AuditAction.totpEnrolled : AuditAction.totpVerified, at: now, ...who, ipAddress: subject.ip });
+        if (ok)
+          writeAudit(tx, {
+            action: enrolling ? AuditAction.totpEnrolled : AuditAction.totpVerified,
+            at: now,
+            ...who,
+            ipAddress: subject.ip,
+          });
         return ok;
       });
       if (recorded) return enrolling ? "enrolled" : "verified";
     }
-    writeAudit(this.db, { action: AuditAction.totpCodeFailed, at: now, ...who, ipAddress: subject.ip, errorMessage: OtpErr.invalidCode, description: enrolling ? "enrolment" : "verification" });
+    writeAudit(this.db, {
+      action: AuditAction.totpCodeFailed,
+      at: now,
+      ...who,
+      ipAddress: subject.ip,
+      errorMessage: OtpErr.invalidCode,
+      description: enrolling ? "enrolment" : "verification",
+    });
     return null;
   }
 
@@ -232,7 +259,9 @@ export class TotpService extends Service {
 
   /** The base32 enrolment secret of a pending session (see the file comment). */
   private enrolmentSecret(subject: TotpSubject): string {
-    const mac = createHmac("sha256", this.enrolmentKey()).update(`${subject.kind}\0${subject.accountId}\0${subject.sessionId}`).digest();
+    const mac = createHmac("sha256", this.enrolmentKey())
+      .update(`${subject.kind}\0${subject.accountId}\0${subject.sessionId}`)
+      .digest();
     return base32.encode(mac.subarray(0, TOTP_SECRET_BYTES), { padding: false });
   }
 

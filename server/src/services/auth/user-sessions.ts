@@ -90,18 +90,34 @@ export class UserSessionService extends Service {
    * TOTP as at admin login; 403 "Login not permitted" when LoginEnabled is off). A user wins over an
    * admin of the same name. One password check per attempt whatever the outcome.
    */
-  portalLogin(input: { userName: string; password: string; kiosk: boolean; ip: string }, admins: AdminSessionService): Promise<PortalSignIn> {
+  portalLogin(
+    input: { userName: string; password: string; kiosk: boolean; ip: string },
+    admins: AdminSessionService,
+  ): Promise<PortalSignIn> {
     return this.signIn(input, admins);
   }
 
-  private async signIn(input: { userName: string; password: string; kiosk: boolean; ip: string }, admins: AdminSessionService | null): Promise<PortalSignIn> {
-    const failed = (errorMessage: string) => writeAudit(this.db, { action: AuditAction.userLoginFailed, at: this.clock.now(), userName: input.userName, ipAddress: input.ip, errorMessage });
+  private async signIn(
+    input: { userName: string; password: string; kiosk: boolean; ip: string },
+    admins: AdminSessionService | null,
+  ): Promise<PortalSignIn> {
+    const failed = (errorMessage: string) =>
+      writeAudit(this.db, {
+        action: AuditAction.userLoginFailed,
+        at: this.clock.now(),
+        userName: input.userName,
+        ipAddress: input.ip,
+        errorMessage,
+      });
     const attempt = this.throttle.beginAuditedLogin(input.userName, input.ip, () => failed("too many attempts"));
     const user = usersRepo.getUserByName(this.db, input.userName);
     const admin = !user && admins ? getAdminByName(this.db, input.userName) : undefined;
     let ok: boolean;
     try {
-      ok = user || !admin || !admins ? await verifyCredentials(user ?? null, input.password, this.ldap) : await admins.checkPassword(admin, input.password);
+      ok =
+        user || !admin || !admins
+          ? await verifyCredentials(user ?? null, input.password, this.ldap)
+          : await admins.checkPassword(admin, input.password);
     } catch (e) {
       // The password was not tested (directory unreachable): the attempt does not count.
       this.throttle.loginAbandoned(attempt);
@@ -126,16 +142,48 @@ export class UserSessionService extends Service {
   issue(user: usersRepo.UserRow, opts: { kiosk: boolean; ip: string; minutes?: number }): SignedIn {
     const now = this.clock.now();
     if (user.disabled || (user.validUntil !== null && user.validUntil <= now)) {
-      writeAudit(this.db, { action: AuditAction.userLoginFailed, at: now, userName: user.userName, ipAddress: opts.ip, errorMessage: "account disabled" });
+      writeAudit(this.db, {
+        action: AuditAction.userLoginFailed,
+        at: now,
+        userName: user.userName,
+        ipAddress: opts.ip,
+        errorMessage: "account disabled",
+      });
       throw new AppError(403, ErrKey.accountDisabled);
     }
-    const pending: TotpPending = user.totpEnabled && user.authType !== "SAML" && user.authType !== "apikey" ? (user.totpSecretEnc ? "verify" : "enrol") : null;
+    const pending: TotpPending =
+      user.totpEnabled && user.authType !== "SAML" && user.authType !== "apikey"
+        ? user.totpSecretEnc
+          ? "verify"
+          : "enrol"
+        : null;
     const token = randomToken(16);
     const sessionId = newId();
     const minutes = opts.minutes ?? (opts.kiosk ? getSetting(this.db, "KioskSessionDuration") : user.durationMinutes);
     const endsAt = Math.min(now + minutes * 60_000, user.validUntil ?? Number.POSITIVE_INFINITY);
-    this.db.insert(userSessions).values({ id: sessionId, tokenHash: sha256(token), userId: user.id, createdAt: now, endsAt, kiosk: opts.kiosk, ipAddress: opts.ip, verified: pending === null }).run();
-    const session: UserSessionContext = { sessionId, userId: user.id, userName: user.userName, name: user.name, authType: user.authType, endsAt, ipAddress: opts.ip, validUntil: user.validUntil };
+    this.db
+      .insert(userSessions)
+      .values({
+        id: sessionId,
+        tokenHash: sha256(token),
+        userId: user.id,
+        createdAt: now,
+        endsAt,
+        kiosk: opts.kiosk,
+        ipAddress: opts.ip,
+        verified: pending === null,
+      })
+      .run();
+    const session: UserSessionContext = {
+      sessionId,
+      userId: user.id,
+      userName: user.userName,
+      name: user.name,
+      authType: user.authType,
+      endsAt,
+      ipAddress: opts.ip,
+      validUntil: user.validUntil,
+    };
     if (pending === null) this.completeSignIn(session);
     return { token, session, pending };
   }
@@ -154,7 +202,9 @@ export class UserSessionService extends Service {
       tx.update(users).set({ lastLogin: now }).where(eq(users.id, user.id)).run();
       const aclIds = usersRepo.assignedAclIds(tx, user.id);
       ensureGrantRows(tx, session.sessionId, aclIds, now, newId);
-      autoGrant = aclIds.filter((id) => tx.select({ c: acls.clickToGrant }).from(acls).where(eq(acls.id, id)).get()?.c === false);
+      autoGrant = aclIds.filter(
+        (id) => tx.select({ c: acls.clickToGrant }).from(acls).where(eq(acls.id, id)).get()?.c === false,
+      );
       // SessionLimit: the oldest sessions beyond the limit end (null means unlimited).
       let ended: string[] = [];
       if (user.sessionLimit !== null) {
@@ -162,13 +212,22 @@ export class UserSessionService extends Service {
         ended = live.slice(0, Math.max(0, live.length - user.sessionLimit));
         usersRepo.endSessions(tx, ended, now, "sessionLimit");
       }
-      writeAudit(tx, { action: AuditAction.userLoggedIn, at: now, userName: user.userName, ipAddress: session.ipAddress });
+      writeAudit(tx, {
+        action: AuditAction.userLoggedIn,
+        at: now,
+        userName: user.userName,
+        ipAddress: session.ipAddress,
+      });
       return this.engine.revokeForSessions(tx, ended);
     });
     this.engine.dispatch(ops);
     for (const aclId of autoGrant) {
       try {
-        this.engine.grant(session.sessionId, aclId, { userName: session.userName, ip: session.ipAddress, click: false });
+        this.engine.grant(session.sessionId, aclId, {
+          userName: session.userName,
+          ip: session.ipAddress,
+          click: false,
+        });
       } catch {
         // an ACL that cannot be granted shows its error in the status
       }
@@ -185,7 +244,14 @@ export class UserSessionService extends Service {
     this.sessionByHash ??= this.prepareSessionByHash();
     const row = this.sessionByHash.get({ hash: sha256(token) });
     const now = this.clock.now();
-    if (!row || row.s.endedAt !== null || row.s.endsAt <= now || (!row.s.verified && !opts.allowPending) || row.u.disabled) throw invalidSession();
+    if (
+      !row ||
+      row.s.endedAt !== null ||
+      row.s.endsAt <= now ||
+      (!row.s.verified && !opts.allowPending) ||
+      row.u.disabled
+    )
+      throw invalidSession();
     if (row.u.validUntil !== null && row.u.validUntil <= now) throw invalidSession();
     return {
       sessionId: row.s.id,

@@ -138,13 +138,18 @@ export class GelfForwarder {
         this.disconnect();
         this.failures = 0;
         this.retryAt = 0;
-        if (getSetting(this.db, "GELFForwardedID") !== NOT_FORWARDING) setSetting(this.db, "GELFForwardedID", NOT_FORWARDING);
+        if (getSetting(this.db, "GELFForwardedID") !== NOT_FORWARDING)
+          setSetting(this.db, "GELFForwardedID", NOT_FORWARDING);
         return 0;
       }
       const target = parseGelfUrl(url);
       if (!target) {
         this.disconnect();
-        if (this.warnedUrl !== url) this.log.warn({ url }, "GELFListenerURL is not udp://, tcp:// or tls://host:port: audit entries are not forwarded");
+        if (this.warnedUrl !== url)
+          this.log.warn(
+            { url },
+            "GELFListenerURL is not udp://, tcp:// or tls://host:port: audit entries are not forwarded",
+          );
         this.warnedUrl = url;
         return 0;
       }

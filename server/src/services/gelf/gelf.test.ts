@@ -36,7 +36,16 @@ function write(entry: Partial<AuditEntry>): void {
   writeAudit(h.services.db, { action: AuditAction.userLoggedIn, at: h.clock.now(), ...entry });
 }
 function forwarder(opts: Partial<GelfForwarderOptions> = {}): GelfForwarder {
-  const f = new GelfForwarder({ db: h.services.db, clock: h.clock, log: createLogger("silent"), host: "test-host", intervalMs: 20, backoffMs: { initial: 40, max: 200 }, timeouts: { connectMs: 2000, writeMs: 2000 }, ...opts });
+  const f = new GelfForwarder({
+    db: h.services.db,
+    clock: h.clock,
+    log: createLogger("silent"),
+    host: "test-host",
+    intervalMs: 20,
+    backoffMs: { initial: 40, max: 200 },
+    timeouts: { connectMs: 2000, writeMs: 2000 },
+    ...opts,
+  });
   cleanups.push(() => f.stop());
   return f;
 }
@@ -64,7 +73,11 @@ async function udpListener() {
 }
 
 /** A TCP or TLS listener on loopback splitting null-terminated frames. */
-async function streamListener(make: () => Server = () => createTcpServer(), port = 0, event: "connection" | "secureConnection" = "connection") {
+async function streamListener(
+  make: () => Server = () => createTcpServer(),
+  port = 0,
+  event: "connection" | "secureConnection" = "connection",
+) {
   const server = make();
   const messages: Gelf[] = [];
   const sockets = new Set<Socket>();
@@ -127,7 +140,11 @@ async function makeCertificates() {
     notAfter,
     keys: caKeys,
     signingAlgorithm: alg,
-    extensions: [new x509.BasicConstraintsExtension(true, undefined, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true), await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey)],
+    extensions: [
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+      await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
+    ],
   });
   const leafKeys = (await webcrypto.subtle.generateKey(alg, true, ["sign", "verify"])) as CryptoKeyPair;
   const leaf = await x509.X509CertificateGenerator.create({
@@ -167,7 +184,18 @@ const row = (over: Partial<AuditRow>): AuditRow => ({
 
 describe("GELF messages", () => {
   it("carries the entry as GELF 1.1 with additional fields and a syslog level", () => {
-    expect(gelfMessage(row({ action: "clickedToGrant", userName: "alice", aclDescription: "Intranet", ipAddress: "203.0.113.5", description: "granted" }), "gw1")).toEqual({
+    expect(
+      gelfMessage(
+        row({
+          action: "clickedToGrant",
+          userName: "alice",
+          aclDescription: "Intranet",
+          ipAddress: "203.0.113.5",
+          description: "granted",
+        }),
+        "gw1",
+      ),
+    ).toEqual({
       version: "1.1",
       host: "gw1",
       short_message: "clickedToGrant user=alice acl=Intranet ip=203.0.113.5",
@@ -185,12 +213,27 @@ describe("GELF messages", () => {
     expect(gelfMessage(row({ action: "sessionDeleted", errorMessage: "x" }), "h").level).toBe(3);
     expect(gelfMessage(row({ action: "adminLoginFailed" }), "h").level).toBe(4);
     expect(gelfMessage(row({ action: "apiKeyAccessDenied" }), "h").level).toBe(4);
-    expect(gelfMessage(row({ action: "userLoggedIn", agentName: "a\r\nb" }), "h").short_message).toBe("userLoggedIn agent=a b");
+    expect(gelfMessage(row({ action: "userLoggedIn", agentName: "a\r\nb" }), "h").short_message).toBe(
+      "userLoggedIn agent=a b",
+    );
   });
 
   it("stays within 8 KB by cutting the longest fields, and never holds a raw NUL", () => {
     const huge = "\u0001ü\0".repeat(5000);
-    const json = encodeGelf(gelfMessage(row({ userName: huge, adminName: huge, agentName: huge, ipAddress: huge, errorMessage: huge, aclDescription: huge, description: huge }), "h"));
+    const json = encodeGelf(
+      gelfMessage(
+        row({
+          userName: huge,
+          adminName: huge,
+          agentName: huge,
+          ipAddress: huge,
+          errorMessage: huge,
+          aclDescription: huge,
+          description: huge,
+        }),
+        "h",
+      ),
+    );
     expect(Buffer.byteLength(json)).toBeLessThanOrEqual(GELF_MAX_BYTES);
     expect(json).not.toContain("\0");
     const parsed = JSON.parse(json) as Record<string, unknown>;
@@ -201,10 +244,25 @@ describe("GELF messages", () => {
   });
 
   it("parses udp, tcp and tls URLs with a port and refuses anything else", () => {
-    expect(parseGelfUrl("udp://graylog.example:12201")).toEqual({ protocol: "udp", host: "graylog.example", port: 12201 });
+    expect(parseGelfUrl("udp://graylog.example:12201")).toEqual({
+      protocol: "udp",
+      host: "graylog.example",
+      port: 12201,
+    });
     expect(parseGelfUrl(" tcp://127.0.0.1:12201 ")).toEqual({ protocol: "tcp", host: "127.0.0.1", port: 12201 });
     expect(parseGelfUrl("tls://[::1]:6514/")).toEqual({ protocol: "tls", host: "::1", port: 6514 });
-    for (const bad of ["http://x:1", "udp://x", "udp://x:0", "udp://x:70000", "tcp://x:1/path", "tcp://u:p@x:1", "tcp://x:1?q", "tcp://:1", "not a url", ""]) {
+    for (const bad of [
+      "http://x:1",
+      "udp://x",
+      "udp://x:0",
+      "udp://x:70000",
+      "tcp://x:1/path",
+      "tcp://u:p@x:1",
+      "tcp://x:1?q",
+      "tcp://:1",
+      "not a url",
+      "",
+    ]) {
       expect(parseGelfUrl(bad), bad).toBeNull();
     }
   });
@@ -222,7 +280,15 @@ describe("GELF forwarding", () => {
     await waitFor(() => udp.messages.length === 2, "two datagrams");
     expect(descriptions(udp.messages).sort()).toEqual(["one", "two"]);
     const one = udp.messages.find((m) => m._description === "one")!;
-    expect(one).toMatchObject({ version: "1.1", host: "test-host", level: 6, _action: "userLoggedIn", _user_name: "alice", _ip_address: "203.0.113.5", short_message: "userLoggedIn user=alice ip=203.0.113.5" });
+    expect(one).toMatchObject({
+      version: "1.1",
+      host: "test-host",
+      level: 6,
+      _action: "userLoggedIn",
+      _user_name: "alice",
+      _ip_address: "203.0.113.5",
+      short_message: "userLoggedIn user=alice ip=203.0.113.5",
+    });
     expect(typeof one.timestamp).toBe("number");
     expect(udp.messages.find((m) => m._description === "two")).toMatchObject({ level: 3, _error_message: "refused" });
     expect(getSetting(h.services.db, "GELFForwardedID")).toBe(Math.max(...udp.messages.map((m) => m._audit_id)));

@@ -109,7 +109,13 @@ export function encodeGelf(msg: GelfMessage, maxBytes: number = GELF_MAX_BYTES):
     const value = m[longest as "short_message"];
     m[longest as "short_message"] = cut(value, Math.floor(Array.from(value).length / 2));
   }
-  const minimal: GelfMessage = { version: "1.1", host: cut(msg.host, 64), short_message: cut(msg.short_message, 64), timestamp: msg.timestamp, level: msg.level };
+  const minimal: GelfMessage = {
+    version: "1.1",
+    host: cut(msg.host, 64),
+    short_message: cut(msg.short_message, 64),
+    timestamp: msg.timestamp,
+    level: msg.level,
+  };
   if (msg._audit_id !== undefined) minimal._audit_id = msg._audit_id;
   if (typeof msg._action === "string") minimal._action = cut(msg._action, 64);
   return JSON.stringify(minimal);

@@ -172,9 +172,18 @@ class StreamTransport implements GelfTransport {
  * given) and the name (SNI and identity check for a host name, IP SAN for an address), TLS 1.2 or
  * later. Rejects on failure or after `timeouts.connectMs`.
  */
-export async function openTransport(target: GelfTarget, timeouts: TransportTimeouts, extraCaPem = ""): Promise<GelfTransport> {
+export async function openTransport(
+  target: GelfTarget,
+  timeouts: TransportTimeouts,
+  extraCaPem = "",
+): Promise<GelfTransport> {
   if (target.protocol === "udp") {
-    const { address, family } = await withTimeout(lookup(target.host), timeouts.connectMs, "GELF name lookup", () => undefined);
+    const { address, family } = await withTimeout(
+      lookup(target.host),
+      timeouts.connectMs,
+      "GELF name lookup",
+      () => undefined,
+    );
     const socket = createSocket(family === 6 ? "udp6" : "udp4");
     return new UdpTransport(socket, address, target.port, timeouts);
   }

@@ -16,7 +16,13 @@ export const RFC1918_RANGES: readonly { Start: string; End: string }[] = [
 function inRanges(ip: string, ranges: readonly { Start: string; End: string }[]): boolean {
   if (!isStrictDottedIpv4(ip)) return false;
   const n = ipv4ToNumber(ip);
-  return ranges.some((r) => isStrictDottedIpv4(r.Start) && isStrictDottedIpv4(r.End) && ipv4ToNumber(r.Start) <= n && n <= ipv4ToNumber(r.End));
+  return ranges.some(
+    (r) =>
+      isStrictDottedIpv4(r.Start) &&
+      isStrictDottedIpv4(r.End) &&
+      ipv4ToNumber(r.Start) <= n &&
+      n <= ipv4ToNumber(r.End),
+  );
 }
 
 /**

@@ -8,7 +8,12 @@ let h: Harness;
 let seed: Seeded;
 
 async function signIn(ip: string) {
-  const { session } = await h.services.userSessions.login({ userName: "alice", password: "alice-password", kiosk: false, ip });
+  const { session } = await h.services.userSessions.login({
+    userName: "alice",
+    password: "alice-password",
+    kiosk: false,
+    ip,
+  });
   return session;
 }
 function entry(sessionId: string, aclId: string) {
@@ -42,7 +47,11 @@ describe("grant engine", () => {
     h.services.engine.grant(s.sessionId, seed.aclId, meta);
     const ops = h.channel.take();
     expect(ops).toHaveLength(1);
-    expect(ops[0]).toMatchObject({ op: "add", ip: "203.0.113.5", target: { key: seed.aclId, acl: { haproxy: { ID: 1 } } } });
+    expect(ops[0]).toMatchObject({
+      op: "add",
+      ip: "203.0.113.5",
+      target: { key: seed.aclId, acl: { haproxy: { ID: 1 } } },
+    });
     expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Pending);
     h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.5", op: "add", ok: true }]);
     const e = entry(s.sessionId, seed.aclId);
@@ -55,7 +64,9 @@ describe("grant engine", () => {
   it("reports GrantError with the target's message when the agent refuses", async () => {
     const s = await newSession("203.0.113.5");
     h.services.engine.grant(s.sessionId, seed.aclId, meta);
-    h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.5", op: "add", ok: false, error: "no such acl" }]);
+    h.services.engine.handleResults("edge", [
+      { key: seed.aclId, ip: "203.0.113.5", op: "add", ok: false, error: "no such acl" },
+    ]);
     const e = entry(s.sessionId, seed.aclId);
     expect(e.Status).toBe(GrantStatus.GrantError);
     expect(e.Error).toBe("no such acl");
@@ -134,7 +145,10 @@ describe("grant engine", () => {
     h.clock.advance(10_000);
     h.services.status.followAddress(s, "203.0.113.21");
     const ops = h.channel.take();
-    expect(ops).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.20" }), expect.objectContaining({ op: "add", ip: "203.0.113.21" })]);
+    expect(ops).toEqual([
+      expect.objectContaining({ op: "del", ip: "203.0.113.20" }),
+      expect.objectContaining({ op: "add", ip: "203.0.113.21" }),
+    ]);
     expect(entry(s.sessionId, seed.aclId).ExpiredAfter).toBe(before);
   });
 
@@ -143,14 +157,22 @@ describe("grant engine", () => {
     h.services.engine.grant(s.sessionId, seed.aclId, meta);
     h.channel.take();
     const u = h.services.users.get(seed.userId);
-    await h.services.users.update(seed.userId, { ...u, AclIds: [], PlainPassword: undefined, ConfirmPassword: undefined, ValidUntil: null }, { adminName: "a", ip: "" });
+    await h.services.users.update(
+      seed.userId,
+      { ...u, AclIds: [], PlainPassword: undefined, ConfirmPassword: undefined, ValidUntil: null },
+      { adminName: "a", ip: "" },
+    );
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.30" })]);
   });
 
   it("refuses to grant an ACL no longer assigned to the user", async () => {
     const s = await newSession("203.0.113.40");
     const u = h.services.users.get(seed.userId);
-    await h.services.users.update(seed.userId, { ...u, AclIds: [], PlainPassword: undefined, ConfirmPassword: undefined, ValidUntil: null }, { adminName: "a", ip: "" });
+    await h.services.users.update(
+      seed.userId,
+      { ...u, AclIds: [], PlainPassword: undefined, ConfirmPassword: undefined, ValidUntil: null },
+      { adminName: "a", ip: "" },
+    );
     expect(() => h.services.engine.grant(s.sessionId, seed.aclId, meta)).toThrow(/Unauthorised/);
     expect(h.channel.take()).toHaveLength(0);
   });
@@ -210,7 +232,18 @@ describe("grant engine", () => {
     h.services.engine.grant(s.sessionId, seed.aclId, meta);
     h.channel.take();
     const acl = h.services.acls.get(seed.aclId);
-    h.services.acls.update(seed.aclId, { ...acl, IpExclusions: { RestrictionType: "denyList", RfcType: "allow", Ranges: [{ Start: "203.0.113.0", End: "203.0.113.255" }] } }, { adminName: "a", ip: "" });
+    h.services.acls.update(
+      seed.aclId,
+      {
+        ...acl,
+        IpExclusions: {
+          RestrictionType: "denyList",
+          RfcType: "allow",
+          Ranges: [{ Start: "203.0.113.0", End: "203.0.113.255" }],
+        },
+      },
+      { adminName: "a", ip: "" },
+    );
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.90" })]);
     h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.90", op: "del", ok: true }]);
     h.services.engine.grant(s.sessionId, seed.aclId, meta);
@@ -219,11 +252,35 @@ describe("grant engine", () => {
 
   it("publishes a grant on a passive allowlist (status 6) with no agent, and takes it off at expiry", async () => {
     const actor = { adminName: "a", ip: "" };
-    const backendId = h.services.backends.create({ Name: "list", AgentID: "00000000-0000-0000-0000-000000000000", Config: { allowlist: {} } }, actor);
+    const backendId = h.services.backends.create(
+      { Name: "list", AgentID: "00000000-0000-0000-0000-000000000000", Config: { allowlist: {} } },
+      actor,
+    );
     const acl = h.services.acls.get(seed.aclId);
-    const listAcl = h.services.acls.create({ ...acl, Description: "Vendor allowlist", BackendID: backendId, MaximumGrantDuration: 300, Config: { UriToken: "", allowlist: { Token: "t0k3n", ApiKeyId: "00000000-0000-0000-0000-000000000000", AllowAccessByIp: false, AllowedIpAddresses: [] } } }, actor);
+    const listAcl = h.services.acls.create(
+      {
+        ...acl,
+        Description: "Vendor allowlist",
+        BackendID: backendId,
+        MaximumGrantDuration: 300,
+        Config: {
+          UriToken: "",
+          allowlist: {
+            Token: "t0k3n",
+            ApiKeyId: "00000000-0000-0000-0000-000000000000",
+            AllowAccessByIp: false,
+            AllowedIpAddresses: [],
+          },
+        },
+      },
+      actor,
+    );
     const u = h.services.users.get(seed.userId);
-    await h.services.users.update(seed.userId, { ...u, AclIds: [seed.aclId, listAcl], PlainPassword: undefined, ConfirmPassword: undefined, ValidUntil: null }, actor);
+    await h.services.users.update(
+      seed.userId,
+      { ...u, AclIds: [seed.aclId, listAcl], PlainPassword: undefined, ConfirmPassword: undefined, ValidUntil: null },
+      actor,
+    );
     const s = await newSession("198.51.100.99");
     h.services.engine.grant(s.sessionId, listAcl, meta);
     expect(h.channel.take()).toHaveLength(0);
@@ -247,7 +304,9 @@ describe("grant engine", () => {
     h.clock.advance(5);
     const c = await newSession("203.0.113.103");
     h.services.engine.grant(c.sessionId, seed.aclId, meta); // after the sync was sent: its own apply decides
-    h.services.engine.handleSyncAck(seed.agentId, "edge", sentAt, [{ key: seed.aclId, ip: "203.0.113.102", op: "add", ok: false, error: "set full" }]);
+    h.services.engine.handleSyncAck(seed.agentId, "edge", sentAt, [
+      { key: seed.aclId, ip: "203.0.113.102", op: "add", ok: false, error: "set full" },
+    ]);
     expect(entry(a.sessionId, seed.aclId).Status).toBe(GrantStatus.Granted);
     expect(entry(b.sessionId, seed.aclId)).toMatchObject({ Status: GrantStatus.GrantError, Error: "set full" });
     expect(entry(c.sessionId, seed.aclId).Status).toBe(GrantStatus.Pending);

@@ -76,7 +76,12 @@ export class GrantEngine {
    * holds. Throws 403 when the ACL is not (or no longer) assigned to the session's user, 404 for an
    * unknown or ended session.
    */
-  grant(sessionId: string, aclId: string, meta: { userName: string; ip: string; click: boolean }, keepExpiresAt?: number | null): void {
+  grant(
+    sessionId: string,
+    aclId: string,
+    meta: { userName: string; ip: string; click: boolean },
+    keepExpiresAt?: number | null,
+  ): void {
     const ops: Ops = new Map();
     this.db.transaction((tx) => {
       const now = this.clock.now();
@@ -99,8 +104,17 @@ export class GrantEngine {
         grantType: GrantTypeSchema.parse(acl.grantType),
         exclusions: IpExclusionsSchema.parse(acl.ipExclusions),
       });
-      if (meta.click) writeAudit(tx, { action: AuditAction.clickedToGrant, at: now, userName: meta.userName, ipAddress: meta.ip, aclDescription: acl.description });
-      const maxEnd = acl.maximumGrantDurationSeconds ? now + acl.maximumGrantDurationSeconds * 1000 : Number.POSITIVE_INFINITY;
+      if (meta.click)
+        writeAudit(tx, {
+          action: AuditAction.clickedToGrant,
+          at: now,
+          userName: meta.userName,
+          ipAddress: meta.ip,
+          aclDescription: acl.description,
+        });
+      const maxEnd = acl.maximumGrantDurationSeconds
+        ? now + acl.maximumGrantDurationSeconds * 1000
+        : Number.POSITIVE_INFINITY;
       const expiresAt = Math.min(session.endsAt, maxEnd, keepExpiresAt ?? Number.POSITIVE_INFINITY);
       if (src && isAgentless(src.backendType) && ips.length > 0) {
         // Passive allowlist: the address is published by the server itself (status 6).
@@ -109,18 +123,40 @@ export class GrantEngine {
         return;
       }
       if (!target || !src?.agentId) {
-        repo.setGrantStatus(tx, row.id, GrantStatus.GrantError, now, { error: "This ACL has no agent to enforce it", expiresAt: null });
-        writeAudit(tx, { action: AuditAction.grantError, at: now, userName: meta.userName, aclDescription: acl.description, errorMessage: "no agent" });
+        repo.setGrantStatus(tx, row.id, GrantStatus.GrantError, now, {
+          error: "This ACL has no agent to enforce it",
+          expiresAt: null,
+        });
+        writeAudit(tx, {
+          action: AuditAction.grantError,
+          at: now,
+          userName: meta.userName,
+          aclDescription: acl.description,
+          errorMessage: "no agent",
+        });
         return;
       }
       if (ips.length === 0) {
-        repo.setGrantStatus(tx, row.id, GrantStatus.GrantError, now, { error: "Your address is not allowed for this ACL", expiresAt: null });
-        writeAudit(tx, { action: AuditAction.grantError, at: now, userName: meta.userName, ipAddress: session.ipAddress, aclDescription: acl.description, errorMessage: "address excluded" });
+        repo.setGrantStatus(tx, row.id, GrantStatus.GrantError, now, {
+          error: "Your address is not allowed for this ACL",
+          expiresAt: null,
+        });
+        writeAudit(tx, {
+          action: AuditAction.grantError,
+          at: now,
+          userName: meta.userName,
+          ipAddress: session.ipAddress,
+          aclDescription: acl.description,
+          errorMessage: "address excluded",
+        });
         return;
       }
       const online = this.channel.isConnected(src.agentId);
       repo.setGrantAddresses(tx, row.id, ips);
-      repo.setGrantStatus(tx, row.id, online ? GrantStatus.Pending : GrantStatus.AgentOffline, now, { grantedAt: now, expiresAt });
+      repo.setGrantStatus(tx, row.id, online ? GrantStatus.Pending : GrantStatus.AgentOffline, now, {
+        grantedAt: now,
+        expiresAt,
+      });
       for (const ip of ips) {
         const entryExpiresAt = repo.entryExpiry(tx, aclId, ip, now) ?? expiresAt;
         pushOp(ops, src.agentId, { op: "add", target, ip, expiresAt: entryExpiresAt });
@@ -149,7 +185,13 @@ export class GrantEngine {
       const row = repo.getGrant(tx, grantId);
       if (!row || row.sessionId !== sessionId) throw notFound("grant");
       const acl = tx.select({ description: acls.description }).from(acls).where(eq(acls.id, row.aclId)).get();
-      writeAudit(tx, { action: AuditAction.clickedToRevoke, at: this.clock.now(), userName: meta.userName, ipAddress: meta.ip, aclDescription: acl?.description ?? "" });
+      writeAudit(tx, {
+        action: AuditAction.clickedToRevoke,
+        at: this.clock.now(),
+        userName: meta.userName,
+        ipAddress: meta.ip,
+        aclDescription: acl?.description ?? "",
+      });
       this.revokeInTx(tx, [row], ops);
     });
     this.send(ops);
@@ -239,7 +281,12 @@ export class GrantEngine {
       const due = repo.dueGrants(tx, now);
       for (const g of due) {
         const acl = tx.select({ description: acls.description }).from(acls).where(eq(acls.id, g.aclId)).get();
-        writeAudit(tx, { action: AuditAction.grantExpired, at: now, aclDescription: acl?.description ?? "", description: g.id });
+        writeAudit(tx, {
+          action: AuditAction.grantExpired,
+          at: now,
+          aclDescription: acl?.description ?? "",
+          description: g.id,
+        });
       }
       this.revokeInTx(tx, due, ops);
       count = due.length;
@@ -267,13 +314,21 @@ export class GrantEngine {
 
   /** The agent connected: its offline grants wait for the sync's acknowledgement (3 → 2). */
   agentConnected(agentId: string): void {
-    this.db.transaction((tx) => repo.moveAgentGrants(tx, agentId, [GrantStatus.AgentOffline], GrantStatus.Pending, this.clock.now()));
+    this.db.transaction((tx) =>
+      repo.moveAgentGrants(tx, agentId, [GrantStatus.AgentOffline], GrantStatus.Pending, this.clock.now()),
+    );
   }
 
   /** The agent went away: grants still waiting for it become AgentOffline (2, 5 → 3). */
   agentDisconnected(agentId: string): void {
     this.db.transaction((tx) =>
-      repo.moveAgentGrants(tx, agentId, [GrantStatus.Pending, GrantStatus.Read], GrantStatus.AgentOffline, this.clock.now()),
+      repo.moveAgentGrants(
+        tx,
+        agentId,
+        [GrantStatus.Pending, GrantStatus.Read],
+        GrantStatus.AgentOffline,
+        this.clock.now(),
+      ),
     );
   }
 
@@ -282,7 +337,9 @@ export class GrantEngine {
    * (3) until their agent's sync is acknowledged.
    */
   recoverAfterRestart(): void {
-    this.db.transaction((tx) => repo.moveAllGrants(tx, [GrantStatus.Pending, GrantStatus.Read], GrantStatus.AgentOffline, this.clock.now()));
+    this.db.transaction((tx) =>
+      repo.moveAllGrants(tx, [GrantStatus.Pending, GrantStatus.Read], GrantStatus.AgentOffline, this.clock.now()),
+    );
   }
 
   /**
@@ -304,22 +361,44 @@ export class GrantEngine {
     const ordered = [...results.filter((r) => !r.ok), ...results.filter((r) => r.ok)];
     for (const r of ordered) {
       if (r.op === "add" && r.ok) {
-        for (const g of repo.grantsHolding(tx, r.key, r.ip, [GrantStatus.Pending, GrantStatus.AgentOffline, GrantStatus.Read])) {
+        for (const g of repo.grantsHolding(tx, r.key, r.ip, [
+          GrantStatus.Pending,
+          GrantStatus.AgentOffline,
+          GrantStatus.Read,
+        ])) {
           repo.setGrantStatus(tx, g.id, GrantStatus.Granted, now);
         }
       } else if (r.op === "add") {
         const failed = repo.grantsHolding(tx, r.key, r.ip, repo.HOLDING_STATUSES);
         for (const g of failed) {
-          repo.setGrantStatus(tx, g.id, GrantStatus.GrantError, now, { error: r.error ?? "refused by the target", expiresAt: null });
-          writeAudit(tx, { action: AuditAction.grantError, at: now, agentName, ipAddress: r.ip, errorMessage: r.error ?? "" });
+          repo.setGrantStatus(tx, g.id, GrantStatus.GrantError, now, {
+            error: r.error ?? "refused by the target",
+            expiresAt: null,
+          });
+          writeAudit(tx, {
+            action: AuditAction.grantError,
+            at: now,
+            agentName,
+            ipAddress: r.ip,
+            errorMessage: r.error ?? "",
+          });
         }
         for (const g of failed) this.removalOps(tx, g, ops);
       } else {
         for (const g of repo.grantsHolding(tx, r.key, r.ip, [GrantStatus.Revoking])) {
           if (r.ok) repo.setGrantStatus(tx, g.id, GrantStatus.Revoked, now, { expiresAt: null });
           else {
-            repo.setGrantStatus(tx, g.id, GrantStatus.RevokedWithError, now, { error: r.error ?? "refused by the target", expiresAt: null });
-            writeAudit(tx, { action: AuditAction.revokeError, at: now, agentName, ipAddress: r.ip, errorMessage: r.error ?? "" });
+            repo.setGrantStatus(tx, g.id, GrantStatus.RevokedWithError, now, {
+              error: r.error ?? "refused by the target",
+              expiresAt: null,
+            });
+            writeAudit(tx, {
+              action: AuditAction.revokeError,
+              at: now,
+              agentName,
+              ipAddress: r.ip,
+              errorMessage: r.error ?? "",
+            });
           }
         }
       }
@@ -337,11 +416,22 @@ export class GrantEngine {
     const ops: Ops = new Map();
     this.db.transaction((tx) => {
       const now = this.clock.now();
-      this.applyResults(tx, agentName, results.filter((r) => !r.ok), ops);
-      repo.moveAgentGrants(tx, agentId, [GrantStatus.Pending, GrantStatus.AgentOffline, GrantStatus.Read], GrantStatus.Granted, now, sentAt);
+      this.applyResults(
+        tx,
+        agentName,
+        results.filter((r) => !r.ok),
+        ops,
+      );
+      repo.moveAgentGrants(
+        tx,
+        agentId,
+        [GrantStatus.Pending, GrantStatus.AgentOffline, GrantStatus.Read],
+        GrantStatus.Granted,
+        now,
+        sentAt,
+      );
       repo.moveAgentGrants(tx, agentId, [GrantStatus.Revoking], GrantStatus.Revoked, now, sentAt);
     });
     this.send(ops);
   }
 }
-

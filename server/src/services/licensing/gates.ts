@@ -30,7 +30,8 @@ export const failedToRefresh = (reason: string) => new AppError(500, LicenseErr.
 export function requireLicence(q: Q, now: number): LicensePayload {
   const l = readInstalledLicence(q);
   if (l.kind === "none") throw new AppError(403, ErrKey.youDoNotHaveALicense);
-  if (l.kind === "broken") throw new AppError(403, ErrKey.youDoNotHaveALicense, LicenseErr.failedToRefreshLicenseStatus);
+  if (l.kind === "broken")
+    throw new AppError(403, ErrKey.youDoNotHaveALicense, LicenseErr.failedToRefreshLicenseStatus);
   if (isExpired(l.payload, now)) throw new AppError(403, ErrKey.youDoNotHaveALicense, LicenseErr.licenseExpired);
   return l.payload;
 }
@@ -60,7 +61,12 @@ export function licensedSessionLimit(q: Q, requested: number | null): number | n
   if (l.kind !== "installed") return requested;
   const max = l.payload.SessionLimit;
   if (requested === null) return max;
-  if (requested > max) throw new AppError(400, ServerMessage.badRequest, `SessionLimit: must be between 1 and ${max} (the licence's SessionLimit)`);
+  if (requested > max)
+    throw new AppError(
+      400,
+      ServerMessage.badRequest,
+      `SessionLimit: must be between 1 and ${max} (the licence's SessionLimit)`,
+    );
   return requested;
 }
 

@@ -6,7 +6,13 @@
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify } from "node:crypto";
 import type { KeyObject } from "node:crypto";
-import { FREE_LICENSE, FREE_LICENSE_KEY, LicenseErr, LicensePayloadSchema, MAX_LICENSE_KEY_LENGTH } from "@postern/shared";
+import {
+  FREE_LICENSE,
+  FREE_LICENSE_KEY,
+  LicenseErr,
+  LicensePayloadSchema,
+  MAX_LICENSE_KEY_LENGTH,
+} from "@postern/shared";
 import type { LicensePayload } from "@postern/shared";
 import { AppError } from "../../errors.ts";
 
@@ -37,7 +43,8 @@ export function parseLicensePublicKey(text: string): KeyObject {
   const bytes = Buffer.from(t.replace(/-/g, "+").replace(/_/g, "/"), "base64");
   let der: Buffer;
   if (bytes.length === 32) der = Buffer.concat([SPKI_ED25519_PREFIX, bytes]);
-  else if (bytes.length === 44 && bytes.subarray(0, SPKI_ED25519_PREFIX.length).equals(SPKI_ED25519_PREFIX)) der = bytes;
+  else if (bytes.length === 44 && bytes.subarray(0, SPKI_ED25519_PREFIX.length).equals(SPKI_ED25519_PREFIX))
+    der = bytes;
   else throw new Error("a licence public key must be a raw 32-byte or SPKI DER Ed25519 key");
   return createPublicKey({ key: der, format: "der", type: "spki" });
 }
@@ -47,7 +54,9 @@ export function parseLicensePublicKey(text: string): KeyObject {
  * blank entries are skipped. Throws an Error naming the first bad entry (1-based).
  */
 export function parseLicensePublicKeys(list: string | readonly string[]): KeyObject[] {
-  const entries = (typeof list === "string" ? list.split(",") : list.flatMap((e) => e.split(","))).map((e) => e.trim()).filter(Boolean);
+  const entries = (typeof list === "string" ? list.split(",") : list.flatMap((e) => e.split(",")))
+    .map((e) => e.trim())
+    .filter(Boolean);
   return entries.map((e, i) => {
     try {
       return parseLicensePublicKey(e);
@@ -66,13 +75,17 @@ export function formatLicensePublicKey(key: KeyObject): string {
 /** A new signing key pair: the private key as PKCS#8 PEM, the public key in the trusted-key format. */
 export function generateLicenseSigningKey(): { privateKeyPem: string; publicKey: string } {
   const { privateKey, publicKey } = generateKeyPairSync("ed25519");
-  return { privateKeyPem: privateKey.export({ format: "pem", type: "pkcs8" }).toString(), publicKey: formatLicensePublicKey(publicKey) };
+  return {
+    privateKeyPem: privateKey.export({ format: "pem", type: "pkcs8" }).toString(),
+    publicKey: formatLicensePublicKey(publicKey),
+  };
 }
 
 /** Reads an Ed25519 private key from PEM; throws an Error when it is not one. */
 export function parseLicensePrivateKey(pem: string): KeyObject {
   const key = createPrivateKey(pem);
-  if (key.asymmetricKeyType !== "ed25519") throw new Error(`the signing key must be Ed25519, not ${key.asymmetricKeyType ?? "unknown"}`);
+  if (key.asymmetricKeyType !== "ed25519")
+    throw new Error(`the signing key must be Ed25519, not ${key.asymmetricKeyType ?? "unknown"}`);
   return key;
 }
 
@@ -82,9 +95,13 @@ export function parseLicensePrivateKey(pem: string): KeyObject {
  */
 export function signLicense(payload: LicensePayload, privateKey: KeyObject): string {
   const p = LicensePayloadSchema.safeParse(payload);
-  if (!p.success) throw invalidKey(`${p.error.issues[0]?.path.join(".") ?? ""}: ${p.error.issues[0]?.message ?? "invalid"}`);
+  if (!p.success)
+    throw invalidKey(`${p.error.issues[0]?.path.join(".") ?? ""}: ${p.error.issues[0]?.message ?? "invalid"}`);
   const { ID, UserLimit, UserLimitOverage, SessionLimit, MaxMachines, Expires } = p.data;
-  const bytes = Buffer.from(JSON.stringify({ ID, UserLimit, UserLimitOverage, SessionLimit, MaxMachines, Expires }), "utf8");
+  const bytes = Buffer.from(
+    JSON.stringify({ ID, UserLimit, UserLimitOverage, SessionLimit, MaxMachines, Expires }),
+    "utf8",
+  );
   return `${bytes.toString("base64url")}.${sign(null, bytes, privateKey).toString("base64url")}`;
 }
 
@@ -109,7 +126,8 @@ function parsePayload(bytes: Buffer): LicensePayload {
     throw invalidKey("the payload is not JSON");
   }
   const p = LicensePayloadSchema.safeParse(json);
-  if (!p.success) throw invalidKey(`${p.error.issues[0]?.path.join(".") || "payload"}: ${p.error.issues[0]?.message ?? "invalid"}`);
+  if (!p.success)
+    throw invalidKey(`${p.error.issues[0]?.path.join(".") || "payload"}: ${p.error.issues[0]?.message ?? "invalid"}`);
   return p.data;
 }
 
@@ -131,9 +149,18 @@ export function verifyLicense(key: string, trusted: readonly KeyObject[]): Licen
   const k = key.trim();
   if (k === FREE_LICENSE_KEY) return { ...FREE_LICENSE };
   const { payloadBytes, signature } = splitKey(k);
-  if (trusted.length === 0) throw new AppError(400, LicenseErr.invalidLicenseSignature, "no trusted licence public keys are configured (POSTERN_LICENSE_PUBLIC_KEYS)");
+  if (trusted.length === 0)
+    throw new AppError(
+      400,
+      LicenseErr.invalidLicenseSignature,
+      "no trusted licence public keys are configured (POSTERN_LICENSE_PUBLIC_KEYS)",
+    );
   if (!trusted.some((pub) => verify(null, payloadBytes, pub, signature))) {
-    throw new AppError(400, LicenseErr.invalidLicenseSignature, "the signature does not match any trusted licence public key");
+    throw new AppError(
+      400,
+      LicenseErr.invalidLicenseSignature,
+      "the signature does not match any trusted licence public key",
+    );
   }
   return parsePayload(payloadBytes);
 }

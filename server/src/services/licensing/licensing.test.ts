@@ -19,18 +19,42 @@ let n = 0;
 async function addUser(over: Partial<UserWrite> = {}): Promise<string> {
   n += 1;
   h.clock.advance(1);
-  return h.services.users.create(UserWriteSchema.parse({ Name: `User ${n}`, UserName: `user${n}`, AuthType: "LDAP", ThirdPartyAuth: { DN: `cn=user${n}` }, ...over }), actor);
+  return h.services.users.create(
+    UserWriteSchema.parse({
+      Name: `User ${n}`,
+      UserName: `user${n}`,
+      AuthType: "LDAP",
+      ThirdPartyAuth: { DN: `cn=user${n}` },
+      ...over,
+    }),
+    actor,
+  );
 }
 /** Creates local user "bob" (password "bob-password") assigned to the seeded ACL. */
 async function addBob(): Promise<string> {
   h.clock.advance(1);
-  return h.services.users.create(UserWriteSchema.parse({ Name: "Bob", UserName: "bob", PlainPassword: "bob-password", ConfirmPassword: "bob-password", AclIds: [seed.aclId] }), actor);
+  return h.services.users.create(
+    UserWriteSchema.parse({
+      Name: "Bob",
+      UserName: "bob",
+      PlainPassword: "bob-password",
+      ConfirmPassword: "bob-password",
+      AclIds: [seed.aclId],
+    }),
+    actor,
+  );
 }
 const userCount = () => h.services.db.select().from(users).all().length;
 
 /** Signs a user in over the API from `from`; returns the cookie. */
 async function signIn(userName: string, password: string, from = "203.0.113.5"): Promise<string> {
-  const r = await apiRequest(h, "POST", "/api/login", { UserName: userName, Password: password, KioskMode: false }, { from });
+  const r = await apiRequest(
+    h,
+    "POST",
+    "/api/login",
+    { UserName: userName, Password: password, KioskMode: false },
+    { from },
+  );
   expect(r.status).toBe(200);
   return r.setCookie.split(";")[0] ?? "";
 }
@@ -67,9 +91,22 @@ afterEach(async () => {
 
 describe("with no licence installed", () => {
   it("is unlicensed: Knocs refused, users neither limited nor refused", async () => {
-    expect(h.services.licensing.status()).toEqual({ Licensed: false, ID: "", UserLimit: 0, SessionLimit: 0, MaxMachines: 0, MachineCount: 1, Expires: null, State: "unlicensed" });
+    expect(h.services.licensing.status()).toEqual({
+      Licensed: false,
+      ID: "",
+      UserLimit: 0,
+      SessionLimit: 0,
+      MaxMachines: 0,
+      MachineCount: 1,
+      Expires: null,
+      State: "unlicensed",
+    });
     expect(h.services.licensing.summary()).toBeNull();
-    expect(appError(() => h.services.licensing.requireLicence())).toMatchObject({ status: 403, err: "err.youDoNotHaveALicense", extra: undefined });
+    expect(appError(() => h.services.licensing.requireLicence())).toMatchObject({
+      status: 403,
+      err: "err.youDoNotHaveALicense",
+      extra: undefined,
+    });
     for (let i = 0; i < 5; i++) await addUser();
     expect(h.services.users.list().every((u) => u.Licensed)).toBe(true);
     const cookie = await signIn("alice", "alice-password");
@@ -89,12 +126,28 @@ describe("with no licence installed", () => {
 describe("installing", () => {
   it("installs a verified key, replaces the installed one, and audits it", () => {
     const first = trustTestKey(h).install(issueTestLicence({ ID: "first" }), actor);
-    expect(first).toEqual({ Licensed: true, ID: "first", UserLimit: 10, SessionLimit: 3, MaxMachines: 5, MachineCount: 1, Expires: null, State: "active" });
+    expect(first).toEqual({
+      Licensed: true,
+      ID: "first",
+      UserLimit: 10,
+      SessionLimit: 3,
+      MaxMachines: 5,
+      MachineCount: 1,
+      Expires: null,
+      State: "active",
+    });
     h.services.licensing.install("free", actor);
     const rows = h.services.db.select().from(licenses).all();
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ id: "free", key: "free" });
-    expect(h.services.licensing.status()).toMatchObject({ ID: "free", UserLimit: 1, SessionLimit: 1, MaxMachines: 1, Expires: null, State: "active" });
+    expect(h.services.licensing.status()).toMatchObject({
+      ID: "free",
+      UserLimit: 1,
+      SessionLimit: 1,
+      MaxMachines: 1,
+      Expires: null,
+      State: "active",
+    });
     const audit = h.services.db.select().from(auditLog).where(eq(auditLog.action, "licenseInstalled")).all();
     expect(audit.map((a) => [a.adminName, a.description])).toEqual([
       ["test-admin", "licence first: 10 users (+30%), 3 sessions per user, 5 machines, expires never"],
@@ -105,19 +158,30 @@ describe("installing", () => {
   it("refuses an already expired licence and keeps the installed one", () => {
     installTestLicence(h, { ID: "good" });
     const expires = new Date(h.clock.now() - DAY).toISOString();
-    expect(appError(() => h.services.licensing.install(issueTestLicence({ ID: "old", Expires: expires }), actor))).toMatchObject({ status: 400, err: "err.licenseExpired", extra: expires });
+    expect(
+      appError(() => h.services.licensing.install(issueTestLicence({ ID: "old", Expires: expires }), actor)),
+    ).toMatchObject({ status: 400, err: "err.licenseExpired", extra: expires });
     expect(h.services.licensing.status().ID).toBe("good");
   });
 
   it("refuses a signed key when the server trusts no public key", () => {
-    expect(appError(() => h.services.licensing.install(issueTestLicence(), actor))).toMatchObject({ status: 400, err: "err.invalidLicenseSignature" });
+    expect(appError(() => h.services.licensing.install(issueTestLicence(), actor))).toMatchObject({
+      status: 400,
+      err: "err.invalidLicenseSignature",
+    });
     expect(h.services.db.select().from(licenses).all()).toHaveLength(0);
   });
 
   it("summarises the licence for the admin status, with the overage as a count", () => {
     const expires = new Date(h.clock.now() + 100 * DAY).toISOString();
     installTestLicence(h, { UserLimit: 10, UserLimitOverage: 30, SessionLimit: 3, Expires: expires });
-    expect(h.services.licensing.summary()).toEqual({ UserLimit: 10, UserLimitOverage: 3, UserLimitOveragePercentage: 30, SessionLimit: 3, Expires: expires });
+    expect(h.services.licensing.summary()).toEqual({
+      UserLimit: 10,
+      UserLimitOverage: 3,
+      UserLimitOveragePercentage: 30,
+      SessionLimit: 3,
+      Expires: expires,
+    });
   });
 
   it("counts agents as machines", () => {
@@ -154,17 +218,30 @@ describe("the user limit", () => {
     await addUser();
     expect(userCount()).toBe(6); // limit + overage
     expect(await appErrorAsync(addUser())).toMatchObject({ status: 403, err: "err.userLimitReached" });
-    expect(await appErrorAsync(addUser({ AuthType: "local", PlainPassword: "password-1", ConfirmPassword: "password-1" }))).toMatchObject({ err: "err.userLimitReached" });
+    expect(
+      await appErrorAsync(addUser({ AuthType: "local", PlainPassword: "password-1", ConfirmPassword: "password-1" })),
+    ).toMatchObject({ err: "err.userLimitReached" });
     expect(userCount()).toBe(6);
     // Through the API too.
     const admin = await signInAdmin(h);
-    const r = await apiRequest(h, "POST", "/api/admin/users", { Name: "Zed", UserName: "zed", AuthType: "LDAP", ThirdPartyAuth: { DN: "cn=zed" } }, { cookie: admin });
+    const r = await apiRequest(
+      h,
+      "POST",
+      "/api/admin/users",
+      { Name: "Zed", UserName: "zed", AuthType: "LDAP", ThirdPartyAuth: { DN: "cn=zed" } },
+      { cookie: admin },
+    );
     expect(r).toMatchObject({ status: 403, body: { Err: "err.userLimitReached" } });
     expect(h.services.users.list().every((u) => u.Licensed)).toBe(true);
   });
 
   it("never counts admins", async () => {
-    for (let i = 0; i < 8; i++) await h.services.adminSessions.createLocalAdmin({ userName: `admin${i}`, name: `Admin ${i}`, password: "root-password" });
+    for (let i = 0; i < 8; i++)
+      await h.services.adminSessions.createLocalAdmin({
+        userName: `admin${i}`,
+        name: `Admin ${i}`,
+        password: "root-password",
+      });
     for (let i = 0; i < 5; i++) await addUser();
     expect(userCount()).toBe(6);
     expect(h.services.licensing.status().State).toBe("overLimit");
@@ -186,7 +263,9 @@ describe("the user limit", () => {
     expect(isUserLicensed(h.services.db, saml2, h.clock.now())).toBe(false);
     expect(isUserLicensed(h.services.db, seed.userId, h.clock.now())).toBe(true);
     expect(isUserLicensed(h.services.db, "11111111-1111-1111-1111-111111111111", h.clock.now())).toBe(false);
-    expect(h.services.licensing.licensedUserIds()).toEqual(new Set([...licensed].filter(([, l]) => l).map(([id]) => id)));
+    expect(h.services.licensing.licensedUserIds()).toEqual(
+      new Set([...licensed].filter(([, l]) => l).map(([id]) => id)),
+    );
   });
 
   it("licenses users in creation order (CreatedAt, then ID)", async () => {
@@ -207,10 +286,17 @@ describe("the user limit", () => {
     expect(h.services.users.get(await addUser({ SessionLimit: null })).SessionLimit).toBe(3);
     const id = await addUser({ SessionLimit: 2 });
     expect(h.services.users.get(id).SessionLimit).toBe(2);
-    expect(await appErrorAsync(addUser({ SessionLimit: 4 }))).toMatchObject({ status: 400, err: "Bad request", extra: "SessionLimit: must be between 1 and 3 (the licence's SessionLimit)" });
+    expect(await appErrorAsync(addUser({ SessionLimit: 4 }))).toMatchObject({
+      status: 400,
+      err: "Bad request",
+      extra: "SessionLimit: must be between 1 and 3 (the licence's SessionLimit)",
+    });
     const u = h.services.users.get(id);
     const write = UserWriteSchema.parse({ ...u, SessionLimit: 5 });
-    expect(await appErrorAsync(h.services.users.update(id, write, actor))).toMatchObject({ status: 400, extra: "SessionLimit: must be between 1 and 3 (the licence's SessionLimit)" });
+    expect(await appErrorAsync(h.services.users.update(id, write, actor))).toMatchObject({
+      status: 400,
+      extra: "SessionLimit: must be between 1 and 3 (the licence's SessionLimit)",
+    });
     await h.services.users.update(id, { ...write, SessionLimit: null }, actor);
     expect(h.services.users.get(id).SessionLimit).toBe(3);
   });
@@ -222,9 +308,21 @@ describe("grants and the session status", () => {
     trustTestKey(h).install("free", actor); // one user: alice (created first) is licensed, bob is not
     const alice = await signIn("alice", "alice-password");
     const bob = await signIn("bob", "bob-password", "198.51.100.7");
-    expect((await apiRequest(h, "GET", "/api/status", undefined, { cookie: bob })).body).toMatchObject({ Licensed: true, UserLicensed: false });
-    expect((await apiRequest(h, "GET", "/api/status", undefined, { cookie: alice })).body).toMatchObject({ Licensed: true, UserLicensed: true });
-    const refused = await apiRequest(h, "POST", "/api/grant", { ACLID: seed.aclId, IPs: [] }, { cookie: bob, from: "198.51.100.7" });
+    expect((await apiRequest(h, "GET", "/api/status", undefined, { cookie: bob })).body).toMatchObject({
+      Licensed: true,
+      UserLicensed: false,
+    });
+    expect((await apiRequest(h, "GET", "/api/status", undefined, { cookie: alice })).body).toMatchObject({
+      Licensed: true,
+      UserLicensed: true,
+    });
+    const refused = await apiRequest(
+      h,
+      "POST",
+      "/api/grant",
+      { ACLID: seed.aclId, IPs: [] },
+      { cookie: bob, from: "198.51.100.7" },
+    );
     expect(refused).toMatchObject({ status: 403, body: { Err: "err.unlicensedDescription" } });
     expect(h.channel.take()).toEqual([]);
     const granted = await apiRequest(h, "POST", "/api/grant", { ACLID: seed.aclId, IPs: [] }, { cookie: alice });
@@ -238,15 +336,27 @@ describe("grants and the session status", () => {
   it("refuses everyone once the licence has expired, and a moved address does not fail the request", async () => {
     installTestLicence(h, { Expires: new Date(h.clock.now() + 60 * 60_000).toISOString() });
     const alice = await signIn("alice", "alice-password");
-    expect((await apiRequest(h, "POST", "/api/grant", { ACLID: seed.aclId, IPs: [] }, { cookie: alice })).status).toBe(200);
+    expect((await apiRequest(h, "POST", "/api/grant", { ACLID: seed.aclId, IPs: [] }, { cookie: alice })).status).toBe(
+      200,
+    );
     h.channel.take();
     h.clock.advance(2 * 60 * 60_000); // the licence expired; the 480-minute session goes on
-    expect(appError(() => h.services.licensing.requireLicence())).toMatchObject({ status: 403, err: "err.youDoNotHaveALicense", extra: "err.licenseExpired" });
+    expect(appError(() => h.services.licensing.requireLicence())).toMatchObject({
+      status: 403,
+      err: "err.youDoNotHaveALicense",
+      extra: "err.licenseExpired",
+    });
     // A new address: the grant is revoked on the old one and not granted again.
     const moved = await apiRequest(h, "GET", "/api/status", undefined, { cookie: alice, from: "203.0.113.77" });
     expect(moved).toMatchObject({ status: 200, body: { Licensed: false, UserLicensed: false } });
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.5" })]);
-    const refused = await apiRequest(h, "POST", "/api/grant", { ACLID: seed.aclId, IPs: [] }, { cookie: alice, from: "203.0.113.77" });
+    const refused = await apiRequest(
+      h,
+      "POST",
+      "/api/grant",
+      { ACLID: seed.aclId, IPs: [] },
+      { cookie: alice, from: "203.0.113.77" },
+    );
     expect(refused).toMatchObject({ status: 403, body: { Err: "err.unlicensedDescription" } });
     expect(h.services.users.get(seed.userId).Licensed).toBe(false);
   });
@@ -256,18 +366,33 @@ describe("a broken licence store", () => {
   it("answers err.failedToRefreshLicenseStatus when more than one licence is stored", async () => {
     installTestLicence(h);
     h.services.db.insert(licenses).values({ id: "second", key: "free", payload: {}, installedAt: h.clock.now() }).run();
-    expect(appError(() => h.services.licensing.status())).toMatchObject({ status: 500, err: "err.failedToRefreshLicenseStatus", extra: "2 licences are installed; expected exactly one" });
+    expect(appError(() => h.services.licensing.status())).toMatchObject({
+      status: 500,
+      err: "err.failedToRefreshLicenseStatus",
+      extra: "2 licences are installed; expected exactly one",
+    });
     expect(h.services.licensing.summary()).toBeNull();
-    expect(appError(() => requireLicence(h.services.db, h.clock.now()))).toMatchObject({ status: 403, err: "err.youDoNotHaveALicense", extra: "err.failedToRefreshLicenseStatus" });
+    expect(appError(() => requireLicence(h.services.db, h.clock.now()))).toMatchObject({
+      status: 403,
+      err: "err.youDoNotHaveALicense",
+      extra: "err.failedToRefreshLicenseStatus",
+    });
     expect(await appErrorAsync(addUser())).toMatchObject({ status: 500, err: "err.failedToRefreshLicenseStatus" });
     expect(isUserLicensed(h.services.db, seed.userId, h.clock.now())).toBe(false);
   });
 
   it("answers err.failedToRefreshLicenseStatus when the stored key is unparsable or missing", () => {
     h.services.db.insert(licenses).values({ id: "bad", key: "garbage", payload: {}, installedAt: h.clock.now() }).run();
-    expect(appError(() => h.services.licensing.status())).toMatchObject({ status: 500, err: "err.failedToRefreshLicenseStatus", extra: "the installed licence key cannot be parsed" });
+    expect(appError(() => h.services.licensing.status())).toMatchObject({
+      status: 500,
+      err: "err.failedToRefreshLicenseStatus",
+      extra: "the installed licence key cannot be parsed",
+    });
     h.services.db.update(licenses).set({ key: "" }).run();
-    expect(appError(() => h.services.licensing.status())).toMatchObject({ status: 500, extra: "the installed licence has no key" });
+    expect(appError(() => h.services.licensing.status())).toMatchObject({
+      status: 500,
+      extra: "the installed licence has no key",
+    });
     expect(h.services.licensing.usersAdmitted()).toBe(false);
   });
 });

@@ -47,11 +47,30 @@ export class LicensingService extends Service {
     const now = this.clock.now();
     const l = readInstalledLicence(this.db);
     const MachineCount = repo.countAgents(this.db);
-    if (l.kind === "none") return { Licensed: false, ID: "", UserLimit: 0, SessionLimit: 0, MaxMachines: 0, MachineCount, Expires: null, State: "unlicensed" };
+    if (l.kind === "none")
+      return {
+        Licensed: false,
+        ID: "",
+        UserLimit: 0,
+        SessionLimit: 0,
+        MaxMachines: 0,
+        MachineCount,
+        Expires: null,
+        State: "unlicensed",
+      };
     if (l.kind === "broken") throw failedToRefresh(l.reason);
     const p = l.payload;
     const State = licenceState(p, repo.countUsers(this.db), now);
-    return { Licensed: State !== "expired", ID: p.ID, UserLimit: p.UserLimit, SessionLimit: p.SessionLimit, MaxMachines: p.MaxMachines, MachineCount, Expires: p.Expires, State };
+    return {
+      Licensed: State !== "expired",
+      ID: p.ID,
+      UserLimit: p.UserLimit,
+      SessionLimit: p.SessionLimit,
+      MaxMachines: p.MaxMachines,
+      MachineCount,
+      Expires: p.Expires,
+      State,
+    };
   }
 
   /** The admin status's `Licensing` (admin-console §3); null when no readable licence is installed. */
@@ -59,7 +78,13 @@ export class LicensingService extends Service {
     const l = readInstalledLicence(this.db);
     if (l.kind !== "installed") return null;
     const p = l.payload;
-    return { UserLimit: p.UserLimit, UserLimitOverage: overageCount(p), UserLimitOveragePercentage: p.UserLimitOverage, SessionLimit: p.SessionLimit, Expires: p.Expires };
+    return {
+      UserLimit: p.UserLimit,
+      UserLimitOverage: overageCount(p),
+      UserLimitOveragePercentage: p.UserLimitOverage,
+      SessionLimit: p.SessionLimit,
+      Expires: p.Expires,
+    };
   }
 
   /**
@@ -76,7 +101,13 @@ export class LicensingService extends Service {
     if (isExpired(payload, now)) throw new AppError(400, LicenseErr.licenseExpired, payload.Expires ?? undefined);
     this.db.transaction((tx) => {
       storeLicence(tx, k, payload, now);
-      writeAudit(tx, { action: AuditAction.licenseInstalled, at: now, adminName: actor.adminName, ipAddress: actor.ip, description: describe(payload) });
+      writeAudit(tx, {
+        action: AuditAction.licenseInstalled,
+        at: now,
+        adminName: actor.adminName,
+        ipAddress: actor.ip,
+        description: describe(payload),
+      });
     });
     return this.status();
   }

@@ -5,7 +5,15 @@ import { EXPIRY_WARNING_MS, allowedUsers, isExpired, licenceState } from "./stat
 
 const DAY = 86_400_000;
 const now = Date.parse("2026-03-01T12:00:00.000Z");
-const lic = (over: Partial<LicensePayload> = {}): LicensePayload => ({ ID: "t", UserLimit: 10, UserLimitOverage: 30, SessionLimit: 3, MaxMachines: 5, Expires: null, ...over });
+const lic = (over: Partial<LicensePayload> = {}): LicensePayload => ({
+  ID: "t",
+  UserLimit: 10,
+  UserLimitOverage: 30,
+  SessionLimit: 3,
+  MaxMachines: 5,
+  Expires: null,
+  ...over,
+});
 const inDays = (d: number) => new Date(now + d * DAY).toISOString();
 
 describe("licence state", () => {

@@ -24,4 +24,5 @@ export class SamlError extends Error {
 /** SAML is not configured for the audience; `reason` says what is missing. */
 export const notConfigured = (reason: string) => new SamlError(SamlMessage.samlNotConfigured, reason);
 /** The IdP's answer is refused; `reason` says which check failed. */
-export const refused = (reason: string, userName?: string) => new SamlError(SamlMessage.authenticationFailed, reason, userName);
+export const refused = (reason: string, userName?: string) =>
+  new SamlError(SamlMessage.authenticationFailed, reason, userName);

@@ -14,7 +14,8 @@ const hanging: ServerResponse[] = [];
 beforeAll(async () => {
   server = createServer((req, res) => {
     if (req.url === "/ok") res.writeHead(200, { "content-type": "application/xml" }).end(METADATA);
-    else if (req.url === "/big") res.writeHead(200, { "content-length": String(2 * 1024 * 1024) }).end("x".repeat(2 * 1024 * 1024));
+    else if (req.url === "/big")
+      res.writeHead(200, { "content-length": String(2 * 1024 * 1024) }).end("x".repeat(2 * 1024 * 1024));
     else if (req.url === "/big-chunked") {
       res.writeHead(200, { "content-type": "application/xml" });
       for (let i = 0; i < 9; i++) res.write("y".repeat(128 * 1024));
@@ -64,7 +65,11 @@ describe("IdpMetadataCache", () => {
       calls.push(url);
       return answer();
     };
-    return { clock, calls, cache: new IdpMetadataCache({ now: () => clock.now, log, fetch, ttlMs: 60_000, failureTtlMs: 10_000 }) };
+    return {
+      clock,
+      calls,
+      cache: new IdpMetadataCache({ now: () => clock.now, log, fetch, ttlMs: 60_000, failureTtlMs: 10_000 }),
+    };
   }
 
   it("prefers the uploaded file and needs a file or a URL", async () => {
@@ -72,7 +77,10 @@ describe("IdpMetadataCache", () => {
     expect(await c.get("<file/>", "http://idp.test/md")).toBe("<file/>");
     expect(calls).toEqual([]);
     await expect(c.get("", "")).rejects.toBeInstanceOf(SamlError);
-    await expect(c.get(" ", " ")).rejects.toMatchObject({ key: "SAML not configured", reason: "no IdP metadata (file or URL)" });
+    await expect(c.get(" ", " ")).rejects.toMatchObject({
+      key: "SAML not configured",
+      reason: "no IdP metadata (file or URL)",
+    });
   });
 
   it("serves a fetched copy for the TTL, shares one fetch between concurrent reads, then fetches again", async () => {
@@ -90,7 +98,11 @@ describe("IdpMetadataCache", () => {
 
   it("keeps the last good copy when a refresh fails, and remembers the failure for a while", async () => {
     let fail = false;
-    const { cache: c, calls, clock } = cache(() => (fail ? new Response("no", { status: 503 }) : new Response(METADATA)));
+    const {
+      cache: c,
+      calls,
+      clock,
+    } = cache(() => (fail ? new Response("no", { status: 503 }) : new Response(METADATA)));
     await c.get("", "http://idp.test/md");
     fail = true;
     clock.now += 61_000;
@@ -107,7 +119,10 @@ describe("IdpMetadataCache", () => {
 
   it("is not configured while a URL never fetched fails, and does not fetch again within the failure TTL", async () => {
     const { cache: c, calls, clock } = cache(() => new Response("no", { status: 404 }));
-    await expect(c.get("", "http://idp.test/md")).rejects.toMatchObject({ key: "SAML not configured", reason: "IdP metadata URL unavailable: metadata URL answered HTTP 404" });
+    await expect(c.get("", "http://idp.test/md")).rejects.toMatchObject({
+      key: "SAML not configured",
+      reason: "IdP metadata URL unavailable: metadata URL answered HTTP 404",
+    });
     await expect(c.get("", "http://idp.test/md")).rejects.toBeInstanceOf(SamlError);
     expect(calls).toHaveLength(1);
     clock.now += 11_000;

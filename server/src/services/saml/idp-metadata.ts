@@ -24,12 +24,20 @@ export type FetchFn = (url: string, init: RequestInit) => Promise<Response>;
  * Fetches a metadata document: http(s) only, at most `maxBytes`, within `timeoutMs`, redirects
  * followed (at most fetch's default 20). Throws Error with a short reason on any failure.
  */
-export async function fetchMetadata(url: string, opts: { timeoutMs?: number; maxBytes?: number; fetch?: FetchFn } = {}): Promise<string> {
+export async function fetchMetadata(
+  url: string,
+  opts: { timeoutMs?: number; maxBytes?: number; fetch?: FetchFn } = {},
+): Promise<string> {
   const parsed = URL.parse(url);
-  if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) throw new Error("metadata URL must be http or https");
+  if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:"))
+    throw new Error("metadata URL must be http or https");
   const maxBytes = opts.maxBytes ?? MAX_METADATA_BYTES;
   const signal = AbortSignal.timeout(opts.timeoutMs ?? METADATA_FETCH_TIMEOUT_MS);
-  const res = await (opts.fetch ?? fetch)(url, { signal, redirect: "follow", headers: { accept: "application/samlmetadata+xml, application/xml, text/xml" } });
+  const res = await (opts.fetch ?? fetch)(url, {
+    signal,
+    redirect: "follow",
+    headers: { accept: "application/samlmetadata+xml, application/xml, text/xml" },
+  });
   if (!res.ok) {
     await res.body?.cancel();
     throw new Error(`metadata URL answered HTTP ${res.status}`);
@@ -119,7 +127,12 @@ export class IdpMetadataCache {
       entry.failure = "";
     } catch (err) {
       entry.failedAt = this.now();
-      entry.failure = err instanceof Error && err.name === "TimeoutError" ? "timed out" : err instanceof Error ? err.message : "fetch failed";
+      entry.failure =
+        err instanceof Error && err.name === "TimeoutError"
+          ? "timed out"
+          : err instanceof Error
+            ? err.message
+            : "fetch failed";
       this.log.warn({ url, err: entry.failure, stale: entry.xml !== null }, "SAML IdP metadata fetch failed");
     } finally {
       entry.inFlight = null;

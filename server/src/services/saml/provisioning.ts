@@ -53,7 +53,10 @@ export function nameFrom(attributes: Record<string, string[]>): string | null {
 
 /** The distinct, non-empty group names of the `groups` attribute (at most MAX_GROUP_VALUES). */
 export function groupsFrom(attributes: Record<string, string[]>): string[] {
-  return [...new Set((attributes[GROUPS_ATTRIBUTE] ?? []).map((g) => g.trim()).filter((g) => g !== ""))].slice(0, MAX_GROUP_VALUES);
+  return [...new Set((attributes[GROUPS_ATTRIBUTE] ?? []).map((g) => g.trim()).filter((g) => g !== ""))].slice(
+    0,
+    MAX_GROUP_VALUES,
+  );
 }
 
 /**
@@ -97,7 +100,13 @@ export class SamlProvisioning extends Service {
             createdAt: now,
           })
           .run();
-        writeAudit(tx, { action: AuditAction.userCreated, at: now, userName: input.userName, ipAddress: input.ip, description: "created at the first SAML sign-in" });
+        writeAudit(tx, {
+          action: AuditAction.userCreated,
+          at: now,
+          userName: input.userName,
+          ipAddress: input.ip,
+          description: "created at the first SAML sign-in",
+        });
         row = usersRepo.getUser(tx, id)!;
       } else if (input.name !== null && input.name !== row.name) {
         tx.update(users).set({ name: input.name }).where(eq(users.id, row.id)).run();
@@ -107,11 +116,29 @@ export class SamlProvisioning extends Service {
       const current = new Set(samlRepo.samlGroupIdsOfUser(tx, row.id));
       if (wanted.length !== current.size || wanted.some((g) => !current.has(g.id))) {
         const before = reachOf(tx, [row.id]);
-        samlRepo.setSamlGroupIdsOfUser(tx, row.id, wanted.map((g) => g.id));
+        samlRepo.setSamlGroupIdsOfUser(
+          tx,
+          row.id,
+          wanted.map((g) => g.id),
+        );
         revokeLostAccess(tx, this.engine, now, before, ops);
-        changes.push(`SAML groups: ${wanted.map((g) => g.name).sort().join(", ") || "none"}`);
+        changes.push(
+          `SAML groups: ${
+            wanted
+              .map((g) => g.name)
+              .sort()
+              .join(", ") || "none"
+          }`,
+        );
       }
-      if (changes.length > 0) writeAudit(tx, { action: AuditAction.userUpdated, at: now, userName: input.userName, ipAddress: input.ip, description: changes.join("; ") });
+      if (changes.length > 0)
+        writeAudit(tx, {
+          action: AuditAction.userUpdated,
+          at: now,
+          userName: input.userName,
+          ipAddress: input.ip,
+          description: changes.join("; "),
+        });
       return { user: usersRepo.getUser(tx, row.id)!, ops };
     });
     this.engine.dispatch(ops);

@@ -63,7 +63,9 @@ function one(value: unknown): string | undefined {
 
 /** An ISO time as epoch ms; NaN for anything else. */
 function time(value: string | undefined): number {
-  return value && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(value) ? Date.parse(value) : Number.NaN;
+  return value && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(value)
+    ? Date.parse(value)
+    : Number.NaN;
 }
 
 /** samlify's error code (its messages start with a fixed upper-case code); never free text. */
@@ -78,16 +80,26 @@ function codeOf(err: unknown): string {
  * Throws SamlError "Authentication failed" with the failed check as reason; once the signature is
  * verified the reason carries the NameID as `userName`.
  */
-export async function verifyLoginResponse(setup: SamlSetup, samlResponse: string, now: number): Promise<VerifiedAssertion> {
-  if (samlResponse.length === 0 || samlResponse.length > MAX_SAML_RESPONSE_CHARS || !/^[A-Za-z0-9+/=\s]+$/.test(samlResponse)) {
+export async function verifyLoginResponse(
+  setup: SamlSetup,
+  samlResponse: string,
+  now: number,
+): Promise<VerifiedAssertion> {
+  if (
+    samlResponse.length === 0 ||
+    samlResponse.length > MAX_SAML_RESPONSE_CHARS ||
+    !/^[A-Za-z0-9+/=\s]+$/.test(samlResponse)
+  ) {
     throw refused("SAMLResponse missing, too large or not base64");
   }
   const xml = Buffer.from(samlResponse, "base64").toString("utf8");
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw refused("DOCTYPE in the response");
-  if (/<(?:[A-Za-z_][\w.-]*:)?EncryptedAssertion[\s/>]/.test(xml)) throw refused("encrypted assertions are not supported");
+  if (/<(?:[A-Za-z_][\w.-]*:)?EncryptedAssertion[\s/>]/.test(xml))
+    throw refused("encrypted assertions are not supported");
   // Any Assertion element shows as "<Assertion" or "<prefix:Assertion" in the text: more than one
   // (wrapped in Extensions, Object, Advice, or duplicated) is refused outright.
-  if ((xml.match(/<(?:[A-Za-z_][\w.-]*:)?Assertion[\s/>]/g) ?? []).length !== 1) throw refused("the response must hold exactly one assertion");
+  if ((xml.match(/<(?:[A-Za-z_][\w.-]*:)?Assertion[\s/>]/g) ?? []).length !== 1)
+    throw refused("the response must hold exactly one assertion");
 
   try {
     await setup.sp.parseLoginResponse(setup.idp, "post", { body: { SAMLResponse: samlResponse } });
@@ -96,7 +108,12 @@ export async function verifyLoginResponse(setup: SamlSetup, samlResponse: string
   }
   let verified: [boolean, string | null];
   try {
-    verified = samlify.SamlLib.verifySignature(xml, { metadata: setup.idp.entityMeta, ...(setup.idp.entitySetting.requestSignatureAlgorithm ? { signatureAlgorithm: setup.idp.entitySetting.requestSignatureAlgorithm } : {}) });
+    verified = samlify.SamlLib.verifySignature(xml, {
+      metadata: setup.idp.entityMeta,
+      ...(setup.idp.entitySetting.requestSignatureAlgorithm
+        ? { signatureAlgorithm: setup.idp.entitySetting.requestSignatureAlgorithm }
+        : {}),
+    });
   } catch (err) {
     throw refused(`signature not verified (${codeOf(err)})`);
   }
@@ -113,8 +130,19 @@ export async function verifyLoginResponse(setup: SamlSetup, samlResponse: string
     { key: "confirmations", localPath: ["Assertion", "Subject", "SubjectConfirmation"], attributes: [], context: true },
     { key: "conditions", localPath: ["Assertion", "Conditions"], attributes: ["NotBefore", "NotOnOrAfter"] },
     { key: "conditionsCount", localPath: ["Assertion", "Conditions"], attributes: [], context: true },
-    { key: "restrictions", localPath: ["Assertion", "Conditions", "AudienceRestriction"], attributes: [], context: true },
-    { key: "attributes", localPath: ["Assertion", "AttributeStatement", "Attribute"], index: ["Name"], attributePath: ["AttributeValue"], attributes: [] },
+    {
+      key: "restrictions",
+      localPath: ["Assertion", "Conditions", "AudienceRestriction"],
+      attributes: [],
+      context: true,
+    },
+    {
+      key: "attributes",
+      localPath: ["Assertion", "AttributeStatement", "Attribute"],
+      index: ["Name"],
+      attributePath: ["AttributeValue"],
+      attributes: [],
+    },
   ]);
   const assertionId = one(a["id"]);
   if (!assertionId) throw refused("assertion without ID");
@@ -129,7 +157,8 @@ export async function verifyLoginResponse(setup: SamlSetup, samlResponse: string
 
   if (one(a["issuer"]) !== setup.idpEntityId) throw refused("assertion issuer is not the IdP");
   const responseIssuer = texts(doc["responseIssuer"]);
-  if (responseIssuer.length > 0 && (responseIssuer.length !== 1 || responseIssuer[0] !== setup.idpEntityId)) throw refused("response issuer is not the IdP");
+  if (responseIssuer.length > 0 && (responseIssuer.length !== 1 || responseIssuer[0] !== setup.idpEntityId))
+    throw refused("response issuer is not the IdP");
 
   const nameIdXml = texts(a["nameIdXml"]);
   const nameId = one(a["nameId"])?.trim() ?? "";
@@ -143,7 +172,11 @@ export async function verifyLoginResponse(setup: SamlSetup, samlResponse: string
   const restrictions = texts(a["restrictions"]);
   if (restrictions.length === 0) throw refused("assertion without AudienceRestriction", nameId);
   for (const r of restrictions) {
-    if (!texts(extract(r, [{ key: "aud", localPath: ["AudienceRestriction", "Audience"], attributes: [] }])["aud"]).some((v) => v.trim() === setup.spEntityId)) {
+    if (
+      !texts(extract(r, [{ key: "aud", localPath: ["AudienceRestriction", "Audience"], attributes: [] }])["aud"]).some(
+        (v) => v.trim() === setup.spEntityId,
+      )
+    ) {
       throw refused("audience is not this service provider", nameId);
     }
   }
@@ -155,7 +188,8 @@ export async function verifyLoginResponse(setup: SamlSetup, samlResponse: string
   const condAfter = typeof conditions["notOnOrAfter"] === "string" ? time(conditions["notOnOrAfter"]) : null;
   if (Number.isNaN(condBefore) || Number.isNaN(condAfter)) throw refused("Conditions times are not valid", nameId);
   if (condBefore !== null && now + SAML_CLOCK_SKEW_MS < condBefore) throw refused("assertion not yet valid", nameId);
-  if (condAfter !== null && now - SAML_CLOCK_SKEW_MS >= condAfter) throw refused("assertion expired (Conditions NotOnOrAfter)", nameId);
+  if (condAfter !== null && now - SAML_CLOCK_SKEW_MS >= condAfter)
+    throw refused("assertion expired (Conditions NotOnOrAfter)", nameId);
 
   // Bearer subject confirmation: Recipient, InResponseTo, NotOnOrAfter.
   let failure = "no bearer SubjectConfirmation";
@@ -163,7 +197,11 @@ export async function verifyLoginResponse(setup: SamlSetup, samlResponse: string
   for (const sc of texts(a["confirmations"])) {
     const c = extract(sc, [
       { key: "method", localPath: ["SubjectConfirmation"], attributes: ["Method"] },
-      { key: "data", localPath: ["SubjectConfirmation", "SubjectConfirmationData"], attributes: ["Recipient", "InResponseTo", "NotOnOrAfter", "NotBefore"] },
+      {
+        key: "data",
+        localPath: ["SubjectConfirmation", "SubjectConfirmationData"],
+        attributes: ["Recipient", "InResponseTo", "NotOnOrAfter", "NotBefore"],
+      },
     ]);
     if (c["method"] !== BEARER) continue;
     const data = c["data"];
@@ -177,9 +215,12 @@ export async function verifyLoginResponse(setup: SamlSetup, samlResponse: string
     if (d["recipient"] !== setup.acsUrl) failure = "recipient is not this ACS";
     else if (!d["inResponseTo"]) failure = "InResponseTo missing";
     else if (d["notOnOrAfter"] === undefined) failure = "NotOnOrAfter missing";
-    else if (Number.isNaN(notOnOrAfter) || Number.isNaN(notBefore)) failure = "SubjectConfirmationData times are not valid";
-    else if (now - SAML_CLOCK_SKEW_MS >= notOnOrAfter) failure = "assertion expired (SubjectConfirmationData NotOnOrAfter)";
-    else if (notBefore !== null && now + SAML_CLOCK_SKEW_MS < notBefore) failure = "assertion not yet valid (SubjectConfirmationData NotBefore)";
+    else if (Number.isNaN(notOnOrAfter) || Number.isNaN(notBefore))
+      failure = "SubjectConfirmationData times are not valid";
+    else if (now - SAML_CLOCK_SKEW_MS >= notOnOrAfter)
+      failure = "assertion expired (SubjectConfirmationData NotOnOrAfter)";
+    else if (notBefore !== null && now + SAML_CLOCK_SKEW_MS < notBefore)
+      failure = "assertion not yet valid (SubjectConfirmationData NotBefore)";
     else {
       confirmed = { inResponseTo: d["inResponseTo"], notOnOrAfter };
       break;
@@ -188,17 +229,23 @@ export async function verifyLoginResponse(setup: SamlSetup, samlResponse: string
   if (!confirmed) throw refused(failure, nameId);
 
   const response = (doc["response"] ?? {}) as Record<string, unknown>;
-  if (response["destination"] !== undefined && response["destination"] !== setup.acsUrl) throw refused("destination is not this ACS", nameId);
-  if (response["inResponseTo"] !== undefined && response["inResponseTo"] !== confirmed.inResponseTo) throw refused("response and assertion answer different requests", nameId);
+  if (response["destination"] !== undefined && response["destination"] !== setup.acsUrl)
+    throw refused("destination is not this ACS", nameId);
+  if (response["inResponseTo"] !== undefined && response["inResponseTo"] !== confirmed.inResponseTo)
+    throw refused("response and assertion answer different requests", nameId);
 
   const attributes: Record<string, string[]> = {};
-  for (const [name, value] of Object.entries((a["attributes"] ?? {}) as Record<string, unknown>)) attributes[name] = texts(value).map((v) => v.trim());
+  for (const [name, value] of Object.entries((a["attributes"] ?? {}) as Record<string, unknown>))
+    attributes[name] = texts(value).map((v) => v.trim());
 
   return {
     assertionId,
     nameId,
     inResponseTo: confirmed.inResponseTo,
-    rememberUntil: Math.min(Math.max(confirmed.notOnOrAfter, condAfter ?? 0) + SAML_CLOCK_SKEW_MS, now + MAX_REMEMBER_MS),
+    rememberUntil: Math.min(
+      Math.max(confirmed.notOnOrAfter, condAfter ?? 0) + SAML_CLOCK_SKEW_MS,
+      now + MAX_REMEMBER_MS,
+    ),
     attributes,
   };
 }

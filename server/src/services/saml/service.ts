@@ -109,13 +109,17 @@ export class SamlService extends Service {
    * stored with `kiosk` until `expiresAt` (epoch ms). Throws SamlError "SAML not configured", or
    * "Too many requests. Please try again in..." when MAX_PENDING_SAML_REQUESTS are pending.
    */
-  async startLogin(audience: SamlAudience, opts: { kiosk: boolean }): Promise<{ url: string; requestId: string; expiresAt: number }> {
+  async startLogin(
+    audience: SamlAudience,
+    opts: { kiosk: boolean },
+  ): Promise<{ url: string; requestId: string; expiresAt: number }> {
     const setup = await this.setup(audience);
     const now = this.clock.now();
     const expiresAt = now + SAML_REQUEST_TTL_MS;
     return this.db.transaction((tx) => {
       samlRepo.purgeExpired(tx, now);
-      if (samlRepo.pendingRequestCount(tx, now) >= MAX_PENDING_SAML_REQUESTS) throw new SamlError(ServerMessage.tooManyRequests, "too many SAML sign-ins pending");
+      if (samlRepo.pendingRequestCount(tx, now) >= MAX_PENDING_SAML_REQUESTS)
+        throw new SamlError(ServerMessage.tooManyRequests, "too many SAML sign-ins pending");
       const { id, context } = setup.sp.createLoginRequest(setup.idp, "redirect");
       samlRepo.insertRequest(tx, { id, audience, kiosk: opts.kiosk, createdAt: now, expiresAt });
       return { url: context, requestId: id, expiresAt };
@@ -131,9 +135,15 @@ export class SamlService extends Service {
   async completeUser(samlResponse: string, ctx: { ip: string; binding: BrowserBinding }): Promise<SamlUserSignIn> {
     return this.audited("user", ctx.ip, async () => {
       const { assertion, kiosk } = await this.verifyAndConsume("user", samlResponse, ctx.binding);
-      const user = this.provisioning.provisionUser({ userName: assertion.nameId, name: nameFrom(assertion.attributes), groups: groupsFrom(assertion.attributes), ip: ctx.ip });
+      const user = this.provisioning.provisionUser({
+        userName: assertion.nameId,
+        name: nameFrom(assertion.attributes),
+        groups: groupsFrom(assertion.attributes),
+        ip: ctx.ip,
+      });
       const asked = sessionMinutesFrom(assertion.attributes);
-      const minutes = asked === null ? undefined : kiosk ? Math.min(asked, getSetting(this.db, "KioskSessionDuration")) : asked;
+      const minutes =
+        asked === null ? undefined : kiosk ? Math.min(asked, getSetting(this.db, "KioskSessionDuration")) : asked;
       return { user, kiosk, minutes };
     });
   }
@@ -150,11 +160,16 @@ export class SamlService extends Service {
     });
   }
 
-  private async verifyAndConsume(audience: SamlAudience, samlResponse: string, binding: BrowserBinding): Promise<{ assertion: VerifiedAssertion; kiosk: boolean }> {
+  private async verifyAndConsume(
+    audience: SamlAudience,
+    samlResponse: string,
+    binding: BrowserBinding,
+  ): Promise<{ assertion: VerifiedAssertion; kiosk: boolean }> {
     const setup = await this.setup(audience);
     const now = this.clock.now();
     const assertion = await verifyLoginResponse(setup, samlResponse, now);
-    if (binding.required && binding.requestId !== assertion.inResponseTo) throw refused("the sign-in was not started in this browser", assertion.nameId);
+    if (binding.required && binding.requestId !== assertion.inResponseTo)
+      throw refused("the sign-in was not started in this browser", assertion.nameId);
     const request = this.db.transaction((tx) => {
       samlRepo.purgeExpired(tx, now);
       const row = samlRepo.consumeRequest(tx, assertion.inResponseTo, audience, now);
@@ -173,7 +188,8 @@ export class SamlService extends Service {
   auditRefusal(audience: SamlAudience, ip: string, err: SamlError): void {
     this.log.warn({ audience, ip, reason: err.reason, userName: err.userName }, "SAML sign-in refused");
     const entry = { at: this.clock.now(), ipAddress: ip, errorMessage: err.reason, description: "SAML sign-in" };
-    if (audience === "user") writeAudit(this.db, { ...entry, action: AuditAction.userLoginFailed, userName: err.userName ?? "" });
+    if (audience === "user")
+      writeAudit(this.db, { ...entry, action: AuditAction.userLoginFailed, userName: err.userName ?? "" });
     else writeAudit(this.db, { ...entry, action: AuditAction.adminLoginFailed, adminName: err.userName ?? "" });
   }
 

@@ -40,8 +40,10 @@ export function validateSchema(xml: string): Promise<unknown> {
     process.stdout.write = write;
     console.log = log;
     console.error = error;
-    for (const l of process.listeners("uncaughtException")) if (!listeners.has(l)) process.removeListener("uncaughtException", l);
-    for (const l of process.stdout.listeners("drain")) if (!drains.has(l)) process.stdout.removeListener("drain", l as () => void);
+    for (const l of process.listeners("uncaughtException"))
+      if (!listeners.has(l)) process.removeListener("uncaughtException", l);
+    for (const l of process.stdout.listeners("drain"))
+      if (!drains.has(l)) process.stdout.removeListener("drain", l as () => void);
   }
 }
 
@@ -101,7 +103,8 @@ function certList(value: unknown): string[] {
  */
 export function buildSetup(inputs: SamlInputs): SamlSetup {
   const base = URL.parse(inputs.publicUrl);
-  if (!inputs.publicUrl || !base || (base.protocol !== "http:" && base.protocol !== "https:")) throw notConfigured("PublicURL is not set");
+  if (!inputs.publicUrl || !base || (base.protocol !== "http:" && base.protocol !== "https:"))
+    throw notConfigured("PublicURL is not set");
   const xml = inputs.idpMetadataXml.trim();
   if (!xml) throw notConfigured("no IdP metadata (file or URL)");
   let idp: IdentityProviderInstance;
@@ -111,7 +114,8 @@ export function buildSetup(inputs: SamlInputs): SamlSetup {
     throw notConfigured("IdP metadata is not readable");
   }
   const idpEntityId = idp.entityMeta.getEntityID() as unknown;
-  if (typeof idpEntityId !== "string" || idpEntityId === "") throw notConfigured("IdP metadata has no single EntityDescriptor with an entityID");
+  if (typeof idpEntityId !== "string" || idpEntityId === "")
+    throw notConfigured("IdP metadata has no single EntityDescriptor with an entityID");
   const idpSigningCerts = certList(idp.entityMeta.getX509Certificate("signing"));
   if (idpSigningCerts.length === 0) throw notConfigured("IdP metadata has no signing certificate");
   for (const cert of idpSigningCerts) {
@@ -122,9 +126,11 @@ export function buildSetup(inputs: SamlInputs): SamlSetup {
     }
   }
   const sso = idp.entityMeta.getSingleSignOnService("redirect") as unknown;
-  if (typeof sso !== "string" || !/^https?:\/\//i.test(sso)) throw notConfigured("IdP metadata has no HTTP-Redirect single sign-on service");
+  if (typeof sso !== "string" || !/^https?:\/\//i.test(sso))
+    throw notConfigured("IdP metadata has no HTTP-Redirect single sign-on service");
   const signRequests = idp.entityMeta.isWantAuthnRequestsSigned();
-  if (signRequests && (!inputs.spKeyPem || !inputs.spCertPem)) throw notConfigured("the IdP wants signed requests: set the SP key and certificate");
+  if (signRequests && (!inputs.spKeyPem || !inputs.spCertPem))
+    throw notConfigured("the IdP wants signed requests: set the SP key and certificate");
   const { entityId, acsUrl } = spUrls(inputs.publicUrl, inputs.audience);
   const sp = samlify.ServiceProvider({
     entityID: entityId,

@@ -22,7 +22,9 @@ export class SecretBox {
     const cipher = createCipheriv("aes-256-gcm", this.#key, iv);
     cipher.setAAD(Buffer.from(purpose));
     const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-    return ["v1", iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), body.toString("base64url")].join(".");
+    return ["v1", iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), body.toString("base64url")].join(
+      ".",
+    );
   }
 
   /** Decrypts a value sealed for `purpose`; throws when it was tampered with or sealed for another purpose. */
