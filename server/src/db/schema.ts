@@ -8,6 +8,13 @@ import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "driz
 
 const now = sql`(CAST(unixepoch('subsec') * 1000 AS INTEGER))`;
 
+/** An address the server observed for a user session: the listener port (0: the main one), when last seen (epoch ms). */
+export interface ObservedAddress {
+  Port: number;
+  IP: string;
+  SeenAt?: number;
+}
+
 /** End users (admin-console §3 "User"). Duration in minutes; password as a PHC string. */
 export const users = sqliteTable(
   "users",
@@ -64,11 +71,23 @@ export const userSessions = sqliteTable(
     endsAt: integer("ends_at").notNull(),
     kiosk: integer("kiosk", { mode: "boolean" }).notNull().default(false),
     ipAddress: text("ip_address").notNull(),
-    /** Addresses reported by IP discovery (POST /log_ips), JSON array of {Port, IP}. */
-    discoveredIps: text("discovered_ips", { mode: "json" })
-      .$type<{ Port: number; IP: string }[]>()
-      .notNull()
-      .default(sql`'[]'`),
+    /**
+     * Addresses the server itself observed for this session besides its main one (IP discovery on
+     * the extra ports, the other family of a dual-stack client), JSON array of {Port, IP, SeenAt}
+     * (SeenAt epoch ms; entries written before it existed have none and count as seen at 0).
+     */
+    discoveredIps: text("discovered_ips", { mode: "json" }).$type<ObservedAddress[]>().notNull().default(sql`'[]'`),
+    /**
+     * When the first observed address ages out (epoch ms; services/grants/observed.ts), null when
+     * there is none: the expiry sweep finds the sessions to prune by it.
+     */
+    observedUntil: integer("observed_until"),
+    /**
+     * The API key that signed this session in (POST /api/v1/user_sessions), null for other sign-ins.
+     * Deliberately no foreign key: a session whose key no longer exists is over (the expiry sweep
+     * ends it), so deleting a key must not null or cascade this column.
+     */
+    apiKeyId: text("api_key_id"),
     /** False while a TOTP code is still owed (the session is not usable until verified). */
     verified: integer("verified", { mode: "boolean" }).notNull().default(true),
     endedAt: integer("ended_at"),

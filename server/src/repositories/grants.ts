@@ -2,10 +2,11 @@
  * SQL of grants, their addresses and status history, and the enforcement queries built on them
  * (reference counting of (ACL, address) entries over grants).
  */
-import { and, eq, inArray, isNull, lte, gt, sql, ne } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull, lte, gt, or, sql, ne } from "drizzle-orm";
 import type { Db, Tx } from "../db/index.ts";
 import {
   acls,
+  apiKeys,
   backends,
   grantAddresses,
   grants,
@@ -14,7 +15,9 @@ import {
   groupUsers,
   userAcls,
   userSessions,
+  users,
 } from "../db/schema.ts";
+import type { ObservedAddress } from "../db/schema.ts";
 import type { TargetSource } from "../services/grants/targets.ts";
 
 /**
@@ -269,13 +272,101 @@ export function moveAllGrants(q: Q, from: readonly number[], to: number, now: nu
   return rows.length;
 }
 
-/** Live sessions whose end has passed. */
-export function dueSessions(q: Q, now: number): { id: string; userId: string }[] {
+/**
+ * A live session whose effective end has passed, with what bounds it: its own end, the user's
+ * ValidUntil, and — for a session an API key signed in — the key's expiry and whether the key
+ * still exists. Times epoch ms.
+ */
+export interface DueSession {
+  id: string;
+  userId: string;
+  userName: string;
+  endsAt: number;
+  validUntil: number | null;
+  apiKeyId: string | null;
+  keyExists: boolean;
+  keyExpiredAfter: number | null;
+}
+
+/**
+ * Live sessions whose effective end has passed: the earliest of the session's end, its user's
+ * ValidUntil and, for a session an API key signed in, the key's expiry — a key that no longer
+ * exists ends it at once (docs/decisions.md "Access ends with the account").
+ */
+export function dueSessions(q: Q, now: number): DueSession[] {
   return q
-    .select({ id: userSessions.id, userId: userSessions.userId })
+    .select({
+      id: userSessions.id,
+      userId: userSessions.userId,
+      userName: users.userName,
+      endsAt: userSessions.endsAt,
+      validUntil: users.validUntil,
+      apiKeyId: userSessions.apiKeyId,
+      keyExists: sql<number>`${apiKeys.id} IS NOT NULL`.mapWith(Boolean),
+      keyExpiredAfter: apiKeys.expiredAfter,
+    })
     .from(userSessions)
-    .where(and(isNull(userSessions.endedAt), lte(userSessions.endsAt, now)))
+    .innerJoin(users, eq(users.id, userSessions.userId))
+    .leftJoin(apiKeys, eq(apiKeys.id, userSessions.apiKeyId))
+    .where(
+      and(
+        isNull(userSessions.endedAt),
+        or(
+          lte(userSessions.endsAt, now),
+          lte(users.validUntil, now),
+          and(isNotNull(userSessions.apiKeyId), or(isNull(apiKeys.id), lte(apiKeys.expiredAfter, now))),
+        ),
+      ),
+    )
     .all();
+}
+
+/** Live sessions (not past their end) whose first observed address aged out by `now`. */
+export function sessionsWithStaleObserved(
+  q: Q,
+  now: number,
+): { id: string; ipAddress: string; discoveredIps: ObservedAddress[] }[] {
+  return q
+    .select({ id: userSessions.id, ipAddress: userSessions.ipAddress, discoveredIps: userSessions.discoveredIps })
+    .from(userSessions)
+    .where(and(isNull(userSessions.endedAt), gt(userSessions.endsAt, now), lte(userSessions.observedUntil, now)))
+    .all();
+}
+
+/** Sets the observed addresses of a session and when the first of them ages out. */
+export function setObserved(q: Q, sessionId: string, list: readonly ObservedAddress[], until: number | null): void {
+  q.update(userSessions)
+    .set({ discoveredIps: [...list], observedUntil: until })
+    .where(eq(userSessions.id, sessionId))
+    .run();
+}
+
+/** Live sessions among `ids` ending after `end` (epoch ms), with their end. */
+export function sessionsEndingAfter(q: Q, ids: readonly string[], end: number): { id: string; endsAt: number }[] {
+  if (ids.length === 0) return [];
+  return q
+    .select({ id: userSessions.id, endsAt: userSessions.endsAt })
+    .from(userSessions)
+    .where(and(inArray(userSessions.id, [...ids]), isNull(userSessions.endedAt), gt(userSessions.endsAt, end)))
+    .all();
+}
+
+/** Sets a session's end (epoch ms). */
+export function setSessionEnd(q: Q, sessionId: string, endsAt: number): void {
+  q.update(userSessions).set({ endsAt }).where(eq(userSessions.id, sessionId)).run();
+}
+
+/** Sets a grant's expiry (epoch ms) without a status transition. */
+export function setGrantExpiry(q: Q, grantId: string, expiresAt: number): void {
+  q.update(grants).set({ expiresAt }).where(eq(grants.id, grantId)).run();
+}
+
+/** Removes addresses from a grant. */
+export function removeGrantAddresses(q: Q, grantId: string, ips: readonly string[]): void {
+  if (ips.length === 0) return;
+  q.delete(grantAddresses)
+    .where(and(eq(grantAddresses.grantId, grantId), inArray(grantAddresses.ip, [...ips])))
+    .run();
 }
 
 /** One row of a session's status: an assigned ACL with the session's status entry for it (null when none yet). */

@@ -35,6 +35,7 @@ import { AuditAction, writeAudit } from "./audit.ts";
 import type { AuditActionKind } from "./audit.ts";
 import type { Actor } from "./agents.ts";
 import { newId, randomToken, sha256 } from "./auth/tokens.ts";
+import type { Ops } from "./grants/engine.ts";
 import { Service } from "./service.ts";
 
 /** The fixed first part of every key. */
@@ -290,10 +291,12 @@ export class ApiKeyService extends Service {
 
   /**
    * Deletes a key (DELETE /admin/api-keys/{id}); 404 when unknown. Allowlist ACLs whose ApiKeyId
-   * named it keep that id, which no longer matches any key.
+   * named it keep that id, which no longer matches any key. The user sessions the key signed in end
+   * in the same transaction and their grants are revoked (`GrantEngine.endDueSessions`, audit
+   * sessionExpired); the revocations go to the agents after commit.
    */
   delete(id: string, actor: Actor): void {
-    this.db.transaction((tx) => {
+    const ops = this.db.transaction((tx) => {
       const row = repo.getApiKey(tx, id);
       if (!row) throw notFound("API key");
       repo.deleteApiKey(tx, id);
@@ -304,7 +307,11 @@ export class ApiKeyService extends Service {
         ipAddress: actor.ip,
         description: `API key "${row.name}"`,
       });
+      const ops: Ops = new Map();
+      this.engine.endDueSessions(tx, ops);
+      return ops;
     });
+    this.engine.dispatch(ops);
   }
 
   /** True when the key has `scope`, stored or through an allowlist ACL whose ApiKeyId names it. */

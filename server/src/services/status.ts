@@ -14,20 +14,20 @@ import { AuditAction, writeAudit } from "./audit.ts";
 import type { UserSessionContext } from "./auth/user-sessions.ts";
 import { newId } from "./auth/tokens.ts";
 import { addressAllowed } from "./grants/addresses.ts";
+import { currentObserved, observedUntil, withObserved } from "./grants/observed.ts";
 import { getSetting } from "./settings.ts";
 import { Service } from "./service.ts";
 import { userLicence } from "./licensing/gates.ts";
-
-/** How many observed extra addresses a session keeps. */
-export const MAX_OBSERVED = 8;
 
 /** Builds GET /status and follows the user's address. */
 export class StatusService extends Service {
   /**
    * Records the address a request came from. A different address of the session's family moves the
    * session: each holding grant is revoked on the old address and granted on the new one with the
-   * same expiry (audit: user IP changed). An address of the other family (a dual-stack client) is
-   * only observed, so that alternating IPv4 and IPv6 connections do not make access flap.
+   * same expiry (audit: user IP changed), and the addresses observed on the old network are
+   * forgotten, so the new grants carry none of them (docs/decisions.md "Access ends with the
+   * account"). An address of the other family (a dual-stack client) is only observed, so that
+   * alternating IPv4 and IPv6 connections do not make access flap.
    */
   followAddress(session: UserSessionContext, requestIp: string): void {
     const n = normaliseIp(requestIp);
@@ -40,6 +40,7 @@ export class StatusService extends Service {
     const now = this.clock.now();
     const moved = this.db.transaction((tx) => {
       tx.update(userSessions).set({ ipAddress: ip }).where(eq(userSessions.id, session.sessionId)).run();
+      grantsRepo.setObserved(tx, session.sessionId, [], null);
       writeAudit(tx, {
         action: AuditAction.userIpChanged,
         at: now,
@@ -66,30 +67,29 @@ export class StatusService extends Service {
 
   /**
    * Records an address the server itself saw for this session other than its main one (IP
-   * discovery on the extra ports, the other family of a dual-stack client). CGNATOpen ACLs grant
-   * these too. At most MAX_OBSERVED are kept, the newest.
+   * discovery on the extra ports, the other family of a dual-stack client), seen now. CGNATOpen ACLs
+   * grant these too, until they age out (services/grants/observed.ts: OBSERVED_ADDRESS_TTL_MS after
+   * they were last seen, at most MAX_OBSERVED kept, the newest).
    */
   observe(session: UserSessionContext, ip: string, port: number): void {
     const n = normaliseIp(ip);
     if (!n || n.ip === session.ipAddress) return;
-    const row = this.db
-      .select({ d: userSessions.discoveredIps })
-      .from(userSessions)
-      .where(eq(userSessions.id, session.sessionId))
-      .get();
-    const list = (row?.d ?? []).filter((d) => d.IP !== n.ip);
-    list.push({ Port: port, IP: n.ip });
-    this.db
-      .update(userSessions)
-      .set({ discoveredIps: list.slice(-MAX_OBSERVED) })
-      .where(eq(userSessions.id, session.sessionId))
-      .run();
+    const now = this.clock.now();
+    this.db.transaction((tx) => {
+      const row = tx
+        .select({ d: userSessions.discoveredIps })
+        .from(userSessions)
+        .where(eq(userSessions.id, session.sessionId))
+        .get();
+      const list = withObserved(row?.d ?? [], n.ip, port, now);
+      grantsRepo.setObserved(tx, session.sessionId, list, observedUntil(list));
+    });
   }
 
   /**
    * POST /log_ips: what the browser's IP discovery reported. Postern trusts only addresses it
-   * observed itself, so a reported address is kept only when the server saw it for this session.
-   * Returns the reported addresses that were confirmed.
+   * observed itself, so a reported address is kept only when the server saw it for this session
+   * (and it has not aged out). Returns the reported addresses that were confirmed.
    */
   logIps(session: UserSessionContext, ips: readonly PortIp[]): string[] {
     const row = this.db
@@ -97,7 +97,8 @@ export class StatusService extends Service {
       .from(userSessions)
       .where(eq(userSessions.id, session.sessionId))
       .get();
-    const seen = new Set([session.ipAddress, ...(row?.d ?? []).map((d) => d.IP)]);
+    const observed = currentObserved(row?.d ?? [], this.clock.now());
+    const seen = new Set([session.ipAddress, ...observed.map((d) => d.IP)]);
     return ips.flatMap((p) => {
       const n = normaliseIp(p.IP);
       return n && seen.has(n.ip) ? [n.ip] : [];

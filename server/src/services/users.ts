@@ -130,7 +130,11 @@ export class UserService extends Service {
 
   /**
    * Updates a user ("Cannot change username"). ACLs no longer reachable lose their grants; a new
-   * password or a ValidUntil in the past ends every session of the user.
+   * password ends every session of the user. ValidUntil bounds the live sessions (docs/decisions.md
+   * "Access ends with the account"): one in the past ends them now (audit sessionExpired), a
+   * future one earlier than their end brings their end, their grants' expiry and the entries'
+   * expiry on the agents forward to it; a later or cleared ValidUntil never lengthens a session
+   * nor revives an ended one.
    */
   async update(id: string, input: UserWrite, actor: Actor): Promise<void> {
     this.checkPassword(input, false);
@@ -177,14 +181,18 @@ export class UserService extends Service {
       const now = this.clock.now();
       const sessions = repo.liveSessionIds(tx, id, now);
       const validUntil = input.ValidUntil ? Date.parse(input.ValidUntil) : null;
-      if (passwordHash || (validUntil !== null && validUntil <= now)) {
-        // A new password or an account past its end: every session of the user ends now.
+      if (passwordHash) {
+        // A new password: every session of the user ends now.
         this.engine.revokeInTx(tx, holdingGrantsOfSessions(tx, sessions), ops);
-        repo.endSessions(tx, sessions, now, passwordHash ? "passwordChanged" : "accountExpired");
+        repo.endSessions(tx, sessions, now, "passwordChanged");
       } else if (removed.length > 0) {
         const rows = holdingGrantsOfSessions(tx, sessions).filter((g) => removed.includes(g.aclId));
         this.engine.revokeInTx(tx, rows, ops);
       }
+      // The account's end bounds its live sessions: a later ValidUntil brings them (and the entries
+      // on the agents) forward, a passed one ends them now; a later one never lengthens them.
+      if (validUntil !== null) this.engine.shortenSessions(tx, sessions, validUntil, ops);
+      this.engine.endDueSessions(tx, ops);
       return ops;
     });
     this.engine.dispatch(ops);

@@ -163,7 +163,8 @@ export class ApiKeyUserService extends Service {
    * Signs an API-key user in (POST /api/v1/user_sessions). After `authenticateUser`: a disabled
    * user or one past ValidUntil is 403 accountDisabled (audited by `issue`); an unlicensed user 403
    * err.unlicensedDescription (audit userLoginFailed). Then a normal, non-kiosk session of the
-   * user's Duration (minutes, never beyond ValidUntil) is issued from `ip`, SessionLimit ending the
+   * user's Duration (minutes, never beyond ValidUntil nor the key's expiry; it ends when the key is
+   * deleted) is issued from `ip`, SessionLimit ending the
    * oldest sessions beyond it, and every assigned ACL without ClickToGrant is granted (audit
    * userLoggedIn). Answers the session id, the cookie token (shown once), its end and the status.
    */
@@ -174,7 +175,11 @@ export class ApiKeyUserService extends Service {
     if (!disabled && !this.parts.licensing.isUserLicensed(user.id)) {
       this.refuseUser(403, ErrKey.unlicensedDescription, user.userName, ip, `API key "${key.name}": user not licensed`);
     }
-    const signed = this.parts.userSessions.issue(user, { kiosk: false, ip });
+    const signed = this.parts.userSessions.issue(user, {
+      kiosk: false,
+      ip,
+      apiKey: { id: key.id, expiredAfter: key.expiredAfter },
+    });
     if (signed.pending !== null) throw new Error("an API-key user's session cannot owe a TOTP code");
     return {
       ID: signed.session.sessionId,

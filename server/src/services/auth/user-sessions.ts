@@ -136,10 +136,15 @@ export class UserSessionService extends Service {
   /**
    * Issues a session to a user whose identity was proven (password, SAML assertion, API key).
    * `minutes` overrides the session length (SAML sessionDuration); kiosk sessions last
-   * KioskSessionDuration; never beyond ValidUntil. Users with TOTP (not SAML or API-key users) get a
-   * pending session. Throws 403 accountDisabled for a disabled or expired account.
+   * KioskSessionDuration; never beyond ValidUntil, nor — for a session an API key signs in
+   * (`apiKey`) — beyond the key's expiry; such a session remembers its key and ends when the key is
+   * deleted (docs/decisions.md "Access ends with the account"). Users with TOTP (not SAML or API-key
+   * users) get a pending session. Throws 403 accountDisabled for a disabled or expired account.
    */
-  issue(user: usersRepo.UserRow, opts: { kiosk: boolean; ip: string; minutes?: number }): SignedIn {
+  issue(
+    user: usersRepo.UserRow,
+    opts: { kiosk: boolean; ip: string; minutes?: number; apiKey?: { id: string; expiredAfter: number | null } },
+  ): SignedIn {
     const now = this.clock.now();
     if (user.disabled || (user.validUntil !== null && user.validUntil <= now)) {
       writeAudit(this.db, {
@@ -160,7 +165,11 @@ export class UserSessionService extends Service {
     const token = randomToken(16);
     const sessionId = newId();
     const minutes = opts.minutes ?? (opts.kiosk ? getSetting(this.db, "KioskSessionDuration") : user.durationMinutes);
-    const endsAt = Math.min(now + minutes * 60_000, user.validUntil ?? Number.POSITIVE_INFINITY);
+    const endsAt = Math.min(
+      now + minutes * 60_000,
+      user.validUntil ?? Number.POSITIVE_INFINITY,
+      opts.apiKey?.expiredAfter ?? Number.POSITIVE_INFINITY,
+    );
     this.db
       .insert(userSessions)
       .values({
@@ -172,6 +181,7 @@ export class UserSessionService extends Service {
         kiosk: opts.kiosk,
         ipAddress: opts.ip,
         verified: pending === null,
+        apiKeyId: opts.apiKey?.id ?? null,
       })
       .run();
     const session: UserSessionContext = {

@@ -11,7 +11,7 @@ import { eq } from "drizzle-orm";
 import { GrantStatus, IpExclusionsSchema, GrantTypeSchema, isAgentless } from "@postern/shared";
 import type { EntryResult, Op, TargetState } from "@postern/shared";
 import type { Db, Tx } from "../../db/index.ts";
-import { acls, userSessions, users } from "../../db/schema.ts";
+import { acls, userSessions } from "../../db/schema.ts";
 import type { Clock } from "../../clock.ts";
 import { forbidden, notFound } from "../../errors.ts";
 import * as repo from "../../repositories/grants.ts";
@@ -20,6 +20,7 @@ import { assignedAclIds } from "../../repositories/users.ts";
 import { grantAddresses } from "./addresses.ts";
 import { requireUserLicensed } from "../licensing/gates.ts";
 import { toTarget } from "./targets.ts";
+import { currentObserved, observedUntil } from "./observed.ts";
 import type { Logger } from "../../logger.ts";
 
 /** How the engine reaches agents (implemented by the agent hub). */
@@ -32,6 +33,25 @@ export interface AgentChannel {
 
 /** Why a grant ends; decides the audit entry. */
 export type RevokeReason = "click" | "logout" | "expired" | "sessionEnded" | "aclChanged" | "userChanged" | "admin";
+
+/**
+ * Which bound ended a due session, as the end reason stored and the audit description: a deleted
+ * API key first, else the earliest passed of the key's expiry, the user's ValidUntil and the
+ * session's own end (on a tie the more specific one: key, then account).
+ */
+function sessionEndCause(s: repo.DueSession, now: number): { reason: string; description: string } {
+  if (s.apiKeyId !== null && !s.keyExists)
+    return { reason: "apiKeyDeleted", description: "session ended: its API key was deleted" };
+  const bounds = [
+    { at: s.keyExpiredAfter, reason: "apiKeyExpired", description: "session ended: its API key expired" },
+    { at: s.validUntil, reason: "accountExpired", description: "session ended: the account expired (ValidUntil)" },
+    { at: s.endsAt, reason: "expired", description: "session ended: its time was up" },
+  ];
+  let first: (typeof bounds)[number] | undefined;
+  for (const b of bounds) if (b.at !== null && b.at <= now && (first === undefined || b.at < first.at!)) first = b;
+  const cause = first ?? bounds[2]!;
+  return { reason: cause.reason, description: cause.description };
+}
 
 /** Agent ops collected in a transaction, by agent id, sent after commit. */
 export type Ops = Map<string, Op[]>;
@@ -72,7 +92,7 @@ export class GrantEngine {
   /**
    * Grants an ACL to a session (POST /grant, and automatic grants at login). The addresses are the
    * session's address plus, for CGNATOpen ACLs, the other addresses the server itself observed for
-   * this session (never addresses the client merely claims). Idempotent for a grant that already
+   * this session and that have not aged out (never addresses the client merely claims). Idempotent for a grant that already
    * holds. Throws 403 when the ACL is not (or no longer) assigned to the session's user, 404 for an
    * unknown or ended session.
    */
@@ -99,7 +119,7 @@ export class GrantEngine {
       const target = src ? toTarget(src) : null;
       const ips = grantAddresses({
         sessionIp: session.ipAddress,
-        extraIps: session.discoveredIps.map((d) => d.IP),
+        extraIps: currentObserved(session.discoveredIps, now).map((d) => d.IP),
         cgnatOpen: acl.cgnatOpen,
         grantType: GrantTypeSchema.parse(acl.grantType),
         exclusions: IpExclusionsSchema.parse(acl.ipExclusions),
@@ -216,19 +236,24 @@ export class GrantEngine {
   }
 
   /**
-   * Collects the ops that take a grant's addresses out of its target, the grant itself no longer
-   * holding: a `del` for every (ACL, address) no other grant holds, or an `add` with the shorter
-   * remaining expiry when others still hold it. Returns true when a `del` went to a connected agent
-   * (its acknowledgement decides 9 or 10).
+   * Collects the ops that take a grant's addresses (`ips`, default all of them) out of its target,
+   * the grant itself no longer holding them: a `del` for every (ACL, address) no other grant holds,
+   * or an `add` with the shorter remaining expiry when others still hold it. Returns true when a
+   * `del` went to a connected agent (its acknowledgement decides 9 or 10).
    */
-  private removalOps(tx: Tx, row: repo.GrantRow, ops: Ops): boolean {
+  private removalOps(
+    tx: Tx,
+    row: repo.GrantRow,
+    ops: Ops,
+    ips: readonly string[] = repo.getGrantAddresses(tx, row.id),
+  ): boolean {
     const src = repo.aclTargetSource(tx, row.aclId);
     const target = src ? toTarget(src) : null;
     if (!target || !src?.agentId) return false;
     const now = this.clock.now();
     const online = this.channel.isConnected(src.agentId);
     let waiting = false;
-    for (const ip of repo.getGrantAddresses(tx, row.id)) {
+    for (const ip of ips) {
       const remaining = repo.entryExpiry(tx, row.aclId, ip, now, row.id);
       if (remaining === null) {
         pushOp(ops, src.agentId, { op: "del", target, ip });
@@ -264,20 +289,19 @@ export class GrantEngine {
   }
 
   /**
-   * Ends sessions whose time is up and revokes grants past their MaximumGrantDuration
-   * (design.md: expiry = earliest of session end and grant start + MaximumGrantDuration).
-   * Called by the scheduler a few times a second; returns how many grants it revoked.
+   * The expiry sweep, called by the scheduler a few times a second (design.md: expiry = earliest of
+   * session end and grant start + MaximumGrantDuration): ends the sessions whose effective end
+   * passed and revokes their grants (`endDueSessions`), takes aged-out observed addresses out of
+   * the grants (`pruneObserved`), and revokes the grants past their own expiry (audit grantExpired).
+   * Returns how many grants expired on their own.
    */
   sweep(): number {
     const ops: Ops = new Map();
     let count = 0;
     this.db.transaction((tx) => {
       const now = this.clock.now();
-      for (const s of repo.dueSessions(tx, now)) {
-        tx.update(userSessions).set({ endedAt: now, endReason: "expired" }).where(eq(userSessions.id, s.id)).run();
-        const user = tx.select({ userName: users.userName }).from(users).where(eq(users.id, s.userId)).get();
-        writeAudit(tx, { action: AuditAction.sessionExpired, at: now, userName: user?.userName ?? "" });
-      }
+      this.endDueSessions(tx, ops);
+      this.pruneObserved(tx, now, ops);
       const due = repo.dueGrants(tx, now);
       for (const g of due) {
         const acl = tx.select({ description: acls.description }).from(acls).where(eq(acls.id, g.aclId)).get();
@@ -293,6 +317,112 @@ export class GrantEngine {
     });
     this.send(ops);
     return count;
+  }
+
+  /**
+   * Ends, inside `tx`, every live session whose effective end has passed — the earliest of its own
+   * end, its user's ValidUntil and, for a session an API key signed in, the key's expiry, or at once
+   * when that key was deleted (docs/decisions.md "Access ends with the account") — and revokes
+   * their grants into `ops` (send them with `dispatch` after commit). Each ended session gets an
+   * audit entry sessionExpired saying which bound ended it, and the end reason `expired`,
+   * `accountExpired`, `apiKeyExpired` or `apiKeyDeleted`. The sweep calls it; so do the changes that
+   * move such a bound (a user's ValidUntil, deleting a key) so that their sessions end in the same
+   * transaction. Returns how many sessions ended.
+   */
+  endDueSessions(tx: Tx, ops: Ops): number {
+    const now = this.clock.now();
+    const due = repo.dueSessions(tx, now);
+    for (const s of due) {
+      const end = sessionEndCause(s, now);
+      this.revokeInTx(tx, repo.holdingGrantsOfSessions(tx, [s.id]), ops);
+      tx.update(userSessions).set({ endedAt: now, endReason: end.reason }).where(eq(userSessions.id, s.id)).run();
+      writeAudit(tx, {
+        action: AuditAction.sessionExpired,
+        at: now,
+        userName: s.userName,
+        description: end.description,
+      });
+    }
+    return due.length;
+  }
+
+  /**
+   * Brings the end of the given live sessions forward to `end` (epoch ms) when they end later, inside
+   * `tx`: the sessions' end, their holding grants' expiry, and the expiry of the (ACL, address)
+   * entries on the agents (an `add` with the new, shorter expiry into `ops`, so agents expire them on
+   * their own even without the server). Never lengthens anything. An `end` not after now changes
+   * nothing here: `endDueSessions` ends those sessions.
+   */
+  shortenSessions(tx: Tx, sessionIds: readonly string[], end: number, ops: Ops): void {
+    const now = this.clock.now();
+    if (end <= now) return;
+    for (const s of repo.sessionsEndingAfter(tx, sessionIds, end)) {
+      repo.setSessionEnd(tx, s.id, end);
+      for (const g of repo.holdingGrantsOfSessions(tx, [s.id])) {
+        if (g.expiresAt !== null && g.expiresAt <= end) continue;
+        const ips = repo.getGrantAddresses(tx, g.id);
+        const before = new Map(ips.map((ip) => [ip, repo.entryExpiry(tx, g.aclId, ip, now)]));
+        repo.setGrantExpiry(tx, g.id, end);
+        const src = repo.aclTargetSource(tx, g.aclId);
+        const target = src ? toTarget(src) : null;
+        if (!target || !src?.agentId) continue;
+        for (const ip of ips) {
+          const after = repo.entryExpiry(tx, g.aclId, ip, now) ?? end;
+          const was = before.get(ip) ?? null;
+          if (was === null || after < was) pushOp(ops, src.agentId, { op: "add", target, ip, expiresAt: after });
+        }
+      }
+    }
+  }
+
+  /**
+   * Drops, inside `tx`, the observed addresses that aged out (services/grants/observed.ts) from the
+   * live sessions holding them, and takes them out of those sessions' grants and the firewall
+   * (`narrowGrants`).
+   */
+  private pruneObserved(tx: Tx, now: number, ops: Ops): void {
+    for (const s of repo.sessionsWithStaleObserved(tx, now)) {
+      const kept = currentObserved(s.discoveredIps, now);
+      repo.setObserved(tx, s.id, kept, observedUntil(kept));
+      this.narrowGrants(
+        tx,
+        s.id,
+        s.ipAddress,
+        kept.map((d) => d.IP),
+        ops,
+      );
+    }
+  }
+
+  /**
+   * Takes out of a session's holding grants every address they may no longer carry, given the
+   * session's main address and its current observed addresses (`grantAddresses`): the grant keeps
+   * holding the rest, with its expiry; the removed addresses leave the target unless another grant
+   * holds them (`removalOps`). A grant left with no address is revoked. Nothing is added.
+   */
+  private narrowGrants(tx: Tx, sessionId: string, sessionIp: string, extraIps: readonly string[], ops: Ops): void {
+    for (const g of repo.holdingGrantsOfSessions(tx, [sessionId])) {
+      const acl = tx.select().from(acls).where(eq(acls.id, g.aclId)).get();
+      if (!acl) continue;
+      const allowed = new Set(
+        grantAddresses({
+          sessionIp,
+          extraIps,
+          cgnatOpen: acl.cgnatOpen,
+          grantType: GrantTypeSchema.parse(acl.grantType),
+          exclusions: IpExclusionsSchema.parse(acl.ipExclusions),
+        }),
+      );
+      const have = repo.getGrantAddresses(tx, g.id);
+      const drop = have.filter((ip) => !allowed.has(ip));
+      if (drop.length === 0) continue;
+      if (drop.length === have.length) {
+        this.revokeInTx(tx, [g], ops);
+        continue;
+      }
+      repo.removeGrantAddresses(tx, g.id, drop);
+      this.removalOps(tx, g, ops, drop);
+    }
   }
 
   /**
