@@ -113,8 +113,11 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-/** Starts a server on 127.0.0.1 with a fresh data dir and signs in an admin. */
-export async function startStack(opts: { trustedProxies?: string[] } = {}): Promise<Stack> {
+/**
+ * Starts a server on 127.0.0.1 with a fresh data dir and signs in an admin. `discoveryPorts` starts
+ * IP-discovery listeners (0 picks a free port; `discoveryPortsOf(stack.server.services)` names them).
+ */
+export async function startStack(opts: { trustedProxies?: string[]; discoveryPorts?: number[] } = {}): Promise<Stack> {
   const dir = await mkdtemp(join(tmpdir(), "postern-e2e-"));
   const clock = new TestClock();
   const server = await startServer({
@@ -124,6 +127,7 @@ export async function startStack(opts: { trustedProxies?: string[] } = {}): Prom
     migrate: true,
     logger: createLogger(process.env["POSTERN_TEST_LOG"] ?? "silent"),
     ...(opts.trustedProxies ? { trustedProxies: opts.trustedProxies } : {}),
+    ...(opts.discoveryPorts ? { discovery: { ports: opts.discoveryPorts } } : {}),
   });
   await new AdminSessionService(server.services.db, clock).createLocalAdmin({
     userName: "admin",
