@@ -36,7 +36,7 @@ export const users = sqliteTable(
     createdAt: integer("created_at").notNull().default(now),
     lastLogin: integer("last_login"),
   },
-  (t) => [index("users_created_idx").on(t.createdAt, t.id)],
+  (t) => [index("users_created_idx").on(t.createdAt, t.id), index("users_valid_until_idx").on(t.validUntil)],
 );
 
 /** Administrators (admin-console §3 "Admin"). Never counted against the licence. */
@@ -93,7 +93,12 @@ export const userSessions = sqliteTable(
     endedAt: integer("ended_at"),
     endReason: text("end_reason"),
   },
-  (t) => [index("user_sessions_user_idx").on(t.userId), index("user_sessions_ends_idx").on(t.endedAt, t.endsAt)],
+  (t) => [
+    index("user_sessions_user_idx").on(t.userId, t.endedAt),
+    index("user_sessions_ends_idx").on(t.endedAt, t.endsAt),
+    index("user_sessions_observed_idx").on(t.endedAt, t.observedUntil),
+    index("user_sessions_api_key_idx").on(t.endedAt, t.apiKeyId),
+  ],
 );
 
 /** Admin sessions (admin-console §3 "Admin session: ID, Created, IPAddress"). */

@@ -291,9 +291,46 @@ export interface DueSession {
 /**
  * Live sessions whose effective end has passed: the earliest of the session's end, its user's
  * ValidUntil and, for a session an API key signed in, the key's expiry — a key that no longer
- * exists ends it at once (docs/decisions.md "Access ends with the account").
+ * exists ends it at once (docs/decisions.md "Access ends with the account"). The expiry sweep runs
+ * this a few times a second, so each bound is found by its own index-driven query (live sessions
+ * by end; users past ValidUntil, then their live sessions; live API-key sessions with their key)
+ * rather than by scanning every live session.
  */
 export function dueSessions(q: Q, now: number): DueSession[] {
+  const live = isNull(userSessions.endedAt);
+  const ids = new Set<string>();
+  const add = (rows: { id: string }[]) => rows.forEach((r) => ids.add(r.id));
+  add(
+    q
+      .select({ id: userSessions.id })
+      .from(userSessions)
+      .where(and(live, lte(userSessions.endsAt, now)))
+      .all(),
+  );
+  add(
+    q
+      .select({ id: userSessions.id })
+      .from(userSessions)
+      .where(
+        and(
+          live,
+          inArray(
+            userSessions.userId,
+            q.select({ id: users.id }).from(users).where(lte(users.validUntil, now)),
+          ),
+        ),
+      )
+      .all(),
+  );
+  add(
+    q
+      .select({ id: userSessions.id })
+      .from(userSessions)
+      .leftJoin(apiKeys, eq(apiKeys.id, userSessions.apiKeyId))
+      .where(and(live, isNotNull(userSessions.apiKeyId), or(isNull(apiKeys.id), lte(apiKeys.expiredAfter, now))))
+      .all(),
+  );
+  if (ids.size === 0) return [];
   return q
     .select({
       id: userSessions.id,
@@ -308,16 +345,7 @@ export function dueSessions(q: Q, now: number): DueSession[] {
     .from(userSessions)
     .innerJoin(users, eq(users.id, userSessions.userId))
     .leftJoin(apiKeys, eq(apiKeys.id, userSessions.apiKeyId))
-    .where(
-      and(
-        isNull(userSessions.endedAt),
-        or(
-          lte(userSessions.endsAt, now),
-          lte(users.validUntil, now),
-          and(isNotNull(userSessions.apiKeyId), or(isNull(apiKeys.id), lte(apiKeys.expiredAfter, now))),
-        ),
-      ),
-    )
+    .where(inArray(userSessions.id, [...ids]))
     .all();
 }
 
@@ -329,7 +357,7 @@ export function sessionsWithStaleObserved(
   return q
     .select({ id: userSessions.id, ipAddress: userSessions.ipAddress, discoveredIps: userSessions.discoveredIps })
     .from(userSessions)
-    .where(and(isNull(userSessions.endedAt), gt(userSessions.endsAt, now), lte(userSessions.observedUntil, now)))
+    .where(and(isNull(userSessions.endedAt), lte(userSessions.observedUntil, now), gt(userSessions.endsAt, now)))
     .all();
 }
 
