@@ -4,7 +4,8 @@
  * ipset set Postern manages; a real agent (in-process, its commands run inside that namespace)
  * enforces what the real server decides. The user reaches Postern through a trusted reverse proxy
  * (X-Forwarded-For names the client namespace's address) and real traffic from the client
- * namespace is refused before the grant, allowed after it, refused after revoke and after expiry.
+ * namespace is refused before the grant, allowed after it, refused after revoke and after expiry;
+ * a ValidUntil brought forward shortens the entry's native ipset timeout (issue #8 item 1).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pino } from "pino";
@@ -28,6 +29,7 @@ describe.skipIf(skip)("core loop on real ipset + iptables in namespaces", () => 
   let agent: Awaited<ReturnType<typeof startAgent>>;
   let user: ApiClient;
   let aclId = "";
+  let bobId = "";
   let url = "";
   const set = `pstn${process.pid}`;
 
@@ -82,7 +84,7 @@ describe.skipIf(skip)("core loop on real ipset + iptables in namespaces", () => 
       MaximumGrantDuration: 300,
       Config: { ipset: { V4SetName: set, V6SetName: "" } },
     });
-    await createUser(stack, "bob", "bob-password", [aclId]);
+    bobId = await createUser(stack, "bob", "bob-password", [aclId]);
     user = new ApiClient(stack.server.url, { headers: { "x-forwarded-for": pair.client.ip } });
     await user.ok("POST", "/api/login", { UserName: "bob", Password: "bob-password", KioskMode: false });
   });
@@ -132,5 +134,28 @@ describe.skipIf(skip)("core loop on real ipset + iptables in namespaces", () => 
     expect(await waitFor(statusIs(0))).toBe(true);
     await pair.runOk(pair.server.ns, "ipset", ["del", set, pair.client.ip]);
     expect(await waitFor(reachable, 5_000)).toBe(true);
+  });
+
+  it("a ValidUntil brought forward shortens the entry's native ipset timeout to it, and ends access then", async () => {
+    await user.ok("POST", "/api/grant", { ACLID: aclId, IPs: [] });
+    expect(await waitFor(statusIs(0))).toBe(true);
+    const validUntil = stack.clock.now() + 4_000;
+    await stack.admin.ok("PUT", `/api/admin/users/${bobId}`, {
+      Name: "bob",
+      UserName: "bob",
+      AclIds: [aclId],
+      ValidUntil: new Date(validUntil).toISOString(),
+    });
+    // The agent runs on the real clock; the server's test clock may be ahead of it.
+    const left = Math.ceil((validUntil - Date.now()) / 1000);
+    const timeoutOf = async () => {
+      const listed = await pair.runOk(pair.server.ns, "ipset", ["list", set]);
+      const m = new RegExp(`${pair.client.ip.replaceAll(".", "\\.")} timeout (\\d+)`).exec(listed.stdout);
+      return m ? Number(m[1]) : null;
+    };
+    expect(await waitFor(async () => ((await timeoutOf()) ?? Infinity) <= left)).toBe(true);
+    stack.clock.advance(4_000);
+    expect(await waitFor(async () => !(await reachable()), 2_000)).toBe(true);
+    expect((await user.call("GET", "/api/status")).status).toBe(401);
   });
 });
