@@ -82,7 +82,10 @@ describe.skipIf(!hasHaproxy)("access ends when it should (real HAProxy)", () => 
         UserName: userName,
         AuthType: "apikey",
         AclIds: [aclId],
-        ApiKey: { Name: `${userName}-key`, ExpiredAfter: expiredAfter === null ? null : new Date(expiredAfter).toISOString() },
+        ApiKey: {
+          Name: `${userName}-key`,
+          ExpiredAfter: expiredAfter === null ? null : new Date(expiredAfter).toISOString(),
+        },
       },
     );
     return { userId: created.ID, keyId: created.ApiKey.ID, key: created.ApiKey.PlaintextKey };

@@ -76,7 +76,10 @@ export const userSessions = sqliteTable(
      * the extra ports, the other family of a dual-stack client), JSON array of {Port, IP, SeenAt}
      * (SeenAt epoch ms; entries written before it existed have none and count as seen at 0).
      */
-    discoveredIps: text("discovered_ips", { mode: "json" }).$type<ObservedAddress[]>().notNull().default(sql`'[]'`),
+    discoveredIps: text("discovered_ips", { mode: "json" })
+      .$type<ObservedAddress[]>()
+      .notNull()
+      .default(sql`'[]'`),
     /**
      * When the first observed address ages out (epoch ms; services/grants/observed.ts), null when
      * there is none: the expiry sweep finds the sessions to prune by it.

@@ -314,10 +314,7 @@ export function dueSessions(q: Q, now: number): DueSession[] {
       .where(
         and(
           live,
-          inArray(
-            userSessions.userId,
-            q.select({ id: users.id }).from(users).where(lte(users.validUntil, now)),
-          ),
+          inArray(userSessions.userId, q.select({ id: users.id }).from(users).where(lte(users.validUntil, now))),
         ),
       )
       .all(),

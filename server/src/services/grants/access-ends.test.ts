@@ -82,7 +82,9 @@ describe("account expiry ends access", () => {
     const s = await grantedSession("203.0.113.10");
     const validUntil = h.clock.now() + 5_000;
     await h.services.users.update(seed.userId, alice(validUntil), actor);
-    expect(h.channel.take()).toEqual([{ op: "add", target: expect.anything(), ip: "203.0.113.10", expiresAt: validUntil }]);
+    expect(h.channel.take()).toEqual([
+      { op: "add", target: expect.anything(), ip: "203.0.113.10", expiresAt: validUntil },
+    ]);
     expect(sessionRow(s.sessionId).endsAt).toBe(validUntil);
     expect(grantOf(s.sessionId).expiresAt).toBe(validUntil);
     expect(h.services.engine.desiredState(seed.agentId)[0]?.entries).toEqual([
@@ -195,7 +197,10 @@ describe("observed addresses do not outlive their network", () => {
     const s = await signIn("198.51.100.22");
     h.services.status.observe(s, "198.51.100.23", 8000);
     h.services.engine.grant(s.sessionId, seed.aclId, { ...meta, ip: "198.51.100.22" });
-    expect(getGrantAddresses(h.services.db, grantOf(s.sessionId).id).sort()).toEqual(["198.51.100.22", "198.51.100.23"]);
+    expect(getGrantAddresses(h.services.db, grantOf(s.sessionId).id).sort()).toEqual([
+      "198.51.100.22",
+      "198.51.100.23",
+    ]);
     h.services.status.followAddress(s, "198.51.100.23");
     h.services.status.followAddress(s, "198.51.100.24");
     expect(getGrantAddresses(h.services.db, grantOf(s.sessionId).id)).toEqual(["198.51.100.24"]);
@@ -241,7 +246,10 @@ describe("observed addresses do not outlive their network", () => {
     h.services.status.observe(s, "198.51.100.41", 8000);
     h.clock.advance(1_000);
     h.services.engine.sweep();
-    expect(getGrantAddresses(h.services.db, grantOf(s.sessionId).id).sort()).toEqual(["198.51.100.40", "198.51.100.41"]);
+    expect(getGrantAddresses(h.services.db, grantOf(s.sessionId).id).sort()).toEqual([
+      "198.51.100.40",
+      "198.51.100.41",
+    ]);
     h.clock.advance(OBSERVED_ADDRESS_TTL_MS);
     h.services.engine.sweep();
     expect(getGrantAddresses(h.services.db, grantOf(s.sessionId).id)).toEqual(["198.51.100.40"]);

@@ -290,18 +290,16 @@ export class GrantEngine {
 
   /**
    * The expiry sweep, called by the scheduler a few times a second (design.md: expiry = earliest of
-   * session end and grant start + MaximumGrantDuration): ends the sessions whose effective end
-   * passed and revokes their grants (`endDueSessions`), takes aged-out observed addresses out of
-   * the grants (`pruneObserved`), and revokes the grants past their own expiry (audit grantExpired).
-   * Returns how many grants expired on their own.
+   * session end and grant start + MaximumGrantDuration): revokes the grants past their own expiry
+   * (audit grantExpired), ends the sessions whose effective end passed and revokes whatever they
+   * still hold (`endDueSessions`), and takes aged-out observed addresses out of the grants
+   * (`pruneObserved`). Returns how many grants expired on their own.
    */
   sweep(): number {
     const ops: Ops = new Map();
     let count = 0;
     this.db.transaction((tx) => {
       const now = this.clock.now();
-      this.endDueSessions(tx, ops);
-      this.pruneObserved(tx, now, ops);
       const due = repo.dueGrants(tx, now);
       for (const g of due) {
         const acl = tx.select({ description: acls.description }).from(acls).where(eq(acls.id, g.aclId)).get();
@@ -314,6 +312,8 @@ export class GrantEngine {
       }
       this.revokeInTx(tx, due, ops);
       count = due.length;
+      this.endDueSessions(tx, ops);
+      this.pruneObserved(tx, now, ops);
     });
     this.send(ops);
     return count;

@@ -36,7 +36,12 @@ export function observedUntil(list: readonly ObservedAddress[]): number | null {
  * `list` with `ip` (normalised) recorded as seen on `port` at `now`: a previous entry of the
  * address is replaced, expired entries are left out, and only the newest MAX_OBSERVED are kept.
  */
-export function withObserved(list: readonly ObservedAddress[], ip: string, port: number, now: number): ObservedAddress[] {
+export function withObserved(
+  list: readonly ObservedAddress[],
+  ip: string,
+  port: number,
+  now: number,
+): ObservedAddress[] {
   const kept = currentObserved(list, now).filter((d) => d.IP !== ip);
   kept.push({ Port: port, IP: ip, SeenAt: now });
   return kept.slice(-MAX_OBSERVED);
