@@ -189,8 +189,8 @@ export class UserService extends Service {
         const rows = holdingGrantsOfSessions(tx, sessions).filter((g) => removed.includes(g.aclId));
         this.engine.revokeInTx(tx, rows, ops);
       }
-      // The account's end bounds its live sessions: a later ValidUntil brings them (and the entries
-      // on the agents) forward, a passed one ends them now; a later one never lengthens them.
+      // The account's end bounds its live sessions: a ValidUntil before a session's end brings that
+      // end (and the entries on the agents) forward, a passed one ends them now; none lengthens them.
       if (validUntil !== null) this.engine.shortenSessions(tx, sessions, validUntil, ops);
       this.engine.endDueSessions(tx, ops);
       return ops;
