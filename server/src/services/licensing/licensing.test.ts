@@ -82,7 +82,7 @@ async function appErrorAsync(p: Promise<unknown>): Promise<AppError> {
 beforeEach(async () => {
   n = 0;
   h = createHarness();
-  seed = await seedLoop(h);
+  seed = await seedLoop(h, { licence: false });
   h.channel.online.add(seed.agentId);
 });
 afterEach(async () => {
