@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { startServer, TestClock, AdminSessionService, createLogger } from "../../server/src/index.ts";
 import type { RunningServer } from "../../server/src/index.ts";
 import { enrol } from "../../agent/src/enrol.ts";
+import { issueTestLicence, ROOMY_LICENCE, testLicenceKey } from "../../server/src/testing/licences.ts";
 import type { AgentCapabilities } from "../../shared/src/index.ts";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -113,7 +114,10 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-/** Starts a server on 127.0.0.1 with a fresh data dir and signs in an admin. */
+/**
+ * Starts a server on 127.0.0.1 with a fresh data dir, installs the roomy test licence (the server
+ * trusts the test signing key; creating ACLs needs a licence) and signs in an admin.
+ */
 export async function startStack(opts: { trustedProxies?: string[] } = {}): Promise<Stack> {
   const dir = await mkdtemp(join(tmpdir(), "postern-e2e-"));
   const clock = new TestClock();
@@ -123,6 +127,7 @@ export async function startStack(opts: { trustedProxies?: string[] } = {}): Prom
     clock,
     migrate: true,
     logger: createLogger(process.env["POSTERN_TEST_LOG"] ?? "silent"),
+    licensePublicKeys: [testLicenceKey.publicKey],
     ...(opts.trustedProxies ? { trustedProxies: opts.trustedProxies } : {}),
   });
   await new AdminSessionService(server.services.db, clock).createLocalAdmin({
@@ -130,6 +135,7 @@ export async function startStack(opts: { trustedProxies?: string[] } = {}): Prom
     name: "Admin",
     password: "admin-password",
   });
+  server.services.licensing.install(issueTestLicence(ROOMY_LICENCE), { adminName: "admin", ip: "127.0.0.1" });
   const admin = new ApiClient(server.url);
   await admin.ok("POST", "/api/admin/login", { UserName: "admin", Password: "admin-password" });
   return {
