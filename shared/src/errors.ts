@@ -69,6 +69,8 @@ export const ServerMessage = {
   loginNotPermitted: "Login not permitted",
   unlicensed: "Unlicensed",
   invalidIpAddress: "Invalid IP address",
+  /** admin-console §5 "SAML users cannot be edited": PUT /admin/users/{id} of a SAML user. */
+  samlUsersCannotBeEdited: "SAML users cannot be edited: the identity provider manages them",
 } as const;
 
 /** Any `Err` value the server may send. */

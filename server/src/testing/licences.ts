@@ -77,7 +77,7 @@ export const ROOMY_LICENCE: Partial<LicensePayload> = {
 export function licenseHarness(h: Harness, over: Partial<LicensePayload> = {}): string {
   const payload = testPayload({ ...ROOMY_LICENCE, ...over });
   const key = signLicense(payload, testLicenceKey.privateKey);
-  h.services.db.transaction((tx) => storeLicence(tx, key, payload, h.clock.now()));
+  h.services.db.transaction((tx) => storeLicence(tx, key, payload, h.services.clock.now()));
   return key;
 }
 

@@ -86,7 +86,7 @@ export class SamlProvisioning extends Service {
       if (row && row.authType !== "SAML") throw refused("the account is not a SAML account", input.userName);
       const changes: string[] = [];
       if (!row) {
-        requireUserSlot(tx, "SAML");
+        requireUserSlot(tx, "idp");
         const id = newId();
         tx.insert(users)
           .values({
