@@ -4,14 +4,18 @@
  */
 import { z } from "zod";
 import { Limits } from "../limits.ts";
+import { ServerMessage } from "../errors.ts";
 import { AccentSchema } from "./user.ts";
 
-const httpUrl = z.union([z.literal(""), z.url({ protocol: /^https?$/, error: "URL must be http or https" })]);
-const ldapUrl = z.union([
-  z.literal(""),
-  z.url({ protocol: /^(ldap|ldaps|ldapi|cldap)$/, error: "URL must be ldap or ldaps" }),
-]);
-const gelfUrl = z.union([z.literal(""), z.url({ protocol: /^(udp|tcp|tls)$/, error: "URL must be udp, tcp, or tls" })]);
+/**
+ * A URL setting of one of `protocols`, or "" for none; anything else fails with the spec's message
+ * (admin-console §5 Settings), which the server answers as `Err` with the field as `Extra`.
+ */
+const urlSetting = (protocols: RegExp, message: string) =>
+  z.union([z.literal(""), z.url({ protocol: protocols, error: message })], { error: message });
+const httpUrl = urlSetting(/^https?$/, ServerMessage.urlMustBeHttp);
+const ldapUrl = urlSetting(/^(ldap|ldaps|ldapi|cldap)$/, ServerMessage.urlMustBeLdap);
+const gelfUrl = urlSetting(/^(udp|tcp|tls)$/, ServerMessage.urlMustBeGelf);
 
 /** A logo: PNG or JPEG as base64 (optionally a data: URL), or "" to remove it. */
 export const LogoSchema = z.string().max(700_000, "The logo must be at most 512 KB");

@@ -71,8 +71,7 @@ describe("settings", () => {
       });
     await bad({ KioskSessionDuration: 4 }, "between 5 and 120");
     await bad({ KioskSessionDuration: 121 }, "between 5 and 120");
-    await bad({ DiscoverIPURL: "ftp://x.example" }, "URL must be http or https");
-    await bad({ GELFListenerURL: "http://log.example:12201" }, "URL must be udp, tcp, or tls");
+    // The URL rules: "answers each URL rule with its spec message as Err" below.
     await bad({ GELFCACertificate: "not a certificate" }, "GELFCACertificate: not a PEM X.509 certificate");
     const ok = await apiRequest(
       h,
@@ -138,7 +137,7 @@ describe("settings", () => {
           { cookie: admin },
         )
       ).body,
-    ).toMatchObject({ Extra: expect.stringContaining("URL must be ldap or ldaps") });
+    ).toMatchObject({ Err: "URL must be ldap or ldaps", Extra: "LDAPURL" });
     const saved = await apiRequest(
       h,
       "POST",
@@ -167,6 +166,29 @@ describe("settings", () => {
       { cookie: admin },
     );
     expect(removed.body).toMatchObject({ SAMLKeyFileSet: false, SAMLCertFileSet: false });
+  });
+
+  it("answers each URL rule with its spec message as Err and the field as Extra, as the backends do", async () => {
+    const cases: [string, Record<string, unknown>, string, string][] = [
+      ["config", { DiscoverIPURL: "ftp://x.example" }, "URL must be http or https", "DiscoverIPURL"],
+      ["config", { GELFListenerURL: "http://log.example:12201" }, "URL must be udp, tcp, or tls", "GELFListenerURL"],
+      ["authentication", { PublicURL: "postern.example" }, "URL must be http or https", "PublicURL"],
+      ["authentication", { SAMLMetadataURL: "file:///etc/passwd" }, "URL must be http or https", "SAMLMetadataURL"],
+      [
+        "authentication",
+        { AdminSAMLMetadataURL: "ldap://idp.example" },
+        "URL must be http or https",
+        "AdminSAMLMetadataURL",
+      ],
+      ["authentication", { LDAPURL: "http://ldap.example" }, "URL must be ldap or ldaps", "LDAPURL"],
+    ];
+    for (const [section, body, Err, Extra] of cases) {
+      expect(
+        await apiRequest(h, "POST", `/api/admin/settings/${section}`, body, { cookie: admin }),
+        JSON.stringify(body),
+      ).toMatchObject({ status: 400, body: { Err, Extra } });
+    }
+    expect(h.services.db.select().from(settings).all()).toEqual([]);
   });
 
   it("writes an audit entry for each saved section", async () => {
