@@ -269,9 +269,10 @@ describe("the additional client IP addresses settings (multi-port discovery with
       AdditionalClientIPPorts: [443, 222, 3389, 8000],
     });
     for (const bad of [[], [0], [65536], [8443, 8443], ["443"]]) {
-      expect((await config({ AdditionalClientIPs: true, AdditionalClientIPPorts: bad })).status, JSON.stringify(bad)).toBe(
-        400,
-      );
+      expect(
+        (await config({ AdditionalClientIPs: true, AdditionalClientIPPorts: bad })).status,
+        JSON.stringify(bad),
+      ).toBe(400);
     }
     expect((await config({ AdditionalClientIPs: true, AdditionalClientIPPorts: [8443, 2222] })).body).toMatchObject({
       AdditionalClientIPs: true,

@@ -145,14 +145,14 @@ describe("admin SAML", () => {
     const again = await acs(idp.signed(idp.fields(await start(), ADMIN_SP, "nobody@example.test")));
     expect(again).toMatchObject({ status: 303, location: "/admin/home" });
     expect(autoCreated()).toHaveLength(1);
-    expect(h.services.db.select().from(admins).where(eq(admins.userName, "nobody@example.test")).all()).toHaveLength(
-      1,
-    );
+    expect(h.services.db.select().from(admins).where(eq(admins.userName, "nobody@example.test")).all()).toHaveLength(1);
   });
 
   it("creates no admin from a response of the user IdP's audience", async () => {
     await expectRefused(idp.signed(idp.fields(await start(), USER_SP, "visitor@example.test")), /./);
-    expect(h.services.db.select().from(admins).where(eq(admins.userName, "visitor@example.test")).get()).toBeUndefined();
+    expect(
+      h.services.db.select().from(admins).where(eq(admins.userName, "visitor@example.test")).get(),
+    ).toBeUndefined();
   });
 
   it("never signs in a local admin of the same name", async () => {

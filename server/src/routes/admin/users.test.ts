@@ -39,7 +39,11 @@ describe("SAML users made through the admin API (admin-console §5 User, §9)", 
   });
 
   it("cannot be edited: PUT answers a clear error and changes nothing", async () => {
-    const created = await req("POST", "/api/admin/users", { Name: "Sam", UserName: "sam@idp.example", AuthType: "SAML" });
+    const created = await req("POST", "/api/admin/users", {
+      Name: "Sam",
+      UserName: "sam@idp.example",
+      AuthType: "SAML",
+    });
     const id = created.body as string;
     const before = userRow("sam@idp.example");
     const user = (await req("GET", `/api/admin/users/${id}`)).body as Record<string, unknown>;
@@ -49,8 +53,9 @@ describe("SAML users made through the admin API (admin-console §5 User, §9)", 
         body: { Err: "SAML users cannot be edited: the identity provider manages them" },
       }),
     );
-    expect(await req("PUT", `/api/admin/users/${id}`, { ...user, AuthType: "local", PlainPassword: "pw-12345678" }))
-      .toMatchObject({ status: 400, body: { Err: "SAML users cannot be edited: the identity provider manages them" } });
+    expect(
+      await req("PUT", `/api/admin/users/${id}`, { ...user, AuthType: "local", PlainPassword: "pw-12345678" }),
+    ).toMatchObject({ status: 400, body: { Err: "SAML users cannot be edited: the identity provider manages them" } });
     expect(userRow("sam@idp.example")).toEqual(before);
     expect((await req("GET", `/api/admin/users/${id}/acls`)).body).toEqual([]);
     // Deleting stays possible.
