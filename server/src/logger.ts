@@ -10,3 +10,14 @@ export type Logger = pino.Logger;
 export function createLogger(level: string): Logger {
   return pino({ level, base: { service: "postern-server" } }, pino.destination(2));
 }
+
+/**
+ * Applies the DebugMode setting (admin-console §2 Settings, Logging "debug mode") to `log` and its
+ * children, live: "debug" while on — or `base` when `base` is already more verbose (trace) — and
+ * `base` (the configured POSTERN_LOG_LEVEL) while off.
+ */
+export function applyDebugMode(log: Logger, on: boolean, base: string): void {
+  const values = log.levels.values;
+  const debug = values["debug"] ?? 20;
+  log.level = on && (values[base] ?? Infinity) > debug ? "debug" : base;
+}

@@ -24,6 +24,7 @@ import { GelfForwarder } from "./services/gelf/forwarder.ts";
 import { loadOrCreateSecretKey } from "./services/secrets/at-rest.ts";
 import { startDiscovery } from "./http/discovery.ts";
 import type { DiscoveryTlsFiles } from "./http/discovery.ts";
+import { getSetting } from "./services/settings.ts";
 
 /** Default location of the built web app. */
 export const DEFAULT_WEB_DIR = fileURLToPath(new URL("../../web/dist", import.meta.url));
@@ -44,8 +45,24 @@ export interface StartOptions {
   trustedProxies?: readonly string[];
   /** Ed25519 public keys trusted to sign licence keys (POSTERN_LICENSE_PUBLIC_KEYS entries). */
   licensePublicKeys?: readonly string[];
-  /** Extra IP-discovery listeners on the same host (POSTERN_DISCOVERY_PORTS; TLS files for https). */
+  /**
+   * Extra IP-discovery listeners on the same host (POSTERN_DISCOVERY_PORTS; TLS files for https).
+   * Ports given here win; without them the "additional client IP addresses" settings apply
+   * (`discoveryPortsAtStart`).
+   */
   discovery?: { ports: readonly number[]; tls?: DiscoveryTlsFiles | undefined };
+}
+
+/**
+ * The IP-discovery ports to listen on at start: the configured ports (POSTERN_DISCOVERY_PORTS) when
+ * any are given, else the AdditionalClientIPPorts setting while AdditionalClientIPs is on, else none.
+ * The settings are read at start: a change made in the admin console applies at the next start.
+ * Configured ports that cannot be bound stop the start; setting ports that cannot be bound are
+ * logged and left out (a setting must not keep the server from starting).
+ */
+export function discoveryPortsAtStart(db: Services["db"], configured: readonly number[]): readonly number[] {
+  if (configured.length > 0) return configured;
+  return getSetting(db, "AdditionalClientIPs") ? getSetting(db, "AdditionalClientIPPorts") : [];
 }
 
 /** A running server. */
@@ -70,7 +87,7 @@ export function parseListen(listen: string): { host: string; port: number } {
 }
 
 /**
- * Starts the server (and the IP-discovery listeners of `discovery`, http/discovery.ts). Throws when
+ * Starts the server (and the IP-discovery listeners, http/discovery.ts: `discoveryPortsAtStart`). Throws when
  * the database has pending migrations and `migrate` is not set ("run postern db migrate"), or when
  * an address cannot be bound.
  */
@@ -102,7 +119,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     const s = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(s as Server)) as Server;
     s.once("error", reject);
   });
-  const discoveryPorts = opts.discovery?.ports ?? [];
+  const configuredPorts = opts.discovery?.ports ?? [];
+  const discoveryPorts = discoveryPortsAtStart(services.db, configuredPorts);
   const discovery =
     discoveryPorts.length === 0
       ? undefined
@@ -113,6 +131,11 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
           trustedProxies,
           ...(opts.discovery?.tls ? { tls: opts.discovery.tls } : {}),
         }).catch(async (err: unknown) => {
+          // Ports from the settings must not keep the server from starting: log and serve without them.
+          if (configuredPorts.length === 0) {
+            log.error({ err, ports: discoveryPorts }, "additional client IP addresses: discovery ports not bound");
+            return undefined;
+          }
           await services.hub.close();
           await new Promise<void>((resolve) => server.close(() => resolve()));
           database.close();

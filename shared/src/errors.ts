@@ -69,6 +69,14 @@ export const ServerMessage = {
   loginNotPermitted: "Login not permitted",
   unlicensed: "Unlicensed",
   invalidIpAddress: "Invalid IP address",
+  /** admin-console §5 Settings: SAML metadata URLs, PublicURL and the discovery URL (as the backends' BackendMessage.urlMustBeHttp). */
+  urlMustBeHttp: "URL must be http or https",
+  /** admin-console §5 Settings: the LDAP URL (ldap, ldaps, ldapi or cldap). */
+  urlMustBeLdap: "URL must be ldap or ldaps",
+  /** admin-console §5 Settings: the GELF listener URL. */
+  urlMustBeGelf: "URL must be udp, tcp, or tls",
+  /** admin-console §5 "SAML users cannot be edited": PUT /admin/users/{id} of a SAML user. */
+  samlUsersCannotBeEdited: "SAML users cannot be edited: the identity provider manages them",
 } as const;
 
 /** Any `Err` value the server may send. */

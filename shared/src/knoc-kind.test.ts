@@ -58,12 +58,12 @@ describe("knocKind", () => {
 
   it("palo is passive+ with an EDL name, active without", () => {
     const pa = backend({ panos: { Hostname: "pa" } });
-    expect(knocKind(pa, acl({ panos: { EDLName: "knoc-edl" } }))).toEqual({
+    expect(knocKind(pa, acl({ panos: { EDLName: "knoc_edl" } }))).toEqual({
       Kind: "APPLICATION",
       ApplicationType: "passive+",
       Vendor: "palo",
     });
-    expect(knocKind(pa, acl({ panos: { GroupName: "knoc-group" } }))).toEqual({
+    expect(knocKind(pa, acl({ panos: { GroupName: "knoc_group" } }))).toEqual({
       Kind: "APPLICATION",
       ApplicationType: "active",
       Vendor: "palo",

@@ -3,8 +3,8 @@
  * Postern server, the sign-in driven with fetch (no browser): GET /api/login/saml → the IdP's login
  * form → the auto-submit form carrying the SAMLResponse → a cross-site form post to the ACS. Postern
  * reads the IdP metadata from its URL. Users are created at their first sign-in (name, saml group,
- * sessionDuration), a replayed response is refused, and an existing SAML admin signs in to the admin
- * console. With an IdP that wants signed AuthnRequests, Postern signs them and the IdP checks them.
+ * sessionDuration), a replayed response is refused, an existing SAML admin signs in to the admin
+ * console, a new one is created at the first sign-in there, and a local admin's name is refused. With an IdP that wants signed AuthnRequests, Postern signs them and the IdP checks them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spUrls } from "../../server/src/services/saml/setup.ts";
@@ -172,12 +172,37 @@ describe.skipIf(!hasSimpleSamlPhp)("SAML sign-in with SimpleSAMLphp", () => {
     expect(status.status).toBe(200);
   });
 
-  it("refuses an IdP user who is not a Postern admin at the admin console", async () => {
+  it("creates an IdP user signing in at the admin console for the first time as a SAML admin", async () => {
     const browser = new IdpBrowser();
     const acs = await postAcs(browser, await toAcsForm(browser, "/api/admin/login/saml", "alice", "alice-idp-pw"));
+    expect(acs.headers.get("location")).toBe("/admin/home");
+    expect(browser.cookie(base, "postern_admin_session")).toBeDefined();
+    const admins = await stack.admin.ok<{ UserName: string; Name: string; AuthType: string }[]>(
+      "GET",
+      "/api/admin/admins",
+    );
+    expect(admins).toContainEqual(
+      expect.objectContaining({ UserName: "alice", Name: "Alice Example", AuthType: "SAML" }),
+    );
+    const logs = await stack.admin.ok<{ Entry: Record<string, string> }[]>("GET", "/api/admin/logs?search=alice");
+    expect(logs.some((l) => JSON.stringify(l).includes("adminAutoCreated"))).toBe(true);
+  });
+
+  it("refuses an IdP user whose name is a local Postern admin at the admin console", async () => {
+    await stack.admin.ok("POST", "/api/admin/admins", {
+      Name: "Bob Local",
+      UserName: "bob",
+      AuthType: "local",
+      PlainPassword: "bob-local-password",
+      ConfirmPassword: "bob-local-password",
+      TOTPEnabled: false,
+      LoginEnabled: true,
+    });
+    const browser = new IdpBrowser();
+    const acs = await postAcs(browser, await toAcsForm(browser, "/api/admin/login/saml", "bob", "bob-idp-pw"));
     expect(acs.headers.get("location")).toBe("/admin?error=Authentication%20failed");
     expect(browser.cookie(base, "postern_admin_session")).toBeUndefined();
-    const logs = await stack.admin.ok<{ Entry: Record<string, string> }[]>("GET", "/api/admin/logs?search=alice");
+    const logs = await stack.admin.ok<{ Entry: Record<string, string> }[]>("GET", "/api/admin/logs?search=bob");
     expect(logs.some((l) => JSON.stringify(l).includes("adminLoginFailed"))).toBe(true);
   });
 

@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { startServer, TestClock, AdminSessionService, createLogger } from "../../server/src/index.ts";
 import type { RunningServer } from "../../server/src/index.ts";
 import { enrol } from "../../agent/src/enrol.ts";
+import { issueTestLicence, ROOMY_LICENCE, testLicenceKey } from "../../server/src/testing/licences.ts";
 import type { AgentCapabilities } from "../../shared/src/index.ts";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -114,7 +115,8 @@ export interface Stack {
 }
 
 /**
- * Starts a server on 127.0.0.1 with a fresh data dir and signs in an admin. `discoveryPorts` starts
+ * Starts a server on 127.0.0.1 with a fresh data dir, installs the roomy test licence (the server
+ * trusts the test signing key; creating ACLs needs a licence) and signs in an admin. `discoveryPorts` starts
  * IP-discovery listeners (0 picks a free port; `discoveryPortsOf(stack.server.services)` names them).
  */
 export async function startStack(opts: { trustedProxies?: string[]; discoveryPorts?: number[] } = {}): Promise<Stack> {
@@ -126,6 +128,7 @@ export async function startStack(opts: { trustedProxies?: string[]; discoveryPor
     clock,
     migrate: true,
     logger: createLogger(process.env["POSTERN_TEST_LOG"] ?? "silent"),
+    licensePublicKeys: [testLicenceKey.publicKey],
     ...(opts.trustedProxies ? { trustedProxies: opts.trustedProxies } : {}),
     ...(opts.discoveryPorts ? { discovery: { ports: opts.discoveryPorts } } : {}),
   });
@@ -134,6 +137,7 @@ export async function startStack(opts: { trustedProxies?: string[]; discoveryPor
     name: "Admin",
     password: "admin-password",
   });
+  server.services.licensing.install(issueTestLicence(ROOMY_LICENCE), { adminName: "admin", ip: "127.0.0.1" });
   const admin = new ApiClient(server.url);
   await admin.ok("POST", "/api/admin/login", { UserName: "admin", Password: "admin-password" });
   return {

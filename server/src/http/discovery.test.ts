@@ -3,13 +3,17 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { createServer } from "node:net";
 import type { Server } from "node:net";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { apiRequest, createHarness, seedLoop, signInAdmin } from "../testing/harness.ts";
 import type { Harness } from "../testing/harness.ts";
 import { loadServerConfig } from "../config.ts";
+import { databasePath, startServer } from "../server.ts";
+import type { RunningServer } from "../server.ts";
+import { migrateDatabase, openDatabase } from "../db/index.ts";
+import { createLogger } from "../logger.ts";
 import { setSetting } from "../services/settings.ts";
 import { allowedOrigin, discoveryPortsOf, SPEC_DISCOVERY_PORTS, startDiscovery } from "./discovery.ts";
 import type { DiscoveryListeners } from "./discovery.ts";
@@ -244,6 +248,96 @@ describe("allowedOrigin", () => {
     ).toBe("https://gw.example.com");
     expect(allowedOrigin("null", "https://gw.example.com:222/api/ip", "")).toBeUndefined();
     expect(allowedOrigin(undefined, "https://gw.example.com:222/api/ip", "https://gw.example.com")).toBeUndefined();
+  });
+});
+
+/** A TCP port free on 127.0.0.1 right now (bound to 0, then released). */
+async function freePort(): Promise<number> {
+  const s: Server = createServer();
+  await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+  return port;
+}
+
+describe("the additional client IP addresses settings (multi-port discovery without an environment variable)", () => {
+  it("are set by an admin (off by default, the spec's ports proposed) and refuse bad ports", async () => {
+    const cookie = await signInAdmin(h);
+    const config = (body: unknown) => apiRequest(h, "POST", "/api/admin/settings/config", body, { cookie });
+    expect((await apiRequest(h, "GET", "/api/admin/settings", undefined, { cookie })).body).toMatchObject({
+      AdditionalClientIPs: false,
+      AdditionalClientIPPorts: [443, 222, 3389, 8000],
+    });
+    for (const bad of [[], [0], [65536], [8443, 8443], ["443"]]) {
+      expect(
+        (await config({ AdditionalClientIPs: true, AdditionalClientIPPorts: bad })).status,
+        JSON.stringify(bad),
+      ).toBe(400);
+    }
+    expect((await config({ AdditionalClientIPs: true, AdditionalClientIPPorts: [8443, 2222] })).body).toMatchObject({
+      AdditionalClientIPs: true,
+      AdditionalClientIPPorts: [8443, 2222],
+    });
+    // Applied at the next start: nothing listens yet.
+    expect((await apiRequest(h, "GET", "/api/system_status")).body).toMatchObject({ IPApiPorts: [] });
+  });
+
+  it("start the listeners at the next start; configured ports win; unbindable setting ports do not stop the start", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "postern-discovery-start-"));
+    let server: RunningServer | undefined;
+    const blocker: Server = createServer();
+    try {
+      const dataDir = join(dir, "data");
+      mkdirSync(dataDir, { mode: 0o700 });
+      const start = async (ports: number[] = []) =>
+        startServer({
+          dataDir,
+          listen: "127.0.0.1:0",
+          migrate: true,
+          logger: createLogger("silent"),
+          webDir: join(dir, "no-web"),
+          discovery: { ports },
+        });
+      const status = async (s: RunningServer) =>
+        ((await (await fetch(`${s.url}/api/system_status`)).json()) as { IPApiPorts: number[] }).IPApiPorts;
+      const store = (values: Record<string, unknown>) => {
+        const database = openDatabase(databasePath(dataDir));
+        migrateDatabase(database.db);
+        for (const [k, v] of Object.entries(values)) setSetting(database.db, k as "AdditionalClientIPs", v);
+        database.close();
+      };
+      const [a, b] = [await freePort(), await freePort()];
+      store({ AdditionalClientIPs: true, AdditionalClientIPPorts: [a, b] });
+      server = await start();
+      expect(await status(server)).toEqual([a, b]);
+      expect(await call(a)).toMatchObject({ status: 200, body: { IP: "127.0.0.1" } });
+      await server.close();
+      server = undefined;
+
+      // POSTERN_DISCOVERY_PORTS (the configured ports) win over the setting.
+      const c = await freePort();
+      server = await start([c]);
+      expect(await status(server)).toEqual([c]);
+      await server.close();
+      server = undefined;
+
+      // A taken setting port: the server starts without discovery listeners.
+      await new Promise<void>((resolve) => blocker.listen(a, "127.0.0.1", resolve));
+      server = await start();
+      expect(await status(server)).toEqual([]);
+      expect((await fetch(`${server.url}/api/system_status`)).status).toBe(200);
+      await server.close();
+      server = undefined;
+
+      // Switched off: no listeners.
+      store({ AdditionalClientIPs: false });
+      server = await start();
+      expect(await status(server)).toEqual([]);
+    } finally {
+      await server?.close();
+      if (blocker.listening) await new Promise<void>((resolve) => blocker.close(() => resolve()));
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

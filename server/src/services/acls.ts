@@ -7,6 +7,11 @@
  * a blank Value keeps the sealed one. Changing an ACL's backend, Config, IpExclusions, GrantType,
  * CGNATOpen, or shortening its MaximumGrantDuration ends its grants (they were decided under the old
  * rules) and resyncs the agents; deleting an ACL revokes its grants first.
+ *
+ * Creating or updating an ACL needs a valid licence (admin-console §1 "A license is required to
+ * create or update Knocs"), on this path as on the Knoc wizard's. The Token of an allowlist ACL (the
+ * secret part of its public URL) is always minted here (`newAllowlistToken`, 192 random bits): a
+ * Token sent by the client is ignored, and an update keeps the stored one.
  */
 import { AclConfigSchema, ErrKey, NONE_ID, ServerMessage, aclConfigFor, aclConfigProblem } from "@postern/shared";
 import type { Acl, AclConfig, AclWrite, BackendType } from "@postern/shared";
@@ -19,11 +24,29 @@ import * as backendRepo from "../repositories/backends.ts";
 import type { BackendRow } from "../repositories/backends.ts";
 import { AuditAction, writeAudit } from "./audit.ts";
 import type { Actor } from "./agents.ts";
-import { newId } from "./auth/tokens.ts";
+import { newId, randomToken } from "./auth/tokens.ts";
 import { fail, parseOrFail } from "./backends.ts";
 import { aclEnvKey, aclKeysOf, isBoxPublicKey, sealTo } from "./secrets/sealed.ts";
 import type { SealedSecrets } from "./secrets/sealed.ts";
 import { Service } from "./service.ts";
+import { requireLicence } from "./licensing/gates.ts";
+
+/** Random bytes of an allowlist Token (24 = 192 bits, 32 base64url characters). */
+export const ALLOWLIST_TOKEN_BYTES = 24;
+
+/** A new allowlist Token: ALLOWLIST_TOKEN_BYTES random bytes, base64url. */
+export function newAllowlistToken(): string {
+  return randomToken(ALLOWLIST_TOKEN_BYTES);
+}
+
+/**
+ * The Config with the allowlist Token the server decides: `keep` (the stored Token of the same ACL)
+ * when it is not empty, else a new one. Configs of other types are returned as they are.
+ */
+function withAllowlistToken(config: AclConfig, keep: string): AclConfig {
+  if (!config.allowlist) return config;
+  return { ...config, allowlist: { ...config.allowlist, Token: keep !== "" ? keep : newAllowlistToken() } };
+}
 
 /**
  * Checks the Config of an ACL against its backend type (admin-console §5) and returns what is kept:
@@ -195,13 +218,18 @@ export class AclService extends Service {
     };
   }
 
-  /** Creates an ACL; returns its id. 400 for the §5 rules (see `validateAclConfig`). */
+  /**
+   * Creates an ACL; returns its id. 403 err.youDoNotHaveALicense without a valid licence
+   * (admin-console §1, every path that creates Knocs); 400 for the §5 rules (see `validateAclConfig`).
+   */
   create(input: AclWrite, actor: Actor): string {
     const id = newId();
     let agentId: string | null = null;
     this.db.transaction((tx) => {
+      requireLicence(tx, this.clock.now());
       const backend = this.backendFor(tx, input.BackendID);
-      const { config } = this.sealVariables(tx, backend, id, validateAclConfig(backend.type, input.Config), {});
+      const checked = withAllowlistToken(validateAclConfig(backend.type, input.Config), "");
+      const { config } = this.sealVariables(tx, backend, id, checked, {});
       const now = this.clock.now();
       repo.insertAcl(tx, { id, createdAt: now, ...this.values(input, config, now, actor) });
       writeAudit(tx, {
@@ -217,14 +245,22 @@ export class AclService extends Service {
     return id;
   }
 
-  /** Updates an ACL ("Mismatching IDs" checked by the route). 400 for the §5 rules, 404 unknown. */
+  /**
+   * Updates an ACL ("Mismatching IDs" checked by the route). 403 err.youDoNotHaveALicense without a
+   * valid licence, 400 for the §5 rules, 404 unknown.
+   */
   update(id: string, input: AclWrite, actor: Actor): void {
     const agentsToSync = new Set<string>();
     const ops = this.db.transaction((tx) => {
+      requireLicence(tx, this.clock.now());
       const row = repo.getAcl(tx, id);
       if (!row) throw notFound("ACL");
       const backend = this.backendFor(tx, input.BackendID);
-      const checked = validateAclConfig(backend.type, input.Config);
+      const stored = (row.config["allowlist"] as { Token?: unknown } | undefined)?.Token;
+      const checked = withAllowlistToken(
+        validateAclConfig(backend.type, input.Config),
+        typeof stored === "string" ? stored : "",
+      );
       const available = this.takePreviousSealed(tx, id, row.backendId, backend);
       const { config, changed: secretsChanged } = this.sealVariables(tx, backend, id, checked, available);
       const now = this.clock.now();

@@ -16,6 +16,8 @@ import type {
 } from "@postern/shared";
 import type { Db } from "../db/index.ts";
 import type { Clock } from "../clock.ts";
+import type { Logger } from "../logger.ts";
+import { applyDebugMode } from "../logger.ts";
 import { badRequest } from "../errors.ts";
 import { AuditAction, writeAudit } from "./audit.ts";
 import type { Actor } from "./agents.ts";
@@ -85,15 +87,26 @@ const SAML_KEYS = {
   },
 } as const;
 
-/** Admin settings: read and write each section. */
+/**
+ * Admin settings: read and write each section. With `logging` (the server's root logger and its
+ * configured level), DebugMode is applied to the logger at construction and whenever it is saved.
+ */
 export class AdminSettingsService {
   private readonly db: Db;
   private readonly clock: Clock;
   private readonly secrets: SecretBox;
-  constructor(db: Db, clock: Clock, secrets: SecretBox) {
+  private readonly logging: { log: Logger; baseLevel: string } | undefined;
+  constructor(db: Db, clock: Clock, secrets: SecretBox, logging?: { log: Logger; baseLevel: string }) {
     this.db = db;
     this.clock = clock;
     this.secrets = secrets;
+    this.logging = logging;
+    this.applyDebugMode();
+  }
+
+  /** Sets the root logger's level from the DebugMode setting (no-op without `logging`). */
+  private applyDebugMode(): void {
+    if (this.logging) applyDebugMode(this.logging.log, getSetting(this.db, "DebugMode"), this.logging.baseLevel);
   }
 
   /** GET /admin/settings. */
@@ -112,6 +125,8 @@ export class AdminSettingsService {
       LightModeLogo: g("LightModeLogo"),
       NewUserDashboard: g("NewUserDashboard"),
       ExperimentalFeatures: g("ExperimentalFeatures"),
+      AdditionalClientIPs: g("AdditionalClientIPs"),
+      AdditionalClientIPPorts: g("AdditionalClientIPPorts"),
     };
   }
 
@@ -142,12 +157,15 @@ export class AdminSettingsService {
   }
 
   /**
-   * POST /admin/settings/config: IP discovery, debug mode, GELF listener and its CA certificate (PEM,
-   * checked), kiosk session length (minutes).
+   * POST /admin/settings/config: IP discovery, debug mode (applied to the log level at once), GELF
+   * listener and its CA certificate (PEM, checked), kiosk session length (minutes), experimental
+   * features, and the additional client IP addresses (multi-port discovery and its ports, used from
+   * the next start).
    */
   config(input: ConfigSettings, actor: Actor): GeneralSettings {
     if (input.GELFCACertificate) checkCertificate("GELFCACertificate", input.GELFCACertificate);
     this.save(input, "config", actor);
+    if (input.DebugMode !== undefined) this.applyDebugMode();
     return this.general();
   }
 
@@ -168,6 +186,7 @@ export class AdminSettingsService {
       LDAPStartTLS: g("LDAPStartTLS"),
       LDAPSkipVerifyTLS: g("LDAPSkipVerifyTLS"),
       LDAPCACertificateSet: g("LDAPCACertificate") !== "",
+      AllowAdminTotpDeferral: g("AllowAdminTotpDeferral"),
     };
   }
 
@@ -183,6 +202,7 @@ export class AdminSettingsService {
       LDAPStartTLS: input.LDAPStartTLS,
       LDAPSkipVerifyTLS: input.LDAPSkipVerifyTLS,
       LDAPCACertificate: input.LDAPCACertificate,
+      AllowAdminTotpDeferral: input.AllowAdminTotpDeferral,
     };
     if (input.LDAPCACertificate) checkCertificate("LDAPCACertificate", input.LDAPCACertificate);
     for (const audience of ["user", "admin"] as const) {

@@ -84,6 +84,8 @@ export function createServices(opts: {
   jsBundleHash: string;
   secretKey?: Buffer;
   licensePublicKeys?: readonly string[];
+  /** The configured log level DebugMode falls back to (default: the logger's level now). */
+  logLevel?: string;
 }): Services {
   const { db, clock, log } = opts;
   const engine = new GrantEngine(db, clock, log);
@@ -120,7 +122,7 @@ export function createServices(opts: {
     auditLog: new AuditLogService(deps),
     jsBundleHash: opts.jsBundleHash,
     secrets,
-    adminSettings: new AdminSettingsService(db, clock, secrets),
+    adminSettings: new AdminSettingsService(db, clock, secrets, { log, baseLevel: opts.logLevel ?? log.level }),
     adminStatus: new AdminStatusService(db, clock, () => licensing.summary()),
     knocs: new KnocService(deps, { backends, acls, apiKeys, agents, licensing }),
     saml: new SamlService({ ...deps, log, settings: new AdminSettingsService(db, clock, secrets) }),

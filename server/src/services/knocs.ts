@@ -7,7 +7,6 @@
  * backend and the hidden child ACL whose parent is the first ACL; then the assignments of users and
  * groups. A licence is required to create or update (403 err.youDoNotHaveALicense).
  */
-import { randomBytes } from "node:crypto";
 import { ErrKey, NONE_ID, ServerMessage, backendTypeOf, knocKind } from "@postern/shared";
 import type {
   AclConfig,
@@ -137,12 +136,10 @@ export class KnocService extends Service {
         { Name: ws.form.Name, AgentID: passive ? NONE_ID : ws.agentId, Config: backendConfig },
         actor,
       );
-      // 2–3. the ACL (its allowlist token is minted here; the API key needs the ACL's id for its scope)
-      const token = passive ? randomBytes(24).toString("base64url") : "";
-      const aclConfig = passive
-        ? allowlistConfig(token, ws)
-        : withEnvVarValues(aclConfigOf(type, ws.form.AclConfig), ws);
+      // 2–3. the ACL (the ACL service mints its allowlist token; the API key needs the ACL's id for its scope)
+      const aclConfig = passive ? allowlistConfig(ws) : withEnvVarValues(aclConfigOf(type, ws.form.AclConfig), ws);
       const aclId = this.parts.acls.create(this.aclWrite(ws, backendId, NONE_ID, false, aclConfig), actor);
+      const token = passive ? (this.parts.acls.get(aclId).Config.allowlist?.Token ?? "") : "";
       let plaintext: string | undefined;
       if (passive) plaintext = this.attachApiKey(tx, ws, aclId, actor);
       // 4. Passive+: the firewall backend on the agent and the hidden child ACL
@@ -326,8 +323,8 @@ function aclConfigOf(type: BackendType, config: AclConfig): AclConfig {
   return { UriToken: config.UriToken ?? "", ...(fields !== undefined ? { [type]: fields } : {}) } as AclConfig;
 }
 
-/** The allowlist ACL config: token, no key yet, access by source address when no key is chosen. */
-function allowlistConfig(token: string, ws: WizardState): AclConfig {
+/** The allowlist ACL config: no key yet, access by source address when no key is chosen (the ACL service mints the token). */
+function allowlistConfig(ws: WizardState): AclConfig {
   const byIp = ws.apiKeyOption === "none";
   const ranges = ws.allowlistAccessIpRestrictionForm.AllowedFrom;
   if (byIp && ranges.length === 0)
@@ -335,7 +332,7 @@ function allowlistConfig(token: string, ws: WizardState): AclConfig {
   return {
     UriToken: "",
     allowlist: {
-      Token: token,
+      Token: "",
       ApiKeyId: NONE_ID,
       AllowAccessByIp: byIp,
       AllowedIpAddresses: byIp ? ranges.map((r) => ({ Prefix: r.Prefix, Note: r.Note ?? "" })) : [],

@@ -28,6 +28,10 @@ export const SettingDefaults = {
   Logo: "",
   LightModeLogo: "",
   ExperimentalFeatures: [] as string[],
+  /** Additional client IP addresses (user-portal §7 multi-port IP discovery): listen on the ports below, from the next start. */
+  AdditionalClientIPs: false,
+  /** The extra IP-discovery ports (default the spec's 443, 222, 3389, 8000). */
+  AdditionalClientIPPorts: [443, 222, 3389, 8000] as number[],
   SAMLMetadataURL: "",
   SAMLMetadataFile: "",
   AdminSAMLMetadataURL: "",

@@ -1,10 +1,11 @@
 /**
  * Users (admin-console §3 "User", §5 "User", §7 /admin/users). Local users need a password of
- * 8–64 characters on create with a matching ConfirmPassword; UserName cannot change; LDAP users
- * need a DN. Removing an ACL from a user, disabling or deleting the user ends the affected grants.
+ * 8–64 characters and a matching ConfirmPassword on create; UserName cannot change; LDAP users
+ * need a DN, on create and update (`userWriteProblem`). SAML users cannot be edited (the IdP owns
+ * them); created here they count against the licence like any user. Removing an ACL from a user, disabling or deleting the user ends the affected grants.
  */
 import { eq } from "drizzle-orm";
-import { ErrKey, ServerMessage } from "@postern/shared";
+import { ServerMessage, userWriteProblem } from "@postern/shared";
 import type { User, UserAcl, UserSession, UserWrite } from "@postern/shared";
 import type { Tx } from "../db/index.ts";
 import { acls, users } from "../db/schema.ts";
@@ -57,17 +58,10 @@ export class UserService extends Service {
     return this.toWire(row, isUserLicensed(this.db, row.id, this.clock.now()));
   }
 
-  private checkPassword(input: UserWrite, required: boolean): void {
-    if (input.AuthType !== "local") return;
-    if (required && !input.PlainPassword)
-      throw badRequest(ServerMessage.badRequest, "PlainPassword: Must be between 8 and 64 characters");
-    if (
-      input.PlainPassword !== undefined &&
-      input.ConfirmPassword !== undefined &&
-      input.ConfirmPassword !== input.PlainPassword
-    ) {
-      throw badRequest(ErrKey.passwordsDontMatch);
-    }
+  /** The cross-field rules of the shared `userWriteProblem`; 400 with its Err and Extra. */
+  private checkWrite(input: UserWrite, mode: "create" | "update"): void {
+    const problem = userWriteProblem(input, mode);
+    if (problem) throw badRequest(problem.Err, problem.Extra);
   }
 
   private checkAcls(tx: Tx, aclIds: readonly string[]): void {
@@ -79,25 +73,23 @@ export class UserService extends Service {
 
   /**
    * Creates a user; returns its id. 409 when the user name exists; 403 err.userLimitReached at the
-   * licence's UserLimit + overage (SAML users exempt); SessionLimit capped by the licence (licensing/gates.ts).
+   * licence's UserLimit + overage (SAML users too: only the IdP's first sign-in may exceed it); SessionLimit capped by the licence (licensing/gates.ts).
    * `ApiKey` (create the key now, admin-console §5) is for AuthType apikey only (400 "Bad request",
    * Extra `ApiKey: …`) and is created by `inTx`, which runs inside the creating transaction after the
    * user row and its audit entry: its failure rolls the user back (see auth/api-key-users.ts).
    */
   async create(input: UserWrite, actor: Actor, inTx?: (tx: Tx, userId: string) => void): Promise<string> {
-    this.checkPassword(input, true);
+    this.checkWrite(input, "create");
     if (input.ApiKey !== undefined && input.AuthType !== "apikey")
       throw badRequest(ServerMessage.badRequest, "ApiKey: only API-key users (AuthType apikey) have a key");
     if (input.ApiKey !== undefined && inTx === undefined)
       throw new Error("UserService.create: a user's API key is created through ApiKeyUserService.createUser");
-    if (input.AuthType === "LDAP" && !input.ThirdPartyAuth.DN)
-      throw badRequest(ServerMessage.badRequest, "ThirdPartyAuth.DN is required");
     const passwordHash =
       input.AuthType === "local" && input.PlainPassword ? await hashPassword(input.PlainPassword) : null;
     const id = newId();
     this.db.transaction((tx) => {
       if (repo.getUserByName(tx, input.UserName)) throw conflict("A user with that username already exists");
-      requireUserSlot(tx, input.AuthType);
+      requireUserSlot(tx, "admin");
       this.checkAcls(tx, input.AclIds);
       tx.insert(users)
         .values({
@@ -129,7 +121,7 @@ export class UserService extends Service {
   }
 
   /**
-   * Updates a user ("Cannot change username"). ACLs no longer reachable lose their grants; a new
+   * Updates a user ("Cannot change username"; a SAML user: 400 "SAML users cannot be edited"). ACLs no longer reachable lose their grants; a new
    * password ends every session of the user. ValidUntil bounds the live sessions (docs/decisions.md
    * "Access ends with the account"): one in the past ends them now (audit sessionExpired), a
    * future one earlier than their end brings their end, their grants' expiry and the entries'
@@ -137,7 +129,7 @@ export class UserService extends Service {
    * nor revives an ended one.
    */
   async update(id: string, input: UserWrite, actor: Actor): Promise<void> {
-    this.checkPassword(input, false);
+    this.checkWrite(input, "update");
     if (input.ApiKey !== undefined)
       throw badRequest(
         ServerMessage.badRequest,
@@ -148,6 +140,7 @@ export class UserService extends Service {
     const ops = this.db.transaction((tx): Ops => {
       const row = repo.getUser(tx, id);
       if (!row) throw notFound("user");
+      if (row.authType === "SAML") throw badRequest(ServerMessage.samlUsersCannotBeEdited);
       if (row.userName !== input.UserName) throw badRequest(ServerMessage.cannotChangeUsername);
       this.checkAcls(tx, input.AclIds);
       const before = new Set(repo.assignedAclIds(tx, id));

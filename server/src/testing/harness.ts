@@ -11,6 +11,7 @@ import { createServices } from "../services/index.ts";
 import type { Services } from "../services/index.ts";
 import { createApp } from "../app.ts";
 import type { AgentChannel } from "../services/grants/engine.ts";
+import { licenseHarness, unlicenseHarness } from "./licences.ts";
 
 /** An AgentChannel that records ops per agent and reports the agents marked online. */
 export class RecordingChannel implements AgentChannel {
@@ -72,14 +73,17 @@ export interface Seeded {
 const actor = { adminName: "test-admin", ip: "127.0.0.1" };
 
 /**
- * Seeds the core loop: an agent that has connected once (version and ipset/haproxy capabilities),
- * a haproxy backend, one ACL (#ID 1, options as given) and a local user "alice" (password
- * "alice-password") assigned to it.
+ * Seeds the core loop: the roomy test licence (`licenseHarness`; creating ACLs needs a licence),
+ * an agent that has connected once (version and ipset/haproxy capabilities), a haproxy backend, one
+ * ACL (#ID 1, options as given) and a local user "alice" (password "alice-password") assigned to it.
+ * With `licence: false` the licence store is emptied again once the ACL exists (tests of the
+ * unlicensed install); alice is then created unlicensed (SessionLimit as given: unlimited).
  */
 export async function seedLoop(
   h: Harness,
-  acl: { clickToGrant?: boolean; maximumGrantDurationSeconds?: number | null } = {},
+  acl: { clickToGrant?: boolean; maximumGrantDurationSeconds?: number | null; licence?: boolean } = {},
 ): Promise<Seeded> {
+  licenseHarness(h);
   const s = h.services;
   const agent = s.agents.create("edge", "http://127.0.0.1:8080", actor);
   s.agents.enrol(
@@ -116,6 +120,7 @@ export async function seedLoop(
     },
     actor,
   );
+  if (acl.licence === false) unlicenseHarness(h);
   const userId = await s.users.create(
     {
       Name: "Alice",

@@ -7,6 +7,8 @@ import type { KeyObject } from "node:crypto";
 import type { LicensePayload } from "@postern/shared";
 import { LicensingService } from "../services/licensing/service.ts";
 import { formatLicensePublicKey, signLicense } from "../services/licensing/keys.ts";
+import { storeLicence } from "../services/licensing/store.ts";
+import { licenses } from "../db/schema.ts";
 import type { Harness } from "./harness.ts";
 
 const pair = generateKeyPairSync("ed25519");
@@ -52,4 +54,34 @@ export function installTestLicence(h: Harness, over: Partial<LicensePayload> = {
   const key = issueTestLicence(over);
   trustTestKey(h).install(key, { adminName: "test-admin", ip: "127.0.0.1" });
   return key;
+}
+
+/**
+ * The licence tests that are not about limits run with: 10,000 users (no overage), 1,000 sessions
+ * per user, 1,000 machines, never expires. Creating or updating ACLs and Knocs needs a licence
+ * (admin-console §1).
+ */
+export const ROOMY_LICENCE: Partial<LicensePayload> = {
+  ID: "test-roomy",
+  UserLimit: 10_000,
+  UserLimitOverage: 0,
+  SessionLimit: 1000,
+  MaxMachines: 1000,
+};
+
+/**
+ * Stores ROOMY_LICENCE (with `over` applied), signed by the test key, straight into the licence
+ * store: no audit entry, and the harness's licensing service is left as it is (trusting no key).
+ * Returns the key.
+ */
+export function licenseHarness(h: Harness, over: Partial<LicensePayload> = {}): string {
+  const payload = testPayload({ ...ROOMY_LICENCE, ...over });
+  const key = signLicense(payload, testLicenceKey.privateKey);
+  h.services.db.transaction((tx) => storeLicence(tx, key, payload, h.services.clock.now()));
+  return key;
+}
+
+/** Empties the licence store: the install is unlicensed again (no API does this; tests of the unlicensed state). */
+export function unlicenseHarness(h: Harness): void {
+  h.services.db.delete(licenses).run();
 }

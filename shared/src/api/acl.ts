@@ -13,6 +13,19 @@ import { BackendDefaults, BackendMessage, envVarNamesProblem, isHttpUrl } from "
 import type { BackendType, ConfigProblem } from "./backend.ts";
 
 const aclText = (max = 255) => z.string().trim().max(max).default("");
+/**
+ * An ACL name of the vendor kinds (fortios, fortimanager Name; panos EDLName, GroupName; sophossfos
+ * GroupName, GroupNameV6; azure NsgName): admin-console §5 "Server-side, ACL names of other kinds
+ * allow letters, numbers, underscores" ("Invalid ACL name"). "" passes here; whether the name is
+ * required is `aclConfigProblem`'s rule.
+ */
+const vendorAclName = (max = 255) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .regex(/^[A-Za-z0-9_]*$/, ServerMessage.invalidAclName)
+    .default("");
 
 /**
  * A port given as a number or a numeric string, parsed to an integer 1–65535 (admin-console §5 "AWS
@@ -73,17 +86,17 @@ export const ScriptAclConfigSchema = z.object({
     .default({}),
 });
 /** ACL fields of a fortios backend: the address group Name. */
-export const FortiosAclConfigSchema = z.object({ Name: aclText(128) });
+export const FortiosAclConfigSchema = z.object({ Name: vendorAclName(128) });
 /** ACL fields of a fortimanager backend (not shown by the spec): the address group Name, as for fortios. */
-export const FortimanagerAclConfigSchema = z.object({ Name: aclText(128) });
+export const FortimanagerAclConfigSchema = z.object({ Name: vendorAclName(128) });
 /**
  * ACL fields of a panos backend: GroupName (active), or EDLName for a Passive+ Knoc (the External
  * Dynamic List the firewall reads; SerialNumber names the device to refresh), MapUser, and URL
  * (the list's address, http or https).
  */
 export const PanosAclConfigSchema = z.object({
-  EDLName: aclText(),
-  GroupName: aclText(),
+  EDLName: vendorAclName(),
+  GroupName: vendorAclName(),
   SerialNumber: aclText(64),
   MapUser: z.boolean().default(false),
   URL: aclText(2048),
@@ -93,11 +106,11 @@ export const FirepowerAclConfigSchema = z.object({ GroupUUID: aclText(64) });
 /** ACL fields of a sophosutm backend: the network group's reference (required). */
 export const SophosutmAclConfigSchema = z.object({ GroupReference: aclText() });
 /** ACL fields of a sophossfos backend: the IPv4 and IPv6 host groups (at least one). */
-export const SophossfosAclConfigSchema = z.object({ GroupName: aclText(), GroupNameV6: aclText() });
+export const SophossfosAclConfigSchema = z.object({ GroupName: vendorAclName(), GroupNameV6: vendorAclName() });
 /** ACL fields of an azure backend: the NSG rule's direction, NSG, port (default 443) and resource group (all required). */
 export const AzureAclConfigSchema = z.object({
   NsgDirection: z.union([z.enum(["Inbound", "Outbound"]), z.literal("")]).default(""),
-  NsgName: aclText(80),
+  NsgName: vendorAclName(80),
   NsgPort: portField(BackendDefaults.azureNsgPort),
   ResourceGroup: aclText(90),
 });
@@ -183,11 +196,12 @@ export function aclConfigFor(type: BackendType, config: AclConfig): AclConfig {
  * (err.invalidAclName), variable names not empty (err.emptyEnvVarName), without '=' and not reserved
  * (err.invalidEnvVarName), unique after trimming (err.repeatedEnvVarNames); ipset: one set name at
  * least (err.ipsetNameRequired), names of letters, digits, `_.-` (err.invalidAclName); fortios and
- * fortimanager: Name required, letters, numbers, underscores ("Invalid ACL name"); panos: GroupName,
+ * fortimanager: Name required; panos: GroupName,
  * or EDLName for Passive+, and URL http/https; firepower GroupUUID a UUID; sophosutm GroupReference;
  * sophossfos GroupName or GroupNameV6; azure NsgDirection, NsgName, ResourceGroup; aws
  * SecurityGroupId (`sg-` and 8 or 17 hex digits). Other problems: "Bad request" with Extra naming
- * the field. Variable values (which depend on what is sealed) are checked by the server.
+ * the field. The vendor names' characters ("Invalid ACL name") are the schemas' rule (`vendorAclName`).
+ * Variable values (which depend on what is sealed) are checked by the server.
  */
 export function aclConfigProblem(type: BackendType, config: AclConfig): ConfigProblem | null {
   const c = aclConfigFor(type, config);
@@ -221,9 +235,7 @@ export function aclConfigProblem(type: BackendType, config: AclConfig): ConfigPr
     }
     case "fortios":
     case "fortimanager": {
-      const name = c[type]!.Name;
-      if (name === "") return { Err: ErrKey.aclNameRequired, Extra: `${p}.Name` };
-      return /^[A-Za-z0-9_]+$/.test(name) ? null : { Err: ServerMessage.invalidAclName, Extra: `${p}.Name` };
+      return c[type]!.Name === "" ? { Err: ErrKey.aclNameRequired, Extra: `${p}.Name` } : null;
     }
     case "panos": {
       const v = c.panos!;

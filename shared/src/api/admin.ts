@@ -4,6 +4,8 @@
 import { z } from "zod";
 import { IdSchema } from "../common.ts";
 import { Limits } from "../limits.ts";
+import { ErrKey, ServerMessage } from "../errors.ts";
+import type { ErrorBody } from "../errors.ts";
 import { UserApiKeySchema } from "./api-key-user.ts";
 
 /** POST /api/admin/login body. */
@@ -44,6 +46,28 @@ export const UserWriteSchema = z.object({
 });
 /** POST/PUT /api/admin/users body. */
 export type UserWrite = z.infer<typeof UserWriteSchema>;
+
+/**
+ * The first broken cross-field rule of a user write (admin-console §5 "User"), or null; pure, for the
+ * server and the browser alike:
+ * - LDAP: ThirdPartyAuth.DN required, on create and update ("Bad request", Extra
+ *   `ThirdPartyAuth.DN: required`);
+ * - local, on create: PlainPassword required (Extra `PlainPassword: Must be between 8 and 64
+ *   characters`) and ConfirmPassword required (Extra `ConfirmPassword: required`);
+ * - local: a ConfirmPassword given must equal PlainPassword (err.passwordsDontMatch).
+ */
+export function userWriteProblem(u: UserWrite, mode: "create" | "update"): ErrorBody | null {
+  if (u.AuthType === "LDAP" && u.ThirdPartyAuth.DN.trim() === "")
+    return { Err: ServerMessage.badRequest, Extra: "ThirdPartyAuth.DN: required" };
+  if (u.AuthType !== "local") return null;
+  if (mode === "create" && !u.PlainPassword)
+    return { Err: ServerMessage.badRequest, Extra: "PlainPassword: Must be between 8 and 64 characters" };
+  if (mode === "create" && u.ConfirmPassword === undefined)
+    return { Err: ServerMessage.badRequest, Extra: "ConfirmPassword: required" };
+  if (u.PlainPassword !== undefined && u.ConfirmPassword !== undefined && u.ConfirmPassword !== u.PlainPassword)
+    return { Err: ErrKey.passwordsDontMatch };
+  return null;
+}
 
 /** A user as admins read it (admin-console §3 "User"); never carries a password. Duration in minutes. */
 export const UserSchema = z.object({

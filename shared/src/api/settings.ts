@@ -4,14 +4,33 @@
  */
 import { z } from "zod";
 import { Limits } from "../limits.ts";
+import { ServerMessage } from "../errors.ts";
 import { AccentSchema } from "./user.ts";
 
-const httpUrl = z.union([z.literal(""), z.url({ protocol: /^https?$/, error: "URL must be http or https" })]);
-const ldapUrl = z.union([
-  z.literal(""),
-  z.url({ protocol: /^(ldap|ldaps|ldapi|cldap)$/, error: "URL must be ldap or ldaps" }),
-]);
-const gelfUrl = z.union([z.literal(""), z.url({ protocol: /^(udp|tcp|tls)$/, error: "URL must be udp, tcp, or tls" })]);
+/**
+ * A URL setting of one of `protocols`, or "" for none; anything else fails with the spec's message
+ * (admin-console §5 Settings), which the server answers as `Err` with the field as `Extra`.
+ */
+const urlSetting = (protocols: RegExp, message: string) =>
+  z.union([z.literal(""), z.url({ protocol: protocols, error: message })], { error: message });
+const httpUrl = urlSetting(/^https?$/, ServerMessage.urlMustBeHttp);
+const ldapUrl = urlSetting(/^(ldap|ldaps|ldapi|cldap)$/, ServerMessage.urlMustBeLdap);
+const gelfUrl = urlSetting(/^(udp|tcp|tls)$/, ServerMessage.urlMustBeGelf);
+
+/** The experimental features an admin may switch on (admin-console §2 ACLs: "enhanced-custom-script"). */
+export const EXPERIMENTAL_FEATURES = ["enhanced-custom-script"] as const;
+/** An experimental feature's name. */
+export type ExperimentalFeature = (typeof EXPERIMENTAL_FEATURES)[number];
+
+/**
+ * The ports of the additional client IP addresses section (the multi-port IP discovery, user-portal
+ * §7): 1–16 distinct TCP ports 1–65535.
+ */
+export const DiscoveryPortsSchema = z
+  .array(z.number().int().min(1, "must be 1 to 65535").max(65535, "must be 1 to 65535"))
+  .min(1, "name at least one port")
+  .max(16, "at most 16 ports")
+  .refine((ports) => new Set(ports).size === ports.length, "must not repeat a port");
 
 /** A logo: PNG or JPEG as base64 (optionally a data: URL), or "" to remove it. */
 export const LogoSchema = z.string().max(700_000, "The logo must be at most 512 KB");
@@ -33,6 +52,10 @@ export const GeneralSettingsSchema = z.object({
   LightModeLogo: z.string(),
   NewUserDashboard: z.boolean(),
   ExperimentalFeatures: z.array(z.string()),
+  /** Additional client IP addresses: the server listens for IP discovery on the extra ports (at the next start). */
+  AdditionalClientIPs: z.boolean(),
+  /** The extra discovery ports (default the spec's 443, 222, 3389, 8000). */
+  AdditionalClientIPPorts: z.array(z.number().int()),
 });
 /** GET /api/admin/settings response. */
 export type GeneralSettings = z.infer<typeof GeneralSettingsSchema>;
@@ -64,6 +87,14 @@ export const ConfigSettingsSchema = z
       .int()
       .min(Limits.kioskSessionDurationMinMinutes, "KioskSessionDuration must be between 5 and 120")
       .max(Limits.kioskSessionDurationMaxMinutes, "KioskSessionDuration must be between 5 and 120"),
+    /** The experimental features switched on (repeats dropped). */
+    ExperimentalFeatures: z
+      .array(z.enum(EXPERIMENTAL_FEATURES))
+      .max(EXPERIMENTAL_FEATURES.length * 2)
+      .transform((list) => [...new Set(list)]),
+    /** Additional client IP addresses: multi-port IP discovery on or off. */
+    AdditionalClientIPs: z.boolean(),
+    AdditionalClientIPPorts: DiscoveryPortsSchema,
   })
   .partial();
 /** POST /api/admin/settings/config body. */
@@ -85,6 +116,8 @@ export const AuthenticationSettingsSchema = z.object({
   LDAPSkipVerifyTLS: z.boolean(),
   /** True when a CA certificate for the LDAP directory is set (LDAPCACertificate; its content is not returned). */
   LDAPCACertificateSet: z.boolean(),
+  /** Admins may put off their 2FA enrolment at sign-in (admin-console §6 "when the server allows"); default off. */
+  AllowAdminTotpDeferral: z.boolean(),
 });
 /** GET /api/admin/settings/authentication response. */
 export type AuthenticationSettings = z.infer<typeof AuthenticationSettingsSchema>;
@@ -115,6 +148,7 @@ export const AuthenticationUpdateSchema = z
     LDAPSkipVerifyTLS: z.boolean(),
     /** PEM CA certificate(s) trusted for the LDAP directory besides the system CAs; "" removes it. */
     LDAPCACertificate: z.string().max(50_000),
+    AllowAdminTotpDeferral: z.boolean(),
   })
   .partial();
 /** POST /api/admin/settings/authentication body. */

@@ -4,6 +4,7 @@ import { createHarness } from "../../testing/harness.ts";
 import type { Harness } from "../../testing/harness.ts";
 import { adminClient, makeAgent, openSealed } from "../../testing/backend-fixtures.ts";
 import type { AdminClient, BoxKeys } from "../../testing/backend-fixtures.ts";
+import { licenseHarness, unlicenseHarness } from "../../testing/licences.ts";
 import { acls, backends } from "../../db/schema.ts";
 
 const NONE = "00000000-0000-0000-0000-000000000000";
@@ -13,6 +14,7 @@ let agent: { id: string; keys: BoxKeys };
 
 beforeEach(async () => {
   h = createHarness();
+  licenseHarness(h);
   admin = await adminClient(h);
   agent = makeAgent(h, "edge");
 });
@@ -138,6 +140,7 @@ const cases: Record<
     bad: [
       [undefined, { Err: "err.aclNameRequired", Extra: "Config.fortios.Name" }],
       [{ Name: "knoc-allowed" }, { Err: "Invalid ACL name", Extra: "Config.fortios.Name" }],
+      [{ Name: "knoc allowed" }, { Err: "Invalid ACL name", Extra: "Config.fortios.Name" }],
     ],
   },
   fortimanager: {
@@ -149,10 +152,12 @@ const cases: Record<
     ],
   },
   panos: {
-    ok: { GroupName: "knoc-group", MapUser: true },
-    read: { EDLName: "", GroupName: "knoc-group", SerialNumber: "", MapUser: true, URL: "" },
+    ok: { GroupName: "knoc_group", MapUser: true },
+    read: { EDLName: "", GroupName: "knoc_group", SerialNumber: "", MapUser: true, URL: "" },
     bad: [
       [undefined, { Err: "Bad request", Extra: "Config.panos.GroupName: required (or EDLName for Passive+)" }],
+      [{ GroupName: "knoc-group" }, { Err: "Invalid ACL name", Extra: "Config.panos.GroupName" }],
+      [{ EDLName: "knoc edl" }, { Err: "Invalid ACL name", Extra: "Config.panos.EDLName" }],
       [
         { EDLName: "edl", URL: "ftp://list.example" },
         { Err: "URL must be http or https", Extra: "Config.panos.URL" },
@@ -173,14 +178,22 @@ const cases: Record<
     bad: [[{}, { Err: "Bad request", Extra: "Config.sophosutm.GroupReference: required" }]],
   },
   sophossfos: {
-    ok: { GroupNameV6: "knoc6" },
-    read: { GroupName: "", GroupNameV6: "knoc6" },
-    bad: [[{}, { Err: "Bad request", Extra: "Config.sophossfos.GroupName: GroupName or GroupNameV6 required" }]],
+    ok: { GroupNameV6: "knoc_6" },
+    read: { GroupName: "", GroupNameV6: "knoc_6" },
+    bad: [
+      [{}, { Err: "Bad request", Extra: "Config.sophossfos.GroupName: GroupName or GroupNameV6 required" }],
+      [{ GroupName: "knoc.4" }, { Err: "Invalid ACL name", Extra: "Config.sophossfos.GroupName" }],
+      [{ GroupNameV6: "knoc/6" }, { Err: "Invalid ACL name", Extra: "Config.sophossfos.GroupNameV6" }],
+    ],
   },
   azure: {
-    ok: { NsgDirection: "Inbound", NsgName: "nsg-web", NsgPort: "8443", ResourceGroup: "rg-web" },
-    read: { NsgDirection: "Inbound", NsgName: "nsg-web", NsgPort: 8443, ResourceGroup: "rg-web" },
+    ok: { NsgDirection: "Inbound", NsgName: "nsg_web", NsgPort: "8443", ResourceGroup: "rg-web" },
+    read: { NsgDirection: "Inbound", NsgName: "nsg_web", NsgPort: 8443, ResourceGroup: "rg-web" },
     bad: [
+      [
+        { NsgDirection: "Inbound", NsgName: "nsg-web", ResourceGroup: "r" },
+        { Err: "Invalid ACL name", Extra: "Config.azure.NsgName" },
+      ],
       [
         { NsgName: "n", ResourceGroup: "r" },
         { Err: "Bad request", Extra: "Config.azure.NsgDirection: required" },
@@ -227,8 +240,14 @@ const cases: Record<
     ],
   },
   allowlist: {
+    // The client's Token is ignored: the server mints one (see "allowlist tokens" below).
     ok: { Token: "t0k3n" },
-    read: { Token: "t0k3n", ApiKeyId: NONE, AllowAccessByIp: false, AllowedIpAddresses: [] },
+    read: {
+      Token: expect.stringMatching(/^[A-Za-z0-9_-]{32}$/),
+      ApiKeyId: NONE,
+      AllowAccessByIp: false,
+      AllowedIpAddresses: [],
+    },
     bad: [[undefined, { Err: "err.noBackendSelected", Extra: "Config.allowlist is required" }]],
   },
 };
@@ -270,7 +289,7 @@ describe("ACL fields per backend type", () => {
       (
         await createAcl(id, {
           panos: {
-            EDLName: "knoc-edl",
+            EDLName: "knoc_edl",
             SerialNumber: "012345678901",
             URL: "https://postern.example/api/v1/allowlists/x/y.txt",
           },
@@ -418,5 +437,75 @@ describe("sensitive script variables", () => {
       body: { Err: "Bad request", Extra: "Config.script.EnvVars.PASSWORD.Value: required" },
     });
     expect(sealedOf(second)[`acl:${id}:env:TOKEN`]).toBeDefined();
+  });
+});
+
+describe("the licence (admin-console §1: a licence is required to create or update Knocs)", () => {
+  it("POST and PUT /api/admin/acls are refused without a licence, changing nothing", async () => {
+    const backendId = await backend("ipset");
+    const id = await aclOk(backendId, { ipset: { V4SetName: "knoc4" } });
+    const before = h.services.db.select().from(acls).all();
+    unlicenseHarness(h);
+    expect(await createAcl(backendId, { ipset: { V4SetName: "other4" } })).toEqual({
+      status: 403,
+      body: { Err: "err.youDoNotHaveALicense" },
+    });
+    expect(await updateAcl(id, backendId, { ipset: { V4SetName: "changed4" } })).toEqual({
+      status: 403,
+      body: { Err: "err.youDoNotHaveALicense" },
+    });
+    // The licence is checked before the input: a broken body is refused for the licence too.
+    expect(await createAcl(backendId, {})).toEqual({ status: 403, body: { Err: "err.youDoNotHaveALicense" } });
+    expect(h.services.db.select().from(acls).all()).toEqual(before);
+    // Deleting needs no licence (the install can always be cleaned up).
+    expect((await admin.req("DELETE", `/api/admin/acls/${id}`)).status).toBe(204);
+  });
+
+  it("an expired licence refuses them too, naming why", async () => {
+    const backendId = await backend("ipset");
+    licenseHarness(h, { Expires: new Date(h.clock.now() + 60_000).toISOString() });
+    const id = await aclOk(backendId, { ipset: { V4SetName: "knoc4" } });
+    h.clock.advance(120_000);
+    const refused = { status: 403, body: { Err: "err.youDoNotHaveALicense", Extra: "err.licenseExpired" } };
+    expect(await createAcl(backendId, { ipset: { V4SetName: "other4" } })).toEqual(refused);
+    expect(await updateAcl(id, backendId, { ipset: { V4SetName: "changed4" } })).toEqual(refused);
+  });
+});
+
+describe("allowlist tokens (the secret part of the public allowlist URL)", () => {
+  const allowlist = { AllowAccessByIp: true, AllowedIpAddresses: [{ Prefix: "192.0.2.0/24", Note: "" }] };
+  const tokenOf = async (id: string) => ((await readConfig(id))["allowlist"] as { Token: string }).Token;
+
+  it("an ACL made on the ACLs page gets a random 192-bit Token, whatever the client sent", async () => {
+    const backendId = await backend("allowlist");
+    const tokens = [
+      await tokenOf(await aclOk(backendId, { allowlist })),
+      await tokenOf(await aclOk(backendId, { allowlist: { ...allowlist, Token: "" } })),
+      await tokenOf(await aclOk(backendId, { allowlist: { ...allowlist, Token: "guessable" } })),
+    ];
+    for (const t of tokens) expect(Buffer.from(t, "base64url")).toHaveLength(24);
+    expect(new Set(tokens).size).toBe(3);
+  });
+
+  it("an update keeps the stored Token (an empty or different one sent is ignored), and the URL always carries it", async () => {
+    const backendId = await backend("allowlist");
+    const id = await aclOk(backendId, { allowlist });
+    const token = await tokenOf(id);
+    for (const sent of ["", "guessable"]) {
+      expect((await updateAcl(id, backendId, { allowlist: { ...allowlist, Token: sent } })).status).toBe(200);
+      expect(await tokenOf(id)).toBe(token);
+    }
+    const knoc = (await admin.req("GET", `/api/admin/knocs/${id}`)).body as { AllowlistURL: string };
+    expect(knoc.AllowlistURL).toMatch(new RegExp(`/api/v1/allowlists/${id}/${token}\\.txt$`));
+  });
+
+  it("an ACL stored with an empty Token (before this rule) gets one at its next update", async () => {
+    const backendId = await backend("allowlist");
+    const id = await aclOk(backendId, { allowlist });
+    const row = h.services.db.select().from(acls).where(eq(acls.id, id)).get()!;
+    const config = { ...row.config, allowlist: { ...allowlist, Token: "" } };
+    h.services.db.update(acls).set({ config }).where(eq(acls.id, id)).run();
+    expect((await updateAcl(id, backendId, { allowlist: { ...allowlist, Token: "" } })).status).toBe(200);
+    expect(Buffer.from(await tokenOf(id), "base64url")).toHaveLength(24);
   });
 });

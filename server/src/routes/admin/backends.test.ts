@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { createHarness } from "../../testing/harness.ts";
 import type { Harness } from "../../testing/harness.ts";
 import { adminClient, makeAgent, openSealed } from "../../testing/backend-fixtures.ts";
+import { licenseHarness } from "../../testing/licences.ts";
 import type { AdminClient, BoxKeys } from "../../testing/backend-fixtures.ts";
 import { auditLog, backends } from "../../db/schema.ts";
 
@@ -13,6 +14,7 @@ let agent: { id: string; keys: BoxKeys };
 
 beforeEach(async () => {
   h = createHarness();
+  licenseHarness(h); // the test that creates an ACL needs one
   admin = await adminClient(h);
   agent = makeAgent(h, "edge");
 });

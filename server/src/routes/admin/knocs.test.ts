@@ -31,7 +31,7 @@ const linux = (extra: Record<string, unknown> = {}) => ({
 
 beforeEach(async () => {
   h = createHarness();
-  seed = await seedLoop(h);
+  seed = await seedLoop(h, { licence: false });
   admin = await signInAdmin(h);
   const agent = h.services.agents.create("firewall", "http://127.0.0.1", actor);
   h.services.agents.enrol(
@@ -177,7 +177,7 @@ describe("Knoc creation", () => {
           form: {
             Name: "palo",
             Config: { panos: { Hostname: "fw.example", ApiKey: "secret-key", VSys: "vsys1" } },
-            AclConfig: { panos: { EDLName: "postern-edl", GroupName: "postern", URL: "https://postern.example/list" } },
+            AclConfig: { panos: { EDLName: "postern_edl", GroupName: "postern", URL: "https://postern.example/list" } },
           },
           knocOptionsForm: options,
           apiKeyOption: "none",
@@ -206,7 +206,7 @@ describe("Knoc creation", () => {
           form: {
             Name: "palo",
             Config: { panos: { Hostname, ApiKey, VSys: "vsys1" } },
-            AclConfig: { panos: { EDLName: "postern-edl", GroupName: "postern", URL: "https://postern.example/list" } },
+            AclConfig: { panos: { EDLName: "postern_edl", GroupName: "postern", URL: "https://postern.example/list" } },
           },
           knocOptionsForm: { ...options, Description: "Palo (renamed)" },
         },

@@ -17,7 +17,7 @@ let admin = "";
 
 beforeEach(async () => {
   h = createHarness();
-  await seedLoop(h);
+  await seedLoop(h, { licence: false });
   trustTestKey(h);
   admin = await signInAdmin(h);
 });

@@ -193,6 +193,24 @@ describe("deferring admin enrolment", () => {
     expect(actions("totpEnrolmentDeferred")).toHaveLength(0);
   });
 
+  it("is switched on and off by an admin in the authentication settings (off by default)", async () => {
+    const auth = (body?: unknown) =>
+      apiRequest(h, body === undefined ? "GET" : "POST", "/api/admin/settings/authentication", body, { cookie: root });
+    expect((await auth()).body).toMatchObject({ AllowAdminTotpDeferral: false });
+    expect((await auth({ AllowAdminTotpDeferral: true })).body).toMatchObject({ AllowAdminTotpDeferral: true });
+    const l = await login();
+    expect(await verify(l.cookie, { deferEnrolment: true })).toMatchObject({ status: 204 });
+    expect((await adminRead(l.cookie)).status).toBe(200);
+    // Other authentication fields leave it as it is; switching it off refuses deferral again.
+    expect((await auth({ LDAPStartTLS: false })).body).toMatchObject({ AllowAdminTotpDeferral: true });
+    expect((await auth({ AllowAdminTotpDeferral: false })).body).toMatchObject({ AllowAdminTotpDeferral: false });
+    const again = await login();
+    expect(await verify(again.cookie, { deferEnrolment: true })).toMatchObject({
+      status: 403,
+      body: { Err: "2FA enrolment cannot be deferred" },
+    });
+  });
+
   it("completes this sign-in without 2FA when allowed, audited; the next sign-in asks to enrol again", async () => {
     setSetting(h.services.db, "AllowAdminTotpDeferral", true);
     const l = await login();

@@ -114,13 +114,45 @@ describe("admin SAML", () => {
     ).not.toBeNull();
   });
 
-  it("never creates an admin from an assertion", async () => {
-    await expectRefused(
-      idp.signed(idp.fields(await start(), ADMIN_SP, "nobody@example.test")),
-      /no admin with that user name/,
-    );
-    expect(lastAudit()?.adminName).toBe("nobody@example.test");
-    expect(h.services.db.select().from(admins).where(eq(admins.userName, "nobody@example.test")).get()).toBeUndefined();
+  it("creates an admin at the first sign-in through the admin IdP (audit admin auto-created)", async () => {
+    const nobody = () => h.services.db.select().from(admins).where(eq(admins.userName, "nobody@example.test")).get();
+    const autoCreated = () =>
+      h.services.db.select().from(auditLog).where(eq(auditLog.action, "adminAutoCreated")).all();
+    expect(nobody()).toBeUndefined();
+    const fields = {
+      ...idp.fields(await start(), ADMIN_SP, "nobody@example.test"),
+      attributes: { displayName: ["No Body"] },
+    };
+    const r = await acs(idp.signed(fields));
+    expect(r).toMatchObject({ status: 303, location: "/admin/home" });
+    const cookie = adminCookie(r.setCookie);
+    expect((await apiRequest(h, "GET", "/api/admin/status", undefined, { cookie })).status).toBe(200);
+    expect(nobody()).toMatchObject({
+      name: "No Body",
+      authType: "SAML",
+      totpEnabled: false,
+      loginEnabled: true,
+      passwordHash: null,
+    });
+    expect(autoCreated()).toEqual([
+      expect.objectContaining({
+        adminName: "nobody@example.test",
+        ipAddress: "203.0.113.5",
+        description: "created at the first sign-in through the admin IdP",
+      }),
+    ]);
+    // The next sign-in finds the admin: nothing is created again.
+    const again = await acs(idp.signed(idp.fields(await start(), ADMIN_SP, "nobody@example.test")));
+    expect(again).toMatchObject({ status: 303, location: "/admin/home" });
+    expect(autoCreated()).toHaveLength(1);
+    expect(h.services.db.select().from(admins).where(eq(admins.userName, "nobody@example.test")).all()).toHaveLength(1);
+  });
+
+  it("creates no admin from a response of the user IdP's audience", async () => {
+    await expectRefused(idp.signed(idp.fields(await start(), USER_SP, "visitor@example.test")), /./);
+    expect(
+      h.services.db.select().from(admins).where(eq(admins.userName, "visitor@example.test")).get(),
+    ).toBeUndefined();
   });
 
   it("never signs in a local admin of the same name", async () => {

@@ -1,7 +1,8 @@
 /**
  * Admin SAML sign-in (admin-console §3 "Authentication settings": SAML for admins separately):
- * GET /admin/saml/metadata, GET /admin/login/saml, POST /admin/saml/acs. Only an existing admin with
- * AuthType SAML and the assertion's NameID as UserName signs in; admins are never created here. The
+ * GET /admin/saml/metadata, GET /admin/login/saml, POST /admin/saml/acs. The admin with AuthType SAML
+ * and the assertion's NameID as UserName signs in, created at its first sign-in (audit
+ * adminAutoCreated); an admin of another AuthType with that name is refused. The
  * ACS takes the IdP's cross-site form post and is exempt from the CSRF guard (http/context.ts).
  */
 import { Hono } from "hono";

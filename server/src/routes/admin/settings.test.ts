@@ -3,6 +3,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { auditLog, settings } from "../../db/schema.ts";
 import { apiRequest, createHarness, signInAdmin } from "../../testing/harness.ts";
+import { migrateDatabase, openDatabase } from "../../db/index.ts";
+import { TestClock } from "../../clock.ts";
+import { createLogger } from "../../logger.ts";
+import { createServices } from "../../services/index.ts";
+import { setSetting } from "../../services/settings.ts";
 import type { Harness } from "../../testing/harness.ts";
 
 let h: Harness;
@@ -71,8 +76,7 @@ describe("settings", () => {
       });
     await bad({ KioskSessionDuration: 4 }, "between 5 and 120");
     await bad({ KioskSessionDuration: 121 }, "between 5 and 120");
-    await bad({ DiscoverIPURL: "ftp://x.example" }, "URL must be http or https");
-    await bad({ GELFListenerURL: "http://log.example:12201" }, "URL must be udp, tcp, or tls");
+    // The URL rules: "answers each URL rule with its spec message as Err" below.
     await bad({ GELFCACertificate: "not a certificate" }, "GELFCACertificate: not a PEM X.509 certificate");
     const ok = await apiRequest(
       h,
@@ -138,7 +142,7 @@ describe("settings", () => {
           { cookie: admin },
         )
       ).body,
-    ).toMatchObject({ Extra: expect.stringContaining("URL must be ldap or ldaps") });
+    ).toMatchObject({ Err: "URL must be ldap or ldaps", Extra: "LDAPURL" });
     const saved = await apiRequest(
       h,
       "POST",
@@ -167,6 +171,78 @@ describe("settings", () => {
       { cookie: admin },
     );
     expect(removed.body).toMatchObject({ SAMLKeyFileSet: false, SAMLCertFileSet: false });
+  });
+
+  it("answers each URL rule with its spec message as Err and the field as Extra, as the backends do", async () => {
+    const cases: [string, Record<string, unknown>, string, string][] = [
+      ["config", { DiscoverIPURL: "ftp://x.example" }, "URL must be http or https", "DiscoverIPURL"],
+      ["config", { GELFListenerURL: "http://log.example:12201" }, "URL must be udp, tcp, or tls", "GELFListenerURL"],
+      ["authentication", { PublicURL: "postern.example" }, "URL must be http or https", "PublicURL"],
+      ["authentication", { SAMLMetadataURL: "file:///etc/passwd" }, "URL must be http or https", "SAMLMetadataURL"],
+      [
+        "authentication",
+        { AdminSAMLMetadataURL: "ldap://idp.example" },
+        "URL must be http or https",
+        "AdminSAMLMetadataURL",
+      ],
+      ["authentication", { LDAPURL: "http://ldap.example" }, "URL must be ldap or ldaps", "LDAPURL"],
+    ];
+    for (const [section, body, Err, Extra] of cases) {
+      expect(
+        await apiRequest(h, "POST", `/api/admin/settings/${section}`, body, { cookie: admin }),
+        JSON.stringify(body),
+      ).toMatchObject({ status: 400, body: { Err, Extra } });
+    }
+    expect(h.services.db.select().from(settings).all()).toEqual([]);
+  });
+
+  it("DebugMode changes the server's log level at once, and applies from the start when stored", async () => {
+    const config = (body: unknown) => apiRequest(h, "POST", "/api/admin/settings/config", body, { cookie: admin });
+    expect(h.services.log.level).toBe("silent");
+    expect((await config({ DebugMode: true })).body).toMatchObject({ DebugMode: true });
+    expect(h.services.log.level).toBe("debug");
+    expect(h.services.hub["log"].isLevelEnabled("debug")).toBe(true); // child loggers follow
+    expect((await config({ KioskSessionDuration: 60 })).status).toBe(200); // other fields leave it
+    expect(h.services.log.level).toBe("debug");
+    expect((await config({ DebugMode: false })).status).toBe(200);
+    expect(h.services.log.level).toBe("silent");
+
+    // A server starting with DebugMode stored logs at debug; a configured trace stays trace.
+    for (const [configured, expected] of [
+      ["info", "debug"],
+      ["trace", "trace"],
+    ] as const) {
+      const database = openDatabase(":memory:");
+      migrateDatabase(database.db);
+      setSetting(database.db, "DebugMode", true);
+      const services = createServices({
+        db: database.db,
+        clock: new TestClock(),
+        log: createLogger(configured),
+        jsBundleHash: "test",
+      });
+      expect(services.log.level).toBe(expected);
+      await services.hub.close();
+      database.close();
+    }
+  });
+
+  it("switches experimental features on and off (enhanced-custom-script), shown in the admin status", async () => {
+    const config = (body: unknown) => apiRequest(h, "POST", "/api/admin/settings/config", body, { cookie: admin });
+    const status = async () =>
+      ((await apiRequest(h, "GET", "/api/admin/status", undefined, { cookie: admin })).body as Record<string, unknown>)
+        .ExperimentalFeatures;
+    expect(await status()).toEqual([]);
+    expect(
+      (await config({ ExperimentalFeatures: ["enhanced-custom-script", "enhanced-custom-script"] })).body,
+    ).toMatchObject({ ExperimentalFeatures: ["enhanced-custom-script"] });
+    expect(await status()).toEqual(["enhanced-custom-script"]);
+    expect(await config({ ExperimentalFeatures: ["time-travel"] })).toMatchObject({
+      status: 400,
+      body: { Err: "Bad request", Extra: expect.stringContaining("ExperimentalFeatures.0") },
+    });
+    expect((await config({ ExperimentalFeatures: [] })).body).toMatchObject({ ExperimentalFeatures: [] });
+    expect(await status()).toEqual([]);
   });
 
   it("writes an audit entry for each saved section", async () => {

@@ -8,7 +8,7 @@ let admin = "";
 
 beforeEach(async () => {
   h = createHarness();
-  await seedLoop(h);
+  await seedLoop(h, { licence: false });
   admin = await signInAdmin(h);
 });
 afterEach(async () => {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { GrantStatus } from "@postern/shared";
-import { auditLog } from "../../db/schema.ts";
+import { acls, auditLog } from "../../db/schema.ts";
 import { apiRequest, createHarness, seedLoop } from "../../testing/harness.ts";
 import type { ApiResult, Harness, Seeded } from "../../testing/harness.ts";
 
@@ -9,8 +9,9 @@ let h: Harness;
 let seed: Seeded;
 const actor = { adminName: "setup", ip: "127.0.0.1" };
 const NONE = "00000000-0000-0000-0000-000000000000";
-const TOKEN_A = "tokenAtokenAtokenAtokenA";
-const TOKEN_B = "tokenBtokenBtokenBtokenB";
+/** The Tokens the server minted for listA and listB. */
+let TOKEN_A = "";
+let TOKEN_B = "";
 /** Allowlist ACL readable with a key only. */
 let listA = "";
 /** Allowlist ACL readable by source address from 192.0.2.0/24 and 2001:db8:feed::/48 (or with a key). */
@@ -24,6 +25,9 @@ const basic = (user: string, password: string) => ({
 const read = (aclId: string, file: string, opts: { headers?: Record<string, string>; from?: string } = {}) =>
   apiRequest(h, "GET", `/api/v1/allowlists/${aclId}/${file}`, undefined, opts);
 const denied = () => h.services.db.select().from(auditLog).where(eq(auditLog.action, "allowlistAccessDenied")).all();
+
+/** The Token the server minted for an allowlist ACL. */
+const tokenOf = (aclId: string) => h.services.acls.get(aclId).Config.allowlist?.Token ?? "";
 
 function createAllowlistAcl(name: string, allowlist: Record<string, unknown>): string {
   const backendId = h.services.backends.create(
@@ -87,11 +91,9 @@ beforeEach(async () => {
   seed = await seedLoop(h);
   // Prefixes without AllowAccessByIp grant nothing.
   listA = createAllowlistAcl("Vendor A", {
-    Token: TOKEN_A,
     AllowedIpAddresses: [{ Prefix: "192.0.2.0/24", Note: "" }],
   });
   listB = createAllowlistAcl("Vendor B", {
-    Token: TOKEN_B,
     AllowAccessByIp: true,
     AllowedIpAddresses: [
       { Prefix: "192.0.2.0/24", Note: "vendor" },
@@ -99,6 +101,8 @@ beforeEach(async () => {
       { Prefix: "junk", Note: "ignored" },
     ],
   });
+  TOKEN_A = tokenOf(listA);
+  TOKEN_B = tokenOf(listB);
   const u = h.services.users.get(seed.userId);
   await h.services.users.update(
     seed.userId,
@@ -206,10 +210,13 @@ describe("GET /api/v1/allowlists/{aclId}/{token}.txt|.json", () => {
 
   it("refuses an allowlist whose token is empty", async () => {
     const empty = createAllowlistAcl("No token", {
-      Token: "",
       AllowAccessByIp: true,
       AllowedIpAddresses: [{ Prefix: "0.0.0.0/0", Note: "" }],
     });
+    // Only a row stored before the server minted every Token can have an empty one.
+    const row = h.services.db.select().from(acls).where(eq(acls.id, empty)).get()!;
+    const config = { ...row.config, allowlist: { ...(row.config["allowlist"] as object), Token: "" } };
+    h.services.db.update(acls).set({ config }).where(eq(acls.id, empty)).run();
     expect((await read(empty, ".txt", { from: "192.0.2.1" })).status).toBe(404);
     expect((await read(empty, "x.txt", { from: "192.0.2.1" })).status).toBe(404);
     expect(() => h.services.apiKeys.readAllowlist(empty, "", undefined, "192.0.2.1")).toThrow(
@@ -292,8 +299,8 @@ describe("GET /api/v1/allowlists/{aclId}/{token}.txt|.json", () => {
 
   it("lets a key read the allowlist whose ApiKeyId names it, without the scope stored", async () => {
     const key = createKey("wizard", []);
-    const linked = createAllowlistAcl("Linked", { Token: "linked-token-linked", ApiKeyId: key.ID });
-    expect(await read(linked, "linked-token-linked.json", { headers: basic("x", key.PlaintextKey) })).toMatchObject({
+    const linked = createAllowlistAcl("Linked", { ApiKeyId: key.ID });
+    expect(await read(linked, `${tokenOf(linked)}.json`, { headers: basic("x", key.PlaintextKey) })).toMatchObject({
       status: 200,
       body: [],
     });

@@ -37,13 +37,21 @@ export function requireLicence(q: Q, now: number): LicensePayload {
 }
 
 /**
- * The user-creation gate: refuses a new user when the counted users are already at or above
- * UserLimit + overage (403 err.userLimitReached). SAML users (created at their first sign-in) are
- * never refused, though they count. No licence installed: no limit. A broken store: 500
- * err.failedToRefreshLicenseStatus (the limit is unknown).
+ * Who creates a user: an admin (admin API, CLI: any AuthType, SAML included) or the IdP (a SAML
+ * user created at its first sign-in).
  */
-export function requireUserSlot(q: Q, authType: string): void {
-  if (authType === "SAML") return;
+export type UserCreator = "admin" | "idp";
+
+/**
+ * The user-creation gate: refuses a new user when the counted users are already at or above
+ * UserLimit + overage (403 err.userLimitReached). Only users the IdP creates at their first sign-in
+ * (`by` "idp") are never refused, though they count (admin-console §9 "SAML-created users may
+ * exceed the hard limit but still count"); a SAML user an admin creates is refused like any other.
+ * No licence installed: no limit. A broken store: 500 err.failedToRefreshLicenseStatus (the limit
+ * is unknown).
+ */
+export function requireUserSlot(q: Q, by: UserCreator): void {
+  if (by === "idp") return;
   const l = readInstalledLicence(q);
   if (l.kind === "none") return;
   if (l.kind === "broken") throw failedToRefresh(l.reason);

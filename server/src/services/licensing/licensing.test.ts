@@ -7,6 +7,7 @@ import type { Harness, Seeded } from "../../testing/harness.ts";
 import { installTestLicence, issueTestLicence, trustTestKey } from "../../testing/licences.ts";
 import { auditLog, licenses, users } from "../../db/schema.ts";
 import { AppError } from "../../errors.ts";
+import { SamlProvisioning } from "../saml/provisioning.ts";
 import { isUserLicensed, licensedUserIds, requireLicence } from "./gates.ts";
 
 const DAY = 86_400_000;
@@ -29,6 +30,13 @@ async function addUser(over: Partial<UserWrite> = {}): Promise<string> {
     }),
     actor,
   );
+}
+/** Creates a SAML user the way the IdP's first sign-in does, one millisecond after the previous user; returns its id. */
+function addIdpUser(): string {
+  n += 1;
+  h.clock.advance(1);
+  const provisioning = new SamlProvisioning({ db: h.services.db, clock: h.clock, engine: h.services.engine });
+  return provisioning.provisionUser({ userName: `saml${n}`, name: null, groups: [], ip: "127.0.0.1" }).id;
 }
 /** Creates local user "bob" (password "bob-password") assigned to the seeded ACL. */
 async function addBob(): Promise<string> {
@@ -82,7 +90,7 @@ async function appErrorAsync(p: Promise<unknown>): Promise<AppError> {
 beforeEach(async () => {
   n = 0;
   h = createHarness();
-  seed = await seedLoop(h);
+  seed = await seedLoop(h, { licence: false });
   h.channel.online.add(seed.agentId);
 });
 afterEach(async () => {
@@ -250,10 +258,12 @@ describe("the user limit", () => {
 
   it("lets SAML users (created at first sign-in) exceed the limit; they count, and those beyond are not licensed", async () => {
     for (let i = 0; i < 5; i++) await addUser();
-    const saml1 = await addUser({ AuthType: "SAML" });
-    const saml2 = await addUser({ AuthType: "SAML" });
+    const saml1 = addIdpUser();
+    const saml2 = addIdpUser();
     expect(userCount()).toBe(8);
     expect(await appErrorAsync(addUser())).toMatchObject({ err: "err.userLimitReached" });
+    // A SAML user an admin creates is refused like any other.
+    expect(await appErrorAsync(addUser({ AuthType: "SAML" }))).toMatchObject({ err: "err.userLimitReached" });
     const licensed = new Map(h.services.users.list().map((u) => [u.ID, u.Licensed]));
     expect([...licensed.values()].filter(Boolean)).toHaveLength(6);
     expect(licensed.get(seed.userId)).toBe(true);
@@ -270,7 +280,7 @@ describe("the user limit", () => {
 
   it("licenses users in creation order (CreatedAt, then ID)", async () => {
     const ids = [seed.userId];
-    for (let i = 0; i < 7; i++) ids.push(await addUser({ AuthType: "SAML" }));
+    for (let i = 0; i < 7; i++) ids.push(addIdpUser());
     // Two users created in the same millisecond: the smaller ID comes first.
     const same = h.clock.now();
     h.services.db.update(users).set({ createdAt: same }).where(eq(users.id, ids[4]!)).run();

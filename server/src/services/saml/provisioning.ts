@@ -8,15 +8,16 @@
  * displayName / cn attribute at every sign-in. Membership in groups of type saml is replaced at every
  * sign-in by the groups the `groups` attribute names (existing saml groups only, by exact name);
  * live grants on ACLs lost that way are revoked. An existing account of another AuthType is never
- * taken over. Admins: only an existing admin with AuthType SAML and that UserName; admins are never
- * created from an assertion.
+ * taken over. Admins (the admin IdP's assertions): an existing admin with AuthType SAML and that
+ * UserName, created at the first sign-in (audit adminAutoCreated; admin-console §3 audit kinds);
+ * an admin of another AuthType is never taken over.
  */
 import { eq } from "drizzle-orm";
 import { Limits } from "@postern/shared";
 import { users } from "../../db/schema.ts";
 import * as usersRepo from "../../repositories/users.ts";
 import type { UserRow } from "../../repositories/users.ts";
-import { getAdminByName } from "../../repositories/admins.ts";
+import { getAdmin, getAdminByName, insertAdmin } from "../../repositories/admins.ts";
 import type { AdminRow } from "../../repositories/admins.ts";
 import * as samlRepo from "../../repositories/saml.ts";
 import { AuditAction, writeAudit } from "../audit.ts";
@@ -86,7 +87,7 @@ export class SamlProvisioning extends Service {
       if (row && row.authType !== "SAML") throw refused("the account is not a SAML account", input.userName);
       const changes: string[] = [];
       if (!row) {
-        requireUserSlot(tx, "SAML");
+        requireUserSlot(tx, "idp");
         const id = newId();
         tx.insert(users)
           .values({
@@ -146,13 +147,38 @@ export class SamlProvisioning extends Service {
   }
 
   /**
-   * The admin of a verified assertion: an existing admin with AuthType SAML and that UserName.
-   * Throws SamlError "Authentication failed" otherwise (admins are never created from an assertion).
+   * The admin of a verified admin-IdP assertion: an existing admin with AuthType SAML and that
+   * UserName, or — at the first sign-in of that name — a new SAML admin (Name from the assertion,
+   * else the UserName; no TOTP; audit adminAutoCreated). The admin IdP has its own settings, so only
+   * the admin IdP's people get here. Throws SamlError "Authentication failed" when the UserName
+   * belongs to an admin that is not a SAML admin (never taken over).
    */
-  findAdmin(userName: string): AdminRow {
-    const admin = getAdminByName(this.db, userName);
-    if (!admin) throw refused("no admin with that user name", userName);
-    if (admin.authType !== "SAML") throw refused("the admin is not a SAML admin", userName);
-    return admin;
+  provisionAdmin(input: { userName: string; name: string | null; ip: string }): AdminRow {
+    return this.db.transaction((tx) => {
+      const admin = getAdminByName(tx, input.userName);
+      if (admin) {
+        if (admin.authType !== "SAML") throw refused("the admin is not a SAML admin", input.userName);
+        return admin;
+      }
+      const id = newId();
+      const now = this.clock.now();
+      insertAdmin(tx, {
+        id,
+        name: input.name ?? input.userName,
+        userName: input.userName,
+        authType: "SAML",
+        totpEnabled: false,
+        loginEnabled: true,
+        createdAt: now,
+      });
+      writeAudit(tx, {
+        action: AuditAction.adminAutoCreated,
+        at: now,
+        adminName: input.userName,
+        ipAddress: input.ip,
+        description: "created at the first sign-in through the admin IdP",
+      });
+      return getAdmin(tx, id)!;
+    });
   }
 }

@@ -149,14 +149,18 @@ export class SamlService extends Service {
   }
 
   /**
-   * Completes an admin sign-in from the IdP's SAMLResponse: checks it, consumes its request, and
-   * returns the existing admin with AuthType SAML and the NameID as UserName. Throws SamlError
-   * (audited) on any refusal; admins are never created here.
+   * Completes an admin sign-in from the admin IdP's SAMLResponse: checks it, consumes its request,
+   * and returns the admin with AuthType SAML and the NameID as UserName, created at its first
+   * sign-in (provisioning.ts, audit adminAutoCreated). Throws SamlError (audited) on any refusal.
    */
   async completeAdmin(samlResponse: string, ctx: { ip: string; binding: BrowserBinding }): Promise<AdminRow> {
     return this.audited("admin", ctx.ip, async () => {
       const { assertion } = await this.verifyAndConsume("admin", samlResponse, ctx.binding);
-      return this.provisioning.findAdmin(assertion.nameId);
+      return this.provisioning.provisionAdmin({
+        userName: assertion.nameId,
+        name: nameFrom(assertion.attributes),
+        ip: ctx.ip,
+      });
     });
   }
 
