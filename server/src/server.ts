@@ -22,6 +22,7 @@ import { readJsBundleHash } from "./http/static-web.ts";
 import { parseTrustedProxies } from "./http/client-address.ts";
 import { GelfForwarder } from "./services/gelf/forwarder.ts";
 import { loadOrCreateSecretKey } from "./services/secrets/at-rest.ts";
+import { loadOrCreateServerSigningKey } from "./agent-hub/server-key.ts";
 import { startDiscovery } from "./http/discovery.ts";
 import type { DiscoveryTlsFiles } from "./http/discovery.ts";
 
@@ -46,6 +47,8 @@ export interface StartOptions {
   licensePublicKeys?: readonly string[];
   /** Extra IP-discovery listeners on the same host (POSTERN_DISCOVERY_PORTS; TLS files for https). */
   discovery?: { ports: readonly number[]; tls?: DiscoveryTlsFiles | undefined };
+  /** Lifetime of agent install tokens in hours (POSTERN_AGENT_TOKEN_HOURS; default 24). */
+  agentTokenHours?: number;
 }
 
 /** A running server. */
@@ -94,6 +97,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     jsBundleHash: readJsBundleHash(webDir),
     secretKey,
     licensePublicKeys: opts.licensePublicKeys ?? [],
+    serverKey: loadOrCreateServerSigningKey(opts.dataDir),
+    ...(opts.agentTokenHours !== undefined ? { agentTokenLifetimeMs: opts.agentTokenHours * 3_600_000 } : {}),
   });
   services.engine.recoverAfterRestart();
   const trustedProxies = parseTrustedProxies(opts.trustedProxies ?? []);
