@@ -18,8 +18,12 @@ import { parseLicensePublicKeys } from "./services/licensing/keys.ts";
 /** POSTERN_AGENT_TOKEN_HOURS: hours an agent install token stays valid (default 24, more than 0, at most 8760). */
 export const AgentTokenHoursSchema = z
   .string()
-  .default("24")
-  .refine((v) => /^\d+(\.\d+)?$/.test(v.trim()) && Number(v) > 0 && Number(v) <= 8760, "must be hours between 0 and 8760")
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === "" ? "24" : v))
+  .refine(
+    (v) => /^\d+(\.\d+)?$/.test(v.trim()) && Number(v) > 0 && Number(v) <= 8760,
+    "must be hours between 0 and 8760",
+  )
   .transform(Number);
 
 /**
