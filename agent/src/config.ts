@@ -64,7 +64,8 @@ function isEd25519Spki(value: string): boolean {
   try {
     return (
       /^[A-Za-z0-9+/]+={0,2}$/.test(value) &&
-      createPublicKey({ key: Buffer.from(value, "base64"), format: "der", type: "spki" }).asymmetricKeyType === "ed25519"
+      createPublicKey({ key: Buffer.from(value, "base64"), format: "der", type: "spki" }).asymmetricKeyType ===
+        "ed25519"
     );
   } catch {
     return false;
@@ -84,17 +85,18 @@ export const NO_SERVER_KEY_PROBLEM =
  */
 export const AgentConfigFileSchema = z
   .object({
-    server: z
-      .url({ protocol: /^https?$/, error: "server must be an https:// URL" })
-      .superRefine((server, ctx) => {
-        const reason = /^https?:/i.test(server) ? insecureServerReason(server) : undefined; // else z.url said it
-        if (reason) ctx.addIssue({ code: "custom", message: reason });
-      }),
+    server: z.url({ protocol: /^https?$/, error: "server must be an https:// URL" }).superRefine((server, ctx) => {
+      const reason = /^https?:/i.test(server) ? insecureServerReason(server) : undefined; // else z.url said it
+      if (reason) ctx.addIssue({ code: "custom", message: reason });
+    }),
     agentId: z.string().min(1, "agentId is required"),
     serverPublicKey: z
       .string()
       .optional()
-      .refine((k) => k === undefined || isEd25519Spki(k), "serverPublicKey must be an Ed25519 public key (SPKI DER, base64)"),
+      .refine(
+        (k) => k === undefined || isEd25519Spki(k),
+        "serverPublicKey must be an Ed25519 public key (SPKI DER, base64)",
+      ),
     signingPrivateKey: z.string().refine((pem) => {
       try {
         return createPrivateKey(pem).asymmetricKeyType === "ed25519";

@@ -275,11 +275,7 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
           closeWith(AgentCloseCode.protocolError, "binary message");
           return;
         }
-        const bytes = Buffer.isBuffer(data)
-          ? data
-          : Array.isArray(data)
-            ? Buffer.concat(data)
-            : Buffer.from(data);
+        const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
         if (!helloSent && bytes.length > AGENT_PRE_HELLO_MAX_BYTES) {
           log.warn({ bytes: bytes.length }, "first message from server is too large; closing");
           closeWith(AgentCloseCode.tooBig, "message too large before hello");

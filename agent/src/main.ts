@@ -38,7 +38,8 @@ async function runEnrol(opts: {
 }): Promise<void> {
   if ((opts.token === undefined) === (opts.apiKey === undefined))
     return fail("give either --token (one-time agent token) or --api-key with --name (scope agent.register)");
-  if (opts.apiKey !== undefined && opts.name === undefined) return fail("--api-key needs --name (the new agent's name)");
+  if (opts.apiKey !== undefined && opts.name === undefined)
+    return fail("--api-key needs --name (the new agent's name)");
   if (opts.token !== undefined && opts.name !== undefined)
     return fail("--name goes with --api-key; a token enrols the agent the admin created");
   const insecure = insecureServerReason(opts.server);

@@ -1,10 +1,13 @@
 /**
  * The agent protocol (design.md "Agent protocol").
  *
- * Enrolment: `POST /api/agent/enrol` with the one-time agent token and the agent's own public keys.
- * Connection: the agent dials `GET /api/agent/connect` as a WebSocket and keeps it open. The server
- * speaks first with a `challenge`; the agent answers `hello`, signing the nonce with its Ed25519
- * private key. From then on the server pushes sequence-numbered `sync` (the full desired state, sent
+ * Enrolment: `POST /api/agent/enrol` with the one-time agent token and the agent's own public keys
+ * (or `POST /api/agent/register` with an API key of scope `agent.register`); the answer carries the
+ * server's agent signing key, which the agent pins. Connection: the agent dials
+ * `GET /api/agent/connect?nonce=<fresh nonce>` as a WebSocket and keeps it open. The server speaks
+ * first with a `challenge`; every server frame is signed with the pinned key, bound to the nonce and
+ * the frame's position (serverFramePayload); the agent answers `hello`, signing the server's nonce
+ * with its Ed25519 private key. From then on the server pushes sequence-numbered `sync` (the full desired state, sent
  * on every connect and whenever a target's configuration changes) and `apply` (incremental changes)
  * messages; the agent handles them strictly in order and answers each with an `ack` carrying the
  * outcome of every entry. Entries carry their absolute expiry: the agent removes them on time on its

@@ -9,7 +9,13 @@
  * the server signed its frames (docs/agent-protocol.md "Server identity").
  */
 import type { Command } from "commander";
-import { AgentService, agentTokenLifetimeMs, getSetting, loadOrCreateServerSigningKey, systemClock } from "@postern/server";
+import {
+  AgentService,
+  agentTokenLifetimeMs,
+  getSetting,
+  loadOrCreateServerSigningKey,
+  systemClock,
+} from "@postern/server";
 import { dataDirOf, openMigrated, output } from "../context.ts";
 import type { GlobalOptions } from "../context.ts";
 

@@ -123,7 +123,7 @@ export class AgentHub implements AgentChannel {
 
   /** Takes over an HTTP upgrade request for the agent WebSocket. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, req));
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, req, head.length));
   }
 
   /**
@@ -152,7 +152,8 @@ export class AgentHub implements AgentChannel {
     this.wss.close();
   }
 
-  private onConnection(ws: WebSocket, req: IncomingMessage): void {
+  /** Serves one upgraded socket; `headBytes` arrived with the upgrade request (counted before hello). */
+  private onConnection(ws: WebSocket, req: IncomingMessage, headBytes: number): void {
     const nonce = randomBytes(32).toString("base64url");
     const remote = normaliseIp(req.socket.remoteAddress ?? "")?.ip ?? "";
     const framing: Framing = { agentNonce: agentNonceOf(req), frame: 0 };
@@ -160,7 +161,7 @@ export class AgentHub implements AgentChannel {
     const helloTimer = setTimeout(() => ws.close(AgentCloseCode.authFailed, "no hello"), HELLO_TIMEOUT_MS);
     // Until the hello is accepted a client may send only a few bytes (frames included): an
     // unauthenticated peer cannot make the server buffer large messages.
-    let preHelloBytes = 0;
+    let preHelloBytes = headBytes;
     let tooBig = false;
     const countPreHello = (chunk: Buffer): void => {
       preHelloBytes += chunk.length;
@@ -295,7 +296,12 @@ export class AgentHub implements AgentChannel {
     this.db.update(agents).set({ lastSeen: this.clock.now() }).where(eq(agents.id, conn.agentId)).run();
     if (pending.kind === "sync") {
       // Only failures of a sync change anything (every entry sent counts as applied otherwise).
-      const failures = this.ownResults(conn, seq, pending, results.filter((r) => !r.ok));
+      const failures = this.ownResults(
+        conn,
+        seq,
+        pending,
+        results.filter((r) => !r.ok),
+      );
       this.engine.handleSyncAck(conn.agentId, conn.agentName, pending.sentAt, failures);
     } else {
       const accepted = this.ownResults(conn, seq, pending, results);
