@@ -70,6 +70,11 @@ function agentNonceOf(req: IncomingMessage): string {
 }
 
 const HELLO_TIMEOUT_MS = 10_000;
+/**
+ * Most unacknowledged messages kept per connection (each holds what it carried, a sync the whole
+ * state); beyond it the oldest is forgotten and its late ack dropped as never sent.
+ */
+const MAX_PENDING = 256;
 const PING_INTERVAL_MS = 15_000;
 
 /** The hub. Create once per server and route HTTP upgrades to `handleUpgrade`. */
@@ -357,6 +362,14 @@ export class AgentHub implements AgentChannel {
   private sendSeq(conn: Connection, pending: Pending, build: (seq: number) => ServerToAgent): void {
     conn.seq += 1;
     conn.pending.set(conn.seq, pending);
+    if (conn.pending.size > MAX_PENDING) {
+      const oldest = conn.pending.keys().next().value!;
+      conn.pending.delete(oldest);
+      this.log.warn(
+        { agent: conn.agentName, seq: oldest },
+        "agent left too many messages unacknowledged; oldest forgotten",
+      );
+    }
     this.send(conn.ws, conn.framing, build(conn.seq));
   }
 
