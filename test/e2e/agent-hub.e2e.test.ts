@@ -287,12 +287,13 @@ describe("a real agent against a server without its key (issue #8 item 5)", () =
   });
 });
 
-describe("postern-agent refuses plain http and unpinned configs (issue #8 item 5)", () => {
+describe("the postern-agent command line (issue #8 items 5 and 6)", () => {
   /** Runs `postern-agent ARGS`; resolves with the exit code and stderr (bounded 20 s). */
-  const runAgentCli = (args: string[]) =>
+  const runAgentCli = (args: string[], env: Record<string, string> = {}) =>
     new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const child = spawn(process.execPath, [join(repoRoot, "agent/src/main.ts"), ...args], {
         stdio: ["ignore", "ignore", "pipe"],
+        env: { ...process.env, ...env },
       });
       let stderr = "";
       child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
@@ -302,6 +303,33 @@ describe("postern-agent refuses plain http and unpinned configs (issue #8 item 5
         resolve({ code, stderr });
       });
     });
+
+  it("enrol --api-key --name creates and enrols an agent that then connects (issue #8 item 6)", async () => {
+    const stack = await startStack();
+    const agentProcess: { kill?: () => Promise<void> } = {};
+    try {
+      const key = await stack.admin.ok<{ PlaintextKey: string }>("POST", "/api/admin/api-keys", {
+        Name: "provisioning",
+        Scopes: ["agent.register"],
+        ExpiredAfter: null,
+      });
+      const configPath = join(stack.dir, "auto.json");
+      const r = await runAgentCli(["enrol", "--server", stack.server.url, "--name", "auto-1", "--config", configPath], {
+        POSTERN_AGENT_API_KEY: key.PlaintextKey,
+      });
+      expect(r.code).toBe(0);
+      const agents = await stack.admin.ok<{ ID: string; Name: string }[]>("GET", "/api/admin/agents");
+      const created = agents.find((a) => a.Name === "auto-1");
+      expect(created).toBeDefined();
+      expect((await loadConfig(configPath)).agentId).toBe(created!.ID);
+      const agent = spawnAgent(configPath);
+      agentProcess.kill = () => agent.kill();
+      expect(await waitFor(() => stack.server.services.hub.isConnected(created!.ID), 10_000)).toBe(true);
+    } finally {
+      await agentProcess.kill?.();
+      await stack.close();
+    }
+  });
 
   it("enrol refuses http:// to a non-loopback server before contacting it", async () => {
     const r = await runAgentCli([
