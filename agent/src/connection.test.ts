@@ -1,4 +1,12 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, verify } from "node:crypto";
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomBytes,
+  sign,
+  verify,
+} from "node:crypto";
 import type { KeyObject } from "node:crypto";
 import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -59,7 +67,8 @@ interface ServerSocket {
 
 /** Signs `body` (a JSON object's text) as frame `s.frame` of socket `s` with `key`, as the hub does. */
 function signFrame(s: ServerSocket, body: string, key: KeyObject = serverKey.privateKey): string {
-  const payload = Buffer.from(serverFramePayload(s.nonce, s.frame++, body), "utf8");
+  const digest = createHash("sha256").update(body, "utf8").digest("hex");
+  const payload = Buffer.from(serverFramePayload(s.nonce, s.frame++, digest), "utf8");
   return withFrameSignature(body, sign(null, payload, key).toString("base64"));
 }
 

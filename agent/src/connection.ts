@@ -12,7 +12,7 @@
  * backoff and jitter (default 0.5 s doubling up to 10 s); the server sends the full state again on
  * every connect. Aborting `signal` (or calling `stop()`) closes the socket and ends the loop.
  */
-import { createPrivateKey, createPublicKey, randomBytes, sign, verify } from "node:crypto";
+import { createHash, createPrivateKey, createPublicKey, randomBytes, sign, verify } from "node:crypto";
 import type { KeyObject } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
@@ -284,7 +284,8 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
         const text = bytes.toString("utf8");
         // Only the server this agent enrolled with can sign a frame for this nonce and position.
         const signed = splitSignedFrame(text);
-        const payload = signed ? Buffer.from(serverFramePayload(nonce, frame, signed.body), "utf8") : undefined;
+        const digest = signed ? createHash("sha256").update(signed.body, "utf8").digest("hex") : "";
+        const payload = signed ? Buffer.from(serverFramePayload(nonce, frame, digest), "utf8") : undefined;
         frame++;
         if (!signed || !payload || !verify(null, payload, serverKey, Buffer.from(signed.signature, "base64"))) {
           serverRefused = true;

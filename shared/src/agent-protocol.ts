@@ -151,13 +151,14 @@ export function challengePayload(agentId: string, nonce: string): string {
 }
 
 /**
- * The bytes the server signs for frame number `frame` (0 = the challenge, counting every text frame
- * the server sends on this socket) of a connection the agent opened with `agentNonce`: the frame's
- * JSON text without its `sig` field, bound to the nonce and the position so that a frame can be
- * neither forged, changed, replayed into another connection nor reordered.
+ * The text the server signs (Ed25519, UTF-8) for frame number `frame` (0 = the challenge, counting
+ * every text frame the server sends on this socket) of a connection the agent opened with
+ * `agentNonce`: the SHA-256 (lowercase hex) of the frame's JSON text without its `sig` member, bound
+ * to the nonce and the position so that a frame can be neither forged, changed, replayed into another
+ * connection nor reordered. The digest keeps signing a large `sync` cheap.
  */
-export function serverFramePayload(agentNonce: string, frame: number, body: string): string {
-  return `postern-server:${agentNonce}:${frame}:${body}`;
+export function serverFramePayload(agentNonce: string, frame: number, bodySha256Hex: string): string {
+  return `postern-server:${agentNonce}:${frame}:${bodySha256Hex}`;
 }
 
 /** The signature member the server appends last to every frame's JSON object. */

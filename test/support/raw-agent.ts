@@ -6,7 +6,7 @@
  * records every message; what it acknowledges is up to the test. Traffic only to the given server
  * (loopback in tests); `close()` ends the socket.
  */
-import { createPrivateKey, createPublicKey, randomBytes, sign, verify } from "node:crypto";
+import { createHash, createPrivateKey, createPublicKey, randomBytes, sign, verify } from "node:crypto";
 import WebSocket from "ws";
 import {
   AGENT_CONNECT_PATH,
@@ -68,7 +68,10 @@ export class RawAgent {
     const privateKey = createPrivateKey(identity.signingPrivateKey);
     ws.on("message", (data) => {
       const signed = splitSignedFrame(String(data));
-      const payload = Buffer.from(serverFramePayload(nonce, agent.frame++, signed?.body ?? ""), "utf8");
+      const digest = createHash("sha256")
+        .update(signed?.body ?? "", "utf8")
+        .digest("hex");
+      const payload = Buffer.from(serverFramePayload(nonce, agent.frame++, digest), "utf8");
       if (!signed || !verify(null, payload, serverKey, Buffer.from(signed.signature, "base64"))) agent.verified = false;
       const message = ServerToAgentSchema.parse(JSON.parse(signed?.body ?? String(data)));
       agent.messages.push(message);

@@ -10,7 +10,7 @@
  * may send at most AGENT_PRE_HELLO_MAX_BYTES. One live connection per agent: a new one replaces the
  * old. Pings every 15 s; an agent that misses a pong is dropped at the next ping (within 30 s).
  */
-import { createPublicKey, verify as verifySignature, randomBytes, sign } from "node:crypto";
+import { createHash, createPublicKey, verify as verifySignature, randomBytes, sign } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
@@ -376,7 +376,8 @@ export class AgentHub implements AgentChannel {
   /** Sends one frame, signed (serverFramePayload) with the server's agent signing key. */
   private send(ws: WebSocket, framing: Framing, msg: ServerToAgent): void {
     const body = JSON.stringify(msg);
-    const payload = Buffer.from(serverFramePayload(framing.agentNonce, framing.frame, body), "utf8");
+    const digest = createHash("sha256").update(body, "utf8").digest("hex");
+    const payload = Buffer.from(serverFramePayload(framing.agentNonce, framing.frame, digest), "utf8");
     framing.frame += 1;
     ws.send(withFrameSignature(body, sign(null, payload, this.serverKey.privateKey).toString("base64")));
   }
