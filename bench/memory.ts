@@ -240,7 +240,9 @@ async function seed(db: Db, o: Options, haproxy: MultiAclHaproxy): Promise<Seede
   const agentId = newId();
   const agentToken = randomToken(24);
   const backendId = newId();
-  db.insert(agents).values({ id: agentId, name: "bench agent", token: agentToken }).run();
+  db.insert(agents)
+    .values({ id: agentId, name: "bench agent", tokenHash: sha256(agentToken), tokenExpiresAt: now + 3_600_000 })
+    .run();
   db.insert(backends)
     .values({
       id: backendId,

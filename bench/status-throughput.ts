@@ -188,7 +188,7 @@ async function seed(db: Db, o: Options): Promise<string[]> {
   const agentId = newId();
   const backendId = newId();
   db.insert(agents)
-    .values({ id: agentId, name: "bench agent", token: randomToken(24) })
+    .values({ id: agentId, name: "bench agent", tokenHash: sha256(randomToken(24)), tokenExpiresAt: now + 3_600_000 })
     .run();
   db.insert(backends)
     .values({

@@ -51,6 +51,17 @@ These first-run credentials are kept in $first_run_file (mode 0600).
 TXT
   cat "$first_run_file"
 else
+  # An agent enrolled by an older release has no pinned server key: pin this data directory's key
+  # (same machine, same data directory: nothing is learnt over the network).
+  if ! grep -q '"serverPublicKey"' "$agent_config"; then
+    server_key="$(postern agent server-key)"
+    node -e '
+      const fs = require("fs"); const [file, key] = process.argv.slice(1);
+      const c = JSON.parse(fs.readFileSync(file, "utf8")); c.serverPublicKey = key;
+      fs.writeFileSync(file, JSON.stringify(c, null, 2) + "\n", { mode: 0o600 });
+    ' "$agent_config" "$server_key"
+    echo "postern: pinned this server's agent signing key in $agent_config" >&2
+  fi
   echo "Postern is running at $url (first-run credentials: $first_run_file)"
 fi
 

@@ -6,8 +6,9 @@
  * The file is JSON:
  * ```json
  * {
- *   "server": "https://postern.example.com",     // base URL of the server (http or https)
+ *   "server": "https://postern.example.com",     // base URL of the server (https; http only to loopback)
  *   "agentId": "…",                               // AgentID returned by enrolment
+ *   "serverPublicKey": "…",                       // the server's agent signing key (Ed25519 SPKI DER, base64), pinned at enrolment
  *   "signingPrivateKey": "-----BEGIN PRIVATE KEY-----…", // Ed25519, PKCS#8 PEM
  *   "boxPublicKey": "…",                          // X25519 public key, raw 32 bytes, base64
  *   "boxSecretKey": "…",                          // X25519 secret key, raw 32 bytes, base64
@@ -21,10 +22,11 @@
  * ```
  */
 import { randomBytes } from "node:crypto";
-import { createPrivateKey } from "node:crypto";
+import { createPrivateKey, createPublicKey } from "node:crypto";
 import { mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, extname, isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
+import { normaliseIp } from "@postern/shared";
 
 /** Log levels accepted in `logLevel` (pino's). */
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -35,6 +37,47 @@ const base64Key32 = (what: string) =>
     .regex(/^[A-Za-z0-9+/]+={0,2}$/, `${what} must be base64`)
     .refine((s) => Buffer.from(s, "base64").length === 32, `${what} must be 32 bytes`);
 
+/** True when `hostname` (a URL's, IPv6 in brackets) is this host's loopback: localhost, 127.0.0.0/8 or ::1. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  if (host === "localhost") return true;
+  const ip = normaliseIp(host);
+  if (!ip) return false;
+  return ip.family === "inet" ? ip.ip.startsWith("127.") : ip.ip === "::1";
+}
+
+/**
+ * Why the agent refuses to talk to `server` (a base URL), or undefined when it may: only https://
+ * (or wss://), and http:// (or ws://) to a loopback host; nothing is sent unencrypted over a network.
+ */
+export function insecureServerReason(server: string): string | undefined {
+  const url = URL.parse(server);
+  if (!url) return `"${server}" is not a URL`;
+  if (url.protocol === "https:" || url.protocol === "wss:") return undefined;
+  if (url.protocol !== "http:" && url.protocol !== "ws:") return `"${server}" is not an https:// URL`;
+  if (isLoopbackHost(url.hostname)) return undefined;
+  return `refusing ${url.protocol}// to ${url.hostname}: the server must be https:// (http:// only to this host's loopback address)`;
+}
+
+/** True when `value` is base64 of an Ed25519 public key in SPKI DER. */
+function isEd25519Spki(value: string): boolean {
+  try {
+    return (
+      /^[A-Za-z0-9+/]+={0,2}$/.test(value) &&
+      createPublicKey({ key: Buffer.from(value, "base64"), format: "der", type: "spki" }).asymmetricKeyType ===
+        "ed25519"
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** What to do about a config enrolled before agents pinned their server (no serverPublicKey). */
+export const NO_SERVER_KEY_PROBLEM =
+  "serverPublicKey is missing: this agent was enrolled before agents pinned their server, so it cannot tell its " +
+  "server from an impostor. Enrol again (postern-agent enrol --force with a new token), or add " +
+  '"serverPublicKey": "<the key printed by `postern agent server-key` on the server>" to this file';
+
 /**
  * The schema of the config file as stored (before defaults are resolved). Unknown keys are refused so
  * that a misspelt option (e.g. `scriptEnabled`) is reported instead of silently ignored. Error messages
@@ -42,8 +85,18 @@ const base64Key32 = (what: string) =>
  */
 export const AgentConfigFileSchema = z
   .object({
-    server: z.url({ protocol: /^https?$/, error: "server must be an http:// or https:// URL" }),
+    server: z.url({ protocol: /^https?$/, error: "server must be an https:// URL" }).superRefine((server, ctx) => {
+      const reason = /^https?:/i.test(server) ? insecureServerReason(server) : undefined; // else z.url said it
+      if (reason) ctx.addIssue({ code: "custom", message: reason });
+    }),
     agentId: z.string().min(1, "agentId is required"),
+    serverPublicKey: z
+      .string()
+      .optional()
+      .refine(
+        (k) => k === undefined || isEd25519Spki(k),
+        "serverPublicKey must be an Ed25519 public key (SPKI DER, base64)",
+      ),
     signingPrivateKey: z.string().refine((pem) => {
       try {
         return createPrivateKey(pem).asymmetricKeyType === "ed25519";
@@ -72,6 +125,8 @@ export interface AgentConfig {
   /** Base URL of the server, e.g. `https://postern.example.com` (may carry a path prefix). */
   readonly server: string;
   readonly agentId: string;
+  /** The server's agent signing key pinned at enrolment (Ed25519 SPKI DER, base64). */
+  readonly serverPublicKey: string;
   /** Ed25519 private key, PKCS#8 PEM. Never log it. */
   readonly signingPrivateKey: string;
   /** X25519 public key, raw 32 bytes, base64. */
@@ -112,7 +167,9 @@ function isRoot(): boolean {
 
 /**
  * Validates a parsed config object and resolves its defaults (`useSudo`: true unless `root`; `stateFile`:
- * next to `configPath`, relative paths resolved against the config's folder).
+ * next to `configPath`, relative paths resolved against the config's folder). A config without
+ * `serverPublicKey` (enrolled before agents pinned their server) is refused, fail closed, with
+ * NO_SERVER_KEY_PROBLEM.
  * @throws ConfigError listing every problem (field path and what is wrong; never the value).
  */
 export function resolveConfig(raw: unknown, configPath: string, options: { root?: boolean } = {}): AgentConfig {
@@ -126,11 +183,14 @@ export function resolveConfig(raw: unknown, configPath: string, options: { root?
     throw new ConfigError(`invalid agent config ${configPath}`, problems);
   }
   const c = parsed.data;
+  if (c.serverPublicKey === undefined)
+    throw new ConfigError(`invalid agent config ${configPath}`, [NO_SERVER_KEY_PROBLEM]);
   const abs = resolve(configPath);
   return {
     configPath: abs,
     server: c.server,
     agentId: c.agentId,
+    serverPublicKey: c.serverPublicKey,
     signingPrivateKey: c.signingPrivateKey,
     boxPublicKey: c.boxPublicKey,
     boxSecretKey: c.boxSecretKey,

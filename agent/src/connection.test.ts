@@ -1,4 +1,13 @@
-import { createPrivateKey, createPublicKey, randomBytes, verify } from "node:crypto";
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomBytes,
+  sign,
+  verify,
+} from "node:crypto";
+import type { KeyObject } from "node:crypto";
 import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
@@ -9,10 +18,13 @@ import { WebSocketServer } from "ws";
 import type { WebSocket } from "ws";
 import {
   AGENT_CONNECT_PATH,
+  AGENT_NONCE_PARAM,
   AGENT_PROTOCOL_VERSION,
   AgentCloseCode,
   AgentToServerSchema,
   challengePayload,
+  serverFramePayload,
+  withFrameSignature,
 } from "@postern/shared";
 import type { AgentCapabilities, AgentToServer, Entry, ServerToAgent, Target } from "@postern/shared";
 import type { Backend, EntryOutcome } from "./backends/backend.ts";
@@ -30,6 +42,9 @@ const CAPS: AgentCapabilities = {
 };
 const keys = generateAgentKeys();
 const publicKey = createPublicKey(createPrivateKey(keys.signingPrivateKey));
+/** The server's agent signing key the agent pinned (SPKI DER base64 in the config). */
+const serverKey = generateKeyPairSync("ed25519");
+const serverPublicKey = serverKey.publicKey.export({ format: "der", type: "spki" }).toString("base64");
 
 /** Waits until `check` is true, polling every 10 ms, failing after `ms`. */
 async function until(check: () => boolean, ms = 5_000): Promise<void> {
@@ -45,6 +60,16 @@ interface ServerSocket {
   received: AgentToServer[];
   verified: boolean;
   closed?: { code: number; reason: string };
+  /** The agent's connection nonce (from the URL) and the number of the next frame. */
+  nonce: string;
+  frame: number;
+}
+
+/** Signs `body` (a JSON object's text) as frame `s.frame` of socket `s` with `key`, as the hub does. */
+function signFrame(s: ServerSocket, body: string, key: KeyObject = serverKey.privateKey): string {
+  const digest = createHash("sha256").update(body, "utf8").digest("hex");
+  const payload = Buffer.from(serverFramePayload(s.nonce, s.frame++, digest), "utf8");
+  return withFrameSignature(body, sign(null, payload, key).toString("base64"));
 }
 
 /** The server side of the protocol, played on 127.0.0.1 by the test. */
@@ -54,10 +79,12 @@ class FakeServer {
   /** What to do after a verified hello (default: welcome). */
   afterHello: (s: ServerSocket) => void = (s) =>
     this.send(s, { type: "welcome", agentId: AGENT_ID, serverTime: Date.now() });
+  /** The key frames are signed with (another key than the pinned one plays an impostor). */
+  signingKey: KeyObject = serverKey.privateKey;
   constructor(port = 0) {
     this.wss = new WebSocketServer({ host: "127.0.0.1", port, path: AGENT_CONNECT_PATH });
-    this.wss.on("connection", (ws) => {
-      const s: ServerSocket = { ws, received: [], verified: false };
+    this.wss.on("connection", (ws, req) => {
+      const s = FakeServer.socket(ws, req.url);
       this.sockets.push(s);
       const nonce = randomBytes(16).toString("base64url");
       ws.on("message", (data) => {
@@ -82,12 +109,17 @@ class FakeServer {
       this.send(s, { type: "challenge", nonce, protocol: AGENT_PROTOCOL_VERSION });
     });
   }
+  /** A socket record with the nonce of the request URL. */
+  static socket(ws: WebSocket, url: string | undefined): ServerSocket {
+    const nonce = new URL(url ?? "/", "http://x").searchParams.get(AGENT_NONCE_PARAM) ?? "";
+    return { ws, received: [], verified: false, nonce, frame: 0 };
+  }
   async listening(): Promise<string> {
     if (!this.wss.address()) await once(this.wss, "listening");
     return `http://127.0.0.1:${(this.wss.address() as AddressInfo).port}`;
   }
   send(s: ServerSocket, msg: ServerToAgent): void {
-    s.ws.send(JSON.stringify(msg));
+    s.ws.send(signFrame(s, JSON.stringify(msg), this.signingKey));
   }
   async close(): Promise<void> {
     for (const client of this.wss.clients) client.terminate();
@@ -145,6 +177,7 @@ function connect(
   const conn = startConnection({
     server: url,
     agentId: AGENT_ID,
+    serverPublicKey,
     signingKey: keys.signingPrivateKey,
     version: "1.9.0",
     capabilities: async () => CAPS,
@@ -170,6 +203,7 @@ describe("startAgent against a server", () => {
       {
         server: url,
         agentId: AGENT_ID,
+        serverPublicKey,
         signingPrivateKey: keys.signingPrivateKey,
         boxPublicKey: keys.boxPublicKey,
         boxSecretKey: keys.boxSecretKey,
@@ -244,13 +278,13 @@ describe("startConnection", () => {
   it.each([
     ["a message failing the schema", JSON.stringify({ type: "sync", seq: "one", targets: [] })],
     ["an unknown message type", JSON.stringify({ type: "reboot" })],
-    ["text that is not JSON", "{ nope"],
-  ])("closes the connection with the protocol-error code on %s", async (_what, payload) => {
+    ["text that is not JSON", "{ nope }"],
+  ])("closes the connection with the protocol-error code on %s (signed)", async (_what, payload) => {
     const handled: unknown[] = [];
     const conn = connect(async (m) => void handled.push(m));
     await until(() => conn.connected());
     const s = server.sockets[0]!;
-    s.ws.send(payload);
+    s.ws.send(signFrame(s, payload));
     await until(() => s.closed !== undefined);
     expect(s.closed?.code).toBe(AgentCloseCode.protocolError);
     expect(handled).toEqual([]);
@@ -262,11 +296,11 @@ describe("startConnection", () => {
     server.afterHello = () => undefined;
     const wss = server.wss;
     wss.removeAllListeners("connection");
-    wss.on("connection", (ws) => {
-      const s: ServerSocket = { ws, received: [], verified: false };
+    wss.on("connection", (ws, req) => {
+      const s = FakeServer.socket(ws, req.url);
       server.sockets.push(s);
       ws.on("close", (code, reason) => (s.closed = { code, reason: reason.toString() }));
-      ws.send(JSON.stringify({ type: "apply", seq: 1, ops: [] }));
+      server.send(s, { type: "apply", seq: 1, ops: [] });
     });
     const handled: unknown[] = [];
     connect(async (m) => void handled.push(m));
@@ -295,6 +329,7 @@ describe("startConnection", () => {
     const conn = startConnection({
       server: url,
       agentId: AGENT_ID,
+      serverPublicKey,
       signingKey: keys.signingPrivateKey,
       version: "1.9.0",
       capabilities: async () => ({}),
@@ -311,6 +346,94 @@ describe("startConnection", () => {
     expect(conn.state()).toBe("stopped");
     server = new FakeServer();
   });
+});
+
+describe("the agent trusts only its server (issue #8 item 5)", () => {
+  it("sends a fresh nonce with every connection", async () => {
+    const conn = connect();
+    await until(() => conn.connected());
+    server.sockets[0]!.ws.terminate();
+    await until(() => server.sockets.length === 2 && conn.connected());
+    const [a, b] = server.sockets.map((s) => s.nonce);
+    expect(a).toMatch(/^[A-Za-z0-9_-]{16,128}$/);
+    expect(b).toMatch(/^[A-Za-z0-9_-]{16,128}$/);
+    expect(a).not.toBe(b);
+  });
+
+  it("refuses a server that cannot sign with the pinned key: no hello, nothing handled", async () => {
+    server.signingKey = generateKeyPairSync("ed25519").privateKey; // an impostor with its own key
+    const handled: unknown[] = [];
+    connect(async (m) => void handled.push(m));
+    await until(() => server.sockets[0]?.closed !== undefined);
+    const s = server.sockets[0]!;
+    expect(s.closed?.code).toBe(AgentCloseCode.serverUnverified);
+    expect(s.received).toEqual([]);
+    expect(handled).toEqual([]);
+  });
+
+  it("refuses unsigned frames", async () => {
+    const wss = server.wss;
+    wss.removeAllListeners("connection");
+    wss.on("connection", (ws, req) => {
+      const s = FakeServer.socket(ws, req.url);
+      server.sockets.push(s);
+      ws.on("message", (data) => s.received.push(AgentToServerSchema.parse(JSON.parse(String(data)))));
+      ws.on("close", (code, reason) => (s.closed = { code, reason: reason.toString() }));
+      ws.send(JSON.stringify({ type: "challenge", nonce: "n".repeat(20), protocol: AGENT_PROTOCOL_VERSION }));
+    });
+    connect();
+    await until(() => server.sockets[0]?.closed !== undefined);
+    expect(server.sockets[0]!.closed?.code).toBe(AgentCloseCode.serverUnverified);
+    expect(server.sockets[0]!.received).toEqual([]);
+  });
+
+  it("refuses a replayed frame (signed for another position) after the handshake", async () => {
+    const handled: unknown[] = [];
+    const conn = connect(async (m) => void handled.push(m));
+    await until(() => conn.connected());
+    const s = server.sockets[0]!;
+    const frame = signFrame(s, JSON.stringify({ type: "apply", seq: 1, ops: [] }));
+    s.ws.send(frame);
+    await until(() => handled.length === 1);
+    s.ws.send(frame); // the same bytes again: signed for the previous position
+    await until(() => s.closed !== undefined);
+    expect(s.closed?.code).toBe(AgentCloseCode.serverUnverified);
+    expect(handled).toHaveLength(1);
+  });
+
+  it("closes when the first message is larger than the pre-hello cap", async () => {
+    const wss = server.wss;
+    wss.removeAllListeners("connection");
+    wss.on("connection", (ws, req) => {
+      const s = FakeServer.socket(ws, req.url);
+      server.sockets.push(s);
+      ws.on("message", (data) => s.received.push(AgentToServerSchema.parse(JSON.parse(String(data)))));
+      ws.on("close", (code, reason) => (s.closed = { code, reason: reason.toString() }));
+      server.send(s, { type: "challenge", nonce: "n".repeat(100_000), protocol: AGENT_PROTOCOL_VERSION });
+    });
+    connect();
+    await until(() => server.sockets[0]?.closed !== undefined);
+    expect(server.sockets[0]!.closed?.code).toBe(AgentCloseCode.tooBig);
+    expect(server.sockets[0]!.received).toEqual([]);
+  });
+
+  it.each(["http://192.0.2.10:8080", "http://postern.example.com", "http://[2001:db8::1]:80"])(
+    "refuses %s before dialling anything",
+    (server) => {
+      expect(() =>
+        startConnection({
+          server,
+          agentId: AGENT_ID,
+          serverPublicKey,
+          signingKey: keys.signingPrivateKey,
+          version: "1.9.0",
+          capabilities: async () => ({}),
+          onMessage: async () => undefined,
+          signal: new AbortController().signal,
+        }),
+      ).toThrow(/must be https:\/\/ \(http:\/\/ only to this host's loopback address\)/);
+    },
+  );
 });
 
 describe("backoffDelay", () => {

@@ -3,12 +3,16 @@
  * agent dials out to `ws(s)://<server>/api/agent/connect`, answers the server's `challenge` with a
  * `hello` signed by its Ed25519 key and carrying its capabilities, then hands every `sync`, `apply` and
  * `refresh-capabilities` to a handler in arrival order and sends the handler's replies in that same
- * order. A message that is not valid JSON or fails the ServerToAgent schema closes the connection with
- * the protocol-error code (4400). When the socket drops, the agent reconnects with bounded exponential
+ * order. The agent trusts only its server: it dials https/wss (ws only to loopback), sends a fresh
+ * nonce with every connection, and checks the signature of every frame against the server key it
+ * pinned at enrolment (serverFramePayload: bound to the nonce and the frame's position); a frame that
+ * does not verify closes the socket (4403) before it is acted on. A first message larger than
+ * AGENT_PRE_HELLO_MAX_BYTES closes it too (1009). A message that is not valid JSON or fails the
+ * ServerToAgent schema closes the connection with the protocol-error code (4400). When the socket drops, the agent reconnects with bounded exponential
  * backoff and jitter (default 0.5 s doubling up to 10 s); the server sends the full state again on
  * every connect. Aborting `signal` (or calling `stop()`) closes the socket and ends the loop.
  */
-import { createPrivateKey, sign } from "node:crypto";
+import { createHash, createPrivateKey, createPublicKey, randomBytes, sign, verify } from "node:crypto";
 import type { KeyObject } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
@@ -16,13 +20,17 @@ import type { Logger } from "pino";
 import WebSocket from "ws";
 import {
   AGENT_CONNECT_PATH,
+  AGENT_NONCE_PARAM,
+  AGENT_PRE_HELLO_MAX_BYTES,
   AGENT_PROTOCOL_VERSION,
   AgentCloseCode,
   challengePayload,
+  serverFramePayload,
   ServerToAgentSchema,
+  splitSignedFrame,
 } from "@postern/shared";
 import type { AgentCapabilities, AgentToServer, ServerToAgent } from "@postern/shared";
-import { serverEndpoint } from "./config.ts";
+import { insecureServerReason, serverEndpoint } from "./config.ts";
 
 /** The messages handed to the handler: everything after the handshake. */
 export type ServerCommand = Extract<ServerToAgent, { type: "sync" | "apply" | "refresh-capabilities" }>;
@@ -36,9 +44,11 @@ export type ConnectionState = "connecting" | "authenticating" | "connected" | "b
 
 /** Options of {@link startConnection}. Times are milliseconds. */
 export interface ConnectionOptions {
-  /** Base URL of the server (http(s)://…); the WebSocket URL is derived from it. */
+  /** Base URL of the server (https://…, http:// only to loopback); the WebSocket URL is derived from it. */
   readonly server: string;
   readonly agentId: string;
+  /** The server's agent signing key pinned at enrolment: Ed25519 SPKI DER base64, or a KeyObject. */
+  readonly serverPublicKey: string | KeyObject;
   /** Ed25519 private key (PKCS#8 PEM or KeyObject) that signs the challenge. */
   readonly signingKey: string | KeyObject;
   /** Agent version sent in `hello` (and the User-Agent header). */
@@ -108,12 +118,20 @@ interface SessionResult {
 
 /**
  * Starts the connection loop and returns at once. It runs until `options.signal` is aborted.
- * @throws Error synchronously when `signingKey` is not a usable private key.
+ * @throws Error synchronously when `signingKey` or `serverPublicKey` is not a usable key, or the
+ *   server URL is not https:// (http:// only to loopback) — nothing is dialled then.
  */
 export function startConnection(options: ConnectionOptions): AgentConnection {
   const log = options.logger ?? pino({ level: "silent" });
   const key = typeof options.signingKey === "string" ? createPrivateKey(options.signingKey) : options.signingKey;
-  const url = serverEndpoint(options.server, AGENT_CONNECT_PATH, { websocket: true });
+  const serverKey =
+    typeof options.serverPublicKey === "string"
+      ? createPublicKey({ key: Buffer.from(options.serverPublicKey, "base64"), format: "der", type: "spki" })
+      : options.serverPublicKey;
+  if (serverKey.asymmetricKeyType !== "ed25519") throw new Error("the server's public key must be Ed25519");
+  const insecure = insecureServerReason(options.server);
+  if (insecure) throw new Error(insecure);
+  const baseUrl = serverEndpoint(options.server, AGENT_CONNECT_PATH, { websocket: true });
   const initial = options.initialDelayMs ?? 500;
   const max = options.maxDelayMs ?? 10_000;
   const random = options.random ?? Math.random;
@@ -129,6 +147,12 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
   const runSession = (): Promise<SessionResult> =>
     new Promise((resolve) => {
       setState("connecting");
+      // A fresh nonce per connection: the server signs every frame bound to it.
+      const nonce = randomBytes(24).toString("base64url");
+      const url = new URL(baseUrl);
+      url.searchParams.set(AGENT_NONCE_PARAM, nonce);
+      let frame = 0;
+      let serverRefused = false;
       const ws = new WebSocket(url, {
         handshakeTimeout: options.handshakeTimeoutMs ?? 10_000,
         headers: { "user-agent": `postern-agent/${options.version}` },
@@ -165,7 +189,7 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
         welcomed = true;
         if (authTimer) clearTimeout(authTimer);
         setState("connected");
-        log.info({ url: url.href }, "connected to server");
+        log.info({ url: baseUrl.href }, "connected to server");
       };
 
       const dispatch = async (message: ServerToAgent): Promise<void> => {
@@ -251,14 +275,30 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
           closeWith(AgentCloseCode.protocolError, "binary message");
           return;
         }
-        const text = Buffer.isBuffer(data)
-          ? data.toString("utf8")
-          : Array.isArray(data)
-            ? Buffer.concat(data).toString("utf8")
-            : Buffer.from(data).toString("utf8");
+        const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+        if (!helloSent && bytes.length > AGENT_PRE_HELLO_MAX_BYTES) {
+          log.warn({ bytes: bytes.length }, "first message from server is too large; closing");
+          closeWith(AgentCloseCode.tooBig, "message too large before hello");
+          return;
+        }
+        const text = bytes.toString("utf8");
+        // Only the server this agent enrolled with can sign a frame for this nonce and position.
+        const signed = splitSignedFrame(text);
+        const digest = signed ? createHash("sha256").update(signed.body, "utf8").digest("hex") : "";
+        const payload = signed ? Buffer.from(serverFramePayload(nonce, frame, digest), "utf8") : undefined;
+        frame++;
+        if (!signed || !payload || !verify(null, payload, serverKey, Buffer.from(signed.signature, "base64"))) {
+          serverRefused = true;
+          log.error(
+            { url: baseUrl.href, frame: frame - 1 },
+            "the server could not prove it is the server this agent enrolled with (bad or missing frame signature); closing",
+          );
+          closeWith(AgentCloseCode.serverUnverified, "server signature invalid");
+          return;
+        }
         let parsed: ServerToAgent;
         try {
-          const result = ServerToAgentSchema.safeParse(JSON.parse(text));
+          const result = ServerToAgentSchema.safeParse(JSON.parse(signed.body));
           if (!result.success) {
             log.warn(
               { issues: result.error.issues.slice(0, 5), message: text.slice(0, 200) },
@@ -288,7 +328,7 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
       ws.on("error", (err) => {
         // During a long outage, say it at warn for the first failures and then once a minute or so.
         const loud = failures < 3 || failures % 6 === 0;
-        log[loud ? "warn" : "debug"]({ err: err.message, url: url.href, failures }, "connection error");
+        log[loud ? "warn" : "debug"]({ err: err.message, url: baseUrl.href, failures }, "connection error");
       });
       ws.on("close", (code, reasonBuffer) => {
         if (authTimer) clearTimeout(authTimer);
@@ -300,7 +340,7 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
           log.error({ reason }, "the server refused this agent's identity (deleted or re-enrolled?)");
         if (code === AgentCloseCode.replaced)
           log.warn("another connection with this agent's identity replaced this one");
-        resolve({ welcomed, code, reason });
+        resolve({ welcomed, code: serverRefused ? AgentCloseCode.serverUnverified : code, reason });
       });
       if (options.signal.aborted) onAbort();
     });
@@ -314,8 +354,11 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
         attempt = 0;
         failures = 0;
       } else failures++;
-      // Refused identity or replaced: retrying quickly would only flap; wait the longest delay.
-      const slow = result.code === AgentCloseCode.authFailed || result.code === AgentCloseCode.replaced;
+      // Refused identity, replaced or an unverified server: retrying quickly would only flap; wait the longest delay.
+      const slow =
+        result.code === AgentCloseCode.authFailed ||
+        result.code === AgentCloseCode.replaced ||
+        result.code === AgentCloseCode.serverUnverified;
       const delay = slow ? max : backoffDelay(attempt, initial, max, random);
       attempt++;
       setState("backoff");

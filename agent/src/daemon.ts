@@ -113,6 +113,7 @@ export async function startAgent(options: StartAgentOptions): Promise<RunningAge
     connection = startConnection({
       server: config.server,
       agentId: config.agentId,
+      serverPublicKey: config.serverPublicKey,
       signingKey: config.signingPrivateKey,
       version,
       capabilities: detect,

@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, sign, verify } from "node:crypto";
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify } from "node:crypto";
 import { once } from "node:events";
 import { chmod, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -7,18 +7,21 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AGENT_ENROL_PATH, EnrolRequestSchema } from "@postern/shared";
-import type { EnrolRequest } from "@postern/shared";
-import { ConfigError, loadConfig, saveConfig } from "./config.ts";
+import { AGENT_ENROL_PATH, AGENT_REGISTER_PATH } from "@postern/shared";
+import type { AgentRegisterRequest, EnrolRequest } from "@postern/shared";
+import { ConfigError, NO_SERVER_KEY_PROBLEM, loadConfig, saveConfig } from "./config.ts";
 import { EnrolError, enrol, generateAgentKeys } from "./enrol.ts";
 
 const AGENT_ID = "a0000000-0000-4000-8000-000000000009";
+/** The server's agent signing public key the fake server answers (SPKI DER, base64). */
+const SERVER_KEY = generateKeyPairSync("ed25519").publicKey.export({ format: "der", type: "spki" }).toString("base64");
 
 interface Seen {
   method: string;
   url: string;
   contentType: string | undefined;
-  body: EnrolRequest;
+  authorization: string | undefined;
+  body: EnrolRequest & Partial<AgentRegisterRequest>;
 }
 
 let server: Server;
@@ -31,7 +34,7 @@ beforeEach(async () => {
   seen = [];
   respond = (_req, res) => {
     res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({ AgentID: AGENT_ID, Name: "edge-1" }));
+    res.end(JSON.stringify({ AgentID: AGENT_ID, Name: "edge-1", ServerKey: SERVER_KEY }));
   };
   server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -41,7 +44,8 @@ beforeEach(async () => {
         method: req.method ?? "",
         url: req.url ?? "",
         contentType: req.headers["content-type"],
-        body: EnrolRequestSchema.parse(JSON.parse(Buffer.concat(chunks).toString("utf8"))),
+        authorization: req.headers.authorization,
+        body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as Seen["body"],
       });
       respond(req, res);
     });
@@ -84,6 +88,7 @@ describe("enrol", () => {
     expect(config).toMatchObject({
       server: `${base}/postern/`,
       agentId: AGENT_ID,
+      serverPublicKey: SERVER_KEY,
       scriptsEnabled: false,
       driftCheckSeconds: 5,
     });
@@ -172,6 +177,57 @@ describe("enrol", () => {
     ).rejects.toThrow(/cannot reach the server at http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/);
   });
 
+  it.each(["http://192.0.2.10:8080", "http://postern.example.com/", "http://[2001:db8::1]/"])(
+    "refuses %s (not loopback) before sending anything, token or keys",
+    async (server) => {
+      const configPath = join(dir, "agent.json");
+      await expect(
+        enrol({ server, token: "secret-token", configPath, capabilities: CAPS, version: "1.9.0" }),
+      ).rejects.toThrow(/must be https:\/\/ \(http:\/\/ only to this host's loopback address\)/);
+      expect(seen).toEqual([]);
+      await expect(stat(configPath)).rejects.toThrow(/ENOENT/);
+    },
+  );
+
+  it("allows http:// to loopback names and addresses", async () => {
+    const port = new URL(base).port;
+    for (const [i, host] of ["localhost", "127.0.0.1", "[::ffff:127.0.0.1]"].entries()) {
+      const server = `http://${host}:${port}`;
+      await enrol({ server, token: "t", configPath: join(dir, `a${i}.json`), capabilities: CAPS, version: "1.9.0" });
+    }
+    expect(seen).toHaveLength(3);
+  });
+
+  it("with an API key, creates and enrols the named agent at /api/agent/register (Bearer key, no token)", async () => {
+    const configPath = join(dir, "agent.json");
+    const result = await enrol({
+      server: base,
+      apiKey: "pst_key",
+      name: "edge-1",
+      configPath,
+      capabilities: CAPS,
+      version: "1.9.0",
+    });
+    expect(result).toEqual({ agentId: AGENT_ID, name: "edge-1", configPath });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ url: AGENT_REGISTER_PATH, authorization: "Bearer pst_key" });
+    expect(seen[0]!.body).toMatchObject({ Name: "edge-1", Version: "1.9.0", Capabilities: CAPS });
+    expect(seen[0]!.body).not.toHaveProperty("Token");
+    expect(await loadConfig(configPath)).toMatchObject({ agentId: AGENT_ID, serverPublicKey: SERVER_KEY });
+  });
+
+  it("refuses an answer without the server key to pin", async () => {
+    respond = (_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ AgentID: AGENT_ID, Name: "edge-1" }));
+    };
+    const configPath = join(dir, "a.json");
+    await expect(enrol({ server: base, token: "t", configPath, capabilities: CAPS, version: "1.9.0" })).rejects.toThrow(
+      /enrolment answer is not valid/,
+    );
+    await expect(stat(configPath)).rejects.toThrow(/ENOENT/);
+  });
+
   it("rejects a server URL that is not http(s)", async () => {
     await expect(
       enrol({ server: "ftp://x", token: "t", configPath: join(dir, "a.json"), capabilities: CAPS, version: "1.9.0" }),
@@ -227,6 +283,7 @@ describe("config file (as enrol writes it)", () => {
     await saveConfig(path, {
       server: base,
       agentId: AGENT_ID,
+      serverPublicKey: SERVER_KEY,
       signingPrivateKey: keys.signingPrivateKey,
       boxPublicKey: keys.boxPublicKey,
       boxSecretKey: keys.boxSecretKey,
@@ -239,5 +296,38 @@ describe("config file (as enrol writes it)", () => {
     await expect(loadConfig(path, { root: false })).resolves.toMatchObject({ useSudo: true });
     await chmod(path, 0o644);
     await expect(loadConfig(path)).rejects.toThrow(/accessible by other users \(mode 0644\).*chmod 600/);
+  });
+
+  it("refuses, fail closed, a config enrolled before agents pinned their server, saying how to fix it", async () => {
+    const path = join(dir, "old.json");
+    const keys = generateAgentKeys();
+    await saveConfig(path, {
+      server: base,
+      agentId: AGENT_ID,
+      signingPrivateKey: keys.signingPrivateKey,
+      boxPublicKey: keys.boxPublicKey,
+      boxSecretKey: keys.boxSecretKey,
+    });
+    const error = await loadConfig(path).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([NO_SERVER_KEY_PROBLEM]);
+    expect(NO_SERVER_KEY_PROBLEM).toMatch(/postern-agent enrol --force/);
+    expect(NO_SERVER_KEY_PROBLEM).toMatch(/postern agent server-key/);
+  });
+
+  it("refuses a config whose server is http:// to another host", async () => {
+    const path = join(dir, "plain.json");
+    const keys = generateAgentKeys();
+    await saveConfig(path, {
+      server: base,
+      agentId: AGENT_ID,
+      serverPublicKey: SERVER_KEY,
+      signingPrivateKey: keys.signingPrivateKey,
+      boxPublicKey: keys.boxPublicKey,
+      boxSecretKey: keys.boxSecretKey,
+    });
+    const raw = JSON.parse(await readFile(path, "utf8")) as Record<string, unknown>;
+    await writeFile(path, JSON.stringify({ ...raw, server: "http://postern.example.com" }), { mode: 0o600 });
+    await expect(loadConfig(path)).rejects.toThrow(/server: refusing http:\/\/ to postern\.example\.com/);
   });
 });

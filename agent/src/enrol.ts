@@ -1,14 +1,17 @@
 /**
  * Enrolment (design.md "Agent protocol" → Enrolment): the agent generates its own key pairs, sends the
- * public halves with the one-time token to `POST /api/agent/enrol`, and writes its config file (mode 0600)
- * with the AgentID the server assigned. The private keys never leave this host.
+ * public halves with the one-time token to `POST /api/agent/enrol` — or, for automated provisioning,
+ * with an API key of scope `agent.register` and a name to `POST /api/agent/register`, which creates
+ * the agent too — and writes its config file (mode 0600) with the AgentID the server assigned and the
+ * server's signing key (`ServerKey`), which it pins. The private keys never leave this host. Only
+ * https:// servers are contacted (http:// only on loopback).
  */
 import { generateKeyPairSync } from "node:crypto";
 import { access, constants, rm } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { AGENT_ENROL_PATH, EnrolResponseSchema, ErrorBodySchema } from "@postern/shared";
-import type { AgentCapabilities, EnrolRequest, EnrolResponse } from "@postern/shared";
-import { saveConfig, serverEndpoint, writeFileAtomic } from "./config.ts";
+import { AGENT_ENROL_PATH, AGENT_REGISTER_PATH, EnrolResponseSchema, ErrorBodySchema } from "@postern/shared";
+import type { AgentCapabilities, AgentRegisterRequest, EnrolRequest, EnrolResponse } from "@postern/shared";
+import { insecureServerReason, saveConfig, serverEndpoint, writeFileAtomic } from "./config.ts";
 import type { AgentConfigFile } from "./config.ts";
 
 /** The agent's key material. Public keys go to the server; private keys only into the config file. */
@@ -39,10 +42,14 @@ export function generateAgentKeys(): AgentKeys {
 
 /** Options of {@link enrol}. */
 export interface EnrolOptions {
-  /** Base URL of the server (http or https). */
+  /** Base URL of the server (https; http only to loopback). */
   readonly server: string;
-  /** The one-time agent token the admin console showed. */
-  readonly token: string;
+  /** The one-time agent token the admin console showed (or give `apiKey` and `name`). */
+  readonly token?: string;
+  /** An API key of scope `agent.register`: creates the agent `name` and enrols it in one step. */
+  readonly apiKey?: string;
+  /** The new agent's name (with `apiKey`). */
+  readonly name?: string;
   /** Where to write the config file (mode 0600). */
   readonly configPath: string;
   /** Capabilities reported with the enrolment. */
@@ -98,24 +105,35 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /**
- * Enrols this agent: generates keys, POSTs an EnrolRequest to `${server}/api/agent/enrol`, and writes the
- * config file. Before contacting the server (which consumes the token) it checks that the config can be
+ * Enrols this agent: generates keys, POSTs an EnrolRequest to `${server}/api/agent/enrol` (with
+ * `apiKey` and `name`: an AgentRegisterRequest to `/api/agent/register`, Bearer key), and writes the
+ * config file with the server key it pins. Before contacting the server (which consumes the token) it checks that the config can be
  * written and does not exist yet (unless `force`). Redirects are refused (the token is not re-sent
  * elsewhere).
- * @throws EnrolError with a readable message: config exists, folder not writable, server unreachable,
+ * @throws EnrolError with a readable message: neither or both of token and API key, server URL not
+ *   https:// (http:// only to loopback; nothing is sent then), config exists, folder not writable, server unreachable,
  *   HTTP error (`HTTP 401: err.unauthorised: <Extra>` from the server's `{Err, Extra}`), invalid answer,
  *   or config write failure.
  */
 export async function enrol(options: EnrolOptions): Promise<EnrolResult> {
   const configPath = resolve(options.configPath);
+  const token = options.token?.trim() ?? "";
+  const apiKey = options.apiKey?.trim() ?? "";
+  const name = options.name?.trim() ?? "";
+  if (options.token !== undefined && options.apiKey !== undefined)
+    throw new EnrolError("give either a token or an API key, not both");
+  if (options.apiKey === undefined && !token) throw new EnrolError("the enrolment token is empty");
+  if (options.apiKey !== undefined && !apiKey) throw new EnrolError("the API key is empty");
+  if (options.apiKey !== undefined && !name) throw new EnrolError("an agent name is required with an API key");
   let url: URL;
   try {
-    url = serverEndpoint(options.server, AGENT_ENROL_PATH);
+    url = serverEndpoint(options.server, apiKey ? AGENT_REGISTER_PATH : AGENT_ENROL_PATH);
     if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http(s)");
   } catch {
-    throw new EnrolError(`invalid server URL "${options.server}": expected http:// or https://`);
+    throw new EnrolError(`invalid server URL "${options.server}": expected https://`);
   }
-  if (!options.token.trim()) throw new EnrolError("the enrolment token is empty");
+  const insecure = insecureServerReason(options.server);
+  if (insecure) throw new EnrolError(`invalid server URL: ${insecure}`);
   if (!options.force && (await exists(configPath))) {
     throw new EnrolError(
       `agent config ${configPath} already exists; this agent is enrolled (use --force to enrol again and replace its identity)`,
@@ -133,13 +151,13 @@ export async function enrol(options: EnrolOptions): Promise<EnrolResult> {
   }
 
   const keys = generateAgentKeys();
-  const request: EnrolRequest = {
-    Token: options.token.trim(),
+  const common = {
     SigningPublicKey: keys.signingPublicKey,
     BoxPublicKey: keys.boxPublicKey,
     Version: options.version,
     Capabilities: options.capabilities,
   };
+  const request: EnrolRequest | AgentRegisterRequest = apiKey ? { Name: name, ...common } : { Token: token, ...common };
   const doFetch = options.fetch ?? fetch;
   const timeout = AbortSignal.timeout(options.timeoutMs ?? 30_000);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
@@ -151,6 +169,7 @@ export async function enrol(options: EnrolOptions): Promise<EnrolResult> {
         "content-type": "application/json",
         accept: "application/json",
         "user-agent": `postern-agent/${options.version}`,
+        ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
       },
       body: JSON.stringify(request),
       redirect: "error",
@@ -189,6 +208,7 @@ export async function enrol(options: EnrolOptions): Promise<EnrolResult> {
   const config: AgentConfigFile = {
     server: options.server,
     agentId: answer.AgentID,
+    serverPublicKey: answer.ServerKey,
     signingPrivateKey: keys.signingPrivateKey,
     boxPublicKey: keys.boxPublicKey,
     boxSecretKey: keys.boxSecretKey,

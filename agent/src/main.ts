@@ -2,17 +2,18 @@
  * `postern-agent` command line (design.md "Agent protocol"):
  *
  *   postern-agent enrol --server URL --token TOKEN --config FILE [--force] [--enable-scripts] [--haproxy-socket PATH]
+ *   postern-agent enrol --server URL --api-key KEY --name NAME --config FILE [...]   (scope agent.register)
  *   postern-agent run --config FILE
  *   postern-agent --version | --help | <command> --help
  *
- * Messages go to stderr (pino logs too), data to stdout. Exit codes: 0 success, 1 failure or usage
+ * The server must be https:// (http:// only to loopback). Messages go to stderr (pino logs too), data to stdout. Exit codes: 0 success, 1 failure or usage
  * error, 78 unusable config file (sysexits EX_CONFIG, so systemd's RestartPreventExitStatus can stop
  * restarting a daemon that cannot start). SIGTERM and SIGINT stop `run` cleanly through one AbortController.
  */
 import { Command, CommanderError, Option } from "commander";
 import { pino } from "pino";
 import { detectCapabilities } from "./capabilities.ts";
-import { ConfigError, loadConfig } from "./config.ts";
+import { ConfigError, insecureServerReason, loadConfig } from "./config.ts";
 import { AGENT_VERSION, startAgent } from "./daemon.ts";
 import { EnrolError, enrol } from "./enrol.ts";
 import { ExecaRunner } from "./process/execa-runner.ts";
@@ -27,17 +28,22 @@ function fail(message: string, code = 1): void {
 
 async function runEnrol(opts: {
   server: string;
-  token: string;
+  token?: string;
+  apiKey?: string;
+  name?: string;
   config: string;
   force?: boolean;
   enableScripts?: boolean;
   haproxySocket?: string;
 }): Promise<void> {
-  if (opts.server.startsWith("http://")) {
-    process.stderr.write(
-      "postern-agent: warning: the server URL is not https; the token and traffic are not encrypted\n",
-    );
-  }
+  if ((opts.token === undefined) === (opts.apiKey === undefined))
+    return fail("give either --token (one-time agent token) or --api-key with --name (scope agent.register)");
+  if (opts.apiKey !== undefined && opts.name === undefined)
+    return fail("--api-key needs --name (the new agent's name)");
+  if (opts.token !== undefined && opts.name !== undefined)
+    return fail("--name goes with --api-key; a token enrols the agent the admin created");
+  const insecure = insecureServerReason(opts.server);
+  if (insecure) return fail(insecure);
   const runner = new ExecaRunner();
   const scriptsEnabled = opts.enableScripts ?? false;
   const capabilities = await detectCapabilities({
@@ -48,7 +54,8 @@ async function runEnrol(opts: {
   try {
     const result = await enrol({
       server: opts.server,
-      token: opts.token,
+      ...(opts.token !== undefined ? { token: opts.token } : {}),
+      ...(opts.apiKey !== undefined ? { apiKey: opts.apiKey, name: opts.name ?? "" } : {}),
       configPath: opts.config,
       capabilities,
       version: AGENT_VERSION,
@@ -117,12 +124,17 @@ export function buildProgram(): Command {
   program
     .command("enrol")
     .description("enrol this host with a Postern server and write the agent config (mode 0600)")
-    .requiredOption("--server <url>", "base URL of the server, e.g. https://postern.example.com")
-    .addOption(
-      new Option("--token <token>", "one-time agent token from the admin console")
-        .env("POSTERN_AGENT_TOKEN")
-        .makeOptionMandatory(),
+    .requiredOption(
+      "--server <url>",
+      "base URL of the server, e.g. https://postern.example.com (http:// only to loopback)",
     )
+    .addOption(new Option("--token <token>", "one-time agent token from the admin console").env("POSTERN_AGENT_TOKEN"))
+    .addOption(
+      new Option("--api-key <key>", "API key with scope agent.register: creates the agent --name and enrols it").env(
+        "POSTERN_AGENT_API_KEY",
+      ),
+    )
+    .option("--name <name>", "name of the agent to create (with --api-key)")
     .requiredOption("--config <file>", "where to write the agent config")
     .option("--force", "replace an existing config (the old identity is lost)")
     .option("--enable-scripts", "allow custom scripts on this agent (off by default)")

@@ -7,12 +7,34 @@
  * default none), POSTERN_DISCOVERY_PORTS (comma-separated TCP ports of extra IP-discovery listeners
  * answering GET /api/ip, e.g. 443,222,3389,8000; default none; see http/discovery.ts),
  * POSTERN_DISCOVERY_TLS_CERT and POSTERN_DISCOVERY_TLS_KEY (PEM files: those listeners serve https;
- * both or neither).
+ * both or neither), POSTERN_AGENT_TOKEN_HOURS (lifetime of agent install tokens in hours, default 24,
+ * at most 8760; `postern agent create` reads it too).
  */
 import { resolve } from "node:path";
 import { z } from "zod";
 import { parseCidr } from "@postern/shared";
 import { parseLicensePublicKeys } from "./services/licensing/keys.ts";
+
+/** POSTERN_AGENT_TOKEN_HOURS: hours an agent install token stays valid (default 24, more than 0, at most 8760). */
+export const AgentTokenHoursSchema = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === "" ? "24" : v))
+  .refine(
+    (v) => /^\d+(\.\d+)?$/.test(v.trim()) && Number(v) > 0 && Number(v) <= 8760,
+    "must be hours between 0 and 8760",
+  )
+  .transform(Number);
+
+/**
+ * The agent token lifetime of the environment in milliseconds (POSTERN_AGENT_TOKEN_HOURS).
+ * @throws Error naming the variable when it is malformed.
+ */
+export function agentTokenLifetimeMs(env: NodeJS.ProcessEnv): number {
+  const r = AgentTokenHoursSchema.safeParse(env["POSTERN_AGENT_TOKEN_HOURS"]);
+  if (!r.success) throw new Error(`POSTERN_AGENT_TOKEN_HOURS: ${r.error.issues[0]?.message ?? "invalid"}`);
+  return r.data * 3_600_000;
+}
 
 const Schema = z
   .object({
@@ -66,6 +88,7 @@ const Schema = z
       )
       .refine((list) => new Set(list.map(Number)).size === list.length, "must not repeat a port")
       .transform((list) => list.map(Number)),
+    POSTERN_AGENT_TOKEN_HOURS: AgentTokenHoursSchema,
     POSTERN_DISCOVERY_TLS_CERT: z.string().default(""),
     POSTERN_DISCOVERY_TLS_KEY: z.string().default(""),
   })
@@ -82,6 +105,8 @@ export interface ServerConfig {
   readonly trustedProxies: readonly string[];
   /** Trusted licence signing keys (base64 raw 32-byte or SPKI DER Ed25519). */
   readonly licensePublicKeys: readonly string[];
+  /** Lifetime of agent install tokens in hours. */
+  readonly agentTokenHours: number;
   /** Extra IP-discovery listeners: their ports and, for https, the PEM file paths (http/discovery.ts). */
   readonly discovery: {
     readonly ports: readonly number[];
@@ -103,6 +128,7 @@ export function loadServerConfig(
       logLevel: r.data.POSTERN_LOG_LEVEL,
       trustedProxies: Object.freeze(r.data.POSTERN_TRUSTED_PROXIES),
       licensePublicKeys: Object.freeze(r.data.POSTERN_LICENSE_PUBLIC_KEYS),
+      agentTokenHours: r.data.POSTERN_AGENT_TOKEN_HOURS,
       discovery: discoveryConfig(r.data),
     }),
   };

@@ -6,6 +6,8 @@ export { TestClock, systemClock } from "./clock.ts";
 export type { Clock } from "./clock.ts";
 export { AdminSessionService } from "./services/auth/admin-sessions.ts";
 export { AgentService } from "./services/agents.ts";
+export { agentTokenLifetimeMs } from "./config.ts";
+export { loadOrCreateServerSigningKey } from "./agent-hub/server-key.ts";
 export { createLogger } from "./logger.ts";
 export { UserService } from "./services/users.ts";
 export { GrantEngine } from "./services/grants/engine.ts";

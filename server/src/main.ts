@@ -1,6 +1,6 @@
 /**
  * `postern-server`: reads POSTERN_DATA_DIR (default ./data), POSTERN_LISTEN (host:port, default
- * 127.0.0.1:8080) and POSTERN_LOG_LEVEL, then serves until SIGTERM/SIGINT.
+ * 127.0.0.1:8080), POSTERN_LOG_LEVEL and the rest of config.ts, then serves until SIGTERM/SIGINT.
  */
 import { loadServerConfig } from "./config.ts";
 import { startServer } from "./server.ts";
@@ -18,6 +18,7 @@ if (!config.ok) {
       trustedProxies: config.value.trustedProxies,
       licensePublicKeys: config.value.licensePublicKeys,
       discovery: config.value.discovery,
+      agentTokenHours: config.value.agentTokenHours,
     });
     const stop = () => {
       void server.close().then(() => process.stderr.write("postern-server: stopped\n"));

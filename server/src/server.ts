@@ -22,6 +22,7 @@ import { readJsBundleHash } from "./http/static-web.ts";
 import { parseTrustedProxies } from "./http/client-address.ts";
 import { GelfForwarder } from "./services/gelf/forwarder.ts";
 import { loadOrCreateSecretKey } from "./services/secrets/at-rest.ts";
+import { loadOrCreateServerSigningKey } from "./agent-hub/server-key.ts";
 import { startDiscovery } from "./http/discovery.ts";
 import type { DiscoveryTlsFiles } from "./http/discovery.ts";
 import { getSetting } from "./services/settings.ts";
@@ -51,6 +52,8 @@ export interface StartOptions {
    * (`discoveryPortsAtStart`).
    */
   discovery?: { ports: readonly number[]; tls?: DiscoveryTlsFiles | undefined };
+  /** Lifetime of agent install tokens in hours (POSTERN_AGENT_TOKEN_HOURS; default 24). */
+  agentTokenHours?: number;
 }
 
 /**
@@ -111,6 +114,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     jsBundleHash: readJsBundleHash(webDir),
     secretKey,
     licensePublicKeys: opts.licensePublicKeys ?? [],
+    serverKey: loadOrCreateServerSigningKey(opts.dataDir),
+    ...(opts.agentTokenHours !== undefined ? { agentTokenLifetimeMs: opts.agentTokenHours * 3_600_000 } : {}),
   });
   services.engine.recoverAfterRestart();
   const trustedProxies = parseTrustedProxies(opts.trustedProxies ?? []);

@@ -1,10 +1,13 @@
 /**
  * The agent protocol (design.md "Agent protocol").
  *
- * Enrolment: `POST /api/agent/enrol` with the one-time agent token and the agent's own public keys.
- * Connection: the agent dials `GET /api/agent/connect` as a WebSocket and keeps it open. The server
- * speaks first with a `challenge`; the agent answers `hello`, signing the nonce with its Ed25519
- * private key. From then on the server pushes sequence-numbered `sync` (the full desired state, sent
+ * Enrolment: `POST /api/agent/enrol` with the one-time agent token and the agent's own public keys
+ * (or `POST /api/agent/register` with an API key of scope `agent.register`); the answer carries the
+ * server's agent signing key, which the agent pins. Connection: the agent dials
+ * `GET /api/agent/connect?nonce=<fresh nonce>` as a WebSocket and keeps it open. The server speaks
+ * first with a `challenge`; every server frame is signed with the pinned key, bound to the nonce and
+ * the frame's position (serverFramePayload); the agent answers `hello`, signing the server's nonce
+ * with its Ed25519 private key. From then on the server pushes sequence-numbered `sync` (the full desired state, sent
  * on every connect and whenever a target's configuration changes) and `apply` (incremental changes)
  * messages; the agent handles them strictly in order and answers each with an `ack` carrying the
  * outcome of every entry. Entries carry their absolute expiry: the agent removes them on time on its
@@ -15,12 +18,27 @@ import { AgentCapabilitiesSchema } from "./api/agent.ts";
 import { BackendConfigSchema } from "./api/backend.ts";
 import { HaproxyAclConfigSchema, IpsetAclConfigSchema } from "./api/acl.ts";
 
-/** The protocol version spoken by this release. */
-export const AGENT_PROTOCOL_VERSION = 1;
-/** HTTP path of enrolment (POST, JSON). */
+/**
+ * The protocol version spoken by this release. 2: every server frame is signed with the server's
+ * agent signing key (see `serverFramePayload`), bound to the agent's connection nonce.
+ */
+export const AGENT_PROTOCOL_VERSION = 2;
+/** HTTP path of enrolment with a one-time token (POST, JSON). */
 export const AGENT_ENROL_PATH = "/api/agent/enrol";
+/** HTTP path of create-and-enrol with an API key of scope `agent.register` (POST, JSON, `Authorization: Bearer <key>`). */
+export const AGENT_REGISTER_PATH = "/api/agent/register";
 /** HTTP path of the agent's WebSocket. */
 export const AGENT_CONNECT_PATH = "/api/agent/connect";
+/** Query parameter of AGENT_CONNECT_PATH carrying the agent's fresh connection nonce (base64url, 16–128 chars). */
+export const AGENT_NONCE_PARAM = "nonce";
+/** The agent's connection nonce: base64url, 16 to 128 characters. */
+export const AgentNonceSchema = z.string().regex(/^[A-Za-z0-9_-]{16,128}$/);
+/**
+ * The most bytes a client may send on the agent WebSocket before its `hello` is accepted (frames
+ * included); more closes the connection. The agent likewise refuses a first server message larger
+ * than this.
+ */
+export const AGENT_PRE_HELLO_MAX_BYTES = 64 * 1024;
 
 /** POST /api/agent/enrol body. Keys are base64 (Ed25519 SPKI DER; X25519 raw 32 bytes for sealed boxes). */
 export const EnrolRequestSchema = z.object({
@@ -32,10 +50,28 @@ export const EnrolRequestSchema = z.object({
 });
 /** POST /api/agent/enrol body. */
 export type EnrolRequest = z.infer<typeof EnrolRequestSchema>;
-/** POST /api/agent/enrol response. */
-export const EnrolResponseSchema = z.object({ AgentID: z.string(), Name: z.string() });
+/**
+ * POST /api/agent/enrol (and /api/agent/register) response. `ServerKey` is the server's agent
+ * signing public key (Ed25519, SPKI DER, base64): the agent pins it and checks the signature of every
+ * server frame with it.
+ */
+export const EnrolResponseSchema = z.object({ AgentID: z.string(), Name: z.string(), ServerKey: z.string().min(1) });
 /** POST /api/agent/enrol response. */
 export type EnrolResponse = z.infer<typeof EnrolResponseSchema>;
+
+/**
+ * POST /api/agent/register body: create an agent named `Name` and enrol it in one step (automated
+ * provisioning), authorised by an API key with scope `agent.register` instead of a token.
+ */
+export const AgentRegisterRequestSchema = z.object({
+  Name: z.string().trim().min(1).max(128),
+  SigningPublicKey: z.string().min(1),
+  BoxPublicKey: z.string().min(1),
+  Version: z.string(),
+  Capabilities: AgentCapabilitiesSchema,
+});
+/** POST /api/agent/register body. */
+export type AgentRegisterRequest = z.infer<typeof AgentRegisterRequestSchema>;
 
 /**
  * One enforcement target: an ACL on a backend. `key` is the ACL id; an entry is (target, address).
@@ -114,10 +150,46 @@ export function challengePayload(agentId: string, nonce: string): string {
   return `postern-agent:${agentId}:${nonce}`;
 }
 
+/**
+ * The text the server signs (Ed25519, UTF-8) for frame number `frame` (0 = the challenge, counting
+ * every text frame the server sends on this socket) of a connection the agent opened with
+ * `agentNonce`: the SHA-256 (lowercase hex) of the frame's JSON text without its `sig` member, bound
+ * to the nonce and the position so that a frame can be neither forged, changed, replayed into another
+ * connection nor reordered. The digest keeps signing a large `sync` cheap.
+ */
+export function serverFramePayload(agentNonce: string, frame: number, bodySha256Hex: string): string {
+  return `postern-server:${agentNonce}:${frame}:${bodySha256Hex}`;
+}
+
+/** The signature member the server appends last to every frame's JSON object. */
+const SIG_MEMBER = ',"sig":"';
+
+/** Appends `"sig": signature` (base64) as the last member of `body`, a JSON object's text. */
+export function withFrameSignature(body: string, signature: string): string {
+  return `${body.slice(0, -1)},"sig":"${signature}"}`;
+}
+
+/**
+ * Splits a signed frame into the JSON text that was signed and the base64 signature; null when the
+ * frame does not end with a `sig` member.
+ */
+export function splitSignedFrame(text: string): { body: string; signature: string } | null {
+  if (!text.endsWith('"}')) return null;
+  const at = text.lastIndexOf(SIG_MEMBER);
+  if (at < 0) return null;
+  const signature = text.slice(at + SIG_MEMBER.length, -2);
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(signature)) return null;
+  return { body: `${text.slice(0, at)}}`, signature };
+}
+
 /** WebSocket close codes used by the server. */
 export const AgentCloseCode = {
   authFailed: 4401,
   replaced: 4409,
   protocolError: 4400,
+  /** The server could not prove it holds the key the agent pinned at enrolment (sent by the agent). */
+  serverUnverified: 4403,
+  /** More bytes than AGENT_PRE_HELLO_MAX_BYTES before the handshake completed. */
+  tooBig: 1009,
   shutdown: 1001,
 } as const;

@@ -16,6 +16,8 @@ export const ErrKey = {
   unlicensedDescription: "err.unlicensedDescription",
   youDoNotHaveALicense: "err.youDoNotHaveALicense",
   userLimitReached: "err.userLimitReached",
+  /** Creating an agent beyond the licence's MaxMachines (Extra names the limit). */
+  machineLimitReached: "err.machineLimitReached",
   invalidCidr: "err.invalidCidr",
   passwordsDontMatch: "err.passwordsDontMatch",
   backendTypeNoAgents: "err.backendTypeNoAgents",

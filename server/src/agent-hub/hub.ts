@@ -1,45 +1,80 @@
 /**
- * The agent hub (design.md "Agent protocol", server side): accepts agents' WebSocket connections on
- * AGENT_CONNECT_PATH, authenticates each with a challenge signed by the agent's Ed25519 key, sends
- * the full desired state on every (re)connect, pushes ordered sequence-numbered `apply` messages,
- * and feeds acknowledgements back to the grant engine. One live connection per agent: a new one
- * replaces the old. Pings every 15 s; an agent that misses a pong is dropped at the next ping (within 30 s).
+ * The agent hub (design.md "Agent protocol", server side; docs/agent-protocol.md): accepts agents'
+ * WebSocket connections on AGENT_CONNECT_PATH, authenticates each with a challenge signed by the
+ * agent's Ed25519 key, proves itself to the agent by signing every frame it sends with the server's
+ * agent signing key (bound to the agent's connection nonce and the frame's position), sends the full
+ * desired state on every (re)connect, pushes ordered sequence-numbered `apply` messages, and feeds
+ * acknowledgements back to the grant engine. An agent speaks only for itself: an ack result is
+ * accepted only for a (target, address, op) this hub sent that agent in the acknowledged message, on
+ * a target of that agent's backends; anything else is dropped and logged. Before `hello`, a client
+ * may send at most AGENT_PRE_HELLO_MAX_BYTES. One live connection per agent: a new one replaces the
+ * old. Pings every 15 s; an agent that misses a pong is dropped at the next ping (within 30 s).
  */
-import { createPublicKey, verify as verifySignature, randomBytes } from "node:crypto";
+import { createHash, createPublicKey, verify as verifySignature, randomBytes, sign } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import { eq } from "drizzle-orm";
 import {
+  AGENT_NONCE_PARAM,
+  AGENT_PRE_HELLO_MAX_BYTES,
   AGENT_PROTOCOL_VERSION,
   AgentCloseCode,
+  AgentNonceSchema,
   AgentToServerSchema,
   challengePayload,
   normaliseIp,
+  serverFramePayload,
+  withFrameSignature,
 } from "@postern/shared";
 import type { EntryResult, Op, ServerToAgent, TargetState, AgentCapabilities } from "@postern/shared";
 import type { Db } from "../db/index.ts";
 import { agents } from "../db/schema.ts";
+import { agentTargetSources } from "../repositories/grants.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../logger.ts";
 import type { AgentChannel, GrantEngine } from "../services/grants/engine.ts";
+import type { ServerSigningKey } from "./server-key.ts";
 
-interface Pending {
-  kind: "sync" | "apply" | "capabilities";
-  /** For a sync: when it was sent (epoch ms). */
-  sentAt?: number;
+/** A message awaiting its ack, with what it carried (the only results its ack may report). */
+type Pending =
+  | { kind: "sync"; /** When it was sent (epoch ms). */ sentAt: number; targets: TargetState[] }
+  | { kind: "apply"; /** `resultKey` of every op sent. */ ops: Set<string> }
+  | { kind: "capabilities" };
+
+/** One socket's frame signing state: the agent's nonce and the number of the next frame. */
+interface Framing {
+  agentNonce: string;
+  frame: number;
 }
 
 interface Connection {
   agentId: string;
   agentName: string;
   ws: WebSocket;
+  framing: Framing;
   seq: number;
   pending: Map<number, Pending>;
   alive: boolean;
 }
 
+/** The identity of one (target, address, op); the address normalised (unparsable ones as given). */
+function resultKey(key: string, ip: string, op: "add" | "del"): string {
+  return `${key}\u0000${normaliseIp(ip)?.ip ?? ip}\u0000${op}`;
+}
+
+/** The agent's connection nonce from the upgrade request's query; "" when absent or malformed. */
+function agentNonceOf(req: IncomingMessage): string {
+  const value = new URL(req.url ?? "/", "http://x").searchParams.get(AGENT_NONCE_PARAM) ?? "";
+  return AgentNonceSchema.safeParse(value).success ? value : "";
+}
+
 const HELLO_TIMEOUT_MS = 10_000;
+/**
+ * Most unacknowledged messages kept per connection (each holds what it carried, a sync the whole
+ * state); beyond it the oldest is forgotten and its late ack dropped as never sent.
+ */
+const MAX_PENDING = 256;
 const PING_INTERVAL_MS = 15_000;
 
 /** The hub. Create once per server and route HTTP upgrades to `handleUpgrade`. */
@@ -52,9 +87,12 @@ export class AgentHub implements AgentChannel {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly engine: GrantEngine;
+  private readonly serverKey: ServerSigningKey;
 
-  constructor(deps: { db: Db; clock: Clock; log: Logger; engine: GrantEngine }) {
+  /** `serverKey` signs every frame (see server-key.ts); its public half is what agents pin. */
+  constructor(deps: { db: Db; clock: Clock; log: Logger; engine: GrantEngine; serverKey: ServerSigningKey }) {
     this.db = deps.db;
+    this.serverKey = deps.serverKey;
     this.clock = deps.clock;
     this.log = deps.log.child({ part: "agent-hub" });
     this.engine = deps.engine;
@@ -72,7 +110,8 @@ export class AgentHub implements AgentChannel {
   apply(agentId: string, ops: Op[]): boolean {
     const conn = this.connections.get(agentId);
     if (!conn) return false;
-    this.sendSeq(conn, { kind: "apply" }, (seq) => ({ type: "apply", seq, ops }));
+    const sent = new Set(ops.map((o) => resultKey(o.target.key, o.ip, o.op)));
+    this.sendSeq(conn, { kind: "apply", ops: sent }, (seq) => ({ type: "apply", seq, ops }));
     return true;
   }
 
@@ -89,7 +128,7 @@ export class AgentHub implements AgentChannel {
 
   /** Takes over an HTTP upgrade request for the agent WebSocket. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, req));
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, req, head.length));
   }
 
   /**
@@ -118,11 +157,27 @@ export class AgentHub implements AgentChannel {
     this.wss.close();
   }
 
-  private onConnection(ws: WebSocket, req: IncomingMessage): void {
+  /** Serves one upgraded socket; `headBytes` arrived with the upgrade request (counted before hello). */
+  private onConnection(ws: WebSocket, req: IncomingMessage, headBytes: number): void {
     const nonce = randomBytes(32).toString("base64url");
     const remote = normaliseIp(req.socket.remoteAddress ?? "")?.ip ?? "";
+    const framing: Framing = { agentNonce: agentNonceOf(req), frame: 0 };
     let conn: Connection | undefined;
     const helloTimer = setTimeout(() => ws.close(AgentCloseCode.authFailed, "no hello"), HELLO_TIMEOUT_MS);
+    // Until the hello is accepted a client may send only a few bytes (frames included): an
+    // unauthenticated peer cannot make the server buffer large messages.
+    let preHelloBytes = headBytes;
+    let tooBig = false;
+    const countPreHello = (chunk: Buffer): void => {
+      preHelloBytes += chunk.length;
+      if (preHelloBytes <= AGENT_PRE_HELLO_MAX_BYTES || tooBig) return;
+      tooBig = true;
+      this.log.warn({ remote, bytes: preHelloBytes }, "agent socket sent too much before hello; closing");
+      clearTimeout(helloTimer);
+      ws.terminate();
+    };
+    req.socket.prependListener("data", countPreHello);
+    const preHelloDone = (): void => void req.socket.off("data", countPreHello);
     ws.on("error", (err) => this.log.warn({ err: err.message }, "agent socket error"));
     ws.on("pong", () => {
       if (!conn) return;
@@ -133,6 +188,7 @@ export class AgentHub implements AgentChannel {
     });
     ws.on("close", () => {
       clearTimeout(helloTimer);
+      preHelloDone();
       if (!this.closing && conn && this.connections.get(conn.agentId) === conn) {
         this.connections.delete(conn.agentId);
         this.log.info({ agent: conn.agentName }, "agent disconnected");
@@ -140,6 +196,7 @@ export class AgentHub implements AgentChannel {
       }
     });
     ws.on("message", (data) => {
+      if (tooBig) return;
       let msg;
       try {
         msg = AgentToServerSchema.parse(JSON.parse(String(data)));
@@ -151,7 +208,12 @@ export class AgentHub implements AgentChannel {
         if (!conn) {
           if (msg.type !== "hello") return ws.close(AgentCloseCode.protocolError, "hello expected");
           clearTimeout(helloTimer);
-          conn = this.authenticate(ws, msg, nonce, remote);
+          if (!framing.agentNonce) {
+            this.log.warn({ remote }, "agent connected without a connection nonce (an agent older than the server?)");
+            return ws.close(AgentCloseCode.protocolError, "connection nonce missing");
+          }
+          conn = this.authenticate(ws, framing, msg, nonce, remote);
+          if (conn) preHelloDone();
           return;
         }
         if (msg.type === "ack") this.onAck(conn, msg.seq, msg.results);
@@ -160,7 +222,7 @@ export class AgentHub implements AgentChannel {
         this.log.error({ err }, "agent message failed");
       }
     });
-    this.send(ws, { type: "challenge", nonce, protocol: AGENT_PROTOCOL_VERSION });
+    this.send(ws, framing, { type: "challenge", nonce, protocol: AGENT_PROTOCOL_VERSION });
   }
 
   /** Runs a socket event's work; a failure (e.g. the database busy) is logged, never thrown into the event loop. */
@@ -174,6 +236,7 @@ export class AgentHub implements AgentChannel {
 
   private authenticate(
     ws: WebSocket,
+    framing: Framing,
     hello: { agentId: string; signature: string; version: string; capabilities: AgentCapabilities },
     nonce: string,
     remote: string,
@@ -199,7 +262,15 @@ export class AgentHub implements AgentChannel {
       return undefined;
     }
     const previous = this.connections.get(row.id);
-    const conn: Connection = { agentId: row.id, agentName: row.name, ws, seq: 0, pending: new Map(), alive: true };
+    const conn: Connection = {
+      agentId: row.id,
+      agentName: row.name,
+      ws,
+      framing,
+      seq: 0,
+      pending: new Map(),
+      alive: true,
+    };
     this.connections.set(row.id, conn);
     if (previous) previous.ws.close(AgentCloseCode.replaced, "replaced by a new connection");
     this.db
@@ -208,7 +279,7 @@ export class AgentHub implements AgentChannel {
       .where(eq(agents.id, row.id))
       .run();
     this.log.info({ agent: row.name, version: hello.version, remote }, "agent connected");
-    this.send(ws, { type: "welcome", agentId: row.id, serverTime: this.clock.now() });
+    this.send(ws, framing, { type: "welcome", agentId: row.id, serverTime: this.clock.now() });
     this.engine.agentConnected(row.id);
     this.sendSync(conn);
     return conn;
@@ -217,19 +288,71 @@ export class AgentHub implements AgentChannel {
   private sendSync(conn: Connection): void {
     const sentAt = this.clock.now();
     const targets: TargetState[] = this.engine.desiredState(conn.agentId);
-    this.sendSeq(conn, { kind: "sync", sentAt }, (seq) => ({ type: "sync", seq, targets }));
+    this.sendSeq(conn, { kind: "sync", sentAt, targets }, (seq) => ({ type: "sync", seq, targets }));
   }
 
   private onAck(conn: Connection, seq: number, results: EntryResult[]): void {
     const pending = conn.pending.get(seq);
-    if (!pending) return;
+    if (!pending) {
+      this.log.warn({ agent: conn.agentName, seq }, "ack of a message never sent (or acked already); dropped");
+      return;
+    }
     conn.pending.delete(seq);
     this.db.update(agents).set({ lastSeen: this.clock.now() }).where(eq(agents.id, conn.agentId)).run();
-    if (pending.kind === "sync" && pending.sentAt !== undefined) {
-      this.engine.handleSyncAck(conn.agentId, conn.agentName, pending.sentAt, results);
+    if (pending.kind === "sync") {
+      // Only failures of a sync change anything (every entry sent counts as applied otherwise).
+      const failures = this.ownResults(
+        conn,
+        seq,
+        pending,
+        results.filter((r) => !r.ok),
+      );
+      this.engine.handleSyncAck(conn.agentId, conn.agentName, pending.sentAt, failures);
     } else {
-      this.engine.handleResults(conn.agentName, results);
+      const accepted = this.ownResults(conn, seq, pending, results);
+      if (accepted.length > 0) this.engine.handleResults(conn.agentName, accepted);
     }
+  }
+
+  /**
+   * The results an agent may report for message `seq`: each names a (target, address, op) the hub
+   * sent it in that message — for a sync an entry it listed, or a `del` on a target it listed (the
+   * sync removes whatever else the target holds) — and a target still on one of the agent's
+   * backends. The rest is dropped and logged (at most five shown).
+   */
+  private ownResults(conn: Connection, seq: number, pending: Pending, results: EntryResult[]): EntryResult[] {
+    if (results.length === 0) return results;
+    const ownTargets = new Set(agentTargetSources(this.db, conn.agentId).map((t) => t.aclId));
+    let sent: (r: EntryResult) => boolean;
+    if (pending.kind === "apply") sent = (r) => pending.ops.has(resultKey(r.key, r.ip, r.op));
+    else if (pending.kind === "sync") {
+      const listed = new Map(pending.targets.map((t) => [t.target.key, t]));
+      const entries = new Map<string, Set<string>>();
+      const entriesOf = (key: string): Set<string> => {
+        let set = entries.get(key);
+        if (!set) {
+          set = new Set(listed.get(key)?.entries.map((e) => resultKey(key, e.ip, "add")) ?? []);
+          entries.set(key, set);
+        }
+        return set;
+      };
+      sent = (r) => listed.has(r.key) && (r.op === "del" || entriesOf(r.key).has(resultKey(r.key, r.ip, "add")));
+    } else sent = () => false;
+    const accepted: EntryResult[] = [];
+    const dropped: EntryResult[] = [];
+    for (const r of results) (ownTargets.has(r.key) && sent(r) ? accepted : dropped).push(r);
+    if (dropped.length > 0)
+      this.log.warn(
+        {
+          agent: conn.agentName,
+          seq,
+          kind: pending.kind,
+          dropped: dropped.length,
+          examples: dropped.slice(0, 5).map((r) => ({ key: r.key, ip: r.ip, op: r.op, ok: r.ok })),
+        },
+        "agent acknowledged entries it was not sent; dropped",
+      );
+    return accepted;
   }
 
   private saveCapabilities(agentId: string, capabilities: AgentCapabilities): void {
@@ -239,11 +362,24 @@ export class AgentHub implements AgentChannel {
   private sendSeq(conn: Connection, pending: Pending, build: (seq: number) => ServerToAgent): void {
     conn.seq += 1;
     conn.pending.set(conn.seq, pending);
-    this.send(conn.ws, build(conn.seq));
+    if (conn.pending.size > MAX_PENDING) {
+      const oldest = conn.pending.keys().next().value!;
+      conn.pending.delete(oldest);
+      this.log.warn(
+        { agent: conn.agentName, seq: oldest },
+        "agent left too many messages unacknowledged; oldest forgotten",
+      );
+    }
+    this.send(conn.ws, conn.framing, build(conn.seq));
   }
 
-  private send(ws: WebSocket, msg: ServerToAgent): void {
-    ws.send(JSON.stringify(msg));
+  /** Sends one frame, signed (serverFramePayload) with the server's agent signing key. */
+  private send(ws: WebSocket, framing: Framing, msg: ServerToAgent): void {
+    const body = JSON.stringify(msg);
+    const digest = createHash("sha256").update(body, "utf8").digest("hex");
+    const payload = Buffer.from(serverFramePayload(framing.agentNonce, framing.frame, digest), "utf8");
+    framing.frame += 1;
+    ws.send(withFrameSignature(body, sign(null, payload, this.serverKey.privateKey).toString("base64")));
   }
 
   private pingAll(): void {

@@ -123,13 +123,16 @@ export const adminSessions = sqliteTable(
 );
 
 /**
- * Agents (admin-console §3 "Agent"). `token` is the install token, shown to admins until the agent
- * enrols; the agent's public keys are stored at enrolment.
+ * Agents (admin-console §3 "Agent"). Only the SHA-256 of the one-time install token is kept, with its
+ * expiry, until the agent enrols; the agent's public keys are stored at enrolment.
  */
 export const agents = sqliteTable("agents", {
   id: text("id").primaryKey(),
   name: text("name").notNull().unique(),
-  token: text("token").notNull(),
+  /** SHA-256 (hex) of the one-time install token; null once spent (or for agents registered by API key). */
+  tokenHash: text("token_hash").unique(),
+  /** When the install token stops being accepted (epoch ms); null once spent. */
+  tokenExpiresAt: integer("token_expires_at"),
   tokenUsedAt: integer("token_used_at"),
   signingPublicKey: text("signing_public_key"),
   boxPublicKey: text("box_public_key"),

@@ -1,19 +1,43 @@
 /**
  * Agents (admin-console §3 "Agent", §7 /admin/agents; design.md "Agent protocol" enrolment).
  * An agent is created with a random install token; the agent enrols once with that token and its
- * own public keys, then authenticates every connection with its private key.
+ * own public keys, then authenticates every connection with its private key. Only the SHA-256 of a
+ * token is stored; it expires (AgentServiceOptions.tokenLifetimeMs, default 24 hours) and is cleared
+ * when spent. With an API key of scope `agent.register` an agent is created and enrolled in one step
+ * (`register`). Every path that creates an agent checks the licence's MaxMachines in its transaction.
  */
-import { timingSafeEqual } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { ServerMessage } from "@postern/shared";
-import type { Agent, AgentCapabilities, AgentCreated, EnrolRequest } from "@postern/shared";
-import type { Db } from "../db/index.ts";
+import type {
+  Agent,
+  AgentCapabilities,
+  AgentCreated,
+  AgentRegisterRequest,
+  EnrolRequest,
+  EnrolResponse,
+} from "@postern/shared";
+import type { Db, Tx } from "../db/index.ts";
 import { agents, backends } from "../db/schema.ts";
 import type { Clock } from "../clock.ts";
 import { iso } from "../clock.ts";
 import { AppError, conflict, notFound } from "../errors.ts";
 import { AuditAction, writeAudit } from "./audit.ts";
-import { newId, randomToken } from "./auth/tokens.ts";
+import { newId, randomToken, sha256 } from "./auth/tokens.ts";
+import { requireMachineSlot } from "./licensing/gates.ts";
+
+/** Default lifetime of an agent install token: 24 hours, in milliseconds. */
+export const DEFAULT_AGENT_TOKEN_LIFETIME_MS = 24 * 3_600_000;
+
+/** Options of the agent service. */
+export interface AgentServiceOptions {
+  /**
+   * The server's agent signing public key (SPKI DER, base64) answered to enrolling agents as
+   * `ServerKey`. Without it (the CLI, which never enrols) enrolment answers 500.
+   */
+  serverKey?: string;
+  /** How long an install token stays valid after creation, in milliseconds (default 24 hours). */
+  tokenLifetimeMs?: number;
+}
 
 /** Who does an admin action (for the audit log). */
 export interface Actor {
@@ -34,12 +58,21 @@ export class AgentService {
   private readonly clock: Clock;
   private readonly isConnected: (id: string) => boolean;
   private readonly disconnect: (id: string) => void;
+  private readonly serverKey: string;
+  private readonly tokenLifetimeMs: number;
   /** `isConnected` and `disconnect` come from the agent hub (no-ops where none runs, as in the CLI). */
-  constructor(db: Db, clock: Clock, hub: { isConnected: (id: string) => boolean; disconnect: (id: string) => void }) {
+  constructor(
+    db: Db,
+    clock: Clock,
+    hub: { isConnected: (id: string) => boolean; disconnect: (id: string) => void },
+    options: AgentServiceOptions = {},
+  ) {
     this.db = db;
     this.clock = clock;
     this.isConnected = (id) => hub.isConnected(id);
     this.disconnect = (id) => hub.disconnect(id);
+    this.serverKey = options.serverKey ?? "";
+    this.tokenLifetimeMs = options.tokenLifetimeMs ?? DEFAULT_AGENT_TOKEN_LIFETIME_MS;
   }
 
   private toWire(row: AgentRow): Agent {
@@ -51,7 +84,7 @@ export class AgentService {
     return {
       ID: row.id,
       Name: row.name,
-      Token: row.tokenUsedAt === null ? row.token : "",
+      Token: "", // only its hash is stored: the token is answered once, at creation
       LastSeen: iso(row.lastSeen),
       Version: row.version,
       ExternalIP: row.externalIp,
@@ -78,17 +111,32 @@ export class AgentService {
     return this.toWire(row);
   }
 
-  /** Creates an agent with a fresh install token. 409 when the name exists. */
+  /**
+   * Inserts a new agent row in `tx` after the checks every creating path shares: the name is free
+   * (409 "An agent with that name already exists") and the licence covers one more agent (403
+   * err.machineLimitReached, see requireMachineSlot).
+   */
+  private insertAgent(tx: Tx, row: typeof agents.$inferInsert): void {
+    if (tx.select({ id: agents.id }).from(agents).where(eq(agents.name, row.name)).get())
+      throw conflict(ServerMessage.agentNameExists);
+    requireMachineSlot(tx);
+    tx.insert(agents).values(row).run();
+  }
+
+  /**
+   * Creates an agent with a fresh install token (answered once; only its SHA-256 is stored; it
+   * expires after the token lifetime). 409 when the name exists, 403 err.machineLimitReached beyond
+   * the licence's MaxMachines.
+   */
   create(name: string, serverUrl: string, actor: Actor): AgentCreated {
     const id = newId();
     const token = randomToken(24);
     this.db.transaction((tx) => {
-      if (tx.select({ id: agents.id }).from(agents).where(eq(agents.name, name)).get())
-        throw conflict(ServerMessage.agentNameExists);
-      tx.insert(agents).values({ id, name, token }).run();
+      const now = this.clock.now();
+      this.insertAgent(tx, { id, name, tokenHash: sha256(token), tokenExpiresAt: now + this.tokenLifetimeMs });
       writeAudit(tx, {
         action: AuditAction.agentCreated,
-        at: this.clock.now(),
+        at: now,
         adminName: actor.adminName,
         ipAddress: actor.ip,
         agentName: name,
@@ -136,26 +184,32 @@ export class AgentService {
     this.disconnect(id);
   }
 
+  /** The enrolment answer: the agent's id and name and the key it pins. */
+  private answer(id: string, name: string): EnrolResponse {
+    if (!this.serverKey) throw new AppError(500, ServerMessage.internalServerError, "no agent signing key");
+    return { AgentID: id, Name: name, ServerKey: this.serverKey };
+  }
+
   /**
-   * Enrols an agent: the token must match an agent that has not enrolled yet (compared in constant
-   * time). Stores the agent's public keys and capabilities; the token is spent. 401 otherwise.
+   * Enrols an agent: the SHA-256 of the token must match an agent that has not enrolled, and the
+   * token must not have expired. Stores the agent's public keys and capabilities and clears the
+   * token (spent). 401 Unauthorised otherwise (Extra says whether it was unknown/used or expired).
+   * Answers the agent's id and name and the server's agent signing key.
    */
-  enrol(req: EnrolRequest, ip: string): { AgentID: string; Name: string } {
+  enrol(req: EnrolRequest, ip: string): EnrolResponse {
+    const hash = sha256(req.Token);
     return this.db.transaction((tx) => {
-      const candidates = tx
-        .select()
-        .from(agents)
-        .all()
-        .filter((a) => a.tokenUsedAt === null);
-      const given = Buffer.from(req.Token);
-      const row = candidates.find((a) => {
-        const t = Buffer.from(a.token);
-        return t.length === given.length && timingSafeEqual(t, given);
-      });
-      if (!row) throw new AppError(401, ServerMessage.unauthorised, "invalid or used agent token");
+      const row = tx.select().from(agents).where(eq(agents.tokenHash, hash)).get();
+      if (!row || row.tokenUsedAt !== null)
+        throw new AppError(401, ServerMessage.unauthorised, "invalid or used agent token");
       const now = this.clock.now();
+      if (row.tokenExpiresAt === null || row.tokenExpiresAt <= now)
+        throw new AppError(401, ServerMessage.unauthorised, "the agent token has expired: create a new agent");
+      const answer = this.answer(row.id, row.name);
       tx.update(agents)
         .set({
+          tokenHash: null,
+          tokenExpiresAt: null,
           tokenUsedAt: now,
           signingPublicKey: req.SigningPublicKey,
           boxPublicKey: req.BoxPublicKey,
@@ -166,7 +220,34 @@ export class AgentService {
         .where(eq(agents.id, row.id))
         .run();
       writeAudit(tx, { action: AuditAction.agentEnrolled, at: now, agentName: row.name, ipAddress: ip });
-      return { AgentID: row.id, Name: row.name };
+      return answer;
+    });
+  }
+
+  /**
+   * Creates and enrols an agent in one step for an API key of scope `agent.register` (the caller has
+   * authenticated the key): the same checks as `create` (409 name taken, 403 err.machineLimitReached),
+   * no token at all. Audited as created and enrolled, naming the key.
+   */
+  register(req: AgentRegisterRequest, ip: string, keyName: string): EnrolResponse {
+    const id = newId();
+    return this.db.transaction((tx) => {
+      const now = this.clock.now();
+      const answer = this.answer(id, req.Name);
+      this.insertAgent(tx, {
+        id,
+        name: req.Name,
+        tokenUsedAt: now,
+        signingPublicKey: req.SigningPublicKey,
+        boxPublicKey: req.BoxPublicKey,
+        version: req.Version,
+        capabilities: req.Capabilities,
+        externalIp: ip,
+      });
+      const description = `by API key "${keyName}" (scope agent.register)`;
+      writeAudit(tx, { action: AuditAction.agentCreated, at: now, ipAddress: ip, agentName: req.Name, description });
+      writeAudit(tx, { action: AuditAction.agentEnrolled, at: now, ipAddress: ip, agentName: req.Name, description });
+      return answer;
     });
   }
 }

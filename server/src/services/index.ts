@@ -6,6 +6,8 @@ import type { Db } from "../db/index.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../logger.ts";
 import { AgentHub } from "../agent-hub/hub.ts";
+import { generateServerSigningKey } from "../agent-hub/server-key.ts";
+import type { ServerSigningKey } from "../agent-hub/server-key.ts";
 import { GrantEngine } from "./grants/engine.ts";
 import { UserSessionService } from "./auth/user-sessions.ts";
 import { AdminSessionService } from "./auth/admin-sessions.ts";
@@ -86,16 +88,24 @@ export function createServices(opts: {
   licensePublicKeys?: readonly string[];
   /** The configured log level DebugMode falls back to (default: the logger's level now). */
   logLevel?: string;
+  /** The server's agent signing key (default: a fresh one in memory). */
+  serverKey?: ServerSigningKey;
+  /** Lifetime of agent install tokens in milliseconds (default 24 hours). */
+  agentTokenLifetimeMs?: number;
 }): Services {
   const { db, clock, log } = opts;
   const engine = new GrantEngine(db, clock, log);
-  const hub = new AgentHub({ db, clock, log, engine });
+  const serverKey = opts.serverKey ?? generateServerSigningKey();
+  const hub = new AgentHub({ db, clock, log, engine, serverKey });
   const deps = { db, clock, engine, resync: (agentId: string) => hub.resync(agentId) };
   const secrets = new SecretBox(opts.secretKey ?? randomBytes(32));
   const licensing = new LicensingService({ ...deps, licensePublicKeys: opts.licensePublicKeys ?? [] });
   const backends = new BackendService(deps);
   const acls = new AclService(deps);
-  const agents = new AgentService(db, clock, hub);
+  const agents = new AgentService(db, clock, hub, {
+    serverKey: serverKey.publicKey,
+    ...(opts.agentTokenLifetimeMs !== undefined ? { tokenLifetimeMs: opts.agentTokenLifetimeMs } : {}),
+  });
   const apiKeys = new ApiKeyService(deps);
   const userSessions = withLdap(new UserSessionService(deps), createLdapVerifier({ db, clock, log }, "user"));
   const users = new UserService(deps);

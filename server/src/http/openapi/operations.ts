@@ -219,6 +219,16 @@ export const operations: readonly Operation[] = [
     body: S.EnrolRequestSchema,
     response: S.EnrolResponseSchema,
   },
+  {
+    method: "POST",
+    path: "/agent/register",
+    tag: "agent",
+    summary:
+      "Create and enrol an agent in one step (scope agent.register; refused beyond the licence's MaxMachines with err.machineLimitReached)",
+    auth: "apiKey",
+    body: S.AgentRegisterRequestSchema,
+    response: S.EnrolResponseSchema,
+  },
   // Admin sign-in and status
   {
     method: "POST",

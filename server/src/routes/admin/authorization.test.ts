@@ -13,6 +13,7 @@ import type { Harness } from "../../testing/harness.ts";
 const h: Harness = createHarness();
 let userCookie = "";
 let expiredAdmin = "";
+let adminCookie = "";
 let apiKey = "";
 
 const someId = "11111111-2222-4333-8444-555555555555";
@@ -37,6 +38,7 @@ const adminRoutes = [
 beforeAll(async () => {
   await seedLoop(h);
   const admin = await signInAdmin(h);
+  adminCookie = admin;
   const created = await apiRequest(
     h,
     "POST",
@@ -97,6 +99,36 @@ describe("every admin route refuses callers without an admin session", () => {
         });
       }
       expect(auditCount()).toBe(before);
+    });
+  }
+});
+
+describe("the agent registration route refuses callers without an agent.register key (issue #8 item 6)", () => {
+  const agentRows = () => h.services.agents.list().length;
+  const body = {
+    Name: "sneaky",
+    SigningPublicKey: "c2lnbmluZw==",
+    BoxPublicKey: "Ym94",
+    Version: "1.9.0",
+    Capabilities: {},
+  };
+  const callers: [string, () => { cookie?: string; headers?: Record<string, string> }, number][] = [
+    ["no credentials", () => ({}), 401],
+    ["an admin session", () => ({ cookie: adminCookie }), 401],
+    ["a user session", () => ({ cookie: userCookie }), 401],
+    ["an API key of another scope as Bearer", () => ({ headers: { authorization: `Bearer ${apiKey}` } }), 403],
+    [
+      "an API key of another scope as Basic",
+      () => ({ headers: { authorization: `Basic ${Buffer.from(`x:${apiKey}`).toString("base64")}` } }),
+      403,
+    ],
+  ];
+  for (const [who, opts, status] of callers) {
+    it(`refuses ${who} (${status} Unauthorised) and creates no agent`, async () => {
+      const before = agentRows();
+      const r = await apiRequest(h, "POST", "/api/agent/register", body, opts());
+      expect({ status: r.status, body: r.body }).toEqual({ status, body: { Err: "Unauthorised" } });
+      expect(agentRows()).toBe(before);
     });
   }
 });

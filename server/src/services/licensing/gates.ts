@@ -59,6 +59,26 @@ export function requireUserSlot(q: Q, by: UserCreator): void {
 }
 
 /**
+ * The agent-creation gate (the licence's MaxMachines, the agents it covers): refuses a new agent when
+ * the agents already number MaxMachines or more, with 403 err.machineLimitReached and an Extra naming
+ * the limit. No licence installed: no limit (as for users). A broken store: 500
+ * err.failedToRefreshLicenseStatus (the limit is unknown). Call it in the creating transaction.
+ */
+export function requireMachineSlot(q: Q): void {
+  const l = readInstalledLicence(q);
+  if (l.kind === "none") return;
+  if (l.kind === "broken") throw failedToRefresh(l.reason);
+  const max = l.payload.MaxMachines;
+  const agents = repo.countAgents(q);
+  if (agents >= max)
+    throw new AppError(
+      403,
+      ErrKey.machineLimitReached,
+      `MaxMachines ${max}: the licence covers ${max} agent${max === 1 ? "" : "s"} and ${agents} exist${agents === 1 ? "s" : ""}`,
+    );
+}
+
+/**
  * The SessionLimit a user may have (admin-console §5 "SessionLimit ... max the license SessionLimit,
  * default the license SessionLimit"): with a licence, null (unlimited) becomes the licence's
  * SessionLimit and a larger value is refused with 400 "Bad request", Extra "SessionLimit: must be
