@@ -6,12 +6,13 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
 import { getConnInfo } from "@hono/node-server/conninfo";
+import { ServerMessage } from "@postern/shared";
 import type { Cidr } from "@postern/shared";
 import { clientAddress, overTls } from "./client-address.ts";
 import type { Services } from "../services/index.ts";
 import type { UserSessionContext } from "../services/auth/user-sessions.ts";
 import type { AdminSessionContext } from "../services/auth/admin-sessions.ts";
-import { forbidden } from "../errors.ts";
+import { badRequest, forbidden } from "../errors.ts";
 
 /** Variables set by middleware. */
 export interface AppEnv {
@@ -40,13 +41,16 @@ function socketAddress(c: Context<AppEnv>): string {
 
 /**
  * Puts the services and the normalised address of the caller on the context (the socket address,
- * or the client behind a trusted proxy: see client-address.ts).
+ * or the client behind a trusted proxy: see client-address.ts). A trusted proxy's malformed
+ * X-Forwarded-For (or one naming only trusted proxies) answers 400 "Bad request".
  */
 export function baseMiddleware(services: Services, trustedProxies: readonly Cidr[]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     c.set("services", services);
     const peer = socketAddress(c);
-    c.set("clientIp", clientAddress(peer, c.req.header("x-forwarded-for"), trustedProxies));
+    const client = clientAddress(peer, c.req.header("x-forwarded-for"), trustedProxies);
+    if (client === null) throw badRequest(ServerMessage.badRequest, "X-Forwarded-For");
+    c.set("clientIp", client);
     c.set("tls", overTls(c.req.url, peer, c.req.header("x-forwarded-proto"), trustedProxies));
     await next();
   };
