@@ -48,10 +48,10 @@ export function baseMiddleware(services: Services, trustedProxies: readonly Cidr
   return async (c, next) => {
     c.set("services", services);
     const peer = socketAddress(c);
+    c.set("tls", overTls(c.req.url, peer, c.req.header("x-forwarded-proto"), trustedProxies));
     const client = clientAddress(peer, c.req.header("x-forwarded-for"), trustedProxies);
     if (client === null) throw badRequest(ServerMessage.badRequest, "X-Forwarded-For");
     c.set("clientIp", client);
-    c.set("tls", overTls(c.req.url, peer, c.req.header("x-forwarded-proto"), trustedProxies));
     await next();
   };
 }
