@@ -90,6 +90,32 @@ export function redirectWithError(
   return c.redirect(`${page}?error=${encodeURIComponent(key)}`, status);
 }
 
+/**
+ * GET …/login/saml for an audience, the start users and admins share: stores an AuthnRequest from
+ * the caller's address, binds it to the browser, and redirects to the IdP (302). A throttled
+ * address (429, with Retry-After), a full store or SAML not configured redirect to
+ * `page?error=<key>` instead; nothing is stored then.
+ */
+export async function startSignIn(
+  c: Context<AppEnv>,
+  audience: SamlAudience,
+  page: "/" | "/admin",
+  kiosk: boolean,
+): Promise<Response> {
+  try {
+    const { url, requestId } = await c.var.services.saml.startLogin(audience, { kiosk, ip: c.var.clientIp });
+    bindRequestToBrowser(c, audience, requestId);
+    return c.redirect(url, 302);
+  } catch (err) {
+    if (err instanceof AppError && err.status === 429) {
+      if (err.extra) c.header("Retry-After", err.extra);
+      return redirectWithError(c, page, ServerMessage.tooManyRequests, 302);
+    }
+    if (err instanceof SamlError) return redirectWithError(c, page, err.key, 302);
+    throw err;
+  }
+}
+
 /** GET …/saml/metadata for an audience: the SP metadata, or 404 "SAML not configured". */
 export async function answerMetadata(c: Context<AppEnv>, audience: SamlAudience): Promise<Response> {
   try {
@@ -125,7 +151,9 @@ export async function answerAcs(
       if (err instanceof SamlError) s.saml.auditRefusal(audience, ip, err);
       throw err;
     }
-    return c.redirect(await signIn(samlResponse, binding), 303);
+    const page = await signIn(samlResponse, binding);
+    s.throttle.samlStartCompleted(ip);
+    return c.redirect(page, 303);
   } catch (err) {
     if (!(err instanceof SamlError) && !(err instanceof AppError))
       s.log.error({ err, audience }, "SAML sign-in failed");

@@ -17,6 +17,8 @@ import {
 import type { KeyPair, ResponseFields } from "../../testing/saml.ts";
 import { installTestLicence } from "../../testing/licences.ts";
 import { setSetting } from "../../services/settings.ts";
+import { SAML_START_LIMIT } from "../../services/auth/throttle.ts";
+import { MAX_PENDING_SAML_REQUESTS } from "../../services/saml/service.ts";
 
 const actor = { adminName: "test-admin", ip: "127.0.0.1" };
 const SP = { acsUrl: "http://postern.test/api/saml/acs", audience: "http://postern.test/api/saml/metadata" };
@@ -597,6 +599,62 @@ describe("throttling of refused responses", () => {
       socketEnv("198.51.100.77"),
     );
     expect(other.headers.get("location")).not.toContain("Too%20many");
+  });
+});
+
+describe("throttling of sign-in starts (one address cannot fill the pending store)", () => {
+  const TOO_MANY = `/?error=${encodeURIComponent("Too many requests. Please try again in...")}`;
+  const startFrom = (path: string, from: string) =>
+    h.app.request(`http://postern.test${path}`, { headers: { host: "postern.test" } }, socketEnv(from));
+  const pending = (audience: "user" | "admin") =>
+    h.services.db.select().from(samlRequests).where(eq(samlRequests.audience, audience)).all().length;
+
+  it("stores at most SAML_START_LIMIT starts per address and window, then redirects with Too many requests", async () => {
+    setSetting(h.services.db, "AdminSAMLMetadataFile", idp.metadata());
+    const locations: string[] = [];
+    for (let i = 0; i < 500; i++) {
+      const r = await startFrom("/api/login/saml?kioskMode=false", "203.0.113.5");
+      expect(r.status).toBe(302);
+      locations.push(r.headers.get("location") ?? "");
+      if (i === 499) expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
+    }
+    expect(pending("user")).toBe(SAML_START_LIMIT);
+    expect(locations.filter((l) => l === TOO_MANY)).toHaveLength(500 - SAML_START_LIMIT);
+    // The admin start from that address is throttled as well; other addresses are not affected.
+    expect((await startFrom("/api/admin/login/saml", "203.0.113.5")).headers.get("location")).toBe(
+      `/admin?error=${encodeURIComponent("Too many requests. Please try again in...")}`,
+    );
+    expect((await startFrom("/api/login/saml", "198.51.100.8")).headers.get("location")).toMatch(/^https:\/\/idp\./);
+    expect((await startFrom("/api/admin/login/saml", "198.51.100.8")).headers.get("location")).toMatch(
+      /^https:\/\/idp\./,
+    );
+    expect(pending("user")).toBe(SAML_START_LIMIT + 1);
+    // The block ends.
+    h.clock.advance(16 * 60_000);
+    expect((await startFrom("/api/login/saml", "203.0.113.5")).headers.get("location")).toMatch(/^https:\/\/idp\./);
+  });
+
+  it("takes completed sign-ins back: one address may sign in more often than the limit", async () => {
+    for (let i = 0; i < SAML_START_LIMIT + 2; i++) {
+      const r = await acs(idp.signed({ ...idp.fields(await start(), SP, "alice@example.test") }));
+      expect(r.location).toBe("/home/new");
+    }
+  });
+
+  it("caps the pending store per audience: a full user store leaves the admins' sign-in open", async () => {
+    setSetting(h.services.db, "AdminSAMLMetadataFile", idp.metadata());
+    const now = h.clock.now();
+    h.services.db.transaction((tx) => {
+      for (let i = 0; i < MAX_PENDING_SAML_REQUESTS; i++)
+        tx.insert(samlRequests)
+          .values({ id: `_flood${i}`, audience: "user", kiosk: false, createdAt: now, expiresAt: now + 60_000 })
+          .run();
+    });
+    expect((await startFrom("/api/login/saml", "198.51.100.9")).headers.get("location")).toBe(TOO_MANY);
+    expect((await startFrom("/api/admin/login/saml", "198.51.100.9")).headers.get("location")).toMatch(
+      /^https:\/\/idp\./,
+    );
+    expect(pending("admin")).toBe(1);
   });
 });
 
