@@ -602,6 +602,28 @@ describe("throttling of refused responses", () => {
   });
 });
 
+describe("SAML users and admins of the same name", () => {
+  it("a SAML user named like an admin does not shadow the admin on POST /api/login", async () => {
+    await h.services.adminSessions.createLocalAdmin({ userName: "root", name: "Root", password: "root-password" });
+    const r = await acs(idp.signed(await fresh("root")));
+    expect(r.location).toBe("/home/new");
+    expect(userRow("root")?.authType).toBe("SAML");
+    const login = await apiRequest(h, "POST", "/api/login", {
+      UserName: "root",
+      Password: "root-password",
+      KioskMode: false,
+    });
+    // The admin signs in (admin cookie, 401 err.unauthorised per the portal's contract).
+    expect(login.status).toBe(401);
+    expect(login.body).toEqual({ Err: "err.unauthorised" });
+    expect(login.setCookie).toMatch(/postern_admin_session=[^;]+;/);
+    // The SAML user has no password: a guess is an unknown name, never a SAML session.
+    const guess = await apiRequest(h, "POST", "/api/login", { UserName: "root", Password: "x", KioskMode: false });
+    expect(guess.status).toBe(401);
+    expect(guess.body).toEqual({ Err: "Invalid credentials" });
+  });
+});
+
 describe("throttling of sign-in starts (one address cannot fill the pending store)", () => {
   const TOO_MANY = `/?error=${encodeURIComponent("Too many requests. Please try again in...")}`;
   const startFrom = (path: string, from: string) =>

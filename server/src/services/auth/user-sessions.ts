@@ -87,8 +87,10 @@ export class UserSessionService extends Service {
    * POST /login (user-portal §4 "Login outcomes"): as `login`, but a name with no user that names
    * an admin signs the admin in through `admins` (user-portal: "'Unauthorised' on the user login
    * means an admin session"): the outcome is then `kind: "admin"` with the admin's session (pending
-   * TOTP as at admin login; 403 "Login not permitted" when LoginEnabled is off). A user wins over an
-   * admin of the same name. One password check per attempt whatever the outcome.
+   * TOTP as at admin login; 403 "Login not permitted" when LoginEnabled is off). A user with a
+   * password (local or LDAP) wins over an admin of the same name; a SAML or API-key user never
+   * answers here (they have no password), so a SAML NameID equal to an admin's name cannot shadow
+   * the admin. One password check per attempt whatever the outcome.
    */
   portalLogin(
     input: { userName: string; password: string; kiosk: boolean; ip: string },
@@ -110,7 +112,7 @@ export class UserSessionService extends Service {
         errorMessage,
       });
     const attempt = this.throttle.beginAuditedLogin(input.userName, input.ip, () => failed("too many attempts"));
-    const user = usersRepo.getUserByName(this.db, input.userName);
+    const user = passwordUser(usersRepo.getUserByName(this.db, input.userName));
     const admin = !user && admins ? getAdminByName(this.db, input.userName) : undefined;
     let ok: boolean;
     try {
@@ -275,4 +277,12 @@ export class UserSessionService extends Service {
     });
     this.engine.dispatch(ops);
   }
+}
+
+/**
+ * The user when it signs in with a password (local or LDAP); undefined for SAML and API-key users,
+ * which POST /login treats as unknown names (docs/decisions.md "Sessions and sign-in").
+ */
+function passwordUser(user: usersRepo.UserRow | undefined): usersRepo.UserRow | undefined {
+  return user && (user.authType === "local" || user.authType === "LDAP") ? user : undefined;
 }
