@@ -160,6 +160,23 @@ export class AdminSessionService {
     return { token, session, pending, endsAt };
   }
 
+  /**
+   * Completes an admin sign-in whose TOTP code verified or whose enrolment was deferred (POST
+   * /admin/otp/verify): the session gets a new cookie token (the one issued before the code no
+   * longer resolves), then `completeSignIn`. Returns the new token and the session's end (epoch ms).
+   */
+  completeTotpSignIn(session: AdminSessionContext, ip: string): { token: string; endsAt: number } {
+    const token = randomToken(16);
+    const row = this.db
+      .update(adminSessions)
+      .set({ tokenHash: sha256(token) })
+      .where(eq(adminSessions.id, session.sessionId))
+      .returning({ endsAt: adminSessions.endsAt })
+      .get();
+    this.completeSignIn(session, ip);
+    return { token, endsAt: row?.endsAt ?? this.clock.now() };
+  }
+
   /** Completes an admin sign-in (at once, or after the TOTP code): the session becomes usable. */
   completeSignIn(session: AdminSessionContext, ip: string): void {
     const now = this.clock.now();

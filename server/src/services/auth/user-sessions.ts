@@ -191,6 +191,18 @@ export class UserSessionService extends Service {
   }
 
   /**
+   * Completes a sign-in whose TOTP code verified (POST /otp/verify): the session gets a new cookie
+   * token, so the one issued before the code was given no longer resolves (a token planted or seen
+   * before 2FA is worth nothing after it), then `completeSignIn`. Returns the new token.
+   */
+  completeTotpSignIn(session: UserSessionContext): string {
+    const token = randomToken(16);
+    this.db.update(userSessions).set({ tokenHash: sha256(token) }).where(eq(userSessions.id, session.sessionId)).run();
+    this.completeSignIn(session);
+    return token;
+  }
+
+  /**
    * Completes a sign-in (at once, or after the TOTP code was verified): the session becomes usable,
    * LastLogin is set, SessionLimit ends the oldest sessions beyond it, and every assigned ACL without
    * ClickToGrant is granted.
