@@ -27,13 +27,12 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Context } from "hono";
 import { Hono } from "hono";
-import { getCookie } from "hono/cookie";
 import { serve } from "@hono/node-server";
 import { ServerMessage } from "@postern/shared";
 import type { Cidr } from "@postern/shared";
 import type { Services } from "../services/index.ts";
 import { getSetting } from "../services/settings.ts";
-import { baseMiddleware, USER_COOKIE } from "./context.ts";
+import { baseMiddleware, readSessionCookie, USER_COOKIE } from "./context.ts";
 import type { AppEnv } from "./context.ts";
 import { onError } from "./on-error.ts";
 import { publicUrl } from "./public-url.ts";
@@ -93,7 +92,7 @@ export function discoveryPortsOf(services: Services): readonly number[] {
  */
 export function answerIpDiscovery(c: Context<AppEnv>): Response {
   const services = c.var.services;
-  const token = getCookie(c, USER_COOKIE);
+  const token = readSessionCookie(c, USER_COOKIE);
   if (token) {
     try {
       const session = services.userSessions.resolve(token);

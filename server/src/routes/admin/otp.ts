@@ -6,18 +6,17 @@
  * admin session cookie: the pending session's token no longer resolves.
  */
 import { Hono } from "hono";
-import { getCookie } from "hono/cookie";
 import type { Context } from "hono";
 import { AdminOtpVerifyRequestSchema } from "@postern/shared";
 import { parseBody } from "../../http/body.ts";
-import { ADMIN_COOKIE, setSessionCookie } from "../../http/context.ts";
+import { ADMIN_COOKIE, readSessionCookie, setSessionCookie } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
 import type { AdminSessionContext } from "../../services/auth/admin-sessions.ts";
 import type { TotpSubject } from "../../services/auth/totp.ts";
 
 /** The pending admin session of the cookie (401 err.invalidSession when there is none), and who it is. */
 function pending(c: Context<AppEnv>): { session: AdminSessionContext; subject: TotpSubject } {
-  const session = c.var.services.adminSessions.resolve(getCookie(c, ADMIN_COOKIE), { allowPending: true });
+  const session = c.var.services.adminSessions.resolve(readSessionCookie(c, ADMIN_COOKIE), { allowPending: true });
   return {
     session,
     subject: {

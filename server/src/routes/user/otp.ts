@@ -4,19 +4,18 @@
  * 401 err.totpVerificationRequired / err.totpEnrolmentRequired); a completed session is refused.
  */
 import { Hono } from "hono";
-import { getCookie } from "hono/cookie";
 import type { Context } from "hono";
 import { OtpVerifyRequestSchema } from "@postern/shared";
 import type { OtpVerifyResponse } from "@postern/shared";
 import { parseBody } from "../../http/body.ts";
-import { USER_COOKIE, setSessionCookie } from "../../http/context.ts";
+import { USER_COOKIE, readSessionCookie, setSessionCookie } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
 import type { UserSessionContext } from "../../services/auth/user-sessions.ts";
 import type { TotpSubject } from "../../services/auth/totp.ts";
 
 /** The pending session of the cookie (401 err.invalidSession when there is none), and who it is. */
 function pending(c: Context<AppEnv>): { session: UserSessionContext; subject: TotpSubject } {
-  const session = c.var.services.userSessions.resolve(getCookie(c, USER_COOKIE), { allowPending: true });
+  const session = c.var.services.userSessions.resolve(readSessionCookie(c, USER_COOKIE), { allowPending: true });
   return {
     session,
     subject: {

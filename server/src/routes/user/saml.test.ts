@@ -694,21 +694,27 @@ describe("browser binding over TLS", () => {
     );
     expect(r.status).toBe(302);
     const setCookie = r.headers.get("set-cookie") ?? "";
-    expect(setCookie).toMatch(/^postern_saml_request=[^;]+;/);
-    expect(setCookie).toMatch(/Path=\/api\/saml\/acs/);
+    expect(setCookie).toMatch(/^__Host-postern_saml_request=[^;]+;/);
+    expect(setCookie).toMatch(/Path=\/(;|$)/);
+    expect(setCookie).not.toMatch(/Domain=/i);
     expect(setCookie).toMatch(/Secure/);
     expect(setCookie).toMatch(/SameSite=None/);
     expect(setCookie).toMatch(/HttpOnly/);
     const id = requestIdOf(r.headers.get("location") ?? "");
-    const bound = /postern_saml_request=[^;]+/.exec(setCookie)![0];
+    const bound = /__Host-postern_saml_request=[^;]+/.exec(setCookie)![0];
     const f = idp.fields(id, TLS_SP, "alice@example.test");
     await expectRefused(idp.signed(f), /not started in this browser/, FAILED, { base: "https://postern.test" });
     await expectRefused(idp.signed(f), /not started in this browser/, FAILED, {
       base: "https://postern.test",
-      cookie: "postern_saml_request=_other",
+      cookie: "__Host-postern_saml_request=_other",
+    });
+    // The unprefixed name (which a sibling host could plant) binds nothing.
+    await expectRefused(idp.signed(f), /not started in this browser/, FAILED, {
+      base: "https://postern.test",
+      cookie: bound.replace("__Host-", ""),
     });
     const ok = await acs(idp.signed(f), { base: "https://postern.test", cookie: bound });
     expect(ok.location).toBe("/home/new");
-    expect(ok.setCookie).toMatch(/postern_session=.+Secure/);
+    expect(ok.setCookie).toMatch(/__Host-postern_session=[A-Za-z0-9_-]{22}; Path=\/; Expires=[^;]+; HttpOnly; Secure/);
   });
 });
