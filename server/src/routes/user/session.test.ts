@@ -6,6 +6,7 @@ import { auditLog, loginThrottle, users } from "../../db/schema.ts";
 import { createApp } from "../../app.ts";
 import { parseTrustedProxies } from "../../http/client-address.ts";
 import { setSetting } from "../../services/settings.ts";
+import { FOLD_WINDOW_MS, flushFoldedAudits } from "../../services/audit-fold.ts";
 
 let h: Harness;
 let seed: Seeded;
@@ -253,6 +254,26 @@ describe("throttling", () => {
     expect((await verify(cookieOf(again.setCookie))).status).toBe(429);
     h.clock.advance(60_000);
     expect((await verify(cookieOf(again.setCookie))).status).toBe(401);
+  });
+
+  it("folds a flood of blocked attempts from one address: one audit entry per minute, then its Count", async () => {
+    const blockedEntries = () => audit("userLoginFailed").filter((e) => e.errorMessage === "too many attempts");
+    for (let i = 0; i < 20; i++) await login(`name${i}`, "wrong", { from: "198.51.100.66" });
+    for (let i = 0; i < 200; i++)
+      expect((await login(`guess${i}`, "x", { from: "198.51.100.66" })).status).toBe(429);
+    expect(blockedEntries()).toHaveLength(1);
+    // Admin sign-ins fold the same way.
+    for (let i = 0; i < 30; i++)
+      await apiRequest(h, "POST", "/api/admin/login", { UserName: "root", Password: "wrong" }, { from: "198.51.100.67" });
+    expect(audit("adminLoginFailed").filter((e) => e.errorMessage === "too many attempts")).toHaveLength(1);
+    h.clock.advance(FOLD_WINDOW_MS);
+    expect(flushFoldedAudits(h.services.db, h.clock.now())).toBe(2);
+    expect(blockedEntries()).toHaveLength(2);
+    expect(blockedEntries()[1]).toMatchObject({
+      ipAddress: "198.51.100.66",
+      userName: "guess199",
+      description: "(Count: 199 more like this from this address in the minute)",
+    });
   });
 
   it("answers a blocked attempt without hashing: far faster than a refused password", async () => {

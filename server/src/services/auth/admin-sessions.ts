@@ -10,6 +10,7 @@ import { admins, adminSessions } from "../../db/schema.ts";
 import type { Clock } from "../../clock.ts";
 import { AppError, invalidSession } from "../../errors.ts";
 import { AuditAction, writeAudit } from "../audit.ts";
+import { writeFoldedAudit } from "../audit-fold.ts";
 import { hashPassword } from "./passwords.ts";
 import { noLdap, verifyCredentials } from "./credentials.ts";
 import type { LdapVerifier } from "./credentials.ts";
@@ -86,15 +87,16 @@ export class AdminSessionService {
    * audited adminLoginFailed.
    */
   async login(input: { userName: string; password: string; ip: string }): Promise<AdminSignedIn> {
-    const failed = (errorMessage: string) =>
-      writeAudit(this.db, {
+    // A blocked attempt (anyone can repeat it at will) is folded per address and minute.
+    const failed = (errorMessage: string, fold = false) =>
+      (fold ? writeFoldedAudit : writeAudit)(this.db, {
         action: AuditAction.adminLoginFailed,
         at: this.clock.now(),
         adminName: input.userName,
         ipAddress: input.ip,
         errorMessage,
       });
-    const attempt = this.throttle.beginAuditedLogin(input.userName, input.ip, () => failed("too many attempts"));
+    const attempt = this.throttle.beginAuditedLogin(input.userName, input.ip, () => failed("too many attempts", true));
     const admin = this.db.select().from(admins).where(eq(admins.userName, input.userName)).get();
     let ok: boolean;
     try {

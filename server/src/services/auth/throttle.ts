@@ -30,7 +30,8 @@ import { AppError } from "../../errors.ts";
 import { deleteThrottle, getThrottle, pruneThrottle, putThrottle } from "../../repositories/login-throttle.ts";
 import type { ThrottleRow } from "../../repositories/login-throttle.ts";
 import { sha256 } from "./tokens.ts";
-import { AuditAction, writeAudit } from "../audit.ts";
+import { AuditAction } from "../audit.ts";
+import { writeFoldedAudit } from "../audit-fold.ts";
 
 /** Length of a counting window, ms (15 minutes). */
 export const WINDOW_MS = 15 * 60_000;
@@ -258,7 +259,7 @@ export class LoginThrottle {
   /**
    * The TOTP service's throttling hooks (TotpService's `hooks`, services/auth/totp.ts): `checkCode`
    * before a code is checked (a throttled attempt is audited totpCodeFailed "too many attempts",
-   * as the TOTP service audits nothing then), `recordCodeFailure` after a refused code,
+   * folded per address and minute (audit-fold.ts), as the TOTP service audits nothing then), `recordCodeFailure` after a refused code,
    * `recordCodeSuccess` after an accepted one.
    */
   codeHooks(): {
@@ -272,7 +273,7 @@ export class LoginThrottle {
           this.checkCode(a.userName, a.ip);
         } catch (e) {
           const who = a.kind === "admin" ? { adminName: a.userName } : { userName: a.userName };
-          writeAudit(this.db, {
+          writeFoldedAudit(this.db, {
             action: AuditAction.totpCodeFailed,
             at: this.clock.now(),
             ...who,

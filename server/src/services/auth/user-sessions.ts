@@ -12,6 +12,7 @@ import { AppError, invalidSession } from "../../errors.ts";
 import * as usersRepo from "../../repositories/users.ts";
 import { ensureGrantRows } from "../../repositories/grants.ts";
 import { AuditAction, writeAudit } from "../audit.ts";
+import { writeFoldedAudit } from "../audit-fold.ts";
 import { getSetting } from "../settings.ts";
 import { noLdap, verifyCredentials } from "./credentials.ts";
 import type { LdapVerifier } from "./credentials.ts";
@@ -103,15 +104,16 @@ export class UserSessionService extends Service {
     input: { userName: string; password: string; kiosk: boolean; ip: string },
     admins: AdminSessionService | null,
   ): Promise<PortalSignIn> {
-    const failed = (errorMessage: string) =>
-      writeAudit(this.db, {
+    // A blocked attempt (anyone can repeat it at will) is folded per address and minute.
+    const failed = (errorMessage: string, fold = false) =>
+      (fold ? writeFoldedAudit : writeAudit)(this.db, {
         action: AuditAction.userLoginFailed,
         at: this.clock.now(),
         userName: input.userName,
         ipAddress: input.ip,
         errorMessage,
       });
-    const attempt = this.throttle.beginAuditedLogin(input.userName, input.ip, () => failed("too many attempts"));
+    const attempt = this.throttle.beginAuditedLogin(input.userName, input.ip, () => failed("too many attempts", true));
     const user = passwordUser(usersRepo.getUserByName(this.db, input.userName));
     const admin = !user && admins ? getAdminByName(this.db, input.userName) : undefined;
     let ok: boolean;
