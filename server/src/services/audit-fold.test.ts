@@ -54,7 +54,9 @@ describe("audit folding", () => {
     const now = h.clock.now();
     h.services.db.transaction((tx) => {
       for (let i = 0; i < MAX_FOLD_KEYS; i++)
-        tx.insert(auditFolds).values({ key: `filler:${i}`, windowStart: now, folded: 0, last: null }).run();
+        tx.insert(auditFolds)
+          .values({ key: `filler:${i}`, windowStart: now, folded: 0, last: null })
+          .run();
     });
     for (let i = 0; i < 50; i++) refuse(`2001:db8:${i.toString(16)}::1`);
     expect(entries()).toHaveLength(1);

@@ -57,9 +57,9 @@ describe("grant errors in GET /api/status", () => {
     await apiRequest(h, "POST", "/api/grant", { ACLID: seed.aclId }, { cookie });
     h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.5", op: "add", ok: true }]);
     const id = entryOf((await status()).body).ID;
-    expect((await apiRequest(h, "DELETE", `/api/sessions/current/granted-acls/${id}`, undefined, { cookie })).status).toBe(
-      200,
-    );
+    expect(
+      (await apiRequest(h, "DELETE", `/api/sessions/current/granted-acls/${id}`, undefined, { cookie })).status,
+    ).toBe(200);
     h.services.engine.handleResults("edge", [
       { key: seed.aclId, ip: "203.0.113.5", op: "del", ok: false, error: `ipset del failed: ${LEAK}` },
     ]);

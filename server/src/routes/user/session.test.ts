@@ -259,12 +259,17 @@ describe("throttling", () => {
   it("folds a flood of blocked attempts from one address: one audit entry per minute, then its Count", async () => {
     const blockedEntries = () => audit("userLoginFailed").filter((e) => e.errorMessage === "too many attempts");
     for (let i = 0; i < 20; i++) await login(`name${i}`, "wrong", { from: "198.51.100.66" });
-    for (let i = 0; i < 200; i++)
-      expect((await login(`guess${i}`, "x", { from: "198.51.100.66" })).status).toBe(429);
+    for (let i = 0; i < 200; i++) expect((await login(`guess${i}`, "x", { from: "198.51.100.66" })).status).toBe(429);
     expect(blockedEntries()).toHaveLength(1);
     // Admin sign-ins fold the same way.
     for (let i = 0; i < 30; i++)
-      await apiRequest(h, "POST", "/api/admin/login", { UserName: "root", Password: "wrong" }, { from: "198.51.100.67" });
+      await apiRequest(
+        h,
+        "POST",
+        "/api/admin/login",
+        { UserName: "root", Password: "wrong" },
+        { from: "198.51.100.67" },
+      );
     expect(audit("adminLoginFailed").filter((e) => e.errorMessage === "too many attempts")).toHaveLength(1);
     h.clock.advance(FOLD_WINDOW_MS);
     expect(flushFoldedAudits(h.services.db, h.clock.now())).toBe(2);
@@ -496,8 +501,6 @@ describe("session cookies over TLS (__Host- prefix)", () => {
     const setCookie = r.headers.get("set-cookie") ?? "";
     expect(setCookie).toMatch(/^postern_session=/);
     expect(setCookie).not.toMatch(/Secure/);
-    expect((await call("http://postern.test", "GET", "/api/status", { cookie: cookieOf(setCookie) })).status).toBe(
-      200,
-    );
+    expect((await call("http://postern.test", "GET", "/api/status", { cookie: cookieOf(setCookie) })).status).toBe(200);
   });
 });

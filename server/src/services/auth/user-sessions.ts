@@ -199,7 +199,11 @@ export class UserSessionService extends Service {
    */
   completeTotpSignIn(session: UserSessionContext): string {
     const token = randomToken(16);
-    this.db.update(userSessions).set({ tokenHash: sha256(token) }).where(eq(userSessions.id, session.sessionId)).run();
+    this.db
+      .update(userSessions)
+      .set({ tokenHash: sha256(token) })
+      .where(eq(userSessions.id, session.sessionId))
+      .run();
     this.completeSignIn(session);
     return token;
   }
