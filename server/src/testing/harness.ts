@@ -198,6 +198,6 @@ export async function signInAdmin(h: Harness, userName = "root"): Promise<string
  * from any address is written as it is. For tests that check each refusal's own audit entry; the
  * folding itself is tested in services/audit-fold.test.ts.
  */
-export function unfoldAudits(h: Harness): void {
+export function unfoldAudits(h: { services: Pick<Services, "db"> }): void {
   h.services.db.delete(auditFolds).run();
 }
