@@ -1,6 +1,7 @@
 /**
  * The HTTP application: `/api` with the user, admin and agent routes (one sub-app per resource),
- * CSRF protection on writes, errors mapped in one place, and the web app for every other path.
+ * security headers on every answer, CSRF protection on writes, errors mapped in one place, and the
+ * web app for every other path.
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -11,6 +12,7 @@ import { baseMiddleware, csrfGuard } from "./http/context.ts";
 import type { AppEnv } from "./http/context.ts";
 import { onError } from "./http/on-error.ts";
 import { staticWeb } from "./http/static-web.ts";
+import { securityHeaders } from "./http/security-headers.ts";
 import { sessionRoutes } from "./routes/user/session.ts";
 import { passwordRoutes } from "./routes/user/password.ts";
 import { otpRoutes } from "./routes/user/otp.ts";
@@ -76,6 +78,7 @@ export function createApp(services: Services, webDir: string, trustedProxies: re
     .route("/", grantRoutes);
 
   const app = new Hono<AppEnv>();
+  app.use(securityHeaders());
   app.use(baseMiddleware(services, trustedProxies));
   app.use("/api/*", csrfGuard());
   app.use(

@@ -1,7 +1,8 @@
 /**
  * Starts a Postern server: opens the database under the data directory (migrating it when asked),
  * builds the services and the app, listens on host:port, routes agent WebSocket upgrades to the hub,
- * and runs the expiry sweep every 250 ms (entries leave within 1 s of their expiry).
+ * and runs the expiry sweep every 250 ms (entries leave within 1 s of their expiry; folded audit
+ * entries are summed up when their minute is over).
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -21,6 +22,7 @@ import { createApp } from "./app.ts";
 import { readJsBundleHash } from "./http/static-web.ts";
 import { parseTrustedProxies } from "./http/client-address.ts";
 import { GelfForwarder } from "./services/gelf/forwarder.ts";
+import { flushFoldedAudits } from "./services/audit-fold.ts";
 import { loadOrCreateSecretKey } from "./services/secrets/at-rest.ts";
 import { loadOrCreateServerSigningKey } from "./agent-hub/server-key.ts";
 import { startDiscovery } from "./http/discovery.ts";
@@ -154,6 +156,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const sweep = setInterval(() => {
     try {
       services.engine.sweep();
+      flushFoldedAudits(database.db, clock.now());
     } catch (err) {
       log.error({ err }, "expiry sweep failed");
     }

@@ -46,6 +46,12 @@ export const ErrKey = {
   cannotResetOwn2fa: "cannotResetOwn2fa",
   cannotDisableOwn2fa: "cannotDisableOwn2fa",
   accountDisabled: "accountDisabled",
+  /** A status entry's Error: the grant failed on the enforcement side (the details are the admins'). */
+  grantFailed: "err.grantFailed",
+  /** A status entry's Error: removing the access failed on the enforcement side. */
+  revokeFailed: "err.revokeFailed",
+  /** A status entry's Error: the user's address is excluded by the ACL's IpExclusions. */
+  addressNotAllowed: "err.addressNotAllowed",
 } as const;
 
 /** Plain server messages of the spec, used as `Err` where no `err.*` key exists. */

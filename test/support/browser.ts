@@ -55,6 +55,9 @@ export async function newPage(
   });
   if (opts.clipboardOrigin)
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: opts.clipboardOrigin });
+  // axe-core for seriousViolations, injected into every document by the browser itself: the
+  // portal's Content-Security-Policy refuses the inline script tag a later injection would add.
+  await context.addInitScript({ path: axePath });
   context.setDefaultTimeout(10_000);
   context.setDefaultNavigationTimeout(15_000);
   const page = await context.newPage();
@@ -78,7 +81,8 @@ const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
 /**
  * Runs axe-core (WCAG 2.0/2.1 A and AA rules and best practices) on the page as it is and returns
- * the violations of impact serious or critical. The script is injected into the page once.
+ * the violations of impact serious or critical. The script is in every document of a `newPage`
+ * context (an init script); other pages get it injected once.
  */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   const loaded = await page.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe !== "undefined");

@@ -14,7 +14,7 @@ import type { ApiKeyUserSession, SessionStatus } from "@postern/shared";
 import { startServer } from "@postern/server";
 import type { RunningServer } from "@postern/server";
 import { auditLog } from "../../../server/src/db/schema.ts";
-import { seedLoop } from "../../../server/src/testing/harness.ts";
+import { seedLoop, unfoldAudits } from "../../../server/src/testing/harness.ts";
 import type { Harness } from "../../../server/src/testing/harness.ts";
 import {
   FatalClientError,
@@ -235,6 +235,7 @@ describe("postern client against a real server", () => {
       expect(run.stderr()).toContain("postern: sign-in refused (401 Unauthorised)");
       expect(run.stderr()).not.toContain("retrying");
       expect(audits("apiKeyAccessDenied")).toHaveLength(denied + 1);
+      unfoldAudits(server); // the next refusal from this address is audited on its own, not folded
       const other = client(
         ["--server", server.url, "--key-stdin", "--once", "--user", "robot"],
         keys.get("runner")!.key,

@@ -47,6 +47,13 @@ export const BACKOFF_BASE_MS = 1000;
 export const BACKOFF_MAX_MS = 30_000;
 /** Name of the user session cookie (server/src/http/context.ts USER_COOKIE). */
 export const SESSION_COOKIE = "postern_session";
+/**
+ * The `Cookie` header carrying the session token: under the plain name and the `__Host-` one, since
+ * a server on https (or with an https PublicURL) reads only `__Host-postern_session`.
+ */
+export function sessionCookieHeader(token: string): string {
+  return `${SESSION_COOKIE}=${token}; __Host-${SESSION_COOKIE}=${token}`;
+}
 
 /** A refusal that retrying cannot fix (refused key or user, bad request): the client stops. */
 export class FatalClientError extends Error {
@@ -153,7 +160,7 @@ async function send(
 ): Promise<Reply> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (opts.bearer !== undefined) headers["authorization"] = `Bearer ${opts.bearer}`;
-  if (opts.cookie !== undefined) headers["cookie"] = `${SESSION_COOKIE}=${opts.cookie}`;
+  if (opts.cookie !== undefined) headers["cookie"] = sessionCookieHeader(opts.cookie);
   if (opts.body !== undefined) headers["content-type"] = "application/json";
   let res: Response;
   try {

@@ -371,6 +371,18 @@ export const samlAssertions = sqliteTable(
 );
 
 /**
+ * Audit entries being folded (services/audit-fold.ts): per key ("<action>:<address>") the minute
+ * that started at `windowStart` (epoch ms), how many entries of it were `folded` (not written),
+ * and the last folded entry (`last`, an AuditEntry as JSON) for the summary entry.
+ */
+export const auditFolds = sqliteTable("audit_folds", {
+  key: text("key").primaryKey(),
+  windowStart: integer("window_start").notNull(),
+  folded: integer("folded").notNull().default(0),
+  last: text("last", { mode: "json" }).$type<Record<string, unknown>>(),
+});
+
+/**
  * Sign-in throttling (design.md "Security"): failures counted per key ("account:<name>",
  * "ip:<address>") in a window; `blockedUntil` epoch ms.
  */

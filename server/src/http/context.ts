@@ -6,12 +6,14 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
 import { getConnInfo } from "@hono/node-server/conninfo";
+import { ServerMessage } from "@postern/shared";
 import type { Cidr } from "@postern/shared";
 import { clientAddress, overTls } from "./client-address.ts";
 import type { Services } from "../services/index.ts";
 import type { UserSessionContext } from "../services/auth/user-sessions.ts";
 import type { AdminSessionContext } from "../services/auth/admin-sessions.ts";
-import { forbidden } from "../errors.ts";
+import { getSetting } from "../services/settings.ts";
+import { badRequest, forbidden } from "../errors.ts";
 
 /** Variables set by middleware. */
 export interface AppEnv {
@@ -25,10 +27,35 @@ export interface AppEnv {
   };
 }
 
-/** Cookie carrying the user session id. */
+/** Cookie carrying the user session id (`__Host-postern_session` when cookies are secure, see `secureCookies`). */
 export const USER_COOKIE = "postern_session";
-/** Cookie carrying the admin session id. */
+/** Cookie carrying the admin session id (`__Host-postern_admin_session` when cookies are secure). */
 export const ADMIN_COOKIE = "postern_admin_session";
+/** The prefix of secure cookies: Secure, Path=/, no Domain, so no other host or plain-http page can set them. */
+export const HOST_COOKIE_PREFIX = "__Host-";
+
+/**
+ * Whether this request's cookies are Secure and `__Host-` prefixed: it came over TLS (directly, or
+ * per a trusted proxy), or the PublicURL setting is https (the browser is on https behind a proxy
+ * Postern does not know). Plain http elsewhere (e.g. scripts/start.sh on loopback) keeps plain names.
+ */
+export function secureCookies(c: Context<AppEnv>): boolean {
+  if (c.var.tls) return true;
+  return getSetting(c.var.services.db, "PublicURL").toLowerCase().startsWith("https:");
+}
+
+/** The name a cookie has on this request: `__Host-<name>` when `secureCookies`, else `name`. */
+export function cookieName(c: Context<AppEnv>, name: string): string {
+  return secureCookies(c) ? `${HOST_COOKIE_PREFIX}${name}` : name;
+}
+
+/**
+ * The value of a session cookie (USER_COOKIE, ADMIN_COOKIE) under this request's name: over TLS only
+ * the `__Host-` cookie counts, so a cookie planted by a sibling host or a plain-http page is ignored.
+ */
+export function readSessionCookie(c: Context<AppEnv>, name: string): string | undefined {
+  return getCookie(c, cookieName(c, name));
+}
 
 function socketAddress(c: Context<AppEnv>): string {
   try {
@@ -40,14 +67,17 @@ function socketAddress(c: Context<AppEnv>): string {
 
 /**
  * Puts the services and the normalised address of the caller on the context (the socket address,
- * or the client behind a trusted proxy: see client-address.ts).
+ * or the client behind a trusted proxy: see client-address.ts). A trusted proxy's malformed
+ * X-Forwarded-For (or one naming only trusted proxies) answers 400 "Bad request".
  */
 export function baseMiddleware(services: Services, trustedProxies: readonly Cidr[]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     c.set("services", services);
     const peer = socketAddress(c);
-    c.set("clientIp", clientAddress(peer, c.req.header("x-forwarded-for"), trustedProxies));
     c.set("tls", overTls(c.req.url, peer, c.req.header("x-forwarded-proto"), trustedProxies));
+    const client = clientAddress(peer, c.req.header("x-forwarded-for"), trustedProxies);
+    if (client === null) throw badRequest(ServerMessage.badRequest, "X-Forwarded-For");
+    c.set("clientIp", client);
     await next();
   };
 }
@@ -89,30 +119,35 @@ export function csrfGuard(): MiddlewareHandler<AppEnv> {
 
 /** Requires a live user session (401 err.invalidSession otherwise). */
 export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
-  c.set("userSession", c.var.services.userSessions.resolve(getCookie(c, USER_COOKIE)));
+  c.set("userSession", c.var.services.userSessions.resolve(readSessionCookie(c, USER_COOKIE)));
   await next();
 };
 
 /** Requires a live admin session (401 err.invalidSession otherwise). */
 export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
-  c.set("adminSession", c.var.services.adminSessions.resolve(getCookie(c, ADMIN_COOKIE)));
+  c.set("adminSession", c.var.services.adminSessions.resolve(readSessionCookie(c, ADMIN_COOKIE)));
   await next();
 };
 
-/** Sets a session cookie: HttpOnly, SameSite=Lax, Secure when the request came over TLS. */
+/**
+ * Sets a session cookie: HttpOnly, SameSite=Lax, Path=/; Secure and `__Host-` prefixed when
+ * `secureCookies`.
+ */
 export function setSessionCookie(c: Context<AppEnv>, name: string, token: string, endsAt: number): void {
-  setCookie(c, name, token, {
+  const secure = secureCookies(c);
+  setCookie(c, secure ? `${HOST_COOKIE_PREFIX}${name}` : name, token, {
     httpOnly: true,
     sameSite: "Lax",
-    secure: c.var.tls,
+    secure,
     path: "/",
     expires: new Date(endsAt),
   });
 }
 
-/** Clears a session cookie. */
+/** Clears a session cookie (under this request's name). */
 export function clearSessionCookie(c: Context<AppEnv>, name: string): void {
-  deleteCookie(c, name, { path: "/" });
+  const secure = secureCookies(c);
+  deleteCookie(c, secure ? `${HOST_COOKIE_PREFIX}${name}` : name, { path: "/", secure });
 }
 
 /** The admin acting, for audit entries. */

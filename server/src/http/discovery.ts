@@ -27,15 +27,26 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Context } from "hono";
 import { Hono } from "hono";
-import { getCookie } from "hono/cookie";
 import { serve } from "@hono/node-server";
 import { ServerMessage } from "@postern/shared";
 import type { Cidr } from "@postern/shared";
 import type { Services } from "../services/index.ts";
 import { getSetting } from "../services/settings.ts";
-import { baseMiddleware, USER_COOKIE } from "./context.ts";
+import { baseMiddleware, readSessionCookie, USER_COOKIE } from "./context.ts";
 import type { AppEnv } from "./context.ts";
 import { onError } from "./on-error.ts";
+import { publicUrl } from "./public-url.ts";
+import { securityHeaders } from "./security-headers.ts";
+
+/**
+ * The IP-discovery URL the portal asks (GET /system_status IPApi): "" when the DiscoverIP setting is
+ * off, the DiscoverIPURL setting when set, else this server's own `<PublicURL>/api/ip`.
+ */
+export function ipApiUrl(c: Context<AppEnv>): string {
+  const db = c.var.services.db;
+  if (!getSetting(db, "DiscoverIP")) return "";
+  return getSetting(db, "DiscoverIPURL") || `${publicUrl(c)}/api/ip`;
+}
 
 /** The ports an outside discovery service (the DiscoverIPURL setting) is asked on (user-portal §7). */
 export const SPEC_DISCOVERY_PORTS: readonly number[] = [443, 222, 3389, 8000];
@@ -81,7 +92,7 @@ export function discoveryPortsOf(services: Services): readonly number[] {
  */
 export function answerIpDiscovery(c: Context<AppEnv>): Response {
   const services = c.var.services;
-  const token = getCookie(c, USER_COOKIE);
+  const token = readSessionCookie(c, USER_COOKIE);
   if (token) {
     try {
       const session = services.userSessions.resolve(token);
@@ -133,6 +144,7 @@ function cors(c: Context<AppEnv>): void {
  */
 export function createDiscoveryApp(services: Services, trustedProxies: readonly Cidr[] = []) {
   const app = new Hono<AppEnv>();
+  app.use(securityHeaders({ crossOriginResourcePolicy: "same-site" }));
   app.use(baseMiddleware(services, trustedProxies));
   app
     // OPTIONS /api/ip: CORS preflight (the portal's plain GET needs none, but a browser may send one).

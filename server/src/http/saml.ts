@@ -2,11 +2,14 @@
  * HTTP plumbing of SAML sign-in shared by the user and admin routes (routes/user/saml.ts,
  * routes/admin/saml.ts): the browser binding cookie, the ACS form, and the redirects.
  *
- * Browser binding: over TLS, starting a sign-in sets `postern_saml_request` (HttpOnly, Secure,
- * SameSite=None so the IdP's cross-site form post carries it, Path = the audience's ACS, 5 minutes)
- * to the AuthnRequest id; the ACS then requires the response to answer that request, so a response
- * obtained in one browser cannot sign in another (login CSRF). Over plain HTTP the cookie cannot be
- * Secure and the binding is not enforced; the stored, one-time request still is.
+ * Browser binding: when cookies are secure (over TLS or with an https PublicURL, see
+ * context.ts `secureCookies`), starting a sign-in sets `__Host-postern_saml_request` (users) or
+ * `__Host-postern_admin_saml_request` (admins) (HttpOnly, Secure, SameSite=None so the IdP's
+ * cross-site form post carries it, Path=/ as the prefix requires, 5 minutes) to the AuthnRequest id;
+ * the ACS then requires the response to answer that request, so a response obtained in one browser
+ * cannot sign in another (login CSRF), and the prefix keeps sibling hosts from planting one. Over
+ * plain HTTP the cookie cannot be Secure and the binding is not enforced; the stored, one-time
+ * request still is.
  */
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
@@ -17,34 +20,33 @@ import { SamlError } from "../services/saml/errors.ts";
 import type { BrowserBinding } from "../services/saml/service.ts";
 import { SAML_REQUEST_TTL_MS } from "../services/saml/service.ts";
 import { AppError } from "../errors.ts";
+import { HOST_COOKIE_PREFIX, secureCookies } from "./context.ts";
 import type { AppEnv } from "./context.ts";
 
-/** Cookie binding a pending SAML sign-in to the browser that started it. */
-export const SAML_REQUEST_COOKIE = "postern_saml_request";
+/** Cookies binding a pending SAML sign-in to the browser that started it, per audience. */
+export const SAML_REQUEST_COOKIES: Record<SamlAudience, string> = {
+  user: `${HOST_COOKIE_PREFIX}postern_saml_request`,
+  admin: `${HOST_COOKIE_PREFIX}postern_admin_saml_request`,
+};
 
-/** The ACS path of an audience (the binding cookie's Path). */
-export function acsPath(audience: SamlAudience): string {
-  return audience === "admin" ? "/api/admin/saml/acs" : "/api/saml/acs";
-}
-
-/** Sets the binding cookie to `requestId` when the request came over TLS (see the file comment). */
+/** Sets the binding cookie to `requestId` when cookies are secure (see the file comment). */
 export function bindRequestToBrowser(c: Context<AppEnv>, audience: SamlAudience, requestId: string): void {
-  if (!c.var.tls) return;
-  setCookie(c, SAML_REQUEST_COOKIE, requestId, {
+  if (!secureCookies(c)) return;
+  setCookie(c, SAML_REQUEST_COOKIES[audience], requestId, {
     httpOnly: true,
     secure: true,
     sameSite: "None",
-    path: acsPath(audience),
+    path: "/",
     maxAge: SAML_REQUEST_TTL_MS / 1000,
   });
 }
 
-/** Reads and clears the binding cookie; the binding is required over TLS. */
+/** Reads and clears the binding cookie; the binding is required when cookies are secure. */
 export function takeBrowserBinding(c: Context<AppEnv>, audience: SamlAudience): BrowserBinding {
-  const requestId = getCookie(c, SAML_REQUEST_COOKIE);
-  if (requestId !== undefined)
-    deleteCookie(c, SAML_REQUEST_COOKIE, { path: acsPath(audience), secure: true, sameSite: "None", httpOnly: true });
-  return { required: c.var.tls, requestId };
+  const name = SAML_REQUEST_COOKIES[audience];
+  const requestId = getCookie(c, name);
+  if (requestId !== undefined) deleteCookie(c, name, { path: "/", secure: true, sameSite: "None", httpOnly: true });
+  return { required: secureCookies(c), requestId };
 }
 
 /**
@@ -90,6 +92,32 @@ export function redirectWithError(
   return c.redirect(`${page}?error=${encodeURIComponent(key)}`, status);
 }
 
+/**
+ * GET …/login/saml for an audience, the start users and admins share: stores an AuthnRequest from
+ * the caller's address, binds it to the browser, and redirects to the IdP (302). A throttled
+ * address (429, with Retry-After), a full store or SAML not configured redirect to
+ * `page?error=<key>` instead; nothing is stored then.
+ */
+export async function startSignIn(
+  c: Context<AppEnv>,
+  audience: SamlAudience,
+  page: "/" | "/admin",
+  kiosk: boolean,
+): Promise<Response> {
+  try {
+    const { url, requestId } = await c.var.services.saml.startLogin(audience, { kiosk, ip: c.var.clientIp });
+    bindRequestToBrowser(c, audience, requestId);
+    return c.redirect(url, 302);
+  } catch (err) {
+    if (err instanceof AppError && err.status === 429) {
+      if (err.extra) c.header("Retry-After", err.extra);
+      return redirectWithError(c, page, ServerMessage.tooManyRequests, 302);
+    }
+    if (err instanceof SamlError) return redirectWithError(c, page, err.key, 302);
+    throw err;
+  }
+}
+
 /** GET …/saml/metadata for an audience: the SP metadata, or 404 "SAML not configured". */
 export async function answerMetadata(c: Context<AppEnv>, audience: SamlAudience): Promise<Response> {
   try {
@@ -125,7 +153,9 @@ export async function answerAcs(
       if (err instanceof SamlError) s.saml.auditRefusal(audience, ip, err);
       throw err;
     }
-    return c.redirect(await signIn(samlResponse, binding), 303);
+    const page = await signIn(samlResponse, binding);
+    s.throttle.samlStartCompleted(ip);
+    return c.redirect(page, 303);
   } catch (err) {
     if (!(err instanceof SamlError) && !(err instanceof AppError))
       s.log.error({ err, audience }, "SAML sign-in failed");

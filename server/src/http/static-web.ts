@@ -1,11 +1,17 @@
 /**
  * Serves the built web app (web/dist): files by path, index.html for every other non-API path
- * (client-side routes). Hashed assets are cached for a year; index.html never.
+ * (client-side routes). Hashed assets are cached for a year; index.html never. HTML documents carry
+ * the portal's Content-Security-Policy (security-headers.ts); a path whose %-escapes do not decode
+ * answers 404.
  */
 import { readFileSync, existsSync, statSync } from "node:fs";
 import { extname, join, normalize, sep } from "node:path";
 import type { MiddlewareHandler } from "hono";
+import type { Context } from "hono";
+import { ServerMessage } from "@postern/shared";
 import type { AppEnv } from "./context.ts";
+import { ipApiUrl } from "./discovery.ts";
+import { discoverySources, portalCsp } from "./security-headers.ts";
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -34,13 +40,20 @@ export function staticWeb(webDir: string): MiddlewareHandler<AppEnv> {
   const root = normalize(webDir + sep);
   return async (c, next) => {
     if (c.req.method !== "GET" && c.req.method !== "HEAD") return next();
-    const path = decodeURIComponent(new URL(c.req.url).pathname);
+    let path: string;
+    try {
+      path = decodeURIComponent(new URL(c.req.url).pathname);
+    } catch {
+      return c.json({ Err: ServerMessage.notFound }, 404);
+    }
     const file = normalize(join(root, path));
     if (file.startsWith(root) && existsSync(file) && statSync(file).isFile()) {
       const immutable = path.startsWith("/assets/");
+      const type = TYPES[extname(file)] ?? "application/octet-stream";
       return c.body(readFileSync(file), 200, {
-        "content-type": TYPES[extname(file)] ?? "application/octet-stream",
+        "content-type": type,
         "cache-control": immutable ? "public, max-age=31536000, immutable" : "no-cache",
+        ...(extname(file) === ".html" ? { "content-security-policy": documentCsp(c) } : {}),
       });
     }
     const index = join(root, "index.html");
@@ -48,6 +61,12 @@ export function staticWeb(webDir: string): MiddlewareHandler<AppEnv> {
     return c.body(readFileSync(index), 200, {
       "content-type": TYPES[".html"] ?? "text/html",
       "cache-control": "no-cache",
+      "content-security-policy": documentCsp(c),
     });
   };
+}
+
+/** The portal's policy for this request: connections also to the IP-discovery host (any port). */
+function documentCsp(c: Context<AppEnv>): string {
+  return portalCsp(discoverySources(ipApiUrl(c)));
 }

@@ -16,9 +16,15 @@ export function insertRequest(q: Q, row: SamlRequestRow): void {
   q.insert(samlRequests).values(row).run();
 }
 
-/** How many stored AuthnRequests are still pending (not expired at `now`). */
-export function pendingRequestCount(q: Q, now: number): number {
-  return q.select({ n: count() }).from(samlRequests).where(gt(samlRequests.expiresAt, now)).get()?.n ?? 0;
+/** How many stored AuthnRequests of `audience` are still pending (not expired at `now`). */
+export function pendingRequestCount(q: Q, audience: "user" | "admin", now: number): number {
+  return (
+    q
+      .select({ n: count() })
+      .from(samlRequests)
+      .where(and(eq(samlRequests.audience, audience), gt(samlRequests.expiresAt, now)))
+      .get()?.n ?? 0
+  );
 }
 
 /**

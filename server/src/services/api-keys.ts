@@ -32,6 +32,7 @@ import type { ApiKeyRow } from "../repositories/api-keys.ts";
 import { publishedAddresses } from "../repositories/grants.ts";
 import { endSessions } from "../repositories/users.ts";
 import { AuditAction, writeAudit } from "./audit.ts";
+import { writeFoldedAudit } from "./audit-fold.ts";
 import type { AuditActionKind } from "./audit.ts";
 import type { Actor } from "./agents.ts";
 import { newId, randomToken, sha256 } from "./auth/tokens.ts";
@@ -323,8 +324,9 @@ export class ApiKeyService extends Service {
     return acl !== undefined && allowlistConfig(acl.config).ApiKeyId === row.id;
   }
 
+  /** Refuses a presented key or allowlist read: the audit entry is folded per address and minute (audit-fold.ts). */
   private refuse(status: 401 | 403, at: number, ip: string, audit: RefusalAudit, description: string): never {
-    writeAudit(this.db, {
+    writeFoldedAudit(this.db, {
       action: audit.action,
       at,
       ipAddress: ip,
@@ -381,7 +383,8 @@ export class ApiKeyService extends Service {
    *    `authenticate` for `allowlist.read:{aclId}` (401 / 403) — IP access is not considered.
    * 3. Without a key: allowed when the ACL's AllowAccessByIp is on and `sourceIp` is inside one of
    *    its AllowedIpAddresses; otherwise 401 (a key would help).
-   * Every refusal writes an `allowlistAccessDenied` audit entry.
+   * Every refusal writes an `allowlistAccessDenied` audit entry, folded per address and minute
+   * (audit-fold.ts: one entry, then one with the Count of the rest).
    */
   readAllowlist(aclId: string, token: string, presented: string | undefined, sourceIp: string): string[] {
     const now = this.clock.now();
@@ -389,7 +392,7 @@ export class ApiKeyService extends Service {
     const config = acl ? allowlistConfig(acl.config) : undefined;
     const tokenOk = sameSecret(config?.Token ?? "", token) && config !== undefined && config.Token !== "";
     if (!acl || !config || !tokenOk) {
-      writeAudit(this.db, {
+      writeFoldedAudit(this.db, {
         action: AuditAction.allowlistAccessDenied,
         at: now,
         ipAddress: sourceIp,

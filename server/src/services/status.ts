@@ -4,7 +4,7 @@
  * (design.md "Grants").
  */
 import { eq } from "drizzle-orm";
-import { NONE_ID, GrantTypeSchema, IpExclusionsSchema, normaliseIp } from "@postern/shared";
+import { ErrKey, GrantStatus, NONE_ID, GrantTypeSchema, IpExclusionsSchema, normaliseIp } from "@postern/shared";
 import type { SessionStatus, StatusAcl, PortIp } from "@postern/shared";
 import { userSessions } from "../db/schema.ts";
 import { iso } from "../clock.ts";
@@ -158,7 +158,7 @@ export class StatusService extends Service {
         Icon: acl.icon,
         Category: acl.category,
         Status: g.status,
-        Error: g.error,
+        Error: userGrantError(g.status, g.error),
         ExpiredAfter: g.expiresAt !== null && g.expiresAt > now ? (iso(g.expiresAt) ?? "") : "",
         ClickToGrant: acl.clickToGrant,
         CGNATOpen: acl.cgnatOpen,
@@ -185,4 +185,20 @@ export class StatusService extends Service {
       ACLs: entries,
     };
   }
+}
+
+/** The stored error of a grant whose addresses are all excluded (grants/engine.ts), the one error that is the user's own. */
+const ADDRESS_EXCLUDED = "Your address is not allowed for this ACL";
+
+/**
+ * What the user is shown of a stored grant or revoke error (StatusAcl.Error): an `err.*` key the
+ * portal translates into a plain sentence naming whom to ask — err.addressNotAllowed for an
+ * excluded address, err.revokeFailed for a failed revoke, err.grantFailed for anything else — never
+ * the stored text, which may hold a target's address, a command line or an exception (that text is
+ * in the audit log's grantError / revokeError entries, for the admins). "" when there is none.
+ */
+export function userGrantError(status: number, stored: string): string {
+  if (stored === "") return "";
+  if (stored === ADDRESS_EXCLUDED) return ErrKey.addressNotAllowed;
+  return status === GrantStatus.RevokedWithError ? ErrKey.revokeFailed : ErrKey.grantFailed;
 }

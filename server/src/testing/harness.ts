@@ -12,6 +12,7 @@ import type { Services } from "../services/index.ts";
 import { createApp } from "../app.ts";
 import type { AgentChannel } from "../services/grants/engine.ts";
 import { licenseHarness, unlicenseHarness } from "./licences.ts";
+import { auditFolds } from "../db/schema.ts";
 
 /** An AgentChannel that records ops per agent and reports the agents marked online. */
 export class RecordingChannel implements AgentChannel {
@@ -195,4 +196,13 @@ export async function signInAdmin(h: Harness, userName = "root"): Promise<string
   const r = await apiRequest(h, "POST", "/api/admin/login", { UserName: userName, Password: "root-password" });
   if (r.status !== 204) throw new Error(`admin sign-in failed: ${r.status}`);
   return r.setCookie.split(";")[0] ?? "";
+}
+
+/**
+ * Ends every audit folding window (services/audit-fold.ts) without its summary, so the next refusal
+ * from any address is written as it is. For tests that check each refusal's own audit entry; the
+ * folding itself is tested in services/audit-fold.test.ts.
+ */
+export function unfoldAudits(h: { services: Pick<Services, "db"> }): void {
+  h.services.db.delete(auditFolds).run();
 }

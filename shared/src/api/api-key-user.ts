@@ -58,7 +58,8 @@ export type ApiKeyUserSignIn = z.infer<typeof ApiKeyUserSignInSchema>;
 
 /**
  * 201 answer of POST /api/v1/user_sessions: the new session's id, the session cookie value to send
- * as `Cookie: postern_session=<Token>` on the user calls (GET /api/status, POST /api/grant, …;
+ * as `Cookie: postern_session=<Token>` (`__Host-postern_session` when the server is on https) on
+ * the user calls (GET /api/status, POST /api/grant, …;
  * shown this once, only its SHA-256 is stored), its end (ISO 8601 UTC) and the session status as
  * GET /api/status answers it right after sign-in (automatic grants already started).
  */

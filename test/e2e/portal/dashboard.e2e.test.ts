@@ -144,6 +144,34 @@ describe.skipIf(!chromiumAvailable)("portal home pages in Chromium", () => {
     expect(await waitFor(async () => (await httpGetFrom("127.0.0.1", p.frontend)) === 403, 5_000)).toBe(true);
   });
 
+  it("shows a failed grant as a plain sentence naming whom to ask, never the agent's error (English and German)", async () => {
+    const page = await fresh();
+    await signIn(page, "jill");
+    const broken = card(page, p.acls.broken, { category: "Default" });
+    await broken.getByRole("button", { name: "Grant Access" }).click();
+    await expectVisible(broken.locator('[data-status="1"]'), 15_000);
+    const shown = broken.locator("[data-acl-error]");
+    await expectVisible(shown);
+    expect(await shown.textContent()).toBe("Access could not be granted. Please contact your administrator.");
+    const text = (await broken.textContent()) ?? "";
+    expect(text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|HAProxy/);
+    // The admins have the agent's full message in the audit log.
+    const logs = await p.stack.admin.ok<{ ErrorMessage?: string; Action?: string }[]>(
+      "GET",
+      "/api/admin/logs?search=ECONNREFUSED",
+    );
+    expect(logs.length).toBeGreaterThan(0);
+
+    const german = await fresh({ locale: "de-DE" });
+    await signIn(german, "jill", "jill-password", true);
+    const brokenDe = card(german, p.acls.broken, { category: "Default" });
+    await brokenDe.getByRole("button", { name: "Zugriff erteilen" }).click();
+    await expectVisible(brokenDe.locator("[data-acl-error]"), 15_000);
+    expect(await brokenDe.locator("[data-acl-error]").textContent()).toBe(
+      "Der Zugriff konnte nicht gewährt werden. Bitte wenden Sie sich an Ihre Administration.",
+    );
+  });
+
   it("keeps favourites in a Favourites section first, stored as favouriteAclIds", async () => {
     const page = await fresh();
     await signIn(page, "carol");

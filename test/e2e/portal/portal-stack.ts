@@ -6,14 +6,15 @@
  * - ACLs: "Team wiki" (the HAProxy ACL the frontend checks; category Default, shown as "Other"),
  *   20 more in the categories Databases, Monitoring, Remote desktop and Web, "Staff only" (disabled
  *   for the user: its IpExclusions deny 127.0.0.0/8), "Hidden helper" (HideFromUsers), and
- *   "Launchpad" (AutoBrowseUsers, with an http URL on this server).
+ *   "Launchpad" (AutoBrowseUsers, with an http URL on this server), "Broken proxy" (a HAProxy backend
+ *   at 127.0.0.1:1, where nothing listens: every grant fails on the agent).
  * - Users (password `<name>-password`): carol (22 visible ACLs and the hidden one, account valid 10
  *   more days), frank (Team wiki and Grafana), dave (TOTP on, not enrolled yet), erin (disabled:
  *   ValidUntil in the past), gina (only Launchpad), hank (Team wiki, sessions of 1 minute), ivan
- *   (Team wiki; for the sign-in throttle).
+ *   (Team wiki; for the sign-in throttle), jill (only Broken proxy).
  */
 import { existsSync } from "node:fs";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser, newPage } from "../../support/browser.ts";
 import type { PageOptions } from "../../support/browser.ts";
@@ -39,6 +40,7 @@ export interface PortalAcls {
   disabled: string;
   hidden: string;
   launchpad: string;
+  broken: string;
 }
 
 /** A running portal stack. */
@@ -126,6 +128,12 @@ export async function startPortalStack(): Promise<PortalStack> {
     URL: `${stack.server.url}/launchpad-target`,
   });
   const grafana = others[0]!;
+  const unreachable = await admin.ok<{ ID: string }>("POST", "/api/admin/backends", {
+    Name: "unreachable",
+    AgentID: agentId,
+    Config: { haproxy: { Protocol: "tcp", Address: "127.0.0.1:1" } },
+  });
+  const broken = await acl({ Description: "Broken proxy", BackendID: unreachable.ID });
 
   const user = (userName: string, aclIds: string[], extra: Record<string, unknown> = {}) =>
     admin.ok<string>("POST", "/api/admin/users", {
@@ -150,13 +158,14 @@ export async function startPortalStack(): Promise<PortalStack> {
   await user("gina", [launchpad]);
   await user("hank", [wiki], { Duration: 1 });
   await user("ivan", [wiki]);
+  await user("jill", [broken]);
 
   return {
     stack,
     haproxy,
     frontend: `http://127.0.0.1:${haproxy.frontendPort}/`,
     discovery,
-    acls: { wiki, grafana, others, disabled, hidden, launchpad },
+    acls: { wiki, grafana, others, disabled, hidden, launchpad, broken },
     url: stack.server.url,
     close: async () => {
       await agent.stop();
@@ -178,13 +187,19 @@ export interface PortalSuite {
 /**
  * Registers the suite's set-up and tear-down (call inside `describe`): starts the portal stack and
  * Chromium together before all tests; closes every context, the browser and the stack after them.
+ * A test during which a page reported a Content-Security-Policy violation fails (the portal must
+ * work under its policy: no inline script or style, connections only where it allows).
  */
 export function usePortalSuite(): PortalSuite {
   let stack: PortalStack | undefined;
   let browser: Browser | undefined;
   const opened: { close(): Promise<void> }[] = [];
+  const cspViolations: string[] = [];
   beforeAll(async () => {
     [stack, browser] = await Promise.all([startPortalStack(), launchBrowser()]);
+  });
+  afterEach(() => {
+    expect(cspViolations.splice(0), "Content-Security-Policy violations").toEqual([]);
   });
   afterAll(async () => {
     for (const context of opened) await context.close().catch(() => undefined);
@@ -200,6 +215,9 @@ export function usePortalSuite(): PortalSuite {
       if (!browser) throw new Error("the browser is not started yet");
       const { context, page } = await newPage(browser, opts);
       opened.push(context);
+      page.on("console", (message) => {
+        if (/Content Security Policy/i.test(message.text())) cspViolations.push(`${page.url()}: ${message.text()}`);
+      });
       return page;
     },
   };

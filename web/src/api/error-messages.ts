@@ -46,6 +46,9 @@ const KNOWN: Record<string, MessageDescriptor> = {
   "Cannot change password": msg`Cannot change password`,
   "Password is too weak": msg`Password is too weak`,
   "Must be between 8 and 64 characters": msg`Must be between 8 and 64 characters`,
+  "err.grantFailed": msg`Access could not be granted. Please contact your administrator.`,
+  "err.revokeFailed": msg`Access could not be removed. Please contact your administrator.`,
+  "err.addressNotAllowed": msg`Access is not allowed from your current address. Please contact your administrator if you need it from here.`,
 };
 
 /** The `Err` value used for the Login page message after the session countdown ran out (user-portal §4). */
@@ -55,6 +58,14 @@ export const SESSION_EXPIRED = "Your session has expired. Log in again for renew
 export function translateServerMessage(i18n: I18n, key: string): string | undefined {
   const descriptor = Object.hasOwn(KNOWN, key) ? KNOWN[key] : undefined;
   return descriptor === undefined ? undefined : i18n._(descriptor);
+}
+
+/**
+ * The sentence shown for a status entry's Error (err.grantFailed, err.revokeFailed,
+ * err.addressNotAllowed from the server), translated; an unknown value is shown as it is.
+ */
+export function grantErrorText(i18n: I18n, error: string): string {
+  return translateServerMessage(i18n, error) ?? error;
 }
 
 /**

@@ -12,6 +12,7 @@ import { AclActionButton } from "./AclActionButton.tsx";
 import { AclIcon } from "./AclIcon.tsx";
 import { AclLink } from "./AclLink.tsx";
 import { ErrorMessage } from "./ErrorMessage.tsx";
+import { grantErrorText } from "../api/error-messages.ts";
 import { FavouriteButton } from "./FavouriteButton.tsx";
 import { StatusBadge } from "./StatusBadge.tsx";
 
@@ -27,7 +28,7 @@ export interface AclCardProps {
 
 /** A card for one ACL; disabled (dimmed, button off) when DisableForUser is set (user-portal §4). */
 export function AclCard({ acl, busy, actionError, onAction, favourite, onToggleFavourite }: AclCardProps) {
-  const { t } = useLingui();
+  const { t, i18n } = useLingui();
   const titleId = useId();
   const { action, secondsLeft, timeLeft, expiring, failed } = useAclDisplay(acl);
   const disabled = acl.DisableForUser;
@@ -55,7 +56,11 @@ export function AclCard({ acl, busy, actionError, onAction, favourite, onToggleF
         />
       </div>
 
-      {failed && acl.Error !== "" ? <p className="mt-3 text-sm text-red-700 dark:text-red-300">{acl.Error}</p> : null}
+      {failed && acl.Error !== "" ? (
+        <p data-acl-error className="mt-3 text-sm text-red-700 dark:text-red-300">
+          {grantErrorText(i18n, acl.Error)}
+        </p>
+      ) : null}
       <ErrorMessage message={actionError} className="mt-3" />
 
       <div className="mt-auto flex items-center justify-between gap-3 pt-4">

@@ -14,6 +14,7 @@ import { AclActionButton } from "./AclActionButton.tsx";
 import { AclIcon } from "./AclIcon.tsx";
 import { AclLink } from "./AclLink.tsx";
 import { ErrorMessage } from "./ErrorMessage.tsx";
+import { grantErrorText } from "../api/error-messages.ts";
 import { FavouriteButton } from "./FavouriteButton.tsx";
 import { StatusBadge } from "./StatusBadge.tsx";
 
@@ -105,7 +106,7 @@ function AclRow({
   onToggleFavourite,
   separateColumn,
 }: AclRowProps) {
-  const { t } = useLingui();
+  const { t, i18n } = useLingui();
   const { action, secondsLeft, timeLeft, expiring, failed } = useAclDisplay(acl);
   const disabled = acl.DisableForUser;
   const category = acl.Category.trim() === "" || acl.Category === DEFAULT_CATEGORY ? t`Other` : acl.Category;
@@ -125,7 +126,11 @@ function AclRow({
   );
   const problems = (
     <>
-      {failed && acl.Error !== "" ? <p className="mt-1 text-xs text-red-700 dark:text-red-300">{acl.Error}</p> : null}
+      {failed && acl.Error !== "" ? (
+        <p data-acl-error className="mt-1 text-xs text-red-700 dark:text-red-300">
+          {grantErrorText(i18n, acl.Error)}
+        </p>
+      ) : null}
       <ErrorMessage message={actionError} className="mt-2" />
     </>
   );

@@ -12,13 +12,13 @@ const securitySchemes = {
     type: "apiKey",
     in: "cookie",
     name: "postern_admin_session",
-    description: "An admin session (POST /api/admin/login).",
+    description: "An admin session (POST /api/admin/login); `__Host-postern_admin_session` over https.",
   },
   userSession: {
     type: "apiKey",
     in: "cookie",
     name: "postern_session",
-    description: "A user session (POST /api/login).",
+    description: "A user session (POST /api/login); `__Host-postern_session` over https.",
   },
   apiKey: {
     type: "http",

@@ -41,8 +41,9 @@ async function enrolBob(): Promise<{ secret: string; cookie: string }> {
   const l = await login();
   expect(l).toMatchObject({ status: 401, body: { Err: "err.totpEnrolmentRequired" } });
   const secret = ((await generate(l.cookie)).body as { Secret: string }).Secret;
-  expect((await verify(l.cookie, { Code: codeAt(secret) })).status).toBe(204);
-  return { secret, cookie: l.cookie };
+  const v = await verify(l.cookie, { Code: codeAt(secret) });
+  expect(v.status).toBe(204);
+  return { secret, cookie: cookieOf(v.setCookie) };
 }
 
 beforeEach(async () => {
@@ -83,7 +84,13 @@ describe("admin enrolment and verification", () => {
     expect(bobRow().totpSecretEnc).toBeNull();
     const v = await verify(l.cookie, { Code: codeAt(Secret) });
     expect(v).toMatchObject({ status: 204, body: "" });
-    expect((await adminRead(l.cookie)).status).toBe(200);
+    // The session id (cookie token) is rotated when 2FA completes: the pending token is spent.
+    const completed = cookieOf(v.setCookie);
+    expect(completed).toMatch(/^postern_admin_session=[A-Za-z0-9_-]{22}$/);
+    expect(completed).not.toBe(l.cookie);
+    expect((await adminRead(l.cookie)).status).toBe(401);
+    expect((await generate(l.cookie)).status).toBe(401);
+    expect((await adminRead(completed)).status).toBe(200);
     const row = bobRow();
     expect(row.totpSecretEnc).toMatch(/^v1\./);
     expect(row.totpSecretEnc).not.toContain(Secret);
@@ -111,8 +118,10 @@ describe("admin enrolment and verification", () => {
     ]);
     expect((await adminRead(l.cookie)).status).toBe(401);
     h.clock.advance(30_000);
-    expect((await verify(l.cookie, { Code: codeAt(secret) })).status).toBe(204);
-    expect((await adminRead(l.cookie)).status).toBe(200);
+    const v = await verify(l.cookie, { Code: codeAt(secret) });
+    expect(v.status).toBe(204);
+    expect((await adminRead(l.cookie)).status).toBe(401);
+    expect((await adminRead(cookieOf(v.setCookie))).status).toBe(200);
     expect(actions("totpVerified")).toEqual([expect.objectContaining({ adminName: "bob" })]);
   });
 
@@ -214,8 +223,10 @@ describe("deferring admin enrolment", () => {
   it("completes this sign-in without 2FA when allowed, audited; the next sign-in asks to enrol again", async () => {
     setSetting(h.services.db, "AllowAdminTotpDeferral", true);
     const l = await login();
-    expect(await verify(l.cookie, { deferEnrolment: true })).toMatchObject({ status: 204 });
-    expect((await adminRead(l.cookie)).status).toBe(200);
+    const v = await verify(l.cookie, { deferEnrolment: true });
+    expect(v).toMatchObject({ status: 204 });
+    expect((await adminRead(l.cookie)).status).toBe(401);
+    expect((await adminRead(cookieOf(v.setCookie))).status).toBe(200);
     expect(actions("totpEnrolmentDeferred")).toEqual([
       expect.objectContaining({ adminName: "bob", ipAddress: "203.0.113.5" }),
     ]);
@@ -277,10 +288,13 @@ describe("admin 2FA reset", () => {
     });
     const fresh = ((await generate(l.cookie)).body as { Secret: string }).Secret;
     expect(fresh).not.toBe(secret);
-    expect((await verify(l.cookie, { Code: codeAt(fresh) })).status).toBe(204);
+    const v = await verify(l.cookie, { Code: codeAt(fresh) });
+    expect(v.status).toBe(204);
     // Bob, now signed in, cannot reset his own 2FA.
     expect(
-      await apiRequest(h, "DELETE", `/api/admin/admins/${bobId}/totpToken`, undefined, { cookie: l.cookie }),
+      await apiRequest(h, "DELETE", `/api/admin/admins/${bobId}/totpToken`, undefined, {
+        cookie: cookieOf(v.setCookie),
+      }),
     ).toMatchObject({ status: 403, body: { Err: "cannotResetOwn2fa" } });
     expect(bobRow().totpSecretEnc).not.toBeNull();
   });

@@ -2,21 +2,21 @@
  * Admin 2FA routes (admin-console §7): GET /admin/otp/generate and POST /admin/otp/verify with
  * `{Code}` or `{deferEnrolment: true}`. Both take only an admin session still owing its TOTP code
  * (the cookie POST /admin/login set when it answered 401 err.totpVerificationRequired /
- * err.totpEnrolmentRequired); a completed session is refused.
+ * err.totpEnrolmentRequired); a completed session is refused. Completing the sign-in sets a new
+ * admin session cookie: the pending session's token no longer resolves.
  */
 import { Hono } from "hono";
-import { getCookie } from "hono/cookie";
 import type { Context } from "hono";
 import { AdminOtpVerifyRequestSchema } from "@postern/shared";
 import { parseBody } from "../../http/body.ts";
-import { ADMIN_COOKIE } from "../../http/context.ts";
+import { ADMIN_COOKIE, readSessionCookie, setSessionCookie } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
 import type { AdminSessionContext } from "../../services/auth/admin-sessions.ts";
 import type { TotpSubject } from "../../services/auth/totp.ts";
 
 /** The pending admin session of the cookie (401 err.invalidSession when there is none), and who it is. */
 function pending(c: Context<AppEnv>): { session: AdminSessionContext; subject: TotpSubject } {
-  const session = c.var.services.adminSessions.resolve(getCookie(c, ADMIN_COOKIE), { allowPending: true });
+  const session = c.var.services.adminSessions.resolve(readSessionCookie(c, ADMIN_COOKIE), { allowPending: true });
   return {
     session,
     subject: {
@@ -42,6 +42,8 @@ export const adminOtpRoutes = new Hono<AppEnv>()
     const body = await parseBody(c, AdminOtpVerifyRequestSchema);
     if (body.deferEnrolment === true) c.var.services.totp.deferEnrolment(subject);
     else await c.var.services.totp.verify(subject, body.Code ?? "");
-    c.var.services.adminSessions.completeSignIn(session, c.var.clientIp);
+    // A new session token once the code verified: the pending one is spent (session fixation).
+    const { token, endsAt } = c.var.services.adminSessions.completeTotpSignIn(session, c.var.clientIp);
+    setSessionCookie(c, ADMIN_COOKIE, token, endsAt);
     return c.body(null, 204);
   });

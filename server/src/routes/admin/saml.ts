@@ -8,24 +8,14 @@
 import { Hono } from "hono";
 import { ADMIN_COOKIE, setSessionCookie } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
-import { answerAcs, answerMetadata, bindRequestToBrowser, redirectWithError } from "../../http/saml.ts";
-import { SamlError } from "../../services/saml/errors.ts";
+import { answerAcs, answerMetadata, startSignIn } from "../../http/saml.ts";
 
 /** GET /admin/saml/metadata, GET /admin/login/saml, POST /admin/saml/acs (mounted at /admin). */
 export const adminSamlRoutes = new Hono<AppEnv>()
   // GET /admin/saml/metadata
   .get("/saml/metadata", (c) => answerMetadata(c, "admin"))
   // GET /admin/login/saml
-  .get("/login/saml", async (c) => {
-    try {
-      const { url, requestId } = await c.var.services.saml.startLogin("admin", { kiosk: false });
-      bindRequestToBrowser(c, "admin", requestId);
-      return c.redirect(url, 302);
-    } catch (err) {
-      if (err instanceof SamlError) return redirectWithError(c, "/admin", err.key, 302);
-      throw err;
-    }
-  })
+  .get("/login/saml", (c) => startSignIn(c, "admin", "/admin", false))
   // POST /admin/saml/acs
   .post("/saml/acs", (c) =>
     answerAcs(c, "admin", "/admin", async (samlResponse, binding) => {

@@ -157,8 +157,10 @@ describe("settings", () => {
       SAMLMetadataFile: METADATA,
       LDAPURL: "ldaps://ldap.example",
     });
+    // With an https PublicURL the session cookie is __Host- prefixed (http/context.ts secureCookies).
+    const secureAdmin = `__Host-${admin}`;
     const read = JSON.stringify(
-      (await apiRequest(h, "GET", "/api/admin/settings/authentication", undefined, { cookie: admin })).body,
+      (await apiRequest(h, "GET", "/api/admin/settings/authentication", undefined, { cookie: secureAdmin })).body,
     );
     expect(read).not.toContain("PRIVATE KEY");
     const row = JSON.stringify(h.services.db.select().from(settings).where(eq(settings.key, "SAMLKeySealed")).get());
@@ -168,7 +170,7 @@ describe("settings", () => {
       "POST",
       "/api/admin/settings/authentication",
       { RemoveSAMLKeyFile: true, RemoveSAMLCertFile: true },
-      { cookie: admin },
+      { cookie: secureAdmin },
     );
     expect(removed.body).toMatchObject({ SAMLKeyFileSet: false, SAMLCertFileSet: false });
   });

@@ -46,8 +46,9 @@ async function enrolAlice(): Promise<{ secret: string; cookie: string }> {
   const g = await generate(l.cookie);
   expect(g.status).toBe(200);
   const secret = (g.body as { Secret: string }).Secret;
-  expect(await verify(l.cookie, codeAt(secret))).toMatchObject({ status: 200 });
-  return { secret, cookie: l.cookie };
+  const v = await verify(l.cookie, codeAt(secret));
+  expect(v).toMatchObject({ status: 200 });
+  return { secret, cookie: cookieOf(v.setCookie) };
 }
 
 beforeEach(async () => {
@@ -82,7 +83,14 @@ describe("enrolment", () => {
     const session = h.services.db.select().from(userSessions).where(eq(userSessions.userId, seed.userId)).get()!;
     expect(v.body).toEqual({ Ends: new Date(session.endsAt).toISOString() });
     expect(session.verified).toBe(true);
-    expect((await status(l.cookie)).body).toMatchObject({ Name: "Alice" });
+    // The session id (cookie token) is rotated when 2FA completes: the pending token is spent.
+    const completed = cookieOf(v.setCookie);
+    expect(completed).toMatch(/^postern_session=[A-Za-z0-9_-]{22}$/);
+    expect(completed).not.toBe(l.cookie);
+    expect(v.setCookie).toMatch(/HttpOnly/);
+    expect((await status(l.cookie)).status).toBe(401);
+    expect((await generate(l.cookie)).status).toBe(401);
+    expect((await status(completed)).body).toMatchObject({ Name: "Alice" });
 
     const row = aliceRow();
     expect(row.totpLastStep).toBe(totpStep(h.clock.now()));
@@ -155,7 +163,8 @@ describe("verification", () => {
     const v = await verify(l.cookie, right);
     expect(v.status).toBe(200);
     expect(v.body).toHaveProperty("Ends");
-    expect((await status(l.cookie)).status).toBe(200);
+    expect((await status(l.cookie)).status).toBe(401);
+    expect((await status(cookieOf(v.setCookie))).status).toBe(200);
     expect(actions("totpVerified")).toEqual([expect.objectContaining({ userName: "alice", ipAddress: "203.0.113.5" })]);
   });
 
@@ -297,8 +306,9 @@ describe("2FA reset by an admin", () => {
     expect(await verify(l.cookie, codeAt(secret, 30))).toMatchObject({ status: 401, body: { Err: "Invalid code" } });
     const fresh = ((await generate(l.cookie)).body as { Secret: string }).Secret;
     expect(fresh).not.toBe(secret);
-    expect((await verify(l.cookie, codeAt(fresh))).status).toBe(200);
-    expect((await status(l.cookie)).status).toBe(200);
+    const v = await verify(l.cookie, codeAt(fresh));
+    expect(v.status).toBe(200);
+    expect((await status(cookieOf(v.setCookie))).status).toBe(200);
   });
 });
 

@@ -4,19 +4,18 @@
  * 401 err.totpVerificationRequired / err.totpEnrolmentRequired); a completed session is refused.
  */
 import { Hono } from "hono";
-import { getCookie } from "hono/cookie";
 import type { Context } from "hono";
 import { OtpVerifyRequestSchema } from "@postern/shared";
 import type { OtpVerifyResponse } from "@postern/shared";
 import { parseBody } from "../../http/body.ts";
-import { USER_COOKIE } from "../../http/context.ts";
+import { USER_COOKIE, readSessionCookie, setSessionCookie } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
 import type { UserSessionContext } from "../../services/auth/user-sessions.ts";
 import type { TotpSubject } from "../../services/auth/totp.ts";
 
 /** The pending session of the cookie (401 err.invalidSession when there is none), and who it is. */
 function pending(c: Context<AppEnv>): { session: UserSessionContext; subject: TotpSubject } {
-  const session = c.var.services.userSessions.resolve(getCookie(c, USER_COOKIE), { allowPending: true });
+  const session = c.var.services.userSessions.resolve(readSessionCookie(c, USER_COOKIE), { allowPending: true });
   return {
     session,
     subject: {
@@ -41,7 +40,9 @@ export const otpRoutes = new Hono<AppEnv>()
     const { session, subject } = pending(c);
     const body = await parseBody(c, OtpVerifyRequestSchema);
     await c.var.services.totp.verify(subject, body.Code);
-    c.var.services.userSessions.completeSignIn(session);
+    // A new session token once the code verified: the pending one is spent (session fixation).
+    const token = c.var.services.userSessions.completeTotpSignIn(session);
+    setSessionCookie(c, USER_COOKIE, token, session.endsAt);
     const res: OtpVerifyResponse = { Ends: new Date(session.endsAt).toISOString() };
     return c.json(res, 200);
   });

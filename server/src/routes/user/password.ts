@@ -15,10 +15,9 @@
  * try again in..." (Extra and Retry-After: seconds).
  */
 import { Hono } from "hono";
-import { getCookie } from "hono/cookie";
 import { ChangePasswordLegacyRequestSchema, ChangePasswordRequestSchema } from "@postern/shared";
 import { parseBody } from "../../http/body.ts";
-import { ADMIN_COOKIE, USER_COOKIE, requireUser } from "../../http/context.ts";
+import { ADMIN_COOKIE, USER_COOKIE, readSessionCookie, requireUser } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
 import type { AdminSessionContext } from "../../services/auth/admin-sessions.ts";
 import { withRetryAfter } from "./session.ts";
@@ -43,7 +42,7 @@ export const passwordRoutes = new Hono<AppEnv>()
   .post("/password", async (c) => {
     const services = c.var.services;
     let admin: AdminSessionContext | null = null;
-    const adminToken = getCookie(c, ADMIN_COOKIE);
+    const adminToken = readSessionCookie(c, ADMIN_COOKIE);
     if (adminToken) {
       try {
         admin = services.adminSessions.resolve(adminToken);
@@ -51,7 +50,7 @@ export const passwordRoutes = new Hono<AppEnv>()
         admin = null; // not a live admin session: the user's password, if signed in
       }
     }
-    const user = admin ? null : services.userSessions.resolve(getCookie(c, USER_COOKIE));
+    const user = admin ? null : services.userSessions.resolve(readSessionCookie(c, USER_COOKIE));
     const body = await parseBody(c, ChangePasswordLegacyRequestSchema);
     const input = { current: body.ExistingPassword, next: body.NewPassword, confirmRequired: false };
     await withRetryAfter(c, () =>

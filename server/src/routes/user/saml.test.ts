@@ -17,6 +17,8 @@ import {
 import type { KeyPair, ResponseFields } from "../../testing/saml.ts";
 import { installTestLicence } from "../../testing/licences.ts";
 import { setSetting } from "../../services/settings.ts";
+import { SAML_START_LIMIT } from "../../services/auth/throttle.ts";
+import { MAX_PENDING_SAML_REQUESTS } from "../../services/saml/service.ts";
 
 const actor = { adminName: "test-admin", ip: "127.0.0.1" };
 const SP = { acsUrl: "http://postern.test/api/saml/acs", audience: "http://postern.test/api/saml/metadata" };
@@ -600,6 +602,84 @@ describe("throttling of refused responses", () => {
   });
 });
 
+describe("SAML users and admins of the same name", () => {
+  it("a SAML user named like an admin does not shadow the admin on POST /api/login", async () => {
+    await h.services.adminSessions.createLocalAdmin({ userName: "root", name: "Root", password: "root-password" });
+    const r = await acs(idp.signed(await fresh("root")));
+    expect(r.location).toBe("/home/new");
+    expect(userRow("root")?.authType).toBe("SAML");
+    const login = await apiRequest(h, "POST", "/api/login", {
+      UserName: "root",
+      Password: "root-password",
+      KioskMode: false,
+    });
+    // The admin signs in (admin cookie, 401 err.unauthorised per the portal's contract).
+    expect(login.status).toBe(401);
+    expect(login.body).toEqual({ Err: "err.unauthorised" });
+    expect(login.setCookie).toMatch(/postern_admin_session=[^;]+;/);
+    // The SAML user has no password: a guess is an unknown name, never a SAML session.
+    const guess = await apiRequest(h, "POST", "/api/login", { UserName: "root", Password: "x", KioskMode: false });
+    expect(guess.status).toBe(401);
+    expect(guess.body).toEqual({ Err: "Invalid credentials" });
+  });
+});
+
+describe("throttling of sign-in starts (one address cannot fill the pending store)", () => {
+  const TOO_MANY = `/?error=${encodeURIComponent("Too many requests. Please try again in...")}`;
+  const startFrom = (path: string, from: string) =>
+    h.app.request(`http://postern.test${path}`, { headers: { host: "postern.test" } }, socketEnv(from));
+  const pending = (audience: "user" | "admin") =>
+    h.services.db.select().from(samlRequests).where(eq(samlRequests.audience, audience)).all().length;
+
+  it("stores at most SAML_START_LIMIT starts per address and window, then redirects with Too many requests", async () => {
+    setSetting(h.services.db, "AdminSAMLMetadataFile", idp.metadata());
+    const locations: string[] = [];
+    for (let i = 0; i < 500; i++) {
+      const r = await startFrom("/api/login/saml?kioskMode=false", "203.0.113.5");
+      expect(r.status).toBe(302);
+      locations.push(r.headers.get("location") ?? "");
+      if (i === 499) expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
+    }
+    expect(pending("user")).toBe(SAML_START_LIMIT);
+    expect(locations.filter((l) => l === TOO_MANY)).toHaveLength(500 - SAML_START_LIMIT);
+    // The admin start from that address is throttled as well; other addresses are not affected.
+    expect((await startFrom("/api/admin/login/saml", "203.0.113.5")).headers.get("location")).toBe(
+      `/admin?error=${encodeURIComponent("Too many requests. Please try again in...")}`,
+    );
+    expect((await startFrom("/api/login/saml", "198.51.100.8")).headers.get("location")).toMatch(/^https:\/\/idp\./);
+    expect((await startFrom("/api/admin/login/saml", "198.51.100.8")).headers.get("location")).toMatch(
+      /^https:\/\/idp\./,
+    );
+    expect(pending("user")).toBe(SAML_START_LIMIT + 1);
+    // The block ends.
+    h.clock.advance(16 * 60_000);
+    expect((await startFrom("/api/login/saml", "203.0.113.5")).headers.get("location")).toMatch(/^https:\/\/idp\./);
+  });
+
+  it("takes completed sign-ins back: one address may sign in more often than the limit", async () => {
+    for (let i = 0; i < SAML_START_LIMIT + 2; i++) {
+      const r = await acs(idp.signed({ ...idp.fields(await start(), SP, "alice@example.test") }));
+      expect(r.location).toBe("/home/new");
+    }
+  });
+
+  it("caps the pending store per audience: a full user store leaves the admins' sign-in open", async () => {
+    setSetting(h.services.db, "AdminSAMLMetadataFile", idp.metadata());
+    const now = h.clock.now();
+    h.services.db.transaction((tx) => {
+      for (let i = 0; i < MAX_PENDING_SAML_REQUESTS; i++)
+        tx.insert(samlRequests)
+          .values({ id: `_flood${i}`, audience: "user", kiosk: false, createdAt: now, expiresAt: now + 60_000 })
+          .run();
+    });
+    expect((await startFrom("/api/login/saml", "198.51.100.9")).headers.get("location")).toBe(TOO_MANY);
+    expect((await startFrom("/api/admin/login/saml", "198.51.100.9")).headers.get("location")).toMatch(
+      /^https:\/\/idp\./,
+    );
+    expect(pending("admin")).toBe(1);
+  });
+});
+
 describe("browser binding over TLS", () => {
   beforeEach(() => {
     setSetting(h.services.db, "PublicURL", "https://postern.test");
@@ -614,21 +694,27 @@ describe("browser binding over TLS", () => {
     );
     expect(r.status).toBe(302);
     const setCookie = r.headers.get("set-cookie") ?? "";
-    expect(setCookie).toMatch(/^postern_saml_request=[^;]+;/);
-    expect(setCookie).toMatch(/Path=\/api\/saml\/acs/);
+    expect(setCookie).toMatch(/^__Host-postern_saml_request=[^;]+;/);
+    expect(setCookie).toMatch(/Path=\/(;|$)/);
+    expect(setCookie).not.toMatch(/Domain=/i);
     expect(setCookie).toMatch(/Secure/);
     expect(setCookie).toMatch(/SameSite=None/);
     expect(setCookie).toMatch(/HttpOnly/);
     const id = requestIdOf(r.headers.get("location") ?? "");
-    const bound = /postern_saml_request=[^;]+/.exec(setCookie)![0];
+    const bound = /__Host-postern_saml_request=[^;]+/.exec(setCookie)![0];
     const f = idp.fields(id, TLS_SP, "alice@example.test");
     await expectRefused(idp.signed(f), /not started in this browser/, FAILED, { base: "https://postern.test" });
     await expectRefused(idp.signed(f), /not started in this browser/, FAILED, {
       base: "https://postern.test",
-      cookie: "postern_saml_request=_other",
+      cookie: "__Host-postern_saml_request=_other",
+    });
+    // The unprefixed name (which a sibling host could plant) binds nothing.
+    await expectRefused(idp.signed(f), /not started in this browser/, FAILED, {
+      base: "https://postern.test",
+      cookie: bound.replace("__Host-", ""),
     });
     const ok = await acs(idp.signed(f), { base: "https://postern.test", cookie: bound });
     expect(ok.location).toBe("/home/new");
-    expect(ok.setCookie).toMatch(/postern_session=.+Secure/);
+    expect(ok.setCookie).toMatch(/__Host-postern_session=[A-Za-z0-9_-]{22}; Path=\/; Expires=[^;]+; HttpOnly; Secure/);
   });
 });

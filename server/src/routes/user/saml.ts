@@ -8,8 +8,7 @@ import { Hono } from "hono";
 import { SamlLoginQuerySchema, ServerMessage } from "@postern/shared";
 import { USER_COOKIE, setSessionCookie } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
-import { answerAcs, answerMetadata, bindRequestToBrowser, redirectWithError } from "../../http/saml.ts";
-import { SamlError } from "../../services/saml/errors.ts";
+import { answerAcs, answerMetadata, redirectWithError, startSignIn } from "../../http/saml.ts";
 import { getSetting } from "../../services/settings.ts";
 
 /** GET /saml/metadata, GET /login/saml, POST /saml/acs. */
@@ -20,16 +19,7 @@ export const samlRoutes = new Hono<AppEnv>()
   .get("/login/saml", async (c) => {
     const query = SamlLoginQuerySchema.safeParse(c.req.query());
     if (!query.success) return redirectWithError(c, "/", ServerMessage.badRequest, 302);
-    try {
-      const { url, requestId } = await c.var.services.saml.startLogin("user", {
-        kiosk: query.data.kioskMode === "true",
-      });
-      bindRequestToBrowser(c, "user", requestId);
-      return c.redirect(url, 302);
-    } catch (err) {
-      if (err instanceof SamlError) return redirectWithError(c, "/", err.key, 302);
-      throw err;
-    }
+    return startSignIn(c, "user", "/", query.data.kioskMode === "true");
   })
   // POST /saml/acs
   .post("/saml/acs", (c) =>

@@ -5,6 +5,8 @@ import type { Harness, Seeded } from "../../testing/harness.ts";
 import { auditLog, loginThrottle, users } from "../../db/schema.ts";
 import { createApp } from "../../app.ts";
 import { parseTrustedProxies } from "../../http/client-address.ts";
+import { setSetting } from "../../services/settings.ts";
+import { FOLD_WINDOW_MS, flushFoldedAudits } from "../../services/audit-fold.ts";
 
 let h: Harness;
 let seed: Seeded;
@@ -254,6 +256,31 @@ describe("throttling", () => {
     expect((await verify(cookieOf(again.setCookie))).status).toBe(401);
   });
 
+  it("folds a flood of blocked attempts from one address: one audit entry per minute, then its Count", async () => {
+    const blockedEntries = () => audit("userLoginFailed").filter((e) => e.errorMessage === "too many attempts");
+    for (let i = 0; i < 20; i++) await login(`name${i}`, "wrong", { from: "198.51.100.66" });
+    for (let i = 0; i < 200; i++) expect((await login(`guess${i}`, "x", { from: "198.51.100.66" })).status).toBe(429);
+    expect(blockedEntries()).toHaveLength(1);
+    // Admin sign-ins fold the same way.
+    for (let i = 0; i < 30; i++)
+      await apiRequest(
+        h,
+        "POST",
+        "/api/admin/login",
+        { UserName: "root", Password: "wrong" },
+        { from: "198.51.100.67" },
+      );
+    expect(audit("adminLoginFailed").filter((e) => e.errorMessage === "too many attempts")).toHaveLength(1);
+    h.clock.advance(FOLD_WINDOW_MS);
+    expect(flushFoldedAudits(h.services.db, h.clock.now())).toBe(2);
+    expect(blockedEntries()).toHaveLength(2);
+    expect(blockedEntries()[1]).toMatchObject({
+      ipAddress: "198.51.100.66",
+      userName: "guess199",
+      description: "(Count: 199 more like this from this address in the minute)",
+    });
+  });
+
   it("answers a blocked attempt without hashing: far faster than a refused password", async () => {
     await login("warm", "up"); // the dummy hash is built once
     clearThrottle();
@@ -417,5 +444,63 @@ describe("ending sessions revokes grants", () => {
     expect((await admin("DELETE", "/api/admin/adminsessions")).status).toBe(204);
     for (const c of [root, other])
       expect((await apiRequest(h, "GET", "/api/admin/admins", undefined, { cookie: c })).status).toBe(401);
+  });
+});
+
+describe("session cookies over TLS (__Host- prefix)", () => {
+  /** One request to `base` (https or http) from the user's address. */
+  const call = (base: string, method: string, path: string, opts: { body?: unknown; cookie?: string } = {}) =>
+    h.app.request(
+      `${base}${path}`,
+      {
+        method,
+        headers: {
+          host: "postern.test",
+          ...(opts.body !== undefined ? { "content-type": "application/json" } : {}),
+          ...(opts.cookie ? { cookie: opts.cookie } : {}),
+        },
+        ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
+      },
+      socketEnv(),
+    );
+  const signIn = (base: string) =>
+    call(base, "POST", "/api/login", { body: { UserName: "alice", Password: "alice-password", KioskMode: false } });
+
+  it("are __Host- prefixed, Secure and Path=/ over TLS, and only the prefixed name is read there", async () => {
+    const r = await signIn("https://postern.test");
+    expect(r.status).toBe(200);
+    const setCookie = r.headers.get("set-cookie") ?? "";
+    expect(setCookie).toMatch(/^__Host-postern_session=[A-Za-z0-9_-]{22}; /);
+    expect(setCookie).toMatch(/; Path=\/(;|$)/);
+    expect(setCookie).toMatch(/; Secure/);
+    expect(setCookie).toMatch(/; HttpOnly/);
+    expect(setCookie).not.toMatch(/Domain=/i);
+    const cookie = cookieOf(setCookie);
+    expect((await call("https://postern.test", "GET", "/api/status", { cookie })).status).toBe(200);
+    // The plain name (which a sibling host or an http page could plant) is not a session over TLS.
+    const plain = cookie.replace("__Host-", "");
+    expect((await call("https://postern.test", "GET", "/api/status", { cookie: plain })).status).toBe(401);
+    const out = await call("https://postern.test", "POST", "/api/logout", { cookie });
+    expect(out.status).toBe(204);
+    expect(out.headers.get("set-cookie")).toMatch(/^__Host-postern_session=; .*Path=\/.*Secure/);
+  });
+
+  it("are __Host- prefixed for admins too, and whenever the PublicURL is https", async () => {
+    await h.services.adminSessions.createLocalAdmin({ userName: "boss", name: "Boss", password: "boss-password" });
+    const a = await call("https://postern.test", "POST", "/api/admin/login", {
+      body: { UserName: "boss", Password: "boss-password" },
+    });
+    expect(a.headers.get("set-cookie")).toMatch(/^__Host-postern_admin_session=[^;]+;.*Path=\/.*Secure/);
+    setSetting(h.services.db, "PublicURL", "https://postern.example");
+    const r = await signIn("http://postern.test");
+    expect(r.headers.get("set-cookie")).toMatch(/^__Host-postern_session=[^;]+;.*Secure/);
+  });
+
+  it("keep their plain names on plain http (scripts/start.sh on loopback)", async () => {
+    const r = await signIn("http://postern.test");
+    const setCookie = r.headers.get("set-cookie") ?? "";
+    expect(setCookie).toMatch(/^postern_session=/);
+    expect(setCookie).not.toMatch(/Secure/);
+    expect((await call("http://postern.test", "GET", "/api/status", { cookie: cookieOf(setCookie) })).status).toBe(200);
   });
 });

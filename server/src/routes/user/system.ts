@@ -9,8 +9,7 @@
 import { Hono } from "hono";
 import type { SystemStatus, Theme } from "@postern/shared";
 import type { AppEnv } from "../../http/context.ts";
-import { answerIpDiscovery, discoveryPortsOf, SPEC_DISCOVERY_PORTS } from "../../http/discovery.ts";
-import { publicUrl } from "../../http/public-url.ts";
+import { answerIpDiscovery, discoveryPortsOf, ipApiUrl, SPEC_DISCOVERY_PORTS } from "../../http/discovery.ts";
 import { buildOpenApi } from "../../http/openapi/build.ts";
 import { operations } from "../../http/openapi/operations.ts";
 import { SERVER_VERSION } from "../../services/admin-status.ts";
@@ -24,10 +23,10 @@ export const systemRoutes = new Hono<AppEnv>()
   .get("/system_status", (c) => {
     const db = c.var.services.db;
     const custom = getSetting(db, "DiscoverIPURL");
-    const enabled = getSetting(db, "DiscoverIP");
+    const ipApi = ipApiUrl(c);
     const body: SystemStatus = {
-      IPApi: !enabled ? "" : custom || `${publicUrl(c)}/api/ip`,
-      IPApiPorts: !enabled ? [] : custom ? [...SPEC_DISCOVERY_PORTS] : [...discoveryPortsOf(c.var.services)],
+      IPApi: ipApi,
+      IPApiPorts: !ipApi ? [] : custom ? [...SPEC_DISCOVERY_PORTS] : [...discoveryPortsOf(c.var.services)],
       JsBundleHash: c.var.services.jsBundleHash,
     };
     return c.json(body, 200);

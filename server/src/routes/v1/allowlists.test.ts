@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { GrantStatus } from "@postern/shared";
 import { acls, auditLog } from "../../db/schema.ts";
-import { apiRequest, createHarness, seedLoop } from "../../testing/harness.ts";
+import { apiRequest, createHarness, seedLoop, unfoldAudits } from "../../testing/harness.ts";
+import { FOLD_WINDOW_MS, flushFoldedAudits } from "../../services/audit-fold.ts";
 import type { ApiResult, Harness, Seeded } from "../../testing/harness.ts";
 
 let h: Harness;
@@ -22,8 +23,12 @@ const sessions = new Map<string, string>();
 const basic = (user: string, password: string) => ({
   authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`,
 });
-const read = (aclId: string, file: string, opts: { headers?: Record<string, string>; from?: string } = {}) =>
-  apiRequest(h, "GET", `/api/v1/allowlists/${aclId}/${file}`, undefined, opts);
+/** One read; each refusal is audited on its own (folding is unfolded after every read, see unfoldAudits). */
+const read = async (aclId: string, file: string, opts: { headers?: Record<string, string>; from?: string } = {}) => {
+  const r = await apiRequest(h, "GET", `/api/v1/allowlists/${aclId}/${file}`, undefined, opts);
+  unfoldAudits(h);
+  return r;
+};
 const denied = () => h.services.db.select().from(auditLog).where(eq(auditLog.action, "allowlistAccessDenied")).all();
 
 /** The Token the server minted for an allowlist ACL. */
@@ -333,5 +338,28 @@ describe("GET /api/v1/allowlists/{aclId}/{token}.txt|.json", () => {
       (await read(listB, `${TOKEN_B}.txt`, { headers: basic("x", noScope.PlaintextKey), from: "192.0.2.1" })).status,
     ).toBe(403);
     expect(denied()).toHaveLength(5);
+  });
+});
+
+describe("a flood of refused reads (audit folding)", () => {
+  it("writes one entry per address and minute, then one with the Count of the rest", async () => {
+    const flood = (from: string) =>
+      apiRequest(h, "GET", `/api/v1/allowlists/${listA}/${TOKEN_B}.txt`, undefined, { from });
+    for (let i = 0; i < 300; i++) expect((await flood("203.0.113.5")).status).toBe(404);
+    expect((await flood("198.51.100.3")).status).toBe(404);
+    expect(denied().map((e) => e.ipAddress)).toEqual(["203.0.113.5", "198.51.100.3"]);
+    // The minute ends: the server's sweep writes the summary of what was folded.
+    h.clock.advance(FOLD_WINDOW_MS);
+    expect(flushFoldedAudits(h.services.db, h.clock.now())).toBe(1);
+    expect(denied()).toHaveLength(3);
+    expect(denied()[2]).toMatchObject({
+      ipAddress: "203.0.113.5",
+      aclDescription: "Vendor A",
+      description: "wrong allowlist token (Count: 299 more like this from this address in the minute)",
+    });
+    // A new minute starts with an entry of its own.
+    await flood("203.0.113.5");
+    expect(denied()).toHaveLength(4);
+    expect(denied()[3]).toMatchObject({ description: "wrong allowlist token" });
   });
 });

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { auditLog, userSessions } from "../../db/schema.ts";
-import { apiRequest, createHarness, seedLoop } from "../../testing/harness.ts";
+import { apiRequest, createHarness, seedLoop, unfoldAudits } from "../../testing/harness.ts";
 import type { ApiResult, Harness, Seeded } from "../../testing/harness.ts";
 
 let h: Harness;
@@ -13,8 +13,12 @@ let first = { token: "", id: "" };
 let second = { token: "", id: "" };
 
 const bearer = (k: string) => ({ authorization: `Bearer ${k}` });
-const call = (method: string, path: string, headers: Record<string, string>, from?: string) =>
-  apiRequest(h, method, `/api/v1/sessions${path}`, undefined, { headers, ...(from ? { from } : {}) });
+/** One call; each refusal is audited on its own (folding is unfolded after every call, see unfoldAudits). */
+const call = async (method: string, path: string, headers: Record<string, string>, from?: string) => {
+  const r = await apiRequest(h, method, `/api/v1/sessions${path}`, undefined, { headers, ...(from ? { from } : {}) });
+  unfoldAudits(h);
+  return r;
+};
 const audits = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 function createKey(
   name: string,

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { ApiKeyUserSessionSchema, UserWriteSchema } from "@postern/shared";
 import type { UserApiKey, UserWrite } from "@postern/shared";
 import { auditLog, users, userSessions } from "../../db/schema.ts";
-import { apiRequest, createHarness, seedLoop } from "../../testing/harness.ts";
+import { apiRequest, createHarness, seedLoop, unfoldAudits } from "../../testing/harness.ts";
 import type { ApiResult, Harness, Seeded } from "../../testing/harness.ts";
 import { installTestLicence } from "../../testing/licences.ts";
 
@@ -15,15 +15,19 @@ let seed: Seeded;
 let robot = { id: "", key: "" };
 
 const bearer = (k: string) => ({ authorization: `Bearer ${k}` });
-const call = (
+/** One call; each refusal is audited on its own (folding is unfolded after every call, see unfoldAudits). */
+const call = async (
   method: string,
   path: string,
   opts: { headers?: Record<string, string>; from?: string; body?: unknown } = {},
-) =>
-  apiRequest(h, method, `/api/v1/user_sessions${path}`, opts.body, {
+) => {
+  const r = await apiRequest(h, method, `/api/v1/user_sessions${path}`, opts.body, {
     headers: opts.headers ?? {},
     from: opts.from ?? ROBOT_IP,
   });
+  unfoldAudits(h);
+  return r;
+};
 const audits = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 
 /** Creates an API-key user with a key (the admin path); returns the id and the plaintext key. */

@@ -8,7 +8,7 @@
  *
  * - POST /v1/user_sessions, optional body `{UserName}` → 201 ApiKeyUserSession `{ID, Token, Ends,
  *   Status}`; the client then calls GET /api/status, POST /api/grant, POST /api/logout … with
- *   `Cookie: postern_session=<Token>`.
+ *   `Cookie: postern_session=<Token>` (`__Host-postern_session` when the server is on https).
  * - GET /v1/user_sessions[?UserName=] → 200 ApiSession[] (the user's live sessions).
  * - DELETE /v1/user_sessions/{id}[?UserName=] → 204 (ends the session, revokes its grants).
  */

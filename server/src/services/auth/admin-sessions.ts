@@ -10,6 +10,7 @@ import { admins, adminSessions } from "../../db/schema.ts";
 import type { Clock } from "../../clock.ts";
 import { AppError, invalidSession } from "../../errors.ts";
 import { AuditAction, writeAudit } from "../audit.ts";
+import { writeFoldedAudit } from "../audit-fold.ts";
 import { hashPassword } from "./passwords.ts";
 import { noLdap, verifyCredentials } from "./credentials.ts";
 import type { LdapVerifier } from "./credentials.ts";
@@ -86,15 +87,16 @@ export class AdminSessionService {
    * audited adminLoginFailed.
    */
   async login(input: { userName: string; password: string; ip: string }): Promise<AdminSignedIn> {
-    const failed = (errorMessage: string) =>
-      writeAudit(this.db, {
+    // A blocked attempt (anyone can repeat it at will) is folded per address and minute.
+    const failed = (errorMessage: string, fold = false) =>
+      (fold ? writeFoldedAudit : writeAudit)(this.db, {
         action: AuditAction.adminLoginFailed,
         at: this.clock.now(),
         adminName: input.userName,
         ipAddress: input.ip,
         errorMessage,
       });
-    const attempt = this.throttle.beginAuditedLogin(input.userName, input.ip, () => failed("too many attempts"));
+    const attempt = this.throttle.beginAuditedLogin(input.userName, input.ip, () => failed("too many attempts", true));
     const admin = this.db.select().from(admins).where(eq(admins.userName, input.userName)).get();
     let ok: boolean;
     try {
@@ -158,6 +160,23 @@ export class AdminSessionService {
     const session: AdminSessionContext = { sessionId, adminId: admin.id, userName: admin.userName, name: admin.name };
     if (pending === null) this.completeSignIn(session, ip);
     return { token, session, pending, endsAt };
+  }
+
+  /**
+   * Completes an admin sign-in whose TOTP code verified or whose enrolment was deferred (POST
+   * /admin/otp/verify): the session gets a new cookie token (the one issued before the code no
+   * longer resolves), then `completeSignIn`. Returns the new token and the session's end (epoch ms).
+   */
+  completeTotpSignIn(session: AdminSessionContext, ip: string): { token: string; endsAt: number } {
+    const token = randomToken(16);
+    const row = this.db
+      .update(adminSessions)
+      .set({ tokenHash: sha256(token) })
+      .where(eq(adminSessions.id, session.sessionId))
+      .returning({ endsAt: adminSessions.endsAt })
+      .get();
+    this.completeSignIn(session, ip);
+    return { token, endsAt: row?.endsAt ?? this.clock.now() };
   }
 
   /** Completes an admin sign-in (at once, or after the TOTP code): the session becomes usable. */

@@ -5,7 +5,9 @@
  * Failures are counted per key in the `login_throttle` table:
  * - `account:<lowercased user name>`: password failures, at most ACCOUNT_LIMIT (5) per window;
  * - `code:<lowercased user name>`: wrong 2FA codes, at most CODE_LIMIT (5) per window;
- * - `ip:<address>` (IPv6 by its /64): password and code failures together, ADDRESS_LIMIT (20).
+ * - `ip:<address>` (IPv6 by its /64): password and code failures together, ADDRESS_LIMIT (20);
+ * - `saml-start:<address>` (as `ip:`): SAML sign-ins started and not completed, SAML_START_LIMIT
+ *   (30), so one address cannot fill the store of pending AuthnRequests.
  * A window lasts WINDOW_MS (15 minutes) from its first failure. The failure that reaches a key's
  * limit blocks the key for BLOCK_BASE_MS (1 minute); every further failure after a block doubles it,
  * up to BLOCK_MAX_MS (15 minutes). A key is forgotten once its window and its last block both
@@ -28,7 +30,8 @@ import { AppError } from "../../errors.ts";
 import { deleteThrottle, getThrottle, pruneThrottle, putThrottle } from "../../repositories/login-throttle.ts";
 import type { ThrottleRow } from "../../repositories/login-throttle.ts";
 import { sha256 } from "./tokens.ts";
-import { AuditAction, writeAudit } from "../audit.ts";
+import { AuditAction } from "../audit.ts";
+import { writeFoldedAudit } from "../audit-fold.ts";
 
 /** Length of a counting window, ms (15 minutes). */
 export const WINDOW_MS = 15 * 60_000;
@@ -38,6 +41,8 @@ export const ACCOUNT_LIMIT = 5;
 export const CODE_LIMIT = 5;
 /** Failures (passwords and codes) per source address and window before it is blocked. */
 export const ADDRESS_LIMIT = 20;
+/** SAML sign-ins started (and not completed) per source address and window before it is blocked. */
+export const SAML_START_LIMIT = 30;
 /** First block, ms (1 minute); doubled by every further failure. */
 export const BLOCK_BASE_MS = 60_000;
 /** Longest block, ms (15 minutes). */
@@ -71,6 +76,11 @@ export function addressKey(ip: string): string {
   if (!n) return `ip:${ip.slice(0, 64)}`;
   if (n.family === "inet") return `ip:${n.ip}`;
   return `ip:${ipv6Prefix64(n.ip)}/64`;
+}
+
+/** The throttle key of SAML sign-in starts from an address: `saml-start:<address as in addressKey>`. */
+export function samlStartKey(ip: string): string {
+  return `saml-start:${addressKey(ip).slice("ip:".length)}`;
 }
 
 /** The first 64 bits of an RFC 5952 IPv6 address, written back in RFC 5952 form. */
@@ -217,6 +227,30 @@ export class LoginThrottle {
     this.db.transaction((tx) => this.count(tx, key, this.current(tx, key, now), ADDRESS_LIMIT, now));
   }
 
+  /**
+   * Before a SAML sign-in starts from `ip` (GET /login/saml, GET /admin/login/saml; nothing is
+   * checked yet, but a pending AuthnRequest will be stored): throws 429 "Too many requests. Please
+   * try again in..." (Extra: seconds) when the address is blocked, by its failures or by
+   * SAML_START_LIMIT starts in the window; otherwise counts the start. `samlStartCompleted` takes it
+   * back when the sign-in completes.
+   */
+  beginSamlStart(ip: string): void {
+    const now = this.clock.now();
+    this.prune(now);
+    const keys = { start: samlStartKey(ip), address: addressKey(ip) };
+    this.db.transaction((tx) => {
+      const start = this.current(tx, keys.start, now);
+      const wait = Math.max(blockedFor(start, now), blockedFor(this.current(tx, keys.address, now), now));
+      if (wait > 0) throw tooManyRequests(wait);
+      this.count(tx, keys.start, start, SAML_START_LIMIT, now);
+    });
+  }
+
+  /** A SAML sign-in from `ip` completed: its start is taken back (completed sign-ins never add up to a block). */
+  samlStartCompleted(ip: string): void {
+    this.db.transaction((tx) => this.takeBack(tx, samlStartKey(ip), SAML_START_LIMIT, null));
+  }
+
   /** A right 2FA code of `userName`: clears the account's code key (the address key stays). */
   recordCodeSuccess(userName: string): void {
     deleteThrottle(this.db, codeKey(userName));
@@ -225,7 +259,7 @@ export class LoginThrottle {
   /**
    * The TOTP service's throttling hooks (TotpService's `hooks`, services/auth/totp.ts): `checkCode`
    * before a code is checked (a throttled attempt is audited totpCodeFailed "too many attempts",
-   * as the TOTP service audits nothing then), `recordCodeFailure` after a refused code,
+   * folded per address and minute (audit-fold.ts), as the TOTP service audits nothing then), `recordCodeFailure` after a refused code,
    * `recordCodeSuccess` after an accepted one.
    */
   codeHooks(): {
@@ -239,7 +273,7 @@ export class LoginThrottle {
           this.checkCode(a.userName, a.ip);
         } catch (e) {
           const who = a.kind === "admin" ? { adminName: a.userName } : { userName: a.userName };
-          writeAudit(this.db, {
+          writeFoldedAudit(this.db, {
             action: AuditAction.totpCodeFailed,
             at: this.clock.now(),
             ...who,

@@ -12,6 +12,7 @@ import { AppError, invalidSession } from "../../errors.ts";
 import * as usersRepo from "../../repositories/users.ts";
 import { ensureGrantRows } from "../../repositories/grants.ts";
 import { AuditAction, writeAudit } from "../audit.ts";
+import { writeFoldedAudit } from "../audit-fold.ts";
 import { getSetting } from "../settings.ts";
 import { noLdap, verifyCredentials } from "./credentials.ts";
 import type { LdapVerifier } from "./credentials.ts";
@@ -87,8 +88,10 @@ export class UserSessionService extends Service {
    * POST /login (user-portal §4 "Login outcomes"): as `login`, but a name with no user that names
    * an admin signs the admin in through `admins` (user-portal: "'Unauthorised' on the user login
    * means an admin session"): the outcome is then `kind: "admin"` with the admin's session (pending
-   * TOTP as at admin login; 403 "Login not permitted" when LoginEnabled is off). A user wins over an
-   * admin of the same name. One password check per attempt whatever the outcome.
+   * TOTP as at admin login; 403 "Login not permitted" when LoginEnabled is off). A user with a
+   * password (local or LDAP) wins over an admin of the same name; a SAML or API-key user never
+   * answers here (they have no password), so a SAML NameID equal to an admin's name cannot shadow
+   * the admin. One password check per attempt whatever the outcome.
    */
   portalLogin(
     input: { userName: string; password: string; kiosk: boolean; ip: string },
@@ -101,16 +104,17 @@ export class UserSessionService extends Service {
     input: { userName: string; password: string; kiosk: boolean; ip: string },
     admins: AdminSessionService | null,
   ): Promise<PortalSignIn> {
-    const failed = (errorMessage: string) =>
-      writeAudit(this.db, {
+    // A blocked attempt (anyone can repeat it at will) is folded per address and minute.
+    const failed = (errorMessage: string, fold = false) =>
+      (fold ? writeFoldedAudit : writeAudit)(this.db, {
         action: AuditAction.userLoginFailed,
         at: this.clock.now(),
         userName: input.userName,
         ipAddress: input.ip,
         errorMessage,
       });
-    const attempt = this.throttle.beginAuditedLogin(input.userName, input.ip, () => failed("too many attempts"));
-    const user = usersRepo.getUserByName(this.db, input.userName);
+    const attempt = this.throttle.beginAuditedLogin(input.userName, input.ip, () => failed("too many attempts", true));
+    const user = passwordUser(usersRepo.getUserByName(this.db, input.userName));
     const admin = !user && admins ? getAdminByName(this.db, input.userName) : undefined;
     let ok: boolean;
     try {
@@ -196,6 +200,22 @@ export class UserSessionService extends Service {
     };
     if (pending === null) this.completeSignIn(session);
     return { token, session, pending };
+  }
+
+  /**
+   * Completes a sign-in whose TOTP code verified (POST /otp/verify): the session gets a new cookie
+   * token, so the one issued before the code was given no longer resolves (a token planted or seen
+   * before 2FA is worth nothing after it), then `completeSignIn`. Returns the new token.
+   */
+  completeTotpSignIn(session: UserSessionContext): string {
+    const token = randomToken(16);
+    this.db
+      .update(userSessions)
+      .set({ tokenHash: sha256(token) })
+      .where(eq(userSessions.id, session.sessionId))
+      .run();
+    this.completeSignIn(session);
+    return token;
   }
 
   /**
@@ -285,4 +305,12 @@ export class UserSessionService extends Service {
     });
     this.engine.dispatch(ops);
   }
+}
+
+/**
+ * The user when it signs in with a password (local or LDAP); undefined for SAML and API-key users,
+ * which POST /login treats as unknown names (docs/decisions.md "Sessions and sign-in").
+ */
+function passwordUser(user: usersRepo.UserRow | undefined): usersRepo.UserRow | undefined {
+  return user && (user.authType === "local" || user.authType === "LDAP") ? user : undefined;
 }

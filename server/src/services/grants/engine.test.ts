@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { GrantStatus } from "@postern/shared";
+import { eq } from "drizzle-orm";
+import { ErrKey, GrantStatus } from "@postern/shared";
+import { auditLog } from "../../db/schema.ts";
 import { createHarness, seedLoop } from "../../testing/harness.ts";
 import { publishedAddresses } from "../../repositories/grants.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
@@ -61,7 +63,7 @@ describe("grant engine", () => {
     expect(Date.parse(e.ExpiredAfter) - h.clock.now()).toBeGreaterThan(290_000);
   });
 
-  it("reports GrantError with the target's message when the agent refuses", async () => {
+  it("reports GrantError when the agent refuses (the user sees err.grantFailed, the audit the target's message)", async () => {
     const s = await newSession("203.0.113.5");
     h.services.engine.grant(s.sessionId, seed.aclId, meta);
     h.services.engine.handleResults("edge", [
@@ -69,7 +71,10 @@ describe("grant engine", () => {
     ]);
     const e = entry(s.sessionId, seed.aclId);
     expect(e.Status).toBe(GrantStatus.GrantError);
-    expect(e.Error).toBe("no such acl");
+    expect(e.Error).toBe(ErrKey.grantFailed);
+    expect(h.services.db.select().from(auditLog).where(eq(auditLog.action, "grantError")).all()).toEqual([
+      expect.objectContaining({ errorMessage: "no such acl", agentName: "edge", ipAddress: "203.0.113.5" }),
+    ]);
   });
 
   it("marks AgentOffline when the agent is not connected, and Pending again when it returns", async () => {
@@ -186,7 +191,7 @@ describe("grant engine", () => {
       { key: seed.aclId, ip: "203.0.113.50", op: "add", ok: false, error: "file not writable" },
     ]);
     const e = entry(s.sessionId, seed.aclId);
-    expect(e).toMatchObject({ Status: GrantStatus.GrantError, Error: "file not writable", ExpiredAfter: "" });
+    expect(e).toMatchObject({ Status: GrantStatus.GrantError, Error: ErrKey.grantFailed, ExpiredAfter: "" });
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.50" })]);
     // Revoking the failed grant also takes back whatever the agent may hold, and is ready again.
     h.services.engine.revokeEntry(s.sessionId, e.ID, meta);
@@ -308,7 +313,7 @@ describe("grant engine", () => {
       { key: seed.aclId, ip: "203.0.113.102", op: "add", ok: false, error: "set full" },
     ]);
     expect(entry(a.sessionId, seed.aclId).Status).toBe(GrantStatus.Granted);
-    expect(entry(b.sessionId, seed.aclId)).toMatchObject({ Status: GrantStatus.GrantError, Error: "set full" });
+    expect(entry(b.sessionId, seed.aclId)).toMatchObject({ Status: GrantStatus.GrantError, Error: ErrKey.grantFailed });
     expect(entry(c.sessionId, seed.aclId).Status).toBe(GrantStatus.Pending);
   });
 });

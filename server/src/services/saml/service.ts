@@ -3,8 +3,11 @@
  * with a kioskMode query parameter"; admin-console §3 "Authentication settings"; design.md
  * "Security"). The flow:
  *
- * 1. `startLogin(audience, {kiosk})` builds an AuthnRequest (HTTP-Redirect binding) and stores its id
- *    with the audience, the kiosk flag and an expiry of SAML_REQUEST_TTL_MS (5 minutes).
+ * 1. `startLogin(audience, {kiosk, ip})` builds an AuthnRequest (HTTP-Redirect binding) and stores its
+ *    id with the audience, the kiosk flag and an expiry of SAML_REQUEST_TTL_MS (5 minutes). Starts
+ *    are throttled per source address (LoginThrottle.beginSamlStart) and each audience holds at
+ *    most MAX_PENDING_SAML_REQUESTS, so neither one address nor a flood of the user sign-in can
+ *    lock everyone (or the admins) out.
  * 2. The IdP posts its response to the audience's ACS; `completeUser` / `completeAdmin` check it
  *    (response.ts), consume the stored request named by InResponseTo (once, same audience, not
  *    expired), remember the assertion id until its NotOnOrAfter (a replay is refused), then find or
@@ -31,11 +34,12 @@ import type { SamlInputs, SamlSetup } from "./setup.ts";
 import { verifyLoginResponse } from "./response.ts";
 import type { VerifiedAssertion } from "./response.ts";
 import { SamlProvisioning, groupsFrom, nameFrom, sessionMinutesFrom } from "./provisioning.ts";
+import { LoginThrottle } from "../auth/throttle.ts";
 
 /** How long an AuthnRequest may be answered, in milliseconds (5 minutes). */
 export const SAML_REQUEST_TTL_MS = 5 * 60_000;
-/** Most AuthnRequests pending at once (both audiences); beyond it new sign-ins are refused. */
-export const MAX_PENDING_SAML_REQUESTS = 50_000;
+/** Most AuthnRequests pending at once per audience (user, admin); beyond it new sign-ins of that audience are refused. */
+export const MAX_PENDING_SAML_REQUESTS = 10_000;
 
 const SETTINGS = {
   user: { url: "SAMLMetadataURL", file: "SAMLMetadataFile", cert: "SAMLCert" },
@@ -64,6 +68,8 @@ export class SamlService extends Service {
   private readonly settings: AdminSettingsService;
   private readonly caches: Record<SamlAudience, IdpMetadataCache>;
   private readonly built = new Map<SamlAudience, { key: string; setup: SamlSetup }>();
+  /** Start throttling per address (stateless over the login_throttle table). */
+  private readonly throttle = new LoginThrottle(this.db, this.clock);
 
   /**
    * `settings` opens the SP private keys (AdminSettingsService.samlKey); `fetch` replaces the global
@@ -105,20 +111,24 @@ export class SamlService extends Service {
   }
 
   /**
-   * Starts a sign-in: returns the IdP URL to redirect to (HTTP-Redirect binding) and the request id,
-   * stored with `kiosk` until `expiresAt` (epoch ms). Throws SamlError "SAML not configured", or
-   * "Too many requests. Please try again in..." when MAX_PENDING_SAML_REQUESTS are pending.
+   * Starts a sign-in from `ip`: returns the IdP URL to redirect to (HTTP-Redirect binding) and the
+   * request id, stored with `kiosk` until `expiresAt` (epoch ms). Throws SamlError "SAML not
+   * configured"; AppError 429 "Too many requests. Please try again in..." (Extra: seconds) when the
+   * address is throttled (LoginThrottle.beginSamlStart);
+   * SamlError "Too many requests. Please try again in..." when MAX_PENDING_SAML_REQUESTS of the
+   * audience are pending.
    */
   async startLogin(
     audience: SamlAudience,
-    opts: { kiosk: boolean },
+    opts: { kiosk: boolean; ip: string },
   ): Promise<{ url: string; requestId: string; expiresAt: number }> {
     const setup = await this.setup(audience);
+    this.throttle.beginSamlStart(opts.ip);
     const now = this.clock.now();
     const expiresAt = now + SAML_REQUEST_TTL_MS;
     return this.db.transaction((tx) => {
       samlRepo.purgeExpired(tx, now);
-      if (samlRepo.pendingRequestCount(tx, now) >= MAX_PENDING_SAML_REQUESTS)
+      if (samlRepo.pendingRequestCount(tx, audience, now) >= MAX_PENDING_SAML_REQUESTS)
         throw new SamlError(ServerMessage.tooManyRequests, "too many SAML sign-ins pending");
       const { id, context } = setup.sp.createLoginRequest(setup.idp, "redirect");
       samlRepo.insertRequest(tx, { id, audience, kiosk: opts.kiosk, createdAt: now, expiresAt });

@@ -20,6 +20,13 @@ describe("SecretBox", () => {
     expect(() => box.open("p", parts.join("."))).toThrow();
     expect(() => new SecretBox(randomBytes(32)).open("p", sealed)).toThrow();
   });
+  it("refuses a truncated authentication tag (only 16-byte GCM tags)", () => {
+    const sealed = box.seal("p", "secret");
+    const parts = sealed.split(".");
+    // A 4-byte prefix of the right tag: GCM without a fixed tag length would accept it.
+    parts[2] = Buffer.from(parts[2]!, "base64url").subarray(0, 4).toString("base64url");
+    expect(() => box.open("p", parts.join("."))).toThrow();
+  });
   it("creates the key file with mode 0600 and reuses it", () => {
     const dir = mkdtempSync(join(tmpdir(), "postern-key-"));
     const file = join(dir, "secret.key");

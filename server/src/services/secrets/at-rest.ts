@@ -7,6 +7,11 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync, chmodSync, statSync } from "node:fs";
 
+/** Length of the GCM authentication tag, bytes: only full 16-byte tags are accepted (a shorter one is forgeable). */
+export const TAG_BYTES = 16;
+/** Length of the GCM nonce, bytes. */
+export const IV_BYTES = 12;
+
 /** Encrypts and decrypts secrets with one key. */
 export class SecretBox {
   readonly #key: Buffer;
@@ -18,8 +23,8 @@ export class SecretBox {
 
   /** Encrypts `plaintext` for `purpose` (e.g. "saml.user.key"). */
   seal(purpose: string, plaintext: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv("aes-256-gcm", this.#key, iv);
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv("aes-256-gcm", this.#key, iv, { authTagLength: TAG_BYTES });
     cipher.setAAD(Buffer.from(purpose));
     const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
     return ["v1", iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), body.toString("base64url")].join(
@@ -27,13 +32,19 @@ export class SecretBox {
     );
   }
 
-  /** Decrypts a value sealed for `purpose`; throws when it was tampered with or sealed for another purpose. */
+  /**
+   * Decrypts a value sealed for `purpose`; throws when it was tampered with (a tag or nonce of the
+   * wrong length included) or sealed for another purpose.
+   */
   open(purpose: string, sealed: string): string {
     const [version, iv, tag, body] = sealed.split(".");
     if (version !== "v1" || !iv || !tag || body === undefined) throw new Error("not a sealed secret");
-    const decipher = createDecipheriv("aes-256-gcm", this.#key, Buffer.from(iv, "base64url"));
+    const ivBytes = Buffer.from(iv, "base64url");
+    const tagBytes = Buffer.from(tag, "base64url");
+    if (ivBytes.length !== IV_BYTES || tagBytes.length !== TAG_BYTES) throw new Error("not a sealed secret");
+    const decipher = createDecipheriv("aes-256-gcm", this.#key, ivBytes, { authTagLength: TAG_BYTES });
     decipher.setAAD(Buffer.from(purpose));
-    decipher.setAuthTag(Buffer.from(tag, "base64url"));
+    decipher.setAuthTag(tagBytes);
     return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
   }
 }

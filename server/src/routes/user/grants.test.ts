@@ -1,0 +1,87 @@
+/**
+ * What a user sees of a failed grant or revoke (GET /api/status entries' Error): a key the portal
+ * turns into a plain sentence, never the enforcement's insides; the full text goes to the audit log.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { ErrKey, GrantStatus } from "@postern/shared";
+import type { SessionStatus } from "@postern/shared";
+import { acls, auditLog } from "../../db/schema.ts";
+import { apiRequest, createHarness, seedLoop } from "../../testing/harness.ts";
+import type { Harness, Seeded } from "../../testing/harness.ts";
+
+const LEAK = "HAProxy runtime API 127.0.0.1:9999: connect ECONNREFUSED 127.0.0.1:9999";
+
+let h: Harness;
+let seed: Seeded;
+let cookie = "";
+
+beforeEach(async () => {
+  h = createHarness();
+  seed = await seedLoop(h);
+  h.channel.online.add(seed.agentId);
+  const login = await apiRequest(h, "POST", "/api/login", {
+    UserName: "alice",
+    Password: "alice-password",
+    KioskMode: false,
+  });
+  cookie = login.setCookie.split(";")[0] ?? "";
+});
+afterEach(async () => {
+  await h.close();
+});
+
+const status = async () => {
+  const r = await apiRequest(h, "GET", "/api/status", undefined, { cookie });
+  expect(r.status).toBe(200);
+  return r;
+};
+const entryOf = (body: unknown) => (body as SessionStatus).ACLs.find((a) => a.ACLID === seed.aclId)!;
+const audits = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+
+describe("grant errors in GET /api/status", () => {
+  it("show err.grantFailed, never the target's address or the exception; the audit log has the full text", async () => {
+    const granted = await apiRequest(h, "POST", "/api/grant", { ACLID: seed.aclId }, { cookie });
+    expect(granted.status).toBe(200);
+    h.services.engine.handleResults("edge", [
+      { key: seed.aclId, ip: "203.0.113.5", op: "add", ok: false, error: LEAK },
+    ]);
+    const r = await status();
+    expect(entryOf(r.body)).toMatchObject({ Status: GrantStatus.GrantError, Error: ErrKey.grantFailed });
+    expect(JSON.stringify(r.body)).not.toContain("9999");
+    expect(JSON.stringify(r.body)).not.toContain("ECONNREFUSED");
+    expect(audits("grantError")).toEqual([expect.objectContaining({ errorMessage: LEAK })]);
+  });
+
+  it("show err.revokeFailed for a failed revoke", async () => {
+    await apiRequest(h, "POST", "/api/grant", { ACLID: seed.aclId }, { cookie });
+    h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.5", op: "add", ok: true }]);
+    const id = entryOf((await status()).body).ID;
+    expect(
+      (await apiRequest(h, "DELETE", `/api/sessions/current/granted-acls/${id}`, undefined, { cookie })).status,
+    ).toBe(200);
+    h.services.engine.handleResults("edge", [
+      { key: seed.aclId, ip: "203.0.113.5", op: "del", ok: false, error: `ipset del failed: ${LEAK}` },
+    ]);
+    const r = await status();
+    expect(entryOf(r.body)).toMatchObject({ Status: GrantStatus.RevokedWithError, Error: ErrKey.revokeFailed });
+    expect(JSON.stringify(r.body)).not.toContain("ipset");
+    expect(audits("revokeError")).toEqual([expect.objectContaining({ errorMessage: `ipset del failed: ${LEAK}` })]);
+  });
+
+  it("show err.addressNotAllowed when the user's address is excluded", async () => {
+    h.services.db
+      .update(acls)
+      .set({
+        ipExclusions: {
+          RestrictionType: "denyList",
+          RfcType: "allow",
+          Ranges: [{ Start: "203.0.113.0", End: "203.0.113.255" }],
+        },
+      })
+      .where(eq(acls.id, seed.aclId))
+      .run();
+    const excluded = await apiRequest(h, "POST", "/api/grant", { ACLID: seed.aclId }, { cookie });
+    expect(entryOf(excluded.body)).toMatchObject({ Status: GrantStatus.GrantError, Error: ErrKey.addressNotAllowed });
+  });
+});
