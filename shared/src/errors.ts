@@ -1,81 +1,154 @@
 /**
- * The error vocabulary of the wire contract (user-portal §8, admin-console §8).
+ * The error catalogue: every error the server sends, written once (user-portal §8, admin-console §8).
  *
  * Every error body is `{ Err, Extra? }`. `Err` is a translation key (`err.*`) or one of the spec's
- * server messages; `Extra` is appended after a colon by the browser and translated when it starts
- * with `err.`. The server maps each error to an HTTP status in exactly one place.
+ * plain server messages; `Extra` is appended after a colon by the browser and translated when it
+ * starts with `err.`. Each entry carries the `Err` value and the HTTP status it is sent with; the
+ * server throws only these entries (`new AppError(Errors.x, extra?)`) and turns them into a response
+ * in one place. The browser's translations are typed against `ErrValue`, so an entry without a
+ * translation fails the type check.
+ *
+ * This module imports nothing, so the browser can import it without bundling zod.
  */
-import { z } from "zod";
 
-/** Translation keys the browser knows (user-portal §8, admin-console §8). */
-export const ErrKey = {
-  invalidSession: "err.invalidSession",
-  totpVerificationRequired: "err.totpVerificationRequired",
-  totpEnrolmentRequired: "err.totpEnrolmentRequired",
-  unauthorised: "err.unauthorised",
-  unlicensedDescription: "err.unlicensedDescription",
-  youDoNotHaveALicense: "err.youDoNotHaveALicense",
-  userLimitReached: "err.userLimitReached",
-  invalidCidr: "err.invalidCidr",
-  passwordsDontMatch: "err.passwordsDontMatch",
-  backendTypeNoAgents: "err.backendTypeNoAgents",
-  agentBackendTypeNotSupported: "err.agentBackendTypeNotSupported",
-  agentNeverConnected: "err.agentNeverConnected",
-  ipsetNoCommand: "err.ipsetNoCommand",
-  ipsetNoSudo: "err.ipsetNoSudo",
-  agentIncapable: "err.agentIncapable",
-  invalidAgentId: "err.invalidAgentId",
-  noBackendSelected: "err.noBackendSelected",
-  createBackendBeforeACL: "err.createBackendBeforeACL",
-  aclIdRequired: "err.aclIdRequired",
-  aclIdMustBeNumber: "err.aclIdMustBeNumber",
-  aclNameRequired: "err.aclNameRequired",
-  invalidAclName: "err.invalidAclName",
-  invalidKnocproxyAclName: "err.invalidKnocproxyAclName",
-  ipsetNameRequired: "err.ipsetNameRequired",
-  licenseExpiresSoon: "err.licenseExpiresSoon",
-  serverOutdated: "err.serverOutdated",
-  allowlistAccessIpRestrictionFormRequired: "err.allowlistAccessIpRestrictionFormRequired",
-  repeatedEnvVarNames: "err.repeatedEnvVarNames",
-  emptyEnvVarName: "err.emptyEnvVarName",
-  invalidEnvVarName: "err.invalidEnvVarName",
-  invalidFortiosConfig: "err.invalidFortiosConfig",
-  failedToRefreshLicenseStatus: "err.failedToRefreshLicenseStatus",
-  cannotResetOwn2fa: "cannotResetOwn2fa",
-  cannotDisableOwn2fa: "cannotDisableOwn2fa",
-  accountDisabled: "accountDisabled",
-} as const;
+/** HTTP statuses the API uses for errors (design.md "Contract decisions"). */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 429 | 500 | 503;
 
-/** Plain server messages of the spec, used as `Err` where no `err.*` key exists. */
-export const ServerMessage = {
-  invalidCredentials: "Invalid credentials",
-  badRequest: "Bad request",
-  tooManyRequests: "Too many requests. Please try again in...",
-  failedDecodingRequestBody: "Failed decoding request body",
-  internalServerError: "Internal server error",
-  unauthorised: "Unauthorised",
-  notFound: "Not found",
-  agentNameExists: "An agent with that name already exists",
-  groupNameExists: "A group with that name already exists",
-  invalidMaximumGrantDuration: "The maximum grant duration for the ACL is invalid",
-  mismatchingIds: "Mismatching IDs",
-  detachBackendsFirst: "Please detach all backends from this agent before deleting it",
-  cannotChangeBackendType: "Cannot change backend type",
-  cannotChangeUsername: "Cannot change username",
-  mustSpecifyUsername: "You must specify a username",
-  createBackendBeforeAcl: "Create a backend before creating an ACL",
-  createAgentBeforeBackend: "Create an agent before creating a backend",
-  invalidAclName: "Invalid ACL name",
-  loginNotPermitted: "Login not permitted",
-  unlicensed: "Unlicensed",
-  invalidIpAddress: "Invalid IP address",
-} as const;
+/** One entry of the catalogue: the `Err` value sent and the HTTP status it is sent with. */
+export interface ErrorEntry<E extends string = string> {
+  readonly err: E;
+  readonly status: ErrorStatus;
+}
+
+const entry = <const E extends string>(err: E, status: ErrorStatus): ErrorEntry<E> => ({ err, status });
+
+/**
+ * The catalogue, grouped by status. Names are camelCase; `err.*` keys keep their spec name. Two entries
+ * may share an `Err` value when the spec sends the same text with two statuses (e.g. "Invalid
+ * credentials": 401 at sign-in, 403 for a wrong current password).
+ */
+export const Errors = {
+  // 400: the request is wrong and changed nothing.
+  badRequest: entry("Bad request", 400),
+  failedDecodingRequestBody: entry("Failed decoding request body", 400),
+  invalidMaximumGrantDuration: entry("The maximum grant duration for the ACL is invalid", 400),
+  mismatchingIds: entry("Mismatching IDs", 400),
+  cannotChangeBackendType: entry("Cannot change backend type", 400),
+  cannotChangeUsername: entry("Cannot change username", 400),
+  cannotChangeGroupType: entry("Cannot change group type", 400),
+  mustSpecifyUsername: entry("You must specify a username", 400),
+  createAgentBeforeBackend: entry("Create an agent before creating a backend", 400),
+  createAllowlistFirst: entry("You must create an allowlist before you can create an API key", 400),
+  onlyAllowedFromEditable: entry("Only the allowed-from list of an API key can be changed", 400),
+  invalidAclName: entry("Invalid ACL name", 400),
+  invalidIpAddress: entry("Invalid IP address", 400),
+  urlMustBeHttp: entry("URL must be http or https", 400),
+  invalidScriptCommand: entry(
+    "Command must be the full path of an executable or an http or https webhook URL",
+    400,
+  ),
+  reenterSecretsForNewAgent: entry("Changing the agent requires re-entering the backend's secrets", 400),
+  reenterCredentials: entry("Changing the URI or hostname requires re-entering credentials", 400),
+  passwordTooWeak: entry("Password is too weak", 400),
+  invalidLicenseKey: entry("err.invalidLicenseKey", 400),
+  invalidLicenseSignature: entry("err.invalidLicenseSignature", 400),
+  licenseExpired: entry("err.licenseExpired", 400),
+  invalidCidr: entry("err.invalidCidr", 400),
+  passwordsDontMatch: entry("err.passwordsDontMatch", 400),
+  allowlistAccessIpRestrictionFormRequired: entry("err.allowlistAccessIpRestrictionFormRequired", 400),
+  repeatedEnvVarNames: entry("err.repeatedEnvVarNames", 400),
+  emptyEnvVarName: entry("err.emptyEnvVarName", 400),
+  invalidEnvVarName: entry("err.invalidEnvVarName", 400),
+  backendTypeNoAgents: entry("err.backendTypeNoAgents", 400),
+  agentBackendTypeNotSupported: entry("err.agentBackendTypeNotSupported", 400),
+  agentNeverConnected: entry("err.agentNeverConnected", 400),
+  ipsetNoCommand: entry("err.ipsetNoCommand", 400),
+  ipsetNoSudo: entry("err.ipsetNoSudo", 400),
+  agentIncapable: entry("err.agentIncapable", 400),
+  invalidAgentId: entry("err.invalidAgentId", 400),
+  invalidFortiosConfig: entry("err.invalidFortiosConfig", 400),
+  noBackendSelected: entry("err.noBackendSelected", 400),
+  createBackendBeforeACL: entry("err.createBackendBeforeACL", 400),
+  aclIdRequired: entry("err.aclIdRequired", 400),
+  aclIdMustBeNumber: entry("err.aclIdMustBeNumber", 400),
+  aclNameRequired: entry("err.aclNameRequired", 400),
+  invalidAclNameKey: entry("err.invalidAclName", 400),
+  invalidKnocproxyAclName: entry("err.invalidKnocproxyAclName", 400),
+  ipsetNameRequired: entry("err.ipsetNameRequired", 400),
+
+  // 401: no usable session or credentials.
+  invalidSession: entry("err.invalidSession", 401),
+  invalidCredentials: entry("Invalid credentials", 401),
+  invalidCode: entry("Invalid code", 401),
+  /** The user login was used with an admin's account (user-portal §4: "Unauthorised" means an admin). */
+  adminOnUserLogin: entry("err.unauthorised", 401),
+  /** An API key that is malformed, unknown, wrong or expired. */
+  unauthenticated: entry("Unauthorised", 401),
+
+  // 403: understood and refused.
+  unauthorised: entry("Unauthorised", 403),
+  totpVerificationRequired: entry("err.totpVerificationRequired", 403),
+  totpEnrolmentRequired: entry("err.totpEnrolmentRequired", 403),
+  accountDisabled: entry("accountDisabled", 403),
+  loginNotPermitted: entry("Login not permitted", 403),
+  unlicensedDescription: entry("err.unlicensedDescription", 403),
+  youDoNotHaveALicense: entry("err.youDoNotHaveALicense", 403),
+  userLimitReached: entry("err.userLimitReached", 403),
+  cannotResetOwn2fa: entry("cannotResetOwn2fa", 403),
+  cannotDisableOwn2fa: entry("cannotDisableOwn2fa", 403),
+  cannotDeleteOwnAccount: entry("You cannot delete your own account", 403),
+  cannotDisableOwnLogin: entry("You cannot disable your own login", 403),
+  deferralNotAllowed: entry("2FA enrolment cannot be deferred", 403),
+  cannotChangePassword: entry("Cannot change password", 403),
+  /** The current password given to change a password is wrong. */
+  wrongCurrentPassword: entry("Invalid credentials", 403),
+  samlNotConfigured: entry("SAML not configured", 403),
+  authenticationFailed: entry("Authentication failed", 403),
+
+  // 404
+  notFound: entry("Not found", 404),
+
+  // 409: conflicts with what exists.
+  agentNameExists: entry("An agent with that name already exists", 409),
+  groupNameExists: entry("A group with that name already exists", 409),
+  apiKeyNameExists: entry("An API key with that name already exists", 409),
+  backendNameExists: entry("A backend with that name already exists", 409),
+  userNameExists: entry("A user with that username already exists", 409),
+  adminNameExists: entry("An admin with that username already exists", 409),
+  detachBackendsFirst: entry("Please detach all backends from this agent before deleting it", 409),
+  backendInUse: entry("Delete the ACLs of this backend before deleting it", 409),
+  alreadyVerified2fa: entry("Already verified 2FA", 409),
+  userAlreadyVerified: entry("User already verified", 409),
+
+  // 429
+  tooManyRequests: entry("Too many requests. Please try again in...", 429),
+
+  // 500
+  internalServerError: entry("Internal server error", 500),
+  failedToRefreshLicenseStatus: entry("err.failedToRefreshLicenseStatus", 500),
+} as const satisfies Record<string, ErrorEntry>;
+
+/** The name of a catalogue entry. */
+export type ErrorName = keyof typeof Errors;
 
 /** Any `Err` value the server may send. */
-export type ErrValue =
-  (typeof ErrKey)[keyof typeof ErrKey] | (typeof ServerMessage)[keyof typeof ServerMessage] | string;
+export type ErrValue = (typeof Errors)[ErrorName]["err"];
+
+/** Every `Err` value of the catalogue (validation rules whose message is one become that `Err`). */
+export const ERR_VALUES: ReadonlySet<string> = new Set(Object.values(Errors).map((e) => e.err));
+
+/**
+ * Messages the browser shows that are not server errors but share the error display (user-portal §4:
+ * the Login page after the countdown; admin-console §2 banners).
+ */
+export const ClientMessage = {
+  sessionExpired: "Your session has expired. Log in again for renewed access.",
+  licenseExpiresSoon: "err.licenseExpiresSoon",
+  serverOutdated: "err.serverOutdated",
+} as const;
 
 /** The body of every error response. */
-export const ErrorBodySchema = z.object({ Err: z.string(), Extra: z.string().optional() });
-/** The body of every error response. */
-export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+export interface ErrorBody {
+  Err: string;
+  Extra?: string;
+}
