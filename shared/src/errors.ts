@@ -12,7 +12,7 @@
  */
 
 /** HTTP statuses the API uses for errors (design.md "Contract decisions"). */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 503;
 
 /** One entry of the catalogue: the `Err` value sent and the HTTP status it is sent with. */
 export interface ErrorEntry<E extends string = string> {
@@ -39,19 +39,23 @@ export const Errors = {
   mustSpecifyUsername: entry("You must specify a username", 400),
   createAgentBeforeBackend: entry("Create an agent before creating a backend", 400),
   createAllowlistFirst: entry("You must create an allowlist before you can create an API key", 400),
+  /** A PUT changed something other than AllowedFrom; Extra names the field. */
   onlyAllowedFromEditable: entry("Only the allowed-from list of an API key can be changed", 400),
   invalidAclName: entry("Invalid ACL name", 400),
   invalidIpAddress: entry("Invalid IP address", 400),
   urlMustBeHttp: entry("URL must be http or https", 400),
-  invalidScriptCommand: entry(
-    "Command must be the full path of an executable or an http or https webhook URL",
-    400,
-  ),
+  invalidScriptCommand: entry("Command must be the full path of an executable or an http or https webhook URL", 400),
+  /** Secrets are sealed to the agent: a new agent cannot open the old ones. Extra lists the fields. */
   reenterSecretsForNewAgent: entry("Changing the agent requires re-entering the backend's secrets", 400),
+  /** admin-console §5 and §4: a new Url/Hostname needs the credentials again. Extra lists the fields. */
   reenterCredentials: entry("Changing the URI or hostname requires re-entering credentials", 400),
+  /** The new password scores below MIN_PASSWORD_SCORE; Extra carries the estimator's hint. */
   passwordTooWeak: entry("Password is too weak", 400),
+  /** The key is not `payload.signature` in base64url, or the payload is not a licence. */
   invalidLicenseKey: entry("err.invalidLicenseKey", 400),
+  /** The signature does not verify under any trusted public key. */
   invalidLicenseSignature: entry("err.invalidLicenseSignature", 400),
+  /** The licence's Expires lies in the past; installing it would unlicense the server. */
   licenseExpired: entry("err.licenseExpired", 400),
   invalidCidr: entry("err.invalidCidr", 400),
   passwordsDontMatch: entry("err.passwordsDontMatch", 400),
@@ -72,6 +76,7 @@ export const Errors = {
   aclIdRequired: entry("err.aclIdRequired", 400),
   aclIdMustBeNumber: entry("err.aclIdMustBeNumber", 400),
   aclNameRequired: entry("err.aclNameRequired", 400),
+  /** admin-console §5 script and ipset names (the key); fortios/fortimanager use "Invalid ACL name". */
   invalidAclNameKey: entry("err.invalidAclName", 400),
   invalidKnocproxyAclName: entry("err.invalidKnocproxyAclName", 400),
   ipsetNameRequired: entry("err.ipsetNameRequired", 400),
@@ -79,16 +84,19 @@ export const Errors = {
   // 401: no usable session or credentials.
   invalidSession: entry("err.invalidSession", 401),
   invalidCredentials: entry("Invalid credentials", 401),
+  /** The code is wrong, malformed, outside ±1 time step, or its time step was used before. */
   invalidCode: entry("Invalid code", 401),
   /** The user login was used with an admin's account (user-portal §4: "Unauthorised" means an admin). */
   adminOnUserLogin: entry("err.unauthorised", 401),
   /** An API key that is malformed, unknown, wrong or expired. */
   unauthenticated: entry("Unauthorised", 401),
+  /** The session still owes its TOTP code (user-portal §4). */
+  totpVerificationRequired: entry("err.totpVerificationRequired", 401),
+  /** The session must enrol a TOTP secret first (user-portal §4). */
+  totpEnrolmentRequired: entry("err.totpEnrolmentRequired", 401),
 
   // 403: understood and refused.
   unauthorised: entry("Unauthorised", 403),
-  totpVerificationRequired: entry("err.totpVerificationRequired", 403),
-  totpEnrolmentRequired: entry("err.totpEnrolmentRequired", 403),
   accountDisabled: entry("accountDisabled", 403),
   loginNotPermitted: entry("Login not permitted", 403),
   unlicensedDescription: entry("err.unlicensedDescription", 403),
@@ -98,15 +106,19 @@ export const Errors = {
   cannotDisableOwn2fa: entry("cannotDisableOwn2fa", 403),
   cannotDeleteOwnAccount: entry("You cannot delete your own account", 403),
   cannotDisableOwnLogin: entry("You cannot disable your own login", 403),
+  /** The server does not allow admins to defer their 2FA enrolment (AllowAdminTotpDeferral). */
   deferralNotAllowed: entry("2FA enrolment cannot be deferred", 403),
+  /** The account's password is not Postern's (SAML, LDAP, API-key accounts). */
   cannotChangePassword: entry("Cannot change password", 403),
   /** The current password given to change a password is wrong. */
   wrongCurrentPassword: entry("Invalid credentials", 403),
-  samlNotConfigured: entry("SAML not configured", 403),
+  /** The IdP's answer was refused (signature, audience, recipient, InResponseTo, time, replay). */
   authenticationFailed: entry("Authentication failed", 403),
 
   // 404
   notFound: entry("Not found", 404),
+  /** SAML is not configured for this audience (no usable IdP metadata, no PublicURL, ...). */
+  samlNotConfigured: entry("SAML not configured", 404),
 
   // 409: conflicts with what exists.
   agentNameExists: entry("An agent with that name already exists", 409),
@@ -117,14 +129,20 @@ export const Errors = {
   adminNameExists: entry("An admin with that username already exists", 409),
   detachBackendsFirst: entry("Please detach all backends from this agent before deleting it", 409),
   backendInUse: entry("Delete the ACLs of this backend before deleting it", 409),
+  /** The session already completed its sign-in (its 2FA is done, or it never owed a code). */
   alreadyVerified2fa: entry("Already verified 2FA", 409),
+  /** The account already has an enrolled secret (generate, or an admin's deferral, refused). */
   userAlreadyVerified: entry("User already verified", 409),
+
+  // 413
+  bodyTooLarge: entry("Bad request", 413),
 
   // 429
   tooManyRequests: entry("Too many requests. Please try again in...", 429),
 
   // 500
   internalServerError: entry("Internal server error", 500),
+  /** The installed licence cannot be read: the store holds none parsable, or not exactly one. */
   failedToRefreshLicenseStatus: entry("err.failedToRefreshLicenseStatus", 500),
 } as const satisfies Record<string, ErrorEntry>;
 
@@ -134,8 +152,15 @@ export type ErrorName = keyof typeof Errors;
 /** Any `Err` value the server may send. */
 export type ErrValue = (typeof Errors)[ErrorName]["err"];
 
-/** Every `Err` value of the catalogue (validation rules whose message is one become that `Err`). */
-export const ERR_VALUES: ReadonlySet<string> = new Set(Object.values(Errors).map((e) => e.err));
+/**
+ * The 400 entries by `Err` value: a validation rule (a zod schema's message) whose message is one of
+ * these is answered with that entry, any other message as "Bad request" with the message as `Extra`.
+ */
+export const VALIDATION_ERRORS: ReadonlyMap<string, ErrorEntry> = new Map(
+  Object.values(Errors)
+    .filter((e) => e.status === 400)
+    .map((e) => [e.err, e]),
+);
 
 /**
  * Messages the browser shows that are not server errors but share the error display (user-portal §4:

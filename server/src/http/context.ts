@@ -3,6 +3,7 @@
  * sessions. Middleware here: client address, CSRF protection for cookie-authenticated writes
  * (design.md "Security"), and the user / admin session guards.
  */
+import { Errors } from "@postern/shared";
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
 import { getConnInfo } from "@hono/node-server/conninfo";
@@ -11,7 +12,7 @@ import { clientAddress, overTls } from "./client-address.ts";
 import type { Services } from "../services/index.ts";
 import type { UserSessionContext } from "../services/auth/user-sessions.ts";
 import type { AdminSessionContext } from "../services/auth/admin-sessions.ts";
-import { forbidden } from "../errors.ts";
+import { AppError } from "../errors.ts";
 
 /** Variables set by middleware. */
 export interface AppEnv {
@@ -75,13 +76,13 @@ export function csrfGuard(): MiddlewareHandler<AppEnv> {
       !(method === "POST" && CSRF_EXEMPT_POSTS.has(c.req.path))
     ) {
       const site = c.req.header("sec-fetch-site");
-      if (site && site !== "same-origin" && site !== "none") throw forbidden();
+      if (site && site !== "same-origin" && site !== "none") throw new AppError(Errors.unauthorised);
       const origin = c.req.header("origin");
       if (origin) {
-        if (URL.parse(origin)?.host !== c.req.header("host")) throw forbidden();
+        if (URL.parse(origin)?.host !== c.req.header("host")) throw new AppError(Errors.unauthorised);
       }
       const type = c.req.header("content-type");
-      if (type !== undefined && !type.startsWith("application/json")) throw forbidden();
+      if (type !== undefined && !type.startsWith("application/json")) throw new AppError(Errors.unauthorised);
     }
     await next();
   };

@@ -29,13 +29,13 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import { getCookie } from "hono/cookie";
 import { serve } from "@hono/node-server";
-import { ServerMessage } from "@postern/shared";
+import { Errors } from "@postern/shared";
 import type { Cidr } from "@postern/shared";
 import type { Services } from "../services/index.ts";
 import { getSetting } from "../services/settings.ts";
 import { baseMiddleware, USER_COOKIE } from "./context.ts";
 import type { AppEnv } from "./context.ts";
-import { onError } from "./on-error.ts";
+import { errorResponse, onError } from "./on-error.ts";
 
 /** The ports an outside discovery service (the DiscoverIPURL setting) is asked on (user-portal §7). */
 export const SPEC_DISCOVERY_PORTS: readonly number[] = [443, 222, 3389, 8000];
@@ -150,7 +150,7 @@ export function createDiscoveryApp(services: Services, trustedProxies: readonly 
       cors(c);
       return answerIpDiscovery(c);
     });
-  app.all("*", (c) => c.json({ Err: ServerMessage.notFound }, 404));
+  app.all("*", (c) => errorResponse(c, Errors.notFound));
   app.onError(onError(services.log));
   return app;
 }

@@ -10,7 +10,7 @@
  */
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { SamlErrorKeySchema, SamlMessage, ServerMessage } from "@postern/shared";
+import { SamlErrorKeySchema, Errors } from "@postern/shared";
 import type { SamlErrorKey } from "@postern/shared";
 import type { SamlAudience } from "../services/admin-settings.ts";
 import { SamlError } from "../services/saml/errors.ts";
@@ -18,6 +18,7 @@ import type { BrowserBinding } from "../services/saml/service.ts";
 import { SAML_REQUEST_TTL_MS } from "../services/saml/service.ts";
 import { AppError } from "../errors.ts";
 import type { AppEnv } from "./context.ts";
+import { errorResponse } from "./on-error.ts";
 
 /** Cookie binding a pending SAML sign-in to the browser that started it. */
 export const SAML_REQUEST_COOKIE = "postern_saml_request";
@@ -54,15 +55,15 @@ export function takeBrowserBinding(c: Context<AppEnv>, audience: SamlAudience): 
 export async function readSamlResponse(c: Context<AppEnv>): Promise<string> {
   const type = c.req.header("content-type") ?? "";
   if (!type.toLowerCase().startsWith("application/x-www-form-urlencoded"))
-    throw new SamlError(ServerMessage.badRequest, "ACS body is not a form post");
+    throw new SamlError(Errors.badRequest.err, "ACS body is not a form post");
   let form: Record<string, unknown>;
   try {
     form = await c.req.parseBody();
   } catch {
-    throw new SamlError(ServerMessage.badRequest, "ACS form not readable");
+    throw new SamlError(Errors.badRequest.err, "ACS form not readable");
   }
   const value = form["SAMLResponse"];
-  if (typeof value !== "string" || value === "") throw new SamlError(ServerMessage.badRequest, "SAMLResponse missing");
+  if (typeof value !== "string" || value === "") throw new SamlError(Errors.badRequest.err, "SAMLResponse missing");
   return value;
 }
 
@@ -77,7 +78,7 @@ export function samlErrorKey(err: unknown): SamlErrorKey {
     const parsed = SamlErrorKeySchema.safeParse(err.err);
     if (parsed.success) return parsed.data;
   }
-  return SamlMessage.authenticationFailed;
+  return Errors.authenticationFailed.err;
 }
 
 /** Redirects (302, or 303 after a POST) to `page` with `?error=<key>`; the key is ours, never input. */
@@ -96,7 +97,7 @@ export async function answerMetadata(c: Context<AppEnv>, audience: SamlAudience)
     const xml = await c.var.services.saml.metadata(audience);
     return c.body(xml, 200, { "content-type": "application/samlmetadata+xml; charset=utf-8" });
   } catch (err) {
-    if (err instanceof SamlError) return c.json({ Err: SamlMessage.samlNotConfigured }, 404);
+    if (err instanceof SamlError) return errorResponse(c, Errors.samlNotConfigured);
     throw err;
   }
 }

@@ -5,13 +5,13 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { ServerMessage } from "@postern/shared";
+import { Errors } from "@postern/shared";
 import type { Agent, AgentCapabilities, AgentCreated, EnrolRequest } from "@postern/shared";
 import type { Db } from "../db/index.ts";
 import { agents, backends } from "../db/schema.ts";
 import type { Clock } from "../clock.ts";
 import { iso } from "../clock.ts";
-import { AppError, conflict, notFound } from "../errors.ts";
+import { AppError } from "../errors.ts";
 import { AuditAction, writeAudit } from "./audit.ts";
 import { newId, randomToken } from "./auth/tokens.ts";
 
@@ -74,7 +74,7 @@ export class AgentService {
   /** Reads one agent; 404 when unknown. */
   get(id: string): Agent {
     const row = this.db.select().from(agents).where(eq(agents.id, id)).get();
-    if (!row) throw notFound("agent");
+    if (!row) throw new AppError(Errors.notFound, "agent");
     return this.toWire(row);
   }
 
@@ -84,7 +84,7 @@ export class AgentService {
     const token = randomToken(24);
     this.db.transaction((tx) => {
       if (tx.select({ id: agents.id }).from(agents).where(eq(agents.name, name)).get())
-        throw conflict(ServerMessage.agentNameExists);
+        throw new AppError(Errors.agentNameExists);
       tx.insert(agents).values({ id, name, token }).run();
       writeAudit(tx, {
         action: AuditAction.agentCreated,
@@ -101,9 +101,9 @@ export class AgentService {
   rename(id: string, name: string, actor: Actor): Agent {
     this.db.transaction((tx) => {
       const row = tx.select().from(agents).where(eq(agents.id, id)).get();
-      if (!row) throw notFound("agent");
+      if (!row) throw new AppError(Errors.notFound, "agent");
       const clash = tx.select({ id: agents.id }).from(agents).where(eq(agents.name, name)).get();
-      if (clash && clash.id !== id) throw conflict(ServerMessage.agentNameExists);
+      if (clash && clash.id !== id) throw new AppError(Errors.agentNameExists);
       tx.update(agents).set({ name }).where(eq(agents.id, id)).run();
       writeAudit(tx, {
         action: AuditAction.agentUpdated,
@@ -121,9 +121,9 @@ export class AgentService {
   delete(id: string, actor: Actor): void {
     this.db.transaction((tx) => {
       const row = tx.select().from(agents).where(eq(agents.id, id)).get();
-      if (!row) throw notFound("agent");
+      if (!row) throw new AppError(Errors.notFound, "agent");
       if (tx.select({ id: backends.id }).from(backends).where(eq(backends.agentId, id)).get())
-        throw conflict(ServerMessage.detachBackendsFirst);
+        throw new AppError(Errors.detachBackendsFirst);
       tx.delete(agents).where(eq(agents.id, id)).run();
       writeAudit(tx, {
         action: AuditAction.agentDeleted,
@@ -152,7 +152,7 @@ export class AgentService {
         const t = Buffer.from(a.token);
         return t.length === given.length && timingSafeEqual(t, given);
       });
-      if (!row) throw new AppError(401, ServerMessage.unauthorised, "invalid or used agent token");
+      if (!row) throw new AppError(Errors.unauthenticated, "invalid or used agent token");
       const now = this.clock.now();
       tx.update(agents)
         .set({

@@ -4,12 +4,12 @@
  * need a DN. Removing an ACL from a user, disabling or deleting the user ends the affected grants.
  */
 import { eq } from "drizzle-orm";
-import { ErrKey, ServerMessage } from "@postern/shared";
+import { Errors } from "@postern/shared";
 import type { User, UserAcl, UserSession, UserWrite } from "@postern/shared";
 import type { Tx } from "../db/index.ts";
 import { acls, users } from "../db/schema.ts";
 import { iso } from "../clock.ts";
-import { badRequest, conflict, notFound } from "../errors.ts";
+import { AppError } from "../errors.ts";
 import * as repo from "../repositories/users.ts";
 import { holdingGrantsOfSessions } from "../repositories/grants.ts";
 import { aclsViaGroups, aclSummaries } from "../repositories/groups.ts";
@@ -53,27 +53,27 @@ export class UserService extends Service {
   /** Reads one user; 404 when unknown. */
   get(id: string): User {
     const row = repo.getUser(this.db, id);
-    if (!row) throw notFound("user");
+    if (!row) throw new AppError(Errors.notFound, "user");
     return this.toWire(row, isUserLicensed(this.db, row.id, this.clock.now()));
   }
 
   private checkPassword(input: UserWrite, required: boolean): void {
     if (input.AuthType !== "local") return;
     if (required && !input.PlainPassword)
-      throw badRequest(ServerMessage.badRequest, "PlainPassword: Must be between 8 and 64 characters");
+      throw new AppError(Errors.badRequest, "PlainPassword: Must be between 8 and 64 characters");
     if (
       input.PlainPassword !== undefined &&
       input.ConfirmPassword !== undefined &&
       input.ConfirmPassword !== input.PlainPassword
     ) {
-      throw badRequest(ErrKey.passwordsDontMatch);
+      throw new AppError(Errors.passwordsDontMatch);
     }
   }
 
   private checkAcls(tx: Tx, aclIds: readonly string[]): void {
     for (const id of aclIds) {
       if (!tx.select({ id: acls.id }).from(acls).where(eq(acls.id, id)).get())
-        throw badRequest(ServerMessage.badRequest, `AclIds: unknown ACL ${id}`);
+        throw new AppError(Errors.badRequest, `AclIds: unknown ACL ${id}`);
     }
   }
 
@@ -87,16 +87,16 @@ export class UserService extends Service {
   async create(input: UserWrite, actor: Actor, inTx?: (tx: Tx, userId: string) => void): Promise<string> {
     this.checkPassword(input, true);
     if (input.ApiKey !== undefined && input.AuthType !== "apikey")
-      throw badRequest(ServerMessage.badRequest, "ApiKey: only API-key users (AuthType apikey) have a key");
+      throw new AppError(Errors.badRequest, "ApiKey: only API-key users (AuthType apikey) have a key");
     if (input.ApiKey !== undefined && inTx === undefined)
       throw new Error("UserService.create: a user's API key is created through ApiKeyUserService.createUser");
     if (input.AuthType === "LDAP" && !input.ThirdPartyAuth.DN)
-      throw badRequest(ServerMessage.badRequest, "ThirdPartyAuth.DN is required");
+      throw new AppError(Errors.badRequest, "ThirdPartyAuth.DN is required");
     const passwordHash =
       input.AuthType === "local" && input.PlainPassword ? await hashPassword(input.PlainPassword) : null;
     const id = newId();
     this.db.transaction((tx) => {
-      if (repo.getUserByName(tx, input.UserName)) throw conflict("A user with that username already exists");
+      if (repo.getUserByName(tx, input.UserName)) throw new AppError(Errors.userNameExists);
       requireUserSlot(tx, input.AuthType);
       this.checkAcls(tx, input.AclIds);
       tx.insert(users)
@@ -135,16 +135,16 @@ export class UserService extends Service {
   async update(id: string, input: UserWrite, actor: Actor): Promise<void> {
     this.checkPassword(input, false);
     if (input.ApiKey !== undefined)
-      throw badRequest(
-        ServerMessage.badRequest,
+      throw new AppError(
+        Errors.badRequest,
         "ApiKey: only on create; add a key later with POST /admin/api-keys and the scope user.auth:{id}",
       );
     const passwordHash =
       input.AuthType === "local" && input.PlainPassword ? await hashPassword(input.PlainPassword) : undefined;
     const ops = this.db.transaction((tx): Ops => {
       const row = repo.getUser(tx, id);
-      if (!row) throw notFound("user");
-      if (row.userName !== input.UserName) throw badRequest(ServerMessage.cannotChangeUsername);
+      if (!row) throw new AppError(Errors.notFound, "user");
+      if (row.userName !== input.UserName) throw new AppError(Errors.cannotChangeUsername);
       this.checkAcls(tx, input.AclIds);
       const before = new Set(repo.assignedAclIds(tx, id));
       tx.update(users)
@@ -194,7 +194,7 @@ export class UserService extends Service {
   delete(id: string, actor: Actor): void {
     const ops = this.db.transaction((tx) => {
       const row = repo.getUser(tx, id);
-      if (!row) throw notFound("user");
+      if (!row) throw new AppError(Errors.notFound, "user");
       const now = this.clock.now();
       const sessions = repo.liveSessionIds(tx, id, now);
       const revokeOps = this.engine.revokeForSessions(tx, sessions);
@@ -214,7 +214,7 @@ export class UserService extends Service {
 
   /** The user's live sessions, oldest first (GET /admin/users/{id}/sessions); 404 for an unknown user. */
   sessions(id: string): UserSession[] {
-    if (!repo.getUser(this.db, id)) throw notFound("user");
+    if (!repo.getUser(this.db, id)) throw new AppError(Errors.notFound, "user");
     return liveUserSessions(this.db, this.clock.now(), id).map((s) => ({
       ID: s.id,
       Created: iso(s.createdAt) ?? "",
@@ -228,7 +228,7 @@ export class UserService extends Service {
    * 404 for an unknown user.
    */
   acls(id: string): UserAcl[] {
-    if (!repo.getUser(this.db, id)) throw notFound("user");
+    if (!repo.getUser(this.db, id)) throw new AppError(Errors.notFound, "user");
     const direct = new Set(repo.directAclIds(this.db, id));
     const via = new Map<string, { ID: string; Name: string }[]>();
     for (const r of aclsViaGroups(this.db, id)) {
@@ -257,7 +257,7 @@ export class UserService extends Service {
   resetTotp(id: string, actor: Actor): void {
     this.db.transaction((tx) => {
       const row = repo.getUser(tx, id);
-      if (!row) throw notFound("user");
+      if (!row) throw new AppError(Errors.notFound, "user");
       repo.clearUserTotp(tx, id);
       writeAudit(tx, {
         action: AuditAction.totpReset,

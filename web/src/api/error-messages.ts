@@ -103,7 +103,7 @@ export const SESSION_EXPIRED = ClientMessage.sessionExpired;
 
 /** The translated text of a known server key or message, or undefined when the key is unknown. */
 export function translateServerMessage(i18n: I18n, key: string): string | undefined {
-  const descriptor = Object.hasOwn(KNOWN, key) ? KNOWN[key] : undefined;
+  const descriptor = Object.hasOwn(KNOWN, key) ? KNOWN[key as keyof typeof KNOWN] : undefined;
   return descriptor === undefined ? undefined : i18n._(descriptor);
 }
 
