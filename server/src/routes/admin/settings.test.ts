@@ -71,7 +71,16 @@ describe("settings", () => {
       });
     await bad({ KioskSessionDuration: 4 }, "between 5 and 120");
     await bad({ KioskSessionDuration: 121 }, "between 5 and 120");
-    await bad({ DiscoverIPURL: "ftp://x.example" }, "URL must be http or https");
+    // The URL rule answers with its spec message as Err, the way backends do (#8 item 18).
+    expect(
+      await apiRequest(
+        h,
+        "POST",
+        "/api/admin/settings/config",
+        { DiscoverIPURL: "ftp://x.example" },
+        { cookie: admin },
+      ),
+    ).toMatchObject({ status: 400, body: { Err: "URL must be http or https", Extra: "DiscoverIPURL" } });
     await bad({ GELFListenerURL: "http://log.example:12201" }, "URL must be udp, tcp, or tls");
     await bad({ GELFCACertificate: "not a certificate" }, "GELFCACertificate: not a PEM X.509 certificate");
     const ok = await apiRequest(
