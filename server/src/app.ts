@@ -5,12 +5,12 @@
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { ServerMessage } from "@postern/shared";
+import { Errors } from "@postern/shared";
 import type { Cidr } from "@postern/shared";
 import type { Services } from "./services/index.ts";
 import { baseMiddleware, csrfGuard } from "./http/context.ts";
 import type { AppEnv } from "./http/context.ts";
-import { onError } from "./http/on-error.ts";
+import { errorResponse, onError } from "./http/on-error.ts";
 import { staticWeb } from "./http/static-web.ts";
 import { securityHeaders } from "./http/security-headers.ts";
 import { sessionRoutes } from "./routes/user/session.ts";
@@ -85,11 +85,11 @@ export function createApp(services: Services, webDir: string, trustedProxies: re
     "/api/*",
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: (c) => c.json({ Err: ServerMessage.badRequest, Extra: "request body too large" }, 413),
+      onError: (c) => errorResponse(c, Errors.bodyTooLarge, "request body too large"),
     }),
   );
   app.route("/api", api);
-  app.all("/api/*", (c) => c.json({ Err: ServerMessage.notFound }, 404));
+  app.all("/api/*", (c) => errorResponse(c, Errors.notFound));
   app.use(staticWeb(webDir));
   app.onError(onError(services.log));
   return app;

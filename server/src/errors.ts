@@ -1,33 +1,40 @@
 /**
- * The server's one error type. Services throw `AppError` with the spec's `Err` key (user-portal §8,
- * admin-console §8) and the HTTP status; `http/on-error.ts` turns it into `{Err, Extra}` in one place.
+ * The server's one error type. Services throw `AppError` with an entry of the shared error catalogue
+ * (`Errors`, user-portal §8, admin-console §8), which carries both the `Err` value and the HTTP status;
+ * `http/on-error.ts` turns it into `{Err, Extra}` in one place.
  */
-import { ErrKey, ServerMessage } from "@postern/shared";
+import { Errors, VALIDATION_ERRORS } from "@postern/shared";
+import type { ErrorEntry, ErrorStatus } from "@postern/shared";
 
-/** HTTP statuses the API uses for errors (design.md "Contract decisions"). */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 429 | 500 | 503;
-
-/** An error to show the client: `Err` key, optional `Extra`, HTTP status. */
+/** An error to show the client: a catalogue entry and an optional `Extra` detail. */
 export class AppError extends Error {
   readonly err: string;
   readonly extra: string | undefined;
   readonly status: ErrorStatus;
-  constructor(status: ErrorStatus, err: string, extra?: string) {
-    super(extra ? `${err}: ${extra}` : err);
+  constructor(entry: ErrorEntry, extra?: string) {
+    super(extra ? `${entry.err}: ${extra}` : entry.err);
     this.name = "AppError";
-    this.status = status;
-    this.err = err;
+    this.status = entry.status;
+    this.err = entry.err;
     this.extra = extra;
   }
 }
 
-/** 400 with the spec's "Bad request" (or a given key) and an optional detail. */
-export const badRequest = (err: string = ServerMessage.badRequest, extra?: string) => new AppError(400, err, extra);
-/** 401 err.invalidSession: no usable session. */
-export const invalidSession = () => new AppError(401, ErrKey.invalidSession);
-/** 403 with the given key (default Unauthorised). */
-export const forbidden = (err: string = ServerMessage.unauthorised, extra?: string) => new AppError(403, err, extra);
-/** 404 Not found. */
-export const notFound = (extra?: string) => new AppError(404, ServerMessage.notFound, extra);
-/** 409 conflict (unique names, refused deletes). */
-export const conflict = (err: string, extra?: string) => new AppError(409, err, extra);
+/** The first issue of a failed zod parse: its path and message. */
+export interface ValidationIssue {
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+}
+
+/**
+ * The error for a failed schema parse (body or query): when the failing rule's message is a 400
+ * entry of the catalogue (`VALIDATION_ERRORS`) that entry with `Extra` naming the field, else "Bad
+ * request" with `Extra` "field: message". `prefix` is put before the issue's path (e.g. "Config").
+ */
+export function validationError(issue: ValidationIssue | undefined, prefix?: string): AppError {
+  const path = [...(prefix ? [prefix] : []), ...(issue?.path ?? []).map(String)].join(".");
+  const message = issue?.message ?? "invalid";
+  const entry = VALIDATION_ERRORS.get(message);
+  if (entry) return new AppError(entry, path || undefined);
+  return new AppError(Errors.badRequest, path ? `${path}: ${message}` : message);
+}

@@ -14,3 +14,6 @@ export const OptionalIdSchema = IdSchema.default(NONE_ID);
 export const IsoTimeSchema = z.iso.datetime({ offset: true });
 /** A port number 0–65535 (0 when unknown). */
 export const PortSchema = z.number().int().min(0).max(65535);
+
+/** The body of every error response (`ErrorBody` of the error catalogue), for clients that parse it. */
+export const ErrorBodySchema = z.object({ Err: z.string(), Extra: z.string().optional() });

@@ -6,10 +6,8 @@
  */
 import type { Context } from "hono";
 import type { z } from "zod";
-import { ServerMessage } from "@postern/shared";
-import { AppError } from "../errors.ts";
-
-const specMessages = new Set<string>(Object.values(ServerMessage));
+import { Errors } from "@postern/shared";
+import { AppError, validationError } from "../errors.ts";
 
 /** Parses and validates the JSON body; throws AppError 400 as described above. */
 export async function parseBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
@@ -17,13 +15,9 @@ export async function parseBody<S extends z.ZodType>(c: Context, schema: S): Pro
   try {
     raw = await c.req.json();
   } catch {
-    throw new AppError(400, ServerMessage.failedDecodingRequestBody);
+    throw new AppError(Errors.failedDecodingRequestBody);
   }
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const path = issue?.path.join(".") ?? "";
-  const message = issue?.message ?? "invalid";
-  if (message.startsWith("err.") || specMessages.has(message)) throw new AppError(400, message, path || undefined);
-  throw new AppError(400, ServerMessage.badRequest, path ? `${path}: ${message}` : message);
+  throw validationError(result.error.issues[0]);
 }

@@ -6,14 +6,14 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
 import { getConnInfo } from "@hono/node-server/conninfo";
-import { ServerMessage } from "@postern/shared";
+import { Errors } from "@postern/shared";
 import type { Cidr } from "@postern/shared";
 import { clientAddress, overTls } from "./client-address.ts";
 import type { Services } from "../services/index.ts";
 import type { UserSessionContext } from "../services/auth/user-sessions.ts";
 import type { AdminSessionContext } from "../services/auth/admin-sessions.ts";
 import { getSetting } from "../services/settings.ts";
-import { badRequest, forbidden } from "../errors.ts";
+import { AppError } from "../errors.ts";
 
 /** Variables set by middleware. */
 export interface AppEnv {
@@ -76,7 +76,7 @@ export function baseMiddleware(services: Services, trustedProxies: readonly Cidr
     const peer = socketAddress(c);
     c.set("tls", overTls(c.req.url, peer, c.req.header("x-forwarded-proto"), trustedProxies));
     const client = clientAddress(peer, c.req.header("x-forwarded-for"), trustedProxies);
-    if (client === null) throw badRequest(ServerMessage.badRequest, "X-Forwarded-For");
+    if (client === null) throw new AppError(Errors.badRequest, "X-Forwarded-For");
     c.set("clientIp", client);
     await next();
   };
@@ -105,13 +105,13 @@ export function csrfGuard(): MiddlewareHandler<AppEnv> {
       !(method === "POST" && CSRF_EXEMPT_POSTS.has(c.req.path))
     ) {
       const site = c.req.header("sec-fetch-site");
-      if (site && site !== "same-origin" && site !== "none") throw forbidden();
+      if (site && site !== "same-origin" && site !== "none") throw new AppError(Errors.unauthorised);
       const origin = c.req.header("origin");
       if (origin) {
-        if (URL.parse(origin)?.host !== c.req.header("host")) throw forbidden();
+        if (URL.parse(origin)?.host !== c.req.header("host")) throw new AppError(Errors.unauthorised);
       }
       const type = c.req.header("content-type");
-      if (type !== undefined && !type.startsWith("application/json")) throw forbidden();
+      if (type !== undefined && !type.startsWith("application/json")) throw new AppError(Errors.unauthorised);
     }
     await next();
   };

@@ -28,7 +28,7 @@ import type { AddressInfo } from "node:net";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { serve } from "@hono/node-server";
-import { ServerMessage } from "@postern/shared";
+import { Errors } from "@postern/shared";
 import type { Cidr } from "@postern/shared";
 import type { Services } from "../services/index.ts";
 import { getSetting } from "../services/settings.ts";
@@ -162,7 +162,7 @@ export function createDiscoveryApp(services: Services, trustedProxies: readonly 
       cors(c);
       return answerIpDiscovery(c);
     });
-  app.all("*", (c) => c.json({ Err: ServerMessage.notFound }, 404));
+  app.all("*", (c) => c.json({ Err: Errors.notFound.err }, 404));
   app.onError(onError(services.log));
   return app;
 }

@@ -5,22 +5,27 @@
  */
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { ServerMessage } from "@postern/shared";
-import type { ErrorBody } from "@postern/shared";
+import { Errors } from "@postern/shared";
+import type { ErrorBody, ErrorEntry } from "@postern/shared";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+
+/** Answers `entry` as `{Err, Extra?}` with its status (for handlers that answer rather than throw). */
+export function errorResponse(c: Context, entry: ErrorEntry, extra?: string): Response {
+  const body: ErrorBody = extra !== undefined ? { Err: entry.err, Extra: extra } : { Err: entry.err };
+  return c.json(body, entry.status);
+}
 
 /** Builds the Hono onError handler. */
 export function onError(log: Logger) {
   return (err: Error, c: Context): Response => {
     if (err instanceof AppError) {
-      const body: ErrorBody = err.extra !== undefined ? { Err: err.err, Extra: err.extra } : { Err: err.err };
-      return c.json(body, err.status);
+      return errorResponse(c, err, err.extra);
     }
     if (err instanceof HTTPException && err.status < 500) {
-      return c.json({ Err: ServerMessage.badRequest, Extra: err.message }, err.status);
+      return c.json({ Err: Errors.badRequest.err, Extra: err.message }, err.status);
     }
     log.error({ err, path: c.req.path, method: c.req.method }, "request failed");
-    return c.json({ Err: ServerMessage.internalServerError }, 500);
+    return errorResponse(c, Errors.internalServerError);
   };
 }

@@ -13,7 +13,7 @@
  */
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { SamlErrorKeySchema, SamlMessage, ServerMessage } from "@postern/shared";
+import { SamlErrorKeySchema, Errors } from "@postern/shared";
 import type { SamlErrorKey } from "@postern/shared";
 import type { SamlAudience } from "../services/admin-settings.ts";
 import { SamlError } from "../services/saml/errors.ts";
@@ -22,6 +22,7 @@ import { SAML_REQUEST_TTL_MS } from "../services/saml/service.ts";
 import { AppError } from "../errors.ts";
 import { HOST_COOKIE_PREFIX, secureCookies } from "./context.ts";
 import type { AppEnv } from "./context.ts";
+import { errorResponse } from "./on-error.ts";
 
 /** Cookies binding a pending SAML sign-in to the browser that started it, per audience. */
 export const SAML_REQUEST_COOKIES: Record<SamlAudience, string> = {
@@ -56,15 +57,15 @@ export function takeBrowserBinding(c: Context<AppEnv>, audience: SamlAudience): 
 export async function readSamlResponse(c: Context<AppEnv>): Promise<string> {
   const type = c.req.header("content-type") ?? "";
   if (!type.toLowerCase().startsWith("application/x-www-form-urlencoded"))
-    throw new SamlError(ServerMessage.badRequest, "ACS body is not a form post");
+    throw new SamlError(Errors.badRequest.err, "ACS body is not a form post");
   let form: Record<string, unknown>;
   try {
     form = await c.req.parseBody();
   } catch {
-    throw new SamlError(ServerMessage.badRequest, "ACS form not readable");
+    throw new SamlError(Errors.badRequest.err, "ACS form not readable");
   }
   const value = form["SAMLResponse"];
-  if (typeof value !== "string" || value === "") throw new SamlError(ServerMessage.badRequest, "SAMLResponse missing");
+  if (typeof value !== "string" || value === "") throw new SamlError(Errors.badRequest.err, "SAMLResponse missing");
   return value;
 }
 
@@ -79,7 +80,7 @@ export function samlErrorKey(err: unknown): SamlErrorKey {
     const parsed = SamlErrorKeySchema.safeParse(err.err);
     if (parsed.success) return parsed.data;
   }
-  return SamlMessage.authenticationFailed;
+  return Errors.authenticationFailed.err;
 }
 
 /** Redirects (302, or 303 after a POST) to `page` with `?error=<key>`; the key is ours, never input. */
@@ -111,7 +112,7 @@ export async function startSignIn(
   } catch (err) {
     if (err instanceof AppError && err.status === 429) {
       if (err.extra) c.header("Retry-After", err.extra);
-      return redirectWithError(c, page, ServerMessage.tooManyRequests, 302);
+      return redirectWithError(c, page, Errors.tooManyRequests.err, 302);
     }
     if (err instanceof SamlError) return redirectWithError(c, page, err.key, 302);
     throw err;
@@ -124,7 +125,7 @@ export async function answerMetadata(c: Context<AppEnv>, audience: SamlAudience)
     const xml = await c.var.services.saml.metadata(audience);
     return c.body(xml, 200, { "content-type": "application/samlmetadata+xml; charset=utf-8" });
   } catch (err) {
-    if (err instanceof SamlError) return c.json({ Err: SamlMessage.samlNotConfigured }, 404);
+    if (err instanceof SamlError) return errorResponse(c, Errors.samlNotConfigured);
     throw err;
   }
 }

@@ -8,7 +8,7 @@ import { readFileSync, existsSync, statSync } from "node:fs";
 import { extname, join, normalize, sep } from "node:path";
 import type { MiddlewareHandler } from "hono";
 import type { Context } from "hono";
-import { ServerMessage } from "@postern/shared";
+import { Errors } from "@postern/shared";
 import type { AppEnv } from "./context.ts";
 import { ipApiUrl } from "./discovery.ts";
 import { discoverySources, portalCsp } from "./security-headers.ts";
@@ -44,7 +44,7 @@ export function staticWeb(webDir: string): MiddlewareHandler<AppEnv> {
     try {
       path = decodeURIComponent(new URL(c.req.url).pathname);
     } catch {
-      return c.json({ Err: ServerMessage.notFound }, 404);
+      return c.json({ Err: Errors.notFound.err }, 404);
     }
     const file = normalize(join(root, path));
     if (file.startsWith(root) && existsSync(file) && statSync(file).isFile()) {

@@ -13,11 +13,11 @@
  * secret part of its public URL) is always minted here (`newAllowlistToken`, 192 random bits): a
  * Token sent by the client is ignored, and an update keeps the stored one.
  */
-import { AclConfigSchema, ErrKey, NONE_ID, ServerMessage, aclConfigFor, aclConfigProblem } from "@postern/shared";
+import { AclConfigSchema, NONE_ID, aclConfigFor, aclConfigProblem, Errors } from "@postern/shared";
 import type { Acl, AclConfig, AclWrite, BackendType } from "@postern/shared";
 import type { Tx } from "../db/index.ts";
 import { iso } from "../clock.ts";
-import { AppError, badRequest, notFound } from "../errors.ts";
+import { AppError } from "../errors.ts";
 import * as repo from "../repositories/acls.ts";
 import type { AclRow } from "../repositories/acls.ts";
 import * as backendRepo from "../repositories/backends.ts";
@@ -117,14 +117,14 @@ export class AclService extends Service {
   /** Reads one ACL; 404 when unknown. */
   get(id: string): Acl {
     const row = repo.getAcl(this.db, id);
-    if (!row) throw notFound("ACL");
+    if (!row) throw new AppError(Errors.notFound, "ACL");
     return this.toWire(row);
   }
 
   private backendFor(tx: Tx, backendId: string): BackendRow {
-    if (!backendRepo.anyBackend(tx)) throw badRequest(ErrKey.createBackendBeforeACL);
+    if (!backendRepo.anyBackend(tx)) throw new AppError(Errors.createBackendBeforeACL);
     const backend = backendRepo.getBackend(tx, backendId);
-    if (!backend) throw badRequest(ErrKey.noBackendSelected);
+    if (!backend) throw new AppError(Errors.noBackendSelected);
     return backend;
   }
 
@@ -173,11 +173,10 @@ export class AclService extends Service {
         if (v.Encrypted || sensitive.has(name)) {
           if (v.Value !== "") sealed[key] = sealTo(this.boxKeyOf(tx, backend), v.Value);
           else if (available[key] !== undefined) sealed[key] = available[key];
-          else throw badRequest(ServerMessage.badRequest, `Config.script.EnvVars.${name}.Value: required`);
+          else throw new AppError(Errors.badRequest, `Config.script.EnvVars.${name}.Value: required`);
           env[name] = { Value: "", Encrypted: true };
         } else {
-          if (v.Value === "")
-            throw badRequest(ServerMessage.badRequest, `Config.script.EnvVars.${name}.Value: required`);
+          if (v.Value === "") throw new AppError(Errors.badRequest, `Config.script.EnvVars.${name}.Value: required`);
           env[name] = { Value: v.Value, Encrypted: false };
         }
       }
@@ -192,7 +191,7 @@ export class AclService extends Service {
   private boxKeyOf(tx: Tx, backend: BackendRow): string {
     const agent = backend.agentId ? backendRepo.getAgentGate(tx, backend.agentId) : undefined;
     if (!agent || !isBoxPublicKey(agent.boxPublicKey))
-      throw new AppError(400, ErrKey.agentIncapable, "the agent has no key to seal secrets to; enrol it again");
+      throw new AppError(Errors.agentIncapable, "the agent has no key to seal secrets to; enrol it again");
     return agent.boxPublicKey;
   }
 
@@ -254,7 +253,7 @@ export class AclService extends Service {
     const ops = this.db.transaction((tx) => {
       requireLicence(tx, this.clock.now());
       const row = repo.getAcl(tx, id);
-      if (!row) throw notFound("ACL");
+      if (!row) throw new AppError(Errors.notFound, "ACL");
       const backend = this.backendFor(tx, input.BackendID);
       const stored = (row.config["allowlist"] as { Token?: unknown } | undefined)?.Token;
       const checked = withAllowlistToken(
@@ -298,7 +297,7 @@ export class AclService extends Service {
     let agentId: string | null = null;
     const ops = this.db.transaction((tx) => {
       const row = repo.getAcl(tx, id);
-      if (!row) throw notFound("ACL");
+      if (!row) throw new AppError(Errors.notFound, "ACL");
       const revokeOps = this.engine.revokeForAcls(tx, [id]);
       const backend = backendRepo.getBackend(tx, row.backendId);
       agentId = backend?.agentId ?? null;

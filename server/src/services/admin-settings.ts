@@ -4,6 +4,7 @@
  * authentication (SAML for users and admins, LDAP, PublicURL) including SP key pair upload and
  * generation. SAML private keys are kept sealed in the secret store and never returned.
  */
+import { Errors } from "@postern/shared";
 import "reflect-metadata";
 import { X509Certificate, createPrivateKey, webcrypto } from "node:crypto";
 import * as x509 from "@peculiar/x509";
@@ -18,7 +19,7 @@ import type { Db } from "../db/index.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../logger.ts";
 import { applyDebugMode } from "../logger.ts";
-import { badRequest } from "../errors.ts";
+import { AppError } from "../errors.ts";
 import { AuditAction, writeAudit } from "./audit.ts";
 import type { Actor } from "./agents.ts";
 import type { SecretBox } from "./secrets/at-rest.ts";
@@ -40,11 +41,11 @@ export const MAX_LOGO_BYTES = 512 * 1024;
 export function normaliseLogo(field: string, value: string): string {
   if (value === "") return "";
   const base64 = value.replace(/^data:image\/[a-z]+;base64,/i, "").trim();
-  if (!/^[A-Za-z0-9+/=\s]+$/.test(base64)) throw badRequest(undefined, `${field}: not base64`);
+  if (!/^[A-Za-z0-9+/=\s]+$/.test(base64)) throw new AppError(Errors.badRequest, `${field}: not base64`);
   const bytes = Buffer.from(base64, "base64");
-  if (bytes.length > MAX_LOGO_BYTES) throw badRequest(undefined, `${field}: the logo must be at most 512 KB`);
+  if (bytes.length > MAX_LOGO_BYTES) throw new AppError(Errors.badRequest, `${field}: the logo must be at most 512 KB`);
   const type = bytes.subarray(0, 8).equals(PNG) ? "image/png" : bytes.subarray(0, 3).equals(JPEG) ? "image/jpeg" : null;
-  if (!type) throw badRequest(undefined, `${field}: the logo must be PNG or JPEG`);
+  if (!type) throw new AppError(Errors.badRequest, `${field}: the logo must be PNG or JPEG`);
   return `data:${type};base64,${bytes.toString("base64")}`;
 }
 
@@ -53,7 +54,7 @@ function checkPrivateKey(field: string, pem: string): void {
     const key = createPrivateKey(pem);
     if (key.asymmetricKeyType !== "rsa" && key.asymmetricKeyType !== "ec") throw new Error("type");
   } catch {
-    throw badRequest(undefined, `${field}: not a PEM RSA or EC private key`);
+    throw new AppError(Errors.badRequest, `${field}: not a PEM RSA or EC private key`);
   }
 }
 
@@ -61,13 +62,13 @@ function checkCertificate(field: string, pem: string): X509Certificate {
   try {
     return new X509Certificate(pem);
   } catch {
-    throw badRequest(undefined, `${field}: not a PEM X.509 certificate`);
+    throw new AppError(Errors.badRequest, `${field}: not a PEM X.509 certificate`);
   }
 }
 
 function checkMetadata(field: string, xml: string): void {
   if (!/<(\w+:)?EntityDescriptor[\s>]/.test(xml))
-    throw badRequest(undefined, `${field}: not SAML metadata (no EntityDescriptor)`);
+    throw new AppError(Errors.badRequest, `${field}: not SAML metadata (no EntityDescriptor)`);
 }
 
 const SAML_KEYS = {
@@ -228,7 +229,7 @@ export class AdminSettingsService {
         (key || cert) &&
         !(certificate ?? new X509Certificate(finalCert)).checkPrivateKey(createPrivateKey(finalKey))
       ) {
-        throw badRequest(undefined, `${p}SAMLCertFile: the certificate does not belong to the private key`);
+        throw new AppError(Errors.badRequest, `${p}SAMLCertFile: the certificate does not belong to the private key`);
       }
       if (removeKey) values[k.key] = "";
       else if (key) values[k.key] = this.secrets.seal(k.purpose, key);

@@ -6,10 +6,10 @@
  * their own 2FA. Turning LoginEnabled off or deleting an admin ends their admin sessions. Reads
  * never carry password hashes or TOTP secrets.
  */
-import { ErrKey, ServerMessage, AdminErr } from "@postern/shared";
+import { Errors } from "@postern/shared";
 import type { Admin, AdminSession, AdminWrite } from "@postern/shared";
 import { iso } from "../clock.ts";
-import { badRequest, conflict, forbidden, notFound } from "../errors.ts";
+import { AppError } from "../errors.ts";
 import * as repo from "../repositories/admins.ts";
 import { AuditAction, writeAudit } from "./audit.ts";
 import type { Actor } from "./agents.ts";
@@ -50,13 +50,13 @@ export class AdminService extends Service {
   /** Reads one admin (GET /admin/admins/{id}); 404 Not found when unknown. */
   get(id: string): Admin {
     const row = repo.getAdmin(this.db, id);
-    if (!row) throw notFound("admin");
+    if (!row) throw new AppError(Errors.notFound, "admin");
     return this.toWire(row);
   }
 
   /** The admin's live sessions, oldest first (GET /admin/admins/{id}/sessions); 404 when unknown. */
   sessions(id: string): AdminSession[] {
-    if (!repo.getAdmin(this.db, id)) throw notFound("admin");
+    if (!repo.getAdmin(this.db, id)) throw new AppError(Errors.notFound, "admin");
     return repo
       .liveAdminSessions(this.db, this.clock.now(), id)
       .map((s) => ({ ID: s.id, Created: iso(s.createdAt) ?? "", IPAddress: s.ipAddress }));
@@ -69,7 +69,7 @@ export class AdminService extends Service {
       input.PlainPassword !== undefined &&
       input.ConfirmPassword !== input.PlainPassword
     ) {
-      throw badRequest(ErrKey.passwordsDontMatch);
+      throw new AppError(Errors.passwordsDontMatch);
     }
   }
 
@@ -81,14 +81,14 @@ export class AdminService extends Service {
    */
   async create(input: AdminWrite, actor: Actor): Promise<string> {
     if (input.AuthType === "local" && input.PlainPassword === undefined)
-      throw badRequest(ServerMessage.badRequest, PASSWORD_REQUIRED);
+      throw new AppError(Errors.badRequest, PASSWORD_REQUIRED);
     this.checkConfirm(input);
-    if (repo.getAdminByName(this.db, input.UserName)) throw conflict(AdminErr.adminNameExists);
+    if (repo.getAdminByName(this.db, input.UserName)) throw new AppError(Errors.adminNameExists);
     const passwordHash =
       input.AuthType === "local" && input.PlainPassword !== undefined ? await hashPassword(input.PlainPassword) : null;
     const id = newId();
     this.db.transaction((tx) => {
-      if (repo.getAdminByName(tx, input.UserName)) throw conflict(AdminErr.adminNameExists);
+      if (repo.getAdminByName(tx, input.UserName)) throw new AppError(Errors.adminNameExists);
       const now = this.clock.now();
       repo.insertAdmin(tx, {
         id,
@@ -127,14 +127,14 @@ export class AdminService extends Service {
         : undefined;
     this.db.transaction((tx) => {
       const row = repo.getAdmin(tx, id);
-      if (!row) throw notFound("admin");
-      if (row.userName !== input.UserName) throw badRequest(ServerMessage.cannotChangeUsername);
+      if (!row) throw new AppError(Errors.notFound, "admin");
+      if (row.userName !== input.UserName) throw new AppError(Errors.cannotChangeUsername);
       const self = id === actor.adminId;
       const totpEnabled = input.AuthType !== "SAML" && input.TOTPEnabled;
-      if (self && !input.LoginEnabled) throw forbidden(AdminErr.cannotDisableOwnLogin);
-      if (self && row.totpEnabled && !totpEnabled) throw forbidden(AdminErr.cannotDisableOwn2fa);
+      if (self && !input.LoginEnabled) throw new AppError(Errors.cannotDisableOwnLogin);
+      if (self && row.totpEnabled && !totpEnabled) throw new AppError(Errors.cannotDisableOwn2fa);
       if (input.AuthType === "local" && passwordHash === undefined && (row.authType !== "local" || !row.passwordHash)) {
-        throw badRequest(ServerMessage.badRequest, PASSWORD_REQUIRED);
+        throw new AppError(Errors.badRequest, PASSWORD_REQUIRED);
       }
       const now = this.clock.now();
       repo.updateAdmin(tx, id, {
@@ -176,10 +176,10 @@ export class AdminService extends Service {
    * delete your own account" for the acting admin, 404 when unknown. Audit adminDeleted.
    */
   delete(id: string, actor: AdminActor): void {
-    if (id === actor.adminId) throw forbidden(AdminErr.cannotDeleteOwnAccount);
+    if (id === actor.adminId) throw new AppError(Errors.cannotDeleteOwnAccount);
     this.db.transaction((tx) => {
       const row = repo.getAdmin(tx, id);
-      if (!row) throw notFound("admin");
+      if (!row) throw new AppError(Errors.notFound, "admin");
       const now = this.clock.now();
       repo.endAdminSessions(
         tx,
@@ -203,10 +203,10 @@ export class AdminService extends Service {
    * Throws 403 cannotResetOwn2fa for the acting admin, 404 when unknown. Audit totpReset.
    */
   resetTotp(id: string, actor: AdminActor): void {
-    if (id === actor.adminId) throw forbidden(AdminErr.cannotResetOwn2fa);
+    if (id === actor.adminId) throw new AppError(Errors.cannotResetOwn2fa);
     this.db.transaction((tx) => {
       const row = repo.getAdmin(tx, id);
-      if (!row) throw notFound("admin");
+      if (!row) throw new AppError(Errors.notFound, "admin");
       repo.clearAdminTotp(tx, id);
       writeAudit(tx, {
         action: AuditAction.totpReset,

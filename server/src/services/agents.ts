@@ -7,7 +7,7 @@
  * (`register`). Every path that creates an agent checks the licence's MaxMachines in its transaction.
  */
 import { eq } from "drizzle-orm";
-import { ServerMessage } from "@postern/shared";
+import { Errors } from "@postern/shared";
 import type {
   Agent,
   AgentCapabilities,
@@ -20,7 +20,7 @@ import type { Db, Tx } from "../db/index.ts";
 import { agents, backends } from "../db/schema.ts";
 import type { Clock } from "../clock.ts";
 import { iso } from "../clock.ts";
-import { AppError, conflict, notFound } from "../errors.ts";
+import { AppError } from "../errors.ts";
 import { AuditAction, writeAudit } from "./audit.ts";
 import { newId, randomToken, sha256 } from "./auth/tokens.ts";
 import { requireMachineSlot } from "./licensing/gates.ts";
@@ -107,7 +107,7 @@ export class AgentService {
   /** Reads one agent; 404 when unknown. */
   get(id: string): Agent {
     const row = this.db.select().from(agents).where(eq(agents.id, id)).get();
-    if (!row) throw notFound("agent");
+    if (!row) throw new AppError(Errors.notFound, "agent");
     return this.toWire(row);
   }
 
@@ -118,7 +118,7 @@ export class AgentService {
    */
   private insertAgent(tx: Tx, row: typeof agents.$inferInsert): void {
     if (tx.select({ id: agents.id }).from(agents).where(eq(agents.name, row.name)).get())
-      throw conflict(ServerMessage.agentNameExists);
+      throw new AppError(Errors.agentNameExists);
     requireMachineSlot(tx);
     tx.insert(agents).values(row).run();
   }
@@ -149,9 +149,9 @@ export class AgentService {
   rename(id: string, name: string, actor: Actor): Agent {
     this.db.transaction((tx) => {
       const row = tx.select().from(agents).where(eq(agents.id, id)).get();
-      if (!row) throw notFound("agent");
+      if (!row) throw new AppError(Errors.notFound, "agent");
       const clash = tx.select({ id: agents.id }).from(agents).where(eq(agents.name, name)).get();
-      if (clash && clash.id !== id) throw conflict(ServerMessage.agentNameExists);
+      if (clash && clash.id !== id) throw new AppError(Errors.agentNameExists);
       tx.update(agents).set({ name }).where(eq(agents.id, id)).run();
       writeAudit(tx, {
         action: AuditAction.agentUpdated,
@@ -169,9 +169,9 @@ export class AgentService {
   delete(id: string, actor: Actor): void {
     this.db.transaction((tx) => {
       const row = tx.select().from(agents).where(eq(agents.id, id)).get();
-      if (!row) throw notFound("agent");
+      if (!row) throw new AppError(Errors.notFound, "agent");
       if (tx.select({ id: backends.id }).from(backends).where(eq(backends.agentId, id)).get())
-        throw conflict(ServerMessage.detachBackendsFirst);
+        throw new AppError(Errors.detachBackendsFirst);
       tx.delete(agents).where(eq(agents.id, id)).run();
       writeAudit(tx, {
         action: AuditAction.agentDeleted,
@@ -186,7 +186,7 @@ export class AgentService {
 
   /** The enrolment answer: the agent's id and name and the key it pins. */
   private answer(id: string, name: string): EnrolResponse {
-    if (!this.serverKey) throw new AppError(500, ServerMessage.internalServerError, "no agent signing key");
+    if (!this.serverKey) throw new AppError(Errors.internalServerError, "no agent signing key");
     return { AgentID: id, Name: name, ServerKey: this.serverKey };
   }
 
@@ -200,11 +200,10 @@ export class AgentService {
     const hash = sha256(req.Token);
     return this.db.transaction((tx) => {
       const row = tx.select().from(agents).where(eq(agents.tokenHash, hash)).get();
-      if (!row || row.tokenUsedAt !== null)
-        throw new AppError(401, ServerMessage.unauthorised, "invalid or used agent token");
+      if (!row || row.tokenUsedAt !== null) throw new AppError(Errors.unauthenticated, "invalid or used agent token");
       const now = this.clock.now();
       if (row.tokenExpiresAt === null || row.tokenExpiresAt <= now)
-        throw new AppError(401, ServerMessage.unauthorised, "the agent token has expired: create a new agent");
+        throw new AppError(Errors.unauthenticated, "the agent token has expired: create a new agent");
       const answer = this.answer(row.id, row.name);
       tx.update(agents)
         .set({

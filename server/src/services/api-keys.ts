@@ -14,19 +14,18 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import {
-  ApiKeyMessage,
   ApiKeyScopeName,
   DEFAULT_ALLOWED_FROM,
-  ServerMessage,
   allowlistReadScope,
   cidrContains,
   parseApiKeyScope,
   parseCidr,
+  Errors,
 } from "@postern/shared";
 import type { AllowedFromEntry, ApiKey, ApiKeyCreate, ApiKeyUpdate, ApiSession } from "@postern/shared";
 import type { Db, Tx } from "../db/index.ts";
 import { iso } from "../clock.ts";
-import { AppError, badRequest, conflict, notFound } from "../errors.ts";
+import { AppError } from "../errors.ts";
 import * as repo from "../repositories/api-keys.ts";
 import type { ApiKeyRow } from "../repositories/api-keys.ts";
 import { publishedAddresses } from "../repositories/grants.ts";
@@ -177,7 +176,7 @@ export class ApiKeyService extends Service {
   /** Reads one key; 404 "Not found" when unknown. */
   get(id: string): ApiKey {
     const row = repo.getApiKey(this.db, id);
-    if (!row) throw notFound("API key");
+    if (!row) throw new AppError(Errors.notFound, "API key");
     return this.toWire(this.db, row, this.linkedScopes(this.db));
   }
 
@@ -193,14 +192,14 @@ export class ApiKeyService extends Service {
     const parsed = unique.map((s) => ({ scope: s, p: parseApiKeyScope(s) }));
     const allowlists = parsed.filter((x) => x.p?.name === ApiKeyScopeName.allowlistRead);
     if (allowlists.length > 0 && repo.listAllowlistAcls(tx).length === 0)
-      throw badRequest(ApiKeyMessage.createAllowlistFirst);
+      throw new AppError(Errors.createAllowlistFirst);
     for (const { scope, p } of parsed) {
-      if (p === null) throw badRequest(ServerMessage.badRequest, `Scopes: ${scope}: Invalid scope`);
+      if (p === null) throw new AppError(Errors.badRequest, `Scopes: ${scope}: Invalid scope`);
       if (p.name === ApiKeyScopeName.allowlistRead && !repo.getAllowlistAcl(tx, p.id)) {
-        throw badRequest(ServerMessage.badRequest, `Scopes: ${scope}: no allowlist ACL has this id`);
+        throw new AppError(Errors.badRequest, `Scopes: ${scope}: no allowlist ACL has this id`);
       }
       if (p.name === ApiKeyScopeName.userAuth && repo.usersByIds(tx, [p.id]).get(p.id)?.authType !== "apikey") {
-        throw badRequest(ServerMessage.badRequest, `Scopes: ${scope}: no API-key user has this id`);
+        throw new AppError(Errors.badRequest, `Scopes: ${scope}: no API-key user has this id`);
       }
     }
     return unique;
@@ -216,7 +215,7 @@ export class ApiKeyService extends Service {
     const now = this.clock.now();
     const expiredAfter = input.ExpiredAfter === null ? null : Date.parse(input.ExpiredAfter);
     if (expiredAfter !== null && expiredAfter <= now)
-      throw badRequest(ServerMessage.badRequest, "ExpiredAfter: must be in the future (or null for never)");
+      throw new AppError(Errors.badRequest, "ExpiredAfter: must be in the future (or null for never)");
     const id = newId();
     const secret = randomToken(API_KEY_SECRET_BYTES);
     const allowedFrom: AllowedFromEntry[] = (input.AllowedFrom ?? DEFAULT_ALLOWED_FROM).map((e) => ({
@@ -225,7 +224,7 @@ export class ApiKeyService extends Service {
     }));
     return this.db.transaction((tx) => {
       const scopes = this.checkScopes(tx, input.Scopes);
-      if (repo.getApiKeyByName(tx, input.Name)) throw conflict(ApiKeyMessage.nameExists);
+      if (repo.getApiKeyByName(tx, input.Name)) throw new AppError(Errors.apiKeyNameExists);
       repo.insertApiKey(tx, {
         id,
         name: input.Name,
@@ -258,19 +257,19 @@ export class ApiKeyService extends Service {
   update(id: string, input: ApiKeyUpdate, actor: Actor): ApiKey {
     return this.db.transaction((tx) => {
       const row = repo.getApiKey(tx, id);
-      if (!row) throw notFound("API key");
+      if (!row) throw new AppError(Errors.notFound, "API key");
       const linked = this.linkedScopes(tx);
       if (input.Name !== undefined && input.Name !== row.name)
-        throw badRequest(ApiKeyMessage.onlyAllowedFromEditable, "Name");
+        throw new AppError(Errors.onlyAllowedFromEditable, "Name");
       if (input.Scopes !== undefined) {
         const effective = new Set([...row.scopes, ...(linked.get(row.id) ?? [])]);
         const given = new Set(input.Scopes);
         if (![...given].every((s) => effective.has(s)) || !row.scopes.every((s) => given.has(s)))
-          throw badRequest(ApiKeyMessage.onlyAllowedFromEditable, "Scopes");
+          throw new AppError(Errors.onlyAllowedFromEditable, "Scopes");
       }
       if (input.ExpiredAfter !== undefined) {
         const given = input.ExpiredAfter === null ? null : Date.parse(input.ExpiredAfter);
-        if (given !== row.expiredAfter) throw badRequest(ApiKeyMessage.onlyAllowedFromEditable, "ExpiredAfter");
+        if (given !== row.expiredAfter) throw new AppError(Errors.onlyAllowedFromEditable, "ExpiredAfter");
       }
       if (input.AllowedFrom !== undefined)
         repo.setAllowedFrom(
@@ -299,7 +298,7 @@ export class ApiKeyService extends Service {
   delete(id: string, actor: Actor): void {
     const ops = this.db.transaction((tx) => {
       const row = repo.getApiKey(tx, id);
-      if (!row) throw notFound("API key");
+      if (!row) throw new AppError(Errors.notFound, "API key");
       repo.deleteApiKey(tx, id);
       writeAudit(tx, {
         action: AuditAction.apiKeyDeleted,
@@ -333,7 +332,7 @@ export class ApiKeyService extends Service {
       ...(audit.aclDescription !== undefined ? { aclDescription: audit.aclDescription } : {}),
       description,
     });
-    throw new AppError(status, ServerMessage.unauthorised);
+    throw new AppError(status === 401 ? Errors.unauthenticated : Errors.unauthorised);
   }
 
   /**
@@ -399,7 +398,7 @@ export class ApiKeyService extends Service {
         ...(acl ? { aclDescription: acl.description } : {}),
         description: acl ? "wrong allowlist token" : `no allowlist ACL ${aclId.slice(0, 64)}`,
       });
-      throw notFound();
+      throw new AppError(Errors.notFound);
     }
     const audit: RefusalAudit = { action: AuditAction.allowlistAccessDenied, aclDescription: acl.description };
     if (presented !== undefined) {
@@ -437,7 +436,7 @@ export class ApiKeyService extends Service {
     const ops = this.db.transaction((tx) => {
       const now = this.clock.now();
       const session = repo.getLiveSession(tx, sessionId, now);
-      if (!session) throw notFound("session");
+      if (!session) throw new AppError(Errors.notFound, "session");
       const revokeOps = this.engine.revokeForSessions(tx, [session.id]);
       endSessions(tx, [session.id], now, "apiKey");
       writeAudit(tx, {

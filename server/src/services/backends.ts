@@ -19,18 +19,15 @@ import semver from "semver";
 import type { z } from "zod";
 import {
   BackendConfigSchema,
-  BackendErrKey,
   BackendHostField,
-  BackendMessage,
   BackendMinAgentVersion,
   BackendSecretFields,
-  ErrKey,
   NONE_ID,
-  ServerMessage,
   agentCapableOf,
   backendConfigProblem,
   backendTypeOf,
   isAgentless,
+  Errors,
 } from "@postern/shared";
 import type {
   AclConfig,
@@ -43,7 +40,7 @@ import type {
 } from "@postern/shared";
 import type { Tx } from "../db/index.ts";
 import { iso } from "../clock.ts";
-import { AppError, badRequest, conflict, notFound } from "../errors.ts";
+import { AppError, validationError } from "../errors.ts";
 import * as repo from "../repositories/backends.ts";
 import type { AgentGateRow, BackendRow } from "../repositories/backends.ts";
 import { AuditAction, writeAudit } from "./audit.ts";
@@ -53,26 +50,19 @@ import { aclEnvKey, backendFieldsOf, isBoxPublicKey, sealTo } from "./secrets/se
 import type { SealedSecrets } from "./secrets/sealed.ts";
 import { Service } from "./service.ts";
 
-/** Throws the problem as a 400 AppError. */
+/** Throws the problem as its AppError. */
 export function fail(problem: ConfigProblem): never {
-  throw badRequest(problem.Err, problem.Extra);
+  throw new AppError(problem.error, problem.Extra);
 }
-
-const specMessages = new Set<string>(Object.values(ServerMessage));
 
 /**
  * Parses `value` with `schema` (services may be called without the route's parseBody); a failure
- * answers 400 like parseBody: the issue's message as Err when it is an `err.*` key or a spec
- * message, else "Bad request" with Extra naming the field under `prefix`.
+ * answers like parseBody (`validationError`), the field named under `prefix`.
  */
 export function parseOrFail<S extends z.ZodType>(schema: S, value: unknown, prefix: string): z.infer<S> {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
-  const issue = r.error.issues[0];
-  const path = [prefix, ...(issue?.path ?? []).map(String)].join(".");
-  const message = issue?.message ?? "invalid";
-  if (message.startsWith("err.") || specMessages.has(message)) throw badRequest(message, path);
-  throw badRequest(ServerMessage.badRequest, `${path}: ${message}`);
+  throw validationError(r.error.issues[0], prefix);
 }
 
 /** Parses an agent version leniently ("v1.6", "1.6.0"); null when it is not a version. */
@@ -96,21 +86,21 @@ export function agentGateProblem(
   type: BackendType,
   all: readonly AgentGateRow[],
 ): ConfigProblem | null {
-  if (!agent) return { Err: ErrKey.invalidAgentId };
-  if (!agent.version) return { Err: ErrKey.agentNeverConnected };
+  if (!agent) return { error: Errors.invalidAgentId };
+  if (!agent.version) return { error: Errors.agentNeverConnected };
   const caps = agent.capabilities as AgentCapabilities;
   if (type === "ipset") {
-    if (!caps.ipset?.command_available) return { Err: ErrKey.ipsetNoCommand };
-    if (!caps.ipset.sudo_enabled) return { Err: ErrKey.ipsetNoSudo };
+    if (!caps.ipset?.command_available) return { error: Errors.ipsetNoCommand };
+    if (!caps.ipset.sudo_enabled) return { error: Errors.ipsetNoSudo };
   } else if (!agentCapableOf(caps, type)) {
     const someone = all.some((a) => a.version !== "" && agentCapableOf(a.capabilities as AgentCapabilities, type));
-    return { Err: someone ? ErrKey.agentIncapable : ErrKey.backendTypeNoAgents, Extra: type };
+    return { error: someone ? Errors.agentIncapable : Errors.backendTypeNoAgents, Extra: type };
   }
   const min = BackendMinAgentVersion[type];
   if (min) {
     const v = versionOf(agent.version);
     if (!v || semver.lt(v, min))
-      return { Err: ErrKey.agentBackendTypeNotSupported, Extra: `${type} needs agent ${min} or later` };
+      return { error: Errors.agentBackendTypeNotSupported, Extra: `${type} needs agent ${min} or later` };
   }
   return null;
 }
@@ -150,14 +140,14 @@ export class BackendService extends Service {
   /** Reads one backend; 404 when unknown. Secret fields read "". */
   get(id: string): Backend {
     const row = repo.getBackend(this.db, id);
-    if (!row) throw notFound("backend");
+    if (!row) throw new AppError(Errors.notFound, "backend");
     return toWire(row);
   }
 
   /** Checks the agent of a backend of `type` (`agentGateProblem`); returns it, or null for agentless types. */
   private checkAgent(tx: Tx, agentId: string, type: BackendType): AgentGateRow | null {
     if (isAgentless(type)) return null;
-    if (!repo.anyAgent(tx)) throw badRequest(ServerMessage.createAgentBeforeBackend);
+    if (!repo.anyAgent(tx)) throw new AppError(Errors.createAgentBeforeBackend);
     const agent = agentId === NONE_ID ? undefined : repo.getAgentGate(tx, agentId);
     const problem = agentGateProblem(agent, type, agent ? repo.listAgentGates(tx) : []);
     if (problem) fail(problem);
@@ -165,7 +155,7 @@ export class BackendService extends Service {
   }
 
   private checkName(tx: Tx, name: string, id?: string): void {
-    if (repo.backendNameTaken(tx, name, id)) throw conflict(BackendMessage.backendNameExists);
+    if (repo.backendNameTaken(tx, name, id)) throw new AppError(Errors.backendNameExists);
   }
 
   /**
@@ -189,13 +179,12 @@ export class BackendService extends Service {
     const paths = (fs: string[]) => fs.map((f) => `Config.${type}.${f}`).join(", ");
     const notGiven = fields.filter((f) => !given.includes(f));
     if (stored && agentChanged && notGiven.length > 0)
-      throw badRequest(BackendMessage.reenterSecretsForNewAgent, paths(notGiven));
-    if (stored && hostChanged && notGiven.length > 0)
-      throw badRequest(BackendMessage.reenterCredentials, paths(notGiven));
+      throw new AppError(Errors.reenterSecretsForNewAgent, paths(notGiven));
+    if (stored && hostChanged && notGiven.length > 0) throw new AppError(Errors.reenterCredentials, paths(notGiven));
     const missing = notGiven.filter((f) => storedFields[f] === undefined);
     if (missing.length > 0) {
-      if (type === "fortios") throw badRequest(BackendErrKey.invalidFortiosConfig, `${paths(missing)}: required`);
-      throw badRequest(ServerMessage.badRequest, `${paths(missing)}: required`);
+      if (type === "fortios") throw new AppError(Errors.invalidFortiosConfig, `${paths(missing)}: required`);
+      throw new AppError(Errors.badRequest, `${paths(missing)}: required`);
     }
     const sealed: SealedSecrets = agentChanged ? {} : { ...storedFields };
     if (given.length > 0) {
@@ -208,7 +197,7 @@ export class BackendService extends Service {
   /** The agent's box key; 400 err.agentIncapable when it has none to seal to. */
   private boxKeyOf(agent: AgentGateRow | null): string {
     if (!agent || !isBoxPublicKey(agent.boxPublicKey))
-      throw new AppError(400, ErrKey.agentIncapable, "the agent has no key to seal secrets to; enrol it again");
+      throw new AppError(Errors.agentIncapable, "the agent has no key to seal secrets to; enrol it again");
     return agent.boxPublicKey;
   }
 
@@ -262,8 +251,8 @@ export class BackendService extends Service {
     let secretsChanged = false;
     const ops = this.db.transaction((tx) => {
       const row = repo.getBackend(tx, id);
-      if (!row) throw notFound("backend");
-      if (row.type !== type) throw badRequest(ServerMessage.cannotChangeBackendType);
+      if (!row) throw new AppError(Errors.notFound, "backend");
+      if (row.type !== type) throw new AppError(Errors.cannotChangeBackendType);
       const agent = this.checkAgent(tx, input.AgentID, type);
       this.checkName(tx, input.Name, id);
       const agentId = agent?.id ?? null;
@@ -355,8 +344,8 @@ export class BackendService extends Service {
   delete(id: string, actor: Actor): void {
     this.db.transaction((tx) => {
       const row = repo.getBackend(tx, id);
-      if (!row) throw notFound("backend");
-      if (repo.aclsOfBackend(tx, id).length > 0) throw conflict(BackendMessage.backendInUse);
+      if (!row) throw new AppError(Errors.notFound, "backend");
+      if (repo.aclsOfBackend(tx, id).length > 0) throw new AppError(Errors.backendInUse);
       repo.deleteBackend(tx, id);
       writeAudit(tx, {
         action: AuditAction.backendDeleted,

@@ -6,11 +6,11 @@
  * away from a user (ACL removed from the group, member removed, group deleted) revokes that user's
  * live grants on the ACLs they no longer reach by any path; adding never revokes.
  */
-import { GroupMessage, ServerMessage } from "@postern/shared";
+import { Errors } from "@postern/shared";
 import type { Group, GroupWrite } from "@postern/shared";
 import type { Tx } from "../db/index.ts";
 import { iso } from "../clock.ts";
-import { badRequest, conflict, notFound } from "../errors.ts";
+import { AppError } from "../errors.ts";
 import * as repo from "../repositories/groups.ts";
 import { assignedAclIds, getUser, liveSessionIds } from "../repositories/users.ts";
 import { holdingGrantsOfSessions } from "../repositories/grants.ts";
@@ -73,13 +73,13 @@ export class GroupService extends Service {
   /** Reads one group (GET /admin/groups/{id}); 404 Not found when unknown. */
   get(id: string): Group {
     const row = repo.getGroup(this.db, id);
-    if (!row) throw notFound("group");
+    if (!row) throw new AppError(Errors.notFound, "group");
     return this.toWire(row);
   }
 
   /** The groups a user is a member of, by name (GET /admin/users/{id}/groups); 404 for an unknown user. */
   ofUser(userId: string): Group[] {
-    if (!getUser(this.db, userId)) throw notFound("user");
+    if (!getUser(this.db, userId)) throw new AppError(Errors.notFound, "user");
     return repo.groupsOfUser(this.db, userId).map((r) => this.toWire(r));
   }
 
@@ -87,7 +87,7 @@ export class GroupService extends Service {
   private checkAcls(tx: Tx, aclIds: readonly string[]): void {
     const known = new Set(repo.existingAclIds(tx, aclIds));
     const unknown = aclIds.find((id) => !known.has(id));
-    if (unknown) throw badRequest(ServerMessage.badRequest, `ACLIDs: unknown ACL ${unknown}`);
+    if (unknown) throw new AppError(Errors.badRequest, `ACLIDs: unknown ACL ${unknown}`);
   }
 
   /**
@@ -100,9 +100,9 @@ export class GroupService extends Service {
     const found = new Map(repo.usersByIds(tx, userIds).map((u) => [u.id, u.authType]));
     for (const id of userIds) {
       const authType = found.get(id);
-      if (authType === undefined) throw badRequest(ServerMessage.badRequest, `UserIDs: unknown user ${id}`);
+      if (authType === undefined) throw new AppError(Errors.badRequest, `UserIDs: unknown user ${id}`);
       if (authType === "SAML")
-        throw badRequest(ServerMessage.badRequest, `UserIDs: SAML users cannot be members of a ${type} group`);
+        throw new AppError(Errors.badRequest, `UserIDs: SAML users cannot be members of a ${type} group`);
     }
     return [...new Set(userIds)];
   }
@@ -114,7 +114,7 @@ export class GroupService extends Service {
   create(input: GroupWrite, actor: Actor): string {
     const id = newId();
     this.db.transaction((tx) => {
-      if (repo.getGroupByName(tx, input.Name)) throw conflict(GroupMessage.groupNameExists);
+      if (repo.getGroupByName(tx, input.Name)) throw new AppError(Errors.groupNameExists);
       this.checkAcls(tx, input.ACLIDs);
       const members = this.checkMembers(tx, input.Type, input.UserIDs);
       const now = this.clock.now();
@@ -140,10 +140,10 @@ export class GroupService extends Service {
   update(id: string, input: GroupWrite, actor: Actor): void {
     const ops = this.db.transaction((tx): Ops => {
       const row = repo.getGroup(tx, id);
-      if (!row) throw notFound("group");
-      if (row.type !== input.Type) throw badRequest(GroupMessage.cannotChangeGroupType);
+      if (!row) throw new AppError(Errors.notFound, "group");
+      if (row.type !== input.Type) throw new AppError(Errors.cannotChangeGroupType);
       const clash = repo.getGroupByName(tx, input.Name);
-      if (clash && clash.id !== id) throw conflict(GroupMessage.groupNameExists);
+      if (clash && clash.id !== id) throw new AppError(Errors.groupNameExists);
       this.checkAcls(tx, input.ACLIDs);
       const members = row.type === "saml" ? null : this.checkMembers(tx, row.type, input.UserIDs);
       const before = reachOf(tx, repo.groupUserIds(tx, id));
@@ -172,7 +172,7 @@ export class GroupService extends Service {
   delete(id: string, actor: Actor): void {
     const ops = this.db.transaction((tx): Ops => {
       const row = repo.getGroup(tx, id);
-      if (!row) throw notFound("group");
+      if (!row) throw new AppError(Errors.notFound, "group");
       const before = reachOf(tx, repo.groupUserIds(tx, id));
       const now = this.clock.now();
       repo.deleteGroup(tx, id);

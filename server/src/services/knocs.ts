@@ -7,7 +7,7 @@
  * backend and the hidden child ACL whose parent is the first ACL; then the assignments of users and
  * groups. A licence is required to create or update (403 err.youDoNotHaveALicense).
  */
-import { ErrKey, NONE_ID, ServerMessage, backendTypeOf, knocKind } from "@postern/shared";
+import { NONE_ID, backendTypeOf, knocKind, Errors } from "@postern/shared";
 import type {
   AclConfig,
   AclWrite,
@@ -19,7 +19,7 @@ import type {
   WizardState,
 } from "@postern/shared";
 import type { Tx } from "../db/index.ts";
-import { AppError, badRequest, notFound } from "../errors.ts";
+import { AppError } from "../errors.ts";
 import * as repo from "../repositories/knocs.ts";
 import { getAcl } from "../repositories/acls.ts";
 import { AuditAction, writeAudit } from "./audit.ts";
@@ -124,7 +124,7 @@ export class KnocService extends Service {
     const ws = input.WizardState;
     const type = backendTypeOf(ws.form.Config);
     if (!KIND_TYPES[input.Kind].includes(type))
-      throw badRequest(ErrKey.agentBackendTypeNotSupported, `a ${input.Kind} Knoc cannot use a ${type} backend`);
+      throw new AppError(Errors.agentBackendTypeNotSupported, `a ${input.Kind} Knoc cannot use a ${type} backend`);
     const passivePlus = type === "panos" && !!ws.form.AclConfig.panos?.EDLName;
     const passive = type === "allowlist" || passivePlus;
     let result: string[] = [];
@@ -185,7 +185,7 @@ export class KnocService extends Service {
     let keyId = NONE_ID;
     let plaintext: string | undefined;
     if (ws.apiKeyOption === "new") {
-      if (!ws.apiKeyForm.Name) throw badRequest(ServerMessage.badRequest, "apiKeyForm.Name is required");
+      if (!ws.apiKeyForm.Name) throw new AppError(Errors.badRequest, "apiKeyForm.Name is required");
       const key = this.parts.apiKeys.create(
         {
           Name: ws.apiKeyForm.Name,
@@ -199,7 +199,7 @@ export class KnocService extends Service {
       plaintext = key.PlaintextKey;
     } else if (ws.apiKeyOption === "existing") {
       if (!ws.existingApiKey || !repo.addApiKeyScope(tx, ws.existingApiKey, scope))
-        throw badRequest(ServerMessage.badRequest, "existingApiKey: choose an existing API key");
+        throw new AppError(Errors.badRequest, "existingApiKey: choose an existing API key");
       keyId = ws.existingApiKey;
     }
     if (keyId !== NONE_ID) {
@@ -225,7 +225,7 @@ export class KnocService extends Service {
       const acl = this.parts.acls.get(id);
       const backend = this.parts.backends.get(acl.BackendID);
       const type = backendTypeOf(backend.Config);
-      if (backendTypeOf(ws.form.Config) !== type) throw badRequest(ServerMessage.cannotChangeBackendType);
+      if (backendTypeOf(ws.form.Config) !== type) throw new AppError(Errors.cannotChangeBackendType);
       const agentId = ws.agentId !== NONE_ID ? ws.agentId : backend.AgentID;
       // A Passive+ child's firewall backend is named after the Knoc like at creation.
       const backendName = acl.ParentID !== NONE_ID ? `${ws.form.Name} (firewall)` : ws.form.Name;
@@ -270,9 +270,9 @@ export class KnocService extends Service {
    */
   private assign(tx: Tx, aclId: string, userIds: readonly string[], groupIds: readonly string[], ops: Ops): void {
     const unknownUsers = repo.unknownUserIds(tx, userIds);
-    if (unknownUsers.length) throw badRequest(ServerMessage.badRequest, `userIds: unknown user ${unknownUsers[0]}`);
+    if (unknownUsers.length) throw new AppError(Errors.badRequest, `userIds: unknown user ${unknownUsers[0]}`);
     const unknownGroups = repo.unknownGroupIds(tx, groupIds);
-    if (unknownGroups.length) throw badRequest(ServerMessage.badRequest, `groupIds: unknown group ${unknownGroups[0]}`);
+    if (unknownGroups.length) throw new AppError(Errors.badRequest, `groupIds: unknown group ${unknownGroups[0]}`);
     const before = reachOf(tx, repo.aclReachingUserIds(tx, aclId));
     repo.setAclUsers(tx, aclId, userIds);
     repo.setAclGroups(tx, aclId, groupIds);
@@ -290,7 +290,7 @@ export class KnocService extends Service {
     this.db.transaction((tx) => {
       const acl = this.parts.acls.get(id);
       if (acl.HideFromAdmins && acl.ParentID !== NONE_ID)
-        throw new AppError(400, ServerMessage.badRequest, "delete the parent Knoc");
+        throw new AppError(Errors.badRequest, "delete the parent Knoc");
       for (const aclId of [...repo.childAclIds(tx, id), id]) {
         const row = this.parts.acls.get(aclId);
         this.parts.acls.delete(aclId, actor);
@@ -313,7 +313,7 @@ export class KnocService extends Service {
 
   /** 404 unless `id` is a Knoc. */
   exists(id: string): void {
-    if (!getAcl(this.db, id)) throw notFound("Knoc");
+    if (!getAcl(this.db, id)) throw new AppError(Errors.notFound, "Knoc");
   }
 }
 
@@ -328,7 +328,7 @@ function allowlistConfig(ws: WizardState): AclConfig {
   const byIp = ws.apiKeyOption === "none";
   const ranges = ws.allowlistAccessIpRestrictionForm.AllowedFrom;
   if (byIp && ranges.length === 0)
-    throw badRequest(ErrKey.allowlistAccessIpRestrictionFormRequired, "At least one IP range must be present");
+    throw new AppError(Errors.allowlistAccessIpRestrictionFormRequired, "At least one IP range must be present");
   return {
     UriToken: "",
     allowlist: {
@@ -354,7 +354,7 @@ function withEnvVarValues(config: AclConfig, ws: Pick<WizardState, "envVarsForm"
   if (!config.script || ws.envVarsForm.length === 0) return config;
   const vars = ws.envVarsForm.filter((v) => v.Name !== "");
   for (const v of vars) {
-    if (!v.Value && !v.Sensitive) throw badRequest(ServerMessage.badRequest, `envVarsForm: ${v.Name} needs a value`);
+    if (!v.Value && !v.Sensitive) throw new AppError(Errors.badRequest, `envVarsForm: ${v.Name} needs a value`);
   }
   return {
     ...config,

@@ -4,10 +4,11 @@
  * /admin/adminsessions/{id}). Ending a user session revokes its grants exactly as logout does; the
  * bulk admin-session end includes the caller's own session.
  */
+import { Errors } from "@postern/shared";
 import { AuditAction, writeAudit } from "./audit.ts";
 import type { Actor } from "./agents.ts";
 import type { AdminActor } from "./admins.ts";
-import { notFound } from "../errors.ts";
+import { AppError } from "../errors.ts";
 import { endSessions } from "../repositories/users.ts";
 import { holdingGrantsOfSessions } from "../repositories/grants.ts";
 import { getUserSessionWithUser, liveUserSessions } from "../repositories/sessions.ts";
@@ -64,7 +65,8 @@ export class SessionService extends Service {
     const ops = this.db.transaction((tx) => {
       const now = this.clock.now();
       const found = getUserSessionWithUser(tx, id);
-      if (!found || found.session.endedAt !== null || found.session.endsAt <= now) throw notFound("session");
+      if (!found || found.session.endedAt !== null || found.session.endsAt <= now)
+        throw new AppError(Errors.notFound, "session");
       const ops = this.endUserSessions(tx, [id], now);
       writeAudit(tx, {
         action: AuditAction.sessionDeleted,
@@ -108,7 +110,7 @@ export class SessionService extends Service {
     this.db.transaction((tx) => {
       const now = this.clock.now();
       const row = getAdminSession(tx, id);
-      if (!row || row.endedAt !== null || row.endsAt <= now) throw notFound("session");
+      if (!row || row.endedAt !== null || row.endsAt <= now) throw new AppError(Errors.notFound, "session");
       endAdminSessions(tx, [id], now);
       const owner = getAdmin(tx, row.adminId);
       writeAudit(tx, {

@@ -4,7 +4,7 @@
  * (design.md "Grants").
  */
 import { eq } from "drizzle-orm";
-import { ErrKey, GrantStatus, NONE_ID, GrantTypeSchema, IpExclusionsSchema, normaliseIp } from "@postern/shared";
+import { GrantStatus, NONE_ID, GrantTypeSchema, IpExclusionsSchema, normaliseIp, GrantErrorKey } from "@postern/shared";
 import type { SessionStatus, StatusAcl, PortIp } from "@postern/shared";
 import { userSessions } from "../db/schema.ts";
 import { iso } from "../clock.ts";
@@ -199,6 +199,6 @@ const ADDRESS_EXCLUDED = "Your address is not allowed for this ACL";
  */
 export function userGrantError(status: number, stored: string): string {
   if (stored === "") return "";
-  if (stored === ADDRESS_EXCLUDED) return ErrKey.addressNotAllowed;
-  return status === GrantStatus.RevokedWithError ? ErrKey.revokeFailed : ErrKey.grantFailed;
+  if (stored === ADDRESS_EXCLUDED) return GrantErrorKey.addressNotAllowed;
+  return status === GrantStatus.RevokedWithError ? GrantErrorKey.revokeFailed : GrantErrorKey.grantFailed;
 }

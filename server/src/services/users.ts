@@ -5,12 +5,12 @@
  * them); created here they count against the licence like any user. Removing an ACL from a user, disabling or deleting the user ends the affected grants.
  */
 import { eq } from "drizzle-orm";
-import { ServerMessage, userWriteProblem } from "@postern/shared";
+import { userWriteProblem, Errors } from "@postern/shared";
 import type { User, UserAcl, UserSession, UserWrite } from "@postern/shared";
 import type { Tx } from "../db/index.ts";
 import { acls, users } from "../db/schema.ts";
 import { iso } from "../clock.ts";
-import { badRequest, conflict, notFound } from "../errors.ts";
+import { AppError } from "../errors.ts";
 import * as repo from "../repositories/users.ts";
 import { holdingGrantsOfSessions } from "../repositories/grants.ts";
 import { aclsViaGroups, aclSummaries } from "../repositories/groups.ts";
@@ -54,20 +54,20 @@ export class UserService extends Service {
   /** Reads one user; 404 when unknown. */
   get(id: string): User {
     const row = repo.getUser(this.db, id);
-    if (!row) throw notFound("user");
+    if (!row) throw new AppError(Errors.notFound, "user");
     return this.toWire(row, isUserLicensed(this.db, row.id, this.clock.now()));
   }
 
-  /** The cross-field rules of the shared `userWriteProblem`; 400 with its Err and Extra. */
+  /** The cross-field rules of the shared `userWriteProblem`; its error and Extra. */
   private checkWrite(input: UserWrite, mode: "create" | "update"): void {
     const problem = userWriteProblem(input, mode);
-    if (problem) throw badRequest(problem.Err, problem.Extra);
+    if (problem) throw new AppError(problem.error, problem.Extra);
   }
 
   private checkAcls(tx: Tx, aclIds: readonly string[]): void {
     for (const id of aclIds) {
       if (!tx.select({ id: acls.id }).from(acls).where(eq(acls.id, id)).get())
-        throw badRequest(ServerMessage.badRequest, `AclIds: unknown ACL ${id}`);
+        throw new AppError(Errors.badRequest, `AclIds: unknown ACL ${id}`);
     }
   }
 
@@ -81,14 +81,14 @@ export class UserService extends Service {
   async create(input: UserWrite, actor: Actor, inTx?: (tx: Tx, userId: string) => void): Promise<string> {
     this.checkWrite(input, "create");
     if (input.ApiKey !== undefined && input.AuthType !== "apikey")
-      throw badRequest(ServerMessage.badRequest, "ApiKey: only API-key users (AuthType apikey) have a key");
+      throw new AppError(Errors.badRequest, "ApiKey: only API-key users (AuthType apikey) have a key");
     if (input.ApiKey !== undefined && inTx === undefined)
       throw new Error("UserService.create: a user's API key is created through ApiKeyUserService.createUser");
     const passwordHash =
       input.AuthType === "local" && input.PlainPassword ? await hashPassword(input.PlainPassword) : null;
     const id = newId();
     this.db.transaction((tx) => {
-      if (repo.getUserByName(tx, input.UserName)) throw conflict("A user with that username already exists");
+      if (repo.getUserByName(tx, input.UserName)) throw new AppError(Errors.userNameExists);
       requireUserSlot(tx, "admin");
       this.checkAcls(tx, input.AclIds);
       tx.insert(users)
@@ -131,17 +131,17 @@ export class UserService extends Service {
   async update(id: string, input: UserWrite, actor: Actor): Promise<void> {
     this.checkWrite(input, "update");
     if (input.ApiKey !== undefined)
-      throw badRequest(
-        ServerMessage.badRequest,
+      throw new AppError(
+        Errors.badRequest,
         "ApiKey: only on create; add a key later with POST /admin/api-keys and the scope user.auth:{id}",
       );
     const passwordHash =
       input.AuthType === "local" && input.PlainPassword ? await hashPassword(input.PlainPassword) : undefined;
     const ops = this.db.transaction((tx): Ops => {
       const row = repo.getUser(tx, id);
-      if (!row) throw notFound("user");
-      if (row.authType === "SAML") throw badRequest(ServerMessage.samlUsersCannotBeEdited);
-      if (row.userName !== input.UserName) throw badRequest(ServerMessage.cannotChangeUsername);
+      if (!row) throw new AppError(Errors.notFound, "user");
+      if (row.authType === "SAML") throw new AppError(Errors.samlUsersCannotBeEdited);
+      if (row.userName !== input.UserName) throw new AppError(Errors.cannotChangeUsername);
       this.checkAcls(tx, input.AclIds);
       const before = new Set(repo.assignedAclIds(tx, id));
       tx.update(users)
@@ -195,7 +195,7 @@ export class UserService extends Service {
   delete(id: string, actor: Actor): void {
     const ops = this.db.transaction((tx) => {
       const row = repo.getUser(tx, id);
-      if (!row) throw notFound("user");
+      if (!row) throw new AppError(Errors.notFound, "user");
       const now = this.clock.now();
       const sessions = repo.liveSessionIds(tx, id, now);
       const revokeOps = this.engine.revokeForSessions(tx, sessions);
@@ -215,7 +215,7 @@ export class UserService extends Service {
 
   /** The user's live sessions, oldest first (GET /admin/users/{id}/sessions); 404 for an unknown user. */
   sessions(id: string): UserSession[] {
-    if (!repo.getUser(this.db, id)) throw notFound("user");
+    if (!repo.getUser(this.db, id)) throw new AppError(Errors.notFound, "user");
     return liveUserSessions(this.db, this.clock.now(), id).map((s) => ({
       ID: s.id,
       Created: iso(s.createdAt) ?? "",
@@ -229,7 +229,7 @@ export class UserService extends Service {
    * 404 for an unknown user.
    */
   acls(id: string): UserAcl[] {
-    if (!repo.getUser(this.db, id)) throw notFound("user");
+    if (!repo.getUser(this.db, id)) throw new AppError(Errors.notFound, "user");
     const direct = new Set(repo.directAclIds(this.db, id));
     const via = new Map<string, { ID: string; Name: string }[]>();
     for (const r of aclsViaGroups(this.db, id)) {
@@ -258,7 +258,7 @@ export class UserService extends Service {
   resetTotp(id: string, actor: Actor): void {
     this.db.transaction((tx) => {
       const row = repo.getUser(tx, id);
-      if (!row) throw notFound("user");
+      if (!row) throw new AppError(Errors.notFound, "user");
       repo.clearUserTotp(tx, id);
       writeAudit(tx, {
         action: AuditAction.totpReset,

@@ -7,9 +7,9 @@
 import { z } from "zod";
 import { IdSchema } from "../common.ts";
 import { NONE_ID, Limits } from "../limits.ts";
-import { ErrKey, ServerMessage } from "../errors.ts";
+import { Errors } from "../errors.ts";
 import { isStrictDottedIpv4, ipv4ToNumber, normaliseIp } from "../ip.ts";
-import { BackendDefaults, BackendMessage, envVarNamesProblem, isHttpUrl } from "./backend.ts";
+import { BackendDefaults, envVarNamesProblem, isHttpUrl } from "./backend.ts";
 import type { BackendType, ConfigProblem } from "./backend.ts";
 
 const aclText = (max = 255) => z.string().trim().max(max).default("");
@@ -24,7 +24,7 @@ const vendorAclName = (max = 255) =>
     .string()
     .trim()
     .max(max)
-    .regex(/^[A-Za-z0-9_]*$/, ServerMessage.invalidAclName)
+    .regex(/^[A-Za-z0-9_]*$/, Errors.invalidAclName.err)
     .default("");
 
 /**
@@ -53,12 +53,12 @@ export const HaproxyAclConfigSchema = z.object({
     .number({
       error: (iss) =>
         iss.input === undefined || iss.input === null || iss.input === ""
-          ? ErrKey.aclIdRequired
-          : ErrKey.aclIdMustBeNumber,
+          ? Errors.aclIdRequired.err
+          : Errors.aclIdMustBeNumber.err,
     })
-    .int(ErrKey.aclIdMustBeNumber)
-    .min(0, ErrKey.aclIdMustBeNumber)
-    .max(2_147_483_647, ErrKey.aclIdMustBeNumber),
+    .int(Errors.aclIdMustBeNumber.err)
+    .min(0, Errors.aclIdMustBeNumber.err)
+    .max(2_147_483_647, Errors.aclIdMustBeNumber.err),
 });
 /** ACL fields of an ipset backend: at least one set name (err.ipsetNameRequired). */
 export const IpsetAclConfigSchema = z.object({
@@ -173,7 +173,7 @@ export const AclConfigSchema = z.object({
 export type AclConfig = z.infer<typeof AclConfigSchema>;
 
 const bad = (path: string, what: string): ConfigProblem => ({
-  Err: ServerMessage.badRequest,
+  error: Errors.badRequest,
   Extra: `${path}: ${what}`,
 });
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -208,18 +208,18 @@ export function aclConfigProblem(type: BackendType, config: AclConfig): ConfigPr
   const p = `Config.${type}`;
   switch (type) {
     case "haproxy":
-      return c.haproxy ? null : { Err: ErrKey.aclIdRequired, Extra: `${p}.ID` };
+      return c.haproxy ? null : { error: Errors.aclIdRequired, Extra: `${p}.ID` };
     case "allowlist":
-      return c.allowlist ? null : { Err: ErrKey.noBackendSelected, Extra: "Config.allowlist is required" };
+      return c.allowlist ? null : { error: Errors.noBackendSelected, Extra: "Config.allowlist is required" };
     case "knocproxy": {
       const name = c.knocproxy!.Name;
-      if (name === "") return { Err: ErrKey.aclNameRequired, Extra: `${p}.Name` };
-      return /^[A-Za-z0-9_]+$/.test(name) ? null : { Err: ErrKey.invalidKnocproxyAclName, Extra: `${p}.Name` };
+      if (name === "") return { error: Errors.aclNameRequired, Extra: `${p}.Name` };
+      return /^[A-Za-z0-9_]+$/.test(name) ? null : { error: Errors.invalidKnocproxyAclName, Extra: `${p}.Name` };
     }
     case "script": {
       const s = c.script!;
-      if (s.Name === "") return { Err: ErrKey.aclNameRequired, Extra: `${p}.Name` };
-      if (!/^[A-Za-z0-9_-]+$/.test(s.Name)) return { Err: ErrKey.invalidAclName, Extra: `${p}.Name` };
+      if (s.Name === "") return { error: Errors.aclNameRequired, Extra: `${p}.Name` };
+      if (!/^[A-Za-z0-9_-]+$/.test(s.Name)) return { error: Errors.invalidAclNameKey, Extra: `${p}.Name` };
       return envVarNamesProblem(
         Object.keys(s.EnvVars).map((n) => n.trim()),
         `${p}.EnvVars`,
@@ -227,20 +227,20 @@ export function aclConfigProblem(type: BackendType, config: AclConfig): ConfigPr
     }
     case "ipset": {
       const v = c.ipset!;
-      if (!v.V4SetName && !v.V6SetName) return { Err: ErrKey.ipsetNameRequired };
+      if (!v.V4SetName && !v.V6SetName) return { error: Errors.ipsetNameRequired };
       for (const name of [v.V4SetName, v.V6SetName]) {
-        if (name && !/^[A-Za-z0-9_.-]{1,31}$/.test(name)) return { Err: ErrKey.invalidAclName, Extra: name };
+        if (name && !/^[A-Za-z0-9_.-]{1,31}$/.test(name)) return { error: Errors.invalidAclNameKey, Extra: name };
       }
       return null;
     }
     case "fortios":
     case "fortimanager": {
-      return c[type]!.Name === "" ? { Err: ErrKey.aclNameRequired, Extra: `${p}.Name` } : null;
+      return c[type]!.Name === "" ? { error: Errors.aclNameRequired, Extra: `${p}.Name` } : null;
     }
     case "panos": {
       const v = c.panos!;
       if (v.EDLName === "" && v.GroupName === "") return bad(`${p}.GroupName`, "required (or EDLName for Passive+)");
-      if (v.URL !== "" && !isHttpUrl(v.URL)) return { Err: BackendMessage.urlMustBeHttp, Extra: `${p}.URL` };
+      if (v.URL !== "" && !isHttpUrl(v.URL)) return { error: Errors.urlMustBeHttp, Extra: `${p}.URL` };
       return null;
     }
     case "firepower": {
@@ -284,7 +284,7 @@ export const IpRangeSchema = z
     (r) =>
       (r.Start === "" && r.End === "") ||
       (isStrictDottedIpv4(r.Start) && isStrictDottedIpv4(r.End) && ipv4ToNumber(r.Start) <= ipv4ToNumber(r.End)),
-    ServerMessage.invalidIpAddress,
+    Errors.invalidIpAddress.err,
   );
 
 /** IpExclusions (admin-console §3): which user addresses a grant may carry. */
@@ -313,14 +313,14 @@ export const GrantTypeSchema = z
           Ip: z
             .string()
             .trim()
-            .refine((ip) => normaliseIp(ip) !== null, ServerMessage.invalidIpAddress),
+            .refine((ip) => normaliseIp(ip) !== null, Errors.invalidIpAddress.err),
         }),
       )
       .max(256)
       .default([]),
   })
   .refine((g) => g.Type !== "specifiedIps" || g.Ips.length > 0, {
-    message: ServerMessage.invalidIpAddress,
+    message: Errors.invalidIpAddress.err,
     path: ["Ips"],
   });
 /** GrantType. */
@@ -346,11 +346,11 @@ export const AclWriteSchema = z.object({
   HideFromAdmins: z.boolean().default(false),
   AutoBrowseUsers: z.boolean().default(false),
   MaximumGrantDuration: z
-    .number(ServerMessage.invalidMaximumGrantDuration)
-    .int(ServerMessage.invalidMaximumGrantDuration)
-    .min(Limits.maximumGrantDurationMinMinutes * 60, ServerMessage.invalidMaximumGrantDuration)
-    .max(Limits.maximumGrantDurationMaxMinutes * 60, ServerMessage.invalidMaximumGrantDuration)
-    .multipleOf(60, ServerMessage.invalidMaximumGrantDuration)
+    .number(Errors.invalidMaximumGrantDuration.err)
+    .int(Errors.invalidMaximumGrantDuration.err)
+    .min(Limits.maximumGrantDurationMinMinutes * 60, Errors.invalidMaximumGrantDuration.err)
+    .max(Limits.maximumGrantDurationMaxMinutes * 60, Errors.invalidMaximumGrantDuration.err)
+    .multipleOf(60, Errors.invalidMaximumGrantDuration.err)
     .nullable()
     .default(null),
   BackendID: IdSchema,

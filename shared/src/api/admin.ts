@@ -4,8 +4,8 @@
 import { z } from "zod";
 import { IdSchema } from "../common.ts";
 import { Limits } from "../limits.ts";
-import { ErrKey, ServerMessage } from "../errors.ts";
-import type { ErrorBody } from "../errors.ts";
+import { Errors } from "../errors.ts";
+import type { ConfigProblem } from "./backend.ts";
 import { UserApiKeySchema } from "./api-key-user.ts";
 
 /** POST /api/admin/login body. */
@@ -56,16 +56,16 @@ export type UserWrite = z.infer<typeof UserWriteSchema>;
  *   characters`) and ConfirmPassword required (Extra `ConfirmPassword: required`);
  * - local: a ConfirmPassword given must equal PlainPassword (err.passwordsDontMatch).
  */
-export function userWriteProblem(u: UserWrite, mode: "create" | "update"): ErrorBody | null {
+export function userWriteProblem(u: UserWrite, mode: "create" | "update"): ConfigProblem | null {
   if (u.AuthType === "LDAP" && u.ThirdPartyAuth.DN.trim() === "")
-    return { Err: ServerMessage.badRequest, Extra: "ThirdPartyAuth.DN: required" };
+    return { error: Errors.badRequest, Extra: "ThirdPartyAuth.DN: required" };
   if (u.AuthType !== "local") return null;
   if (mode === "create" && !u.PlainPassword)
-    return { Err: ServerMessage.badRequest, Extra: "PlainPassword: Must be between 8 and 64 characters" };
+    return { error: Errors.badRequest, Extra: "PlainPassword: Must be between 8 and 64 characters" };
   if (mode === "create" && u.ConfirmPassword === undefined)
-    return { Err: ServerMessage.badRequest, Extra: "ConfirmPassword: required" };
+    return { error: Errors.badRequest, Extra: "ConfirmPassword: required" };
   if (u.PlainPassword !== undefined && u.ConfirmPassword !== undefined && u.ConfirmPassword !== u.PlainPassword)
-    return { Err: ErrKey.passwordsDontMatch };
+    return { error: Errors.passwordsDontMatch };
   return null;
 }
 

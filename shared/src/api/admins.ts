@@ -7,20 +7,6 @@ import { z } from "zod";
 import { IdSchema } from "../common.ts";
 import { PasswordSchema } from "./admin.ts";
 
-/**
- * Err values of the admin rules. The first two are the spec's keys (admin-console §8,
- * "An admin cannot reset or disable their own 2FA"); the others are decisions where the spec is
- * silent (self-protection of the acting admin). All answer 403.
- */
-export const AdminErr = {
-  cannotResetOwn2fa: "cannotResetOwn2fa",
-  cannotDisableOwn2fa: "cannotDisableOwn2fa",
-  cannotDeleteOwnAccount: "You cannot delete your own account",
-  cannotDisableOwnLogin: "You cannot disable your own login",
-  /** 409 on a duplicate admin UserName. */
-  adminNameExists: "An admin with that username already exists",
-} as const;
-
 /** Admin AuthType values (admin-console §9 "Admin auth types local, SAML, LDAP"). */
 export const AdminAuthTypeSchema = z.enum(["local", "SAML", "LDAP"]);
 

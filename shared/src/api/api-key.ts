@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { IdSchema, IsoTimeSchema } from "../common.ts";
-import { ErrKey } from "../errors.ts";
+import { Errors } from "../errors.ts";
 import { parseCidr } from "../ip.ts";
 
 /** The scope names of admin-console §3; two of them carry an id (`allowlist.read:{aclId}`, `user.auth:{userId}`). */
@@ -71,7 +71,7 @@ export const ApiKeyScopeSchema = z
 export const CidrTextSchema = z
   .string()
   .trim()
-  .refine((p) => /\/(0|[1-9]\d{0,2})$/.test(p) && parseCidr(p) !== null, ErrKey.invalidCidr)
+  .refine((p) => /\/(0|[1-9]\d{0,2})$/.test(p) && parseCidr(p) !== null, Errors.invalidCidr.err)
   .transform((p) => {
     const c = parseCidr(p)!;
     return `${c.ip}/${c.prefix}`;
@@ -124,7 +124,7 @@ export type ApiKeyCreate = z.infer<typeof ApiKeyCreateSchema>;
 /**
  * PUT /api/admin/api-keys/{id} body: the key as read, with a new AllowedFrom (admin-console §4:
  * "Editing may change only the allowed-from list"). Name, Scopes and ExpiredAfter may be omitted or
- * echoed unchanged; a different value is refused (400 ApiKeyMessage.onlyAllowedFromEditable).
+ * echoed unchanged; a different value is refused (400 Errors.onlyAllowedFromEditable.err).
  * AllowedFrom omitted keeps the current list.
  */
 export const ApiKeyUpdateSchema = z.object({
@@ -157,16 +157,6 @@ export const ApiKeySchema = z.object({
 });
 /** An API key as admins read it. */
 export type ApiKey = z.infer<typeof ApiKeySchema>;
-
-/** Server messages of the API-key rules (admin-console §8 where the spec names them). */
-export const ApiKeyMessage = {
-  /** 409: the Name is taken (admin-console §8). */
-  nameExists: "An API key with that name already exists",
-  /** 400: an allowlist.read scope was asked for while no allowlist ACL exists (admin-console §8). */
-  createAllowlistFirst: "You must create an allowlist before you can create an API key",
-  /** 400: a PUT changed something other than AllowedFrom; Extra names the field. */
-  onlyAllowedFromEditable: "Only the allowed-from list of an API key can be changed",
-} as const;
 
 /**
  * A live user session as GET /api/v1/sessions lists it (scope `user.sessions`): Created and Ends

@@ -8,6 +8,8 @@
  * plain text, stored sealed to the backend's agent, and always read back as "" with their names in
  * `SecretsSet`.
  */
+import { Errors } from "../errors.ts";
+import type { ErrorEntry } from "../errors.ts";
 import { z } from "zod";
 import { IdSchema } from "../common.ts";
 import { NONE_ID } from "../limits.ts";
@@ -31,28 +33,6 @@ export const BACKEND_TYPES = [
 ] as const;
 /** A backend type: the single key of a BackendConfig. */
 export type BackendType = (typeof BACKEND_TYPES)[number];
-
-/** §8 keys the backend and ACL rules answer with (kept here until they join `ErrKey`). */
-export const BackendErrKey = {
-  repeatedEnvVarNames: "err.repeatedEnvVarNames",
-  emptyEnvVarName: "err.emptyEnvVarName",
-  invalidEnvVarName: "err.invalidEnvVarName",
-  invalidFortiosConfig: "err.invalidFortiosConfig",
-} as const;
-
-/** Plain messages of the backend rules (`Err` where the spec has no `err.*` key). */
-export const BackendMessage = {
-  /** admin-console §5: Fortinet Url, script webhook URL and the panos ACL URL. */
-  urlMustBeHttp: "URL must be http or https",
-  /** admin-console §3: script Command is the full path of an executable, or a webhook URL. */
-  invalidScriptCommand: "Command must be the full path of an executable or an http or https webhook URL",
-  /** Secrets are sealed to the agent: a new agent cannot open the old ones. Extra lists the fields. */
-  reenterSecretsForNewAgent: "Changing the agent requires re-entering the backend's secrets",
-  /** admin-console §5 and §4: a new Url/Hostname needs the credentials again. Extra lists the fields. */
-  reenterCredentials: "Changing the URI or hostname requires re-entering credentials",
-  backendNameExists: "A backend with that name already exists",
-  backendInUse: "Delete the ACLs of this backend before deleting it",
-} as const;
 
 /** Defaults of admin-console §9 (and §4 "Protocol unix prefills ... tcp prefills {ip}:9999"). */
 export const BackendDefaults = {
@@ -281,13 +261,16 @@ export function agentCapableOf(capabilities: AgentCapabilities, type: BackendTyp
   }
 }
 
-/** A broken §5 rule: the `Err` to answer (spec key or message) and `Extra` naming the field. */
+/** A broken §5 rule: the catalogue entry to answer with and `Extra` naming the field. */
 export interface ConfigProblem {
-  Err: string;
+  error: ErrorEntry;
   Extra?: string;
 }
 
-const badRequest = (path: string, what: string): ConfigProblem => ({ Err: "Bad request", Extra: `${path}: ${what}` });
+const badRequest = (path: string, what: string): ConfigProblem => ({
+  error: Errors.badRequest,
+  Extra: `${path}: ${what}`,
+});
 
 /** True for an absolute http: or https: URL with a host. */
 export function isHttpUrl(value: string): boolean {
@@ -309,12 +292,12 @@ export function isWebhookCommand(command: string): boolean {
  * reserved names refused). Returns the problem or null. `path` names the field for Extra.
  */
 export function envVarNameProblem(name: string, path: string): ConfigProblem | null {
-  if (name === "") return { Err: BackendErrKey.emptyEnvVarName, Extra: path };
+  if (name === "") return { error: Errors.emptyEnvVarName, Extra: path };
   if (name.includes("=") || [...name].some((ch) => ch.charCodeAt(0) < 0x20))
-    return { Err: BackendErrKey.invalidEnvVarName, Extra: path };
+    return { error: Errors.invalidEnvVarName, Extra: path };
   const lower = name.toLowerCase().replace(/^knoc_/, "");
   if ((RESERVED_ENV_VAR_NAMES as readonly string[]).includes(lower))
-    return { Err: BackendErrKey.invalidEnvVarName, Extra: `${path}: ${name} is reserved` };
+    return { error: Errors.invalidEnvVarName, Extra: `${path}: ${name} is reserved` };
   return null;
 }
 
@@ -324,7 +307,7 @@ export function envVarNamesProblem(names: readonly string[], path: string): Conf
   for (const [i, name] of names.entries()) {
     const p = envVarNameProblem(name, `${path}.${i}`);
     if (p) return p;
-    if (seen.has(name)) return { Err: BackendErrKey.repeatedEnvVarNames, Extra: name };
+    if (seen.has(name)) return { error: Errors.repeatedEnvVarNames, Extra: name };
     seen.add(name);
   }
   return null;
@@ -360,8 +343,8 @@ export function backendConfigProblem(config: BackendConfig): ConfigProblem | nul
   switch (type) {
     case "fortios": {
       const c = config.fortios!;
-      if (c.Url === "") return { Err: BackendErrKey.invalidFortiosConfig, Extra: `${p}.Url: required` };
-      if (!isHttpUrl(c.Url)) return { Err: BackendMessage.urlMustBeHttp, Extra: `${p}.Url` };
+      if (c.Url === "") return { error: Errors.invalidFortiosConfig, Extra: `${p}.Url: required` };
+      if (!isHttpUrl(c.Url)) return { error: Errors.urlMustBeHttp, Extra: `${p}.Url` };
       return null;
     }
     case "panos": {
@@ -397,9 +380,9 @@ export function backendConfigProblem(config: BackendConfig): ConfigProblem | nul
       const c = config.script!;
       if (c.Command === "") return badRequest(`${p}.Command`, "required");
       if (isWebhookCommand(c.Command)) {
-        if (!isHttpUrl(c.Command)) return { Err: BackendMessage.urlMustBeHttp, Extra: `${p}.Command` };
+        if (!isHttpUrl(c.Command)) return { error: Errors.urlMustBeHttp, Extra: `${p}.Command` };
       } else if (!c.Command.startsWith("/") || /[\0\n\r]/.test(c.Command)) {
-        return { Err: BackendMessage.invalidScriptCommand, Extra: `${p}.Command` };
+        return { error: Errors.invalidScriptCommand, Extra: `${p}.Command` };
       }
       return envVarNamesProblem(
         c.EnvVars.map((v) => v.Name),

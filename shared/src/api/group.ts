@@ -10,14 +10,6 @@ export const GroupTypeSchema = z.enum(["dynamic", "local", "saml"]);
 /** A group type. */
 export type GroupType = z.infer<typeof GroupTypeSchema>;
 
-/** Server messages of the group rules (admin-console §8, and decisions where the spec is silent). */
-export const GroupMessage = {
-  /** 409 on a duplicate Name (admin-console §8). */
-  groupNameExists: "A group with that name already exists",
-  /** 400 when a PUT changes Type ("A group's type cannot change when editing", admin-console §4). */
-  cannotChangeGroupType: "Cannot change group type",
-} as const;
-
 /**
  * POST/PUT /api/admin/groups body. `Type` is accepted in any case and lower-cased (required on
  * create; on edit it must equal the stored type). `ACLIDs` are the ACLs the group grants; `UserIDs`

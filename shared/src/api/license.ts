@@ -4,6 +4,7 @@
  * §9). A licence key is `base64url(JSON payload) "." base64url(Ed25519 signature over the payload
  * bytes)` (design.md "Contract decisions"); the literal key `free` is the free single-user licence.
  */
+import { Errors } from "../errors.ts";
 import { z } from "zod";
 import { IsoTimeSchema } from "../common.ts";
 
@@ -12,24 +13,6 @@ export const FREE_LICENSE_KEY = "free";
 
 /** Longest licence key the server reads, in characters (a real key is a few hundred). */
 export const MAX_LICENSE_KEY_LENGTH = 4096;
-
-/**
- * Err values of licensing. `failedToRefreshLicenseStatus` and `licenseExpiresSoon` are the spec's
- * keys (admin-console §8); the three others are decisions where the spec is silent (the answers of
- * POST /api/admin/settings/license to a key it refuses, all 400).
- */
-export const LicenseErr = {
-  /** The installed licence cannot be read: the store holds none parsable, or not exactly one (500). */
-  failedToRefreshLicenseStatus: "err.failedToRefreshLicenseStatus",
-  /** Banner text: the licence expires within 60 days. */
-  licenseExpiresSoon: "err.licenseExpiresSoon",
-  /** The key is not `payload.signature` in base64url, or the payload is not a licence (400). */
-  invalidLicenseKey: "err.invalidLicenseKey",
-  /** The signature does not verify under any trusted public key: tampered, or signed by a key this server does not trust (400). */
-  invalidLicenseSignature: "err.invalidLicenseSignature",
-  /** The licence's Expires lies in the past; installing it would unlicense the server (400). */
-  licenseExpired: "err.licenseExpired",
-} as const;
 
 /**
  * The signed payload of a licence key. UserLimit counts users (admins are never counted);
@@ -74,8 +57,8 @@ export const InstallLicenseRequestSchema = z.object({
   License: z
     .string()
     .trim()
-    .min(1, LicenseErr.invalidLicenseKey)
-    .max(MAX_LICENSE_KEY_LENGTH, LicenseErr.invalidLicenseKey),
+    .min(1, Errors.invalidLicenseKey.err)
+    .max(MAX_LICENSE_KEY_LENGTH, Errors.invalidLicenseKey.err),
 });
 /** POST /api/admin/settings/license body. */
 export type InstallLicenseRequest = z.infer<typeof InstallLicenseRequestSchema>;

@@ -5,21 +5,6 @@
  */
 import { z } from "zod";
 
-/**
- * Err values of the 2FA routes. The first three are the spec's messages (user-portal §8); the
- * deferral refusal is a decision where the spec is silent.
- */
-export const OtpErr = {
-  /** 409: the session already completed its sign-in (its 2FA is done, or it never owed a code). */
-  alreadyVerified2fa: "Already verified 2FA",
-  /** 409: the account already has an enrolled secret (generate, or an admin's deferral, refused). */
-  userAlreadyVerified: "User already verified",
-  /** 401: the code is wrong, malformed, outside ±1 time step, or its time step was used before. */
-  invalidCode: "Invalid code",
-  /** 403: the server does not allow admins to defer their 2FA enrolment (setting AllowAdminTotpDeferral). */
-  deferralNotAllowed: "2FA enrolment cannot be deferred",
-} as const;
-
 /** Longest `Code` the server reads; codes are 6 digits (spaces between digits are ignored). */
 export const OTP_CODE_MAX_LENGTH = 16;
 

@@ -34,13 +34,3 @@ export type ChangePasswordLegacyRequest = z.infer<typeof ChangePasswordLegacyReq
 
 /** Lowest strength score (zxcvbn, 0 very weak … 4 very strong) a new password must reach: 2, "Acceptable". */
 export const MIN_PASSWORD_SCORE = 2;
-
-/** The `Err` values of a refused password change besides the shared ones. */
-export const PasswordChangeErr = {
-  /** 403: the account's password is not Postern's (SAML, LDAP, API-key accounts). */
-  cannotChangePassword: "Cannot change password",
-  /** 403: the current password is wrong. */
-  invalidCredentials: "Invalid credentials",
-  /** 400: the new password scores below MIN_PASSWORD_SCORE; Extra carries the estimator's hint. */
-  passwordTooWeak: "Password is too weak",
-} as const;

@@ -12,28 +12,22 @@
  *   redirects (303) to the portal (`/home/new` or `/home`) or `/admin/home`; a failure redirects to
  *   `/?error=<key>` or `/admin?error=<key>`, the key being one of SamlErrorKey.
  */
+import { Errors } from "../errors.ts";
 import { z } from "zod";
 
-/** Server messages of SAML sign-in (user-portal §8 "Authentication failed", "SAML not configured"). */
-export const SamlMessage = {
-  /** SAML is not configured for this audience (no usable IdP metadata, no PublicURL, ...). */
-  samlNotConfigured: "SAML not configured",
-  /** The IdP's answer was refused (signature, audience, recipient, InResponseTo, time, replay, account kind). */
-  authenticationFailed: "Authentication failed",
-} as const;
-
 /**
- * The keys a failed SAML sign-in puts in the `error` query parameter of its redirect: the messages
- * above, "Bad request" (a malformed kioskMode or form), "Too many requests. Please try again in..."
+ * The keys a failed SAML sign-in puts in the `error` query parameter of its redirect: "SAML not
+ * configured", "Authentication failed" (signature, audience, recipient, InResponseTo, time, replay,
+ * account kind), "Bad request" (a malformed kioskMode or form), "Too many requests. Please try again in..."
  * (too many sign-ins pending), `accountDisabled` (users) and "Login not permitted" (admins).
  */
 export const SamlErrorKeySchema = z.enum([
-  SamlMessage.samlNotConfigured,
-  SamlMessage.authenticationFailed,
-  "Bad request",
-  "Too many requests. Please try again in...",
-  "accountDisabled",
-  "Login not permitted",
+  Errors.samlNotConfigured.err,
+  Errors.authenticationFailed.err,
+  Errors.badRequest.err,
+  Errors.tooManyRequests.err,
+  Errors.accountDisabled.err,
+  Errors.loginNotPermitted.err,
 ]);
 /** One key of SamlErrorKeySchema. */
 export type SamlErrorKey = z.infer<typeof SamlErrorKeySchema>;

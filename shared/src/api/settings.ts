@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { Limits } from "../limits.ts";
-import { ServerMessage } from "../errors.ts";
+import { Errors } from "../errors.ts";
 import { AccentSchema } from "./user.ts";
 
 /**
@@ -13,9 +13,9 @@ import { AccentSchema } from "./user.ts";
  */
 const urlSetting = (protocols: RegExp, message: string) =>
   z.union([z.literal(""), z.url({ protocol: protocols, error: message })], { error: message });
-const httpUrl = urlSetting(/^https?$/, ServerMessage.urlMustBeHttp);
-const ldapUrl = urlSetting(/^(ldap|ldaps|ldapi|cldap)$/, ServerMessage.urlMustBeLdap);
-const gelfUrl = urlSetting(/^(udp|tcp|tls)$/, ServerMessage.urlMustBeGelf);
+const httpUrl = urlSetting(/^https?$/, Errors.urlMustBeHttp.err);
+const ldapUrl = urlSetting(/^(ldap|ldaps|ldapi|cldap)$/, Errors.urlMustBeLdap.err);
+const gelfUrl = urlSetting(/^(udp|tcp|tls)$/, Errors.urlMustBeGelf.err);
 
 /** The experimental features an admin may switch on (admin-console §2 ACLs: "enhanced-custom-script"). */
 export const EXPERIMENTAL_FEATURES = ["enhanced-custom-script"] as const;

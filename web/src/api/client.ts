@@ -2,12 +2,12 @@
  * HTTP client for the portal API (user-portal §7): base path `/api`, cookies included, JSON bodies,
  * errors read as `{Err, Extra}` (user-portal §8).
  */
-import type { ErrKey, ErrorBody } from "@postern/shared";
+import type { ErrorBody, Errors } from "@postern/shared";
 import { isErrorBody } from "../lib/error-text.ts";
 import { noteServerDate } from "./clock.ts";
 
 /** The 401 key that sends the user to Login (a literal: importing ErrKey's module would bundle zod). */
-const INVALID_SESSION: (typeof ErrKey)["invalidSession"] = "err.invalidSession";
+const INVALID_SESSION: (typeof Errors)["invalidSession"]["err"] = "err.invalidSession";
 
 /** Base path of every call (user-portal §7). */
 export const API_BASE = "/api";

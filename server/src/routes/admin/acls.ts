@@ -3,11 +3,11 @@
  * delete.
  */
 import { Hono } from "hono";
-import { AclWriteSchema, ServerMessage } from "@postern/shared";
+import { AclWriteSchema, Errors } from "@postern/shared";
 import { parseBody } from "../../http/body.ts";
 import { actorOf, requireAdmin } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
-import { badRequest } from "../../errors.ts";
+import { AppError } from "../../errors.ts";
 
 /** ACL collection routes. */
 export const aclRoutes = new Hono<AppEnv>()
@@ -24,7 +24,7 @@ export const aclRoutes = new Hono<AppEnv>()
   // PUT /admin/acls/{id}
   .put("/:id", async (c) => {
     const body = await parseBody(c, AclWriteSchema);
-    if (body.ID && body.ID !== c.req.param("id")) throw badRequest(ServerMessage.mismatchingIds);
+    if (body.ID && body.ID !== c.req.param("id")) throw new AppError(Errors.mismatchingIds);
     c.var.services.acls.update(c.req.param("id"), body, actorOf(c));
     return c.json(c.req.param("id"), 200);
   })

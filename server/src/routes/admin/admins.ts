@@ -4,11 +4,11 @@
  */
 import type { Context } from "hono";
 import { Hono } from "hono";
-import { AdminWriteSchema, ServerMessage } from "@postern/shared";
+import { AdminWriteSchema, Errors } from "@postern/shared";
 import { parseBody } from "../../http/body.ts";
 import { actorOf, requireAdmin } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
-import { badRequest } from "../../errors.ts";
+import { AppError } from "../../errors.ts";
 import type { AdminActor } from "../../services/admins.ts";
 
 /** The acting admin of a request behind `requireAdmin`: audit fields, account id and session id. */
@@ -33,7 +33,7 @@ export const adminRoutes = new Hono<AppEnv>()
   // PUT /admin/admins/{id}
   .put("/:id", async (c) => {
     const body = await parseBody(c, AdminWriteSchema);
-    if (body.ID && body.ID !== c.req.param("id")) throw badRequest(ServerMessage.mismatchingIds);
+    if (body.ID && body.ID !== c.req.param("id")) throw new AppError(Errors.mismatchingIds);
     await c.var.services.admins.update(c.req.param("id"), body, adminActorOf(c));
     return c.json(c.req.param("id"), 200);
   })

@@ -3,11 +3,11 @@
  * once), update (rename), delete (refused while backends are attached).
  */
 import { Hono } from "hono";
-import { AgentWriteSchema, ServerMessage } from "@postern/shared";
+import { AgentWriteSchema, Errors } from "@postern/shared";
 import { parseBody } from "../../http/body.ts";
 import { actorOf, requireAdmin } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
-import { badRequest } from "../../errors.ts";
+import { AppError } from "../../errors.ts";
 import { publicUrl } from "../../http/public-url.ts";
 
 /** Agent collection routes. */
@@ -25,7 +25,7 @@ export const agentRoutes = new Hono<AppEnv>()
   // PUT /admin/agents/{id}
   .put("/:id", async (c) => {
     const body = await parseBody(c, AgentWriteSchema);
-    if (body.ID && body.ID !== c.req.param("id")) throw badRequest(ServerMessage.mismatchingIds);
+    if (body.ID && body.ID !== c.req.param("id")) throw new AppError(Errors.mismatchingIds);
     return c.json(c.var.services.agents.rename(c.req.param("id"), body.Name, actorOf(c)), 200);
   })
   // DELETE /admin/agents/{id}

@@ -3,11 +3,11 @@
  * plaintext key once), update (AllowedFrom only), delete. Admin only.
  */
 import { Hono } from "hono";
-import { ApiKeyCreateSchema, ApiKeyUpdateSchema, ServerMessage } from "@postern/shared";
+import { ApiKeyCreateSchema, ApiKeyUpdateSchema, Errors } from "@postern/shared";
 import { parseBody } from "../../http/body.ts";
 import { actorOf, requireAdmin } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
-import { badRequest } from "../../errors.ts";
+import { AppError } from "../../errors.ts";
 
 /** API key collection routes. */
 export const apiKeyRoutes = new Hono<AppEnv>()
@@ -24,8 +24,7 @@ export const apiKeyRoutes = new Hono<AppEnv>()
   // PUT /admin/api-keys/{id}
   .put("/:id", async (c) => {
     const body = await parseBody(c, ApiKeyUpdateSchema);
-    if (body.ID && body.ID.toLowerCase() !== c.req.param("id").toLowerCase())
-      throw badRequest(ServerMessage.mismatchingIds);
+    if (body.ID && body.ID.toLowerCase() !== c.req.param("id").toLowerCase()) throw new AppError(Errors.mismatchingIds);
     return c.json(c.var.services.apiKeys.update(c.req.param("id"), body, actorOf(c)), 200);
   })
   // DELETE /admin/api-keys/{id}

@@ -2,11 +2,11 @@
  * /admin/backends (admin-console §7): list, get, create (answers {ID}), update, delete.
  */
 import { Hono } from "hono";
-import { BackendWriteSchema, ServerMessage } from "@postern/shared";
+import { BackendWriteSchema, Errors } from "@postern/shared";
 import { parseBody } from "../../http/body.ts";
 import { actorOf, requireAdmin } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
-import { badRequest } from "../../errors.ts";
+import { AppError } from "../../errors.ts";
 
 /** Backend collection routes. */
 export const backendRoutes = new Hono<AppEnv>()
@@ -23,7 +23,7 @@ export const backendRoutes = new Hono<AppEnv>()
   // PUT /admin/backends/{id}
   .put("/:id", async (c) => {
     const body = await parseBody(c, BackendWriteSchema);
-    if (body.ID && body.ID !== c.req.param("id")) throw badRequest(ServerMessage.mismatchingIds);
+    if (body.ID && body.ID !== c.req.param("id")) throw new AppError(Errors.mismatchingIds);
     c.var.services.backends.update(c.req.param("id"), body, actorOf(c));
     return c.json({ ID: c.req.param("id") }, 200);
   })

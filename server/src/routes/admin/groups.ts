@@ -3,11 +3,11 @@
  * (answers the id), delete (204).
  */
 import { Hono } from "hono";
-import { GroupWriteSchema, ServerMessage } from "@postern/shared";
+import { GroupWriteSchema, Errors } from "@postern/shared";
 import { parseBody } from "../../http/body.ts";
 import { actorOf, requireAdmin } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
-import { badRequest } from "../../errors.ts";
+import { AppError } from "../../errors.ts";
 
 /** Group collection routes. */
 export const groupRoutes = new Hono<AppEnv>()
@@ -24,7 +24,7 @@ export const groupRoutes = new Hono<AppEnv>()
   // PUT /admin/groups/{id}
   .put("/:id", async (c) => {
     const body = await parseBody(c, GroupWriteSchema);
-    if (body.ID && body.ID !== c.req.param("id")) throw badRequest(ServerMessage.mismatchingIds);
+    if (body.ID && body.ID !== c.req.param("id")) throw new AppError(Errors.mismatchingIds);
     c.var.services.groups.update(c.req.param("id"), body, actorOf(c));
     return c.json(c.req.param("id"), 200);
   })

@@ -6,11 +6,11 @@
 import { Readable } from "node:stream";
 import { Hono } from "hono";
 import type { Context } from "hono";
-import { AuditLogHeaders, AuditLogQuerySchema, ServerMessage, auditLogCsvFileName } from "@postern/shared";
+import { AuditLogHeaders, AuditLogQuerySchema, auditLogCsvFileName, Errors } from "@postern/shared";
 import type { AuditLogQuery } from "@postern/shared";
 import { actorOf, requireAdmin } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
-import { badRequest } from "../../errors.ts";
+import { AppError } from "../../errors.ts";
 
 /** Parses the query string; 400 "Bad request" with `Extra` naming the parameter and the rule. */
 function parseQuery(c: Context<AppEnv>): AuditLogQuery {
@@ -19,7 +19,7 @@ function parseQuery(c: Context<AppEnv>): AuditLogQuery {
   const issue = result.error.issues[0];
   const name = issue?.path.join(".") ?? "";
   const message = issue?.message ?? "invalid";
-  throw badRequest(ServerMessage.badRequest, message.startsWith(name) && name ? message : `${name}: ${message}`);
+  throw new AppError(Errors.badRequest, message.startsWith(name) && name ? message : `${name}: ${message}`);
 }
 
 /** Audit log routes. */

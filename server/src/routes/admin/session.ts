@@ -2,7 +2,7 @@
  * Admin sign-in routes (admin-console §7): POST /admin/login, POST /admin/logout.
  */
 import { Hono } from "hono";
-import { AdminLoginRequestSchema, ErrKey } from "@postern/shared";
+import { AdminLoginRequestSchema, Errors } from "@postern/shared";
 import { AppError } from "../../errors.ts";
 import { parseBody } from "../../http/body.ts";
 import { ADMIN_COOKIE, clearSessionCookie, requireAdmin, setSessionCookie } from "../../http/context.ts";
@@ -23,7 +23,7 @@ export const adminSessionRoutes = new Hono<AppEnv>()
     setSessionCookie(c, ADMIN_COOKIE, token, endsAt);
     // A TOTP code is still owed: the cookie names a session only the admin 2FA routes accept.
     if (pending)
-      throw new AppError(401, pending === "verify" ? ErrKey.totpVerificationRequired : ErrKey.totpEnrolmentRequired);
+      throw new AppError(pending === "verify" ? Errors.totpVerificationRequired : Errors.totpEnrolmentRequired);
     return c.body(null, 204);
   })
   // POST /admin/logout

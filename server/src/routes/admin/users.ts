@@ -4,11 +4,11 @@
  * /{id}/groups, /{id}/acls).
  */
 import { Hono } from "hono";
-import { UserWriteSchema, ServerMessage } from "@postern/shared";
+import { UserWriteSchema, Errors } from "@postern/shared";
 import { parseBody } from "../../http/body.ts";
 import { actorOf, requireAdmin } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
-import { badRequest } from "../../errors.ts";
+import { AppError } from "../../errors.ts";
 
 /** User collection routes. */
 export const userRoutes = new Hono<AppEnv>()
@@ -39,7 +39,7 @@ export const userRoutes = new Hono<AppEnv>()
   // PUT /admin/users/{id}
   .put("/:id", async (c) => {
     const body = await parseBody(c, UserWriteSchema);
-    if (body.ID && body.ID !== c.req.param("id")) throw badRequest(ServerMessage.mismatchingIds);
+    if (body.ID && body.ID !== c.req.param("id")) throw new AppError(Errors.mismatchingIds);
     await c.var.services.users.update(c.req.param("id"), body, actorOf(c));
     return c.json(c.req.param("id"), 200);
   })

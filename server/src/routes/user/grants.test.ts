@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { ErrKey, GrantStatus } from "@postern/shared";
+import { GrantStatus, GrantErrorKey } from "@postern/shared";
 import type { SessionStatus } from "@postern/shared";
 import { acls, auditLog } from "../../db/schema.ts";
 import { apiRequest, createHarness, seedLoop } from "../../testing/harness.ts";
@@ -47,7 +47,7 @@ describe("grant errors in GET /api/status", () => {
       { key: seed.aclId, ip: "203.0.113.5", op: "add", ok: false, error: LEAK },
     ]);
     const r = await status();
-    expect(entryOf(r.body)).toMatchObject({ Status: GrantStatus.GrantError, Error: ErrKey.grantFailed });
+    expect(entryOf(r.body)).toMatchObject({ Status: GrantStatus.GrantError, Error: GrantErrorKey.grantFailed });
     expect(JSON.stringify(r.body)).not.toContain("9999");
     expect(JSON.stringify(r.body)).not.toContain("ECONNREFUSED");
     expect(audits("grantError")).toEqual([expect.objectContaining({ errorMessage: LEAK })]);
@@ -64,7 +64,7 @@ describe("grant errors in GET /api/status", () => {
       { key: seed.aclId, ip: "203.0.113.5", op: "del", ok: false, error: `ipset del failed: ${LEAK}` },
     ]);
     const r = await status();
-    expect(entryOf(r.body)).toMatchObject({ Status: GrantStatus.RevokedWithError, Error: ErrKey.revokeFailed });
+    expect(entryOf(r.body)).toMatchObject({ Status: GrantStatus.RevokedWithError, Error: GrantErrorKey.revokeFailed });
     expect(JSON.stringify(r.body)).not.toContain("ipset");
     expect(audits("revokeError")).toEqual([expect.objectContaining({ errorMessage: `ipset del failed: ${LEAK}` })]);
   });
@@ -82,6 +82,9 @@ describe("grant errors in GET /api/status", () => {
       .where(eq(acls.id, seed.aclId))
       .run();
     const excluded = await apiRequest(h, "POST", "/api/grant", { ACLID: seed.aclId }, { cookie });
-    expect(entryOf(excluded.body)).toMatchObject({ Status: GrantStatus.GrantError, Error: ErrKey.addressNotAllowed });
+    expect(entryOf(excluded.body)).toMatchObject({
+      Status: GrantStatus.GrantError,
+      Error: GrantErrorKey.addressNotAllowed,
+    });
   });
 });

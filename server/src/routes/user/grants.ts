@@ -5,11 +5,11 @@
  */
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
-import { GrantRequestSchema, LogIpsRequestSchema, IdSchema } from "@postern/shared";
+import { GrantRequestSchema, LogIpsRequestSchema, IdSchema, Errors } from "@postern/shared";
 import { parseBody } from "../../http/body.ts";
 import { requireUser } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
-import { notFound } from "../../errors.ts";
+import { AppError } from "../../errors.ts";
 
 /** Requires a user session and follows the user's current address. */
 const signedIn = createMiddleware<AppEnv>(async (c, next) => {
@@ -36,7 +36,7 @@ export const grantRoutes = new Hono<AppEnv>()
   // DELETE /sessions/current/granted-acls/{id}
   .delete("/sessions/current/granted-acls/:id", signedIn, (c) => {
     const id = IdSchema.safeParse(c.req.param("id"));
-    if (!id.success) throw notFound("grant");
+    if (!id.success) throw new AppError(Errors.notFound, "grant");
     const s = c.var.userSession;
     c.var.services.engine.revokeEntry(s.sessionId, id.data, { userName: s.userName, ip: c.var.clientIp });
     return c.json(c.var.services.status.status(s), 200);

@@ -9,6 +9,7 @@ import { eq } from "drizzle-orm";
 import { generateSync } from "otplib";
 import { auditLog, users, userSessions } from "../../db/schema.ts";
 import { AppError } from "../../errors.ts";
+import { Errors } from "@postern/shared";
 import { apiRequest, createHarness, seedLoop, signInAdmin } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
 import { totpStep } from "../../services/auth/totp.ts";
@@ -370,7 +371,7 @@ describe("throttling hooks", () => {
     const { secret } = await enrolAlice();
     h.services.totp.useHooks({
       beforeCode: () => {
-        throw new AppError(429, "Too many requests. Please try again in...", "30");
+        throw new AppError(Errors.tooManyRequests, "30");
       },
     });
     const l = await login();

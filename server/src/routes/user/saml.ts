@@ -5,7 +5,7 @@
  * the IdP's cross-site form post and is exempt from the CSRF guard (http/context.ts).
  */
 import { Hono } from "hono";
-import { SamlLoginQuerySchema, ServerMessage } from "@postern/shared";
+import { SamlLoginQuerySchema, Errors } from "@postern/shared";
 import { USER_COOKIE, setSessionCookie } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { answerAcs, answerMetadata, redirectWithError, startSignIn } from "../../http/saml.ts";
@@ -18,7 +18,7 @@ export const samlRoutes = new Hono<AppEnv>()
   // GET /login/saml
   .get("/login/saml", async (c) => {
     const query = SamlLoginQuerySchema.safeParse(c.req.query());
-    if (!query.success) return redirectWithError(c, "/", ServerMessage.badRequest, 302);
+    if (!query.success) return redirectWithError(c, "/", Errors.badRequest.err, 302);
     return startSignIn(c, "user", "/", query.data.kioskMode === "true");
   })
   // POST /saml/acs

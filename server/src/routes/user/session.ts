@@ -3,15 +3,16 @@
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
-import { ErrKey, LoginRequestSchema } from "@postern/shared";
+import { LoginRequestSchema, Errors } from "@postern/shared";
+import type { ErrorEntry } from "@postern/shared";
 import { AppError } from "../../errors.ts";
 import { parseBody } from "../../http/body.ts";
 import { ADMIN_COOKIE, USER_COOKIE, clearSessionCookie, requireUser, setSessionCookie } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
 
-/** The Err of a sign-in that still owes its TOTP code. */
-function pendingErr(pending: "verify" | "enrol"): string {
-  return pending === "verify" ? ErrKey.totpVerificationRequired : ErrKey.totpEnrolmentRequired;
+/** The error of a sign-in that still owes its TOTP code. */
+function pendingError(pending: "verify" | "enrol"): ErrorEntry {
+  return pending === "verify" ? Errors.totpVerificationRequired : Errors.totpEnrolmentRequired;
 }
 
 /**
@@ -45,11 +46,11 @@ export const sessionRoutes = new Hono<AppEnv>()
     );
     if (outcome.kind === "admin") {
       setSessionCookie(c, ADMIN_COOKIE, outcome.token, outcome.endsAt);
-      throw new AppError(401, ErrKey.unauthorised, outcome.pending ? pendingErr(outcome.pending) : undefined);
+      throw new AppError(Errors.adminOnUserLogin, outcome.pending ? pendingError(outcome.pending).err : undefined);
     }
     setSessionCookie(c, USER_COOKIE, outcome.token, outcome.session.endsAt);
     // A TOTP code is still owed: the cookie names a session that only the 2FA routes accept.
-    if (outcome.pending) throw new AppError(401, pendingErr(outcome.pending));
+    if (outcome.pending) throw new AppError(pendingError(outcome.pending));
     return c.json({ Ends: new Date(outcome.session.endsAt).toISOString() }, 200);
   })
   // POST /logout

@@ -6,9 +6,10 @@
  * AllowAccessByIp is on. The rules are ApiKeyService.readAllowlist's; refusals are 404 (wrong
  * token or not an allowlist), 401 with `WWW-Authenticate: Basic realm="postern"`, or 403.
  */
+import { Errors } from "@postern/shared";
 import { Hono } from "hono";
 import type { AppEnv } from "../../http/context.ts";
-import { AppError, notFound } from "../../errors.ts";
+import { AppError } from "../../errors.ts";
 import { keyFromAuthorization } from "../../services/api-keys.ts";
 
 /** The challenge sent with every 401 of the allowlist. */
@@ -19,7 +20,7 @@ export const allowlistRoutes = new Hono<AppEnv>()
   // GET /v1/allowlists/{aclId}/{token}.txt and /v1/allowlists/{aclId}/{token}.json
   .get("/:aclId/:file", (c) => {
     const m = /^(.+)\.(txt|json)$/.exec(c.req.param("file"));
-    if (!m) throw notFound();
+    if (!m) throw new AppError(Errors.notFound);
     const [, token, format] = m as unknown as [string, string, "txt" | "json"];
     let addresses: string[];
     try {

@@ -7,9 +7,9 @@
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
-import { ApiKeyScopeName, IdSchema } from "@postern/shared";
+import { ApiKeyScopeName, IdSchema, Errors } from "@postern/shared";
 import type { AppEnv } from "../../http/context.ts";
-import { AppError, notFound } from "../../errors.ts";
+import { AppError } from "../../errors.ts";
 import { keyFromAuthorization } from "../../services/api-keys.ts";
 import type { ApiKeyRow } from "../../repositories/api-keys.ts";
 
@@ -41,7 +41,7 @@ export const apiSessionRoutes = new Hono<AppEnv>()
   .delete("/:id", (c) => {
     const key = sessionsKey(c);
     const id = IdSchema.safeParse(c.req.param("id"));
-    if (!id.success) throw notFound("session");
+    if (!id.success) throw new AppError(Errors.notFound, "session");
     c.var.services.apiKeys.endSession(id.data.toLowerCase(), key, c.var.clientIp);
     return c.body(null, 204);
   });

@@ -14,11 +14,11 @@
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
-import { ApiKeyUserSignInSchema, IdSchema, ServerMessage } from "@postern/shared";
+import { ApiKeyUserSignInSchema, IdSchema, Errors } from "@postern/shared";
 import type { ApiKeyUserSignIn } from "@postern/shared";
 import type { AppEnv } from "../../http/context.ts";
 import { parseBody } from "../../http/body.ts";
-import { AppError, notFound } from "../../errors.ts";
+import { AppError, validationError } from "../../errors.ts";
 import { keyFromAuthorization } from "../../services/api-keys.ts";
 import { SESSIONS_CHALLENGE } from "./sessions.ts";
 
@@ -52,9 +52,7 @@ function queryUserName(c: Context<AppEnv>): string | undefined {
   if (raw === undefined) return undefined;
   const parsed = ApiKeyUserSignInSchema.safeParse({ UserName: raw });
   if (parsed.success) return parsed.data.UserName;
-  const message = parsed.error.issues[0]?.message ?? "invalid";
-  if (message === ServerMessage.mustSpecifyUsername) throw new AppError(400, message, "UserName");
-  throw new AppError(400, ServerMessage.badRequest, `UserName: ${message}`);
+  throw validationError(parsed.error.issues[0]);
 }
 
 /** API-key user session routes (mounted at /v1/user_sessions). */
@@ -84,7 +82,7 @@ export const apiKeyUserSessionRoutes = new Hono<AppEnv>()
       // A malformed id is a session that does not exist; the key is checked first either way.
       if (!id.success) {
         c.var.services.apiKeyUsers.authenticateUser(presentedKey(c), c.var.clientIp, userName);
-        throw notFound("session");
+        throw new AppError(Errors.notFound, "session");
       }
       c.var.services.apiKeyUsers.endSession(presentedKey(c), c.var.clientIp, id.data.toLowerCase(), userName);
     });

@@ -4,11 +4,11 @@
  * ADMIN_SESSION_MINUTES, and need LoginEnabled.
  */
 import { eq } from "drizzle-orm";
-import { ServerMessage } from "@postern/shared";
+import { Errors } from "@postern/shared";
 import type { Db } from "../../db/index.ts";
 import { admins, adminSessions } from "../../db/schema.ts";
 import type { Clock } from "../../clock.ts";
-import { AppError, invalidSession } from "../../errors.ts";
+import { AppError } from "../../errors.ts";
 import { AuditAction, writeAudit } from "../audit.ts";
 import { writeFoldedAudit } from "../audit-fold.ts";
 import { hashPassword } from "./passwords.ts";
@@ -54,7 +54,7 @@ export class AdminSessionService {
    */
   async createLocalAdmin(input: { userName: string; name: string; password: string }): Promise<string> {
     const existing = this.db.select({ id: admins.id }).from(admins).where(eq(admins.userName, input.userName)).get();
-    if (existing) throw new AppError(409, "An admin with that username already exists");
+    if (existing) throw new AppError(Errors.adminNameExists);
     const id = newId();
     const passwordHash = await hashPassword(input.password);
     this.db.transaction((tx) => {
@@ -109,7 +109,7 @@ export class AdminSessionService {
     }
     if (!admin || !ok) {
       failed(admin ? "wrong password" : "unknown admin");
-      throw new AppError(401, ServerMessage.invalidCredentials);
+      throw new AppError(Errors.invalidCredentials);
     }
     this.throttle.loginSucceeded(attempt);
     return this.issue(admin, input.ip);
@@ -138,7 +138,7 @@ export class AdminSessionService {
         ipAddress: ip,
         errorMessage: "login not permitted",
       });
-      throw new AppError(403, ServerMessage.loginNotPermitted);
+      throw new AppError(Errors.loginNotPermitted);
     }
     const pending: "verify" | "enrol" | null =
       admin.totpEnabled && admin.authType !== "SAML" ? (admin.totpSecretEnc ? "verify" : "enrol") : null;
@@ -194,7 +194,7 @@ export class AdminSessionService {
    * With `allowPending` a session still owing its TOTP code is accepted (only the 2FA routes).
    */
   resolve(token: string | undefined, opts: { allowPending?: boolean } = {}): AdminSessionContext {
-    if (!token) throw invalidSession();
+    if (!token) throw new AppError(Errors.invalidSession);
     const row = this.db
       .select({ s: adminSessions, a: admins })
       .from(adminSessions)
@@ -208,7 +208,7 @@ export class AdminSessionService {
       (!row.s.verified && !opts.allowPending) ||
       !row.a.loginEnabled
     )
-      throw invalidSession();
+      throw new AppError(Errors.invalidSession);
     return { sessionId: row.s.id, adminId: row.a.id, userName: row.a.userName, name: row.a.name };
   }
 

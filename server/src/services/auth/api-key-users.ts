@@ -15,10 +15,11 @@
  * Refusals: key problems answer as `ApiKeyService.authenticate` does (401 / 403 "Unauthorised",
  * audit apiKeyAccessDenied); user problems are audited as userLoginFailed with the user's name.
  */
-import { ApiKeyScopeName, ErrKey, ServerMessage, parseApiKeyScope, userAuthScope } from "@postern/shared";
+import { ApiKeyScopeName, parseApiKeyScope, userAuthScope, Errors } from "@postern/shared";
 import type { ApiKey, ApiKeyUserSession, ApiSession, UserApiKey, UserCreatedWithKey, UserWrite } from "@postern/shared";
+import type { ErrorEntry } from "@postern/shared";
 import { iso } from "../../clock.ts";
-import { AppError, notFound } from "../../errors.ts";
+import { AppError } from "../../errors.ts";
 import { getApiKey } from "../../repositories/api-keys.ts";
 import type { ApiKeyRow } from "../../repositories/api-keys.ts";
 import { getUserSessionWithUser, liveUserSessions } from "../../repositories/sessions.ts";
@@ -87,7 +88,7 @@ export class ApiKeyUserService extends Service {
       } catch (err) {
         // Name the field as the admin sent it: ApiKey.ExpiredAfter, not ExpiredAfter.
         if (err instanceof AppError && err.status === 400 && err.extra !== undefined)
-          throw new AppError(400, err.err, `ApiKey.${err.extra}`);
+          throw new AppError(err, `ApiKey.${err.extra}`);
         throw err;
       }
     });
@@ -95,8 +96,8 @@ export class ApiKeyUserService extends Service {
     return { ID: id, ApiKey: created };
   }
 
-  /** Writes a userLoginFailed entry and throws `status` `err`. */
-  private refuseUser(status: 400 | 403, err: string, userName: string, ip: string, why: string, extra?: string): never {
+  /** Writes a userLoginFailed entry and throws `error`. */
+  private refuseUser(error: ErrorEntry, userName: string, ip: string, why: string, extra?: string): never {
     writeAudit(this.db, {
       action: AuditAction.userLoginFailed,
       at: this.clock.now(),
@@ -104,7 +105,7 @@ export class ApiKeyUserService extends Service {
       ipAddress: ip,
       errorMessage: why,
     });
-    throw new AppError(status, err, extra);
+    throw new AppError(error, extra);
   }
 
   /**
@@ -137,8 +138,7 @@ export class ApiKeyUserService extends Service {
     const key = this.parts.apiKeys.authenticate(presented, ip, scope);
     if (userName === undefined && scoped.length > 1) {
       this.refuseUser(
-        400,
-        ServerMessage.badRequest,
+        Errors.badRequest,
         "",
         ip,
         `API key "${key.name}" signs in ${scoped.length} users and none was named`,
@@ -146,12 +146,10 @@ export class ApiKeyUserService extends Service {
       );
     }
     const user = named ?? usersRepo.getUser(this.db, scoped[0] ?? "");
-    if (!user)
-      this.refuseUser(403, ServerMessage.unauthorised, "", ip, `API key "${key.name}": ${scope} names a deleted user`);
+    if (!user) this.refuseUser(Errors.unauthorised, "", ip, `API key "${key.name}": ${scope} names a deleted user`);
     if (user.authType !== "apikey")
       this.refuseUser(
-        403,
-        ServerMessage.loginNotPermitted,
+        Errors.loginNotPermitted,
         user.userName,
         ip,
         `API key "${key.name}": not an API-key user (AuthType ${user.authType})`,
@@ -173,7 +171,7 @@ export class ApiKeyUserService extends Service {
     const now = this.clock.now();
     const disabled = user.disabled || (user.validUntil !== null && user.validUntil <= now);
     if (!disabled && !this.parts.licensing.isUserLicensed(user.id)) {
-      this.refuseUser(403, ErrKey.unlicensedDescription, user.userName, ip, `API key "${key.name}": user not licensed`);
+      this.refuseUser(Errors.unlicensedDescription, user.userName, ip, `API key "${key.name}": user not licensed`);
     }
     const signed = this.parts.userSessions.issue(user, {
       kiosk: false,
@@ -216,7 +214,8 @@ export class ApiKeyUserService extends Service {
       const now = this.clock.now();
       const found = getUserSessionWithUser(tx, sessionId);
       const s = found?.session;
-      if (!s || s.userId !== user.id || s.endedAt !== null || s.endsAt <= now) throw notFound("session");
+      if (!s || s.userId !== user.id || s.endedAt !== null || s.endsAt <= now)
+        throw new AppError(Errors.notFound, "session");
       const revokeOps = this.engine.revokeForSessions(tx, [s.id]);
       usersRepo.endSessions(tx, [s.id], now, "logout");
       writeAudit(tx, {

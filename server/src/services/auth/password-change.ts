@@ -17,9 +17,9 @@ import { eq } from "drizzle-orm";
 import { ZxcvbnFactory } from "@zxcvbn-ts/core";
 import * as zxcvbnCommon from "@zxcvbn-ts/language-common";
 import * as zxcvbnEn from "@zxcvbn-ts/language-en";
-import { ErrKey, MIN_PASSWORD_SCORE, PasswordChangeErr } from "@postern/shared";
+import { MIN_PASSWORD_SCORE, Errors } from "@postern/shared";
 import { admins, users } from "../../db/schema.ts";
-import { AppError, badRequest, forbidden } from "../../errors.ts";
+import { AppError } from "../../errors.ts";
 import * as usersRepo from "../../repositories/users.ts";
 import { endAdminSessions, getAdmin, liveAdminSessions } from "../../repositories/admins.ts";
 import { AuditAction, writeAudit } from "../audit.ts";
@@ -96,7 +96,7 @@ export class PasswordChangeService extends Service {
    */
   async changeUserPassword(session: UserSessionContext, input: PasswordChangeInput, ip: string): Promise<void> {
     const row = usersRepo.getUser(this.db, session.userId);
-    if (!row) throw forbidden(PasswordChangeErr.cannotChangePassword);
+    if (!row) throw new AppError(Errors.cannotChangePassword);
     const account: Account = {
       kind: "user",
       id: row.id,
@@ -111,7 +111,7 @@ export class PasswordChangeService extends Service {
       const current = usersRepo.getUser(tx, account.id);
       // Changed while the hash was computed (no longer local, or another change won): refuse.
       if (!current || current.authType !== "local" || current.passwordHash !== account.passwordHash)
-        throw forbidden(PasswordChangeErr.cannotChangePassword);
+        throw new AppError(Errors.cannotChangePassword);
       tx.update(users).set({ passwordHash: hash }).where(eq(users.id, account.id)).run();
       const others = usersRepo.liveSessionIds(tx, account.id, now).filter((id) => id !== session.sessionId);
       const revoke = this.engine.revokeForSessions(tx, others);
@@ -134,7 +134,7 @@ export class PasswordChangeService extends Service {
    */
   async changeAdminPassword(session: AdminSessionContext, input: PasswordChangeInput, ip: string): Promise<void> {
     const row = getAdmin(this.db, session.adminId);
-    if (!row) throw forbidden(PasswordChangeErr.cannotChangePassword);
+    if (!row) throw new AppError(Errors.cannotChangePassword);
     const account: Account = {
       kind: "admin",
       id: row.id,
@@ -148,7 +148,7 @@ export class PasswordChangeService extends Service {
       const now = this.clock.now();
       const current = getAdmin(tx, account.id);
       if (!current || current.authType !== "local" || current.passwordHash !== account.passwordHash)
-        throw forbidden(PasswordChangeErr.cannotChangePassword);
+        throw new AppError(Errors.cannotChangePassword);
       tx.update(admins).set({ passwordHash: hash }).where(eq(admins.id, account.id)).run();
       const others = liveAdminSessions(tx, now, account.id)
         .map((s) => s.id)
@@ -166,16 +166,16 @@ export class PasswordChangeService extends Service {
 
   /** Applies the rules up to the current password's check; returns the new password's hash. */
   private async checkChange(account: Account, input: PasswordChangeInput, ip: string): Promise<string> {
-    if (account.authType !== "local" || !account.passwordHash) throw forbidden(PasswordChangeErr.cannotChangePassword);
+    if (account.authType !== "local" || !account.passwordHash) throw new AppError(Errors.cannotChangePassword);
     const refuse = (error: AppError): AppError => {
       this.audit(account, ip, { action: AuditAction.passwordChangeFailed, errorMessage: error.err });
       return error;
     };
     if ((input.confirmRequired || input.confirm !== undefined) && input.confirm !== input.next)
-      throw refuse(badRequest(ErrKey.passwordsDontMatch));
+      throw refuse(new AppError(Errors.passwordsDontMatch));
     const strength = passwordStrength(input.next, [account.userName, account.name, ...account.name.split(/\s+/)]);
     if (strength.score < MIN_PASSWORD_SCORE)
-      throw refuse(badRequest(PasswordChangeErr.passwordTooWeak, strength.hint || undefined));
+      throw refuse(new AppError(Errors.passwordTooWeak, strength.hint || undefined));
     let attempt;
     try {
       attempt = this.throttle.beginLogin(account.userName, ip);
@@ -183,7 +183,7 @@ export class PasswordChangeService extends Service {
       throw e instanceof AppError ? refuse(e) : e;
     }
     if (!(await verifyPassword(account.passwordHash, input.current)))
-      throw refuse(forbidden(PasswordChangeErr.invalidCredentials));
+      throw refuse(new AppError(Errors.wrongCurrentPassword));
     this.throttle.loginSucceeded(attempt);
     return hashPassword(input.next);
   }

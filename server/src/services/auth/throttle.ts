@@ -23,7 +23,7 @@
  * The class holds no state of its own (the table is the state): any number of instances over one
  * database agree.
  */
-import { ServerMessage, normaliseIp } from "@postern/shared";
+import { normaliseIp, Errors } from "@postern/shared";
 import type { Db, Tx } from "../../db/index.ts";
 import type { Clock } from "../../clock.ts";
 import { AppError } from "../../errors.ts";
@@ -114,7 +114,7 @@ export interface LoginAttempt {
 
 /** The 429 every blocked key answers; `waitMs` until the block ends, shown as whole seconds. */
 export function tooManyRequests(waitMs: number): AppError {
-  return new AppError(429, ServerMessage.tooManyRequests, String(Math.max(1, Math.ceil(waitMs / 1000))));
+  return new AppError(Errors.tooManyRequests, String(Math.max(1, Math.ceil(waitMs / 1000))));
 }
 
 /** Sign-in throttling over `login_throttle`; see the module comment for the rules. */

@@ -22,9 +22,9 @@
  */
 import { createHmac, randomBytes } from "node:crypto";
 import { generateURI, verifySync, ScureBase32Plugin } from "otplib";
-import { OtpErr } from "@postern/shared";
+import { Errors } from "@postern/shared";
 import type { OtpGenerateResponse } from "@postern/shared";
-import { AppError, conflict, forbidden, invalidSession } from "../../errors.ts";
+import { AppError } from "../../errors.ts";
 import * as repo from "../../repositories/totp.ts";
 import type { TotpAccountKind, TotpAccountRow } from "../../repositories/totp.ts";
 import { AuditAction, writeAudit } from "../audit.ts";
@@ -144,7 +144,7 @@ export class TotpService extends Service {
    */
   generate(subject: TotpSubject): OtpGenerateResponse {
     const account = this.pendingAccount(subject);
-    if (account.secretEnc !== null) throw conflict(OtpErr.userAlreadyVerified);
+    if (account.secretEnc !== null) throw new AppError(Errors.userAlreadyVerified);
     const secret = this.enrolmentSecret(subject);
     return { Secret: secret, URL: totpUrl(account.userName, secret) };
   }
@@ -172,7 +172,7 @@ export class TotpService extends Service {
     const outcome = this.checkAndRecord(subject, code);
     if (outcome === null) {
       await this.hooks.onCodeFailure?.(attempt);
-      throw new AppError(401, OtpErr.invalidCode);
+      throw new AppError(Errors.invalidCode);
     }
     await this.hooks.onCodeSuccess?.(attempt);
     return outcome;
@@ -187,11 +187,11 @@ export class TotpService extends Service {
    * session, 401 err.invalidSession when the admin no longer has TOTP.
    */
   deferEnrolment(subject: TotpSubject): void {
-    if (subject.kind !== "admin") throw forbidden(OtpErr.deferralNotAllowed);
+    if (subject.kind !== "admin") throw new AppError(Errors.deferralNotAllowed);
     this.db.transaction((tx) => {
       const account = this.pendingAccount(subject, tx);
-      if (!getSetting(tx, "AllowAdminTotpDeferral")) throw forbidden(OtpErr.deferralNotAllowed);
-      if (account.secretEnc !== null) throw conflict(OtpErr.userAlreadyVerified);
+      if (!getSetting(tx, "AllowAdminTotpDeferral")) throw new AppError(Errors.deferralNotAllowed);
+      if (account.secretEnc !== null) throw new AppError(Errors.userAlreadyVerified);
       writeAudit(tx, {
         action: AuditAction.totpEnrolmentDeferred,
         at: this.clock.now(),
@@ -204,12 +204,12 @@ export class TotpService extends Service {
   /** Reads the account of a session that still owes its code, or throws (see `generate`). */
   private pendingAccount(subject: TotpSubject, q: Parameters<typeof repo.getTotpAccount>[0] = this.db): TotpAccountRow {
     const verified = repo.sessionVerified(q, subject.kind, subject.sessionId);
-    if (verified === undefined) throw invalidSession();
-    if (verified) throw conflict(OtpErr.alreadyVerified2fa);
+    if (verified === undefined) throw new AppError(Errors.invalidSession);
+    if (verified) throw new AppError(Errors.alreadyVerified2fa);
     const account = repo.getTotpAccount(q, subject.kind, subject.accountId);
     // TOTP turned off (or the account became SAML) while the sign-in was pending: sign in again.
     if (!account || !account.totpEnabled || account.authType === "SAML" || account.authType === "apikey")
-      throw invalidSession();
+      throw new AppError(Errors.invalidSession);
     return account;
   }
 
@@ -246,7 +246,7 @@ export class TotpService extends Service {
       at: now,
       ...who,
       ipAddress: subject.ip,
-      errorMessage: OtpErr.invalidCode,
+      errorMessage: Errors.invalidCode.err,
       description: enrolling ? "enrolment" : "verification",
     });
     return null;

@@ -6,9 +6,9 @@
  * is granted at once.
  */
 import { eq, sql } from "drizzle-orm";
-import { ErrKey, ServerMessage } from "@postern/shared";
+import { Errors } from "@postern/shared";
 import { acls, users, userSessions } from "../../db/schema.ts";
-import { AppError, invalidSession } from "../../errors.ts";
+import { AppError } from "../../errors.ts";
 import * as usersRepo from "../../repositories/users.ts";
 import { ensureGrantRows } from "../../repositories/grants.ts";
 import { AuditAction, writeAudit } from "../audit.ts";
@@ -80,7 +80,7 @@ export class UserSessionService extends Service {
    */
   async login(input: { userName: string; password: string; kiosk: boolean; ip: string }): Promise<SignedIn> {
     const outcome = await this.signIn(input, null);
-    if (outcome.kind !== "user") throw new AppError(401, ServerMessage.invalidCredentials);
+    if (outcome.kind !== "user") throw new AppError(Errors.invalidCredentials);
     return outcome;
   }
 
@@ -130,7 +130,7 @@ export class UserSessionService extends Service {
     }
     if (!ok) {
       failed(user || admin ? "wrong password" : "unknown user");
-      throw new AppError(401, ServerMessage.invalidCredentials);
+      throw new AppError(Errors.invalidCredentials);
     }
     this.throttle.loginSucceeded(attempt);
     if (user) return { kind: "user", ...this.issue(user, { kiosk: input.kiosk, ip: input.ip }) };
@@ -158,7 +158,7 @@ export class UserSessionService extends Service {
         ipAddress: opts.ip,
         errorMessage: "account disabled",
       });
-      throw new AppError(403, ErrKey.accountDisabled);
+      throw new AppError(Errors.accountDisabled);
     }
     const pending: TotpPending =
       user.totpEnabled && user.authType !== "SAML" && user.authType !== "apikey"
@@ -269,7 +269,7 @@ export class UserSessionService extends Service {
    * `allowPending` a session still owing its TOTP code is accepted (only the 2FA routes do that).
    */
   resolve(token: string | undefined, opts: { allowPending?: boolean } = {}): UserSessionContext {
-    if (!token) throw invalidSession();
+    if (!token) throw new AppError(Errors.invalidSession);
     // Every user call resolves its session: one prepared statement, compiled once.
     this.sessionByHash ??= this.prepareSessionByHash();
     const row = this.sessionByHash.get({ hash: sha256(token) });
@@ -281,8 +281,8 @@ export class UserSessionService extends Service {
       (!row.s.verified && !opts.allowPending) ||
       row.u.disabled
     )
-      throw invalidSession();
-    if (row.u.validUntil !== null && row.u.validUntil <= now) throw invalidSession();
+      throw new AppError(Errors.invalidSession);
+    if (row.u.validUntil !== null && row.u.validUntil <= now) throw new AppError(Errors.invalidSession);
     return {
       sessionId: row.s.id,
       userId: row.u.id,

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { ErrKey, GrantStatus } from "@postern/shared";
+import { GrantStatus, GrantErrorKey } from "@postern/shared";
 import { auditLog } from "../../db/schema.ts";
 import { createHarness, seedLoop } from "../../testing/harness.ts";
 import { publishedAddresses } from "../../repositories/grants.ts";
@@ -71,7 +71,7 @@ describe("grant engine", () => {
     ]);
     const e = entry(s.sessionId, seed.aclId);
     expect(e.Status).toBe(GrantStatus.GrantError);
-    expect(e.Error).toBe(ErrKey.grantFailed);
+    expect(e.Error).toBe(GrantErrorKey.grantFailed);
     expect(h.services.db.select().from(auditLog).where(eq(auditLog.action, "grantError")).all()).toEqual([
       expect.objectContaining({ errorMessage: "no such acl", agentName: "edge", ipAddress: "203.0.113.5" }),
     ]);
@@ -191,7 +191,7 @@ describe("grant engine", () => {
       { key: seed.aclId, ip: "203.0.113.50", op: "add", ok: false, error: "file not writable" },
     ]);
     const e = entry(s.sessionId, seed.aclId);
-    expect(e).toMatchObject({ Status: GrantStatus.GrantError, Error: ErrKey.grantFailed, ExpiredAfter: "" });
+    expect(e).toMatchObject({ Status: GrantStatus.GrantError, Error: GrantErrorKey.grantFailed, ExpiredAfter: "" });
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.50" })]);
     // Revoking the failed grant also takes back whatever the agent may hold, and is ready again.
     h.services.engine.revokeEntry(s.sessionId, e.ID, meta);
@@ -313,7 +313,10 @@ describe("grant engine", () => {
       { key: seed.aclId, ip: "203.0.113.102", op: "add", ok: false, error: "set full" },
     ]);
     expect(entry(a.sessionId, seed.aclId).Status).toBe(GrantStatus.Granted);
-    expect(entry(b.sessionId, seed.aclId)).toMatchObject({ Status: GrantStatus.GrantError, Error: ErrKey.grantFailed });
+    expect(entry(b.sessionId, seed.aclId)).toMatchObject({
+      Status: GrantStatus.GrantError,
+      Error: GrantErrorKey.grantFailed,
+    });
     expect(entry(c.sessionId, seed.aclId).Status).toBe(GrantStatus.Pending);
   });
 });

@@ -8,12 +8,12 @@
  * sent after commit. An entry leaves the firewall only when the last grant holding it ends.
  */
 import { eq } from "drizzle-orm";
-import { GrantStatus, IpExclusionsSchema, GrantTypeSchema, isAgentless } from "@postern/shared";
+import { GrantStatus, IpExclusionsSchema, GrantTypeSchema, isAgentless, Errors } from "@postern/shared";
 import type { EntryResult, Op, TargetState } from "@postern/shared";
 import type { Db, Tx } from "../../db/index.ts";
 import { acls, userSessions } from "../../db/schema.ts";
 import type { Clock } from "../../clock.ts";
-import { forbidden, notFound } from "../../errors.ts";
+import { AppError } from "../../errors.ts";
 import * as repo from "../../repositories/grants.ts";
 import { writeAudit, AuditAction } from "../audit.ts";
 import { assignedAclIds } from "../../repositories/users.ts";
@@ -106,15 +106,15 @@ export class GrantEngine {
     this.db.transaction((tx) => {
       const now = this.clock.now();
       const row = repo.getGrantFor(tx, sessionId, aclId);
-      if (!row) throw forbidden();
+      if (!row) throw new AppError(Errors.unauthorised);
       const session = tx.select().from(userSessions).where(eq(userSessions.id, sessionId)).get();
-      if (!session || session.endedAt !== null) throw notFound("session");
-      if (!assignedAclIds(tx, session.userId).includes(aclId)) throw forbidden();
+      if (!session || session.endedAt !== null) throw new AppError(Errors.notFound, "session");
+      if (!assignedAclIds(tx, session.userId).includes(aclId)) throw new AppError(Errors.unauthorised);
       requireUserLicensed(tx, session.userId, now); // 403 err.unlicensedDescription (licensing/gates.ts)
       if ((repo.HOLDING_STATUSES as readonly number[]).includes(row.status)) return;
       if (row.status === GrantStatus.Revoking && keepExpiresAt === undefined) return;
       const acl = tx.select().from(acls).where(eq(acls.id, aclId)).get();
-      if (!acl) throw notFound("ACL");
+      if (!acl) throw new AppError(Errors.notFound, "ACL");
       const src = repo.aclTargetSource(tx, aclId);
       const target = src ? toTarget(src) : null;
       const ips = grantAddresses({
@@ -203,7 +203,7 @@ export class GrantEngine {
     const ops: Ops = new Map();
     this.db.transaction((tx) => {
       const row = repo.getGrant(tx, grantId);
-      if (!row || row.sessionId !== sessionId) throw notFound("grant");
+      if (!row || row.sessionId !== sessionId) throw new AppError(Errors.notFound, "grant");
       const acl = tx.select({ description: acls.description }).from(acls).where(eq(acls.id, row.aclId)).get();
       writeAudit(tx, {
         action: AuditAction.clickedToRevoke,

@@ -9,7 +9,7 @@
  * apply; once it has expired (or the store is broken) users are refused access too.
  * Counted users are every row of `users` (admins are a separate table and never counted).
  */
-import { ErrKey, LicenseErr, ServerMessage } from "@postern/shared";
+import { Errors } from "@postern/shared";
 import type { LicensePayload } from "@postern/shared";
 import type { Db, Tx } from "../../db/index.ts";
 import { AppError } from "../../errors.ts";
@@ -20,7 +20,7 @@ import { allowedUsers, isExpired } from "./state.ts";
 type Q = Db | Tx;
 
 /** 500 err.failedToRefreshLicenseStatus with the store's problem as Extra. */
-export const failedToRefresh = (reason: string) => new AppError(500, LicenseErr.failedToRefreshLicenseStatus, reason);
+export const failedToRefresh = (reason: string) => new AppError(Errors.failedToRefreshLicenseStatus, reason);
 
 /**
  * Requires a valid, unexpired licence (admin-console §1 "A license is required to create or update
@@ -29,10 +29,9 @@ export const failedToRefresh = (reason: string) => new AppError(500, LicenseErr.
  */
 export function requireLicence(q: Q, now: number): LicensePayload {
   const l = readInstalledLicence(q);
-  if (l.kind === "none") throw new AppError(403, ErrKey.youDoNotHaveALicense);
-  if (l.kind === "broken")
-    throw new AppError(403, ErrKey.youDoNotHaveALicense, LicenseErr.failedToRefreshLicenseStatus);
-  if (isExpired(l.payload, now)) throw new AppError(403, ErrKey.youDoNotHaveALicense, LicenseErr.licenseExpired);
+  if (l.kind === "none") throw new AppError(Errors.youDoNotHaveALicense);
+  if (l.kind === "broken") throw new AppError(Errors.youDoNotHaveALicense, Errors.failedToRefreshLicenseStatus.err);
+  if (isExpired(l.payload, now)) throw new AppError(Errors.youDoNotHaveALicense, Errors.licenseExpired.err);
   return l.payload;
 }
 
@@ -55,7 +54,7 @@ export function requireUserSlot(q: Q, by: UserCreator): void {
   const l = readInstalledLicence(q);
   if (l.kind === "none") return;
   if (l.kind === "broken") throw failedToRefresh(l.reason);
-  if (repo.countUsers(q) >= allowedUsers(l.payload)) throw new AppError(403, ErrKey.userLimitReached);
+  if (repo.countUsers(q) >= allowedUsers(l.payload)) throw new AppError(Errors.userLimitReached);
 }
 
 /**
@@ -72,8 +71,7 @@ export function requireMachineSlot(q: Q): void {
   const agents = repo.countAgents(q);
   if (agents >= max)
     throw new AppError(
-      403,
-      ErrKey.machineLimitReached,
+      Errors.machineLimitReached,
       `MaxMachines ${max}: the licence covers ${max} agent${max === 1 ? "" : "s"} and ${agents} exist${agents === 1 ? "s" : ""}`,
     );
 }
@@ -90,11 +88,7 @@ export function licensedSessionLimit(q: Q, requested: number | null): number | n
   const max = l.payload.SessionLimit;
   if (requested === null) return max;
   if (requested > max)
-    throw new AppError(
-      400,
-      ServerMessage.badRequest,
-      `SessionLimit: must be between 1 and ${max} (the licence's SessionLimit)`,
-    );
+    throw new AppError(Errors.badRequest, `SessionLimit: must be between 1 and ${max} (the licence's SessionLimit)`);
   return requested;
 }
 
@@ -155,5 +149,5 @@ export function isUserLicensed(q: Q, userId: string, now: number): boolean {
 
 /** The grant gate: throws 403 err.unlicensedDescription unless the user is licensed (isUserLicensed). */
 export function requireUserLicensed(q: Q, userId: string, now: number): void {
-  if (!isUserLicensed(q, userId, now)) throw new AppError(403, ErrKey.unlicensedDescription);
+  if (!isUserLicensed(q, userId, now)) throw new AppError(Errors.unlicensedDescription);
 }

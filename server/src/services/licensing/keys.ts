@@ -6,13 +6,7 @@
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify } from "node:crypto";
 import type { KeyObject } from "node:crypto";
-import {
-  FREE_LICENSE,
-  FREE_LICENSE_KEY,
-  LicenseErr,
-  LicensePayloadSchema,
-  MAX_LICENSE_KEY_LENGTH,
-} from "@postern/shared";
+import { FREE_LICENSE, FREE_LICENSE_KEY, LicensePayloadSchema, MAX_LICENSE_KEY_LENGTH, Errors } from "@postern/shared";
 import type { LicensePayload } from "@postern/shared";
 import { AppError } from "../../errors.ts";
 
@@ -31,7 +25,7 @@ function fromBase64url(text: string): Buffer | null {
   return bytes.toString("base64url") === text ? bytes : null;
 }
 
-const invalidKey = (extra: string) => new AppError(400, LicenseErr.invalidLicenseKey, extra);
+const invalidKey = (extra: string) => new AppError(Errors.invalidLicenseKey, extra);
 
 /**
  * Parses one trusted public key: base64 (or base64url) of the raw 32-byte Ed25519 key or of its
@@ -151,16 +145,11 @@ export function verifyLicense(key: string, trusted: readonly KeyObject[]): Licen
   const { payloadBytes, signature } = splitKey(k);
   if (trusted.length === 0)
     throw new AppError(
-      400,
-      LicenseErr.invalidLicenseSignature,
+      Errors.invalidLicenseSignature,
       "no trusted licence public keys are configured (POSTERN_LICENSE_PUBLIC_KEYS)",
     );
   if (!trusted.some((pub) => verify(null, payloadBytes, pub, signature))) {
-    throw new AppError(
-      400,
-      LicenseErr.invalidLicenseSignature,
-      "the signature does not match any trusted licence public key",
-    );
+    throw new AppError(Errors.invalidLicenseSignature, "the signature does not match any trusted licence public key");
   }
   return parsePayload(payloadBytes);
 }

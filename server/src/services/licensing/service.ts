@@ -5,7 +5,7 @@
  * Trusted Ed25519 public keys come from the configuration (POSTERN_LICENSE_PUBLIC_KEYS).
  */
 import type { KeyObject } from "node:crypto";
-import { LicenseErr, overageCount } from "@postern/shared";
+import { overageCount, Errors } from "@postern/shared";
 import type { LicensePayload, LicenseStatus, Licensing } from "@postern/shared";
 import { AppError } from "../../errors.ts";
 import * as repo from "../../repositories/licenses.ts";
@@ -98,7 +98,7 @@ export class LicensingService extends Service {
     const k = key.trim();
     const payload = verifyLicense(k, this.trusted);
     const now = this.clock.now();
-    if (isExpired(payload, now)) throw new AppError(400, LicenseErr.licenseExpired, payload.Expires ?? undefined);
+    if (isExpired(payload, now)) throw new AppError(Errors.licenseExpired, payload.Expires ?? undefined);
     this.db.transaction((tx) => {
       storeLicence(tx, k, payload, now);
       writeAudit(tx, {

@@ -4,7 +4,7 @@
  * audit log and the server log, never attacker input.
  */
 import type { SamlErrorKey } from "@postern/shared";
-import { SamlMessage } from "@postern/shared";
+import { Errors } from "@postern/shared";
 
 /** A refused SAML step: public `key`, internal `reason`, optional `userName` (only once verified). */
 export class SamlError extends Error {
@@ -22,7 +22,7 @@ export class SamlError extends Error {
 }
 
 /** SAML is not configured for the audience; `reason` says what is missing. */
-export const notConfigured = (reason: string) => new SamlError(SamlMessage.samlNotConfigured, reason);
+export const notConfigured = (reason: string) => new SamlError(Errors.samlNotConfigured.err, reason);
 /** The IdP's answer is refused; `reason` says which check failed. */
 export const refused = (reason: string, userName?: string) =>
-  new SamlError(SamlMessage.authenticationFailed, reason, userName);
+  new SamlError(Errors.authenticationFailed.err, reason, userName);

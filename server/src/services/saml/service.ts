@@ -17,7 +17,7 @@
  * "SAML sign-in", errorMessage the failed check) and is logged; the browser only learns the key.
  */
 import type { Logger } from "../../logger.ts";
-import { ServerMessage } from "@postern/shared";
+import { Errors } from "@postern/shared";
 import type { AdminSettingsService, SamlAudience } from "../admin-settings.ts";
 import * as samlRepo from "../../repositories/saml.ts";
 import type { UserRow } from "../../repositories/users.ts";
@@ -129,7 +129,7 @@ export class SamlService extends Service {
     return this.db.transaction((tx) => {
       samlRepo.purgeExpired(tx, now);
       if (samlRepo.pendingRequestCount(tx, audience, now) >= MAX_PENDING_SAML_REQUESTS)
-        throw new SamlError(ServerMessage.tooManyRequests, "too many SAML sign-ins pending");
+        throw new SamlError(Errors.tooManyRequests.err, "too many SAML sign-ins pending");
       const { id, context } = setup.sp.createLoginRequest(setup.idp, "redirect");
       samlRepo.insertRequest(tx, { id, audience, kiosk: opts.kiosk, createdAt: now, expiresAt });
       return { url: context, requestId: id, expiresAt };
