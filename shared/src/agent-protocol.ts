@@ -13,7 +13,9 @@
 import { z } from "zod";
 import { AgentCapabilitiesSchema } from "./api/agent.ts";
 import { BackendConfigSchema } from "./api/backend.ts";
-import { HaproxyAclConfigSchema, IpsetAclConfigSchema } from "./api/acl.ts";
+import { AclTypeConfigSchemas } from "./api/acl.ts";
+import { AGENT_BACKEND_TYPES } from "./backend-types.ts";
+import type { TargetAcl } from "./backend-types.ts";
 
 /** The protocol version spoken by this release. */
 export const AGENT_PROTOCOL_VERSION = 1;
@@ -38,6 +40,26 @@ export const EnrolResponseSchema = z.object({ AgentID: z.string(), Name: z.strin
 export type EnrolResponse = z.infer<typeof EnrolResponseSchema>;
 
 /**
+ * The ACL fields of a target: `{ <type>: fields }` for one of the types an agent enforces
+ * (`AGENT_BACKEND_TYPES`, read from the backend descriptors).
+ */
+export const TargetAclSchema = z.union(
+  AGENT_BACKEND_TYPES.map((type) => z.object({ [type]: AclTypeConfigSchemas[type] })) as unknown as [
+    z.ZodType,
+    z.ZodType,
+    ...z.ZodType[],
+  ],
+) as unknown as z.ZodType<TargetAcl>;
+
+/**
+ * Sealed secrets of a target (issue #10 item 4): the backend's secret fields by name (`Bearer`,
+ * `ApiKey`, ...) and the ACL's Sensitive script variables as `env:<NAME>`, each a base64 libsodium
+ * sealed box to the agent's X25519 key. Only the agent opens them; they are not part of the target's
+ * identity, so a credential change never empties the target.
+ */
+export const SealedSecretsSchema = z.record(z.string(), z.string());
+
+/**
  * One enforcement target: an ACL on a backend. `key` is the ACL id; an entry is (target, address).
  * The target carries its whole configuration so the agent needs no other state to apply an entry.
  */
@@ -45,7 +67,8 @@ export const TargetSchema = z.object({
   key: z.string(),
   backendId: z.string(),
   backend: BackendConfigSchema,
-  acl: z.union([z.object({ haproxy: HaproxyAclConfigSchema }), z.object({ ipset: IpsetAclConfigSchema })]),
+  acl: TargetAclSchema,
+  secrets: SealedSecretsSchema.optional(),
 });
 /** One enforcement target. */
 export type Target = z.infer<typeof TargetSchema>;

@@ -180,6 +180,7 @@ const targetColumns = {
   backendId: backends.id,
   backendType: backends.type,
   backendConfig: backends.config,
+  sealedSecrets: backends.sealedSecrets,
   agentId: backends.agentId,
 };
 

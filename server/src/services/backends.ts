@@ -22,13 +22,13 @@ import {
   BackendErrKey,
   BackendHostField,
   BackendMessage,
-  BackendMinAgentVersion,
   BackendSecretFields,
   ErrKey,
   NONE_ID,
   ServerMessage,
   agentCapableOf,
   backendConfigProblem,
+  backendDescriptor,
   backendTypeOf,
   isAgentless,
 } from "@postern/shared";
@@ -85,10 +85,11 @@ function versionOf(version: string): string | null {
  * carry it. `all` is every agent (for err.backendTypeNoAgents). In order:
  * - unknown agent (or the all-zero id): err.invalidAgentId;
  * - no version (never connected): err.agentNeverConnected;
- * - ipset without the command or sudo: err.ipsetNoCommand / err.ipsetNoSudo;
- * - lacking the capability of the type (script enabled; haproxy for haproxy and knocproxy):
- *   err.backendTypeNoAgents when no agent at all has it, else err.agentIncapable;
- * - version below `BackendMinAgentVersion` (1.6.0 script and application types, 1.9.0 sophos) or
+ * - the type's own capability key from its descriptor's `capabilityProblem` (ipset without the
+ *   command or sudo: err.ipsetNoCommand / err.ipsetNoSudo);
+ * - lacking the capability of the type (script enabled; haproxy for haproxy and knocproxy; nft for
+ *   nftables): err.backendTypeNoAgents when no agent at all has it, else err.agentIncapable;
+ * - version below the descriptor's `minAgentVersion` (1.6.0 script and application types, 1.9.0 sophos) or
  *   not a version: err.agentBackendTypeNotSupported, Extra naming the version needed.
  */
 export function agentGateProblem(
@@ -99,14 +100,14 @@ export function agentGateProblem(
   if (!agent) return { Err: ErrKey.invalidAgentId };
   if (!agent.version) return { Err: ErrKey.agentNeverConnected };
   const caps = agent.capabilities as AgentCapabilities;
-  if (type === "ipset") {
-    if (!caps.ipset?.command_available) return { Err: ErrKey.ipsetNoCommand };
-    if (!caps.ipset.sudo_enabled) return { Err: ErrKey.ipsetNoSudo };
-  } else if (!agentCapableOf(caps, type)) {
+  const descriptor = backendDescriptor(type);
+  const problem = descriptor.capabilityProblem(caps);
+  if (problem !== null && problem !== ErrKey.agentIncapable) return { Err: problem };
+  if (problem !== null) {
     const someone = all.some((a) => a.version !== "" && agentCapableOf(a.capabilities as AgentCapabilities, type));
     return { Err: someone ? ErrKey.agentIncapable : ErrKey.backendTypeNoAgents, Extra: type };
   }
-  const min = BackendMinAgentVersion[type];
+  const min = descriptor.minAgentVersion;
   if (min) {
     const v = versionOf(agent.version);
     if (!v || semver.lt(v, min))
