@@ -73,8 +73,11 @@ export const TargetSchema = z.object({
 /** One enforcement target. */
 export type Target = z.infer<typeof TargetSchema>;
 
-/** One address in a target with its absolute expiry (epoch milliseconds). */
-export const EntrySchema = z.object({ ip: z.string(), expiresAt: z.number().int() });
+/**
+ * One address in a target with its absolute expiry (epoch milliseconds) and, when the server knows it,
+ * the user name of a grant holding it (script `knoc_username`, webhook `user`).
+ */
+export const EntrySchema = z.object({ ip: z.string(), expiresAt: z.number().int(), user: z.string().optional() });
 /** One address in a target with its absolute expiry. */
 export type Entry = z.infer<typeof EntrySchema>;
 
@@ -85,7 +88,13 @@ export type TargetState = z.infer<typeof TargetStateSchema>;
 
 /** One incremental change: add (or extend the expiry of) an entry, or delete it. */
 export const OpSchema = z.discriminatedUnion("op", [
-  z.object({ op: z.literal("add"), target: TargetSchema, ip: z.string(), expiresAt: z.number().int() }),
+  z.object({
+    op: z.literal("add"),
+    target: TargetSchema,
+    ip: z.string(),
+    expiresAt: z.number().int(),
+    user: z.string().optional(),
+  }),
   z.object({ op: z.literal("del"), target: TargetSchema, ip: z.string() }),
 ]);
 /** One incremental change. */
