@@ -100,7 +100,11 @@ export class ScriptDriver implements Driver {
     }
     const args = action === "flush" ? [action, name] : [action, name, ip];
     try {
-      const r = await this.#o.runner.run(this.#o.command, args, { env, timeoutMs: this.#o.timeoutMs });
+      const r = await this.#o.runner.run(this.#o.command, args, {
+        env,
+        timeoutMs: this.#o.timeoutMs,
+        processGroup: true,
+      });
       if (r.exitCode === 0) return null;
       const text = r.stderr.trim();
       return text ? text.slice(0, MAX_ERROR_CHARS) : `${this.#o.command} exited with code ${r.exitCode}`;
