@@ -59,8 +59,7 @@ export const BackendMessage = {
 
 /**
  * Script environment variable names the agent sets itself (admin-console §3: knoc_action,
- * knoc_aclname, knoc_username, knoc_cidr, knoc_ipaddr); refused as names, with or without the
- * `knoc_` prefix, in any letter case.
+ * knoc_aclname, knoc_username, knoc_cidr, knoc_ipaddr); refused as names (`isReservedEnvVarName`).
  */
 export const RESERVED_ENV_VAR_NAMES = ["action", "aclname", "username", "cidr", "ipaddr"] as const;
 
@@ -238,10 +237,20 @@ export function envVarNameProblem(name: string, path: string): ConfigProblem | n
   if (name === "") return { Err: BackendErrKey.emptyEnvVarName, Extra: path };
   if (name.includes("=") || [...name].some((ch) => ch.charCodeAt(0) < 0x20))
     return { Err: BackendErrKey.invalidEnvVarName, Extra: path };
-  const lower = name.toLowerCase().replace(/^knoc_/, "");
-  if ((RESERVED_ENV_VAR_NAMES as readonly string[]).includes(lower))
+  if (isReservedEnvVarName(name))
     return { Err: BackendErrKey.invalidEnvVarName, Extra: `${path}: ${name} is reserved` };
   return null;
+}
+
+/**
+ * True for a name the agent sets itself: `knoc_<reserved>` in any letter case, or a bare reserved name
+ * as written (`username`). The upper-case `USERNAME`, `PASSWORD`, `URL`, `POLICY` of the spec's
+ * defaults stay allowed (docs/decisions.md "Reserved script variable names").
+ */
+export function isReservedEnvVarName(name: string): boolean {
+  const reserved = RESERVED_ENV_VAR_NAMES as readonly string[];
+  const lower = name.toLowerCase();
+  return (lower.startsWith("knoc_") && reserved.includes(lower.slice("knoc_".length))) || reserved.includes(name);
 }
 
 /** Checks a list of variable names: each as `envVarNameProblem`, then unique (err.repeatedEnvVarNames). */

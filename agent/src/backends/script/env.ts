@@ -3,7 +3,7 @@
  * to scripts: knoc_action, knoc_aclname, knoc_username, knoc_cidr, knoc_ipaddr (reserved names ...)
  * Defaults for script env include URL, USERNAME, PASSWORD, POLICY").
  */
-import { RESERVED_ENV_VAR_NAMES, normaliseIp } from "@postern/shared";
+import { isReservedEnvVarName, normaliseIp } from "@postern/shared";
 import type { Target } from "@postern/shared";
 
 /** A script call's action: add an address, delete it, or empty the ACL. */
@@ -18,11 +18,6 @@ export function scriptAcl(target: Target): {
   return target.acl.script;
 }
 
-/** True when `name` is one the agent sets itself (with or without `knoc_`, any case). */
-export function isReservedName(name: string): boolean {
-  return (RESERVED_ENV_VAR_NAMES as readonly string[]).includes(name.toLowerCase().replace(/^knoc_/, ""));
-}
-
 /**
  * The ACL's variables by name: plain values as stored, Sensitive ones opened from the target's sealed
  * `env:<NAME>` secrets. Variables the backend declares but the ACL leaves out are "".
@@ -34,7 +29,7 @@ export function aclVariables(target: Target, open: (sealed: string) => string): 
   const declared = "script" in target.backend ? (target.backend.script?.EnvVars ?? []) : [];
   for (const v of declared) out[v.Name] = "";
   for (const [name, v] of Object.entries(scriptAcl(target).EnvVars)) {
-    if (isReservedName(name)) throw new Error(`variable ${name} is reserved for the agent`);
+    if (isReservedEnvVarName(name)) throw new Error(`variable ${name} is reserved for the agent`);
     if (!v.Encrypted) {
       out[name] = v.Value;
       continue;
