@@ -14,6 +14,7 @@ import { testDrivers } from "../support/drivers.ts";
 import { startHaproxy } from "../support/haproxy.ts";
 import { createNetnsPair, netnsRunner, netnsSupport } from "../support/netns.ts";
 import { startWebhookReceiver } from "../support/webhook-receiver.ts";
+import { startFakeFortiGate } from "../fakes/fortios/server.ts";
 
 const IPS = ["192.0.2.1", "192.0.2.2", "192.0.2.3"] as const;
 const runner = new ExecaRunner({ defaultTimeoutMs: 20_000 });
@@ -202,5 +203,29 @@ driverContract("webhook", async () => {
     present: async () => [...receiver.granted],
     noDriftReason: "a webhook receiver cannot be read back",
     close: () => receiver.stop(),
+  };
+});
+
+driverContract("fortios (fake FortiGate of test/fakes/fortios)", async () => {
+  const token = randomBytes(16).toString("hex");
+  const fgt = await startFakeFortiGate(token);
+  fgt.addGroup("postern_grp", "edge");
+  const { drivers, seal } = testDrivers();
+  return {
+    target: {
+      key: "acl-fgt",
+      backendId: "b-fgt",
+      backend: { fortios: { Url: fgt.url, Insecure: false, Bearer: "", Prefix: "kk_", VDOM: "edge" } },
+      acl: { fortios: { Name: "postern_grp" } },
+      secrets: { Bearer: seal(token) },
+    },
+    drivers,
+    ips: IPS,
+    present: async () => fgt.members("postern_grp", "edge").map((m) => m.replace(/^kk_/, "")),
+    drift: {
+      add: async (ip) => fgt.putMember("postern_grp", `kk_${ip}`, ip, "edge"),
+      remove: async (ip) => fgt.dropMember("postern_grp", `kk_${ip}`, "edge"),
+    },
+    close: () => fgt.stop(),
   };
 });

@@ -7,6 +7,7 @@ import { backendTypeOf } from "@postern/shared";
 import type { Target } from "@postern/shared";
 import type { Backend } from "./backend.ts";
 import type { Driver, DriverContext, DriverDefinition, DriverResolver } from "./driver.ts";
+import { fortiosDriver } from "./fortios/index.ts";
 import { haproxyDriver } from "./haproxy/index.ts";
 import { ipsetDriver } from "./ipset/index.ts";
 import { knocproxyDriver } from "./knocproxy/index.ts";
@@ -20,6 +21,7 @@ export const DRIVERS: readonly DriverDefinition[] = [
   knocproxyDriver,
   scriptDriver,
   nftablesDriver,
+  fortiosDriver,
 ];
 
 /** JSON with sorted object keys, so equal configurations give equal strings. */
