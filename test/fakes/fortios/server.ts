@@ -80,7 +80,7 @@ export async function startFakeFortiGate(token: string): Promise<FakeFortiGate> 
     const isMemberPath = url.pathname.includes("/member");
     const member = m[3] === undefined ? undefined : decodeURIComponent(m[3]);
     const v = vdomOf(vdomName);
-    let data: Record<string, unknown> = {};
+    let data: Record<string, unknown>;
     try {
       data = body ? (JSON.parse(body) as Record<string, unknown>) : {};
     } catch {
