@@ -15,6 +15,7 @@ import { startHaproxy } from "../support/haproxy.ts";
 import { createNetnsPair, netnsRunner, netnsSupport } from "../support/netns.ts";
 import { startWebhookReceiver } from "../support/webhook-receiver.ts";
 import { startFakeFortiGate } from "../fakes/fortios/server.ts";
+import { startFakePanos } from "../fakes/panos/server.ts";
 
 const IPS = ["192.0.2.1", "192.0.2.2", "192.0.2.3"] as const;
 const runner = new ExecaRunner({ defaultTimeoutMs: 20_000 });
@@ -227,5 +228,27 @@ driverContract("fortios (fake FortiGate of test/fakes/fortios)", async () => {
       remove: async (ip) => fgt.dropMember("postern_grp", `kk_${ip}`, "edge"),
     },
     close: () => fgt.stop(),
+  };
+});
+
+driverContract("panos (fake PAN-OS of test/fakes/panos)", async () => {
+  const key = randomBytes(16).toString("hex");
+  const pan = await startFakePanos(key);
+  const { drivers, seal } = testDrivers();
+  return {
+    target: {
+      key: "acl-pan",
+      backendId: "b-pan",
+      backend: {
+        panos: { Hostname: pan.url, Insecure: false, ApiKey: "", VSys: "vsys1", DeviceGroup: "", MapUser: false },
+      },
+      acl: { panos: { EDLName: "", GroupName: "jit", SerialNumber: "", MapUser: false, URL: "" } },
+      secrets: { ApiKey: seal(key) },
+    },
+    drivers,
+    ips: IPS,
+    present: async () => pan.registered("jit"),
+    drift: { add: async (ip) => pan.put(ip, "jit"), remove: async (ip) => pan.drop(ip, "jit") },
+    close: () => pan.stop(),
   };
 });

@@ -12,6 +12,7 @@ import { haproxyDriver } from "./haproxy/index.ts";
 import { ipsetDriver } from "./ipset/index.ts";
 import { knocproxyDriver } from "./knocproxy/index.ts";
 import { nftablesDriver } from "./nftables/index.ts";
+import { panosDriver } from "./panos/index.ts";
 import { scriptDriver } from "./script/index.ts";
 
 /** Every driver this agent has, one per backend type. */
@@ -22,6 +23,7 @@ export const DRIVERS: readonly DriverDefinition[] = [
   scriptDriver,
   nftablesDriver,
   fortiosDriver,
+  panosDriver,
 ];
 
 /** JSON with sorted object keys, so equal configurations give equal strings. */
