@@ -5,6 +5,11 @@
  * with `standardwebhooks` (webhook).
  */
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import {
+  AuthorizeSecurityGroupIngressCommand,
+  DescribeSecurityGroupsCommand,
+  RevokeSecurityGroupIngressCommand,
+} from "@aws-sdk/client-ec2";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -16,6 +21,7 @@ import { createNetnsPair, netnsRunner, netnsSupport } from "../support/netns.ts"
 import { startWebhookReceiver } from "../support/webhook-receiver.ts";
 import { startFakeFortiGate } from "../fakes/fortios/server.ts";
 import { startFakePanos } from "../fakes/panos/server.ts";
+import { motoAvailable, startMoto } from "../support/moto.ts";
 
 const IPS = ["192.0.2.1", "192.0.2.2", "192.0.2.3"] as const;
 const runner = new ExecaRunner({ defaultTimeoutMs: 20_000 });
@@ -28,6 +34,7 @@ const netns = await netnsSupport();
 const haveIpset = await can("ipset", ["-v"]);
 const haveNft = await can("nft", ["--version"]);
 const haveHaproxy = await can("haproxy", ["-v"]);
+const haveMoto = await motoAvailable();
 
 /** Lines of HAProxy's `show acl` answer: the pattern of each `0xADDR PATTERN` row. */
 const aclRows = (answer: string): string[] =>
@@ -252,3 +259,48 @@ driverContract("panos (fake PAN-OS of test/fakes/panos)", async () => {
     close: () => pan.stop(),
   };
 });
+
+driverContract(
+  "aws (moto_server)",
+  async () => {
+    const moto = await startMoto();
+    const group = await moto.newSecurityGroup("postern-contract");
+    const { drivers, seal } = testDrivers({ endpoints: { aws: moto.url } });
+    const present = async (): Promise<string[]> => {
+      const sg = await moto.ec2.send(new DescribeSecurityGroupsCommand({ GroupIds: [group] }));
+      return (sg.SecurityGroups?.[0]?.IpPermissions ?? [])
+        .flatMap((p) => (p.IpRanges ?? []).map((r) => r.CidrIp ?? ""))
+        .map((c) => c.replace(/\/32$/, ""));
+    };
+    const perm = (ip: string) => [
+      { IpProtocol: "tcp", FromPort: 22, ToPort: 22, IpRanges: [{ CidrIp: `${ip}/32`, Description: "postern drift" }] },
+    ];
+    return {
+      target: {
+        key: "acl-aws",
+        backendId: "b-aws",
+        backend: { aws: { AccessKeyId: "", SecretAccessKey: "", Region: "eu-west-1" } },
+        acl: { aws: { SecurityGroupId: group, Port: 22 } },
+        secrets: { AccessKeyId: seal("testing"), SecretAccessKey: seal("testing") },
+      },
+      drivers,
+      ips: IPS,
+      present,
+      drift: {
+        add: async (ip) =>
+          void (await moto.ec2.send(
+            new AuthorizeSecurityGroupIngressCommand({ GroupId: group, IpPermissions: perm(ip) }),
+          )),
+        remove: async (ip) =>
+          void (await moto.ec2.send(
+            new RevokeSecurityGroupIngressCommand({ GroupId: group, IpPermissions: perm(ip) }),
+          )),
+      },
+      close: async () => {
+        await drivers.close();
+        await moto.stop();
+      },
+    };
+  },
+  haveMoto ? "" : "moto_server is not installed",
+);

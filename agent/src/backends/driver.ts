@@ -53,6 +53,8 @@ export interface DriverContext {
   readonly knocproxyDir: string;
   /** HAProxy runtime API timeouts (milliseconds). */
   readonly haproxy?: { readonly connectTimeoutMs?: number; readonly readTimeoutMs?: number };
+  /** API endpoint overrides by backend type (tests: moto for `aws`); the vendor's own endpoint otherwise. */
+  readonly endpoints?: Readonly<Record<string, string>>;
   /** Opens one sealed secret (base64 sealed box to this agent). @throws Error when it cannot be opened. */
   readonly openSecret: (sealed: string) => string;
   readonly logger?: Logger;

@@ -7,6 +7,7 @@ import { backendTypeOf } from "@postern/shared";
 import type { Target } from "@postern/shared";
 import type { Backend } from "./backend.ts";
 import type { Driver, DriverContext, DriverDefinition, DriverResolver } from "./driver.ts";
+import { awsDriver } from "./aws/index.ts";
 import { fortiosDriver } from "./fortios/index.ts";
 import { haproxyDriver } from "./haproxy/index.ts";
 import { ipsetDriver } from "./ipset/index.ts";
@@ -24,6 +25,7 @@ export const DRIVERS: readonly DriverDefinition[] = [
   nftablesDriver,
   fortiosDriver,
   panosDriver,
+  awsDriver,
 ];
 
 /** JSON with sorted object keys, so equal configurations give equal strings. */
