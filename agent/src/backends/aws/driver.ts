@@ -101,7 +101,7 @@ export class AwsDriver implements Driver {
       const r = await this.#ec2.send(new DescribeSecurityGroupsCommand({ GroupIds: [group] }));
       perms = r.SecurityGroups?.[0]?.IpPermissions ?? [];
     } catch (err) {
-      throw new Error(`AWS could not read security group ${group}: ${errorName(err)}`);
+      throw new Error(`AWS could not read security group ${group}: ${errorName(err)}`, { cause: err });
     }
     const out: string[] = [];
     for (const p of perms) {
