@@ -1,5 +1,5 @@
 /**
- * End to end for the new drivers (issue #10 item 15): nftables, script, webhook and knocproxy. A real
+ * End to end for the new drivers (issue #10 item 15): nftables, script, webhook, knocproxy and AWS (moto). A real
  * server and a real agent (in-process) with the driver's real target; a user grants in the portal API
  * and the target shows the address, revoke and expiry take it away, and an agent restarted after the
  * target lost the address puts it back. The webhook's secret is entered as a Sensitive ACL variable,
@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pino } from "pino";
+import { DescribeSecurityGroupsCommand, RevokeSecurityGroupIngressCommand } from "@aws-sdk/client-ec2";
 import type { AgentCapabilities } from "@postern/shared";
 import { startAgent } from "../../agent/src/daemon.ts";
 import { loadConfig } from "../../agent/src/config.ts";
@@ -18,6 +19,7 @@ import type { CommandRunner } from "../../agent/src/process/runner.ts";
 import { startHaproxy } from "../support/haproxy.ts";
 import { createNetnsPair, netnsRunner, netnsSupport } from "../support/netns.ts";
 import { startWebhookReceiver } from "../support/webhook-receiver.ts";
+import { motoAvailable, startMoto } from "../support/moto.ts";
 import { ApiClient, aclStatus, createAndEnrolAgent, createUser, startStack, waitFor } from "../support/stack.ts";
 import type { Stack } from "../support/stack.ts";
 
@@ -31,6 +33,7 @@ const can = (c: string, a: string[]) =>
 const netns = await netnsSupport();
 const haveNft = await can("nft", ["--version"]);
 const haveHaproxy = await can("haproxy", ["-v"]);
+const haveMoto = await motoAvailable();
 
 /** What one driver's end-to-end run needs. */
 interface E2eTarget {
@@ -203,5 +206,37 @@ e2e("knocproxy", haveHaproxy ? "" : "haproxy is not installed", async () => {
     present: async () => rows(await hx.command(`show acl ${hx.aclFile}`)),
     lose: async (ip) => void (await hx.command(`del acl ${hx.aclFile} ${ip}`)),
     close: () => hx.stop(),
+  };
+});
+
+e2e("aws", haveMoto ? "" : "moto_server is not installed", async () => {
+  const moto = await startMoto();
+  const group = await moto.newSecurityGroup("postern-e2e");
+  // The agent's AWS SDK reaches moto through the SDK's own endpoint setting.
+  process.env["AWS_ENDPOINT_URL_EC2"] = moto.url;
+  const cidrs = async () =>
+    (
+      (await moto.ec2.send(new DescribeSecurityGroupsCommand({ GroupIds: [group] }))).SecurityGroups?.[0]
+        ?.IpPermissions ?? []
+    )
+      .filter((p) => p.FromPort === 22)
+      .flatMap((p) => (p.IpRanges ?? []).map((r) => r.CidrIp ?? ""));
+  return {
+    capabilities: {},
+    settings: {},
+    backend: { aws: { AccessKeyId: "testing", SecretAccessKey: "testing-secret", Region: "eu-west-1" } },
+    acl: { aws: { SecurityGroupId: group, Port: 22 } },
+    present: async () => (await cidrs()).map((c) => c.replace(/\/32$/, "")),
+    lose: async (ip) =>
+      void (await moto.ec2.send(
+        new RevokeSecurityGroupIngressCommand({
+          GroupId: group,
+          IpPermissions: [{ IpProtocol: "tcp", FromPort: 22, ToPort: 22, IpRanges: [{ CidrIp: `${ip}/32` }] }],
+        }),
+      )),
+    close: async () => {
+      delete process.env["AWS_ENDPOINT_URL_EC2"];
+      await moto.stop();
+    },
   };
 });
