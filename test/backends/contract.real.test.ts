@@ -21,6 +21,7 @@ import { createNetnsPair, netnsRunner, netnsSupport } from "../support/netns.ts"
 import { startWebhookReceiver } from "../support/webhook-receiver.ts";
 import { startFakeFortiGate } from "../fakes/fortios/server.ts";
 import { startFakePanos } from "../fakes/panos/server.ts";
+import { startFakeSophosUtm } from "../fakes/sophosutm/server.ts";
 import { motoAvailable, startMoto } from "../support/moto.ts";
 
 const IPS = ["192.0.2.1", "192.0.2.2", "192.0.2.3"] as const;
@@ -304,3 +305,24 @@ driverContract(
   },
   haveMoto ? "" : "moto_server is not installed",
 );
+
+driverContract("sophosutm (fake UTM of test/fakes/sophosutm)", async () => {
+  const key = randomBytes(16).toString("hex");
+  const utm = await startFakeSophosUtm(key);
+  const ref = utm.addGroup("jit");
+  const { drivers, seal } = testDrivers();
+  return {
+    target: {
+      key: "acl-utm",
+      backendId: "b-utm",
+      backend: { sophosutm: { Hostname: utm.url, Insecure: false, ApiKey: "" } },
+      acl: { sophosutm: { GroupReference: ref } },
+      secrets: { ApiKey: seal(key) },
+    },
+    drivers,
+    ips: IPS,
+    present: async () => utm.members(ref),
+    drift: { add: async (ip) => utm.put(ref, ip), remove: async (ip) => utm.drop(ref, ip) },
+    close: () => utm.stop(),
+  };
+});

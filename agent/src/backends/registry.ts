@@ -15,6 +15,7 @@ import { knocproxyDriver } from "./knocproxy/index.ts";
 import { nftablesDriver } from "./nftables/index.ts";
 import { panosDriver } from "./panos/index.ts";
 import { scriptDriver } from "./script/index.ts";
+import { sophosutmDriver } from "./sophosutm/index.ts";
 
 /** Every driver this agent has, one per backend type. */
 export const DRIVERS: readonly DriverDefinition[] = [
@@ -26,6 +27,7 @@ export const DRIVERS: readonly DriverDefinition[] = [
   fortiosDriver,
   panosDriver,
   awsDriver,
+  sophosutmDriver,
 ];
 
 /** JSON with sorted object keys, so equal configurations give equal strings. */
