@@ -22,6 +22,7 @@ import { startWebhookReceiver } from "../support/webhook-receiver.ts";
 import { startFakeFortiGate } from "../fakes/fortios/server.ts";
 import { startFakePanos } from "../fakes/panos/server.ts";
 import { startFakeSophosUtm } from "../fakes/sophosutm/server.ts";
+import { startFakeFortiManager } from "../fakes/fortimanager/server.ts";
 import { motoAvailable, startMoto } from "../support/moto.ts";
 
 const IPS = ["192.0.2.1", "192.0.2.2", "192.0.2.3"] as const;
@@ -324,5 +325,30 @@ driverContract("sophosutm (fake UTM of test/fakes/sophosutm)", async () => {
     present: async () => utm.members(ref),
     drift: { add: async (ip) => utm.put(ref, ip), remove: async (ip) => utm.drop(ref, ip) },
     close: () => utm.stop(),
+  };
+});
+
+driverContract("fortimanager (fake FortiManager of test/fakes/fortimanager)", async () => {
+  const key = randomBytes(16).toString("hex");
+  const fmg = await startFakeFortiManager(key);
+  fmg.addGroup("jit_grp");
+  const { drivers, seal } = testDrivers();
+  return {
+    target: {
+      key: "acl-fmg",
+      backendId: "b-fmg",
+      backend: { fortimanager: { Hostname: fmg.url, Insecure: false, ApiKey: "" } },
+      acl: { fortimanager: { Name: "jit_grp" } },
+      secrets: { ApiKey: seal(key) },
+    },
+    drivers,
+    ips: IPS,
+    // What the devices hold: the group as last installed.
+    present: async () => fmg.installed("jit_grp").map((m) => m.replace(/^kk_/, "")),
+    drift: {
+      add: async (ip) => fmg.put("jit_grp", `kk_${ip}`),
+      remove: async (ip) => fmg.drop("jit_grp", `kk_${ip}`),
+    },
+    close: () => fmg.stop(),
   };
 });
