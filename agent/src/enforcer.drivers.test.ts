@@ -148,6 +148,41 @@ describe("enforcer with drivers", () => {
   });
 });
 
+describe("enforcer and sealed secrets", () => {
+  it("uses the secrets of the target as last sent by an apply for later calls (drift, expiry)", async () => {
+    const seen: (string | undefined)[] = [];
+    const driver = new MemoryDriver("ipset");
+    const clock = new ManualClock();
+    const enforcer = new Enforcer({
+      backends: {
+        driverFor: (t) => {
+          seen.push(t.secrets?.["Bearer"]);
+          return driver;
+        },
+      },
+      clock,
+      driftCheckSeconds: 0,
+    });
+    await enforcer.start();
+    const later = clock.t + 3_600_000;
+    const withSecret = (s: string): Target => ({ ...ipsetTarget, secrets: { Bearer: s } });
+    await enforcer.apply({
+      seq: 1,
+      ops: [{ op: "add", target: withSecret("old"), ip: "192.0.2.1", expiresAt: later }],
+    });
+    await enforcer.apply({
+      seq: 2,
+      ops: [{ op: "add", target: withSecret("new"), ip: "192.0.2.2", expiresAt: later }],
+    });
+    seen.length = 0;
+    await enforcer.repairDrift();
+    expect(seen.length).toBeGreaterThan(0);
+    expect(new Set(seen)).toEqual(new Set(["new"]));
+    expect([...driver.entries].sort()).toEqual(["192.0.2.1", "192.0.2.2"]); // nothing emptied
+    await enforcer.stop();
+  });
+});
+
 describe("GroupQueues", () => {
   it("runs one key in order, and at most `limit` tasks of a group at once", async () => {
     const q = new GroupQueues();

@@ -450,6 +450,8 @@ export class Enforcer {
         this.#retired.delete(pid);
         removals = true;
       }
+      // Same physical target, maybe new sealed secrets: later calls use the target as last sent.
+      if (state && state.pid === pid) state.target = op.target;
       if (!state && op.op === "add") {
         state = { target: op.target, pid, entries: new Map() };
         this.#desired.set(key, state);
