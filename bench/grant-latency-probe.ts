@@ -23,7 +23,7 @@ import type { Readable, Writable } from "node:stream";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { isMainThread, parentPort, workerData } from "node:worker_threads";
-import { RuntimeSession } from "../agent/src/backends/haproxy.ts";
+import { RuntimeSession } from "../agent/src/backends/haproxy/driver.ts";
 import { ExecaRunner } from "../agent/src/process/execa-runner.ts";
 
 /** What a probe worker polls. */

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/node-env.sh
 
-packages=(ipset iptables iproute2)
+packages=(ipset iptables nftables iproute2)
 if [ "${1:-}" = "--test" ]; then packages+=(haproxy socat chromium slapd ldap-utils simplesamlphp php-cli php-xml php-mbstring); fi
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

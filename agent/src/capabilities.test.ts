@@ -163,3 +163,47 @@ describe("detectCapabilities", () => {
     expect("haproxy" in none).toBe(false);
   });
 });
+
+describe("detectCapabilities walks every registered driver", () => {
+  it("reports nftables with its sets when nft runs, and leaves it out when nft is missing", async () => {
+    const sets = JSON.stringify({
+      nftables: [
+        { metainfo: { version: "1.0.6" } },
+        { set: { family: "inet", name: "allow4", table: "postern", type: "ipv4_addr", flags: ["timeout"] } },
+      ],
+    });
+    const fake = new FakeRunner().on("ipset", () => missingCommand("ipset")).on("nft -j list sets", { stdout: sets });
+    const caps = await detectCapabilities({
+      runner: fake,
+      scriptsEnabled: false,
+      isRoot: true,
+      osReleasePath: join(dir, "nope"),
+    });
+    expect(caps.nftables).toEqual({
+      command_available: true,
+      sets: [{ table: "inet postern", name: "allow4", type: "ipv4_addr", timeout: true }],
+    });
+    const without = new FakeRunner().on("ipset", () => missingCommand("ipset")).on("nft", () => missingCommand("nft"));
+    expect(
+      "nftables" in
+        (await detectCapabilities({ runner: without, scriptsEnabled: false, osReleasePath: join(dir, "nope") })),
+    ).toBe(false);
+    const refused = new FakeRunner()
+      .on("ipset", () => missingCommand("ipset"))
+      .on("nft", { exitCode: 1, stderr: "Operation not permitted" })
+      .on("sudo", { exitCode: 1, stderr: "a password is required" });
+    expect(
+      (
+        await detectCapabilities({
+          runner: refused,
+          scriptsEnabled: false,
+          isRoot: false,
+          osReleasePath: join(dir, "nope"),
+        })
+      ).nftables,
+    ).toEqual({
+      command_available: false,
+      sets: [],
+    });
+  });
+});

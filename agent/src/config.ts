@@ -12,7 +12,9 @@
  *   "signingPrivateKey": "-----BEGIN PRIVATE KEY-----…", // Ed25519, PKCS#8 PEM
  *   "boxPublicKey": "…",                          // X25519 public key, raw 32 bytes, base64
  *   "boxSecretKey": "…",                          // X25519 secret key, raw 32 bytes, base64
- *   "scriptsEnabled": false,                      // custom scripts (default off)
+ *   "scriptsEnabled": false,                      // custom scripts and webhooks (default off)
+ *   "scriptTimeoutSeconds": 30,                   // longest run of one script call (default 30)
+ *   "knocproxyDir": "/etc/haproxy/postern",       // folder of knocproxy <Name>.acl files (default)
  *   "haproxySocket": "/run/haproxy/admin.sock",   // optional, reported in capabilities
  *   "useSudo": true,                              // default: true unless running as root
  *   "stateFile": "agent.state.json",              // default: next to the config file
@@ -107,6 +109,11 @@ export const AgentConfigFileSchema = z
     boxPublicKey: base64Key32("boxPublicKey"),
     boxSecretKey: base64Key32("boxSecretKey"),
     scriptsEnabled: z.boolean().default(false),
+    scriptTimeoutSeconds: z.number().positive().max(3600).default(30),
+    knocproxyDir: z
+      .string()
+      .regex(/^\/\S*$/, "knocproxyDir must be an absolute path without spaces")
+      .default("/etc/haproxy/postern"),
     haproxySocket: z.string().min(1).optional(),
     useSudo: z.boolean().optional(),
     stateFile: z.string().min(1).optional(),
@@ -134,6 +141,10 @@ export interface AgentConfig {
   /** X25519 secret key, raw 32 bytes, base64. Never log it. */
   readonly boxSecretKey: string;
   readonly scriptsEnabled: boolean;
+  /** Longest run of one script call, in seconds. */
+  readonly scriptTimeoutSeconds: number;
+  /** Folder of knocproxy `<Name>.acl` files. */
+  readonly knocproxyDir: string;
   readonly haproxySocket?: string;
   readonly useSudo: boolean;
   /** Absolute path of the persisted desired state. */
@@ -195,6 +206,8 @@ export function resolveConfig(raw: unknown, configPath: string, options: { root?
     boxPublicKey: c.boxPublicKey,
     boxSecretKey: c.boxSecretKey,
     scriptsEnabled: c.scriptsEnabled,
+    scriptTimeoutSeconds: c.scriptTimeoutSeconds,
+    knocproxyDir: c.knocproxyDir,
     ...(c.haproxySocket !== undefined ? { haproxySocket: c.haproxySocket } : {}),
     useSudo: c.useSudo ?? !(options.root ?? isRoot()),
     stateFile:

@@ -10,8 +10,12 @@ import { pino } from "pino";
 import type { Logger } from "pino";
 import type { AgentCapabilities, AgentToServer } from "@postern/shared";
 import pkg from "../package.json" with { type: "json" };
-import { createBackends } from "./backends/index.ts";
+import { DriverSet } from "./backends/registry.ts";
 import type { Backend } from "./backends/backend.ts";
+import type { DriverResolver } from "./backends/driver.ts";
+import type { HttpClient } from "./http/client.ts";
+import { NodeHttpClient } from "./http/node-client.ts";
+import { secretOpener } from "./secrets.ts";
 import { detectCapabilities } from "./capabilities.ts";
 import type { AgentConfig } from "./config.ts";
 import { startConnection } from "./connection.ts";
@@ -34,10 +38,12 @@ export type ConnectionTuning = Pick<
 export interface StartAgentOptions {
   /** The resolved config (see `loadConfig`). */
   readonly config: AgentConfig;
-  /** Backends by BackendConfig key; default `createBackends({ runner, useSudo: config.useSudo })`. */
-  readonly backends?: ReadonlyMap<string, Backend>;
-  /** Command runner for the default backends and capability detection; default `new ExecaRunner()`. */
+  /** Fixed backends by BackendConfig key, or a resolver; default a `DriverSet` of every registered driver. */
+  readonly backends?: ReadonlyMap<string, Backend> | DriverResolver;
+  /** Command runner for the default drivers and capability detection; default `new ExecaRunner()`. */
   readonly runner?: CommandRunner;
+  /** HTTP client of the default drivers (webhooks, vendor APIs); default `new NodeHttpClient()`. */
+  readonly http?: HttpClient;
   /** Capability detection; default `detectCapabilities({ runner, scriptsEnabled, haproxySocket })`. */
   readonly detect?: () => Promise<AgentCapabilities>;
   /** Clock of the enforcer (expiry, drift timers); default the system clock. */
@@ -76,7 +82,18 @@ export async function startAgent(options: StartAgentOptions): Promise<RunningAge
     options.logger ?? pino({ level: config.logLevel, base: { name: "postern-agent" } }, pino.destination(2));
   const version = options.version ?? AGENT_VERSION;
   const runner = options.runner ?? new ExecaRunner();
-  const backends = options.backends ?? createBackends({ runner, useSudo: config.useSudo });
+  const backends =
+    options.backends ??
+    new DriverSet({
+      runner,
+      http: options.http ?? new NodeHttpClient(),
+      useSudo: config.useSudo,
+      scriptsEnabled: config.scriptsEnabled,
+      scriptTimeoutMs: config.scriptTimeoutSeconds * 1000,
+      knocproxyDir: config.knocproxyDir,
+      openSecret: secretOpener(config.boxPublicKey, config.boxSecretKey),
+      logger: logger.child({ part: "drivers" }),
+    });
   const detect =
     options.detect ??
     (() =>

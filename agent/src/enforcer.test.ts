@@ -5,34 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Entry, Op, Target } from "@postern/shared";
 import type { Backend, EntryOutcome } from "./backends/backend.ts";
 import { Enforcer } from "./enforcer.ts";
-import type { Clock, TimerHandle } from "./enforcer.ts";
-
-/** A clock driven by the test: timers fire only when `advance` passes their due time. */
-class ManualClock implements Clock {
-  t = Date.UTC(2026, 0, 1);
-  #timers: { at: number; fn: () => void; cancelled: boolean }[] = [];
-  now(): number {
-    return this.t;
-  }
-  setTimer(fn: () => void, ms: number): TimerHandle {
-    const timer = { at: this.t + ms, fn, cancelled: false };
-    this.#timers.push(timer);
-    return { cancel: () => void (timer.cancelled = true) };
-  }
-  /** Moves time forward by `ms`, firing due timers in order and letting their work run. */
-  async advance(ms: number, enforcer: Enforcer): Promise<void> {
-    const end = this.t + ms;
-    for (let guard = 0; guard < 1000; guard++) {
-      const due = this.#timers.filter((x) => !x.cancelled && x.at <= end).sort((a, b) => a.at - b.at)[0];
-      if (!due) break;
-      due.cancelled = true;
-      this.t = Math.max(this.t, due.at);
-      due.fn();
-      await enforcer.idle();
-    }
-    this.t = end;
-  }
-}
+import { ManualClock } from "./testing/manual-clock.ts";
 
 /** The target side faked in memory: sets by name, address → native expiry (ms). Not the logic under test. */
 class MemoryBackend implements Backend {

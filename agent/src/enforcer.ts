@@ -6,12 +6,17 @@
  *   every desired entry is (re-)added (which refreshes native timeouts), every extra address is removed,
  *   targets that left the desired state are emptied.
  * - `apply` processes incremental ops in order, batched per target (one `add` and one `remove` call).
- * - Every message (and every internal task: expiry, drift repair, startup) runs strictly one after the
- *   other through one queue; `sync`/`apply` resolve to the `ack` with one EntryResult per (key, ip, op).
+ * - Every message (and every internal task: expiry, drift repair, startup) updates the desired state
+ *   strictly one after the other through one queue; the backend calls it causes run on a queue per
+ *   driver (issue #10 item 3: a slow vendor commit never delays an ipset grant), first in first out
+ *   per target, at most the driver's `concurrency` at once. `sync`/`apply` resolve to the `ack` with
+ *   one EntryResult per (key, ip, op) once their calls are done.
  * - Expiry fails closed: a timer removes entries at their `expiresAt` with or without a server, and an
  *   entry whose expiry has passed is never added.
- * - Drift repair: every `driftCheckSeconds` each target is re-read and missing entries re-added, extra
- *   ones removed (e.g. after an HAProxy reload dropped runtime entries).
+ * - Drift repair: every `driftCheckSeconds` each target is re-read (no more often than its driver's
+ *   `driftIntervalMs`) and missing entries re-added, extra ones removed (e.g. after an HAProxy reload
+ *   dropped runtime entries). A driver with `replace` gets the whole content at once on a full
+ *   reconcile; a driver with `commit` has it run after each batch that changed something.
  * - The desired state is persisted (atomic write, mode 0600) so that after a restart without a server the
  *   agent still enforces and expires; `start()` loads it and reconciles.
  *
@@ -23,9 +28,12 @@ import { readFile, rename } from "node:fs/promises";
 import { pino } from "pino";
 import type { Logger } from "pino";
 import { z } from "zod";
-import { backendTypeOf, normaliseIp, TargetSchema } from "@postern/shared";
+import { normaliseIp, TargetSchema } from "@postern/shared";
 import type { AgentToServer, Entry, EntryResult, Op, Target, TargetState } from "@postern/shared";
 import type { Backend, EntryOutcome } from "./backends/backend.ts";
+import type { Driver, DriverResolver } from "./backends/driver.ts";
+import { GroupQueues } from "./backends/queues.ts";
+import { StaticDrivers, stableStringify } from "./backends/registry.ts";
 import { writeFileAtomic } from "./config.ts";
 
 /** A cancellable timer handle. */
@@ -53,8 +61,8 @@ export type AckMessage = Extract<AgentToServer, { type: "ack" }>;
 
 /** Options of {@link Enforcer}. */
 export interface EnforcerOptions {
-  /** Backends by BackendConfig key (`haproxy`, `ipset`, ...). */
-  readonly backends: ReadonlyMap<string, Backend>;
+  /** The drivers (a `DriverSet`), or fixed backends by BackendConfig key (`haproxy`, `ipset`, ...). */
+  readonly backends: ReadonlyMap<string, Backend> | DriverResolver;
   /** Where the desired state is persisted; none when omitted (tests). */
   readonly stateFile?: string;
   /** Seconds between two drift checks (default 5); 0 disables the periodic check. */
@@ -95,20 +103,6 @@ interface PhysicalOutcome {
   listError?: string;
 }
 
-/** JSON with sorted object keys, so equal configurations give equal strings. */
-function stableStringify(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const obj = value as Record<string, unknown>;
-    return `{${Object.keys(obj)
-      .sort()
-      .filter((k) => obj[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${stableStringify(obj[k])}`)
-      .join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
-
 /** The physical identity of a target: what it addresses on this host, independent of the ACL key. */
 export function physicalId(target: Target): string {
   return stableStringify({ backend: target.backend, acl: target.acl });
@@ -142,7 +136,14 @@ class ResultRows {
  * All public operations are serialised through one queue.
  */
 export class Enforcer {
-  readonly #backends: ReadonlyMap<string, Backend>;
+  readonly #drivers: DriverResolver;
+  readonly #queues = new GroupQueues();
+  /** The queue group of targets without a driver (their calls fail at once). */
+  readonly #noDriver = {};
+  /** Physical id → when drift was last re-read (epoch ms). */
+  readonly #lastDrift = new Map<string, number>();
+  /** `${key}\0${ip}` → the user name the server gave with the entry. */
+  readonly #users = new Map<string, string>();
   readonly #stateFile: string | undefined;
   readonly #driftMs: number;
   readonly #clock: Clock;
@@ -164,7 +165,8 @@ export class Enforcer {
   #writes: Promise<void> = Promise.resolve();
 
   constructor(options: EnforcerOptions) {
-    this.#backends = options.backends;
+    this.#drivers =
+      options.backends instanceof Map ? new StaticDrivers(options.backends) : (options.backends as DriverResolver);
     this.#stateFile = options.stateFile;
     this.#driftMs = Math.max(0, (options.driftCheckSeconds ?? 5) * 1000);
     this.#clock = options.clock ?? systemClock;
@@ -180,16 +182,18 @@ export class Enforcer {
   async start(): Promise<void> {
     if (this.#started || this.#stopped) throw new Error("enforcer already started");
     this.#started = true;
-    await this.#enqueue(async () => {
+    const { done } = await this.#enqueue(async () => {
       await this.#load();
       const now = this.#clock.now();
       for (const state of this.#desired.values()) {
         for (const [ip, exp] of state.entries) if (exp <= now) state.entries.delete(ip);
       }
       await this.#persistNow();
-      for (const pid of this.#allPids()) await this.#reconcile(pid, "full");
+      const work = this.#allPids().map((pid) => this.#onTarget(pid, undefined, () => this.#reconcile(pid, "full")));
       this.#armExpiry();
+      return { done: Promise.all(work) };
     });
+    await done;
     this.#armDrift();
   }
 
@@ -206,7 +210,7 @@ export class Enforcer {
     this.#stopped = true;
     this.#expiryTimer?.cancel();
     this.#driftTimer?.cancel();
-    await this.#queue.catch(() => undefined);
+    await this.idle();
     this.#persistTimer?.cancel();
     this.#persistTimer = undefined;
     if (this.#dirty) await this.#persistNow();
@@ -220,7 +224,7 @@ export class Enforcer {
    * @throws Error when the enforcer is stopped.
    */
   sync(message: { seq: number; targets: readonly TargetState[] }): Promise<AckMessage> {
-    return this.#enqueue(() => this.#sync(message));
+    return this.#enqueue(() => this.#sync(message)).then((r) => r.done);
   }
 
   /**
@@ -230,19 +234,41 @@ export class Enforcer {
    * @throws Error when the enforcer is stopped.
    */
   apply(message: { seq: number; ops: readonly Op[] }): Promise<AckMessage> {
-    return this.#enqueue(() => this.#apply(message));
+    return this.#enqueue(() => this.#apply(message)).then((r) => r.done);
   }
 
-  /** Removes every entry whose expiry has passed (also run by the expiry timer). Resolves to how many were dropped. */
+  /**
+   * Removes every entry whose expiry has passed (also run by the expiry timer). Resolves to how many
+   * were dropped, once their removal calls are done.
+   */
   checkExpiry(): Promise<number> {
-    return this.#enqueue(() => this.#expire());
+    return this.#enqueue(() => this.#expire()).then(async (r) => {
+      await r.done;
+      return r.count;
+    });
   }
 
-  /** Re-reads every target and repairs drift (also run every driftCheckSeconds). */
+  /**
+   * Re-reads every target whose driver's `driftIntervalMs` has passed and repairs drift (also run
+   * every driftCheckSeconds). Resolves when every re-read is done.
+   */
   repairDrift(): Promise<void> {
     return this.#enqueue(async () => {
-      await this.#expire();
-      for (const pid of this.#allPids()) await this.#reconcile(pid, "drift");
+      const expired = await this.#expire();
+      const now = this.#clock.now();
+      const work: Promise<unknown>[] = [expired.done];
+      for (const pid of this.#allPids()) {
+        const target = this.#targetOf(pid);
+        const driver = target ? this.#backendOf(target) : undefined;
+        const interval = typeof driver === "object" ? (driver.driftIntervalMs ?? 0) : 0;
+        const last = this.#lastDrift.get(pid);
+        if (last !== undefined && now - last < interval) continue;
+        this.#lastDrift.set(pid, now);
+        work.push(this.#onTarget(pid, undefined, () => this.#reconcile(pid, "drift")));
+      }
+      return { done: Promise.all(work) };
+    }).then(async (r) => {
+      await r.done;
     });
   }
 
@@ -256,9 +282,26 @@ export class Enforcer {
     }));
   }
 
-  /** Resolves when every queued task so far has run. */
+  /** Resolves when every queued task so far, and every backend call it caused, has run. */
   async idle(): Promise<void> {
-    await this.#queue.catch(() => undefined);
+    for (let round = 0; round < 100; round++) {
+      await this.#queue.catch(() => undefined);
+      await this.#queues.idle();
+      if (this.#queues.size === 0) {
+        const q = this.#queue;
+        await q.catch(() => undefined);
+        if (q === this.#queue && this.#queues.size === 0) return;
+      }
+    }
+  }
+
+  /** Runs `fn` on the queue of the driver of `pid`'s target (or `named` when this agent holds no such target). */
+  #onTarget<T>(pid: string, named: Target | undefined, fn: () => Promise<T>): Promise<T> {
+    const target = this.#targetOf(pid) ?? named;
+    const driver = target ? this.#backendOf(target) : undefined;
+    const group = typeof driver === "object" ? driver : this.#noDriver;
+    const limit = typeof driver === "object" ? (driver.concurrency ?? 1) : 1;
+    return this.#queues.run(group, limit, pid, fn);
   }
 
   // ---------------------------------------------------------------- queue and timers
@@ -300,7 +343,7 @@ export class Enforcer {
 
   // ---------------------------------------------------------------- message handling
 
-  async #sync(message: { seq: number; targets: readonly TargetState[] }): Promise<AckMessage> {
+  async #sync(message: { seq: number; targets: readonly TargetState[] }): Promise<{ done: Promise<AckMessage> }> {
     const now = this.#clock.now();
     const rows = new ResultRows();
     const oldKeysByPid = this.#keysByPid();
@@ -336,6 +379,7 @@ export class Enforcer {
           continue;
         }
         texts.set(ip, entry.ip);
+        if (entry.user !== undefined) this.#users.set(`${target.key}\u0000${ip}`, entry.user);
         state.entries.set(ip, Math.max(entry.expiresAt, state.entries.get(ip) ?? 0));
       }
     }
@@ -347,26 +391,33 @@ export class Enforcer {
     await this.#persistNow();
 
     const keysByPid = this.#keysByPid();
+    /** key → the addresses it holds now (the ack reports on these, whatever later messages change). */
+    const held = new Map([...this.#desired].map(([key, st]) => [key, [...st.entries.keys()]]));
     // Empty the targets that left first (a renamed set must lose the old before the new one fills).
     const order = [...this.#retired.keys(), ...newPids];
-    for (const pid of order) {
-      const outcome = await this.#reconcile(pid, "full");
-      const keys = keysByPid.get(pid) ?? oldKeysByPid.get(pid) ?? [];
-      for (const key of keysByPid.get(pid) ?? []) {
-        const state = this.#desired.get(key);
-        if (!state) continue;
-        for (const ip of state.entries.keys()) {
-          const o = outcome.added.get(ip) ?? { ip, ok: false, error: outcome.listError ?? "not processed" };
-          rows.set(key, sent.get(key)?.get(ip) ?? ip, "add", o.ok, o.error);
-        }
-      }
-      for (const [ip, o] of outcome.removed) for (const key of keys) rows.set(key, ip, "del", o.ok, o.error);
-    }
+    const work = order.map((pid) => ({
+      pid,
+      outcome: this.#onTarget(pid, undefined, () => this.#reconcile(pid, "full")),
+    }));
     this.#armExpiry();
-    return { type: "ack", seq: message.seq, results: rows.list() };
+    const done = (async (): Promise<AckMessage> => {
+      for (const { pid, outcome: pending } of work) {
+        const outcome = await pending;
+        const keys = keysByPid.get(pid) ?? oldKeysByPid.get(pid) ?? [];
+        for (const key of keysByPid.get(pid) ?? []) {
+          for (const ip of held.get(key) ?? []) {
+            const o = outcome.added.get(ip) ?? { ip, ok: false, error: outcome.listError ?? "not processed" };
+            rows.set(key, sent.get(key)?.get(ip) ?? ip, "add", o.ok, o.error);
+          }
+        }
+        for (const [ip, o] of outcome.removed) for (const key of keys) rows.set(key, ip, "del", o.ok, o.error);
+      }
+      return { type: "ack", seq: message.seq, results: rows.list() };
+    })();
+    return { done };
   }
 
-  async #apply(message: { seq: number; ops: readonly Op[] }): Promise<AckMessage> {
+  async #apply(message: { seq: number; ops: readonly Op[] }): Promise<{ done: Promise<AckMessage> }> {
     const now = this.#clock.now();
     const rows = new ResultRows();
     /** pid → normalised ip (addresses touched by the ops). */
@@ -399,6 +450,8 @@ export class Enforcer {
         this.#retired.delete(pid);
         removals = true;
       }
+      // Same physical target, maybe new sealed secrets: later calls use the target as last sent.
+      if (state && state.pid === pid) state.target = op.target;
       if (!state && op.op === "add") {
         state = { target: op.target, pid, entries: new Map() };
         this.#desired.set(key, state);
@@ -417,6 +470,7 @@ export class Enforcer {
           );
         } else {
           state?.entries.set(ip, op.expiresAt);
+          if (op.user !== undefined) this.#users.set(`${key}\u0000${ip}`, op.user);
           rows.set(key, op.ip, "add", true); // provisional: replaced by the backend's outcome below
         }
       } else {
@@ -433,25 +487,37 @@ export class Enforcer {
     if (removals) await this.#persistNow();
     else this.#persistSoon();
 
-    const outcomes = new Map<string, PhysicalOutcome>();
-    for (const pid of [...this.#retired.keys()].filter((p) => fullReconcile.has(p)))
-      outcomes.set(pid, await this.#reconcile(pid, "full"));
-    for (const pid of fullReconcile) if (!outcomes.has(pid)) outcomes.set(pid, await this.#reconcile(pid, "full"));
+    const pending = new Map<string, Promise<PhysicalOutcome>>();
+    const full = (pid: string): void =>
+      void pending.set(
+        pid,
+        this.#onTarget(pid, opTargets.get(pid), () => this.#reconcile(pid, "full")),
+      );
+    for (const pid of [...this.#retired.keys()].filter((p) => fullReconcile.has(p))) full(pid);
+    for (const pid of fullReconcile) if (!pending.has(pid)) full(pid);
     for (const [pid, ips] of touched) {
-      if (outcomes.has(pid)) continue;
-      outcomes.set(pid, await this.#applyTouched(pid, ips, opTargets.get(pid)));
-    }
-
-    for (const { key, ip, text, op, pid } of last.values()) {
-      const outcome = outcomes.get(pid);
-      if (!outcome) continue;
-      if (rows.get(key, text, op)?.ok === false) continue; // invalid or expired: never sent to the backend
-      const o = op === "add" ? outcome.added.get(ip) : outcome.removed.get(ip);
-      if (o) rows.set(key, text, op, o.ok, o.error);
-      else if (op === "add") rows.set(key, text, op, false, outcome.listError ?? "not applied");
+      if (pending.has(pid)) continue;
+      pending.set(
+        pid,
+        this.#onTarget(pid, opTargets.get(pid), () => this.#applyTouched(pid, ips, opTargets.get(pid))),
+      );
     }
     this.#armExpiry();
-    return { type: "ack", seq: message.seq, results: rows.list() };
+
+    const done = (async (): Promise<AckMessage> => {
+      const outcomes = new Map<string, PhysicalOutcome>();
+      for (const [pid, p] of pending) outcomes.set(pid, await p);
+      for (const { key, ip, text, op, pid } of last.values()) {
+        const outcome = outcomes.get(pid);
+        if (!outcome) continue;
+        if (rows.get(key, text, op)?.ok === false) continue; // invalid or expired: never sent to the backend
+        const o = op === "add" ? outcome.added.get(ip) : outcome.removed.get(ip);
+        if (o) rows.set(key, text, op, o.ok, o.error);
+        else if (op === "add") rows.set(key, text, op, false, outcome.listError ?? "not applied");
+      }
+      return { type: "ack", seq: message.seq, results: rows.list() };
+    })();
+    return { done };
   }
 
   /** Adds the touched addresses still desired on `pid`, removes the touched ones no key holds any more. */
@@ -464,16 +530,45 @@ export class Enforcer {
     const toRemove: string[] = [];
     for (const ip of ips) {
       const exp = want.get(ip);
-      if (exp !== undefined) toAdd.push({ ip, expiresAt: exp });
+      if (exp !== undefined) toAdd.push(this.#entry(pid, ip, exp));
       else toRemove.push(ip);
     }
     result.added = await this.#callAdd(target, toAdd);
     result.removed = await this.#callRemove(target, toRemove);
+    await this.#commit(target, result);
     return result;
   }
 
+  /** An entry to add, with the user name the server gave for it under any key of `pid`. */
+  #entry(pid: string, ip: string, expiresAt: number): Entry {
+    for (const [key, s] of this.#desired) {
+      if (s.pid !== pid) continue;
+      const user = this.#users.get(`${key}\u0000${ip}`);
+      if (user !== undefined) return { ip, expiresAt, user };
+    }
+    return { ip, expiresAt };
+  }
+
+  /**
+   * Runs the driver's commit step after a batch that changed something; when it fails, every change
+   * of the batch is reported failed with the commit's error.
+   */
+  async #commit(target: Target, result: PhysicalOutcome): Promise<void> {
+    const driver = this.#backendOf(target);
+    if (typeof driver === "string" || !driver.commit) return;
+    const changed = [...result.added.values(), ...result.removed.values()].some((o) => o.ok);
+    if (!changed) return;
+    try {
+      await driver.commit(target);
+    } catch (err) {
+      const error = `commit failed: ${errorText(err)}`;
+      for (const map of [result.added, result.removed])
+        for (const [ip, o] of map) if (o.ok) map.set(ip, { ip: o.ip, ok: false, error });
+    }
+  }
+
   /** Drops expired entries and removes the addresses no key on their target holds any more. */
-  async #expire(): Promise<number> {
+  async #expire(): Promise<{ count: number; done: Promise<unknown> }> {
     const now = this.#clock.now();
     const expired = new Map<string, Set<string>>();
     let count = 0;
@@ -487,22 +582,29 @@ export class Enforcer {
         set.add(ip);
       }
     }
+    const work: Promise<unknown>[] = [];
     if (count > 0) {
       await this.#persistNow();
       for (const [pid, ips] of expired) {
-        const want = this.#wanted(pid, now);
-        const target = this.#targetOf(pid);
-        const gone = [...ips].filter((ip) => !want.has(ip));
-        if (!target || gone.length === 0) continue;
-        const outcomes = await this.#callRemove(target, gone);
-        const failed = [...outcomes.values()].filter((o) => !o.ok);
-        this.#log.info({ target: target.key, removed: gone.length - failed.length }, "expired entries removed");
-        if (failed.length > 0)
-          this.#log.warn({ target: target.key, failed }, "could not remove expired entries (drift repair retries)");
+        work.push(
+          this.#onTarget(pid, undefined, async () => {
+            // Judged when the call runs: a later message may have granted the address again.
+            const want = this.#wanted(pid, this.#clock.now());
+            const target = this.#targetOf(pid);
+            const gone = [...ips].filter((ip) => !want.has(ip));
+            if (!target || gone.length === 0) return;
+            const outcomes = await this.#callRemove(target, gone);
+            await this.#commit(target, { added: new Map(), removed: outcomes });
+            const failed = [...outcomes.values()].filter((o) => !o.ok);
+            this.#log.info({ target: target.key, removed: gone.length - failed.length }, "expired entries removed");
+            if (failed.length > 0)
+              this.#log.warn({ target: target.key, failed }, "could not remove expired entries (drift repair retries)");
+          }),
+        );
       }
     }
     this.#armExpiry();
-    return count;
+    return { count, done: Promise.all(work) };
   }
 
   /**
@@ -531,10 +633,31 @@ export class Enforcer {
     }
     if (mode === "drift" && actual === null) return result;
     const toAdd: Entry[] = [];
-    for (const [ip, expiresAt] of want) if (mode === "full" || !actual?.has(ip)) toAdd.push({ ip, expiresAt });
+    for (const [ip, expiresAt] of want)
+      if (mode === "full" || !actual?.has(ip)) toAdd.push(this.#entry(pid, ip, expiresAt));
     const toRemove = actual ? [...actual].filter((ip) => !want.has(ip)) : [];
-    result.added = await this.#callAdd(target, toAdd);
-    result.removed = await this.#callRemove(target, toRemove);
+    if (mode === "full" && backend.replace) {
+      // The driver sets the whole content at once (flush and fill, prepare and commit).
+      let outcomes: EntryOutcome[];
+      let error: string | undefined;
+      try {
+        outcomes = await backend.replace(target, toAdd, this.#clock.now());
+      } catch (err) {
+        error = errorText(err);
+        outcomes = toAdd.map((e) => ({ ip: e.ip, ok: false, error }));
+      }
+      result.added = this.#byIp(
+        toAdd.map((e) => e.ip),
+        outcomes,
+        new Map(),
+      );
+      for (const ip of toRemove)
+        result.removed.set(ip, error === undefined ? { ip, ok: true } : { ip, ok: false, error });
+    } else {
+      result.added = await this.#callAdd(target, toAdd);
+      result.removed = await this.#callRemove(target, toRemove);
+    }
+    await this.#commit(target, result);
     if (mode === "drift" && (toAdd.length > 0 || toRemove.length > 0)) {
       this.#log.warn({ target: target.key, readded: toAdd.map((e) => e.ip), removed: toRemove }, "drift repaired");
     }
@@ -587,11 +710,9 @@ export class Enforcer {
 
   // ---------------------------------------------------------------- state helpers
 
-  /** The backend enforcing `target`, or why there is none. */
-  #backendOf(target: Target): Backend | string {
-    const type = backendTypeOf(target.backend);
-    if (!(type in target.acl)) return `ACL ${target.key} has no ${type} configuration`;
-    return this.#backends.get(type) ?? `backend type "${type}" is not supported by this agent`;
+  /** The driver enforcing `target`, or why there is none. */
+  #backendOf(target: Target): Driver | string {
+    return this.#drivers.driverFor(target);
   }
 
   #keysByPid(): Map<string, string[]> {

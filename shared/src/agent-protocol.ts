@@ -16,7 +16,9 @@
 import { z } from "zod";
 import { AgentCapabilitiesSchema } from "./api/agent.ts";
 import { BackendConfigSchema } from "./api/backend.ts";
-import { HaproxyAclConfigSchema, IpsetAclConfigSchema } from "./api/acl.ts";
+import { AclTypeConfigSchemas } from "./api/acl.ts";
+import { AGENT_BACKEND_TYPES } from "./backend-types.ts";
+import type { TargetAcl } from "./backend-types.ts";
 
 /**
  * The protocol version spoken by this release. 2: every server frame is signed with the server's
@@ -74,6 +76,26 @@ export const AgentRegisterRequestSchema = z.object({
 export type AgentRegisterRequest = z.infer<typeof AgentRegisterRequestSchema>;
 
 /**
+ * The ACL fields of a target: `{ <type>: fields }` for one of the types an agent enforces
+ * (`AGENT_BACKEND_TYPES`, read from the backend descriptors).
+ */
+export const TargetAclSchema = z.union(
+  AGENT_BACKEND_TYPES.map((type) => z.object({ [type]: AclTypeConfigSchemas[type] })) as unknown as [
+    z.ZodType,
+    z.ZodType,
+    ...z.ZodType[],
+  ],
+) as unknown as z.ZodType<TargetAcl>;
+
+/**
+ * Sealed secrets of a target (issue #10 item 4): the backend's secret fields by name (`Bearer`,
+ * `ApiKey`, ...) and the ACL's Sensitive script variables as `env:<NAME>`, each a base64 libsodium
+ * sealed box to the agent's X25519 key. Only the agent opens them; they are not part of the target's
+ * identity, so a credential change never empties the target.
+ */
+export const SealedSecretsSchema = z.record(z.string(), z.string());
+
+/**
  * One enforcement target: an ACL on a backend. `key` is the ACL id; an entry is (target, address).
  * The target carries its whole configuration so the agent needs no other state to apply an entry.
  */
@@ -81,13 +103,17 @@ export const TargetSchema = z.object({
   key: z.string(),
   backendId: z.string(),
   backend: BackendConfigSchema,
-  acl: z.union([z.object({ haproxy: HaproxyAclConfigSchema }), z.object({ ipset: IpsetAclConfigSchema })]),
+  acl: TargetAclSchema,
+  secrets: SealedSecretsSchema.optional(),
 });
 /** One enforcement target. */
 export type Target = z.infer<typeof TargetSchema>;
 
-/** One address in a target with its absolute expiry (epoch milliseconds). */
-export const EntrySchema = z.object({ ip: z.string(), expiresAt: z.number().int() });
+/**
+ * One address in a target with its absolute expiry (epoch milliseconds) and, when the server knows it,
+ * the user name of a grant holding it (script `knoc_username`, webhook `user`).
+ */
+export const EntrySchema = z.object({ ip: z.string(), expiresAt: z.number().int(), user: z.string().optional() });
 /** One address in a target with its absolute expiry. */
 export type Entry = z.infer<typeof EntrySchema>;
 
@@ -98,7 +124,13 @@ export type TargetState = z.infer<typeof TargetStateSchema>;
 
 /** One incremental change: add (or extend the expiry of) an entry, or delete it. */
 export const OpSchema = z.discriminatedUnion("op", [
-  z.object({ op: z.literal("add"), target: TargetSchema, ip: z.string(), expiresAt: z.number().int() }),
+  z.object({
+    op: z.literal("add"),
+    target: TargetSchema,
+    ip: z.string(),
+    expiresAt: z.number().int(),
+    user: z.string().optional(),
+  }),
   z.object({ op: z.literal("del"), target: TargetSchema, ip: z.string() }),
 ]);
 /** One incremental change. */

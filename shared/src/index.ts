@@ -9,6 +9,7 @@ export * from "./api/agent.ts";
 export * from "./api/backend.ts";
 export * from "./api/acl.ts";
 export * from "./knoc-kind.ts";
+export * from "./backend-types.ts";
 export * from "./api/admin.ts";
 export * from "./api/license.ts";
 export * from "./api/logs.ts";

@@ -1,14 +1,15 @@
 /**
  * Knoc kinds derived from configuration (admin-console §3 "Knoc kinds derived from configuration").
  *
- * LINUX: ipset. PROXY: haproxy or knocproxy (ProxyType). SCRIPT: script (ScriptType webhook when the
+ * The kind and vendor of each type are its row in `backend-types.ts`. LINUX: ipset, nftables. PROXY: haproxy or knocproxy (ProxyType). SCRIPT: script (ScriptType webhook when the
  * Command is an http(s) URL, else script). APPLICATION: the vendor types (active, with their Vendor),
  * the allowlist (passive), and a palo Knoc with an EDL name (passive+). A script backend whose
  * Command is `/temp/{vendor}` with one of the active vendors stands for a vendor without a dedicated
  * configuration and is APPLICATION active of that vendor.
  */
 import { backendTypeOf, isWebhookCommand } from "./api/backend.ts";
-import type { BackendConfig, BackendType } from "./api/backend.ts";
+import type { BackendConfig } from "./api/backend.ts";
+import { BACKEND_DESCRIPTORS } from "./backend-types.ts";
 import type { AclConfig } from "./api/acl.ts";
 
 /** The four Knoc kinds (the wizards of admin-console §2). */
@@ -39,18 +40,6 @@ export const ACTIVE_VENDORS = [
 /** One active vendor. */
 export type Vendor = (typeof ACTIVE_VENDORS)[number];
 
-/** The vendor of each application backend type (fortios is "fortinet", panos "palo"). */
-export const VENDOR_OF_TYPE: Readonly<Partial<Record<BackendType, Vendor>>> = {
-  fortios: "fortinet",
-  fortimanager: "fortimanager",
-  panos: "palo",
-  firepower: "firepower",
-  sophosutm: "sophosutm",
-  sophossfos: "sophossfos",
-  aws: "aws",
-  azure: "azure",
-};
-
 /** What kind of Knoc a backend and ACL configuration make. Only the fields of the kind are present. */
 export interface KnocKind {
   Kind: KnocKindName;
@@ -67,12 +56,10 @@ export interface KnocKind {
  */
 export function knocKind(backendConfig: BackendConfig, aclConfig?: AclConfig): KnocKind {
   const type = backendTypeOf(backendConfig);
+  const descriptor = BACKEND_DESCRIPTORS[type];
+  if (descriptor.kind === "LINUX") return { Kind: "LINUX" };
+  if (descriptor.kind === "PROXY") return { Kind: "PROXY", ProxyType: type as ProxyType };
   switch (type) {
-    case "ipset":
-      return { Kind: "LINUX" };
-    case "haproxy":
-    case "knocproxy":
-      return { Kind: "PROXY", ProxyType: type };
     case "allowlist":
       return { Kind: "APPLICATION", ApplicationType: "passive" };
     case "script": {
@@ -89,6 +76,6 @@ export function knocKind(backendConfig: BackendConfig, aclConfig?: AclConfig): K
         Vendor: "palo",
       };
     default:
-      return { Kind: "APPLICATION", ApplicationType: "active", Vendor: VENDOR_OF_TYPE[type]! };
+      return { Kind: "APPLICATION", ApplicationType: "active", Vendor: descriptor.vendor! };
   }
 }

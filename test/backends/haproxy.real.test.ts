@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Target } from "@postern/shared";
-import { ACL_FILE_HEADER, HaproxyBackend } from "../../agent/src/backends/haproxy.ts";
+import { ACL_FILE_HEADER, HaproxyBackend } from "../../agent/src/backends/haproxy/driver.ts";
 import { ExecaRunner } from "../../agent/src/process/execa-runner.ts";
 import { httpGetFrom, startHaproxy } from "../support/haproxy.ts";
 import type { HaproxyInstance } from "../support/haproxy.ts";

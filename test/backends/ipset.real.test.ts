@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Target } from "@postern/shared";
-import { IpsetBackend } from "../../agent/src/backends/ipset.ts";
+import { IpsetBackend } from "../../agent/src/backends/ipset/driver.ts";
 import { ExecaRunner } from "../../agent/src/process/execa-runner.ts";
 import type { CommandRunner } from "../../agent/src/process/runner.ts";
 import { createNetnsPair, netnsRunner, netnsSupport, sleep } from "../support/netns.ts";

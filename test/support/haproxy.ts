@@ -46,6 +46,8 @@ export interface StartHaproxyOptions {
   readonly initialEntries?: readonly string[];
   /** HAProxy executable (default `haproxy`). */
   readonly binary?: string;
+  /** Name of the ACL file in the temp dir (default `allow-<n>.acl`); knocproxy tests use `<Name>.acl`. */
+  readonly aclFileName?: string;
 }
 
 let counter = 0;
@@ -103,7 +105,7 @@ export async function startHaproxy(options: StartHaproxyOptions = {}): Promise<H
   const n = ++counter;
   const dir = await mkdtemp(join(tmpdir(), `postern-haproxy-${process.pid}-`));
   const socketPath = join(dir, "admin.sock");
-  const aclFile = join(dir, `allow-${n}.acl`);
+  const aclFile = join(dir, options.aclFileName ?? `allow-${n}.acl`);
   const [tcpPort, frontendPort] = [await freePort(), await freePort()];
   await writeFile(aclFile, (options.initialEntries ?? []).map((e) => `${e}\n`).join(""));
   const cfg = join(dir, "haproxy.cfg");

@@ -1,17 +1,17 @@
 /**
- * The agent's enforcement backends, keyed by the BackendConfig type they handle.
+ * The agent's enforcement drivers: one folder per backend type, registered in `registry.ts`.
  */
-import { backendTypeOf } from "@postern/shared";
-import type { Target } from "@postern/shared";
 import type { CommandRunner } from "../process/runner.ts";
 import type { Backend } from "./backend.ts";
-import { HaproxyBackend } from "./haproxy.ts";
-import type { HaproxyBackendOptions } from "./haproxy.ts";
-import { IpsetBackend } from "./ipset.ts";
+import { HaproxyBackend } from "./haproxy/driver.ts";
+import type { HaproxyBackendOptions } from "./haproxy/driver.ts";
+import { IpsetBackend } from "./ipset/driver.ts";
 
 export type { Backend, EntryOutcome } from "./backend.ts";
-export { HaproxyBackend } from "./haproxy.ts";
-export { IpsetBackend } from "./ipset.ts";
+export type { Driver, DriverContext, DriverDefinition, DriverResolver } from "./driver.ts";
+export { DRIVERS, DriverSet, StaticDrivers } from "./registry.ts";
+export { HaproxyBackend } from "./haproxy/driver.ts";
+export { IpsetBackend } from "./ipset/driver.ts";
 
 /** Options of `createBackends`. */
 export interface CreateBackendsOptions {
@@ -24,8 +24,8 @@ export interface CreateBackendsOptions {
 }
 
 /**
- * Creates one backend per implemented type: a Map from the BackendConfig key ("haproxy", "ipset")
- * to its `Backend`.
+ * Fixed ipset and HAProxy backends, one shared instance per type (benchmarks and tests that wrap the
+ * calls); the daemon itself creates a driver per backend through `DriverSet`.
  */
 export function createBackends(options: CreateBackendsOptions): Map<string, Backend> {
   const backends = new Map<string, Backend>();
@@ -35,17 +35,4 @@ export function createBackends(options: CreateBackendsOptions): Map<string, Back
   ];
   for (const b of list) backends.set(b.type, b);
   return backends;
-}
-
-/**
- * The backend that enforces `target`, chosen by the single key of its BackendConfig.
- * @throws Error when `backends` has none of that type, or the ACL config is for another type.
- */
-export function backendFor(backends: ReadonlyMap<string, Backend>, target: Target): Backend {
-  const type = backendTypeOf(target.backend);
-  if (!(type in target.acl))
-    throw new Error(`ACL ${target.key} has no ${type} configuration for backend ${target.backendId}`);
-  const backend = backends.get(type);
-  if (!backend) throw new Error(`this agent has no ${type} backend`);
-  return backend;
 }

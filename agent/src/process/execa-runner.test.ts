@@ -51,3 +51,19 @@ describe("ExecaRunner", () => {
     expect((e as CommandStartError).code).toBe("ENOENT");
   });
 });
+
+describe("ExecaRunner with processGroup", () => {
+  it("stops the command and the children it started at the timeout", async () => {
+    const started = Date.now();
+    const r = await runner.run("/bin/sh", ["-c", "sleep 30; echo never"], { timeoutMs: 200, processGroup: true });
+    expect(r.exitCode).toBe(EXIT_TIMED_OUT);
+    expect(r.stderr).toMatch(/timed out after 200 ms/);
+    expect(r.stdout).toBe("");
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("returns the exit code and output of a command that ends in time", async () => {
+    const r = await runner.run("/bin/sh", ["-c", "echo out; echo err >&2; exit 5"], { processGroup: true });
+    expect(r).toEqual({ exitCode: 5, stdout: "out\n", stderr: "err\n" });
+  });
+});

@@ -61,19 +61,45 @@ export class ExecaRunner implements CommandRunner {
   /** Runs `command` with `args`; see the class documentation for the semantics. */
   async run(command: string, args: readonly string[], options: RunOptions = {}): Promise<CommandResult> {
     const timeout = options.timeoutMs ?? this.#defaultTimeoutMs;
-    const result = await execa(command, [...args], {
+    const group = options.processGroup === true;
+    const subprocess = execa(command, [...args], {
       reject: false,
       shell: false,
       stripFinalNewline: false,
       encoding: "utf8",
       ...(options.input !== undefined ? { input: options.input } : { stdin: "ignore" as const }),
-      ...(timeout > 0 ? { timeout } : {}),
-      ...(options.signal ? { cancelSignal: options.signal } : {}),
+      ...(timeout > 0 && !group ? { timeout } : {}),
+      ...(options.signal && !group ? { cancelSignal: options.signal } : {}),
       ...(options.env ? { env: { ...options.env }, extendEnv: true } : {}),
+      ...(group ? { detached: true } : {}),
       forceKillAfterDelay: this.#killGraceMs,
     });
+    let groupStop: "timeout" | "cancel" | null = null;
+    const timers: NodeJS.Timeout[] = [];
+    const stopGroup = (why: "timeout" | "cancel"): void => {
+      if (groupStop || subprocess.pid === undefined) return;
+      groupStop = why;
+      killGroup(subprocess.pid, "SIGTERM");
+      timers.push(setTimeout(() => killGroup(subprocess.pid!, "SIGKILL"), this.#killGraceMs));
+    };
+    const onAbort = (): void => stopGroup("cancel");
+    if (group) {
+      if (timeout > 0) timers.push(setTimeout(() => stopGroup("timeout"), timeout));
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+    }
+    const result = await subprocess;
+    for (const t of timers) clearTimeout(t);
+    options.signal?.removeEventListener("abort", onAbort);
     const stdout = typeof result.stdout === "string" ? result.stdout : "";
     const stderr = typeof result.stderr === "string" ? result.stderr : "";
+    if (groupStop === "timeout")
+      return {
+        exitCode: EXIT_TIMED_OUT,
+        stdout,
+        stderr: appendLine(stderr, `${command}: timed out after ${timeout} ms`),
+      };
+    if (groupStop === "cancel")
+      return { exitCode: EXIT_CANCELLED, stdout, stderr: appendLine(stderr, `${command}: cancelled`) };
     if (typeof result.exitCode === "number") return { exitCode: result.exitCode, stdout, stderr };
     if (result.timedOut) {
       return {
@@ -104,6 +130,15 @@ export class ExecaRunner implements CommandRunner {
       `cannot run ${command}: ${code ?? (cause instanceof Error ? cause.message : "failed to start")}`,
       cause,
     );
+  }
+}
+
+/** Sends `signal` to the process group led by `pid`; a group already gone is ignored. */
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // the group has exited
   }
 }
 

@@ -17,6 +17,11 @@ export interface RunOptions {
   readonly timeoutMs?: number;
   readonly env?: Readonly<Record<string, string>>;
   readonly signal?: AbortSignal;
+  /**
+   * Run the command in its own process group and stop the whole group on timeout or cancellation, so
+   * children it started (a script's `sleep`, `curl`) cannot keep it alive (scripts).
+   */
+  readonly processGroup?: boolean;
 }
 
 /** Runs an executable with arguments and returns its exit code and output. Throws only when it cannot start. */

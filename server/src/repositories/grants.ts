@@ -183,6 +183,7 @@ const targetColumns = {
   backendId: backends.id,
   backendType: backends.type,
   backendConfig: backends.config,
+  sealedSecrets: backends.sealedSecrets,
   agentId: backends.agentId,
 };
 
@@ -218,12 +219,26 @@ export function agentTargetSources(q: Q, agentId: string): TargetSource[] {
     .all();
 }
 
-/** The live (ACL, address, latest expiry) entries of an agent's ACLs. */
-export function agentEntries(q: Q, agentId: string, now: number): { aclId: string; ip: string; expiresAt: number }[] {
+/**
+ * The live (ACL, address, latest expiry) entries of an agent's ACLs, each with the user name of one
+ * grant holding it (the first by name; scripts get it as knoc_username).
+ */
+export function agentEntries(
+  q: Q,
+  agentId: string,
+  now: number,
+): { aclId: string; ip: string; expiresAt: number; user: string | null }[] {
   return q
-    .select({ aclId: grants.aclId, ip: grantAddresses.ip, expiresAt: sql<number>`max(${grants.expiresAt})` })
+    .select({
+      aclId: grants.aclId,
+      ip: grantAddresses.ip,
+      expiresAt: sql<number>`max(${grants.expiresAt})`,
+      user: sql<string | null>`min(${users.userName})`,
+    })
     .from(grants)
     .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
+    .leftJoin(userSessions, eq(userSessions.id, grants.sessionId))
+    .leftJoin(users, eq(users.id, userSessions.userId))
     .innerJoin(acls, eq(acls.id, grants.aclId))
     .innerJoin(backends, eq(backends.id, acls.backendId))
     .where(and(eq(backends.agentId, agentId), inArray(grants.status, [...HOLDING_STATUSES]), gt(grants.expiresAt, now)))

@@ -20,11 +20,11 @@ import type { z } from "zod";
 import {
   BackendConfigSchema,
   BackendHostField,
-  BackendMinAgentVersion,
   BackendSecretFields,
   NONE_ID,
   agentCapableOf,
   backendConfigProblem,
+  backendDescriptor,
   backendTypeOf,
   isAgentless,
   Errors,
@@ -75,10 +75,11 @@ function versionOf(version: string): string | null {
  * carry it. `all` is every agent (for err.backendTypeNoAgents). In order:
  * - unknown agent (or the all-zero id): err.invalidAgentId;
  * - no version (never connected): err.agentNeverConnected;
- * - ipset without the command or sudo: err.ipsetNoCommand / err.ipsetNoSudo;
- * - lacking the capability of the type (script enabled; haproxy for haproxy and knocproxy):
- *   err.backendTypeNoAgents when no agent at all has it, else err.agentIncapable;
- * - version below `BackendMinAgentVersion` (1.6.0 script and application types, 1.9.0 sophos) or
+ * - the type's own capability key from its descriptor's `capabilityProblem` (ipset without the
+ *   command or sudo: err.ipsetNoCommand / err.ipsetNoSudo);
+ * - lacking the capability of the type (script enabled; haproxy for haproxy and knocproxy; nft for
+ *   nftables): err.backendTypeNoAgents when no agent at all has it, else err.agentIncapable;
+ * - version below the descriptor's `minAgentVersion` (1.6.0 script and application types, 1.9.0 sophos) or
  *   not a version: err.agentBackendTypeNotSupported, Extra naming the version needed.
  */
 export function agentGateProblem(
@@ -89,14 +90,14 @@ export function agentGateProblem(
   if (!agent) return { error: Errors.invalidAgentId };
   if (!agent.version) return { error: Errors.agentNeverConnected };
   const caps = agent.capabilities as AgentCapabilities;
-  if (type === "ipset") {
-    if (!caps.ipset?.command_available) return { error: Errors.ipsetNoCommand };
-    if (!caps.ipset.sudo_enabled) return { error: Errors.ipsetNoSudo };
-  } else if (!agentCapableOf(caps, type)) {
+  const descriptor = backendDescriptor(type);
+  const problem = descriptor.capabilityProblem(caps);
+  if (problem !== null && problem !== Errors.agentIncapable) return { error: problem };
+  if (problem !== null) {
     const someone = all.some((a) => a.version !== "" && agentCapableOf(a.capabilities as AgentCapabilities, type));
     return { error: someone ? Errors.agentIncapable : Errors.backendTypeNoAgents, Extra: type };
   }
-  const min = BackendMinAgentVersion[type];
+  const min = descriptor.minAgentVersion;
   if (min) {
     const v = versionOf(agent.version);
     if (!v || semver.lt(v, min))

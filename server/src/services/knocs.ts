@@ -7,7 +7,7 @@
  * backend and the hidden child ACL whose parent is the first ACL; then the assignments of users and
  * groups. A licence is required to create or update (403 err.youDoNotHaveALicense).
  */
-import { NONE_ID, backendTypeOf, knocKind, Errors } from "@postern/shared";
+import { Errors, KIND_TYPES, NONE_ID, backendTypeOf, knocKind } from "@postern/shared";
 import type {
   AclConfig,
   AclWrite,
@@ -33,25 +33,6 @@ import type { Ops } from "./grants/engine.ts";
 import type { LicensingService } from "./licensing/service.ts";
 import { Service } from "./service.ts";
 import type { ServiceDeps } from "./service.ts";
-
-/** The backend types each wizard kind may create (admin-console §3 "Knoc kinds"). */
-export const KIND_TYPES: Readonly<Record<KnocCreate["Kind"], readonly BackendType[]>> = {
-  LINUX: ["ipset"],
-  PROXY: ["haproxy", "knocproxy"],
-  SCRIPT: ["script"],
-  APPLICATION: [
-    "allowlist",
-    "fortios",
-    "fortimanager",
-    "azure",
-    "panos",
-    "firepower",
-    "sophosutm",
-    "sophossfos",
-    "aws",
-    "script",
-  ],
-};
 
 /** The allowlist URL of a passive Knoc. */
 export function allowlistUrl(baseUrl: string, aclId: string, token: string): string {

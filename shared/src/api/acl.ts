@@ -9,7 +9,7 @@ import { IdSchema } from "../common.ts";
 import { NONE_ID, Limits } from "../limits.ts";
 import { Errors } from "../errors.ts";
 import { isStrictDottedIpv4, ipv4ToNumber, normaliseIp } from "../ip.ts";
-import { BackendDefaults, envVarNamesProblem, isHttpUrl } from "./backend.ts";
+import { envVarNamesProblem, isHttpUrl } from "./backend.ts";
 import type { BackendType, ConfigProblem } from "./backend.ts";
 
 const aclText = (max = 255) => z.string().trim().max(max).default("");
@@ -26,6 +26,8 @@ const vendorAclName = (max = 255) =>
     .max(max)
     .regex(/^[A-Za-z0-9_]*$/, Errors.invalidAclName.err)
     .default("");
+/** The default table of an nftables ACL. */
+const NFTABLES_DEFAULT_TABLE = "inet postern";
 
 /**
  * A port given as a number or a numeric string, parsed to an integer 1–65535 (admin-console §5 "AWS
@@ -111,11 +113,11 @@ export const SophossfosAclConfigSchema = z.object({ GroupName: vendorAclName(), 
 export const AzureAclConfigSchema = z.object({
   NsgDirection: z.union([z.enum(["Inbound", "Outbound"]), z.literal("")]).default(""),
   NsgName: vendorAclName(80),
-  NsgPort: portField(BackendDefaults.azureNsgPort),
+  NsgPort: portField(443),
   ResourceGroup: aclText(90),
 });
 /** ACL fields of an aws backend: the security group and port (default 22), both required. */
-export const AwsAclConfigSchema = z.object({ SecurityGroupId: aclText(64), Port: portField(BackendDefaults.awsPort) });
+export const AwsAclConfigSchema = z.object({ SecurityGroupId: aclText(64), Port: portField(22) });
 
 /**
  * ACL fields of an allowlist backend: the random Token in the allowlist URL, the API key allowed to
@@ -130,6 +132,22 @@ export const AllowlistAclConfigSchema = z.object({
     .array(z.object({ Prefix: z.string(), Note: z.string().default("") }))
     .max(256)
     .default([]),
+});
+
+/**
+ * ACL fields of an nftables backend (docs/decisions.md "nftables backend"): the table as
+ * `<family> <name>` (default `inet postern`) and its IPv4 and IPv6 sets (at least one), created by
+ * hand with `flags timeout` like ipset sets.
+ */
+export const NftablesAclConfigSchema = z.object({
+  Table: z
+    .string()
+    .trim()
+    .max(80)
+    .default(NFTABLES_DEFAULT_TABLE)
+    .transform((t) => t.replace(/\s+/g, " ") || NFTABLES_DEFAULT_TABLE),
+  V4SetName: z.string().trim().max(63).default(""),
+  V6SetName: z.string().trim().max(63).default(""),
 });
 
 /** The schema of each backend type's ACL fields (admin-console §3 table, "ACL fields"). */
@@ -147,6 +165,7 @@ export const AclTypeConfigSchemas = {
   script: ScriptAclConfigSchema,
   ipset: IpsetAclConfigSchema,
   allowlist: AllowlistAclConfigSchema,
+  nftables: NftablesAclConfigSchema,
 } as const satisfies Record<BackendType, z.ZodType>;
 
 /**
@@ -168,6 +187,7 @@ export const AclConfigSchema = z.object({
   script: ScriptAclConfigSchema.optional(),
   ipset: IpsetAclConfigSchema.optional(),
   allowlist: AllowlistAclConfigSchema.optional(),
+  nftables: NftablesAclConfigSchema.optional(),
 });
 /** The ACL's Config. */
 export type AclConfig = z.infer<typeof AclConfigSchema>;
@@ -199,7 +219,8 @@ export function aclConfigFor(type: BackendType, config: AclConfig): AclConfig {
  * fortimanager: Name required; panos: GroupName,
  * or EDLName for Passive+, and URL http/https; firepower GroupUUID a UUID; sophosutm GroupReference;
  * sophossfos GroupName or GroupNameV6; azure NsgDirection, NsgName, ResourceGroup; aws
- * SecurityGroupId (`sg-` and 8 or 17 hex digits). Other problems: "Bad request" with Extra naming
+ * SecurityGroupId (`sg-` and 8 or 17 hex digits); nftables Table `<family> <name>` and one set name at
+ * least (names of letters, digits, `_.-`: err.invalidAclName). Other problems: "Bad request" with Extra naming
  * the field. The vendor names' characters ("Invalid ACL name") are the schemas' rule (`vendorAclName`).
  * Variable values (which depend on what is sealed) are checked by the server.
  */
@@ -261,6 +282,16 @@ export function aclConfigProblem(type: BackendType, config: AclConfig): ConfigPr
       if (v.NsgDirection === "") return bad(`${p}.NsgDirection`, "required");
       if (v.NsgName === "") return bad(`${p}.NsgName`, "required");
       if (v.ResourceGroup === "") return bad(`${p}.ResourceGroup`, "required");
+      return null;
+    }
+    case "nftables": {
+      const v = c.nftables!;
+      if (!/^(ip|ip6|inet) [A-Za-z0-9_.-]{1,63}$/.test(v.Table))
+        return bad(`${p}.Table`, "must be a family (ip, ip6 or inet) and a table name, e.g. inet postern");
+      if (!v.V4SetName && !v.V6SetName) return bad(`${p}.V4SetName`, "V4SetName or V6SetName required");
+      for (const name of [v.V4SetName, v.V6SetName]) {
+        if (name && !/^[A-Za-z0-9_.-]{1,63}$/.test(name)) return { error: Errors.invalidAclNameKey, Extra: name };
+      }
       return null;
     }
     case "aws": {

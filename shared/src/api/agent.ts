@@ -4,7 +4,10 @@
 import { z } from "zod";
 import { IdSchema } from "../common.ts";
 
-/** Capabilities an agent reports (admin-console §3). */
+/**
+ * Capabilities an agent reports (admin-console §3), plus `nftables` (docs/decisions.md "nftables
+ * backend": the command usable and the sets found, each with its table as `<family> <name>`).
+ */
 export const AgentCapabilitiesSchema = z.object({
   "os-release": z.object({ NAME: z.string(), VERSION: z.string() }).optional(),
   ipset: z
@@ -16,6 +19,12 @@ export const AgentCapabilitiesSchema = z.object({
     .optional(),
   script: z.object({ enabled: z.boolean() }).optional(),
   haproxy: z.object({ socket_location: z.string() }).optional(),
+  nftables: z
+    .object({
+      command_available: z.boolean(),
+      sets: z.array(z.object({ table: z.string(), name: z.string(), type: z.string(), timeout: z.boolean() })),
+    })
+    .optional(),
 });
 /** Capabilities an agent reports. */
 export type AgentCapabilities = z.infer<typeof AgentCapabilitiesSchema>;

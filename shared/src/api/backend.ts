@@ -3,19 +3,21 @@
  *
  * BackendConfig has exactly one key naming its type, one of the 13 types of §3. The zod schemas
  * here check shapes and fill the §9 defaults; the §5 rules that carry the spec's own keys or
- * messages are in `backendConfigProblem` (pure, shared with the browser), and the agent gates in
- * `agentCapableOf` / `BackendMinAgentVersion`. Secret fields (`BackendSecretFields`) are written in
- * plain text, stored sealed to the backend's agent, and always read back as "" with their names in
- * `SecretsSet`.
+ * messages are in `backendConfigProblem` (pure, shared with the browser). Everything else known about
+ * a type (kind, vendor, capability, agent version, secret and host fields, defaults) is its row in
+ * `../backend-types.ts`. Secret fields are written in plain text, stored sealed to the backend's agent,
+ * and always read back as "" with their names in `SecretsSet`.
  */
 import { Errors } from "../errors.ts";
 import type { ErrorEntry } from "../errors.ts";
 import { z } from "zod";
 import { IdSchema } from "../common.ts";
 import { NONE_ID } from "../limits.ts";
-import type { AgentCapabilities } from "./agent.ts";
 
-/** The 13 backend types of admin-console §3, in the spec's order. */
+/**
+ * The backend types: the 13 of admin-console §3 in the spec's order, then `nftables` (beyond the
+ * spec, docs/decisions.md "nftables backend").
+ */
 export const BACKEND_TYPES = [
   "fortios",
   "fortimanager",
@@ -30,73 +32,14 @@ export const BACKEND_TYPES = [
   "script",
   "ipset",
   "allowlist",
+  "nftables",
 ] as const;
 /** A backend type: the single key of a BackendConfig. */
 export type BackendType = (typeof BACKEND_TYPES)[number];
 
-/** Defaults of admin-console §9 (and §4 "Protocol unix prefills ... tcp prefills {ip}:9999"). */
-export const BackendDefaults = {
-  fortiosPrefix: "kk_",
-  panosVSys: "vsys1",
-  haproxyUnixSocket: "/var/run/haproxy.sock",
-  haproxyTcpPort: 9999,
-  azureNsgPort: 443,
-  awsPort: 22,
-} as const;
-
-/**
- * Minimum agent version per type (admin-console §5 and §9): 1.6.0 for script and the application
- * types, 1.9.0 for the sophos vendors. Types absent here have no version gate.
- */
-export const BackendMinAgentVersion: Readonly<Partial<Record<BackendType, string>>> = {
-  script: "1.6.0",
-  fortios: "1.6.0",
-  fortimanager: "1.6.0",
-  azure: "1.6.0",
-  panos: "1.6.0",
-  firepower: "1.6.0",
-  aws: "1.6.0",
-  sophosutm: "1.9.0",
-  sophossfos: "1.9.0",
-};
-
-/**
- * Secret fields per type (admin-console §3 "Secrets (client id, secret, tenant, access keys) are held
- * encrypted"). Required on create, blank on update keeps the stored value, never read back.
- */
-export const BackendSecretFields: Readonly<Record<BackendType, readonly string[]>> = {
-  fortios: ["Bearer"],
-  fortimanager: ["ApiKey"],
-  azure: ["ClientId", "ClientSecret", "TenantId"],
-  panos: ["ApiKey"],
-  firepower: ["Password"],
-  sophosutm: ["ApiKey"],
-  sophossfos: ["Password"],
-  aws: ["AccessKeyId", "SecretAccessKey"],
-  haproxy: [],
-  knocproxy: [],
-  script: [],
-  ipset: [],
-  allowlist: [],
-};
-
-/**
- * The field naming where a backend connects, for the types whose credentials must be re-entered
- * when it changes (admin-console §5 "Changing the URI or hostname requires re-entering credentials").
- */
-export const BackendHostField: Readonly<Partial<Record<BackendType, string>>> = {
-  fortios: "Url",
-  fortimanager: "Hostname",
-  panos: "Hostname",
-  firepower: "Hostname",
-  sophosutm: "Hostname",
-  sophossfos: "Hostname",
-};
-
 /**
  * Script environment variable names the agent sets itself (admin-console §3: knoc_action,
- * knoc_aclname, knoc_username, knoc_cidr, knoc_ipaddr); refused as names, with or without the
- * `knoc_` prefix, in any letter case.
+ * knoc_aclname, knoc_username, knoc_cidr, knoc_ipaddr); refused as names (`isReservedEnvVarName`).
  */
 export const RESERVED_ENV_VAR_NAMES = ["action", "aclname", "username", "cidr", "ipaddr"] as const;
 
@@ -106,6 +49,8 @@ const secret = z.string().trim().max(8192).default("");
 /** A password keeps its spaces. */
 const password = z.string().max(1024).default("");
 const insecure = z.boolean().default(false);
+/** admin-console §9: the default address-object prefix of fortios. */
+const FORTIOS_PREFIX = "kk_";
 
 /** fortios (Fortinet): REST API URL, bearer token, address-object prefix (default kk_), optional VDOM. */
 export const FortiosBackendConfigSchema = z.object({
@@ -116,8 +61,8 @@ export const FortiosBackendConfigSchema = z.object({
     .string()
     .trim()
     .max(32)
-    .default(BackendDefaults.fortiosPrefix)
-    .transform((p) => p || BackendDefaults.fortiosPrefix),
+    .default(FORTIOS_PREFIX)
+    .transform((p) => p || FORTIOS_PREFIX),
   VDOM: text(64),
 });
 /** fortimanager: host, TLS verification switch, API key. */
@@ -127,7 +72,7 @@ export const PanosBackendConfigSchema = z.object({
   Hostname: text(),
   Insecure: insecure,
   ApiKey: secret,
-  VSys: z.string().trim().max(63).default(BackendDefaults.panosVSys),
+  VSys: z.string().trim().max(63).default("vsys1"),
   DeviceGroup: text(),
   MapUser: z.boolean().default(false),
 });
@@ -180,6 +125,8 @@ export const ScriptBackendConfigSchema = z.object({
 export const IpsetBackendConfigSchema = z.object({}).strict();
 /** allowlist backend (passive Knocs): no fields and no agent; the list is served by the server. */
 export const AllowlistBackendConfigSchema = z.object({}).strict();
+/** nftables backend: no backend fields; the table and sets live on the ACL (docs/decisions.md "nftables backend"). */
+export const NftablesBackendConfigSchema = z.object({}).strict();
 
 /** The schema of each type's backend fields. */
 export const BackendTypeConfigSchemas = {
@@ -196,7 +143,8 @@ export const BackendTypeConfigSchemas = {
   script: ScriptBackendConfigSchema,
   ipset: IpsetBackendConfigSchema,
   allowlist: AllowlistBackendConfigSchema,
-} as const;
+  nftables: NftablesBackendConfigSchema,
+} as const satisfies Record<BackendType, z.ZodType>;
 
 /**
  * BackendConfig: exactly one key naming the type (admin-console §3). Unknown keys, none or several
@@ -217,6 +165,7 @@ export const BackendConfigSchema = z
     script: ScriptBackendConfigSchema.optional(),
     ipset: IpsetBackendConfigSchema.optional(),
     allowlist: AllowlistBackendConfigSchema.optional(),
+    nftables: NftablesBackendConfigSchema.optional(),
   })
   .strict()
   .refine(
@@ -232,33 +181,9 @@ export function backendTypeOf(config: BackendConfig): BackendType {
   return key as BackendType;
 }
 
-/** True for backend types that no agent enforces (admin-console §3: "bound to an agent (except the allowlist type)"). */
-export function isAgentless(type: string): boolean {
-  return type === "allowlist";
-}
-
-/** True when `type` is one of the 13 backend types. */
+/** True when `type` is one of the backend types (`BACKEND_TYPES`). */
 export function isBackendType(type: string): type is BackendType {
   return (BACKEND_TYPES as readonly string[]).includes(type);
-}
-
-/**
- * True when an agent's capabilities allow `type` (admin-console §5): ipset needs the command and
- * sudo, script the `script` capability enabled, haproxy and knocproxy the `haproxy` capability;
- * the application types need none (only the version gate of `BackendMinAgentVersion`).
- */
-export function agentCapableOf(capabilities: AgentCapabilities, type: BackendType): boolean {
-  switch (type) {
-    case "ipset":
-      return !!capabilities.ipset?.command_available && !!capabilities.ipset.sudo_enabled;
-    case "script":
-      return capabilities.script?.enabled === true;
-    case "haproxy":
-    case "knocproxy":
-      return !!capabilities.haproxy;
-    default:
-      return true;
-  }
 }
 
 /** A broken §5 rule: the catalogue entry to answer with and `Extra` naming the field. */
@@ -295,10 +220,19 @@ export function envVarNameProblem(name: string, path: string): ConfigProblem | n
   if (name === "") return { error: Errors.emptyEnvVarName, Extra: path };
   if (name.includes("=") || [...name].some((ch) => ch.charCodeAt(0) < 0x20))
     return { error: Errors.invalidEnvVarName, Extra: path };
-  const lower = name.toLowerCase().replace(/^knoc_/, "");
-  if ((RESERVED_ENV_VAR_NAMES as readonly string[]).includes(lower))
-    return { error: Errors.invalidEnvVarName, Extra: `${path}: ${name} is reserved` };
+  if (isReservedEnvVarName(name)) return { error: Errors.invalidEnvVarName, Extra: `${path}: ${name} is reserved` };
   return null;
+}
+
+/**
+ * True for a name the agent sets itself: `knoc_<reserved>` in any letter case, or a bare reserved name
+ * as written (`username`). The upper-case `USERNAME`, `PASSWORD`, `URL`, `POLICY` of the spec's
+ * defaults stay allowed (docs/decisions.md "Reserved script variable names").
+ */
+export function isReservedEnvVarName(name: string): boolean {
+  const reserved = RESERVED_ENV_VAR_NAMES as readonly string[];
+  const lower = name.toLowerCase();
+  return (lower.startsWith("knoc_") && reserved.includes(lower.slice("knoc_".length))) || reserved.includes(name);
 }
 
 /** Checks a list of variable names: each as `envVarNameProblem`, then unique (err.repeatedEnvVarNames). */
@@ -335,7 +269,7 @@ function hostProblem(host: string, path: string, required: boolean): ConfigProbl
  * panos Hostname and VSys required; firepower Username required; aws Region required;
  * haproxy/knocproxy Address required (an absolute path for unix, host:port for tcp); script Command
  * required, a full path or an http(s) webhook URL, and its EnvVars names valid and unique. Secrets
- * (`BackendSecretFields`) are checked by the server, which knows what is stored.
+ * (`BackendSecretFields` of ../backend-types.ts) are checked by the server, which knows what is stored.
  */
 export function backendConfigProblem(config: BackendConfig): ConfigProblem | null {
   const type = backendTypeOf(config);

@@ -6,7 +6,7 @@ import type { ErrorBody, Errors } from "@postern/shared";
 import { isErrorBody } from "../lib/error-text.ts";
 import { noteServerDate } from "./clock.ts";
 
-/** The 401 key that sends the user to Login (a literal: importing ErrKey's module would bundle zod). */
+/** The 401 key that sends the user to Login (typed against the error catalogue). */
 const INVALID_SESSION: (typeof Errors)["invalidSession"]["err"] = "err.invalidSession";
 
 /** Base path of every call (user-portal §7). */

@@ -287,12 +287,17 @@ describe("backend types", () => {
       status: 400,
       body: { Err: "err.invalidEnvVarName", Extra: "Config.script.EnvVars.1" },
     });
-    for (const reserved of ["action", "aclname", "USERNAME", "cidr", "ipaddr", "knoc_ipaddr"]) {
+    for (const reserved of ["action", "aclname", "username", "cidr", "ipaddr", "knoc_ipaddr", "KNOC_USERNAME"]) {
       expect(await withVars([{ Name: reserved }])).toMatchObject({
         status: 400,
         body: { Err: "err.invalidEnvVarName" },
       });
     }
+    // The spec's defaults URL, USERNAME, PASSWORD, POLICY are not the agent's names (docs/decisions.md).
+    const defaults = [{ Name: "URL" }, { Name: "USERNAME" }, { Name: "PASSWORD", Sensitive: true }, { Name: "POLICY" }];
+    expect(await create({ script: { Command: "/bin/knoc", EnvVars: defaults } }, agent.id, "defaults")).toMatchObject({
+      status: 201,
+    });
     expect(await withVars([{ Name: "URL" }, { Name: "URL", Sensitive: true }])).toEqual({
       status: 400,
       body: { Err: "err.repeatedEnvVarNames", Extra: "URL" },

@@ -52,6 +52,7 @@ describe("grant engine", () => {
     expect(ops[0]).toMatchObject({
       op: "add",
       ip: "203.0.113.5",
+      user: "alice", // the grant's user, for script knoc_username and webhooks
       target: { key: seed.aclId, acl: { haproxy: { ID: 1 } } },
     });
     expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Pending);
@@ -85,7 +86,7 @@ describe("grant engine", () => {
     expect(h.channel.take()).toHaveLength(0);
     // The desired state sent on reconnect carries the entry.
     const desired = h.services.engine.desiredState(seed.agentId);
-    expect(desired[0]?.entries.map((e) => e.ip)).toEqual(["203.0.113.5"]);
+    expect(desired[0]?.entries.map((e) => [e.ip, e.user])).toEqual([["203.0.113.5", "alice"]]);
     h.services.engine.agentConnected(seed.agentId);
     expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Pending);
   });

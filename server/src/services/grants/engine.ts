@@ -179,7 +179,7 @@ export class GrantEngine {
       });
       for (const ip of ips) {
         const entryExpiresAt = repo.entryExpiry(tx, aclId, ip, now) ?? expiresAt;
-        pushOp(ops, src.agentId, { op: "add", target, ip, expiresAt: entryExpiresAt });
+        pushOp(ops, src.agentId, { op: "add", target, ip, expiresAt: entryExpiresAt, user: meta.userName });
       }
     });
     this.send(ops);
@@ -437,7 +437,7 @@ export class GrantEngine {
       if (target) byAcl.set(src.aclId, { target, entries: [] });
     }
     for (const e of repo.agentEntries(this.db, agentId, now)) {
-      byAcl.get(e.aclId)?.entries.push({ ip: e.ip, expiresAt: e.expiresAt });
+      byAcl.get(e.aclId)?.entries.push({ ip: e.ip, expiresAt: e.expiresAt, ...(e.user ? { user: e.user } : {}) });
     }
     return [...byAcl.values()];
   }

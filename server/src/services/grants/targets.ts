@@ -1,7 +1,9 @@
 /**
- * Turns an ACL and its backend into an agent protocol `Target` (shared/src/agent-protocol.ts).
+ * Turns an ACL and its backend into an agent protocol `Target` (shared/src/agent-protocol.ts), for
+ * every type an agent enforces (`AGENT_BACKEND_TYPES` of the backend descriptors).
  */
-import type { Target } from "@postern/shared";
+import { AGENT_BACKEND_TYPES } from "@postern/shared";
+import type { AgentBackendType, BackendConfig, Target, TargetAcl } from "@postern/shared";
 
 /** The ACL and backend columns a target needs. */
 export interface TargetSource {
@@ -10,23 +12,40 @@ export interface TargetSource {
   backendId: string;
   backendType: string;
   backendConfig: Record<string, unknown>;
+  /** The backend's sealed secrets (`backends.sealed_secrets`): its fields and `acl:<id>:env:<NAME>` variables. */
+  sealedSecrets?: Record<string, string>;
+}
+
+/**
+ * The sealed secrets a target carries: the backend's own fields by name, and this ACL's sealed
+ * variables as `env:<NAME>` (other ACLs' variables are left out).
+ */
+export function targetSecrets(sealed: Record<string, string>, aclId: string): Record<string, string> {
+  const prefix = `acl:${aclId}:env:`;
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(sealed)) {
+    if (!key.startsWith("acl:")) out[key] = value;
+    else if (key.startsWith(prefix)) out[`env:${key.slice(prefix.length)}`] = value;
+  }
+  return out;
 }
 
 /**
  * Builds the target of an ACL, or null when its backend type is not enforced by an agent (or the
- * stored configuration lacks the type's fields).
+ * stored configuration lacks the type's fields). Sealed secrets ride along when there are any.
  */
 export function toTarget(src: TargetSource): Target | null {
-  if (src.backendType === "haproxy") {
-    const b = src.backendConfig["haproxy"] as { Protocol: "unix" | "tcp"; Address: string } | undefined;
-    const a = src.aclConfig["haproxy"] as { ID: number } | undefined;
-    if (!b || !a) return null;
-    return { key: src.aclId, backendId: src.backendId, backend: { haproxy: b }, acl: { haproxy: a } };
-  }
-  if (src.backendType === "ipset") {
-    const a = src.aclConfig["ipset"] as { V4SetName: string; V6SetName: string } | undefined;
-    if (!a) return null;
-    return { key: src.aclId, backendId: src.backendId, backend: { ipset: {} }, acl: { ipset: a } };
-  }
-  return null;
+  const type = src.backendType as AgentBackendType;
+  if (!(AGENT_BACKEND_TYPES as readonly string[]).includes(type)) return null;
+  const b = src.backendConfig[type];
+  const a = src.aclConfig[type];
+  if (b === undefined || a === undefined) return null;
+  const secrets = targetSecrets(src.sealedSecrets ?? {}, src.aclId);
+  return {
+    key: src.aclId,
+    backendId: src.backendId,
+    backend: { [type]: b } as BackendConfig,
+    acl: { [type]: a } as TargetAcl,
+    ...(Object.keys(secrets).length > 0 ? { secrets } : {}),
+  };
 }

@@ -24,7 +24,7 @@ import { open, readFile, rename, stat, unlink, chown } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { normaliseIp } from "@postern/shared";
 import type { Entry, Target } from "@postern/shared";
-import type { Backend, EntryOutcome } from "./backend.ts";
+import type { Backend, EntryOutcome } from "../backend.ts";
 
 /** Where the runtime API listens: a unix socket path, or a TCP host and port. */
 export type RuntimeAddress = { readonly path: string } | { readonly host: string; readonly port: number };

@@ -11,8 +11,8 @@
  */
 import { normaliseIp } from "@postern/shared";
 import type { AddressFamily, Entry, Target } from "@postern/shared";
-import type { CommandResult, CommandRunner } from "../process/runner.ts";
-import type { Backend, EntryOutcome } from "./backend.ts";
+import type { CommandResult, CommandRunner } from "../../process/runner.ts";
+import type { Backend, EntryOutcome } from "../backend.ts";
 
 /** Largest timeout ipset accepts, in seconds (kernel IPSET_MAX_TIMEOUT, about 24.8 days). */
 export const IPSET_MAX_TIMEOUT_SECONDS = 2_147_483;

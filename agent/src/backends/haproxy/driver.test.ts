@@ -18,7 +18,7 @@ import {
   parseAclReferences,
   parseRuntimeAddress,
   writeAclFileAtomically,
-} from "./haproxy.ts";
+} from "./driver.ts";
 
 interface FakeAcl {
   file: string | null;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Target } from "@postern/shared";
-import { FakeRunner, missingCommand } from "../process/fake-runner.ts";
-import type { RecordedCall } from "../process/fake-runner.ts";
+import { FakeRunner, missingCommand } from "../../process/fake-runner.ts";
+import type { RecordedCall } from "../../process/fake-runner.ts";
 import {
   IPSET_MAX_TIMEOUT_SECONDS,
   IpsetBackend,
@@ -9,7 +9,7 @@ import {
   missingSetMessage,
   parseIpsetHeader,
   parseIpsetSave,
-} from "./ipset.ts";
+} from "./driver.ts";
 
 const target = (v4 = "allow4", v6 = "allow6"): Target => ({
   key: "acl-1",
