@@ -10,6 +10,7 @@
  *   signing key (the one enrolment answered), bound to the agent's nonce; a server without that key
  *   cannot drive the agent; a client may send only a few bytes before its hello.
  */
+import { GrantErrorKey } from "@postern/shared";
 import { spawn } from "node:child_process";
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from "node:crypto";
 import { readFileSync, statSync, unlinkSync } from "node:fs";
@@ -184,7 +185,8 @@ describe("an agent speaks only for itself (issue #8 item 4)", () => {
       results: [{ key: aclB, ip: BOB_IP, op: "add", ok: false, error: "set full" }],
     });
     expect(await waitFor(async () => (await aclStatus(bob, aclB)).Status === 1)).toBe(true);
-    expect((await aclStatus(bob, aclB)).Error).toBe("set full");
+    // The user sees the plain sentence key; the agent's own text stays with the admins (#8 item 16).
+    expect((await aclStatus(bob, aclB)).Error).toBe(GrantErrorKey.grantFailed);
   });
 });
 

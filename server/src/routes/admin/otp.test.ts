@@ -208,8 +208,10 @@ describe("deferring admin enrolment", () => {
     expect((await auth()).body).toMatchObject({ AllowAdminTotpDeferral: false });
     expect((await auth({ AllowAdminTotpDeferral: true })).body).toMatchObject({ AllowAdminTotpDeferral: true });
     const l = await login();
-    expect(await verify(l.cookie, { deferEnrolment: true })).toMatchObject({ status: 204 });
-    expect((await adminRead(l.cookie)).status).toBe(200);
+    const v = await verify(l.cookie, { deferEnrolment: true });
+    expect(v).toMatchObject({ status: 204 });
+    // Deferring completes the sign-in: the session continues under a new token.
+    expect((await adminRead(cookieOf(v.setCookie))).status).toBe(200);
     // Other authentication fields leave it as it is; switching it off refuses deferral again.
     expect((await auth({ LDAPStartTLS: false })).body).toMatchObject({ AllowAdminTotpDeferral: true });
     expect((await auth({ AllowAdminTotpDeferral: false })).body).toMatchObject({ AllowAdminTotpDeferral: false });
