@@ -1,22 +1,16 @@
 /**
- * Serves the built web app (web/dist): files by path, index.html for every other non-API path
- * (client-side routes). Hashed assets are cached for a year; index.html never.
+ * Serves the built web apps (web/dist, see web/README.md) with @hono/node-server's static
+ * middleware: files by path, streamed (the event loop never waits on a read), each compressible
+ * file as its brotli (`.br`) or gzip (`.gz`) copy made at build time when the request's
+ * Accept-Encoding names it (issue #9 item 17). Every other GET/HEAD path gets a page: admin.html
+ * (the admin console) for /admin and /admin/*, index.html (the portal) for the rest (client-side
+ * routes). Hashed assets under /assets/ are cached for a year; everything else never.
  */
-import { readFileSync, existsSync, statSync } from "node:fs";
-import { extname, join, normalize, sep } from "node:path";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { serveStatic } from "@hono/node-server/serve-static";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./context.ts";
-
-const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".ico": "image/x-icon",
-  ".json": "application/json",
-  ".woff2": "font/woff2",
-};
 
 /** Reads web/dist/build.json's JsBundleHash, or "" when the web app is not built. */
 export function readJsBundleHash(webDir: string): string {
@@ -29,25 +23,32 @@ export function readJsBundleHash(webDir: string): string {
   }
 }
 
+/** True for the admin console's client-side routes. */
+function isAdminPath(path: string): boolean {
+  return path === "/admin" || path.startsWith("/admin/");
+}
+
 /** Static handler for `webDir`; answers 404 text when the app is not built. */
 export function staticWeb(webDir: string): MiddlewareHandler<AppEnv> {
-  const root = normalize(webDir + sep);
+  const root = resolve(webDir);
+  const files = serveStatic({ root, precompressed: true });
+  const portalPage = serveStatic({ root, path: "index.html", precompressed: true });
+  const adminPage = serveStatic({ root, path: "admin.html", precompressed: true });
+  const cached = (response: Response, immutable: boolean): Response => {
+    response.headers.set("Cache-Control", immutable ? "public, max-age=31536000, immutable" : "no-cache");
+    return response;
+  };
   return async (c, next) => {
     if (c.req.method !== "GET" && c.req.method !== "HEAD") return next();
-    const path = decodeURIComponent(new URL(c.req.url).pathname);
-    const file = normalize(join(root, path));
-    if (file.startsWith(root) && existsSync(file) && statSync(file).isFile()) {
-      const immutable = path.startsWith("/assets/");
-      return c.body(readFileSync(file), 200, {
-        "content-type": TYPES[extname(file)] ?? "application/octet-stream",
-        "cache-control": immutable ? "public, max-age=31536000, immutable" : "no-cache",
-      });
-    }
-    const index = join(root, "index.html");
-    if (!existsSync(index)) return c.text("The web app is not built: run npm run build", 404);
-    return c.body(readFileSync(index), 200, {
-      "content-type": TYPES[".html"] ?? "text/html",
-      "cache-control": "no-cache",
-    });
+    let missing = false;
+    const notFound = async (): Promise<void> => {
+      missing = true;
+    };
+    const file = await files(c, notFound);
+    if (!missing && file) return cached(file, c.req.path.startsWith("/assets/"));
+    missing = false;
+    const page = await (isAdminPath(c.req.path) ? adminPage : portalPage)(c, notFound);
+    if (!missing && page) return cached(page, false);
+    return c.text("The web app is not built: run npm run build", 404);
   };
 }
