@@ -113,8 +113,13 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-/** Starts a server on 127.0.0.1 with a fresh data dir and signs in an admin. */
-export async function startStack(opts: { trustedProxies?: string[] } = {}): Promise<Stack> {
+/**
+ * Starts a server on 127.0.0.1 with a fresh data dir and signs in an admin. `licensePublicKeys`
+ * are the licence signing keys the server trusts (e.g. server/src/testing/licences.ts's test key).
+ */
+export async function startStack(
+  opts: { trustedProxies?: string[]; licensePublicKeys?: readonly string[] } = {},
+): Promise<Stack> {
   const dir = await mkdtemp(join(tmpdir(), "postern-e2e-"));
   const clock = new TestClock();
   const server = await startServer({
@@ -124,6 +129,7 @@ export async function startStack(opts: { trustedProxies?: string[] } = {}): Prom
     migrate: true,
     logger: createLogger(process.env["POSTERN_TEST_LOG"] ?? "silent"),
     ...(opts.trustedProxies ? { trustedProxies: opts.trustedProxies } : {}),
+    ...(opts.licensePublicKeys ? { licensePublicKeys: opts.licensePublicKeys } : {}),
   });
   await new AdminSessionService(server.services.db, clock).createLocalAdmin({
     userName: "admin",

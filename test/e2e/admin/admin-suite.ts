@@ -1,6 +1,7 @@
 /**
  * Set-up of the admin console's Chromium suites: a real server (test/support/stack.ts, with its
- * admin "admin" / "admin-password") and Chromium, started together before all tests; fresh
+ * admin "admin" / "admin-password", trusting the test licence key of server/src/testing/licences.ts,
+ * no licence installed) and Chromium, started together before all tests; fresh
  * browser contexts closed at the end; and the browser-side helpers the suites share (admin
  * sign-in through the form, the path of a page, the axe-core scan).
  */
@@ -11,7 +12,8 @@ import type { Browser, Page } from "playwright-core";
 import { DEFAULT_WEB_DIR } from "../../../server/src/index.ts";
 import { expectVisible, launchBrowser, newPage, seriousViolations } from "../../support/browser.ts";
 import type { PageOptions } from "../../support/browser.ts";
-import { startStack } from "../../support/stack.ts";
+import { testLicenceKey } from "../../../server/src/testing/licences.ts";
+import { ApiClient, startStack } from "../../support/stack.ts";
 import type { Stack } from "../../support/stack.ts";
 
 /** One admin suite's stack and Chromium. */
@@ -22,7 +24,7 @@ export interface AdminSuite {
   url(): string;
   /** A fresh browser context (own cookies and storage) and its page. */
   fresh(opts?: PageOptions): Promise<Page>;
-  /** A fresh page signed in as the stack's admin, on /admin/home. */
+  /** A fresh page signed in as the stack's admin (its own admin session, by the API), on /admin/home. */
   signedIn(opts?: PageOptions): Promise<Page>;
 }
 
@@ -33,7 +35,10 @@ export function useAdminSuite(): AdminSuite {
   const opened: { close(): Promise<void> }[] = [];
   beforeAll(async () => {
     if (!existsSync(join(DEFAULT_WEB_DIR, "admin.html"))) throw new Error("web app not built: run npm run build");
-    [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
+    [stack, browser] = await Promise.all([
+      startStack({ licensePublicKeys: [testLicenceKey.publicKey] }),
+      launchBrowser(),
+    ]);
   });
   afterAll(async () => {
     for (const context of opened) await context.close().catch(() => undefined);
@@ -54,8 +59,12 @@ export function useAdminSuite(): AdminSuite {
     },
     signedIn: async (opts: PageOptions = {}) => {
       const page = await suite.fresh(opts);
-      await adminSignIn(page, suite.url(), "admin", "admin-password");
-      await page.waitForURL(/\/admin\/home$/);
+      const api = new ApiClient(suite.url());
+      await api.ok("POST", "/api/admin/login", { UserName: "admin", Password: "admin-password" });
+      const [name, value] = api.cookie.split("=", 2) as [string, string];
+      await page.context().addCookies([{ name, value, url: suite.url() }]);
+      await page.goto(suite.url() + "/admin/home");
+      await expectVisible(page.getByRole("heading", { level: 1 }));
       return page;
     },
   };

@@ -19,7 +19,8 @@ import { statusQueries } from "../queries/status.ts";
 /** Days before expiry from which the license-expires-soon message shows (admin-console §9). */
 export const LICENSE_WARNING_DAYS = 60;
 
-type Activity = AdminStatus["Activity"][number];
+/** One activity row, numbered in the server's order (entries may repeat exactly). */
+type Activity = AdminStatus["Activity"][number] & { Index: number };
 
 function Count({ label, value, testId }: { label: string; value: number | undefined; testId: string }) {
   return (
@@ -91,8 +92,8 @@ export function HomePage() {
         label={t`Recent activity`}
         testId="recent-activity"
         columns={columns}
-        rows={data?.Activity}
-        rowKey={(row) => `${row.Date}-${row.Entry.Action}-${entryActor(row.Entry)}`}
+        rows={data?.Activity.map((entry, Index) => ({ ...entry, Index }))}
+        rowKey={(row) => String(row.Index)}
         empty={<Trans>No activity yet.</Trans>}
       />
     </>
