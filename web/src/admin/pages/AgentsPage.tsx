@@ -54,7 +54,7 @@ function Copyable({ id, label, value }: { id: string; label: string; value: stri
         >
           {value}
         </code>
-        <CopyButton text={value} selectId={id} label={`${label}: copy`} />
+        <CopyButton text={value} selectId={id} what={label.toLowerCase()} />
       </div>
     </div>
   );
@@ -66,7 +66,7 @@ function capabilityNames(agent: Agent): string[] {
   const out: string[] = [];
   if (c.ipset) out.push("ipset");
   if (c.haproxy) out.push("haproxy");
-  if (c.script) out.push("script");
+  if (c.script?.enabled) out.push("script");
   return out;
 }
 
@@ -231,10 +231,10 @@ export function AgentsPage() {
           <button
             type="button"
             onClick={() => setOpen({ kind: "capabilities", agent: a })}
-            aria-label={t`Capabilities of ${name}`}
             className="text-left text-accent-800 underline-offset-2 hover:underline dark:text-accent-300"
           >
             {names.length > 0 ? names.join(", ") : t`none`}
+            <span className="sr-only">: {t`Capabilities of ${name}`}</span>
           </button>
         );
       },
@@ -250,7 +250,7 @@ export function AgentsPage() {
             <span className="text-amber-800 dark:text-amber-300">
               <Trans>Awaiting connection</Trans>
             </span>
-            <CopyButton text={a.Token} label={t`Copy the token of ${name}`} />
+            <CopyButton text={a.Token} what={t`the token of ${name}`} />
           </span>
         ) : (
           <time dateTime={a.LastSeen} title={new Date(a.LastSeen).toLocaleString(i18n.locale)}>

@@ -22,19 +22,22 @@ export interface DialogProps {
 /** A modal dialog; renders nothing while closed. */
 export function Dialog({ open, onClose, title, children, footer, role = "dialog", size = "md" }: DialogProps) {
   return (
-    <HeadlessDialog open={open} onClose={onClose} role={role} className="relative z-50">
+    <HeadlessDialog
+      open={open}
+      onClose={onClose}
+      role={role}
+      className="fixed inset-0 z-50 flex items-start justify-center overflow-y-auto p-4 sm:items-center"
+    >
       <div className="fixed inset-0 bg-slate-950/50" aria-hidden="true" />
-      <div className="fixed inset-0 flex items-start justify-center overflow-y-auto p-4 sm:items-center">
-        <DialogPanel
-          className={`w-full ${size === "lg" ? "max-w-2xl" : "max-w-md"} rounded-xl bg-white p-6 shadow-xl ring-1 ring-slate-200 dark:bg-slate-900 dark:ring-slate-700`}
-        >
-          <DialogTitle as="h2" className="text-lg font-semibold text-slate-900 dark:text-white">
-            {title}
-          </DialogTitle>
-          {children ? <div className="mt-4 text-sm text-slate-700 dark:text-slate-300">{children}</div> : null}
-          {footer ? <div className="mt-6 flex flex-wrap justify-end gap-2">{footer}</div> : null}
-        </DialogPanel>
-      </div>
+      <DialogPanel
+        className={`relative w-full ${size === "lg" ? "max-w-2xl" : "max-w-md"} rounded-xl bg-white p-6 shadow-xl ring-1 ring-slate-200 dark:bg-slate-900 dark:ring-slate-700`}
+      >
+        <DialogTitle as="h2" className="text-lg font-semibold text-slate-900 dark:text-white">
+          {title}
+        </DialogTitle>
+        {children ? <div className="mt-4 text-sm text-slate-700 dark:text-slate-300">{children}</div> : null}
+        {footer ? <div className="mt-6 flex flex-wrap justify-end gap-2">{footer}</div> : null}
+      </DialogPanel>
     </HeadlessDialog>
   );
 }
