@@ -107,7 +107,10 @@ const knocUpdateRoute = consolePage("/admin/knocs/$knocId/update", pending("knoc
 const backendsRoute = consolePage("/admin/backends", pending("backends"));
 const aclsRoute = consolePage("/admin/acls", pending("acls"));
 const groupsRoute = consolePage("/admin/groups", pending("groups"));
-const usersRoute = consolePage("/admin/users", pending("users"));
+const usersRoute = consolePage(
+  "/admin/users",
+  page(async () => (await import("./pages/UsersPage.tsx")).UsersPage),
+);
 const adminsRoute = consolePage("/admin/admins", pending("admins"));
 const logsRoute = consolePage("/admin/logs", pending("logs"));
 const apiKeysRoute = consolePage("/admin/api-keys", pending("apiKeys"));

@@ -4,7 +4,7 @@
  * the input with aria-describedby / aria-invalid.
  */
 import { useId } from "react";
-import type { InputHTMLAttributes, ReactNode } from "react";
+import type { InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from "react";
 
 /** Props: the visible label, the error text (already translated), a hint, and the input's own props. */
 export interface FormFieldProps extends InputHTMLAttributes<HTMLInputElement> {
@@ -54,6 +54,52 @@ export function FormField({ label, error, hint, required, id: givenId, ...input 
           {error}
         </p>
       ) : null}
+    </div>
+  );
+}
+
+/** Props of SelectField: the label, the options (value → visible text) and the select's own props. */
+export interface SelectFieldProps extends SelectHTMLAttributes<HTMLSelectElement> {
+  label: ReactNode;
+  options: readonly { value: string; label: string }[];
+  error?: string | undefined;
+}
+
+/** A labelled select. */
+export function SelectField({ label, options, error, id: givenId, ...select }: SelectFieldProps) {
+  const generated = useId();
+  const id = givenId ?? generated;
+  return (
+    <div>
+      <label htmlFor={id} className="mb-1 block text-sm font-medium text-slate-700 dark:text-slate-200">
+        {label}
+      </label>
+      <select id={id} aria-invalid={error ? true : undefined} className={inputClass} {...select}>
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+      {error ? <p className="mt-1 text-sm text-red-700 dark:text-red-300">{error}</p> : null}
+    </div>
+  );
+}
+
+/** A labelled checkbox (the label after the box). */
+export function CheckField({
+  label,
+  id: givenId,
+  ...input
+}: InputHTMLAttributes<HTMLInputElement> & { label: ReactNode }) {
+  const generated = useId();
+  const id = givenId ?? generated;
+  return (
+    <div className="flex items-center gap-2">
+      <input id={id} type="checkbox" className="size-4 rounded border-slate-400 accent-accent-700" {...input} />
+      <label htmlFor={id} className="text-sm text-slate-800 dark:text-slate-200">
+        {label}
+      </label>
     </div>
   );
 }
