@@ -238,9 +238,9 @@ function ViewUser({ user, onClose }: { user: User; onClose: () => void }) {
                 busy={endSession.isPending && endSession.variables === s.ID}
                 onClick={() =>
                   endSession.mutate(s.ID, {
-                    onSuccess: async () => {
+                    onSuccess: () => {
                       toast(t`Session deleted`);
-                      await sessions.refetch();
+                      void sessions.refetch();
                     },
                     onError: showError,
                   })
