@@ -111,7 +111,10 @@ const usersRoute = consolePage(
   "/admin/users",
   page(async () => (await import("./pages/UsersPage.tsx")).UsersPage),
 );
-const adminsRoute = consolePage("/admin/admins", pending("admins"));
+const adminsRoute = consolePage(
+  "/admin/admins",
+  page(async () => (await import("./pages/AdminsPage.tsx")).AdminsPage),
+);
 const logsRoute = consolePage("/admin/logs", pending("logs"));
 const apiKeysRoute = consolePage("/admin/api-keys", pending("apiKeys"));
 const settingsRoute = consolePage("/admin/settings", pending("settings"));

@@ -6,7 +6,7 @@
  */
 import type { I18n, MessageDescriptor } from "@lingui/core";
 import { msg } from "@lingui/core/macro";
-import { ErrKey, OtpErr, ServerMessage } from "@postern/shared";
+import { AdminErr, ErrKey, OtpErr, ServerMessage } from "@postern/shared";
 import { ApiError } from "../../ui/api/client.ts";
 import { translateServerMessage } from "../../ui/api/error-messages.ts";
 import { composeErrorText } from "../../ui/lib/error-text.ts";
@@ -37,6 +37,9 @@ const ADMIN_MESSAGES: Record<string, MessageDescriptor> = {
   [ServerMessage.mismatchingIds]: msg`Mismatching IDs`,
   [ServerMessage.unlicensed]: msg`Unlicensed`,
   [OtpErr.deferralNotAllowed]: msg`2FA enrolment cannot be deferred`,
+  [AdminErr.cannotDeleteOwnAccount]: msg`You cannot delete your own account`,
+  [AdminErr.cannotDisableOwnLogin]: msg`You cannot disable your own login`,
+  [AdminErr.adminNameExists]: msg`An admin with that username already exists`,
 };
 
 /** The translated text of a known server key or message, or undefined. */

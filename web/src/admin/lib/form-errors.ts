@@ -5,13 +5,18 @@
  */
 import type { I18n } from "@lingui/core";
 import { msg } from "@lingui/core/macro";
-import type { FieldError } from "react-hook-form";
 import { translateAdminMessage } from "./errors.ts";
 
+/** A react-hook-form field error, as far as its text goes (`FieldError` or a nested field's merge). */
+export interface FieldErrorLike {
+  type?: unknown;
+  message?: unknown;
+}
+
 /** The display text of a react-hook-form field error, or undefined when the field is valid. */
-export function fieldErrorText(i18n: I18n, error: FieldError | undefined): string | undefined {
+export function fieldErrorText(i18n: I18n, error: FieldErrorLike | undefined): string | undefined {
   if (error === undefined) return undefined;
-  const message = error.message ?? "";
+  const message = typeof error.message === "string" ? error.message : "";
   const known = message === "" ? undefined : translateAdminMessage(i18n, message);
   if (known !== undefined) return known;
   if (error.type === "too_small" && /\b1\b/.test(message)) return i18n._(msg`Required`);
