@@ -115,7 +115,10 @@ const adminsRoute = consolePage(
   "/admin/admins",
   page(async () => (await import("./pages/AdminsPage.tsx")).AdminsPage),
 );
-const logsRoute = consolePage("/admin/logs", pending("logs"));
+const logsRoute = consolePage(
+  "/admin/logs",
+  page(async () => (await import("./pages/LogsPage.tsx")).LogsPage),
+);
 const apiKeysRoute = consolePage("/admin/api-keys", pending("apiKeys"));
 const settingsRoute = consolePage("/admin/settings", pending("settings"));
 

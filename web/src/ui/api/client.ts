@@ -50,6 +50,8 @@ export interface RequestOptions {
   redirectOnInvalidSession?: boolean;
   /** The Accept header (default `application/json`). */
   accept?: string;
+  /** Called with the response before its body is read (e.g. to read paging headers). */
+  onResponse?: (response: Response) => void;
 }
 
 async function readJson(response: Response): Promise<unknown> {
@@ -88,6 +90,7 @@ export async function apiRequest<T = unknown>(method: string, path: string, opti
     throw new ApiError(0, undefined, cause instanceof Error ? cause.message : String(cause));
   }
   noteServerDate(response.headers.get("Date"));
+  options.onResponse?.(response);
   const data = await readJson(response);
   if (!response.ok) {
     const body = isErrorBody(data) ? data : undefined;
