@@ -106,7 +106,10 @@ const wizardRoute = createRoute({
 const knocUpdateRoute = consolePage("/admin/knocs/$knocId/update", pending("knocUpdate"));
 const backendsRoute = consolePage("/admin/backends", pending("backends"));
 const aclsRoute = consolePage("/admin/acls", pending("acls"));
-const groupsRoute = consolePage("/admin/groups", pending("groups"));
+const groupsRoute = consolePage(
+  "/admin/groups",
+  page(async () => (await import("./pages/GroupsPage.tsx")).GroupsPage),
+);
 const usersRoute = consolePage(
   "/admin/users",
   page(async () => (await import("./pages/UsersPage.tsx")).UsersPage),
