@@ -122,7 +122,10 @@ const logsRoute = consolePage(
   "/admin/logs",
   page(async () => (await import("./pages/LogsPage.tsx")).LogsPage),
 );
-const apiKeysRoute = consolePage("/admin/api-keys", pending("apiKeys"));
+const apiKeysRoute = consolePage(
+  "/admin/api-keys",
+  page(async () => (await import("./pages/ApiKeysPage.tsx")).ApiKeysPage),
+);
 const settingsRoute = consolePage("/admin/settings", pending("settings"));
 
 /** Any other path (the server sends only /admin and /admin/* here) goes to admin home. */

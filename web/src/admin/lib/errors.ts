@@ -6,7 +6,7 @@
  */
 import type { I18n, MessageDescriptor } from "@lingui/core";
 import { msg } from "@lingui/core/macro";
-import { AdminErr, ErrKey, OtpErr, ServerMessage } from "@postern/shared";
+import { AdminErr, ApiKeyMessage, ErrKey, OtpErr, ServerMessage } from "@postern/shared";
 import { ApiError } from "../../ui/api/client.ts";
 import { translateServerMessage } from "../../ui/api/error-messages.ts";
 import { composeErrorText } from "../../ui/lib/error-text.ts";
@@ -40,6 +40,9 @@ const ADMIN_MESSAGES: Record<string, MessageDescriptor> = {
   [AdminErr.cannotDeleteOwnAccount]: msg`You cannot delete your own account`,
   [AdminErr.cannotDisableOwnLogin]: msg`You cannot disable your own login`,
   [AdminErr.adminNameExists]: msg`An admin with that username already exists`,
+  [ApiKeyMessage.nameExists]: msg`An API key with that name already exists`,
+  [ApiKeyMessage.createAllowlistFirst]: msg`You must create an allowlist before you can create an API key`,
+  [ApiKeyMessage.onlyAllowedFromEditable]: msg`Only the allowed-from list of an API key can be changed`,
 };
 
 /** The translated text of a known server key or message, or undefined. */

@@ -1,6 +1,6 @@
 /**
  * The admin routes whose screens are not built yet (issue #9: Knocs and the wizards, backends,
- * ACLs, API keys, settings): the route exists, is guarded and titled,
+ * ACLs, settings): the route exists, is guarded and titled,
  * and says that the screen is still to come and the admin API serves it meanwhile.
  */
 import type { ComponentType } from "react";
@@ -16,7 +16,6 @@ const TITLES = {
   knocUpdate: msg`Update Knoc`,
   backends: msg`Backends`,
   acls: msg`ACLs`,
-  apiKeys: msg`API keys`,
   settings: msg`Settings`,
 } satisfies Record<string, MessageDescriptor>;
 
