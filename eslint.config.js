@@ -14,6 +14,7 @@ export default tseslint.config(
       "test-results/**",
       "server/drizzle/**",
       "web/src/locales/**/*.js",
+      "web/src/admin/locales/**/*.js",
       "**/bin/*.js",
     ],
   },

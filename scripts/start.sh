@@ -43,8 +43,8 @@ if [ ! -f "$agent_config" ]; then
   cat >"$first_run_file" <<TXT
 Postern is running at $url
 
-  User portal:  $url/            sign in as  demo  /  $user_password
-  Admin API:    $url/api/admin/  sign in as  admin /  $admin_password
+  User portal:    $url/        sign in as  demo  /  $user_password
+  Admin console:  $url/admin   sign in as  admin /  $admin_password
 
 A local agent named "local" is enrolled ($agent_config).
 These first-run credentials are kept in $first_run_file (mode 0600).

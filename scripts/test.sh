@@ -14,17 +14,19 @@ echo "== typecheck" >&2
 npx tsc -p tsconfig.json
 echo "== translations" >&2
 (cd web && npx lingui extract --clean >/dev/null)
-if ! git diff --quiet -- web/src/locales; then
-  git diff --stat -- web/src/locales >&2
+if ! git diff --quiet -- web/src/locales web/src/admin/locales; then
+  git diff --stat -- web/src/locales web/src/admin/locales >&2
   echo "the lingui catalogs are out of date: run npm run extract -w web and translate the new messages" >&2
   exit 1
 fi
 # Every German message is translated: no msgstr "" without continuation lines (the catalog header has some).
-untranslated=$(awk 'pending && !/^"/ { n++ } { pending = /^msgstr ""$/ } END { print n + 0 }' web/src/locales/de/messages.po)
-if [ "$untranslated" -gt 0 ]; then
-  echo "web/src/locales/de/messages.po has $untranslated untranslated messages" >&2
-  exit 1
-fi
+for catalog in web/src/locales/de/messages.po web/src/admin/locales/de/messages.po; do
+  untranslated=$(awk 'pending && !/^"/ { n++ } { pending = /^msgstr ""$/ } END { print n + 0 }' "$catalog")
+  if [ "$untranslated" -gt 0 ]; then
+    echo "$catalog has $untranslated untranslated messages" >&2
+    exit 1
+  fi
+done
 echo "== migrations" >&2
 npx drizzle-kit check --config server/drizzle.config.ts
 echo "== tests" >&2

@@ -117,9 +117,12 @@ export interface Stack {
 /**
  * Starts a server on 127.0.0.1 with a fresh data dir, installs the roomy test licence (the server
  * trusts the test signing key; creating ACLs needs a licence) and signs in an admin. `discoveryPorts` starts
- * IP-discovery listeners (0 picks a free port; `discoveryPortsOf(stack.server.services)` names them).
+ * IP-discovery listeners (0 picks a free port; `discoveryPortsOf(stack.server.services)` names them);
+ * `licensePublicKeys` are further licence signing keys the server trusts.
  */
-export async function startStack(opts: { trustedProxies?: string[]; discoveryPorts?: number[] } = {}): Promise<Stack> {
+export async function startStack(
+  opts: { trustedProxies?: string[]; discoveryPorts?: number[]; licensePublicKeys?: readonly string[] } = {},
+): Promise<Stack> {
   const dir = await mkdtemp(join(tmpdir(), "postern-e2e-"));
   const clock = new TestClock();
   const server = await startServer({
@@ -128,7 +131,7 @@ export async function startStack(opts: { trustedProxies?: string[]; discoveryPor
     clock,
     migrate: true,
     logger: createLogger(process.env["POSTERN_TEST_LOG"] ?? "silent"),
-    licensePublicKeys: [testLicenceKey.publicKey],
+    licensePublicKeys: [testLicenceKey.publicKey, ...(opts.licensePublicKeys ?? [])],
     ...(opts.trustedProxies ? { trustedProxies: opts.trustedProxies } : {}),
     ...(opts.discoveryPorts ? { discovery: { ports: opts.discoveryPorts } } : {}),
   });

@@ -1,24 +1,32 @@
 /**
- * Production build of the portal: `npm run build -w web` (or `node web/scripts/build.ts`).
+ * Production build of the two web apps: `npm run build -w web` (or `node web/scripts/build.ts`).
  *
- * Steps: compile the lingui catalogs (src/locales/{en,de}/messages.po → messages.js), build the
- * Tailwind v4 CSS, bundle src/main.tsx with esbuild (lingui macros through Babel; code splitting:
- * what is imported with `import()` — the two-factor pages, the older Home, the change-password
- * dialog and its strength estimator, the German catalog — goes to `assets/chunks/`), then write
- * dist/index.html (with `<link rel="modulepreload">` for the chunks the entry imports statically),
- * dist/assets/main-<hash>.{js,css}, the favicons and dist/build.json (`{"JsBundleHash": "<hash>"}`,
- * read by the server for GET /api/system_status, user-portal §2). The entry's hash covers the
- * chunks too: it names them by their own content hashes. Output is deterministic: the same sources
- * give byte-identical files and hashes.
+ * Steps: compile the lingui catalogs (src/locales and src/admin/locales, {en,de}/messages.po →
+ * messages.js), build each app's Tailwind v4 CSS, bundle each app with its own esbuild run —
+ * src/portal/main.tsx (the portal) and src/admin/main.tsx (the admin console) — with lingui
+ * macros through Babel and code splitting: what is imported with `import()` (the portal's
+ * two-factor pages, older Home, change-password dialog and strength estimator, the German
+ * catalogs, the admin console's pages) goes to `assets/chunks/`. The apps share no chunk, so the
+ * portal's first load carries nothing of the admin console. Then write dist/index.html (the
+ * portal) and dist/admin.html (the admin console, served for /admin and /admin/*), each with
+ * `<link rel="modulepreload">` for the chunks its entry imports statically,
+ * dist/assets/{main,admin}-<hash>.{js,css}, the favicons and dist/build.json
+ * (`{"JsBundleHash": "<hash>"}`, read by the server for GET /api/system_status, user-portal §2,
+ * admin-console §2): the hash of both entries' names, so a change to either app reloads both.
+ * Entries name their chunks by content hashes, so the hash covers the chunks too.
+ *
+ * Every text file (JavaScript, CSS, HTML, SVG, JSON) also gets a brotli (`.br`, quality 11) and a
+ * gzip (`.gz`, level 9) copy, which the server sends by `Accept-Encoding` (issue #9 item 17).
+ * Output is deterministic: the same sources give byte-identical files and hashes.
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync, constants as zlibConstants, gzipSync } from "node:zlib";
 import { getConfig } from "@lingui/conf";
 import { build } from "esbuild";
 import { linguiMacroPlugin, sharedTreeShakingPlugin } from "./esbuild-plugins.ts";
@@ -51,7 +59,7 @@ function packageBin(specifier: string, relative: string): string {
   return fileURLToPath(new URL(relative, import.meta.resolve(specifier)));
 }
 
-/** Compiled catalogs go to src/locales/<locale>/messages.js (ignored by git and eslint). */
+/** Compiled catalogs go next to their .po files as messages.js (ignored by git and eslint). */
 async function compileCatalogs(): Promise<void> {
   await runNodeBin(packageBin("@lingui/cli", "./lingui.js"), [
     "compile",
@@ -62,19 +70,21 @@ async function compileCatalogs(): Promise<void> {
     "1",
   ]);
   const config = getConfig({ cwd: webDir, skipValidation: true });
-  for (const locale of config.locales) {
-    const dir = join(webDir, "src/locales", locale);
-    await rename(join(dir, "messages.mjs"), join(dir, "messages.js"));
-  }
+  for (const catalog of config.catalogs ?? [])
+    for (const locale of config.locales) {
+      const base = catalog.path.replace("<rootDir>", webDir).replace("{locale}", locale);
+      await rename(`${base}.mjs`, `${base}.js`);
+    }
 }
 
-async function buildCss(): Promise<string> {
+/** Builds one app's stylesheet (`cssFile` relative to src/). */
+async function buildCss(cssFile: string): Promise<string> {
   const tmp = await mkdtemp(join(tmpdir(), "postern-css-"));
   try {
     const out = join(tmp, "main.css");
     await runNodeBin(packageBin("@tailwindcss/cli/package.json", "./dist/index.mjs"), [
       "--input",
-      join(webDir, "src/styles.css"),
+      join(webDir, "src", cssFile),
       "--output",
       out,
       "--minify",
@@ -85,22 +95,31 @@ async function buildCss(): Promise<string> {
   }
 }
 
-/** The JavaScript of one build: the entry, its chunks (paths relative to assets/), and what the entry imports statically. */
+/** The JavaScript of one app: its entry, its chunks (paths relative to assets/) and the chunks the entry imports statically, transitively. */
 interface JsBuild {
   entry: Uint8Array;
   chunks: { path: string; contents: Uint8Array }[];
-  /** Chunk paths (relative to assets/) loaded with the entry: its static imports, transitively. */
   preload: string[];
 }
 
-/** Name of the entry in the esbuild output before it is renamed by its content hash. */
-const ENTRY = "main.js";
+/** The two apps: esbuild entry name (also the asset name prefix) → its source files. */
+const APPS = {
+  main: { entry: "src/portal/main.tsx", css: "portal/portal.css", html: "src/portal/index.html", page: "index.html" },
+  admin: { entry: "src/admin/main.tsx", css: "admin/admin.css", html: "src/admin/index.html", page: "admin.html" },
+} as const;
+type AppName = keyof typeof APPS;
+const APP_NAMES = Object.keys(APPS) as AppName[];
 
-async function buildJs(): Promise<JsBuild> {
+/**
+ * Bundles one app. The apps are bundled apart, not as two entries of one build: a shared chunk
+ * would carry code of modules both reach (e.g. Headless UI's index re-exports) that only one app
+ * uses, and so grow the portal's first load.
+ */
+async function buildJs(name: AppName): Promise<JsBuild> {
   const linguiConfig = getConfig({ cwd: webDir, skipValidation: true });
   const outdir = join(webDir, "dist-tmp");
   const result = await build({
-    entryPoints: { main: join(webDir, "src/main.tsx") },
+    entryPoints: { [name]: join(webDir, APPS[name].entry) },
     bundle: true,
     splitting: true,
     minify: true,
@@ -122,8 +141,9 @@ async function buildJs(): Promise<JsBuild> {
     logLevel: "warning",
   });
   const rel = (path: string): string => relative(outdir, path).split(sep).join("/");
-  const entryFile = result.outputFiles.find((f) => rel(f.path) === ENTRY);
-  if (entryFile === undefined) throw new Error("esbuild produced no entry");
+  const entryPath = `${name}.js`;
+  const entryFile = result.outputFiles.find((f) => rel(f.path) === entryPath);
+  if (entryFile === undefined) throw new Error(`esbuild produced no ${name} entry`);
   const chunks = result.outputFiles
     .filter((f) => f !== entryFile && f.path.endsWith(".js"))
     .map((f) => ({ path: rel(f.path), contents: f.contents }));
@@ -141,8 +161,34 @@ async function buildJs(): Promise<JsBuild> {
       }
     }
   };
-  visit(ENTRY);
+  visit(entryPath);
   return { entry: entryFile.contents, chunks, preload };
+}
+
+/** Extensions of the files that get precompressed copies. */
+const COMPRESSIBLE = /\.(js|css|html|svg|json)$/;
+
+/** Writes `<file>.br` (brotli, quality 11) and `<file>.gz` (gzip, level 9) next to every compressible file under `dir`. */
+async function precompress(dir: string): Promise<void> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  await Promise.all(
+    entries
+      .filter((e) => e.isFile() && COMPRESSIBLE.test(e.name))
+      .map(async (e) => {
+        const path = join(e.parentPath, e.name);
+        const content = await readFile(path);
+        await writeFile(
+          `${path}.br`,
+          brotliCompressSync(content, {
+            params: {
+              [zlibConstants.BROTLI_PARAM_QUALITY]: zlibConstants.BROTLI_MAX_QUALITY,
+              [zlibConstants.BROTLI_PARAM_SIZE_HINT]: content.byteLength,
+            },
+          }),
+        );
+        await writeFile(`${path}.gz`, gzipSync(content, { level: 9 }));
+      }),
+  );
 }
 
 function sizeLine(name: string, content: Uint8Array | string): string {
@@ -155,38 +201,62 @@ function sizeLine(name: string, content: Uint8Array | string): string {
 async function main(): Promise<void> {
   const started = Date.now();
   await compileCatalogs();
-  const [css, js] = await Promise.all([buildCss(), buildJs()]);
+  const [portalCss, adminCss, portalJs, adminJs] = await Promise.all([
+    buildCss(APPS.main.css),
+    buildCss(APPS.admin.css),
+    buildJs("main"),
+    buildJs("admin"),
+  ]);
+  const css: Record<AppName, string> = { main: portalCss, admin: adminCss };
+  const js: Record<AppName, JsBuild> = { main: portalJs, admin: adminJs };
 
-  const jsHash = contentHash(js.entry);
-  const jsName = `main-${jsHash}.js`;
-  const cssName = `main-${contentHash(css)}.css`;
+  const names = Object.fromEntries(
+    APP_NAMES.map((name) => [
+      name,
+      { js: `${name}-${contentHash(js[name].entry)}.js`, css: `${name}-${contentHash(css[name])}.css` },
+    ]),
+  ) as Record<AppName, { js: string; css: string }>;
+  const jsHash = contentHash(APP_NAMES.map((name) => names[name].js).join("\n"));
 
   await rm(distDir, { recursive: true, force: true });
   await mkdir(join(assetsDir, "chunks"), { recursive: true });
   await cp(join(webDir, "public"), distDir, { recursive: true });
-  const template = await readFile(join(webDir, "src/index.html"), "utf8");
-  const preloadTags = js.preload.map((path) => `<link rel="modulepreload" href="/assets/${path}" />`).join("\n    ");
-  const html = template
-    .replaceAll("%BUNDLE_HASH%", jsHash)
-    .replaceAll("%CSS%", `/assets/${cssName}`)
-    .replaceAll("%JS%", `/assets/${jsName}`)
-    .replace("%PRELOAD%", preloadTags);
+  const pages: Record<AppName, string> = { main: "", admin: "" };
+  for (const name of APP_NAMES) {
+    const template = await readFile(join(webDir, APPS[name].html), "utf8");
+    const preloadTags = js[name].preload
+      .map((path) => `<link rel="modulepreload" href="/assets/${path}" />`)
+      .join("\n    ");
+    pages[name] = template
+      .replaceAll("%BUNDLE_HASH%", jsHash)
+      .replaceAll("%CSS%", `/assets/${names[name].css}`)
+      .replaceAll("%JS%", `/assets/${names[name].js}`)
+      .replace("%PRELOAD%", preloadTags);
+  }
   await Promise.all([
-    writeFile(join(assetsDir, jsName), js.entry),
-    ...js.chunks.map((chunk) => writeFile(join(assetsDir, chunk.path), chunk.contents)),
-    writeFile(join(assetsDir, cssName), css),
-    writeFile(join(distDir, "index.html"), html),
+    ...APP_NAMES.flatMap((name) => [
+      writeFile(join(assetsDir, names[name].js), js[name].entry),
+      writeFile(join(assetsDir, names[name].css), css[name]),
+      writeFile(join(distDir, APPS[name].page), pages[name]),
+    ]),
+    ...APP_NAMES.flatMap((name) =>
+      js[name].chunks.map((chunk) => writeFile(join(assetsDir, chunk.path), chunk.contents)),
+    ),
     writeFile(join(distDir, "build.json"), JSON.stringify({ JsBundleHash: jsHash }) + "\n"),
   ]);
+  await precompress(distDir);
 
   console.log(`web: built dist/ in ${Date.now() - started} ms (JsBundleHash ${jsHash})`);
-  console.log(sizeLine(`assets/${jsName}`, js.entry));
-  for (const chunk of js.chunks)
-    console.log(
-      sizeLine(`assets/${chunk.path}${js.preload.includes(chunk.path) ? " (first load)" : ""}`, chunk.contents),
-    );
-  console.log(sizeLine(`assets/${cssName}`, css));
-  console.log(sizeLine("index.html", html));
+  for (const name of APP_NAMES) {
+    console.log(sizeLine(`assets/${names[name].js}`, js[name].entry));
+    console.log(sizeLine(`assets/${names[name].css}`, css[name]));
+    console.log(sizeLine(APPS[name].page, pages[name]));
+  }
+  for (const name of APP_NAMES)
+    for (const chunk of js[name].chunks) {
+      const note = js[name].preload.includes(chunk.path) ? ` (${name} first load)` : "";
+      console.log(sizeLine(`assets/${chunk.path}${note}`, chunk.contents));
+    }
 }
 
 await main();

@@ -1,28 +1,22 @@
 /**
- * Serves the built web app (web/dist): files by path, index.html for every other non-API path
- * (client-side routes). Hashed assets are cached for a year; index.html never. HTML documents carry
- * the portal's Content-Security-Policy (security-headers.ts); a path whose %-escapes do not decode
- * answers 404.
+ * Serves the built web apps (web/dist, see web/README.md) with @hono/node-server's static
+ * middleware: files by path, streamed (the event loop never waits on a read), each compressible
+ * file as its brotli (`.br`) or gzip (`.gz`) copy made at build time when the request's
+ * Accept-Encoding names it (issue #9 item 17). Every other GET/HEAD path gets a page: admin.html
+ * (the admin console) for /admin and /admin/*, index.html (the portal) for the rest (client-side
+ * routes). Hashed assets under /assets/ are cached for a year; everything else never. HTML documents
+ * carry the web app's Content-Security-Policy (security-headers.ts); a path whose %-escapes do not
+ * decode answers 404.
  */
-import { readFileSync, existsSync, statSync } from "node:fs";
-import { extname, join, normalize, sep } from "node:path";
-import type { MiddlewareHandler } from "hono";
-import type { Context } from "hono";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { serveStatic } from "@hono/node-server/serve-static";
+import type { Context, MiddlewareHandler } from "hono";
 import { Errors } from "@postern/shared";
 import type { AppEnv } from "./context.ts";
 import { ipApiUrl } from "./discovery.ts";
+import { errorResponse } from "./on-error.ts";
 import { discoverySources, portalCsp } from "./security-headers.ts";
-
-const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".svg": "image/svg+xml",
-  ".png": "image/png",
-  ".ico": "image/x-icon",
-  ".json": "application/json",
-  ".woff2": "font/woff2",
-};
 
 /** Reads web/dist/build.json's JsBundleHash, or "" when the web app is not built. */
 export function readJsBundleHash(webDir: string): string {
@@ -35,38 +29,39 @@ export function readJsBundleHash(webDir: string): string {
   }
 }
 
-/** Static handler for `webDir`; answers 404 text when the app is not built. */
-export function staticWeb(webDir: string): MiddlewareHandler<AppEnv> {
-  const root = normalize(webDir + sep);
-  return async (c, next) => {
-    if (c.req.method !== "GET" && c.req.method !== "HEAD") return next();
-    let path: string;
-    try {
-      path = decodeURIComponent(new URL(c.req.url).pathname);
-    } catch {
-      return c.json({ Err: Errors.notFound.err }, 404);
-    }
-    const file = normalize(join(root, path));
-    if (file.startsWith(root) && existsSync(file) && statSync(file).isFile()) {
-      const immutable = path.startsWith("/assets/");
-      const type = TYPES[extname(file)] ?? "application/octet-stream";
-      return c.body(readFileSync(file), 200, {
-        "content-type": type,
-        "cache-control": immutable ? "public, max-age=31536000, immutable" : "no-cache",
-        ...(extname(file) === ".html" ? { "content-security-policy": documentCsp(c) } : {}),
-      });
-    }
-    const index = join(root, "index.html");
-    if (!existsSync(index)) return c.text("The web app is not built: run npm run build", 404);
-    return c.body(readFileSync(index), 200, {
-      "content-type": TYPES[".html"] ?? "text/html",
-      "cache-control": "no-cache",
-      "content-security-policy": documentCsp(c),
-    });
-  };
+/** True for the admin console's client-side routes. */
+function isAdminPath(path: string): boolean {
+  return path === "/admin" || path.startsWith("/admin/");
 }
 
-/** The portal's policy for this request: connections also to the IP-discovery host (any port). */
-function documentCsp(c: Context<AppEnv>): string {
-  return portalCsp(discoverySources(ipApiUrl(c)));
+/** Static handler for `webDir`; answers 404 text when the app is not built. */
+export function staticWeb(webDir: string): MiddlewareHandler<AppEnv> {
+  const root = resolve(webDir);
+  const files = serveStatic({ root, precompressed: true });
+  const portalPage = serveStatic({ root, path: "index.html", precompressed: true });
+  const adminPage = serveStatic({ root, path: "admin.html", precompressed: true });
+  const cached = (c: Context<AppEnv>, response: Response, immutable: boolean): Response => {
+    response.headers.set("Cache-Control", immutable ? "public, max-age=31536000, immutable" : "no-cache");
+    if (response.headers.get("Content-Type")?.startsWith("text/html"))
+      response.headers.set("Content-Security-Policy", portalCsp(discoverySources(ipApiUrl(c))));
+    return response;
+  };
+  return async (c, next) => {
+    if (c.req.method !== "GET" && c.req.method !== "HEAD") return next();
+    try {
+      decodeURIComponent(new URL(c.req.url).pathname);
+    } catch {
+      return errorResponse(c, Errors.notFound);
+    }
+    let missing = false;
+    const notFound = async (): Promise<void> => {
+      missing = true;
+    };
+    const file = await files(c, notFound);
+    if (!missing && file) return cached(c, file, c.req.path.startsWith("/assets/"));
+    missing = false;
+    const page = await (isAdminPath(c.req.path) ? adminPage : portalPage)(c, notFound);
+    if (!missing && page) return cached(c, page, false);
+    return c.text("The web app is not built: run npm run build", 404);
+  };
 }

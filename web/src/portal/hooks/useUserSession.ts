@@ -1,0 +1,109 @@
+/**
+ * Everything both home pages (older Home and NewUserDashboard) do with the signed-in session
+ * (user-portal §2, §4): the live status (30 s refresh, polling after grant or revoke), grant and
+ * revoke with busy state and errors, IP discovery every 30 s, logout, the countdown's end (to
+ * Login), auto-browse, and use counts for the Top section.
+ */
+import { useCallback, useEffect, useRef, useState } from "react";
+import { useAtom, useSetAtom } from "jotai";
+import { useNavigate } from "@tanstack/react-router";
+import { useLingui } from "@lingui/react/macro";
+import { GrantStatus } from "@postern/shared";
+import type { SessionStatus, StatusAcl } from "@postern/shared";
+import { errorText, SESSION_EXPIRED } from "../../ui/api/error-messages.ts";
+import { forgetSession } from "../api/session.ts";
+import { grant, logout, revoke } from "../api/user.ts";
+import { autoBrowseTarget } from "../lib/acl.ts";
+import type { AclAction } from "../lib/acl.ts";
+import { recordUse } from "../../ui/lib/storage.ts";
+import { aclActionErrorsAtom, busyAclIdsAtom, useCountsAtom } from "../state/atoms.ts";
+import { useIpDiscovery } from "./useIpDiscovery.ts";
+import { useSessionStatus } from "./useSessionStatus.ts";
+
+/** What useUserSession gives a page. */
+export interface UserSession {
+  status: SessionStatus;
+  refreshError: unknown;
+  /** Licensed and UserLicensed: false shows the unlicensed dialog. */
+  licensed: boolean;
+  busyIds: ReadonlySet<string>;
+  actionErrors: Readonly<Record<string, string>>;
+  loggingOut: boolean;
+  onAction: (acl: StatusAcl, action: AclAction) => void;
+  onLogout: () => void;
+  onExpired: () => void;
+}
+
+/** `initialStatus` is the GET /api/status answer the route guard loaded. */
+export function useUserSession(initialStatus: SessionStatus): UserSession {
+  const { i18n } = useLingui();
+  const navigate = useNavigate();
+  const { status, refreshError, watch, patchAcl } = useSessionStatus(initialStatus);
+  const [busyIds, setBusyIds] = useAtom(busyAclIdsAtom);
+  const [actionErrors, setActionErrors] = useAtom(aclActionErrorsAtom);
+  const setUseCounts = useSetAtom(useCountsAtom);
+  const [loggingOut, setLoggingOut] = useState(false);
+  const licensed = status.Licensed && status.UserLicensed;
+  const discovered = useIpDiscovery(licensed);
+
+  const toLogin = useCallback(
+    (error?: string) => {
+      forgetSession();
+      void navigate({ to: "/", search: error === undefined ? {} : { error } });
+    },
+    [navigate],
+  );
+
+  // Ending the session on the server too keeps a slightly slow server clock from sending the user
+  // straight back here from the Login guard.
+  const onExpired = useCallback(() => {
+    void logout()
+      .catch(() => undefined)
+      .finally(() => toLogin(SESSION_EXPIRED));
+  }, [toLogin]);
+
+  const onLogout = useCallback(() => {
+    setLoggingOut(true);
+    // Whatever the answer, the user leaves the page; the server ends the session on expiry anyway.
+    void logout()
+      .catch(() => undefined)
+      .finally(() => toLogin());
+  }, [toLogin]);
+
+  const onAction = useCallback(
+    (acl: StatusAcl, action: AclAction) => {
+      if (action === "pending") return;
+      const aclId = acl.ACLID;
+      setBusyIds((ids) => new Set(ids).add(aclId));
+      setActionErrors(({ [aclId]: _dropped, ...rest }) => rest);
+      const request = action === "grant" ? grant({ ACLID: aclId, IPs: discovered.current }) : revoke(acl.ID);
+      request
+        .then(() => {
+          if (action === "grant") setUseCounts((counts) => recordUse(counts, aclId));
+          patchAcl(aclId, { Status: action === "grant" ? GrantStatus.Pending : GrantStatus.Revoking, Error: "" });
+          watch(aclId, action);
+        })
+        .catch((error: unknown) => setActionErrors((errors) => ({ ...errors, [aclId]: errorText(i18n, error) })))
+        .finally(() =>
+          setBusyIds((ids) => {
+            const next = new Set(ids);
+            next.delete(aclId);
+            return next;
+          }),
+        );
+    },
+    [discovered, i18n, patchAcl, setActionErrors, setBusyIds, setUseCounts, watch],
+  );
+
+  // Auto-browse (user-portal §2): once per page load, when exactly one ACL asks for it.
+  const browsed = useRef(false);
+  useEffect(() => {
+    const target = autoBrowseTarget(status.ACLs);
+    if (target !== undefined && licensed && !browsed.current) {
+      browsed.current = true;
+      window.location.assign(target);
+    }
+  }, [status.ACLs, licensed]);
+
+  return { status, refreshError, licensed, busyIds, actionErrors, loggingOut, onAction, onLogout, onExpired };
+}
