@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, resolveConfig } from "./config.ts";
+import { generateKeyPairSync } from "node:crypto";
 import { generateAgentKeys } from "./enrol.ts";
 
 const keys = generateAgentKeys();
@@ -9,6 +10,7 @@ const raw = {
   signingPrivateKey: keys.signingPrivateKey,
   boxPublicKey: keys.boxPublicKey,
   boxSecretKey: keys.boxSecretKey,
+  serverPublicKey: generateKeyPairSync("ed25519").publicKey.export({ format: "der", type: "spki" }).toString("base64"),
 };
 
 describe("agent config: driver settings", () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { Errors } from "./errors.ts";
 import {
   AGENT_BACKEND_TYPES,
   BACKEND_DESCRIPTORS,
@@ -77,12 +78,12 @@ describe("backend descriptors", () => {
     expect(agentCapableOf({ script: { enabled: true } }, "script")).toBe(true);
     expect(agentCapableOf({}, "nftables")).toBe(false);
     expect(agentCapableOf({ nftables: { command_available: true, sets: [] } }, "nftables")).toBe(true);
-    expect(BACKEND_DESCRIPTORS.ipset.capabilityProblem({})).toBe("err.ipsetNoCommand");
+    expect(BACKEND_DESCRIPTORS.ipset.capabilityProblem({})).toBe(Errors.ipsetNoCommand);
     expect(
       BACKEND_DESCRIPTORS.ipset.capabilityProblem({
         ipset: { ipsets: [], command_available: true, sudo_enabled: false },
       }),
-    ).toBe("err.ipsetNoSudo");
+    ).toBe(Errors.ipsetNoSudo);
   });
 
   it("make the protocol's Target.acl accept every agent type and refuse the allowlist", () => {

@@ -109,12 +109,14 @@ describe("security headers (every answer)", () => {
   });
 });
 
-describe("the web app's HTML template", () => {
-  it("has no inline script, style or event handler (the portal's policy forbids them)", () => {
-    const html = readFileSync(fileURLToPath(new URL("../../../web/src/index.html", import.meta.url)), "utf8");
-    expect(html).not.toMatch(/<style/i);
-    expect(html).not.toMatch(/\sstyle=/i);
-    expect(html).not.toMatch(/\son[a-z]+=/i);
-    for (const tag of html.match(/<script\b[^>]*>/gi) ?? []) expect(tag).toMatch(/\ssrc=/);
+describe("the web apps' HTML templates", () => {
+  it("have no inline script, style or event handler (the policy forbids them)", () => {
+    for (const app of ["portal", "admin"]) {
+      const html = readFileSync(fileURLToPath(new URL(`../../../web/src/${app}/index.html`, import.meta.url)), "utf8");
+      expect(html).not.toMatch(/<style/i);
+      expect(html).not.toMatch(/\sstyle=/i);
+      expect(html).not.toMatch(/\son[a-z]+=/i);
+      for (const tag of html.match(/<script\b[^>]*>/gi) ?? []) expect(tag).toMatch(/\ssrc=/);
+    }
   });
 });

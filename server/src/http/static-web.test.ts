@@ -6,13 +6,17 @@ import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppEnv } from "./context.ts";
 import { readJsBundleHash, staticWeb } from "./static-web.ts";
+import { createHarness } from "../testing/harness.ts";
+import type { Harness } from "../testing/harness.ts";
 
 describe("staticWeb (issue #9 item 17: precompressed assets; admin-console §2: /admin pages)", () => {
   let dir: string;
   const js = "export const answer = 42;\n".repeat(50);
   let app: Hono<AppEnv>;
+  let h: Harness;
 
   beforeAll(() => {
+    h = createHarness();
     dir = mkdtempSync(join(tmpdir(), "postern-static-"));
     mkdirSync(join(dir, "assets"));
     writeFileSync(join(dir, "index.html"), "<title>portal</title>");
@@ -22,10 +26,19 @@ describe("staticWeb (issue #9 item 17: precompressed assets; admin-console §2: 
     writeFileSync(join(dir, "assets/main-1.js"), js);
     writeFileSync(join(dir, "assets/main-1.js.br"), brotliCompressSync(js));
     writeFileSync(join(dir, "assets/main-1.js.gz"), gzipSync(js));
-    app = new Hono<AppEnv>().use(staticWeb(dir));
+    // The pages' Content-Security-Policy reads the IP-discovery settings through the services.
+    app = new Hono<AppEnv>()
+      .use(async (c, next) => {
+        c.set("services", h.services);
+        await next();
+      })
+      .use(staticWeb(dir));
     app.post("*", (c) => c.text("next", 418));
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await h.close();
+  });
 
   const get = (path: string, acceptEncoding?: string) =>
     app.request(path, { headers: acceptEncoding === undefined ? {} : { "Accept-Encoding": acceptEncoding } });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { Errors } from "../errors.ts";
 import { envVarNameProblem, isReservedEnvVarName } from "./backend.ts";
 
 describe("script variable names", () => {
@@ -9,7 +10,7 @@ describe("script variable names", () => {
       expect(isReservedEnvVarName(name), name).toBe(false);
     expect(envVarNameProblem("USERNAME", "p")).toBeNull();
     expect(envVarNameProblem("knoc_ipaddr", "p")).toEqual({
-      Err: "err.invalidEnvVarName",
+      error: Errors.invalidEnvVarName,
       Extra: "p: knoc_ipaddr is reserved",
     });
   });

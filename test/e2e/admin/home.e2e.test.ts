@@ -12,6 +12,7 @@ import type { Page } from "playwright-core";
 import { enrol } from "../../../agent/src/enrol.ts";
 import { issueTestLicence } from "../../../server/src/testing/licences.ts";
 import { chromiumAvailable, expectVisible } from "../../support/browser.ts";
+import { licenses } from "../../../server/src/db/schema.ts";
 import { ApiClient, createUser } from "../../support/stack.ts";
 import type { Stack } from "../../support/stack.ts";
 import { expectAccessible, useAdminSuite } from "./admin-suite.ts";
@@ -25,6 +26,8 @@ describe.skipIf(!chromiumAvailable)("admin home and alert banner in Chromium", (
   let stack: Stack;
   beforeAll(() => {
     stack = suite.stack();
+    // The stack installs a roomy licence; this suite starts unlicensed (the first alert) and installs its own.
+    stack.server.services.db.delete(licenses).run();
   });
   const banner = (page: Page) => page.getByRole("alert").and(page.locator("[data-banner]"));
   const dismiss = (page: Page) => page.getByRole("button", { name: "Dismiss alert" }).click();

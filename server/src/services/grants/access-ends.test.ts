@@ -88,7 +88,7 @@ describe("account expiry ends access", () => {
     expect(sessionRow(s.sessionId).endsAt).toBe(validUntil);
     expect(grantOf(s.sessionId).expiresAt).toBe(validUntil);
     expect(h.services.engine.desiredState(seed.agentId)[0]?.entries).toEqual([
-      { ip: "203.0.113.10", expiresAt: validUntil },
+      expect.objectContaining({ ip: "203.0.113.10", expiresAt: validUntil }),
     ]);
 
     h.clock.advance(4_000); // the test clock runs on in real time: keep a margin
@@ -188,7 +188,7 @@ describe("API keys end the sessions they signed in", () => {
     const { session } = await keyUser(expiredAfter);
     expect(sessionRow(session.sessionId).endsAt).toBe(expiredAfter);
     expect(h.services.engine.desiredState(seed.agentId)[0]?.entries).toEqual([
-      { ip: "203.0.113.40", expiresAt: expiredAfter },
+      expect.objectContaining({ ip: "203.0.113.40", expiresAt: expiredAfter }),
     ]);
     h.clock.advance(10_000);
     h.services.engine.sweep();

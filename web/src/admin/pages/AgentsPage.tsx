@@ -36,7 +36,6 @@ type Open =
   | { kind: "none" }
   | { kind: "create" }
   | { kind: "created"; agent: AgentCreated }
-  | { kind: "token"; agent: Agent }
   | { kind: "rename"; agent: Agent }
   | { kind: "delete"; agent: Agent }
   | { kind: "capabilities"; agent: Agent };
@@ -250,7 +249,6 @@ export function AgentsPage() {
             <span className="text-amber-800 dark:text-amber-300">
               <Trans>Awaiting connection</Trans>
             </span>
-            <CopyButton text={a.Token} what={t`the token of ${name}`} />
           </span>
         ) : (
           <time dateTime={a.LastSeen} title={new Date(a.LastSeen).toLocaleString(i18n.locale)}>
@@ -281,7 +279,6 @@ export function AgentsPage() {
         <RowMenu
           name={a.Name}
           actions={[
-            { label: t`View token`, onSelect: () => setOpen({ kind: "token", agent: a }) },
             { label: t`Edit`, onSelect: () => setOpen({ kind: "rename", agent: a }) },
             { label: t`Delete`, danger: true, onSelect: () => setOpen({ kind: "delete", agent: a }) },
           ]}
@@ -348,21 +345,6 @@ export function AgentsPage() {
             <Trans>Run this command on the host as root. The agent connects with its token.</Trans>
           </p>
           <Copyable id="install-command" label={t`Install command`} value={open.agent.InstallCommand} />
-          <Copyable id="agent-token" label={t`Token`} value={open.agent.Token} />
-        </Dialog>
-      ) : null}
-      {open.kind === "token" ? (
-        <Dialog
-          open
-          onClose={close}
-          size="lg"
-          title={t`Token of ${openName}`}
-          footer={
-            <Button variant="primary" onClick={close}>
-              <Trans>Close</Trans>
-            </Button>
-          }
-        >
           <Copyable id="agent-token" label={t`Token`} value={open.agent.Token} />
         </Dialog>
       ) : null}
