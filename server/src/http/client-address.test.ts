@@ -82,6 +82,23 @@ describe("X-Forwarded-For over HTTP (behind a trusted proxy at 127.0.0.1)", () =
     }
     expect(h.services.db.select().from(userSessions).all()).toHaveLength(0);
   });
+  it("never takes a trusted proxy's own address for a user's: a direct call without the header cannot sign a user in", async () => {
+    await seedLoop(h);
+    const login = await app.request(
+      "http://postern.test/api/login",
+      {
+        method: "POST",
+        headers: { host: "postern.test", "content-type": "application/json" },
+        body: JSON.stringify({ UserName: "alice", Password: "alice-password", KioskMode: false }),
+      },
+      socketEnv("127.0.0.1"),
+    );
+    expect(login.status).toBe(400);
+    expect(await login.json()).toEqual({ Err: "Bad request", Extra: "X-Forwarded-For" });
+    expect(h.services.db.select().from(userSessions).all()).toHaveLength(0);
+    // Tools on the proxy's host still reach what grants nothing (here: the address read).
+    expect((await send("/api/ip", undefined)).status).toBe(200);
+  });
   it("names the client of a well-formed header", async () => {
     const ip = await send("/api/ip", "198.51.100.7, 127.0.0.1");
     expect(ip.status).toBe(200);

@@ -6,7 +6,8 @@
  * 400), never answered as from the proxy: a grant to the proxy's own address would open the proxy to
  * everyone behind it. A trusted peer that sends no X-Forwarded-For at all did not forward the request
  * (a reverse proxy always appends the header): it is a direct call from that host, e.g. an agent or a
- * tool on the proxy's machine, and is answered as from its address (docs/decisions.md).
+ * tool on the proxy's machine, and is answered as from its address (docs/decisions.md); what lets a
+ * user in refuses that address (`userAddress` in context.ts).
  */
 import { cidrContains, normaliseIp, parseCidr } from "@postern/shared";
 import type { Cidr } from "@postern/shared";

@@ -6,7 +6,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
 import { getConnInfo } from "@hono/node-server/conninfo";
-import { Errors } from "@postern/shared";
+import { Errors, cidrContains } from "@postern/shared";
 import type { Cidr } from "@postern/shared";
 import { clientAddress, overTls } from "./client-address.ts";
 import type { Services } from "../services/index.ts";
@@ -20,6 +20,8 @@ export interface AppEnv {
   Variables: {
     services: Services;
     clientIp: string;
+    /** True when `clientIp` is a trusted proxy's own address (it called directly, without X-Forwarded-For). */
+    clientIsTrustedProxy: boolean;
     /** The request came over TLS (directly, or per a trusted proxy's X-Forwarded-Proto). */
     tls: boolean;
     userSession: UserSessionContext;
@@ -78,8 +80,23 @@ export function baseMiddleware(services: Services, trustedProxies: readonly Cidr
     const client = clientAddress(peer, c.req.header("x-forwarded-for"), trustedProxies);
     if (client === null) throw new AppError(Errors.badRequest, "X-Forwarded-For");
     c.set("clientIp", client);
+    c.set(
+      "clientIsTrustedProxy",
+      trustedProxies.some((cidr) => cidrContains(cidr, client)),
+    );
     await next();
   };
+}
+
+/**
+ * The caller's address for what lets a user in (sign-in, grants, the session's followed address):
+ * `clientIp`, except that a trusted proxy's own address is never a user's (a grant would open the
+ * proxy to everyone behind it, #8 item 12): such a call answers 400 "Bad request" with Extra
+ * "X-Forwarded-For". Agents, admins and tools on the proxy's host may still call directly.
+ */
+export function userAddress(c: Context<AppEnv>): string {
+  if (c.var.clientIsTrustedProxy) throw new AppError(Errors.badRequest, "X-Forwarded-For");
+  return c.var.clientIp;
 }
 
 /**

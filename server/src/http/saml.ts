@@ -22,6 +22,7 @@ import { SAML_REQUEST_TTL_MS } from "../services/saml/service.ts";
 import { AppError } from "../errors.ts";
 import { HOST_COOKIE_PREFIX, secureCookies } from "./context.ts";
 import type { AppEnv } from "./context.ts";
+import { userAddress } from "./context.ts";
 import { errorResponse } from "./on-error.ts";
 
 /** Cookies binding a pending SAML sign-in to the browser that started it, per audience. */
@@ -143,7 +144,7 @@ export async function answerAcs(
   signIn: (samlResponse: string, binding: BrowserBinding) => Promise<string>,
 ): Promise<Response> {
   const s = c.var.services;
-  const ip = c.var.clientIp;
+  const ip = audience === "user" ? userAddress(c) : c.var.clientIp;
   const binding = takeBrowserBinding(c, audience);
   try {
     s.throttle.checkAddress(ip);

@@ -7,14 +7,14 @@ import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import { GrantRequestSchema, LogIpsRequestSchema, IdSchema, Errors } from "@postern/shared";
 import { parseBody } from "../../http/body.ts";
-import { requireUser } from "../../http/context.ts";
+import { requireUser, userAddress } from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { AppError } from "../../errors.ts";
 
 /** Requires a user session and follows the user's current address. */
 const signedIn = createMiddleware<AppEnv>(async (c, next) => {
   await requireUser(c, async () => {
-    c.var.services.status.followAddress(c.var.userSession, c.var.clientIp);
+    c.var.services.status.followAddress(c.var.userSession, userAddress(c));
     await next();
   });
 });
@@ -30,7 +30,7 @@ export const grantRoutes = new Hono<AppEnv>()
   .post("/grant", signedIn, async (c) => {
     const body = await parseBody(c, GrantRequestSchema);
     const s = c.var.userSession;
-    c.var.services.engine.grant(s.sessionId, body.ACLID, { userName: s.userName, ip: c.var.clientIp, click: true });
+    c.var.services.engine.grant(s.sessionId, body.ACLID, { userName: s.userName, ip: userAddress(c), click: true });
     return c.json(c.var.services.status.status(s), 200);
   })
   // DELETE /sessions/current/granted-acls/{id}

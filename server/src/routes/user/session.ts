@@ -7,7 +7,14 @@ import { LoginRequestSchema, Errors } from "@postern/shared";
 import type { ErrorEntry } from "@postern/shared";
 import { AppError } from "../../errors.ts";
 import { parseBody } from "../../http/body.ts";
-import { ADMIN_COOKIE, USER_COOKIE, clearSessionCookie, requireUser, setSessionCookie } from "../../http/context.ts";
+import {
+  ADMIN_COOKIE,
+  USER_COOKIE,
+  clearSessionCookie,
+  requireUser,
+  setSessionCookie,
+  userAddress,
+} from "../../http/context.ts";
 import type { AppEnv } from "../../http/context.ts";
 
 /** The error of a sign-in that still owes its TOTP code. */
@@ -40,7 +47,7 @@ export const sessionRoutes = new Hono<AppEnv>()
     const services = c.var.services;
     const outcome = await withRetryAfter(c, () =>
       services.userSessions.portalLogin(
-        { userName: body.UserName, password: body.Password, kiosk: body.KioskMode, ip: c.var.clientIp },
+        { userName: body.UserName, password: body.Password, kiosk: body.KioskMode, ip: userAddress(c) },
         services.adminSessions,
       ),
     );

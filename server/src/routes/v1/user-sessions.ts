@@ -17,6 +17,7 @@ import type { Context } from "hono";
 import { ApiKeyUserSignInSchema, IdSchema, Errors } from "@postern/shared";
 import type { ApiKeyUserSignIn } from "@postern/shared";
 import type { AppEnv } from "../../http/context.ts";
+import { userAddress } from "../../http/context.ts";
 import { parseBody } from "../../http/body.ts";
 import { AppError, validationError } from "../../errors.ts";
 import { keyFromAuthorization } from "../../services/api-keys.ts";
@@ -61,7 +62,7 @@ export const apiKeyUserSessionRoutes = new Hono<AppEnv>()
   .post("/", async (c) => {
     const body = await signInBody(c);
     const signedIn = challenged(c, () =>
-      c.var.services.apiKeyUsers.signIn(presentedKey(c), c.var.clientIp, body.UserName),
+      c.var.services.apiKeyUsers.signIn(presentedKey(c), userAddress(c), body.UserName),
     );
     c.header("Cache-Control", "no-store");
     return c.json(signedIn, 201);
