@@ -243,7 +243,6 @@ export function AgentsPage() {
       header: t`Activity`,
       sortValue: (a) => (a.LastSeen ? Date.parse(a.LastSeen) : 0),
       cell: (a) => {
-        const name = a.Name;
         return a.LastSeen === null ? (
           <span className="flex flex-wrap items-center gap-2" data-testid="awaiting-connection">
             <span className="text-amber-800 dark:text-amber-300">
