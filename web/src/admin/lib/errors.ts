@@ -8,9 +8,7 @@ import type { I18n, MessageDescriptor } from "@lingui/core";
 import { msg } from "@lingui/core/macro";
 import { Errors } from "@postern/shared";
 import type { ErrValue } from "@postern/shared";
-import { ApiError } from "../../ui/api/client.ts";
-import { translateServerMessage } from "../../ui/api/error-messages.ts";
-import { composeErrorText } from "../../ui/lib/error-text.ts";
+import { errorText, translateServerMessage } from "../../ui/api/error-messages.ts";
 
 /** Where the console words an error differently from the portal (the rest: the catalogue's translations). */
 const ADMIN_MESSAGES: Partial<Record<ErrValue, MessageDescriptor>> = {
@@ -29,12 +27,7 @@ export function translateAdminMessage(i18n: I18n, key: string): string | undefin
   return descriptor === undefined ? translateServerMessage(i18n, key) : i18n._(descriptor);
 }
 
-/** Display text of any failure of an admin call. */
+/** Display text of any failure of an admin call: `errorText` with the console's wording. */
 export function adminErrorText(i18n: I18n, error: unknown): string {
-  const internal = i18n._(msg`An internal server error occurred`);
-  const translate = (key: string): string | undefined => translateAdminMessage(i18n, key);
-  if (error instanceof ApiError)
-    return composeErrorText(error.body, error.status === 0 ? error.message : undefined, translate, internal);
-  if (error instanceof Error) return composeErrorText(undefined, error.message, translate, internal);
-  return internal;
+  return errorText(i18n, error, (key) => translateAdminMessage(i18n, key));
 }

@@ -117,11 +117,15 @@ export function translateServerMessage(i18n: I18n, key: string): string | undefi
 
 /**
  * Display text of any failure (user-portal §8): an ApiError's `Err` translated with its `Extra`
- * after a colon, else the error's message, else "An internal server error occurred".
+ * after a colon, else the error's message, else "An internal server error occurred". `translate`
+ * looks up a key (default: the catalogue's translations; the admin console adds its own wording).
  */
-export function errorText(i18n: I18n, error: unknown): string {
+export function errorText(
+  i18n: I18n,
+  error: unknown,
+  translate: (key: string) => string | undefined = (key) => translateServerMessage(i18n, key),
+): string {
   const internal = i18n._(msg`An internal server error occurred`);
-  const translate = (key: string): string | undefined => translateServerMessage(i18n, key);
   if (error instanceof ApiError)
     return composeErrorText(error.body, error.status === 0 ? error.message : undefined, translate, internal);
   if (error instanceof Error) return composeErrorText(undefined, error.message, translate, internal);
