@@ -79,7 +79,7 @@ describe.skipIf(!chromiumAvailable)("admin groups page in Chromium", () => {
     await form.getByLabel(/^Name/).fill("Staff");
     await form.getByRole("button", { name: "Create" }).click();
     await expectVisible(toast("Group created"));
-    expect((await row("Staff").getByRole("cell").allTextContents())[1]).toBe("SAML");
+    await expect.poll(async () => (await row("Staff").getByRole("cell").allTextContents())[1]).toBe("SAML");
   });
 
   it("deletes a group", async () => {
