@@ -12,19 +12,20 @@ import { useNavigate } from "@tanstack/react-router";
 import { useForm } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { Trans, useLingui } from "@lingui/react/macro";
-import { AdminWriteSchema, Errors } from "@postern/shared";
+import { AdminWriteSchema } from "@postern/shared";
 import type { Admin, AdminWrite } from "@postern/shared";
 import type { z } from "zod";
 import { Button } from "../../ui/kit/Button.tsx";
-import { ConfirmDialog } from "../../ui/kit/ConfirmDialog.tsx";
 import { DataTable } from "../../ui/kit/DataTable.tsx";
 import type { Column } from "../../ui/kit/DataTable.tsx";
 import { Dialog } from "../../ui/kit/Dialog.tsx";
 import { CheckField, FormField, SelectField } from "../../ui/kit/FormField.tsx";
-import { RowMenu } from "../../ui/kit/RowMenu.tsx";
-import { useToast } from "../../ui/kit/Toasts.tsx";
-import { useShowError } from "../components/ErrorDialog.tsx";
+import { FormDialog } from "../components/FormDialog.tsx";
+import { PasswordFields, withPasswordConfirmation } from "../components/PasswordFields.tsx";
+import { DeleteConfirm, MutationConfirm, ResetTwoFactorConfirm } from "../components/MutationConfirm.tsx";
 import { PageHeader } from "../components/PageHeader.tsx";
+import { actionsColumn, textColumn } from "../lib/columns.tsx";
+import { useFeedback } from "../lib/feedback.ts";
 import { fieldErrorText } from "../lib/form-errors.ts";
 import { relativeTime } from "../lib/relative-time.ts";
 import { useUsernameAutofill } from "../lib/username.ts";
@@ -48,16 +49,12 @@ type Open =
   | { kind: "invalidate" };
 
 /** The shared schema plus the confirmation matching the password (server: err.passwordsDontMatch). */
-const AdminFormSchema = AdminWriteSchema.refine(
-  (a) => a.PlainPassword === undefined || a.ConfirmPassword === a.PlainPassword,
-  { message: Errors.passwordsDontMatch.err, path: ["ConfirmPassword"] },
-);
+const AdminFormSchema = withPasswordConfirmation(AdminWriteSchema);
 type AdminFormInput = z.input<typeof AdminFormSchema>;
 
 function AdminForm({ admin, onClose }: { admin: Admin | undefined; onClose: () => void }) {
   const { t, i18n } = useLingui();
-  const toast = useToast();
-  const showError = useShowError();
+  const feedback = useFeedback();
   const create = useCreateAdmin();
   const update = useUpdateAdmin();
   const editing = admin !== undefined;
@@ -79,69 +76,42 @@ function AdminForm({ admin, onClose }: { admin: Admin | undefined; onClose: () =
   const errors = form.formState.errors;
   const err = (e: Parameters<typeof fieldErrorText>[1]) => fieldErrorText(i18n, e);
   const submit = form.handleSubmit((values) => {
-    const done = {
-      onSuccess: () => {
-        toast(editing ? t`Admin updated` : t`Admin created`);
-        onClose();
-      },
-      onError: showError,
-    };
-    if (admin) update.mutate({ ...values, ID: admin.ID }, done);
-    else create.mutate(values, done);
+    if (admin) update.mutate({ ...values, ID: admin.ID }, feedback(t`Admin updated`, onClose));
+    else create.mutate(values, feedback(t`Admin created`, onClose));
   });
   return (
-    <Dialog open onClose={onClose} title={editing ? t`Edit admin` : t`Create admin`} size="lg">
-      <form noValidate onSubmit={(event) => void submit(event)} className="grid gap-4 sm:grid-cols-2">
-        <FormField label={t`Name`} required autoFocus error={err(errors.Name)} {...form.register("Name")} />
-        <FormField
-          label={t`Username`}
-          required
-          disabled={editing}
-          error={err(errors.UserName)}
-          {...form.register("UserName")}
-          onFocus={onUserNameFocus}
-        />
-        <SelectField
-          label={t`Auth type`}
-          options={[
-            { value: "local", label: t`Local` },
-            { value: "SAML", label: "SAML" },
-            { value: "LDAP", label: "LDAP" },
-          ]}
-          {...form.register("AuthType")}
-        />
-        {authType === "LDAP" ? <FormField label="DN" {...form.register("ThirdPartyAuth.DN")} /> : <span />}
-        {authType === "local" ? (
-          <>
-            <FormField
-              label={t`Password`}
-              type="password"
-              required={!editing}
-              hint={editing ? t`Leave empty to keep the password.` : undefined}
-              error={err(errors.PlainPassword)}
-              {...form.register("PlainPassword")}
-            />
-            <FormField
-              label={t`Confirm password`}
-              type="password"
-              required={!editing}
-              error={err(errors.ConfirmPassword)}
-              {...form.register("ConfirmPassword")}
-            />
-          </>
-        ) : null}
-        <CheckField label={t`Two-factor authentication`} {...form.register("TOTPEnabled")} />
-        <CheckField label={t`Login enabled`} {...form.register("LoginEnabled")} />
-        <div className="flex justify-end gap-2 sm:col-span-2">
-          <Button onClick={onClose}>
-            <Trans>Cancel</Trans>
-          </Button>
-          <Button type="submit" variant="primary" busy={create.isPending || update.isPending}>
-            {editing ? <Trans>Save</Trans> : <Trans>Create</Trans>}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={editing ? t`Edit admin` : t`Create admin`}
+      size="lg"
+      layout="grid"
+      editing={editing}
+      busy={create.isPending || update.isPending}
+      onClose={onClose}
+      onSubmit={submit}
+    >
+      <FormField label={t`Name`} required autoFocus error={err(errors.Name)} {...form.register("Name")} />
+      <FormField
+        label={t`Username`}
+        required
+        disabled={editing}
+        error={err(errors.UserName)}
+        {...form.register("UserName")}
+        onFocus={onUserNameFocus}
+      />
+      <SelectField
+        label={t`Auth type`}
+        options={[
+          { value: "local", label: t`Local` },
+          { value: "SAML", label: "SAML" },
+          { value: "LDAP", label: "LDAP" },
+        ]}
+        {...form.register("AuthType")}
+      />
+      {authType === "LDAP" ? <FormField label="DN" {...form.register("ThirdPartyAuth.DN")} /> : <span />}
+      {authType === "local" ? <PasswordFields form={form} editing={editing} /> : null}
+      <CheckField label={t`Two-factor authentication`} {...form.register("TOTPEnabled")} />
+      <CheckField label={t`Login enabled`} {...form.register("LoginEnabled")} />
+    </FormDialog>
   );
 }
 
@@ -149,8 +119,7 @@ function ViewAdmin({ admin, onClose }: { admin: Admin; onClose: () => void }) {
   const { t, i18n } = useLingui();
   const sessions = useQuery(adminQueries.sessions(admin.ID));
   const end = useDeleteAdminSession();
-  const toast = useToast();
-  const showError = useShowError();
+  const feedback = useFeedback();
   const name = admin.Name;
   return (
     <Dialog
@@ -180,13 +149,10 @@ function ViewAdmin({ admin, onClose }: { admin: Admin; onClose: () => void }) {
               <Button
                 variant="quiet"
                 onClick={() =>
-                  end.mutate(s.ID, {
-                    onSuccess: () => {
-                      toast(t`Session deleted`);
-                      void sessions.refetch();
-                    },
-                    onError: showError,
-                  })
+                  end.mutate(
+                    s.ID,
+                    feedback(t`Session deleted`, () => void sessions.refetch()),
+                  )
                 }
               >
                 <Trans>End session</Trans>
@@ -206,27 +172,15 @@ export function AdminsPage() {
   const navigate = useNavigate();
   const [open, setOpen] = useState<Open>({ kind: "none" });
   const close = (): void => setOpen({ kind: "none" });
-  const toast = useToast();
-  const showError = useShowError();
   const remove = useDeleteAdmin();
   const reset = useResetAdmin2fa();
   const invalidate = useInvalidateAdminSessions();
   const now = Date.now();
   const openName = "admin" in open ? open.admin.Name : "";
   const authLabel = (a: Admin): string => (a.AuthType === "local" ? t`Local` : a.AuthType);
-  const fail = (e: unknown): void => {
-    close();
-    showError(e);
-  };
 
   const columns: Column<Admin>[] = [
-    {
-      id: "name",
-      header: t`Name`,
-      sortValue: (a) => a.Name.toLowerCase(),
-      searchText: (a) => a.Name,
-      cell: (a) => a.Name,
-    },
+    textColumn("name", t`Name`, (a) => a.Name),
     { id: "auth", header: t`Auth type`, sortValue: (a) => a.AuthType, searchText: authLabel, cell: authLabel },
     {
       id: "username",
@@ -253,23 +207,16 @@ export function AdminsPage() {
       sortValue: (a) => (a.LastLogin ? Date.parse(a.LastLogin) : 0),
       cell: (a) => (a.LastLogin ? relativeTime(a.LastLogin, now, i18n.locale) : t`never`),
     },
-    {
-      id: "actions",
-      header: t`Actions`,
-      srOnlyHeader: true,
-      className: "text-right",
-      cell: (a) => (
-        <RowMenu
-          name={a.UserName}
-          actions={[
-            { label: t`View`, onSelect: () => setOpen({ kind: "view", admin: a }) },
-            { label: t`Edit`, onSelect: () => setOpen({ kind: "edit", admin: a }) },
-            ...(a.TOTPEnabled ? [{ label: t`Reset 2FA`, onSelect: () => setOpen({ kind: "reset", admin: a }) }] : []),
-            { label: t`Delete`, danger: true, onSelect: () => setOpen({ kind: "delete", admin: a }) },
-          ]}
-        />
-      ),
-    },
+    actionsColumn(
+      t`Actions`,
+      (a) => a.UserName,
+      (a) => [
+        { label: t`View`, onSelect: () => setOpen({ kind: "view", admin: a }) },
+        { label: t`Edit`, onSelect: () => setOpen({ kind: "edit", admin: a }) },
+        a.TOTPEnabled && { label: t`Reset 2FA`, onSelect: () => setOpen({ kind: "reset", admin: a }) },
+        { label: t`Delete`, danger: true, onSelect: () => setOpen({ kind: "delete", admin: a }) },
+      ],
+    ),
   ];
 
   return (
@@ -302,61 +249,30 @@ export function AdminsPage() {
       {open.kind === "edit" ? <AdminForm admin={open.admin} onClose={close} /> : null}
       {open.kind === "view" ? <ViewAdmin admin={open.admin} onClose={close} /> : null}
       {open.kind === "delete" ? (
-        <ConfirmDialog
-          open
+        <DeleteConfirm
           title={t`Delete admin`}
-          confirmLabel={t`Delete`}
-          busy={remove.isPending}
+          success={t`Admin deleted`}
+          name={openName}
+          mutation={remove}
+          variables={open.admin.ID}
           onClose={close}
-          onConfirm={() =>
-            remove.mutate(open.admin.ID, {
-              onSuccess: () => {
-                toast(t`Admin deleted`);
-                close();
-              },
-              onError: fail,
-            })
-          }
-        >
-          <Trans>Are you sure you want to delete {openName}?</Trans>
-        </ConfirmDialog>
+        />
       ) : null}
       {open.kind === "reset" ? (
-        <ConfirmDialog
-          open
-          title={t`Reset 2FA`}
-          confirmLabel={t`Reset 2FA`}
-          busy={reset.isPending}
-          onClose={close}
-          onConfirm={() =>
-            reset.mutate(open.admin.ID, {
-              onSuccess: () => {
-                toast(t`Two-factor authentication reset`);
-                close();
-              },
-              onError: fail,
-            })
-          }
-        >
-          <Trans>{openName} will set up two-factor authentication again at the next sign-in.</Trans>
-        </ConfirmDialog>
+        <ResetTwoFactorConfirm name={openName} mutation={reset} variables={open.admin.ID} onClose={close} />
       ) : null}
       {open.kind === "invalidate" ? (
-        <ConfirmDialog
-          open
+        <MutationConfirm
           title={t`Invalidate all admin sessions`}
           confirmLabel={t`Invalidate all admin sessions`}
-          busy={invalidate.isPending}
+          success={t`All admin sessions invalidated`}
+          mutation={invalidate}
+          variables={undefined}
           onClose={close}
-          onConfirm={() =>
-            invalidate.mutate(undefined, {
-              onSuccess: () => void navigate({ to: "/admin", replace: true }),
-              onError: fail,
-            })
-          }
+          onDone={() => void navigate({ to: "/admin", replace: true })}
         >
           <Trans>Every admin is signed out, you too.</Trans>
-        </ConfirmDialog>
+        </MutationConfirm>
       ) : null}
     </>
   );

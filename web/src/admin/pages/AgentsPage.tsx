@@ -14,16 +14,16 @@ import { Trans, useLingui } from "@lingui/react/macro";
 import { AgentWriteSchema } from "@postern/shared";
 import type { Agent, AgentCreated, AgentWrite } from "@postern/shared";
 import { Button } from "../../ui/kit/Button.tsx";
-import { ConfirmDialog } from "../../ui/kit/ConfirmDialog.tsx";
-import { CopyButton } from "../../ui/components/CopyButton.tsx";
 import { DataTable } from "../../ui/kit/DataTable.tsx";
 import type { Column } from "../../ui/kit/DataTable.tsx";
 import { Dialog } from "../../ui/kit/Dialog.tsx";
 import { FormField } from "../../ui/kit/FormField.tsx";
-import { RowMenu } from "../../ui/kit/RowMenu.tsx";
-import { useToast } from "../../ui/kit/Toasts.tsx";
-import { useShowError } from "../components/ErrorDialog.tsx";
+import { Copyable } from "../components/Copyable.tsx";
+import { FormDialog } from "../components/FormDialog.tsx";
+import { DeleteConfirm } from "../components/MutationConfirm.tsx";
 import { PageHeader } from "../components/PageHeader.tsx";
+import { actionsColumn, textColumn } from "../lib/columns.tsx";
+import { useFeedback } from "../lib/feedback.ts";
 import { fieldErrorText } from "../lib/form-errors.ts";
 import { relativeTime } from "../lib/relative-time.ts";
 import { agentVersionState, displayAddress } from "../lib/version.ts";
@@ -39,25 +39,6 @@ type Open =
   | { kind: "rename"; agent: Agent }
   | { kind: "delete"; agent: Agent }
   | { kind: "capabilities"; agent: Agent };
-
-/** A labelled value with a Copy button (the install command, the token). */
-function Copyable({ id, label, value }: { id: string; label: string; value: string }) {
-  return (
-    <div className="mt-3">
-      <div className="mb-1 text-sm font-medium text-slate-700 dark:text-slate-200">{label}</div>
-      <div className="flex items-start gap-2">
-        <code
-          id={id}
-          data-testid={id}
-          className="min-w-0 flex-1 break-all rounded-md bg-slate-100 px-3 py-2 font-mono text-xs text-slate-900 dark:bg-slate-800 dark:text-slate-100"
-        >
-          {value}
-        </code>
-        <CopyButton text={value} selectId={id} what={label.toLowerCase()} />
-      </div>
-    </div>
-  );
-}
 
 /** Names of the capabilities an agent reports, for the table cell. */
 function capabilityNames(agent: Agent): string[] {
@@ -95,43 +76,44 @@ function VersionBadge({ state, version }: { state: AgentVersionState; version: s
   );
 }
 
-function NameForm({
-  title,
-  initial,
-  submitLabel,
-  busy,
-  onSubmit,
+/** Create (then show the install command) or rename an agent: its name is all there is to edit. */
+function AgentForm({
+  agent,
+  onCreated,
   onClose,
 }: {
-  title: string;
-  initial: string;
-  submitLabel: string;
-  busy: boolean;
-  onSubmit: (values: AgentWrite) => void;
+  agent: Agent | undefined;
+  onCreated: (created: AgentCreated) => void;
   onClose: () => void;
 }) {
   const { t, i18n } = useLingui();
-  const form = useForm<AgentWrite>({ resolver: zodResolver(AgentWriteSchema), defaultValues: { Name: initial } });
+  const feedback = useFeedback();
+  const create = useCreateAgent();
+  const rename = useRenameAgent();
+  const form = useForm<AgentWrite>({
+    resolver: zodResolver(AgentWriteSchema),
+    defaultValues: { Name: agent?.Name ?? "" },
+  });
+  const submit = form.handleSubmit((values) => {
+    if (agent) rename.mutate({ ...values, ID: agent.ID }, feedback(t`Agent updated`, onClose));
+    else create.mutate(values, feedback(t`Agent created`, onCreated));
+  });
   return (
-    <Dialog open onClose={onClose} title={title}>
-      <form noValidate onSubmit={(event) => void form.handleSubmit(onSubmit)(event)} className="space-y-4">
-        <FormField
-          label={t`Name`}
-          required
-          autoFocus
-          error={fieldErrorText(i18n, form.formState.errors.Name)}
-          {...form.register("Name")}
-        />
-        <div className="flex justify-end gap-2">
-          <Button onClick={onClose}>
-            <Trans>Cancel</Trans>
-          </Button>
-          <Button type="submit" variant="primary" busy={busy}>
-            {submitLabel}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={agent ? t`Edit agent` : t`Create agent`}
+      editing={agent !== undefined}
+      busy={create.isPending || rename.isPending}
+      onClose={onClose}
+      onSubmit={submit}
+    >
+      <FormField
+        label={t`Name`}
+        required
+        autoFocus
+        error={fieldErrorText(i18n, form.formState.errors.Name)}
+        {...form.register("Name")}
+      />
+    </FormDialog>
   );
 }
 
@@ -196,10 +178,6 @@ export function AgentsPage() {
   const status = useQuery(statusQueries.header());
   const [open, setOpen] = useState<Open>({ kind: "none" });
   const close = (): void => setOpen({ kind: "none" });
-  const toast = useToast();
-  const showError = useShowError();
-  const create = useCreateAgent();
-  const rename = useRenameAgent();
   const remove = useDeleteAgent();
   const now = Date.now();
   const openName = "agent" in open ? open.agent.Name : "";
@@ -212,13 +190,7 @@ export function AgentsPage() {
     );
 
   const columns: Column<Agent>[] = [
-    {
-      id: "name",
-      header: t`Name`,
-      cell: (a) => a.Name,
-      sortValue: (a) => a.Name.toLowerCase(),
-      searchText: (a) => a.Name,
-    },
+    textColumn("name", t`Name`, (a) => a.Name),
     {
       id: "capabilities",
       header: t`Capabilities`,
@@ -269,21 +241,14 @@ export function AgentsPage() {
       searchText: (a) => displayAddress(a.ExternalIP),
       cell: (a) => <span data-testid="agent-ip">{displayAddress(a.ExternalIP)}</span>,
     },
-    {
-      id: "actions",
-      header: t`Actions`,
-      srOnlyHeader: true,
-      className: "text-right",
-      cell: (a) => (
-        <RowMenu
-          name={a.Name}
-          actions={[
-            { label: t`Edit`, onSelect: () => setOpen({ kind: "rename", agent: a }) },
-            { label: t`Delete`, danger: true, onSelect: () => setOpen({ kind: "delete", agent: a }) },
-          ]}
-        />
-      ),
-    },
+    actionsColumn(
+      t`Actions`,
+      (a) => a.Name,
+      (a) => [
+        { label: t`Edit`, onSelect: () => setOpen({ kind: "rename", agent: a }) },
+        { label: t`Delete`, danger: true, onSelect: () => setOpen({ kind: "delete", agent: a }) },
+      ],
+    ),
   ];
 
   return (
@@ -310,22 +275,11 @@ export function AgentsPage() {
         empty={<Trans>No agents yet. Create one and install it on a host.</Trans>}
       />
 
-      {open.kind === "create" ? (
-        <NameForm
-          title={t`Create agent`}
-          initial=""
-          submitLabel={t`Create`}
-          busy={create.isPending}
+      {open.kind === "create" || open.kind === "rename" ? (
+        <AgentForm
+          agent={open.kind === "rename" ? open.agent : undefined}
+          onCreated={(agent) => setOpen({ kind: "created", agent })}
           onClose={close}
-          onSubmit={(values) =>
-            create.mutate(values, {
-              onSuccess: (agent) => {
-                toast(t`Agent created`);
-                setOpen({ kind: "created", agent });
-              },
-              onError: showError,
-            })
-          }
         />
       ) : null}
       {open.kind === "created" ? (
@@ -343,53 +297,24 @@ export function AgentsPage() {
           <p>
             <Trans>Run this command on the host as root. The agent connects with its token.</Trans>
           </p>
-          <Copyable id="install-command" label={t`Install command`} value={open.agent.InstallCommand} />
-          <Copyable id="agent-token" label={t`Token`} value={open.agent.Token} />
+          <Copyable
+            id="install-command"
+            label={t`Install command`}
+            what={t`install command`}
+            value={open.agent.InstallCommand}
+          />
+          <Copyable id="agent-token" label={t`Token`} what={t`token`} value={open.agent.Token} />
         </Dialog>
       ) : null}
-      {open.kind === "rename" ? (
-        <NameForm
-          title={t`Edit agent`}
-          initial={open.agent.Name}
-          submitLabel={t`Save`}
-          busy={rename.isPending}
-          onClose={close}
-          onSubmit={(values) =>
-            rename.mutate(
-              { ...values, ID: open.agent.ID },
-              {
-                onSuccess: () => {
-                  toast(t`Agent updated`);
-                  close();
-                },
-                onError: showError,
-              },
-            )
-          }
-        />
-      ) : null}
       {open.kind === "delete" ? (
-        <ConfirmDialog
-          open
+        <DeleteConfirm
           title={t`Delete agent`}
-          confirmLabel={t`Delete`}
-          busy={remove.isPending}
+          success={t`Agent deleted`}
+          name={openName}
+          mutation={remove}
+          variables={open.agent.ID}
           onClose={close}
-          onConfirm={() =>
-            remove.mutate(open.agent.ID, {
-              onSuccess: () => {
-                toast(t`Agent deleted`);
-                close();
-              },
-              onError: (failure) => {
-                close();
-                showError(failure);
-              },
-            })
-          }
-        >
-          <Trans>Are you sure you want to delete {openName}?</Trans>
-        </ConfirmDialog>
+        />
       ) : null}
       {open.kind === "capabilities" ? <CapabilitiesDialog agent={open.agent} onClose={close} /> : null}
     </>

@@ -14,17 +14,17 @@ import { Trans, useLingui } from "@lingui/react/macro";
 import { ApiKeyCreateSchema, DEFAULT_ALLOWED_FROM } from "@postern/shared";
 import type { ApiKey, ApiKeyCreate } from "@postern/shared";
 import type { z } from "zod";
-import { CopyButton } from "../../ui/components/CopyButton.tsx";
 import { Button } from "../../ui/kit/Button.tsx";
-import { ConfirmDialog } from "../../ui/kit/ConfirmDialog.tsx";
 import { DataTable } from "../../ui/kit/DataTable.tsx";
 import type { Column } from "../../ui/kit/DataTable.tsx";
 import { Dialog } from "../../ui/kit/Dialog.tsx";
 import { CheckField, FormField, SelectField } from "../../ui/kit/FormField.tsx";
-import { RowMenu } from "../../ui/kit/RowMenu.tsx";
-import { useToast } from "../../ui/kit/Toasts.tsx";
-import { useShowError } from "../components/ErrorDialog.tsx";
+import { Copyable } from "../components/Copyable.tsx";
+import { FormDialog } from "../components/FormDialog.tsx";
+import { DeleteConfirm } from "../components/MutationConfirm.tsx";
 import { PageHeader } from "../components/PageHeader.tsx";
+import { actionsColumn, textColumn } from "../lib/columns.tsx";
+import { useFeedback } from "../lib/feedback.ts";
 import { fieldErrorText } from "../lib/form-errors.ts";
 import { relativeTime } from "../lib/relative-time.ts";
 import { aclQueries } from "../queries/acls.ts";
@@ -61,8 +61,7 @@ function KeyForm({
   onCreated: (k: ApiKey) => void;
 }) {
   const { t, i18n } = useLingui();
-  const toast = useToast();
-  const showError = useShowError();
+  const feedback = useFeedback();
   const create = useCreateApiKey();
   const update = useUpdateApiKey();
   const acls = useQuery(aclQueries.list());
@@ -85,16 +84,7 @@ function KeyForm({
 
   const submit = form.handleSubmit((values) => {
     if (apiKey) {
-      update.mutate(
-        { ID: apiKey.ID, AllowedFrom: values.AllowedFrom },
-        {
-          onSuccess: () => {
-            toast(t`API Key updated`);
-            onClose();
-          },
-          onError: showError,
-        },
-      );
+      update.mutate({ ID: apiKey.ID, AllowedFrom: values.AllowedFrom }, feedback(t`API Key updated`, onClose));
       return;
     }
     const scopes =
@@ -105,109 +95,100 @@ function KeyForm({
           : allowlists.map((id) => `allowlist.read:${id}`);
     create.mutate(
       { ...values, Scopes: scopes as ApiKeyCreate["Scopes"], ExpiredAfter: expiryDate(expiry, Date.now()) },
-      {
-        onSuccess: (key) => {
-          toast(t`API key created`);
-          onCreated(key);
-        },
-        onError: showError,
-      },
+      feedback(t`API key created`, onCreated),
     );
   });
 
   return (
-    <Dialog open onClose={onClose} title={editing ? t`Edit API key` : t`Create API key`} size="lg">
-      <form noValidate onSubmit={(event) => void submit(event)} className="space-y-4">
-        <FormField
-          label={t`Name`}
-          required
-          autoFocus={!editing}
-          disabled={editing}
-          error={fieldErrorText(i18n, errors.Name)}
-          {...form.register("Name")}
-        />
-        {editing ? null : (
-          <>
-            <SelectField
-              label={t`Allows access to`}
-              value={purpose}
-              onChange={(event) => setPurpose(event.target.value as Purpose)}
-              options={[
-                { value: "allowlists", label: t`Read allowlists` },
-                { value: "agent", label: t`Register agents` },
-                { value: "sessions", label: t`Manage user sessions` },
-              ]}
-            />
-            {purpose === "allowlists" ? (
-              <fieldset>
-                <legend className="mb-1 text-sm font-medium text-slate-700 dark:text-slate-200">
-                  <Trans>Allowlists</Trans>
-                </legend>
-                {allowlistAcls.length === 0 ? (
-                  <p className="text-sm">
-                    <Trans>You must create an allowlist before you can create an API key</Trans>
-                  </p>
-                ) : null}
-                {allowlistAcls.map((acl) => (
-                  <CheckField
-                    key={acl.ID}
-                    label={acl.Description}
-                    checked={allowlists.includes(acl.ID)}
-                    onChange={(event) =>
-                      setAllowlists((list) =>
-                        event.target.checked ? [...list, acl.ID] : list.filter((id) => id !== acl.ID),
-                      )
-                    }
-                  />
-                ))}
-              </fieldset>
-            ) : null}
-            <SelectField
-              label={t`Expires`}
-              value={expiry}
-              onChange={(event) => setExpiry(event.target.value as Expiry)}
-              options={[
-                { value: "12", label: t`12 months` },
-                { value: "24", label: t`24 months` },
-                { value: "never", label: t`Never` },
-              ]}
-            />
-          </>
-        )}
-        <fieldset className="space-y-2">
-          <legend className="mb-1 text-sm font-medium text-slate-700 dark:text-slate-200">
-            <Trans>Allowed from</Trans>
-          </legend>
-          {rows.fields.map((field, index) => {
-            const n = index + 1;
-            return (
-              <div key={field.id} className="grid grid-cols-[1fr_1fr_auto] items-start gap-2">
-                <FormField
-                  label={t`Prefix ${n}`}
-                  error={fieldErrorText(i18n, errors.AllowedFrom?.[index]?.Prefix)}
-                  {...form.register(`AllowedFrom.${index}.Prefix`)}
+    <FormDialog
+      title={editing ? t`Edit API key` : t`Create API key`}
+      size="lg"
+      editing={editing}
+      busy={create.isPending || update.isPending}
+      onClose={onClose}
+      onSubmit={submit}
+    >
+      <FormField
+        label={t`Name`}
+        required
+        autoFocus={!editing}
+        disabled={editing}
+        error={fieldErrorText(i18n, errors.Name)}
+        {...form.register("Name")}
+      />
+      {editing ? null : (
+        <>
+          <SelectField
+            label={t`Allows access to`}
+            value={purpose}
+            onChange={(event) => setPurpose(event.target.value as Purpose)}
+            options={[
+              { value: "allowlists", label: t`Read allowlists` },
+              { value: "agent", label: t`Register agents` },
+              { value: "sessions", label: t`Manage user sessions` },
+            ]}
+          />
+          {purpose === "allowlists" ? (
+            <fieldset>
+              <legend className="mb-1 text-sm font-medium text-slate-700 dark:text-slate-200">
+                <Trans>Allowlists</Trans>
+              </legend>
+              {allowlistAcls.length === 0 ? (
+                <p className="text-sm">
+                  <Trans>You must create an allowlist before you can create an API key</Trans>
+                </p>
+              ) : null}
+              {allowlistAcls.map((acl) => (
+                <CheckField
+                  key={acl.ID}
+                  label={acl.Description}
+                  checked={allowlists.includes(acl.ID)}
+                  onChange={(event) =>
+                    setAllowlists((list) =>
+                      event.target.checked ? [...list, acl.ID] : list.filter((id) => id !== acl.ID),
+                    )
+                  }
                 />
-                <FormField label={t`Note ${n}`} {...form.register(`AllowedFrom.${index}.Note`)} />
-                <Button variant="quiet" className="mt-6" onClick={() => rows.remove(index)}>
-                  <Trans>Remove {n}</Trans>
-                </Button>
-              </div>
-            );
-          })}
-          <Button onClick={() => rows.append({ Prefix: "", Note: "" })}>
-            <Trans>Add prefix</Trans>
-          </Button>
-        </fieldset>
-        <div className="flex justify-end gap-2">
-          <Button onClick={onClose}>
-            <Trans>Cancel</Trans>
-          </Button>
-          <Button type="submit" variant="primary" busy={create.isPending || update.isPending}>
-            {editing ? <Trans>Save</Trans> : <Trans>Create</Trans>}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+              ))}
+            </fieldset>
+          ) : null}
+          <SelectField
+            label={t`Expires`}
+            value={expiry}
+            onChange={(event) => setExpiry(event.target.value as Expiry)}
+            options={[
+              { value: "12", label: t`12 months` },
+              { value: "24", label: t`24 months` },
+              { value: "never", label: t`Never` },
+            ]}
+          />
+        </>
+      )}
+      <fieldset className="space-y-2">
+        <legend className="mb-1 text-sm font-medium text-slate-700 dark:text-slate-200">
+          <Trans>Allowed from</Trans>
+        </legend>
+        {rows.fields.map((field, index) => {
+          const n = index + 1;
+          return (
+            <div key={field.id} className="grid grid-cols-[1fr_1fr_auto] items-start gap-2">
+              <FormField
+                label={t`Prefix ${n}`}
+                error={fieldErrorText(i18n, errors.AllowedFrom?.[index]?.Prefix)}
+                {...form.register(`AllowedFrom.${index}.Prefix`)}
+              />
+              <FormField label={t`Note ${n}`} {...form.register(`AllowedFrom.${index}.Note`)} />
+              <Button variant="quiet" className="mt-6" onClick={() => rows.remove(index)}>
+                <Trans>Remove {n}</Trans>
+              </Button>
+            </div>
+          );
+        })}
+        <Button onClick={() => rows.append({ Prefix: "", Note: "" })}>
+          <Trans>Add prefix</Trans>
+        </Button>
+      </fieldset>
+    </FormDialog>
   );
 }
 
@@ -217,20 +198,12 @@ export function ApiKeysPage() {
   const keys = useQuery(apiKeyQueries.list());
   const [open, setOpen] = useState<Open>({ kind: "none" });
   const close = (): void => setOpen({ kind: "none" });
-  const toast = useToast();
-  const showError = useShowError();
   const remove = useDeleteApiKey();
   const now = Date.now();
   const openName = "key" in open ? open.key.Name : "";
 
   const columns: Column<ApiKey>[] = [
-    {
-      id: "name",
-      header: t`Name`,
-      sortValue: (k) => k.Name.toLowerCase(),
-      searchText: (k) => k.Name,
-      cell: (k) => k.Name,
-    },
+    textColumn("name", t`Name`, (k) => k.Name),
     {
       id: "resources",
       header: t`Allows access to`,
@@ -259,21 +232,14 @@ export function ApiKeysPage() {
       searchText: (k) => k.AllowedFrom.map((a) => a.Prefix).join(" "),
       cell: (k) => k.AllowedFrom.map((a) => a.Prefix).join(", "),
     },
-    {
-      id: "actions",
-      header: t`Actions`,
-      srOnlyHeader: true,
-      className: "text-right",
-      cell: (k) => (
-        <RowMenu
-          name={k.Name}
-          actions={[
-            { label: t`Edit`, onSelect: () => setOpen({ kind: "edit", key: k }) },
-            { label: t`Delete`, danger: true, onSelect: () => setOpen({ kind: "delete", key: k }) },
-          ]}
-        />
-      ),
-    },
+    actionsColumn(
+      t`Actions`,
+      (k) => k.Name,
+      (k) => [
+        { label: t`Edit`, onSelect: () => setOpen({ kind: "edit", key: k }) },
+        { label: t`Delete`, danger: true, onSelect: () => setOpen({ kind: "delete", key: k }) },
+      ],
+    ),
   ];
 
   return (
@@ -315,40 +281,18 @@ export function ApiKeysPage() {
           <p>
             <Trans>Copy the key now: it is shown only once.</Trans>
           </p>
-          <div className="mt-3 flex items-start gap-2">
-            <code
-              id="plaintext-key"
-              data-testid="plaintext-key"
-              className="min-w-0 flex-1 break-all rounded-md bg-slate-100 px-3 py-2 font-mono text-xs text-slate-900 dark:bg-slate-800 dark:text-slate-100"
-            >
-              {open.key.PlaintextKey}
-            </code>
-            <CopyButton text={open.key.PlaintextKey ?? ""} selectId="plaintext-key" what={t`API key`} />
-          </div>
+          <Copyable id="plaintext-key" label={t`API key`} what={t`API key`} value={open.key.PlaintextKey ?? ""} />
         </Dialog>
       ) : null}
       {open.kind === "delete" ? (
-        <ConfirmDialog
-          open
+        <DeleteConfirm
           title={t`Delete API key`}
-          confirmLabel={t`Delete`}
-          busy={remove.isPending}
+          success={t`API key deleted`}
+          name={openName}
+          mutation={remove}
+          variables={open.key.ID}
           onClose={close}
-          onConfirm={() =>
-            remove.mutate(open.key.ID, {
-              onSuccess: () => {
-                toast(t`API key deleted`);
-                close();
-              },
-              onError: (e) => {
-                close();
-                showError(e);
-              },
-            })
-          }
-        >
-          <Trans>Are you sure you want to delete {openName}?</Trans>
-        </ConfirmDialog>
+        />
       ) : null}
     </>
   );

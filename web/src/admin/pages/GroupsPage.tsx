@@ -14,15 +14,14 @@ import { GroupWriteSchema } from "@postern/shared";
 import type { Group, GroupWrite } from "@postern/shared";
 import type { z } from "zod";
 import { Button } from "../../ui/kit/Button.tsx";
-import { ConfirmDialog } from "../../ui/kit/ConfirmDialog.tsx";
 import { DataTable } from "../../ui/kit/DataTable.tsx";
 import type { Column } from "../../ui/kit/DataTable.tsx";
-import { Dialog } from "../../ui/kit/Dialog.tsx";
 import { CheckField, FormField, SelectField } from "../../ui/kit/FormField.tsx";
-import { RowMenu } from "../../ui/kit/RowMenu.tsx";
-import { useToast } from "../../ui/kit/Toasts.tsx";
-import { useShowError } from "../components/ErrorDialog.tsx";
+import { FormDialog } from "../components/FormDialog.tsx";
+import { DeleteConfirm } from "../components/MutationConfirm.tsx";
 import { PageHeader } from "../components/PageHeader.tsx";
+import { actionsColumn, textColumn } from "../lib/columns.tsx";
+import { useFeedback } from "../lib/feedback.ts";
 import { fieldErrorText } from "../lib/form-errors.ts";
 import { aclQueries } from "../queries/acls.ts";
 import { groupQueries, useCreateGroup, useDeleteGroup, useUpdateGroup } from "../queries/groups.ts";
@@ -33,8 +32,7 @@ type GroupFormInput = z.input<typeof GroupWriteSchema>;
 
 function GroupForm({ group, onClose }: { group: Group | undefined; onClose: () => void }) {
   const { t, i18n } = useLingui();
-  const toast = useToast();
-  const showError = useShowError();
+  const feedback = useFeedback();
   const create = useCreateGroup();
   const update = useUpdateGroup();
   const users = useQuery(userQueries.list());
@@ -54,81 +52,66 @@ function GroupForm({ group, onClose }: { group: Group | undefined; onClose: () =
   });
   const type = form.watch("Type");
   const submit = form.handleSubmit((values) => {
-    const done = {
-      onSuccess: () => {
-        toast(editing ? t`Group updated` : t`Group created`);
-        onClose();
-      },
-      onError: showError,
-    };
-    if (group) update.mutate({ ...values, ID: group.ID }, done);
-    else create.mutate(values, done);
+    if (group) update.mutate({ ...values, ID: group.ID }, feedback(t`Group updated`, onClose));
+    else create.mutate(values, feedback(t`Group created`, onClose));
   });
   return (
-    <Dialog open onClose={onClose} title={editing ? t`Edit group` : t`Create group`} size="lg">
-      <form noValidate onSubmit={(event) => void submit(event)} className="space-y-4">
-        <FormField
-          label={t`Name`}
-          required
-          autoFocus
-          error={fieldErrorText(i18n, form.formState.errors.Name)}
-          {...form.register("Name")}
-        />
-        <FormField label={t`Description`} {...form.register("Description")} />
-        <SelectField
-          label={t`Type`}
-          disabled={editing}
-          options={[
-            { value: "local", label: t`Local` },
-            { value: "dynamic", label: t`Dynamic` },
-            { value: "saml", label: "SAML" },
-          ]}
-          {...form.register("Type")}
-        />
+    <FormDialog
+      title={editing ? t`Edit group` : t`Create group`}
+      size="lg"
+      editing={editing}
+      busy={create.isPending || update.isPending}
+      onClose={onClose}
+      onSubmit={submit}
+    >
+      <FormField
+        label={t`Name`}
+        required
+        autoFocus
+        error={fieldErrorText(i18n, form.formState.errors.Name)}
+        {...form.register("Name")}
+      />
+      <FormField label={t`Description`} {...form.register("Description")} />
+      <SelectField
+        label={t`Type`}
+        disabled={editing}
+        options={[
+          { value: "local", label: t`Local` },
+          { value: "dynamic", label: t`Dynamic` },
+          { value: "saml", label: "SAML" },
+        ]}
+        {...form.register("Type")}
+      />
+      <fieldset>
+        <legend className="mb-1 text-sm font-medium text-slate-700 dark:text-slate-200">
+          <Trans>Knocs</Trans>
+        </legend>
+        <div className="max-h-40 space-y-1 overflow-y-auto">
+          {acls.data?.length === 0 ? <Trans>No Knocs yet.</Trans> : null}
+          {acls.data?.map((acl) => (
+            <CheckField key={acl.ID} label={acl.Description} value={acl.ID} {...form.register("ACLIDs")} />
+          ))}
+        </div>
+      </fieldset>
+      {type === "saml" ? (
+        <p role="note" className="text-sm text-slate-700 dark:text-slate-300">
+          <Trans>The members of a SAML group come from the identity provider.</Trans>
+        </p>
+      ) : (
         <fieldset>
           <legend className="mb-1 text-sm font-medium text-slate-700 dark:text-slate-200">
-            <Trans>Knocs</Trans>
+            <Trans>Users</Trans>
           </legend>
           <div className="max-h-40 space-y-1 overflow-y-auto">
-            {acls.data?.length === 0 ? <Trans>No Knocs yet.</Trans> : null}
-            {acls.data?.map((acl) => (
-              <CheckField key={acl.ID} label={acl.Description} value={acl.ID} {...form.register("ACLIDs")} />
-            ))}
+            {users.data
+              ?.filter((u) => u.AuthType !== "SAML")
+              .map((u) => (
+                <CheckField key={u.ID} label={`${u.Name} (${u.UserName})`} value={u.ID} {...form.register("UserIDs")} />
+              ))}
           </div>
         </fieldset>
-        {type === "saml" ? (
-          <p role="note" className="text-sm text-slate-700 dark:text-slate-300">
-            <Trans>The members of a SAML group come from the identity provider.</Trans>
-          </p>
-        ) : (
-          <fieldset>
-            <legend className="mb-1 text-sm font-medium text-slate-700 dark:text-slate-200">
-              <Trans>Users</Trans>
-            </legend>
-            <div className="max-h-40 space-y-1 overflow-y-auto">
-              {users.data
-                ?.filter((u) => u.AuthType !== "SAML")
-                .map((u) => (
-                  <CheckField
-                    key={u.ID}
-                    label={`${u.Name} (${u.UserName})`}
-                    value={u.ID}
-                    {...form.register("UserIDs")}
-                  />
-                ))}
-            </div>
-          </fieldset>
-        )}
-        <div className="flex justify-end gap-2">
-          <Button onClick={onClose}>
-            <Trans>Cancel</Trans>
-          </Button>
-          <Button type="submit" variant="primary" busy={create.isPending || update.isPending}>
-            {editing ? <Trans>Save</Trans> : <Trans>Create</Trans>}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+      )}
+    </FormDialog>
   );
 }
 
@@ -138,39 +121,24 @@ export function GroupsPage() {
   const groups = useQuery(groupQueries.list());
   const [open, setOpen] = useState<Open>({ kind: "none" });
   const close = (): void => setOpen({ kind: "none" });
-  const toast = useToast();
-  const showError = useShowError();
   const remove = useDeleteGroup();
   const openName = "group" in open ? open.group.Name : "";
   const typeLabel = (g: Group): string => (g.Type === "local" ? t`Local` : g.Type === "dynamic" ? t`Dynamic` : "SAML");
 
   const columns: Column<Group>[] = [
-    {
-      id: "name",
-      header: t`Name`,
-      sortValue: (g) => g.Name.toLowerCase(),
-      searchText: (g) => g.Name,
-      cell: (g) => g.Name,
-    },
+    textColumn("name", t`Name`, (g) => g.Name),
     { id: "type", header: t`Type`, sortValue: typeLabel, searchText: typeLabel, cell: typeLabel },
     { id: "description", header: t`Description`, searchText: (g) => g.Description, cell: (g) => g.Description },
     { id: "knocs", header: t`Knocs`, sortValue: (g) => g.KnocCount, cell: (g) => g.KnocCount },
     { id: "users", header: t`Users`, sortValue: (g) => g.UserCount, cell: (g) => g.UserCount },
-    {
-      id: "actions",
-      header: t`Actions`,
-      srOnlyHeader: true,
-      className: "text-right",
-      cell: (g) => (
-        <RowMenu
-          name={g.Name}
-          actions={[
-            { label: t`Edit`, onSelect: () => setOpen({ kind: "edit", group: g }) },
-            { label: t`Delete`, danger: true, onSelect: () => setOpen({ kind: "delete", group: g }) },
-          ]}
-        />
-      ),
-    },
+    actionsColumn(
+      t`Actions`,
+      (g) => g.Name,
+      (g) => [
+        { label: t`Edit`, onSelect: () => setOpen({ kind: "edit", group: g }) },
+        { label: t`Delete`, danger: true, onSelect: () => setOpen({ kind: "delete", group: g }) },
+      ],
+    ),
   ];
 
   return (
@@ -197,27 +165,14 @@ export function GroupsPage() {
       {open.kind === "create" ? <GroupForm group={undefined} onClose={close} /> : null}
       {open.kind === "edit" ? <GroupForm group={open.group} onClose={close} /> : null}
       {open.kind === "delete" ? (
-        <ConfirmDialog
-          open
+        <DeleteConfirm
           title={t`Delete group`}
-          confirmLabel={t`Delete`}
-          busy={remove.isPending}
+          success={t`Group deleted`}
+          name={openName}
+          mutation={remove}
+          variables={open.group.ID}
           onClose={close}
-          onConfirm={() =>
-            remove.mutate(open.group.ID, {
-              onSuccess: () => {
-                toast(t`Group deleted`);
-                close();
-              },
-              onError: (e) => {
-                close();
-                showError(e);
-              },
-            })
-          }
-        >
-          <Trans>Are you sure you want to delete {openName}?</Trans>
-        </ConfirmDialog>
+        />
       ) : null}
     </>
   );

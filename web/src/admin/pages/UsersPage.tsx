@@ -16,16 +16,17 @@ import { UserWriteSchema, Errors } from "@postern/shared";
 import type { User, UserWrite } from "@postern/shared";
 import type { z } from "zod";
 import { Button } from "../../ui/kit/Button.tsx";
-import { ConfirmDialog } from "../../ui/kit/ConfirmDialog.tsx";
 import { DataTable } from "../../ui/kit/DataTable.tsx";
 import type { Column } from "../../ui/kit/DataTable.tsx";
 import { Dialog } from "../../ui/kit/Dialog.tsx";
 import { CheckField, FormField, SelectField } from "../../ui/kit/FormField.tsx";
-import { RowMenu } from "../../ui/kit/RowMenu.tsx";
-import { useToast } from "../../ui/kit/Toasts.tsx";
-import { useShowError } from "../components/ErrorDialog.tsx";
+import { FormDialog } from "../components/FormDialog.tsx";
+import { PasswordFields, withPasswordConfirmation } from "../components/PasswordFields.tsx";
+import { DeleteConfirm, MutationConfirm, ResetTwoFactorConfirm } from "../components/MutationConfirm.tsx";
 import { PageHeader } from "../components/PageHeader.tsx";
 import { translateAdminMessage } from "../lib/errors.ts";
+import { actionsColumn, textColumn } from "../lib/columns.tsx";
+import { useFeedback } from "../lib/feedback.ts";
 import { fieldErrorText } from "../lib/form-errors.ts";
 import { relativeTime } from "../lib/relative-time.ts";
 import { useUsernameAutofill } from "../lib/username.ts";
@@ -50,19 +51,14 @@ type Open =
   | { kind: "invalidate" };
 
 /** The form's schema: the shared one, plus the confirmation matching the password (server: err.passwordsDontMatch). */
-const UserFormSchema = UserWriteSchema.refine(
-  (u) => u.PlainPassword === undefined || u.ConfirmPassword === u.PlainPassword,
-  { message: Errors.passwordsDontMatch.err, path: ["ConfirmPassword"] },
-);
+const UserFormSchema = withPasswordConfirmation(UserWriteSchema);
 type UserFormInput = z.input<typeof UserFormSchema>;
 
-const blankAsUndefined = (v: unknown) => (v === "" ? undefined : v);
 const numberOrNull = (v: unknown) => (v === "" || v === null ? null : Number(v));
 
 function UserForm({ user, onClose }: { user: User | undefined; onClose: () => void }) {
   const { t, i18n } = useLingui();
-  const toast = useToast();
-  const showError = useShowError();
+  const feedback = useFeedback();
   const create = useCreateUser();
   const update = useUpdateUser();
   const editing = user !== undefined;
@@ -97,102 +93,70 @@ function UserForm({ user, onClose }: { user: User | undefined; onClose: () => vo
   const err = (e: Parameters<typeof fieldErrorText>[1]) => fieldErrorText(i18n, e);
 
   const submit = form.handleSubmit((values) => {
-    const done = {
-      onSuccess: () => {
-        toast(editing ? t`User updated` : t`User created`);
-        onClose();
-      },
-      onError: showError,
-    };
-    if (user) update.mutate({ ...values, ID: user.ID }, done);
-    else create.mutate(values, done);
+    if (user) update.mutate({ ...values, ID: user.ID }, feedback(t`User updated`, onClose));
+    else create.mutate(values, feedback(t`User created`, onClose));
   });
 
   return (
-    <Dialog open onClose={onClose} title={editing ? t`Edit user` : t`Create user`} size="lg">
-      <form noValidate onSubmit={(event) => void submit(event)} className="grid gap-4 sm:grid-cols-2">
-        <FormField label={t`Name`} required autoFocus error={err(errors.Name)} {...form.register("Name")} />
-        <FormField
-          label={t`Username`}
-          required
-          disabled={editing}
-          error={err(errors.UserName)}
-          {...form.register("UserName")}
-          onFocus={onUserNameFocus}
-        />
-        <FormField label={t`Company`} error={err(errors.Company)} {...form.register("Company")} />
-        <SelectField
-          label={t`Auth type`}
-          disabled={editing}
-          options={[
-            { value: "local", label: t`Local` },
-            { value: "LDAP", label: "LDAP" },
-            { value: "SAML", label: "SAML" },
-            { value: "apikey", label: t`API key` },
-          ]}
-          {...form.register("AuthType")}
-        />
-        {authType === "local" ? (
-          <>
-            <FormField
-              label={t`Password`}
-              type="password"
-              required={!editing}
-              hint={editing ? t`Leave empty to keep the password.` : undefined}
-              error={err(errors.PlainPassword)}
-              {...form.register("PlainPassword", { setValueAs: blankAsUndefined })}
-            />
-            <FormField
-              label={t`Confirm password`}
-              type="password"
-              required={!editing}
-              error={err(errors.ConfirmPassword)}
-              {...form.register("ConfirmPassword", { setValueAs: blankAsUndefined })}
-            />
-          </>
-        ) : null}
-        {authType === "LDAP" ? (
-          <FormField
-            label="DN"
-            required
-            error={err(errors.ThirdPartyAuth?.DN)}
-            {...form.register("ThirdPartyAuth.DN")}
-          />
-        ) : null}
-        {authType === "SAML" ? (
-          <p role="note" className="text-sm text-amber-900 sm:col-span-2 dark:text-amber-200">
-            <Trans>SAML users are created at their first sign-in and cannot be edited here.</Trans>
-          </p>
-        ) : null}
-        <FormField
-          label={t`Session duration (minutes)`}
-          type="number"
-          required
-          min={1}
-          error={err(errors.Duration)}
-          {...form.register("Duration", { valueAsNumber: true })}
-        />
-        <FormField
-          label={t`Session limit`}
-          type="number"
-          min={1}
-          hint={t`Empty for the licence's limit.`}
-          error={err(errors.SessionLimit)}
-          {...form.register("SessionLimit", { setValueAs: numberOrNull })}
-        />
-        {authType !== "SAML" ? (
-          <CheckField label={t`Two-factor authentication`} {...form.register("TOTPEnabled")} />
-        ) : null}
-        <div className="flex justify-end gap-2 sm:col-span-2">
-          <Button onClick={onClose}>
-            <Trans>Cancel</Trans>
-          </Button>
-          <Button type="submit" variant="primary" busy={create.isPending || update.isPending}>
-            {editing ? <Trans>Save</Trans> : <Trans>Create</Trans>}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+    <FormDialog
+      title={editing ? t`Edit user` : t`Create user`}
+      size="lg"
+      layout="grid"
+      editing={editing}
+      busy={create.isPending || update.isPending}
+      onClose={onClose}
+      onSubmit={submit}
+    >
+      <FormField label={t`Name`} required autoFocus error={err(errors.Name)} {...form.register("Name")} />
+      <FormField
+        label={t`Username`}
+        required
+        disabled={editing}
+        error={err(errors.UserName)}
+        {...form.register("UserName")}
+        onFocus={onUserNameFocus}
+      />
+      <FormField label={t`Company`} error={err(errors.Company)} {...form.register("Company")} />
+      <SelectField
+        label={t`Auth type`}
+        disabled={editing}
+        options={[
+          { value: "local", label: t`Local` },
+          { value: "LDAP", label: "LDAP" },
+          { value: "SAML", label: "SAML" },
+          { value: "apikey", label: t`API key` },
+        ]}
+        {...form.register("AuthType")}
+      />
+      {authType === "local" ? <PasswordFields form={form} editing={editing} /> : null}
+      {authType === "LDAP" ? (
+        <FormField label="DN" required error={err(errors.ThirdPartyAuth?.DN)} {...form.register("ThirdPartyAuth.DN")} />
+      ) : null}
+      {authType === "SAML" ? (
+        <p role="note" className="text-sm text-amber-900 sm:col-span-2 dark:text-amber-200">
+          <Trans>SAML users are created at their first sign-in and cannot be edited here.</Trans>
+        </p>
+      ) : null}
+      <FormField
+        label={t`Session duration (minutes)`}
+        type="number"
+        required
+        min={1}
+        error={err(errors.Duration)}
+        {...form.register("Duration", { valueAsNumber: true })}
+      />
+      <FormField
+        label={t`Session limit`}
+        type="number"
+        min={1}
+        hint={t`Empty for the licence's limit.`}
+        error={err(errors.SessionLimit)}
+        {...form.register("SessionLimit", { setValueAs: numberOrNull })}
+      />
+      {authType !== "SAML" ? (
+        <CheckField label={t`Two-factor authentication`} {...form.register("TOTPEnabled")} />
+      ) : null}
+    </FormDialog>
   );
 }
 
@@ -202,8 +166,7 @@ function ViewUser({ user, onClose }: { user: User; onClose: () => void }) {
   const groups = useQuery(userQueries.groups(user.ID));
   const acls = useQuery(userQueries.acls(user.ID));
   const endSession = useDeleteUserSession();
-  const toast = useToast();
-  const showError = useShowError();
+  const feedback = useFeedback();
   const name = user.Name;
   return (
     <Dialog
@@ -237,13 +200,10 @@ function ViewUser({ user, onClose }: { user: User; onClose: () => void }) {
                 variant="quiet"
                 busy={endSession.isPending && endSession.variables === s.ID}
                 onClick={() =>
-                  endSession.mutate(s.ID, {
-                    onSuccess: () => {
-                      toast(t`Session deleted`);
-                      void sessions.refetch();
-                    },
-                    onError: showError,
-                  })
+                  endSession.mutate(
+                    s.ID,
+                    feedback(t`Session deleted`, () => void sessions.refetch()),
+                  )
                 }
               >
                 <Trans>End session</Trans>
@@ -279,8 +239,6 @@ export function UsersPage() {
   const status = useQuery(statusQueries.header());
   const [open, setOpen] = useState<Open>({ kind: "none" });
   const close = (): void => setOpen({ kind: "none" });
-  const toast = useToast();
-  const showError = useShowError();
   const remove = useDeleteUser();
   const reset = useResetUser2fa();
   const invalidate = useInvalidateUserSessions();
@@ -310,13 +268,7 @@ export function UsersPage() {
           </span>
         ),
     },
-    {
-      id: "company",
-      header: t`Company`,
-      sortValue: (u) => u.Company.toLowerCase(),
-      searchText: (u) => u.Company,
-      cell: (u) => u.Company,
-    },
+    textColumn("company", t`Company`, (u) => u.Company),
     {
       id: "duration",
       header: t`Session duration`,
@@ -327,13 +279,7 @@ export function UsersPage() {
       },
     },
     { id: "auth", header: t`Auth type`, sortValue: (u) => u.AuthType, searchText: authLabel, cell: authLabel },
-    {
-      id: "username",
-      header: t`Username`,
-      sortValue: (u) => u.UserName.toLowerCase(),
-      searchText: (u) => u.UserName,
-      cell: (u) => u.UserName,
-    },
+    textColumn("username", t`Username`, (u) => u.UserName),
     {
       id: "login",
       header: t`Last login`,
@@ -341,23 +287,16 @@ export function UsersPage() {
       cell: (u) => (u.LastLogin ? relativeTime(u.LastLogin, now, i18n.locale) : t`never`),
     },
     { id: "active", header: t`Active session`, cell: (u) => (u.ActiveSession ? t`yes` : t`no`) },
-    {
-      id: "actions",
-      header: t`Actions`,
-      srOnlyHeader: true,
-      className: "text-right",
-      cell: (u) => (
-        <RowMenu
-          name={u.UserName}
-          actions={[
-            { label: t`View`, onSelect: () => setOpen({ kind: "view", user: u }) },
-            ...(u.AuthType === "SAML" ? [] : [{ label: t`Edit`, onSelect: () => setOpen({ kind: "edit", user: u }) }]),
-            ...(u.TOTPEnabled ? [{ label: t`Reset 2FA`, onSelect: () => setOpen({ kind: "reset", user: u }) }] : []),
-            { label: t`Delete`, danger: true, onSelect: () => setOpen({ kind: "delete", user: u }) },
-          ]}
-        />
-      ),
-    },
+    actionsColumn(
+      t`Actions`,
+      (u) => u.UserName,
+      (u) => [
+        { label: t`View`, onSelect: () => setOpen({ kind: "view", user: u }) },
+        u.AuthType !== "SAML" && { label: t`Edit`, onSelect: () => setOpen({ kind: "edit", user: u }) },
+        u.TOTPEnabled && { label: t`Reset 2FA`, onSelect: () => setOpen({ kind: "reset", user: u }) },
+        { label: t`Delete`, danger: true, onSelect: () => setOpen({ kind: "delete", user: u }) },
+      ],
+    ),
   ];
 
   return (
@@ -407,73 +346,29 @@ export function UsersPage() {
       {open.kind === "edit" ? <UserForm user={open.user} onClose={close} /> : null}
       {open.kind === "view" ? <ViewUser user={open.user} onClose={close} /> : null}
       {open.kind === "delete" ? (
-        <ConfirmDialog
-          open
+        <DeleteConfirm
           title={t`Delete user`}
-          confirmLabel={t`Delete`}
-          busy={remove.isPending}
+          success={t`User deleted`}
+          name={openName}
+          mutation={remove}
+          variables={open.user.ID}
           onClose={close}
-          onConfirm={() =>
-            remove.mutate(open.user.ID, {
-              onSuccess: () => {
-                toast(t`User deleted`);
-                close();
-              },
-              onError: (e) => {
-                close();
-                showError(e);
-              },
-            })
-          }
-        >
-          <Trans>Are you sure you want to delete {openName}?</Trans>
-        </ConfirmDialog>
+        />
       ) : null}
       {open.kind === "reset" ? (
-        <ConfirmDialog
-          open
-          title={t`Reset 2FA`}
-          confirmLabel={t`Reset 2FA`}
-          busy={reset.isPending}
-          onClose={close}
-          onConfirm={() =>
-            reset.mutate(open.user.ID, {
-              onSuccess: () => {
-                toast(t`Two-factor authentication reset`);
-                close();
-              },
-              onError: (e) => {
-                close();
-                showError(e);
-              },
-            })
-          }
-        >
-          <Trans>{openName} will set up two-factor authentication again at the next sign-in.</Trans>
-        </ConfirmDialog>
+        <ResetTwoFactorConfirm name={openName} mutation={reset} variables={open.user.ID} onClose={close} />
       ) : null}
       {open.kind === "invalidate" ? (
-        <ConfirmDialog
-          open
+        <MutationConfirm
           title={t`Invalidate all sessions`}
           confirmLabel={t`Invalidate all sessions`}
-          busy={invalidate.isPending}
+          success={t`All user sessions invalidated`}
+          mutation={invalidate}
+          variables={undefined}
           onClose={close}
-          onConfirm={() =>
-            invalidate.mutate(undefined, {
-              onSuccess: () => {
-                toast(t`All user sessions invalidated`);
-                close();
-              },
-              onError: (e) => {
-                close();
-                showError(e);
-              },
-            })
-          }
         >
           <Trans>Every user is signed out and their access is revoked.</Trans>
-        </ConfirmDialog>
+        </MutationConfirm>
       ) : null}
     </>
   );

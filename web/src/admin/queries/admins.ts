@@ -3,9 +3,10 @@
  * minutes), an admin's sessions, and the writes — create, update, delete, reset 2FA, end one admin
  * session, end all admin sessions (the signed-in admin's too) — each refreshing the list.
  */
-import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import { queryOptions } from "@tanstack/react-query";
 import type { Admin, AdminSession, AdminWrite } from "@postern/shared";
 import { apiRequest } from "../../ui/api/client.ts";
+import { useInvalidatingMutation } from "./mutation.ts";
 import { StaleMs } from "./policy.ts";
 
 const enc = encodeURIComponent;
@@ -27,13 +28,7 @@ export const adminQueries = {
     }),
 };
 
-function useAdminWrite<V, R>(call: (vars: V) => Promise<R>) {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: call,
-    onSuccess: () => client.invalidateQueries({ queryKey: adminQueries.all }),
-  });
-}
+const useAdminWrite = <V, R>(call: (vars: V) => Promise<R>) => useInvalidatingMutation(call, [adminQueries.all]);
 
 /** POST /api/admin/admins. */
 export const useCreateAdmin = () =>

@@ -3,9 +3,10 @@
  * every 5 s), create (answers the token and install command once), rename, delete (refused while
  * backends are attached). Mutations refresh the list.
  */
-import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import { queryOptions } from "@tanstack/react-query";
 import type { Agent, AgentCreated, AgentWrite } from "@postern/shared";
 import { apiRequest } from "../../ui/api/client.ts";
+import { useInvalidatingMutation } from "./mutation.ts";
 import { RefetchMs, StaleMs } from "./policy.ts";
 
 const enc = encodeURIComponent;
@@ -32,30 +33,16 @@ export const agentQueries = {
     }),
 };
 
-/** POST /api/admin/agents. */
-export function useCreateAgent() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (body: AgentWrite) => apiRequest<AgentCreated>("POST", "/admin/agents", { body }),
-    onSuccess: () => client.invalidateQueries({ queryKey: agentQueries.all }),
-  });
-}
+const useAgentWrite = <V, R>(call: (vars: V) => Promise<R>) => useInvalidatingMutation(call, [agentQueries.all]);
 
+/** POST /api/admin/agents (the answer carries the install command and the token, once). */
+export const useCreateAgent = () =>
+  useAgentWrite((body: AgentWrite) => apiRequest<AgentCreated>("POST", "/admin/agents", { body }));
 /** PUT /api/admin/agents/{id} (rename). */
-export function useRenameAgent() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (body: AgentWrite & { ID: string }) =>
-      apiRequest<Agent>("PUT", `/admin/agents/${enc(body.ID)}`, { body }),
-    onSuccess: () => client.invalidateQueries({ queryKey: agentQueries.all }),
-  });
-}
-
-/** DELETE /api/admin/agents/{id}. */
-export function useDeleteAgent() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (id: string) => apiRequest<void>("DELETE", `/admin/agents/${enc(id)}`),
-    onSuccess: () => client.invalidateQueries({ queryKey: agentQueries.all }),
-  });
-}
+export const useRenameAgent = () =>
+  useAgentWrite((body: AgentWrite & { ID: string }) =>
+    apiRequest<Agent>("PUT", `/admin/agents/${enc(body.ID)}`, { body }),
+  );
+/** DELETE /api/admin/agents/{id} (refused while backends are attached). */
+export const useDeleteAgent = () =>
+  useAgentWrite((id: string) => apiRequest<void>("DELETE", `/admin/agents/${enc(id)}`));

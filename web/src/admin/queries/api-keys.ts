@@ -2,9 +2,10 @@
  * API keys (admin-console §2 "API keys", §7 /admin/api-keys): the list (cached 3 minutes), create
  * (answers the plaintext key once), update (AllowedFrom only) and delete, each refreshing the list.
  */
-import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import { queryOptions } from "@tanstack/react-query";
 import type { ApiKey, ApiKeyCreate, ApiKeyUpdate } from "@postern/shared";
 import { apiRequest } from "../../ui/api/client.ts";
+import { useInvalidatingMutation } from "./mutation.ts";
 import { StaleMs } from "./policy.ts";
 
 const enc = encodeURIComponent;
@@ -20,13 +21,7 @@ export const apiKeyQueries = {
     }),
 };
 
-function useKeyWrite<V, R>(call: (vars: V) => Promise<R>) {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: call,
-    onSuccess: () => client.invalidateQueries({ queryKey: apiKeyQueries.all }),
-  });
-}
+const useKeyWrite = <V, R>(call: (vars: V) => Promise<R>) => useInvalidatingMutation(call, [apiKeyQueries.all]);
 
 /** POST /api/admin/api-keys (the answer carries PlaintextKey, once). */
 export const useCreateApiKey = () =>

@@ -2,9 +2,10 @@
  * Groups (admin-console §2 "Groups", §7 /admin/groups): the list (cached 3 minutes) and create,
  * update, delete, each refreshing the groups and the users (whose groups change).
  */
-import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import { queryOptions } from "@tanstack/react-query";
 import type { Group, GroupWrite } from "@postern/shared";
 import { apiRequest } from "../../ui/api/client.ts";
+import { useInvalidatingMutation } from "./mutation.ts";
 import { StaleMs } from "./policy.ts";
 import { userQueries } from "./users.ts";
 
@@ -21,16 +22,8 @@ export const groupQueries = {
     }),
 };
 
-function useGroupWrite<V, R>(call: (vars: V) => Promise<R>) {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: call,
-    onSuccess: async () => {
-      await client.invalidateQueries({ queryKey: groupQueries.all });
-      await client.invalidateQueries({ queryKey: userQueries.all });
-    },
-  });
-}
+const useGroupWrite = <V, R>(call: (vars: V) => Promise<R>) =>
+  useInvalidatingMutation(call, [groupQueries.all, userQueries.all]);
 
 /** POST /api/admin/groups. */
 export const useCreateGroup = () =>

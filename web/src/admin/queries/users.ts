@@ -4,9 +4,10 @@
  * writes — create, update, delete, reset 2FA, end one session, end all user sessions — each
  * refreshing what it changes. The header's user-limit banner reads the same list.
  */
-import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
+import { queryOptions } from "@tanstack/react-query";
 import type { Group, User, UserAcl, UserSession, UserWrite } from "@postern/shared";
 import { apiRequest } from "../../ui/api/client.ts";
+import { useInvalidatingMutation } from "./mutation.ts";
 import { RefetchMs, StaleMs } from "./policy.ts";
 import { statusQueries } from "./status.ts";
 
@@ -50,16 +51,8 @@ export const userQueries = {
 };
 
 /** The mutation hook of one write that refreshes the users (and the counts of the status). */
-function useUserWrite<V, R>(call: (vars: V) => Promise<R>) {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: call,
-    onSuccess: async () => {
-      await client.invalidateQueries({ queryKey: userQueries.all });
-      await client.invalidateQueries({ queryKey: statusQueries.all });
-    },
-  });
-}
+const useUserWrite = <V, R>(call: (vars: V) => Promise<R>) =>
+  useInvalidatingMutation(call, [userQueries.all, statusQueries.all]);
 
 /** POST /api/admin/users (answers the new id). */
 export const useCreateUser = () =>
