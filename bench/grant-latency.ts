@@ -124,9 +124,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       samples: { type: "string", default: "50" },
       warmup: { type: "string", default: "3" },
       levels: { type: "string", default: "1,100,1000" },
-      // Sign-ins of one account: the login throttle counts each as a failure until it succeeds, so 5 in
-      // flight at once block the account (services/auth/throttle.ts).
-      concurrency: { type: "string", default: "4" },
+      // Sign-ins of one account at once: the login throttle serves them in turn (services/auth/throttle.ts).
+      concurrency: { type: "string", default: "8" },
       "ipset-probe": { type: "string", default: "interactive" },
       "poll-interval-ms": { type: "string", default: "0.2" },
       "timeout-minutes": { type: "string", default: "30" },

@@ -222,6 +222,17 @@ describe("throttling", () => {
     expect((await login("alice", "alice-password")).status).toBe(200);
   });
 
+  it("serves many sign-ins of one account at once in turn, and still refuses parallel guesses past the limit", async () => {
+    const right = await Promise.all(Array.from({ length: 12 }, () => login("alice", "alice-password")));
+    expect(right.map((r) => r.status)).toEqual(Array<number>(12).fill(200));
+    expect(audit("userLoginFailed")).toEqual([]);
+    const guesses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => login("bob", `guess-${i}`, { from: `198.51.100.${i + 1}` })),
+    );
+    const statuses = guesses.map((r) => r.status).sort();
+    expect(statuses).toEqual([...Array<number>(5).fill(401), ...Array<number>(7).fill(429)]);
+  });
+
   it("blocks a source address after 20 failures over any names; IPv6 by /64", async () => {
     for (let i = 0; i < 20; i++) expect((await login(`ghost${i}`, "x", { from: "203.0.113.77" })).status).toBe(401);
     expect(await login("alice", "alice-password", { from: "203.0.113.77" })).toMatchObject({

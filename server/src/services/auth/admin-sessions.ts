@@ -96,7 +96,9 @@ export class AdminSessionService {
         ipAddress: input.ip,
         errorMessage,
       });
-    const attempt = this.throttle.beginAuditedLogin(input.userName, input.ip, () => failed("too many attempts", true));
+    const attempt = await this.throttle.beginAuditedLogin(input.userName, input.ip, () =>
+      failed("too many attempts", true),
+    );
     const admin = this.db.select().from(admins).where(eq(admins.userName, input.userName)).get();
     let ok: boolean;
     try {
@@ -108,6 +110,7 @@ export class AdminSessionService {
       throw e;
     }
     if (!admin || !ok) {
+      this.throttle.loginFailed(attempt);
       failed(admin ? "wrong password" : "unknown admin");
       throw new AppError(Errors.invalidCredentials);
     }

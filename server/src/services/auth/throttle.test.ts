@@ -9,6 +9,7 @@ import {
   ADDRESS_LIMIT,
   BLOCK_MAX_MS,
   CODE_LIMIT,
+  IN_FLIGHT_WAIT_MS,
   LoginThrottle,
   WINDOW_MS,
   accountKey,
@@ -40,14 +41,19 @@ function refusal(call: () => unknown): { status: number; err: string; extra: str
     return { status: e.status, err: e.err, extra: e.extra };
   }
 }
+/** The 429 a rejected promise carries. */
+function refusalOf(e: unknown): { status: number; err: string; extra: string | undefined } {
+  if (!(e instanceof AppError)) throw e;
+  return { status: e.status, err: e.err, extra: e.extra };
+}
 const blocked = (seconds: number) => ({
   status: 429,
   err: "Too many requests. Please try again in...",
   extra: String(seconds),
 });
-/** `n` failed password attempts (begun and never taken back). */
+/** `n` failed password attempts (begun, then ended as failures). */
 function fail(n: number, name = "alice", ip = "203.0.113.5"): void {
-  for (let i = 0; i < n; i++) t.beginLogin(name, ip);
+  for (let i = 0; i < n; i++) t.loginFailed(t.beginLogin(name, ip));
 }
 
 describe("keys", () => {
@@ -129,6 +135,39 @@ describe("password attempts", () => {
     const inFlight = [];
     for (let i = 0; i < ACCOUNT_LIMIT; i++) inFlight.push(t.beginLogin("alice", "203.0.113.5"));
     expect(refusal(() => t.beginLogin("alice", "203.0.113.9"))?.status).toBe(429);
+  });
+
+  it("a sign-in blocked only by attempts in flight waits for them; the right ones let it through", async () => {
+    const inFlight = Array.from({ length: ACCOUNT_LIMIT }, () => t.beginLogin("alice", "203.0.113.5"));
+    let refused = 0;
+    const waiting = Array.from({ length: 3 }, () => t.beginAuditedLogin("alice", "203.0.113.5", () => refused++));
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    for (const attempt of inFlight) t.loginSucceeded(attempt);
+    const started = await Promise.all(waiting);
+    expect(started).toHaveLength(3);
+    expect(refused).toBe(0);
+    for (const attempt of started) t.loginSucceeded(attempt);
+    expect(db.select().from(loginThrottle).all()).toEqual([]);
+  });
+
+  it("a sign-in waiting on attempts in flight is refused once they turn out wrong", async () => {
+    const inFlight = Array.from({ length: ACCOUNT_LIMIT }, () => t.beginLogin("alice", "203.0.113.5"));
+    let refused = 0;
+    const waiting = t.beginAuditedLogin("alice", "203.0.113.5", () => refused++);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    for (const attempt of inFlight) t.loginFailed(attempt);
+    expect(await waiting.then(() => null, refusalOf)).toEqual(blocked(60));
+    expect(refused).toBe(1);
+  });
+
+  it("a key blocked by failures that ended is refused at once, with no wait", async () => {
+    fail(ACCOUNT_LIMIT);
+    const startedAt = performance.now();
+    let refused = 0;
+    const outcome = await t.beginAuditedLogin("alice", "203.0.113.5", () => refused++).then(() => null, refusalOf);
+    expect(outcome).toEqual(blocked(60));
+    expect(refused).toBe(1);
+    expect(performance.now() - startedAt).toBeLessThan(IN_FLIGHT_WAIT_MS / 2);
   });
 
   it("a success clears the account key and takes the attempt back from the address key only", () => {

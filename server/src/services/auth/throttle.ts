@@ -20,8 +20,14 @@
  * directory was unreachable) is taken back from both. A success never clears the address key: one
  * known account must not reset an address that is guessing others.
  *
- * The class holds no state of its own (the table is the state): any number of instances over one
- * database agree.
+ * Attempts still under way are not failures yet: a sign-in (`beginAuditedLogin`) that finds a key
+ * blocked only because of this process's attempts in flight waits (up to IN_FLIGHT_WAIT_MS) for
+ * them to end instead of being refused, so one account signing in many times at once (a script, a
+ * benchmark) is served in turn, while no more than the limit's worth of guesses is ever untested
+ * (docs/decisions.md "Sign-in throttling").
+ *
+ * The table is the state every instance over one database agrees on; the only state of the class
+ * is its own attempts in flight (other replicas' count as failures until they end: fail closed).
  */
 import { normaliseIp, Errors } from "@postern/shared";
 import type { Db, Tx } from "../../db/index.ts";
@@ -47,6 +53,10 @@ export const SAML_START_LIMIT = 30;
 export const BLOCK_BASE_MS = 60_000;
 /** Longest block, ms (15 minutes). */
 export const BLOCK_MAX_MS = 15 * 60_000;
+/** Longest wait of a sign-in for this process's attempts in flight to end, ms. */
+export const IN_FLIGHT_WAIT_MS = 10_000;
+/** How often a waiting sign-in looks again, ms. */
+const IN_FLIGHT_POLL_MS = 20;
 /** How often stale rows are swept, ms. */
 const PRUNE_EVERY_MS = 60_000;
 /** Names longer than this are keyed by their SHA-256 (the body limit allows a 1 MiB user name). */
@@ -110,6 +120,14 @@ export interface LoginAttempt {
   readonly addressKey: string;
   /** The keys' blocks before this attempt counted (restored when the attempt is taken back). */
   readonly before: { readonly account: number | null; readonly address: number | null };
+  /** Whether the attempt has ended (it no longer counts as in flight). */
+  ended: boolean;
+}
+
+/** Why `tryBeginLogin` did not start an attempt: how long the block lasts, and whether only attempts in flight make it. */
+interface Refusal {
+  waitMs: number;
+  inFlightOnly: boolean;
 }
 
 /** The 429 every blocked key answers; `waitMs` until the block ends, shown as whole seconds. */
@@ -122,6 +140,8 @@ export class LoginThrottle {
   private readonly db: Db;
   private readonly clock: Clock;
   private lastPrune = 0;
+  /** This process's password attempts in flight, per throttle key. */
+  private readonly inFlight = new Map<string, number>();
   constructor(db: Db, clock: Clock) {
     this.db = db;
     this.clock = clock;
@@ -134,51 +154,98 @@ export class LoginThrottle {
    * `loginAbandoned`; a failed attempt needs nothing more.
    */
   beginLogin(userName: string, ip: string): LoginAttempt {
-    const now = this.clock.now();
-    this.prune(now);
-    const keys = { account: accountKey(userName), address: addressKey(ip) };
-    return this.db.transaction((tx) => {
-      const account = this.current(tx, keys.account, now);
-      const address = this.current(tx, keys.address, now);
-      const wait = Math.max(blockedFor(account, now), blockedFor(address, now));
-      if (wait > 0) throw tooManyRequests(wait);
-      this.count(tx, keys.account, account, ACCOUNT_LIMIT, now);
-      this.count(tx, keys.address, address, ADDRESS_LIMIT, now);
-      return {
-        accountKey: keys.account,
-        addressKey: keys.address,
-        before: { account: account?.blockedUntil ?? null, address: address?.blockedUntil ?? null },
-      };
-    });
+    const started = this.tryBeginLogin(userName, ip);
+    if ("waitMs" in started) throw tooManyRequests(started.waitMs);
+    return started;
   }
 
   /**
-   * `beginLogin`, calling `onBlocked` (the caller's audit entry for a blocked attempt) before the 429
-   * is rethrown.
+   * `beginLogin` for a sign-in request: when only this process's attempts in flight block a key, it
+   * waits for them to end (looking again every 20 ms, at most IN_FLIGHT_WAIT_MS of real time);
+   * refused, it calls `onBlocked` (the caller's audit entry for a blocked attempt) and throws the
+   * 429. End the attempt with `loginSucceeded`, `loginFailed` or `loginAbandoned`.
    */
-  beginAuditedLogin(userName: string, ip: string, onBlocked: () => void): LoginAttempt {
-    try {
-      return this.beginLogin(userName, ip);
-    } catch (e) {
-      if (e instanceof AppError) onBlocked();
-      throw e;
+  async beginAuditedLogin(userName: string, ip: string, onBlocked: () => void): Promise<LoginAttempt> {
+    const giveUpAt = performance.now() + IN_FLIGHT_WAIT_MS;
+    for (;;) {
+      const started = this.tryBeginLogin(userName, ip);
+      if (!("waitMs" in started)) return started;
+      if (!started.inFlightOnly || performance.now() >= giveUpAt) {
+        onBlocked();
+        throw tooManyRequests(started.waitMs);
+      }
+      await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_POLL_MS));
     }
   }
 
   /** The password was right: the account key is cleared and the attempt taken back from the address key. */
   loginSucceeded(attempt: LoginAttempt): void {
+    this.end(attempt);
     this.db.transaction((tx) => {
       deleteThrottle(tx, attempt.accountKey);
       this.takeBack(tx, attempt.addressKey, ADDRESS_LIMIT, attempt.before.address);
     });
   }
 
+  /** The password was wrong: the failure counted at the start stays; the attempt is no longer in flight. */
+  loginFailed(attempt: LoginAttempt): void {
+    this.end(attempt);
+  }
+
   /** The attempt tested no password (e.g. the directory was unreachable): taken back from both keys. */
   loginAbandoned(attempt: LoginAttempt): void {
+    this.end(attempt);
     this.db.transaction((tx) => {
       this.takeBack(tx, attempt.accountKey, ACCOUNT_LIMIT, attempt.before.account);
       this.takeBack(tx, attempt.addressKey, ADDRESS_LIMIT, attempt.before.address);
     });
+  }
+
+  /**
+   * Starts an attempt (counted as a failure of both keys and as in flight) unless a key is blocked;
+   * then says for how long, and whether the block stands only because of this process's attempts in
+   * flight (without them, the key's failures would be below its limit).
+   */
+  private tryBeginLogin(userName: string, ip: string): LoginAttempt | Refusal {
+    const now = this.clock.now();
+    this.prune(now);
+    const keys = { account: accountKey(userName), address: addressKey(ip) };
+    const attempt = this.db.transaction((tx): LoginAttempt | Refusal => {
+      const account = this.current(tx, keys.account, now);
+      const address = this.current(tx, keys.address, now);
+      const blocks = [
+        { row: account, key: keys.account, limit: ACCOUNT_LIMIT },
+        { row: address, key: keys.address, limit: ADDRESS_LIMIT },
+      ].filter((b) => blockedFor(b.row, now) > 0);
+      if (blocks.length > 0)
+        return {
+          waitMs: Math.max(...blocks.map((b) => blockedFor(b.row, now))),
+          inFlightOnly: blocks.every((b) => (b.row?.failures ?? 0) - (this.inFlight.get(b.key) ?? 0) < b.limit),
+        };
+      this.count(tx, keys.account, account, ACCOUNT_LIMIT, now);
+      this.count(tx, keys.address, address, ADDRESS_LIMIT, now);
+      return {
+        accountKey: keys.account,
+        addressKey: keys.address,
+        before: { account: account?.blockedUntil ?? null, address: address?.blockedUntil ?? null },
+        ended: false,
+      };
+    });
+    if ("accountKey" in attempt) for (const key of [attempt.accountKey, attempt.addressKey]) this.adjust(key, 1);
+    return attempt;
+  }
+
+  /** Marks an attempt ended, once: it no longer counts as in flight. */
+  private end(attempt: LoginAttempt): void {
+    if (attempt.ended) return;
+    attempt.ended = true;
+    for (const key of [attempt.accountKey, attempt.addressKey]) this.adjust(key, -1);
+  }
+
+  private adjust(key: string, by: number): void {
+    const n = (this.inFlight.get(key) ?? 0) + by;
+    if (n > 0) this.inFlight.set(key, n);
+    else this.inFlight.delete(key);
   }
 
   /**

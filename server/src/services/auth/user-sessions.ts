@@ -113,7 +113,9 @@ export class UserSessionService extends Service {
         ipAddress: input.ip,
         errorMessage,
       });
-    const attempt = this.throttle.beginAuditedLogin(input.userName, input.ip, () => failed("too many attempts", true));
+    const attempt = await this.throttle.beginAuditedLogin(input.userName, input.ip, () =>
+      failed("too many attempts", true),
+    );
     const user = passwordUser(usersRepo.getUserByName(this.db, input.userName));
     const admin = !user && admins ? getAdminByName(this.db, input.userName) : undefined;
     let ok: boolean;
@@ -129,6 +131,7 @@ export class UserSessionService extends Service {
       throw e;
     }
     if (!ok) {
+      this.throttle.loginFailed(attempt);
       failed(user || admin ? "wrong password" : "unknown user");
       throw new AppError(Errors.invalidCredentials);
     }
