@@ -18,7 +18,10 @@
  * - `query`: the repository query alone (`publishedAddresses`), in-process;
  * - `in-process`: `app.request` through the whole Hono app (auth, query, body building), no socket;
  * - `http`: a real HTTP request over loopback with `fetch` (connection reused), until the whole body
- *   has been read.
+ *   has been read: the list kept ready (nothing written since the last read);
+ * - `http .txt rebuilt`: the same after a database write before each sample (the list is read and
+ *   built again: the figure of a busy server);
+ * - `http 304`: with `If-None-Match` of the list's ETag (a poller whose copy is current).
  * Prints p50, p99 and max in milliseconds (nearest rank) and the body size, the SQLite query plan of
  * the allowlist query, and the RSS of the process.
  */
@@ -196,6 +199,19 @@ async function main(): Promise<void> {
         return (await res.arrayBuffer()).byteLength;
       });
     }
+    const poke = () => db.run(sql`update acls set description = description where id = ${aclId}`);
+    await measure("http .txt rebuilt", async () => {
+      poke();
+      const res = await fetch(`${server.url}${path("txt")}`, { headers: auth });
+      if (res.status !== 200) throw new Error(`status ${res.status}`);
+      return (await res.arrayBuffer()).byteLength;
+    });
+    const etag = (await fetch(`${server.url}${path("txt")}`, { headers: auth })).headers.get("etag") ?? "";
+    await measure("http 304", async () => {
+      const res = await fetch(`${server.url}${path("txt")}`, { headers: { ...auth, "if-none-match": etag } });
+      if (res.status !== 304) throw new Error(`status ${res.status}`);
+      return (await res.arrayBuffer()).byteLength;
+    });
     console.log(
       `\n${"figure".padEnd(18)} ${"samples".padStart(7)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"max ms".padStart(8)} ${"bytes".padStart(10)}`,
     );

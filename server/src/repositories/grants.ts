@@ -209,6 +209,34 @@ export function publishedAddresses(q: Q, aclId: string, now: number): string[] {
     .map((r) => r.ip);
 }
 
+/**
+ * The live addresses published on an allowlist ACL, sorted, and when the first of them expires
+ * (epoch ms; null when none is published): the list stays as it is until then unless the database
+ * changes (services/allowlist-cache.ts).
+ */
+export function publishedAllowlist(
+  q: Q,
+  aclId: string,
+  now: number,
+): { addresses: string[]; nextExpiry: number | null } {
+  const live = and(eq(grants.aclId, aclId), eq(grants.status, 6), gt(grants.expiresAt, now));
+  const next = q
+    .select({ at: sql<number | null>`min(${grants.expiresAt})` })
+    .from(grants)
+    .where(live)
+    .get();
+  return { addresses: publishedAddresses(q, aclId, now), nextExpiry: next?.at ?? null };
+}
+
+/**
+ * How many rows this database connection has inserted, updated or deleted so far, cascades and
+ * rolled-back statements included (SQLite's total_changes()): equal on two reads means nothing was
+ * written in between. Only meaningful for the one connection of this process.
+ */
+export function writeCount(q: Q): number {
+  return q.get<{ n: number }>(sql`select total_changes() as n`).n;
+}
+
 /** Every ACL target bound to an agent. */
 export function agentTargetSources(q: Q, agentId: string): TargetSource[] {
   return q

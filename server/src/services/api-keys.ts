@@ -28,8 +28,9 @@ import { iso } from "../clock.ts";
 import { AppError } from "../errors.ts";
 import * as repo from "../repositories/api-keys.ts";
 import type { ApiKeyRow } from "../repositories/api-keys.ts";
-import { publishedAddresses } from "../repositories/grants.ts";
 import { endSessions } from "../repositories/users.ts";
+import { AllowlistCache } from "./allowlist-cache.ts";
+import type { AllowlistBodies } from "./allowlist-cache.ts";
 import { AuditAction, writeAudit } from "./audit.ts";
 import { writeFoldedAudit } from "./audit-fold.ts";
 import type { AuditActionKind } from "./audit.ts";
@@ -126,6 +127,8 @@ export interface RefusalAudit {
 
 /** API keys: admin CRUD, authentication, the public allowlist and the user-sessions API. */
 export class ApiKeyService extends Service {
+  /** The allowlists' bodies, kept ready between changes. */
+  private readonly allowlists = new AllowlistCache(this.db, this.clock);
   /**
    * Scopes a key has through allowlist ACLs whose Config.allowlist.ApiKeyId names it (the Knoc
    * wizard creates the key first, then the ACL pointing at it), keyed by key id.
@@ -375,7 +378,8 @@ export class ApiKeyService extends Service {
 
   /**
    * The public allowlist of ACL `aclId` (admin-console §7 "Public allowlist"): the live published
-   * addresses, sorted. Access:
+   * addresses, sorted, as the text and JSON bodies with their ETag, kept ready between changes
+   * (allowlist-cache.ts). Access:
    * 1. `aclId` must be an allowlist ACL with a non-empty Token equal to `token` (constant time);
    *    otherwise 404 "Not found", the same answer as for an unknown path, so ACL ids are not revealed.
    * 2. When a key is presented (`presented` not undefined), it alone decides: it must pass
@@ -385,7 +389,7 @@ export class ApiKeyService extends Service {
    * Every refusal writes an `allowlistAccessDenied` audit entry, folded per address and minute
    * (audit-fold.ts: one entry, then one with the Count of the rest).
    */
-  readAllowlist(aclId: string, token: string, presented: string | undefined, sourceIp: string): string[] {
+  readAllowlist(aclId: string, token: string, presented: string | undefined, sourceIp: string): AllowlistBodies {
     const now = this.clock.now();
     const acl = repo.getAllowlistAcl(this.db, aclId.toLowerCase());
     const config = acl ? allowlistConfig(acl.config) : undefined;
@@ -412,7 +416,7 @@ export class ApiKeyService extends Service {
         config.AllowAccessByIp ? "no API key, and the source is outside the allowed addresses" : "no API key presented",
       );
     }
-    return publishedAddresses(this.db, acl.id, now);
+    return this.allowlists.read(acl.id);
   }
 
   /** Live user sessions (GET /api/v1/sessions, scope user.sessions), oldest first. */

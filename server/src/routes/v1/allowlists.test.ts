@@ -133,7 +133,7 @@ describe("GET /api/v1/allowlists/{aclId}/{token}.txt|.json", () => {
     const txt = await read(listA, `${TOKEN_A}.txt`, { headers: basic("anything", key.PlaintextKey) });
     expect(txt.status).toBe(200);
     expect(txt.headers.get("content-type")).toBe("text/plain; charset=utf-8");
-    expect(txt.headers.get("cache-control")).toBe("no-store");
+    expect(txt.headers.get("cache-control")).toBe("private, no-cache");
     // One line per address, each distinct address once (two sessions share 198.51.100.3), sorted, trailing newline.
     expect(txt.body).toBe("198.51.100.20\n198.51.100.3\n2001:db8::5\n");
     const json = await read(listA, `${TOKEN_A}.json`, { headers: basic("", key.PlaintextKey) });
@@ -169,6 +169,42 @@ describe("GET /api/v1/allowlists/{aclId}/{token}.txt|.json", () => {
     h.clock.advance(3_601_000);
     expect((await read(listA, `${TOKEN_A}.txt`, { headers: basic("x", key.PlaintextKey) })).body).toBe("");
     expect((await read(listA, `${TOKEN_A}.json`, { headers: basic("x", key.PlaintextKey) })).body).toEqual([]);
+  });
+
+  it("answers 304 to an If-None-Match of the list's ETag, after the same checks, until the list changes", async () => {
+    const key = createKey("reader", [`allowlist.read:${listA}`]);
+    const auth = basic("x", key.PlaintextKey);
+    const first = await read(listA, `${TOKEN_A}.txt`, { headers: auth });
+    const etag = first.headers.get("etag")!;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+    // The JSON of the same list carries the same tag (it names the addresses, not the format).
+    expect((await read(listA, `${TOKEN_A}.json`, { headers: auth })).headers.get("etag")).toBe(etag);
+    const again = await read(listA, `${TOKEN_A}.txt`, { headers: { ...auth, "if-none-match": etag } });
+    expect(again.status).toBe(304);
+    expect(again.body).toBe("");
+    expect(again.headers.get("etag")).toBe(etag);
+    expect(
+      (await read(listA, `${TOKEN_A}.txt`, { headers: { ...auth, "if-none-match": `"other", W/${etag}` } })).status,
+    ).toBe(304);
+    // No 304 without access: the tag tells nothing to whoever cannot read the list.
+    expectChallenge(await read(listA, `${TOKEN_A}.txt`, { headers: { "if-none-match": etag } }));
+    expect((await read(listA, `wrong.txt`, { headers: { ...auth, "if-none-match": etag } })).status).toBe(404);
+    // A write unrelated to the list rebuilds it with the same tag: still 304.
+    createKey("unrelated", [`allowlist.read:${listB}`]);
+    expect((await read(listA, `${TOKEN_A}.txt`, { headers: { ...auth, "if-none-match": etag } })).status).toBe(304);
+    // A new address changes the list and its tag.
+    await publishFrom("198.51.100.77");
+    const changed = await read(listA, `${TOKEN_A}.txt`, { headers: { ...auth, "if-none-match": etag } });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toBe("198.51.100.20\n198.51.100.3\n198.51.100.77\n2001:db8::5\n");
+    expect(changed.headers.get("etag")).not.toBe(etag);
+    // Expiry changes it with no write at all.
+    h.clock.advance(3_601_000);
+    const expired = await read(listA, `${TOKEN_A}.txt`, {
+      headers: { ...auth, "if-none-match": changed.headers.get("etag")! },
+    });
+    expect(expired.status).toBe(200);
+    expect(expired.body).toBe("");
   });
 
   it("sets LastUsedAt on use, at most once a minute", async () => {
