@@ -14,9 +14,7 @@
  * passwordChangeFailed.
  */
 import { eq } from "drizzle-orm";
-import { ZxcvbnFactory } from "@zxcvbn-ts/core";
-import * as zxcvbnCommon from "@zxcvbn-ts/language-common";
-import * as zxcvbnEn from "@zxcvbn-ts/language-en";
+import type { ZxcvbnFactory } from "@zxcvbn-ts/core";
 import { MIN_PASSWORD_SCORE, Errors } from "@postern/shared";
 import { admins, users } from "../../db/schema.ts";
 import { AppError } from "../../errors.ts";
@@ -40,20 +38,31 @@ export interface PasswordStrength {
   hint: string;
 }
 
-let estimator: ZxcvbnFactory | undefined;
+let estimator: Promise<ZxcvbnFactory> | undefined;
+
+/** The estimator with its dictionaries, imported on first use (about 0.1 s and a few MB the server does not hold until then). */
+function loadEstimator(): Promise<ZxcvbnFactory> {
+  estimator ??= Promise.all([
+    import("@zxcvbn-ts/core"),
+    import("@zxcvbn-ts/language-common"),
+    import("@zxcvbn-ts/language-en"),
+  ]).then(
+    ([core, common, en]) =>
+      new core.ZxcvbnFactory({
+        dictionary: { ...common.dictionary, ...en.dictionary },
+        graphs: common.adjacencyGraphs,
+        translations: en.translations,
+      }),
+  );
+  return estimator;
+}
 
 /**
  * Scores `password` 0–4 with zxcvbn-ts (common and English dictionaries, QWERTY-style keyboard
- * graphs); `userInputs` (user name, name) count as known words. The dictionaries load on first use
- * (about 0.1 s).
+ * graphs); `userInputs` (user name, name) count as known words. The dictionaries load on first use.
  */
-export function passwordStrength(password: string, userInputs: readonly string[]): PasswordStrength {
-  estimator ??= new ZxcvbnFactory({
-    dictionary: { ...zxcvbnCommon.dictionary, ...zxcvbnEn.dictionary },
-    graphs: zxcvbnCommon.adjacencyGraphs,
-    translations: zxcvbnEn.translations,
-  });
-  const result = estimator.check(
+export async function passwordStrength(password: string, userInputs: readonly string[]): Promise<PasswordStrength> {
+  const result = (await loadEstimator()).check(
     password,
     userInputs.filter((s) => s !== ""),
   );
@@ -173,7 +182,7 @@ export class PasswordChangeService extends Service {
     };
     if ((input.confirmRequired || input.confirm !== undefined) && input.confirm !== input.next)
       throw refuse(new AppError(Errors.passwordsDontMatch));
-    const strength = passwordStrength(input.next, [account.userName, account.name, ...account.name.split(/\s+/)]);
+    const strength = await passwordStrength(input.next, [account.userName, account.name, ...account.name.split(/\s+/)]);
     if (strength.score < MIN_PASSWORD_SCORE)
       throw refuse(new AppError(Errors.passwordTooWeak, strength.hint || undefined));
     let attempt;
@@ -182,8 +191,17 @@ export class PasswordChangeService extends Service {
     } catch (e) {
       throw e instanceof AppError ? refuse(e) : e;
     }
-    if (!(await verifyPassword(account.passwordHash, input.current)))
+    let right: boolean;
+    try {
+      right = await verifyPassword(account.passwordHash, input.current);
+    } catch (e) {
+      this.throttle.loginAbandoned(attempt);
+      throw e;
+    }
+    if (!right) {
+      this.throttle.loginFailed(attempt);
       throw refuse(new AppError(Errors.wrongCurrentPassword));
+    }
     this.throttle.loginSucceeded(attempt);
     return hashPassword(input.next);
   }

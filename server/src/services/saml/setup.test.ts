@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { FakeIdp, makeKeyPair, responseXml, signAssertion } from "../../testing/saml.ts";
-import { buildSetup, spUrls, validateSchema } from "./setup.ts";
+import { buildSetup, spUrls } from "./setup.ts";
+import { validateSamlSchema as validateSchema } from "./schema-validator.ts";
 
 let idp: FakeIdp;
 beforeAll(async () => {
@@ -62,7 +63,7 @@ describe("buildSetup", () => {
   });
 });
 
-describe("validateSchema", () => {
+describe("validateSamlSchema", () => {
   it("accepts a schema-valid response, rejects an invalid one, and leaves no listeners or output behind", async () => {
     const valid = signAssertion(
       responseXml(idp.fields("_req", { acsUrl: "https://sp/acs", audience: "https://sp" }, "alice")),
@@ -77,9 +78,11 @@ describe("validateSchema", () => {
     console.log = (...args: unknown[]) => logged.push(args);
     try {
       for (let i = 0; i < 12; i++) await expect(validateSchema(valid)).resolves.toBe("SUCCESS_VALIDATE_XML");
-      await expect(validateSchema(valid.replace("<saml:Issuer>", "<saml:Nonsense/><saml:Issuer>"))).rejects.toBe(
+      await expect(validateSchema(valid.replace("<saml:Issuer>", "<saml:Nonsense/><saml:Issuer>"))).rejects.toThrow(
         "ERR_EXCEPTION_VALIDATE_XML",
       );
+      await expect(validateSchema("<not-saml/>")).rejects.toThrow("ERR_EXCEPTION_VALIDATE_XML");
+      await expect(validateSchema("<<<")).rejects.toThrow("ERR_EXCEPTION_VALIDATE_XML");
     } finally {
       console.log = log;
     }

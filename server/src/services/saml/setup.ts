@@ -2,8 +2,8 @@
  * The samlify service provider and identity provider of one audience (admin-console §3
  * "Authentication settings": SAML for users and admins separately), built from the settings:
  * PublicURL, the IdP metadata, and the SP key and certificate. design.md "Security": samlify with a
- * real XML schema validator (@authenio/samlify-node-xmllint, installed once here), and no SAML at
- * all without an IdP signing certificate.
+ * real XML schema validator (schema-validator.ts, installed once here), and no SAML at all without an
+ * IdP signing certificate.
  *
  * - SP entity id `<PublicURL>/api/saml/metadata` (admins `<PublicURL>/api/admin/saml/metadata`),
  *   assertion consumer service `<PublicURL>/api/saml/acs` (admins `/api/admin/saml/acs`), HTTP-POST.
@@ -14,40 +14,11 @@
 import { X509Certificate } from "node:crypto";
 import * as samlify from "samlify";
 import type { IdentityProviderInstance, ServiceProviderInstance } from "samlify";
-import * as xmllint from "@authenio/samlify-node-xmllint";
 import type { SamlAudience } from "../admin-settings.ts";
 import { notConfigured } from "./errors.ts";
+import { samlSchemaValidator } from "./schema-validator.ts";
 
-/**
- * Runs the schema validator without its side effects. node-xmllint (emscripten) does, on every run:
- * add a process "uncaughtException" listener, add a stdout "drain" listener that calls
- * `process.exit` (the server would exit the next time stdout drains), and print a line
- * (console.log); the wrapper logs rejected documents with console.error. The run is synchronous
- * (inside the promise executor), so the listeners it adds are removed and its output dropped
- * before anything else runs.
- */
-export function validateSchema(xml: string): Promise<unknown> {
-  const listeners = new Set(process.listeners("uncaughtException"));
-  const drains = new Set(process.stdout.listeners("drain"));
-  const write = process.stdout.write;
-  const { log, error } = console;
-  process.stdout.write = () => true;
-  console.log = () => undefined;
-  console.error = () => undefined;
-  try {
-    return xmllint.validate(xml);
-  } finally {
-    process.stdout.write = write;
-    console.log = log;
-    console.error = error;
-    for (const l of process.listeners("uncaughtException"))
-      if (!listeners.has(l)) process.removeListener("uncaughtException", l);
-    for (const l of process.stdout.listeners("drain"))
-      if (!drains.has(l)) process.stdout.removeListener("drain", l as () => void);
-  }
-}
-
-samlify.setSchemaValidator({ validate: validateSchema });
+samlify.setSchemaValidator(samlSchemaValidator);
 
 /** Clock skew tolerated on NotBefore / NotOnOrAfter, in milliseconds (60 seconds). */
 export const SAML_CLOCK_SKEW_MS = 60_000;
