@@ -14,7 +14,6 @@ import { createHash, createPublicKey, verify as verifySignature, randomBytes, si
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import { eq } from "drizzle-orm";
 import {
   AGENT_NONCE_PARAM,
   AGENT_PRE_HELLO_MAX_BYTES,
@@ -29,7 +28,7 @@ import {
 } from "@postern/shared";
 import type { EntryResult, Op, ServerToAgent, TargetState, AgentCapabilities } from "@postern/shared";
 import type { Db } from "../db/index.ts";
-import { agents } from "../db/schema.ts";
+import { getAgent, updateAgent } from "../repositories/agents.ts";
 import { agentTargetSources } from "../repositories/grants.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../logger.ts";
@@ -182,9 +181,7 @@ export class AgentHub implements AgentChannel {
     ws.on("pong", () => {
       if (!conn) return;
       conn.alive = true;
-      this.guard("pong", () =>
-        this.db.update(agents).set({ lastSeen: this.clock.now() }).where(eq(agents.id, conn!.agentId)).run(),
-      );
+      this.guard("pong", () => updateAgent(this.db, conn!.agentId, { lastSeen: this.clock.now() }));
     });
     ws.on("close", () => {
       clearTimeout(helloTimer);
@@ -241,7 +238,7 @@ export class AgentHub implements AgentChannel {
     nonce: string,
     remote: string,
   ): Connection | undefined {
-    const row = this.db.select().from(agents).where(eq(agents.id, hello.agentId)).get();
+    const row = getAgent(this.db, hello.agentId);
     let ok = false;
     if (row?.signingPublicKey) {
       try {
@@ -273,11 +270,12 @@ export class AgentHub implements AgentChannel {
     };
     this.connections.set(row.id, conn);
     if (previous) previous.ws.close(AgentCloseCode.replaced, "replaced by a new connection");
-    this.db
-      .update(agents)
-      .set({ lastSeen: this.clock.now(), version: hello.version, externalIp: remote, capabilities: hello.capabilities })
-      .where(eq(agents.id, row.id))
-      .run();
+    updateAgent(this.db, row.id, {
+      lastSeen: this.clock.now(),
+      version: hello.version,
+      externalIp: remote,
+      capabilities: hello.capabilities,
+    });
     this.log.info({ agent: row.name, version: hello.version, remote }, "agent connected");
     this.send(ws, framing, { type: "welcome", agentId: row.id, serverTime: this.clock.now() });
     this.engine.agentConnected(row.id);
@@ -298,7 +296,7 @@ export class AgentHub implements AgentChannel {
       return;
     }
     conn.pending.delete(seq);
-    this.db.update(agents).set({ lastSeen: this.clock.now() }).where(eq(agents.id, conn.agentId)).run();
+    updateAgent(this.db, conn.agentId, { lastSeen: this.clock.now() });
     if (pending.kind === "sync") {
       // Only failures of a sync change anything (every entry sent counts as applied otherwise).
       const failures = this.ownResults(
@@ -356,7 +354,7 @@ export class AgentHub implements AgentChannel {
   }
 
   private saveCapabilities(agentId: string, capabilities: AgentCapabilities): void {
-    this.db.update(agents).set({ capabilities, lastSeen: this.clock.now() }).where(eq(agents.id, agentId)).run();
+    updateAgent(this.db, agentId, { capabilities, lastSeen: this.clock.now() });
   }
 
   private sendSeq(conn: Connection, pending: Pending, build: (seq: number) => ServerToAgent): void {

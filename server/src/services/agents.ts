@@ -6,7 +6,6 @@
  * when spent. With an API key of scope `agent.register` an agent is created and enrolled in one step
  * (`register`). Every path that creates an agent checks the licence's MaxMachines in its transaction.
  */
-import { eq } from "drizzle-orm";
 import { Errors } from "@postern/shared";
 import type {
   Agent,
@@ -17,7 +16,8 @@ import type {
   EnrolResponse,
 } from "@postern/shared";
 import type { Db, Tx } from "../db/index.ts";
-import { agents, backends } from "../db/schema.ts";
+import * as repo from "../repositories/agents.ts";
+import type { AgentRow, NewAgentRow } from "../repositories/agents.ts";
 import type { Clock } from "../clock.ts";
 import { iso } from "../clock.ts";
 import { AppError } from "../errors.ts";
@@ -50,8 +50,6 @@ export function installCommand(serverUrl: string, token: string): string {
   return `postern-agent enrol --server ${serverUrl} --token ${token} --config /etc/postern/agent.json && postern-agent run --config /etc/postern/agent.json`;
 }
 
-type AgentRow = typeof agents.$inferSelect;
-
 /** Agents: CRUD and enrolment. `isConnected` comes from the agent hub. */
 export class AgentService {
   private readonly db: Db;
@@ -76,11 +74,7 @@ export class AgentService {
   }
 
   private toWire(row: AgentRow): Agent {
-    const attached = this.db
-      .select({ ID: backends.id, Name: backends.name })
-      .from(backends)
-      .where(eq(backends.agentId, row.id))
-      .all();
+    const attached = repo.backendsOfAgent(this.db, row.id);
     return {
       ID: row.id,
       Name: row.name,
@@ -96,17 +90,12 @@ export class AgentService {
 
   /** Lists every agent by name. */
   list(): Agent[] {
-    return this.db
-      .select()
-      .from(agents)
-      .orderBy(agents.name)
-      .all()
-      .map((r) => this.toWire(r));
+    return repo.listAgents(this.db).map((r) => this.toWire(r));
   }
 
   /** Reads one agent; 404 when unknown. */
   get(id: string): Agent {
-    const row = this.db.select().from(agents).where(eq(agents.id, id)).get();
+    const row = repo.getAgent(this.db, id);
     if (!row) throw new AppError(Errors.notFound, "agent");
     return this.toWire(row);
   }
@@ -116,11 +105,10 @@ export class AgentService {
    * (409 "An agent with that name already exists") and the licence covers one more agent (403
    * err.machineLimitReached, see requireMachineSlot).
    */
-  private insertAgent(tx: Tx, row: typeof agents.$inferInsert): void {
-    if (tx.select({ id: agents.id }).from(agents).where(eq(agents.name, row.name)).get())
-      throw new AppError(Errors.agentNameExists);
+  private insertAgent(tx: Tx, row: NewAgentRow): void {
+    if (repo.agentIdByName(tx, row.name) !== undefined) throw new AppError(Errors.agentNameExists);
     requireMachineSlot(tx);
-    tx.insert(agents).values(row).run();
+    repo.insertAgent(tx, row);
   }
 
   /**
@@ -148,11 +136,11 @@ export class AgentService {
   /** Renames an agent. 404 unknown, 409 name taken. */
   rename(id: string, name: string, actor: Actor): Agent {
     this.db.transaction((tx) => {
-      const row = tx.select().from(agents).where(eq(agents.id, id)).get();
+      const row = repo.getAgent(tx, id);
       if (!row) throw new AppError(Errors.notFound, "agent");
-      const clash = tx.select({ id: agents.id }).from(agents).where(eq(agents.name, name)).get();
-      if (clash && clash.id !== id) throw new AppError(Errors.agentNameExists);
-      tx.update(agents).set({ name }).where(eq(agents.id, id)).run();
+      const clash = repo.agentIdByName(tx, name);
+      if (clash !== undefined && clash !== id) throw new AppError(Errors.agentNameExists);
+      repo.updateAgent(tx, id, { name });
       writeAudit(tx, {
         action: AuditAction.agentUpdated,
         at: this.clock.now(),
@@ -168,11 +156,10 @@ export class AgentService {
   /** Deletes an agent and closes its live connection; refused (409) while backends are attached. */
   delete(id: string, actor: Actor): void {
     this.db.transaction((tx) => {
-      const row = tx.select().from(agents).where(eq(agents.id, id)).get();
+      const row = repo.getAgent(tx, id);
       if (!row) throw new AppError(Errors.notFound, "agent");
-      if (tx.select({ id: backends.id }).from(backends).where(eq(backends.agentId, id)).get())
-        throw new AppError(Errors.detachBackendsFirst);
-      tx.delete(agents).where(eq(agents.id, id)).run();
+      if (repo.backendsOfAgent(tx, id).length > 0) throw new AppError(Errors.detachBackendsFirst);
+      repo.deleteAgent(tx, id);
       writeAudit(tx, {
         action: AuditAction.agentDeleted,
         at: this.clock.now(),
@@ -199,25 +186,22 @@ export class AgentService {
   enrol(req: EnrolRequest, ip: string): EnrolResponse {
     const hash = sha256(req.Token);
     return this.db.transaction((tx) => {
-      const row = tx.select().from(agents).where(eq(agents.tokenHash, hash)).get();
+      const row = repo.agentByTokenHash(tx, hash);
       if (!row || row.tokenUsedAt !== null) throw new AppError(Errors.unauthenticated, "invalid or used agent token");
       const now = this.clock.now();
       if (row.tokenExpiresAt === null || row.tokenExpiresAt <= now)
         throw new AppError(Errors.unauthenticated, "the agent token has expired: create a new agent");
       const answer = this.answer(row.id, row.name);
-      tx.update(agents)
-        .set({
-          tokenHash: null,
-          tokenExpiresAt: null,
-          tokenUsedAt: now,
-          signingPublicKey: req.SigningPublicKey,
-          boxPublicKey: req.BoxPublicKey,
-          version: req.Version,
-          capabilities: req.Capabilities,
-          externalIp: ip,
-        })
-        .where(eq(agents.id, row.id))
-        .run();
+      repo.updateAgent(tx, row.id, {
+        tokenHash: null,
+        tokenExpiresAt: null,
+        tokenUsedAt: now,
+        signingPublicKey: req.SigningPublicKey,
+        boxPublicKey: req.BoxPublicKey,
+        version: req.Version,
+        capabilities: req.Capabilities,
+        externalIp: ip,
+      });
       writeAudit(tx, { action: AuditAction.agentEnrolled, at: now, agentName: row.name, ipAddress: ip });
       return answer;
     });

@@ -1,0 +1,53 @@
+/**
+ * SQL of agents: the rows, name lookups, enrolment token lookups, the backends attached to an agent,
+ * and the columns the agent hub keeps current (last seen, version, capabilities, address). No rules.
+ */
+import { eq } from "drizzle-orm";
+import type { Db, Tx } from "../db/index.ts";
+import { agents, backends } from "../db/schema.ts";
+
+type Q = Db | Tx;
+/** An agent row. */
+export type AgentRow = typeof agents.$inferSelect;
+/** A new agent row. */
+export type NewAgentRow = typeof agents.$inferInsert;
+
+/** Lists every agent by name. */
+export function listAgents(q: Q): AgentRow[] {
+  return q.select().from(agents).orderBy(agents.name).all();
+}
+
+/** Reads an agent by id. */
+export function getAgent(q: Q, id: string): AgentRow | undefined {
+  return q.select().from(agents).where(eq(agents.id, id)).get();
+}
+
+/** The id of the agent named `name`, if any. */
+export function agentIdByName(q: Q, name: string): string | undefined {
+  return q.select({ id: agents.id }).from(agents).where(eq(agents.name, name)).get()?.id;
+}
+
+/** The agent whose unspent install token has this SHA-256 (hex). */
+export function agentByTokenHash(q: Q, tokenHash: string): AgentRow | undefined {
+  return q.select().from(agents).where(eq(agents.tokenHash, tokenHash)).get();
+}
+
+/** Inserts an agent row. */
+export function insertAgent(q: Q, row: NewAgentRow): void {
+  q.insert(agents).values(row).run();
+}
+
+/** Changes columns of an agent. */
+export function updateAgent(q: Q, id: string, set: Partial<Omit<AgentRow, "id">>): void {
+  q.update(agents).set(set).where(eq(agents.id, id)).run();
+}
+
+/** Deletes an agent row. */
+export function deleteAgent(q: Q, id: string): void {
+  q.delete(agents).where(eq(agents.id, id)).run();
+}
+
+/** The backends attached to an agent, as id and name. */
+export function backendsOfAgent(q: Q, agentId: string): { ID: string; Name: string }[] {
+  return q.select({ ID: backends.id, Name: backends.name }).from(backends).where(eq(backends.agentId, agentId)).all();
+}
