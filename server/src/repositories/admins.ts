@@ -78,3 +78,37 @@ export function endAdminSessions(q: Q, ids: readonly string[], now: number): voi
       .run();
   }
 }
+
+/** Inserts an admin session row. */
+export function insertAdminSession(q: Q, row: typeof adminSessions.$inferInsert): void {
+  q.insert(adminSessions).values(row).run();
+}
+
+/** Gives an admin session a new cookie token hash; answers its end (epoch ms), undefined when unknown. */
+export function rotateAdminSessionToken(q: Q, sessionId: string, tokenHash: string): number | undefined {
+  return q
+    .update(adminSessions)
+    .set({ tokenHash })
+    .where(eq(adminSessions.id, sessionId))
+    .returning({ endsAt: adminSessions.endsAt })
+    .get()?.endsAt;
+}
+
+/** Marks an admin session verified (its sign-in completed). */
+export function verifyAdminSession(q: Q, sessionId: string): void {
+  q.update(adminSessions).set({ verified: true }).where(eq(adminSessions.id, sessionId)).run();
+}
+
+/** The admin session whose cookie token has this hash, with its admin. */
+export function adminSessionByTokenHash(
+  q: Q,
+  tokenHash: string,
+): { session: AdminSessionRow; admin: AdminRow } | undefined {
+  const row = q
+    .select({ session: adminSessions, admin: admins })
+    .from(adminSessions)
+    .innerJoin(admins, eq(admins.id, adminSessions.adminId))
+    .where(eq(adminSessions.tokenHash, tokenHash))
+    .get();
+  return row;
+}

@@ -3,10 +3,9 @@
  * POST /admin/login, /admin/logout). Admin sessions are separate from user sessions, last
  * ADMIN_SESSION_MINUTES, and need LoginEnabled.
  */
-import { eq } from "drizzle-orm";
 import { Errors } from "@postern/shared";
 import type { Db } from "../../db/index.ts";
-import { admins, adminSessions } from "../../db/schema.ts";
+import * as repo from "../../repositories/admins.ts";
 import type { Clock } from "../../clock.ts";
 import { AppError } from "../../errors.ts";
 import { AuditAction, writeAudit } from "../audit.ts";
@@ -53,14 +52,11 @@ export class AdminSessionService {
    * The password must already satisfy PasswordSchema (8–64).
    */
   async createLocalAdmin(input: { userName: string; name: string; password: string }): Promise<string> {
-    const existing = this.db.select({ id: admins.id }).from(admins).where(eq(admins.userName, input.userName)).get();
-    if (existing) throw new AppError(Errors.adminNameExists);
+    if (repo.getAdminByName(this.db, input.userName)) throw new AppError(Errors.adminNameExists);
     const id = newId();
     const passwordHash = await hashPassword(input.password);
     this.db.transaction((tx) => {
-      tx.insert(admins)
-        .values({ id, name: input.name, userName: input.userName, authType: "local", passwordHash })
-        .run();
+      repo.insertAdmin(tx, { id, name: input.name, userName: input.userName, authType: "local", passwordHash });
       writeAudit(tx, {
         action: AuditAction.adminCreated,
         at: this.clock.now(),
@@ -99,7 +95,7 @@ export class AdminSessionService {
     const attempt = await this.throttle.beginAuditedLogin(input.userName, input.ip, () =>
       failed("too many attempts", true),
     );
-    const admin = this.db.select().from(admins).where(eq(admins.userName, input.userName)).get();
+    const admin = repo.getAdminByName(this.db, input.userName);
     let ok: boolean;
     try {
       ok = await verifyCredentials(admin ?? null, input.password, this.ldap);
@@ -122,7 +118,7 @@ export class AdminSessionService {
    * True when `password` is right for `admin` (local hash or LDAP bind, as at admin login). For the
    * user login's admin outcome (UserSessionService.portalLogin); no throttling or audit of its own.
    */
-  checkPassword(admin: typeof admins.$inferSelect, password: string): Promise<boolean> {
+  checkPassword(admin: repo.AdminRow, password: string): Promise<boolean> {
     return verifyCredentials(admin, password, this.ldap);
   }
 
@@ -131,7 +127,7 @@ export class AdminSessionService {
    * with TOTP (not SAML admins) get a pending session until `completeSignIn`. 403 "Login not
    * permitted" when LoginEnabled is off.
    */
-  issue(admin: typeof admins.$inferSelect, ip: string): AdminSignedIn {
+  issue(admin: repo.AdminRow, ip: string): AdminSignedIn {
     const now = this.clock.now();
     if (!admin.loginEnabled) {
       writeAudit(this.db, {
@@ -148,18 +144,15 @@ export class AdminSessionService {
     const token = randomToken(16);
     const sessionId = newId();
     const endsAt = now + ADMIN_SESSION_MINUTES * 60_000;
-    this.db
-      .insert(adminSessions)
-      .values({
-        id: sessionId,
-        tokenHash: sha256(token),
-        adminId: admin.id,
-        createdAt: now,
-        endsAt,
-        ipAddress: ip,
-        verified: pending === null,
-      })
-      .run();
+    repo.insertAdminSession(this.db, {
+      id: sessionId,
+      tokenHash: sha256(token),
+      adminId: admin.id,
+      createdAt: now,
+      endsAt,
+      ipAddress: ip,
+      verified: pending === null,
+    });
     const session: AdminSessionContext = { sessionId, adminId: admin.id, userName: admin.userName, name: admin.name };
     if (pending === null) this.completeSignIn(session, ip);
     return { token, session, pending, endsAt };
@@ -172,22 +165,17 @@ export class AdminSessionService {
    */
   completeTotpSignIn(session: AdminSessionContext, ip: string): { token: string; endsAt: number } {
     const token = randomToken(16);
-    const row = this.db
-      .update(adminSessions)
-      .set({ tokenHash: sha256(token) })
-      .where(eq(adminSessions.id, session.sessionId))
-      .returning({ endsAt: adminSessions.endsAt })
-      .get();
+    const endsAt = repo.rotateAdminSessionToken(this.db, session.sessionId, sha256(token));
     this.completeSignIn(session, ip);
-    return { token, endsAt: row?.endsAt ?? this.clock.now() };
+    return { token, endsAt: endsAt ?? this.clock.now() };
   }
 
   /** Completes an admin sign-in (at once, or after the TOTP code): the session becomes usable. */
   completeSignIn(session: AdminSessionContext, ip: string): void {
     const now = this.clock.now();
     this.db.transaction((tx) => {
-      tx.update(adminSessions).set({ verified: true }).where(eq(adminSessions.id, session.sessionId)).run();
-      tx.update(admins).set({ lastLogin: now }).where(eq(admins.id, session.adminId)).run();
+      repo.verifyAdminSession(tx, session.sessionId);
+      repo.updateAdmin(tx, session.adminId, { lastLogin: now });
       writeAudit(tx, { action: AuditAction.adminLoggedIn, at: now, adminName: session.userName, ipAddress: ip });
     });
   }
@@ -198,28 +186,23 @@ export class AdminSessionService {
    */
   resolve(token: string | undefined, opts: { allowPending?: boolean } = {}): AdminSessionContext {
     if (!token) throw new AppError(Errors.invalidSession);
-    const row = this.db
-      .select({ s: adminSessions, a: admins })
-      .from(adminSessions)
-      .innerJoin(admins, eq(admins.id, adminSessions.adminId))
-      .where(eq(adminSessions.tokenHash, sha256(token)))
-      .get();
+    const row = repo.adminSessionByTokenHash(this.db, sha256(token));
     if (
       !row ||
-      row.s.endedAt !== null ||
-      row.s.endsAt <= this.clock.now() ||
-      (!row.s.verified && !opts.allowPending) ||
-      !row.a.loginEnabled
+      row.session.endedAt !== null ||
+      row.session.endsAt <= this.clock.now() ||
+      (!row.session.verified && !opts.allowPending) ||
+      !row.admin.loginEnabled
     )
       throw new AppError(Errors.invalidSession);
-    return { sessionId: row.s.id, adminId: row.a.id, userName: row.a.userName, name: row.a.name };
+    return { sessionId: row.session.id, adminId: row.admin.id, userName: row.admin.userName, name: row.admin.name };
   }
 
   /** Ends the admin session. */
   logout(session: AdminSessionContext, ip: string): void {
     const now = this.clock.now();
     this.db.transaction((tx) => {
-      tx.update(adminSessions).set({ endedAt: now }).where(eq(adminSessions.id, session.sessionId)).run();
+      repo.endAdminSessions(tx, [session.sessionId], now);
       writeAudit(tx, { action: AuditAction.adminLoggedOut, at: now, adminName: session.userName, ipAddress: ip });
     });
   }
