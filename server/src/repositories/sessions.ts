@@ -1,7 +1,7 @@
 /**
  * SQL of user sessions as admins see and end them (admin-console §7 "Sessions").
  */
-import { and, asc, eq, gt, isNull } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Db, Tx } from "../db/index.ts";
 import { users, userSessions } from "../db/schema.ts";
 
@@ -33,4 +33,38 @@ export function getUserSessionWithUser(q: Q, id: string): { session: UserSession
     .innerJoin(users, eq(users.id, userSessions.userId))
     .where(eq(userSessions.id, id))
     .get();
+}
+
+/** A new user session row. */
+export type NewUserSessionRow = typeof userSessions.$inferInsert;
+
+/** Inserts a user session row. */
+export function insertUserSession(q: Q, row: NewUserSessionRow): void {
+  q.insert(userSessions).values(row).run();
+}
+
+/** Gives a user session a new cookie token hash. */
+export function rotateUserSessionToken(q: Q, sessionId: string, tokenHash: string): void {
+  q.update(userSessions).set({ tokenHash }).where(eq(userSessions.id, sessionId)).run();
+}
+
+/** Marks a user session verified (its sign-in completed). */
+export function verifyUserSession(q: Q, sessionId: string): void {
+  q.update(userSessions).set({ verified: true }).where(eq(userSessions.id, sessionId)).run();
+}
+
+/**
+ * The lookup of a user session by its cookie token hash, with its user, as a statement prepared once
+ * for `db` (every request with a session cookie runs it): `lookup(tokenHash)`.
+ */
+export function prepareSessionByTokenHash(
+  db: Db,
+): (tokenHash: string) => { session: UserSessionRow; user: typeof users.$inferSelect } | undefined {
+  const statement = db
+    .select({ session: userSessions, user: users })
+    .from(userSessions)
+    .innerJoin(users, eq(users.id, userSessions.userId))
+    .where(eq(userSessions.tokenHash, sql.placeholder("hash")))
+    .prepare();
+  return (tokenHash) => statement.get({ hash: tokenHash });
 }

@@ -77,3 +77,8 @@ export function endSessions(q: Q, ids: readonly string[], now: number, reason: s
 export function clearUserTotp(q: Q, userId: string): void {
   q.update(users).set({ totpSecretEnc: null, totpLastStep: null }).where(eq(users.id, userId)).run();
 }
+
+/** Changes columns of a user. */
+export function updateUser(q: Q, id: string, set: Partial<Omit<UserRow, "id">>): void {
+  q.update(users).set(set).where(eq(users.id, id)).run();
+}

@@ -13,13 +13,11 @@
  * stays, and passwordChanged is audited. Every refusal after the account check audits
  * passwordChangeFailed.
  */
-import { eq } from "drizzle-orm";
 import type { ZxcvbnFactory } from "@zxcvbn-ts/core";
 import { MIN_PASSWORD_SCORE, Errors } from "@postern/shared";
-import { admins, users } from "../../db/schema.ts";
 import { AppError } from "../../errors.ts";
 import * as usersRepo from "../../repositories/users.ts";
-import { endAdminSessions, getAdmin, liveAdminSessions } from "../../repositories/admins.ts";
+import { endAdminSessions, getAdmin, liveAdminSessions, updateAdmin } from "../../repositories/admins.ts";
 import { AuditAction, writeAudit } from "../audit.ts";
 import type { AuditEntry } from "../audit.ts";
 import { Service } from "../service.ts";
@@ -121,7 +119,7 @@ export class PasswordChangeService extends Service {
       // Changed while the hash was computed (no longer local, or another change won): refuse.
       if (!current || current.authType !== "local" || current.passwordHash !== account.passwordHash)
         throw new AppError(Errors.cannotChangePassword);
-      tx.update(users).set({ passwordHash: hash }).where(eq(users.id, account.id)).run();
+      usersRepo.updateUser(tx, account.id, { passwordHash: hash });
       const others = usersRepo.liveSessionIds(tx, account.id, now).filter((id) => id !== session.sessionId);
       const revoke = this.engine.revokeForSessions(tx, others);
       usersRepo.endSessions(tx, others, now, PASSWORD_CHANGED);
@@ -158,7 +156,7 @@ export class PasswordChangeService extends Service {
       const current = getAdmin(tx, account.id);
       if (!current || current.authType !== "local" || current.passwordHash !== account.passwordHash)
         throw new AppError(Errors.cannotChangePassword);
-      tx.update(admins).set({ passwordHash: hash }).where(eq(admins.id, account.id)).run();
+      updateAdmin(tx, account.id, { passwordHash: hash });
       const others = liveAdminSessions(tx, now, account.id)
         .map((s) => s.id)
         .filter((id) => id !== session.sessionId);

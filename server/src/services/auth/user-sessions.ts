@@ -5,9 +5,9 @@
  * every sign-in and only its SHA-256 is stored. At sign-in every assigned ACL without ClickToGrant
  * is granted at once.
  */
-import { eq, sql } from "drizzle-orm";
 import { Errors } from "@postern/shared";
-import { acls, users, userSessions } from "../../db/schema.ts";
+import { getAcl } from "../../repositories/acls.ts";
+import * as sessionsRepo from "../../repositories/sessions.ts";
 import { AppError } from "../../errors.ts";
 import * as usersRepo from "../../repositories/users.ts";
 import { ensureGrantRows } from "../../repositories/grants.ts";
@@ -53,16 +53,7 @@ export class UserSessionService extends Service {
   private readonly throttle = new LoginThrottle(this.db, this.clock);
 
   private ldap: LdapVerifier = noLdap;
-  private sessionByHash: ReturnType<UserSessionService["prepareSessionByHash"]> | undefined;
-
-  private prepareSessionByHash() {
-    return this.db
-      .select({ s: userSessions, u: users })
-      .from(userSessions)
-      .innerJoin(users, eq(users.id, userSessions.userId))
-      .where(eq(userSessions.tokenHash, sql.placeholder("hash")))
-      .prepare();
-  }
+  private sessionByHash: ReturnType<typeof sessionsRepo.prepareSessionByTokenHash> | undefined;
 
   /** Sets how LDAP users' passwords are checked (the LDAP service, once configured). */
   useLdap(verifier: LdapVerifier): void {
@@ -177,20 +168,17 @@ export class UserSessionService extends Service {
       user.validUntil ?? Number.POSITIVE_INFINITY,
       opts.apiKey?.expiredAfter ?? Number.POSITIVE_INFINITY,
     );
-    this.db
-      .insert(userSessions)
-      .values({
-        id: sessionId,
-        tokenHash: sha256(token),
-        userId: user.id,
-        createdAt: now,
-        endsAt,
-        kiosk: opts.kiosk,
-        ipAddress: opts.ip,
-        verified: pending === null,
-        apiKeyId: opts.apiKey?.id ?? null,
-      })
-      .run();
+    sessionsRepo.insertUserSession(this.db, {
+      id: sessionId,
+      tokenHash: sha256(token),
+      userId: user.id,
+      createdAt: now,
+      endsAt,
+      kiosk: opts.kiosk,
+      ipAddress: opts.ip,
+      verified: pending === null,
+      apiKeyId: opts.apiKey?.id ?? null,
+    });
     const session: UserSessionContext = {
       sessionId,
       userId: user.id,
@@ -212,11 +200,7 @@ export class UserSessionService extends Service {
    */
   completeTotpSignIn(session: UserSessionContext): string {
     const token = randomToken(16);
-    this.db
-      .update(userSessions)
-      .set({ tokenHash: sha256(token) })
-      .where(eq(userSessions.id, session.sessionId))
-      .run();
+    sessionsRepo.rotateUserSessionToken(this.db, session.sessionId, sha256(token));
     this.completeSignIn(session);
     return token;
   }
@@ -230,14 +214,12 @@ export class UserSessionService extends Service {
     const now = this.clock.now();
     let autoGrant: string[] = [];
     const ops = this.db.transaction((tx) => {
-      tx.update(userSessions).set({ verified: true }).where(eq(userSessions.id, session.sessionId)).run();
+      sessionsRepo.verifyUserSession(tx, session.sessionId);
       const user = usersRepo.getUser(tx, session.userId)!;
-      tx.update(users).set({ lastLogin: now }).where(eq(users.id, user.id)).run();
+      usersRepo.updateUser(tx, user.id, { lastLogin: now });
       const aclIds = usersRepo.assignedAclIds(tx, user.id);
       ensureGrantRows(tx, session.sessionId, aclIds, now, newId);
-      autoGrant = aclIds.filter(
-        (id) => tx.select({ c: acls.clickToGrant }).from(acls).where(eq(acls.id, id)).get()?.c === false,
-      );
+      autoGrant = aclIds.filter((id) => getAcl(tx, id)?.clickToGrant === false);
       // SessionLimit: the oldest sessions beyond the limit end (null means unlimited).
       let ended: string[] = [];
       if (user.sessionLimit !== null) {
@@ -274,27 +256,27 @@ export class UserSessionService extends Service {
   resolve(token: string | undefined, opts: { allowPending?: boolean } = {}): UserSessionContext {
     if (!token) throw new AppError(Errors.invalidSession);
     // Every user call resolves its session: one prepared statement, compiled once.
-    this.sessionByHash ??= this.prepareSessionByHash();
-    const row = this.sessionByHash.get({ hash: sha256(token) });
+    this.sessionByHash ??= sessionsRepo.prepareSessionByTokenHash(this.db);
+    const row = this.sessionByHash(sha256(token));
     const now = this.clock.now();
     if (
       !row ||
-      row.s.endedAt !== null ||
-      row.s.endsAt <= now ||
-      (!row.s.verified && !opts.allowPending) ||
-      row.u.disabled
+      row.session.endedAt !== null ||
+      row.session.endsAt <= now ||
+      (!row.session.verified && !opts.allowPending) ||
+      row.user.disabled
     )
       throw new AppError(Errors.invalidSession);
-    if (row.u.validUntil !== null && row.u.validUntil <= now) throw new AppError(Errors.invalidSession);
+    if (row.user.validUntil !== null && row.user.validUntil <= now) throw new AppError(Errors.invalidSession);
     return {
-      sessionId: row.s.id,
-      userId: row.u.id,
-      userName: row.u.userName,
-      name: row.u.name,
-      authType: row.u.authType,
-      endsAt: row.s.endsAt,
-      ipAddress: row.s.ipAddress,
-      validUntil: row.u.validUntil,
+      sessionId: row.session.id,
+      userId: row.user.id,
+      userName: row.user.userName,
+      name: row.user.name,
+      authType: row.user.authType,
+      endsAt: row.session.endsAt,
+      ipAddress: row.session.ipAddress,
+      validUntil: row.user.validUntil,
     };
   }
 
