@@ -1,7 +1,7 @@
 /**
  * SQL of ACLs: rows, children of a Passive+ parent, insert/update/delete. No rules here.
  */
-import { eq } from "drizzle-orm";
+import { count, eq } from "drizzle-orm";
 import type { Db, Tx } from "../db/index.ts";
 import { acls } from "../db/schema.ts";
 
@@ -42,4 +42,9 @@ export function updateAcl(q: Q, id: string, set: Partial<Omit<AclRow, "id" | "cr
 /** Deletes an ACL. */
 export function deleteAcl(q: Q, id: string): void {
   q.delete(acls).where(eq(acls.id, id)).run();
+}
+
+/** How many ACLs admins see (not hidden from admins: Passive+ children are). */
+export function countVisibleAcls(q: Q): number {
+  return q.select({ n: count() }).from(acls).where(eq(acls.hideFromAdmins, false)).get()?.n ?? 0;
 }

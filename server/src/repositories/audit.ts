@@ -115,3 +115,8 @@ export function maxAuditIdBefore(q: Q, atMs: number): number {
       .get()?.id ?? 0
   );
 }
+
+/** The `limit` entries written last (highest id first). */
+export function recentAuditEntries(q: Q, limit: number): AuditRow[] {
+  return q.select().from(auditLog).orderBy(desc(auditLog.id)).limit(limit).all();
+}

@@ -401,6 +401,13 @@ export function sessionsWithStaleObserved(
     .all();
 }
 
+/** The addresses the server observed for a session (discovery ports, the other family), as stored. */
+export function getObserved(q: Q, sessionId: string): ObservedAddress[] {
+  return (
+    q.select({ d: userSessions.discoveredIps }).from(userSessions).where(eq(userSessions.id, sessionId)).get()?.d ?? []
+  );
+}
+
 /** Sets the observed addresses of a session and when the first of them ages out. */
 export function setObserved(q: Q, sessionId: string, list: readonly ObservedAddress[], until: number | null): void {
   q.update(userSessions)

@@ -1,7 +1,7 @@
 /**
  * SQL of user sessions as admins see and end them (admin-console §7 "Sessions").
  */
-import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, asc, count, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Db, Tx } from "../db/index.ts";
 import { users, userSessions } from "../db/schema.ts";
 
@@ -67,4 +67,20 @@ export function prepareSessionByTokenHash(
     .where(eq(userSessions.tokenHash, sql.placeholder("hash")))
     .prepare();
   return (tokenHash) => statement.get({ hash: tokenHash });
+}
+
+/** Moves a user session to a new main address. */
+export function setSessionAddress(q: Q, sessionId: string, ip: string): void {
+  q.update(userSessions).set({ ipAddress: ip }).where(eq(userSessions.id, sessionId)).run();
+}
+
+/** How many user sessions are live (not ended, ending after `now`, epoch ms). */
+export function countLiveSessions(q: Q, now: number): number {
+  return (
+    q
+      .select({ n: count() })
+      .from(userSessions)
+      .where(and(isNull(userSessions.endedAt), gt(userSessions.endsAt, now)))
+      .get()?.n ?? 0
+  );
 }

@@ -1,7 +1,7 @@
 /**
  * SQL of users, their direct ACL assignments and the ACLs they reach through groups.
  */
-import { eq, inArray, and, isNull, gt } from "drizzle-orm";
+import { count, eq, inArray, and, isNull, gt } from "drizzle-orm";
 import type { Db, Tx } from "../db/index.ts";
 import { groupAcls, groupUsers, userAcls, users, userSessions } from "../db/schema.ts";
 
@@ -81,4 +81,19 @@ export function clearUserTotp(q: Q, userId: string): void {
 /** Changes columns of a user. */
 export function updateUser(q: Q, id: string, set: Partial<Omit<UserRow, "id">>): void {
   q.update(users).set(set).where(eq(users.id, id)).run();
+}
+
+/** Inserts a user row. */
+export function insertUser(q: Q, row: typeof users.$inferInsert): void {
+  q.insert(users).values(row).run();
+}
+
+/** Deletes a user row (their sessions, grants and assignments go with it by cascade). */
+export function deleteUser(q: Q, id: string): void {
+  q.delete(users).where(eq(users.id, id)).run();
+}
+
+/** How many users there are. */
+export function countUsers(q: Q): number {
+  return q.select({ n: count() }).from(users).get()?.n ?? 0;
 }

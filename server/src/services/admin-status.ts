@@ -4,11 +4,13 @@
  * versions are empty and Cloud is false.
  */
 import { readFileSync } from "node:fs";
-import { and, count, desc, eq, gt, isNull } from "drizzle-orm";
 import { MINIMUM_REQUIRED_AGENT_VERSION } from "@postern/shared";
 import type { AdminStatus, Licensing } from "@postern/shared";
 import type { Db } from "../db/index.ts";
-import { acls, auditLog, users, userSessions } from "../db/schema.ts";
+import { countVisibleAcls } from "../repositories/acls.ts";
+import { recentAuditEntries } from "../repositories/audit.ts";
+import { countLiveSessions } from "../repositories/sessions.ts";
+import { countUsers } from "../repositories/users.ts";
 import type { Clock } from "../clock.ts";
 import { auditEntryToWire } from "./audit-log.ts";
 import { getSetting } from "./settings.ts";
@@ -35,24 +37,11 @@ export class AdminStatusService {
   /** The status now. */
   status(): AdminStatus {
     const now = this.clock.now();
-    const one = (q: { n: number } | undefined) => q?.n ?? 0;
-    const activity = this.db
-      .select()
-      .from(auditLog)
-      .orderBy(desc(auditLog.id))
-      .limit(ACTIVITY_ENTRIES)
-      .all()
-      .map(auditEntryToWire);
+    const activity = recentAuditEntries(this.db, ACTIVITY_ENTRIES).map(auditEntryToWire);
     return {
-      SessionCount: one(
-        this.db
-          .select({ n: count() })
-          .from(userSessions)
-          .where(and(isNull(userSessions.endedAt), gt(userSessions.endsAt, now)))
-          .get(),
-      ),
-      ACLCount: one(this.db.select({ n: count() }).from(acls).where(eq(acls.hideFromAdmins, false)).get()),
-      UserCount: one(this.db.select({ n: count() }).from(users).get()),
+      SessionCount: countLiveSessions(this.db, now),
+      ACLCount: countVisibleAcls(this.db),
+      UserCount: countUsers(this.db),
       Activity: activity.map((a) => ({ Entry: a.Entry, Date: a.Date })),
       Cloud: false,
       ServerVersion: SERVER_VERSION,

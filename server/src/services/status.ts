@@ -3,10 +3,9 @@
  * when the user's address changes, their grants move to the new address and keep their expiry
  * (design.md "Grants").
  */
-import { eq } from "drizzle-orm";
 import { GrantStatus, NONE_ID, GrantTypeSchema, IpExclusionsSchema, normaliseIp, GrantErrorKey } from "@postern/shared";
 import type { SessionStatus, StatusAcl, PortIp } from "@postern/shared";
-import { userSessions } from "../db/schema.ts";
+import { setSessionAddress } from "../repositories/sessions.ts";
 import { iso } from "../clock.ts";
 import { AppError } from "../errors.ts";
 import * as grantsRepo from "../repositories/grants.ts";
@@ -39,7 +38,7 @@ export class StatusService extends Service {
     }
     const now = this.clock.now();
     const moved = this.db.transaction((tx) => {
-      tx.update(userSessions).set({ ipAddress: ip }).where(eq(userSessions.id, session.sessionId)).run();
+      setSessionAddress(tx, session.sessionId, ip);
       grantsRepo.setObserved(tx, session.sessionId, [], null);
       writeAudit(tx, {
         action: AuditAction.userIpChanged,
@@ -76,12 +75,7 @@ export class StatusService extends Service {
     if (!n || n.ip === session.ipAddress) return;
     const now = this.clock.now();
     this.db.transaction((tx) => {
-      const row = tx
-        .select({ d: userSessions.discoveredIps })
-        .from(userSessions)
-        .where(eq(userSessions.id, session.sessionId))
-        .get();
-      const list = withObserved(row?.d ?? [], n.ip, port, now);
+      const list = withObserved(grantsRepo.getObserved(tx, session.sessionId), n.ip, port, now);
       grantsRepo.setObserved(tx, session.sessionId, list, observedUntil(list));
     });
   }
@@ -92,12 +86,7 @@ export class StatusService extends Service {
    * (and it has not aged out). Returns the reported addresses that were confirmed.
    */
   logIps(session: UserSessionContext, ips: readonly PortIp[]): string[] {
-    const row = this.db
-      .select({ d: userSessions.discoveredIps })
-      .from(userSessions)
-      .where(eq(userSessions.id, session.sessionId))
-      .get();
-    const observed = currentObserved(row?.d ?? [], this.clock.now());
+    const observed = currentObserved(grantsRepo.getObserved(this.db, session.sessionId), this.clock.now());
     const seen = new Set([session.ipAddress, ...observed.map((d) => d.IP)]);
     return ips.flatMap((p) => {
       const n = normaliseIp(p.IP);

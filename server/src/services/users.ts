@@ -4,11 +4,10 @@
  * need a DN, on create and update (`userWriteProblem`). SAML users cannot be edited (the IdP owns
  * them); created here they count against the licence like any user. Removing an ACL from a user, disabling or deleting the user ends the affected grants.
  */
-import { eq } from "drizzle-orm";
 import { userWriteProblem, Errors } from "@postern/shared";
 import type { User, UserAcl, UserSession, UserWrite } from "@postern/shared";
 import type { Tx } from "../db/index.ts";
-import { acls, users } from "../db/schema.ts";
+import { getAcl } from "../repositories/acls.ts";
 import { iso } from "../clock.ts";
 import { AppError } from "../errors.ts";
 import * as repo from "../repositories/users.ts";
@@ -66,8 +65,7 @@ export class UserService extends Service {
 
   private checkAcls(tx: Tx, aclIds: readonly string[]): void {
     for (const id of aclIds) {
-      if (!tx.select({ id: acls.id }).from(acls).where(eq(acls.id, id)).get())
-        throw new AppError(Errors.badRequest, `AclIds: unknown ACL ${id}`);
+      if (!getAcl(tx, id)) throw new AppError(Errors.badRequest, `AclIds: unknown ACL ${id}`);
     }
   }
 
@@ -91,22 +89,20 @@ export class UserService extends Service {
       if (repo.getUserByName(tx, input.UserName)) throw new AppError(Errors.userNameExists);
       requireUserSlot(tx, "admin");
       this.checkAcls(tx, input.AclIds);
-      tx.insert(users)
-        .values({
-          id,
-          name: input.Name,
-          userName: input.UserName,
-          company: input.Company,
-          durationMinutes: input.Duration,
-          sessionLimit: licensedSessionLimit(tx, input.SessionLimit),
-          authType: input.AuthType,
-          passwordHash,
-          totpEnabled: input.AuthType !== "SAML" && input.TOTPEnabled,
-          validUntil: input.ValidUntil ? Date.parse(input.ValidUntil) : null,
-          dn: input.ThirdPartyAuth.DN,
-          createdAt: this.clock.now(),
-        })
-        .run();
+      repo.insertUser(tx, {
+        id,
+        name: input.Name,
+        userName: input.UserName,
+        company: input.Company,
+        durationMinutes: input.Duration,
+        sessionLimit: licensedSessionLimit(tx, input.SessionLimit),
+        authType: input.AuthType,
+        passwordHash,
+        totpEnabled: input.AuthType !== "SAML" && input.TOTPEnabled,
+        validUntil: input.ValidUntil ? Date.parse(input.ValidUntil) : null,
+        dn: input.ThirdPartyAuth.DN,
+        createdAt: this.clock.now(),
+      });
       repo.setDirectAclIds(tx, id, input.AclIds);
       writeAudit(tx, {
         action: AuditAction.userCreated,
@@ -144,22 +140,19 @@ export class UserService extends Service {
       if (row.userName !== input.UserName) throw new AppError(Errors.cannotChangeUsername);
       this.checkAcls(tx, input.AclIds);
       const before = new Set(repo.assignedAclIds(tx, id));
-      tx.update(users)
-        .set({
-          name: input.Name,
-          company: input.Company,
-          durationMinutes: input.Duration,
-          sessionLimit: licensedSessionLimit(tx, input.SessionLimit),
-          authType: input.AuthType,
-          validUntil: input.ValidUntil ? Date.parse(input.ValidUntil) : null,
-          dn: input.ThirdPartyAuth.DN,
-          ...(passwordHash ? { passwordHash } : {}),
-          // OTP is for non-SAML users only (admin-console §5); turning it off forgets the secret.
-          totpEnabled: input.AuthType !== "SAML" && input.TOTPEnabled,
-          ...(input.AuthType === "SAML" || !input.TOTPEnabled ? { totpSecretEnc: null, totpLastStep: null } : {}),
-        })
-        .where(eq(users.id, id))
-        .run();
+      repo.updateUser(tx, id, {
+        name: input.Name,
+        company: input.Company,
+        durationMinutes: input.Duration,
+        sessionLimit: licensedSessionLimit(tx, input.SessionLimit),
+        authType: input.AuthType,
+        validUntil: input.ValidUntil ? Date.parse(input.ValidUntil) : null,
+        dn: input.ThirdPartyAuth.DN,
+        ...(passwordHash ? { passwordHash } : {}),
+        // OTP is for non-SAML users only (admin-console §5); turning it off forgets the secret.
+        totpEnabled: input.AuthType !== "SAML" && input.TOTPEnabled,
+        ...(input.AuthType === "SAML" || !input.TOTPEnabled ? { totpSecretEnc: null, totpLastStep: null } : {}),
+      });
       repo.setDirectAclIds(tx, id, input.AclIds);
       const after = new Set(repo.assignedAclIds(tx, id));
       const removed = [...before].filter((a) => !after.has(a));
@@ -200,7 +193,7 @@ export class UserService extends Service {
       const sessions = repo.liveSessionIds(tx, id, now);
       const revokeOps = this.engine.revokeForSessions(tx, sessions);
       repo.endSessions(tx, sessions, now, "userDeleted");
-      tx.delete(users).where(eq(users.id, id)).run();
+      repo.deleteUser(tx, id);
       writeAudit(tx, {
         action: AuditAction.userDeleted,
         at: now,
