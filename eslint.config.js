@@ -75,6 +75,36 @@ export default tseslint.config(
     },
   },
   {
+    // SQL only in repositories (issue #12 item 1): the rules, the agent hub, routes and HTTP plumbing
+    // reach data through server/src/repositories/, never through drizzle or the schema themselves.
+    files: ["server/src/services/**", "server/src/agent-hub/**", "server/src/routes/**", "server/src/http/**"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["drizzle-orm", "drizzle-orm/*", "better-sqlite3"],
+              message: "SQL lives in server/src/repositories/",
+            },
+            { group: ["**/db/schema", "**/db/schema.ts"], message: "the schema is the repositories' business" },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Repositories hold SQL and nothing else: they know no rules.
+    files: ["server/src/repositories/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ group: ["**/services/**"], message: "repositories import nothing from services" }] },
+      ],
+    },
+  },
+  {
     // The agent talks to the server only over its protocol.
     files: ["agent/src/**"],
     rules: {

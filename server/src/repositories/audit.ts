@@ -120,3 +120,8 @@ export function maxAuditIdBefore(q: Q, atMs: number): number {
 export function recentAuditEntries(q: Q, limit: number): AuditRow[] {
   return q.select().from(auditLog).orderBy(desc(auditLog.id)).limit(limit).all();
 }
+
+/** Inserts one audit entry (every text column given, "" where it does not apply). */
+export function insertAuditEntry(q: Q, row: typeof auditLog.$inferInsert): void {
+  q.insert(auditLog).values(row).run();
+}

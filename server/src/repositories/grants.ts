@@ -18,13 +18,26 @@ import {
   users,
 } from "../db/schema.ts";
 import type { ObservedAddress } from "../db/schema.ts";
-import type { TargetSource } from "../services/grants/targets.ts";
 
 /**
  * Statuses in which a grant holds its addresses in its target: Granted, Pending, AgentOffline, Read,
  * and Published (in a passive allowlist).
  */
 export const HOLDING_STATUSES = [0, 2, 3, 5, 6] as const;
+
+/** The ACL and backend columns a target needs (services/grants/targets.ts builds the target). */
+export interface TargetSource {
+  aclId: string;
+  aclConfig: Record<string, unknown>;
+  backendId: string;
+  backendType: string;
+  backendConfig: Record<string, unknown>;
+  /** The backend's sealed secrets (`backends.sealed_secrets`): its fields and `acl:<id>:env:<NAME>` variables. */
+  sealedSecrets?: Record<string, string>;
+}
+
+/** An address the server observed for a session, as stored with it. */
+export type { ObservedAddress } from "../db/schema.ts";
 
 type Q = Db | Tx;
 

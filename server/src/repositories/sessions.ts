@@ -84,3 +84,8 @@ export function countLiveSessions(q: Q, now: number): number {
       .get()?.n ?? 0
   );
 }
+
+/** Reads a user session by id. */
+export function getUserSession(q: Q, id: string): UserSessionRow | undefined {
+  return q.select().from(userSessions).where(eq(userSessions.id, id)).get();
+}

@@ -3,7 +3,7 @@
  * the same transaction as the change: if the audit write fails, the change fails.
  */
 import type { Tx, Db } from "../db/index.ts";
-import { auditLog } from "../db/schema.ts";
+import { insertAuditEntry } from "../repositories/audit.ts";
 
 /** Action kinds of the audit log (admin-console §3). */
 export const AuditAction = {
@@ -92,17 +92,15 @@ export interface AuditEntry {
 
 /** Writes one audit entry inside the caller's transaction (or directly on `db`). */
 export function writeAudit(tx: Tx | Db, entry: AuditEntry): void {
-  tx.insert(auditLog)
-    .values({
-      action: entry.action,
-      at: entry.at,
-      userName: entry.userName ?? "",
-      adminName: entry.adminName ?? "",
-      agentName: entry.agentName ?? "",
-      ipAddress: entry.ipAddress ?? "",
-      errorMessage: entry.errorMessage ?? "",
-      aclDescription: entry.aclDescription ?? "",
-      description: entry.description ?? "",
-    })
-    .run();
+  insertAuditEntry(tx, {
+    action: entry.action,
+    at: entry.at,
+    userName: entry.userName ?? "",
+    adminName: entry.adminName ?? "",
+    agentName: entry.agentName ?? "",
+    ipAddress: entry.ipAddress ?? "",
+    errorMessage: entry.errorMessage ?? "",
+    aclDescription: entry.aclDescription ?? "",
+    description: entry.description ?? "",
+  });
 }

@@ -2,9 +2,8 @@
  * Settings (admin-console §3 "General settings"): typed reads with defaults over the key → JSON
  * settings table. This release reads the ones the core loop needs.
  */
-import { eq } from "drizzle-orm";
 import type { Db, Tx } from "../db/index.ts";
-import { settings } from "../db/schema.ts";
+import { readSetting, writeSetting } from "../repositories/settings.ts";
 
 /**
  * Defaults of every setting (admin-console §3 "General settings", "Authentication settings").
@@ -56,11 +55,11 @@ export type SettingName = keyof typeof SettingDefaults;
 
 /** Reads one setting, or its default. */
 export function getSetting<K extends SettingName>(q: Db | Tx, name: K): (typeof SettingDefaults)[K] {
-  const row = q.select().from(settings).where(eq(settings.key, name)).get();
+  const row = readSetting(q, name);
   return (row ? row.value : SettingDefaults[name]) as (typeof SettingDefaults)[K];
 }
 
 /** Writes one setting. */
 export function setSetting(q: Db | Tx, name: SettingName, value: unknown): void {
-  q.insert(settings).values({ key: name, value }).onConflictDoUpdate({ target: settings.key, set: { value } }).run();
+  writeSetting(q, name, value);
 }

@@ -7,16 +7,16 @@
  * Database work happens in one synchronous transaction per operation; the resulting agent ops are
  * sent after commit. An entry leaves the firewall only when the last grant holding it ends.
  */
-import { eq } from "drizzle-orm";
 import { GrantStatus, IpExclusionsSchema, GrantTypeSchema, isAgentless, Errors } from "@postern/shared";
 import type { EntryResult, Op, TargetState } from "@postern/shared";
 import type { Db, Tx } from "../../db/index.ts";
-import { acls, userSessions } from "../../db/schema.ts";
+import { getAcl } from "../../repositories/acls.ts";
+import { getUserSession } from "../../repositories/sessions.ts";
 import type { Clock } from "../../clock.ts";
 import { AppError } from "../../errors.ts";
 import * as repo from "../../repositories/grants.ts";
 import { writeAudit, AuditAction } from "../audit.ts";
-import { assignedAclIds } from "../../repositories/users.ts";
+import { assignedAclIds, endSessions } from "../../repositories/users.ts";
 import { grantAddresses } from "./addresses.ts";
 import { requireUserLicensed } from "../licensing/gates.ts";
 import { toTarget } from "./targets.ts";
@@ -107,13 +107,13 @@ export class GrantEngine {
       const now = this.clock.now();
       const row = repo.getGrantFor(tx, sessionId, aclId);
       if (!row) throw new AppError(Errors.unauthorised);
-      const session = tx.select().from(userSessions).where(eq(userSessions.id, sessionId)).get();
+      const session = getUserSession(tx, sessionId);
       if (!session || session.endedAt !== null) throw new AppError(Errors.notFound, "session");
       if (!assignedAclIds(tx, session.userId).includes(aclId)) throw new AppError(Errors.unauthorised);
       requireUserLicensed(tx, session.userId, now); // 403 err.unlicensedDescription (licensing/gates.ts)
       if ((repo.HOLDING_STATUSES as readonly number[]).includes(row.status)) return;
       if (row.status === GrantStatus.Revoking && keepExpiresAt === undefined) return;
-      const acl = tx.select().from(acls).where(eq(acls.id, aclId)).get();
+      const acl = getAcl(tx, aclId);
       if (!acl) throw new AppError(Errors.notFound, "ACL");
       const src = repo.aclTargetSource(tx, aclId);
       const target = src ? toTarget(src) : null;
@@ -204,7 +204,7 @@ export class GrantEngine {
     this.db.transaction((tx) => {
       const row = repo.getGrant(tx, grantId);
       if (!row || row.sessionId !== sessionId) throw new AppError(Errors.notFound, "grant");
-      const acl = tx.select({ description: acls.description }).from(acls).where(eq(acls.id, row.aclId)).get();
+      const acl = getAcl(tx, row.aclId);
       writeAudit(tx, {
         action: AuditAction.clickedToRevoke,
         at: this.clock.now(),
@@ -302,7 +302,7 @@ export class GrantEngine {
       const now = this.clock.now();
       const due = repo.dueGrants(tx, now);
       for (const g of due) {
-        const acl = tx.select({ description: acls.description }).from(acls).where(eq(acls.id, g.aclId)).get();
+        const acl = getAcl(tx, g.aclId);
         writeAudit(tx, {
           action: AuditAction.grantExpired,
           at: now,
@@ -335,7 +335,7 @@ export class GrantEngine {
     for (const s of due) {
       const end = sessionEndCause(s, now);
       this.revokeInTx(tx, repo.holdingGrantsOfSessions(tx, [s.id]), ops);
-      tx.update(userSessions).set({ endedAt: now, endReason: end.reason }).where(eq(userSessions.id, s.id)).run();
+      endSessions(tx, [s.id], now, end.reason);
       writeAudit(tx, {
         action: AuditAction.sessionExpired,
         at: now,
@@ -402,7 +402,7 @@ export class GrantEngine {
    */
   private narrowGrants(tx: Tx, sessionId: string, sessionIp: string, extraIps: readonly string[], ops: Ops): void {
     for (const g of repo.holdingGrantsOfSessions(tx, [sessionId])) {
-      const acl = tx.select().from(acls).where(eq(acls.id, g.aclId)).get();
+      const acl = getAcl(tx, g.aclId);
       if (!acl) continue;
       const allowed = new Set(
         grantAddresses({

@@ -6,7 +6,7 @@
  * and each one ages out OBSERVED_ADDRESS_TTL_MS after it was last seen (the expiry sweep prunes
  * them and takes them out of the grants and the firewall).
  */
-import type { ObservedAddress } from "../../db/schema.ts";
+import type { ObservedAddress } from "../../repositories/grants.ts";
 
 /**
  * How long an observed address counts after it was last seen, in milliseconds (3 minutes). The

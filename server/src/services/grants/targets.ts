@@ -4,17 +4,9 @@
  */
 import { AGENT_BACKEND_TYPES } from "@postern/shared";
 import type { AgentBackendType, BackendConfig, Target, TargetAcl } from "@postern/shared";
+import type { TargetSource } from "../../repositories/grants.ts";
 
-/** The ACL and backend columns a target needs. */
-export interface TargetSource {
-  aclId: string;
-  aclConfig: Record<string, unknown>;
-  backendId: string;
-  backendType: string;
-  backendConfig: Record<string, unknown>;
-  /** The backend's sealed secrets (`backends.sealed_secrets`): its fields and `acl:<id>:env:<NAME>` variables. */
-  sealedSecrets?: Record<string, string>;
-}
+export type { TargetSource };
 
 /**
  * The sealed secrets a target carries: the backend's own fields by name, and this ACL's sealed

@@ -12,9 +12,7 @@
  * UserName, created at the first sign-in (audit adminAutoCreated; admin-console §3 audit kinds);
  * an admin of another AuthType is never taken over.
  */
-import { eq } from "drizzle-orm";
 import { Limits } from "@postern/shared";
-import { users } from "../../db/schema.ts";
 import * as usersRepo from "../../repositories/users.ts";
 import type { UserRow } from "../../repositories/users.ts";
 import { getAdmin, getAdminByName, insertAdmin } from "../../repositories/admins.ts";
@@ -89,18 +87,16 @@ export class SamlProvisioning extends Service {
       if (!row) {
         requireUserSlot(tx, "idp");
         const id = newId();
-        tx.insert(users)
-          .values({
-            id,
-            name: input.name ?? input.userName,
-            userName: input.userName,
-            durationMinutes: Limits.defaultUserDurationMinutes,
-            sessionLimit: licensedSessionLimit(tx, null),
-            authType: "SAML",
-            totpEnabled: false,
-            createdAt: now,
-          })
-          .run();
+        usersRepo.insertUser(tx, {
+          id,
+          name: input.name ?? input.userName,
+          userName: input.userName,
+          durationMinutes: Limits.defaultUserDurationMinutes,
+          sessionLimit: licensedSessionLimit(tx, null),
+          authType: "SAML",
+          totpEnabled: false,
+          createdAt: now,
+        });
         writeAudit(tx, {
           action: AuditAction.userCreated,
           at: now,
@@ -110,7 +106,7 @@ export class SamlProvisioning extends Service {
         });
         row = usersRepo.getUser(tx, id)!;
       } else if (input.name !== null && input.name !== row.name) {
-        tx.update(users).set({ name: input.name }).where(eq(users.id, row.id)).run();
+        usersRepo.updateUser(tx, row.id, { name: input.name });
         changes.push("name from the IdP");
       }
       const wanted = samlRepo.samlGroupsByNames(tx, input.groups);
