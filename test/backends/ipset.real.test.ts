@@ -240,6 +240,93 @@ describe.skipIf(skipReason !== "")("IpsetBackend with real ipset + iptables in a
     expect(again.every((o) => o.ok)).toBe(true);
   });
 
+  describe("through one long-lived ipset process", () => {
+    let shellBackend: IpsetBackend;
+    const runs: string[] = [];
+    const spawned: (number | undefined)[] = [];
+    beforeAll(() => {
+      const inner = netnsRunner(new ExecaRunner(), pair.server.ns);
+      shellBackend = new IpsetBackend({
+        runner: {
+          run: (command, args, options) => {
+            runs.push([command, ...args].join(" "));
+            return inner.run(command, args, options);
+          },
+          spawn: (command, args, options) => {
+            const proc = inner.spawn!(command, args, options);
+            spawned.push(proc.pid);
+            return proc;
+          },
+        },
+        useSudo: false,
+      });
+    });
+    afterAll(async () => {
+      await shellBackend.close();
+    });
+    const alive = (pid: number | undefined): boolean => {
+      try {
+        process.kill(pid!, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+
+    it("grants and revokes by writing to the process, with no process started per batch", async () => {
+      const now = Date.now();
+      expect((await pair.request(url)).ok).toBe(false);
+      runs.length = 0;
+      const added = await shellBackend.add(target, [{ ip: pair.client.ip, expiresAt: now + HOUR }], now);
+      expect(added).toEqual([{ ip: pair.client.ip, ok: true }]);
+      expect(await pair.request(url)).toMatchObject({ ok: true, status: 200 });
+      const removed = await shellBackend.remove(target, [pair.client.ip, "10.99.0.1"]);
+      expect(removed.every((o) => o.ok)).toBe(true);
+      expect((await pair.request(url)).ok).toBe(false);
+      // The set headers were read once (ipset list -t); no restore ran; one process served both batches.
+      expect(runs.filter((c) => c.includes(" restore "))).toEqual([]);
+      expect(spawned).toHaveLength(1);
+      expect(alive(spawned[0])).toBe(true);
+    });
+
+    it("falls back to ipset restore, line by line, when the process reports an error", async () => {
+      const now = Date.now();
+      const t: Target = { ...target, acl: { ipset: { V4SetName: `pmiss${process.pid}`, V6SetName: v6 } } };
+      runs.length = 0;
+      const out = await shellBackend.add(
+        t,
+        [
+          { ip: "192.0.2.7", expiresAt: now + HOUR },
+          { ip: "2001:db8::7", expiresAt: now + HOUR },
+        ],
+        now,
+      );
+      expect(out[0]).toMatchObject({ ok: false, error: expect.stringContaining("does not exist") });
+      expect(out[1]).toEqual({ ip: "2001:db8::7", ok: true });
+      expect(await backend.list({ ...target, acl: { ipset: { V4SetName: "", V6SetName: v6 } } })).toContain(
+        "2001:db8::7",
+      );
+      await shellBackend.remove(t, ["2001:db8::7"]);
+    });
+
+    it("starts a new process when the old one died, and stops it by its PID on close", async () => {
+      const first = spawned.at(-1);
+      process.kill(first!, "SIGKILL");
+      await sleep(100);
+      const now = Date.now();
+      const out = await shellBackend.add(target, [{ ip: pair.client.ip, expiresAt: now + HOUR }], now);
+      expect(out).toEqual([{ ip: pair.client.ip, ok: true }]);
+      expect(await pair.request(url)).toMatchObject({ ok: true });
+      const second = spawned.at(-1);
+      expect(second).not.toBe(first);
+      expect(alive(second)).toBe(true);
+      await shellBackend.remove(target, [pair.client.ip]);
+      await shellBackend.close();
+      await sleep(100);
+      expect(alive(second)).toBe(false);
+    });
+  });
+
   it("adds 10,000 entries in one ipset restore", async () => {
     const now = Date.now();
     const ips = Array.from(

@@ -86,7 +86,13 @@ export function runInNetns(
 
 /** A CommandRunner that runs every command of `base` inside namespace `ns` (prefix `ip netns exec NS`). */
 export function netnsRunner(base: CommandRunner, ns: string): CommandRunner {
-  return { run: (command, args, options) => runInNetns(base, ns, command, args, options) };
+  const spawnIn = base.spawn?.bind(base);
+  return {
+    run: (command, args, options) => runInNetns(base, ns, command, args, options),
+    ...(spawnIn
+      ? { spawn: (command, args, options) => spawnIn("ip", ["netns", "exec", ns, command, ...args], options) }
+      : {}),
+  };
 }
 
 /**

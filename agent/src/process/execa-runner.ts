@@ -4,8 +4,9 @@
  * A non-zero exit, a timeout and a cancellation are all returned as a `CommandResult` (never thrown);
  * only a command that cannot start at all (missing executable, permission denied) throws.
  */
+import { spawn } from "node:child_process";
 import { execa } from "execa";
-import type { CommandResult, CommandRunner, RunOptions } from "./runner.ts";
+import type { CommandResult, CommandRunner, InteractiveProcess, RunOptions } from "./runner.ts";
 
 /** Exit code reported when a command was killed because it exceeded `timeoutMs` (as coreutils `timeout`). */
 export const EXIT_TIMED_OUT = 124;
@@ -130,6 +131,43 @@ export class ExecaRunner implements CommandRunner {
       `cannot run ${command}: ${code ?? (cause instanceof Error ? cause.message : "failed to start")}`,
       cause,
     );
+  }
+
+  /**
+   * Starts `command` with `args` (no shell) with piped standard streams, kept running until it exits
+   * or `kill()` stops it (SIGTERM, SIGKILL after the kill grace). A process that cannot start settles
+   * `exited` at once (its error arrives as an "error" event, not thrown).
+   */
+  spawn(
+    command: string,
+    args: readonly string[],
+    options: { env?: Readonly<Record<string, string>> } = {},
+  ): InteractiveProcess {
+    const child = spawn(command, [...args], {
+      shell: false,
+      stdio: ["pipe", "pipe", "pipe"],
+      ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
+    });
+    const exited = new Promise<void>((resolve) => {
+      child.once("exit", () => resolve());
+      child.once("error", () => resolve());
+    });
+    // A write to a process that has gone away must not crash the agent.
+    child.stdin.on("error", () => undefined);
+    return {
+      pid: child.pid,
+      stdin: child.stdin,
+      stdout: child.stdout,
+      stderr: child.stderr,
+      exited,
+      kill: () => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        child.kill("SIGTERM");
+        const force = setTimeout(() => child.kill("SIGKILL"), this.#killGraceMs);
+        force.unref();
+        void exited.then(() => clearTimeout(force));
+      },
+    };
   }
 }
 

@@ -24,7 +24,30 @@ export interface RunOptions {
   readonly processGroup?: boolean;
 }
 
+/**
+ * A long-lived process the agent talks to line by line (`ipset -`): its standard streams, its PID,
+ * and a promise settled when it has exited. `kill()` stops it (SIGTERM, then SIGKILL).
+ */
+export interface InteractiveProcess {
+  readonly pid: number | undefined;
+  readonly stdin: NodeJS.WritableStream;
+  readonly stdout: NodeJS.ReadableStream;
+  readonly stderr: NodeJS.ReadableStream;
+  readonly exited: Promise<void>;
+  kill(): void;
+}
+
 /** Runs an executable with arguments and returns its exit code and output. Throws only when it cannot start. */
 export interface CommandRunner {
   run(command: string, args: readonly string[], options?: RunOptions): Promise<CommandResult>;
+  /**
+   * Starts an executable (argument array, no shell) that keeps running with its standard streams
+   * open. Optional: a runner without it (the fake runner of unit tests) makes callers fall back to
+   * one `run` per call.
+   */
+  spawn?(
+    command: string,
+    args: readonly string[],
+    options?: { env?: Readonly<Record<string, string>> },
+  ): InteractiveProcess;
 }
