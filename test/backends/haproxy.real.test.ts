@@ -56,6 +56,7 @@ for (const protocol of ["unix", "tcp"] as const) {
       expect(await httpGetFrom("127.0.0.7", url)).toBe(200);
       expect(await httpGetFrom("127.0.0.8", url)).toBe(403);
       expect(new Set(await backend.list(target))).toEqual(new Set(["127.0.0.9", "127.0.0.7"]));
+      await backend.flushFiles();
       expect(new Set(await fileEntries(hx.aclFile))).toEqual(new Set(["127.0.0.9", "127.0.0.7"]));
       expect((await readFile(hx.aclFile, "utf8")).startsWith(ACL_FILE_HEADER)).toBe(true);
 
@@ -70,6 +71,7 @@ for (const protocol of ["unix", "tcp"] as const) {
       expect(removed).toEqual([{ ip: "127.0.0.7", ok: true }]);
       expect(await httpGetFrom("127.0.0.7", url)).toBe(403);
       expect(await backend.list(target)).toEqual(["127.0.0.9"]);
+      await backend.flushFiles();
       expect(await fileEntries(hx.aclFile)).toEqual(["127.0.0.9"]);
 
       // Removing an absent address succeeds.
@@ -83,6 +85,7 @@ for (const protocol of ["unix", "tcp"] as const) {
       ]);
       expect(await httpGetFrom("127.0.0.10", url)).toBe(200);
       const before = await hx.workerPid();
+      await backend.flushFiles();
       await hx.reload();
       expect(await hx.workerPid()).not.toBe(before);
       expect(await httpGetFrom("127.0.0.10", url)).toBe(200);
@@ -91,6 +94,7 @@ for (const protocol of ["unix", "tcp"] as const) {
 
       // And a removal also survives a reload.
       expect(await backend.remove(target, ["127.0.0.10"])).toEqual([{ ip: "127.0.0.10", ok: true }]);
+      await backend.flushFiles();
       await hx.reload();
       expect(await httpGetFrom("127.0.0.10", url)).toBe(403);
       expect(await backend.list(target)).toEqual(["127.0.0.9"]);
@@ -118,6 +122,7 @@ for (const protocol of ["unix", "tcp"] as const) {
       expect(await httpGetFrom("127.0.0.11", url)).toBe(200);
       expect(await httpGetFrom("127.0.0.12", url)).toBe(403);
       expect(new Set(await backend.list(target))).toEqual(new Set(["127.0.0.9", "127.0.0.11", "2001:db8::1"]));
+      await backend.flushFiles();
       expect(new Set(await fileEntries(hx.aclFile))).toEqual(new Set(["127.0.0.9", "127.0.0.11", "2001:db8::1"]));
 
       // An address HAProxy itself holds in another textual form is still found and removed.
@@ -125,6 +130,7 @@ for (const protocol of ["unix", "tcp"] as const) {
       const rm = await backend.remove(target, ["127.0.0.11", "2001:db8::2", "2001:db8::1", "bogus"]);
       expect(rm.map((o) => o.ok)).toEqual([true, true, true, false]);
       expect(await backend.list(target)).toEqual(["127.0.0.9"]);
+      await backend.flushFiles();
       expect(await fileEntries(hx.aclFile)).toEqual(["127.0.0.9"]);
     });
 
@@ -147,6 +153,7 @@ for (const protocol of ["unix", "tcp"] as const) {
       expect(out.every((o) => o.ok)).toBe(true);
       const listed = await backend.list(target);
       expect(listed).toHaveLength(2_001);
+      await backend.flushFiles();
       expect((await fileEntries(hx.aclFile)).length).toBe(2_001);
       const rm = await backend.remove(target, ips);
       expect(rm.every((o) => o.ok)).toBe(true);

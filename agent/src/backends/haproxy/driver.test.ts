@@ -252,6 +252,7 @@ describe("HaproxyBackend", () => {
       "add acl #0 192.0.2.66",
     ]);
     expect(fake.acls.get(0)?.entries).toEqual(["127.0.0.9", "2001:db8::1"]);
+    expect(await backend.flushFiles()).toEqual([]);
     expect(await fileEntries()).toEqual(["127.0.0.9", "2001:db8::1"]);
     expect((await readFile(aclFile, "utf8")).split("\n")[0]).toBe(ACL_FILE_HEADER);
     // No temp files are left behind.
@@ -271,22 +272,48 @@ describe("HaproxyBackend", () => {
       "del acl #0 2001:db8::1",
     ]);
     expect(fake.acls.get(0)?.entries).toEqual(["127.0.0.9", "10.0.0.1"]);
+    await backend.flushFiles();
     expect(await fileEntries()).toEqual(["127.0.0.9", "10.0.0.1"]);
   });
 
   it("keeps the ACL file's mode when rewriting it", async () => {
     await chmod(aclFile, 0o640);
-    await new HaproxyBackend().add(target(), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW);
+    await new HaproxyBackend({ fileSyncDelayMs: 0 }).add(target(), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW);
     expect((await stat(aclFile)).mode & 0o777).toBe(0o640);
   });
 
-  it("reports a file that cannot be written on every changed entry", async () => {
+  it("answers once HAProxy took a change, and rewrites the file once within the delay for all of them", async () => {
+    const backend = new HaproxyBackend({ fileSyncDelayMs: 150 });
+    const before = await readFile(aclFile, "utf8");
+    await backend.add(target(), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW);
+    await backend.add(target(), [{ ip: "192.0.2.2", expiresAt: NOW + HOUR }], NOW);
+    expect(fake.acls.get(0)?.entries).toEqual(["127.0.0.9", "192.0.2.1", "192.0.2.2"]);
+    expect(await readFile(aclFile, "utf8")).toBe(before);
+    const prompts = fake.received.filter((l) => l === "prompt").length;
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await fileEntries()).toEqual(["127.0.0.9", "192.0.2.1", "192.0.2.2"]);
+    // One more runtime API session: the one rewrite for both changes.
+    expect(fake.received.filter((l) => l === "prompt").length).toBe(prompts + 1);
+  });
+
+  it("reports a file that cannot be written on the entries of the next change, and at once without a delay", async () => {
     const missingDir = join(dir, "no-such-dir", "allow.acl");
     fake.acls.set(0, { file: missingDir, entries: [] });
-    const out = await new HaproxyBackend().add(target(), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW);
-    expect(out[0]?.ok).toBe(false);
-    expect(out[0]?.error).toMatch(/changed live in HAProxy but the ACL file .* could not be written/);
-    expect(fake.acls.get(0)?.entries).toEqual(["192.0.2.1"]);
+    const backend = new HaproxyBackend();
+    expect(await backend.add(target(), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW)).toEqual([
+      { ip: "192.0.2.1", ok: true },
+    ]);
+    const [error] = await backend.flushFiles();
+    expect(error).toMatch(/changed live in HAProxy but the ACL file .* could not be written/);
+    const next = await backend.add(target(), [{ ip: "192.0.2.2", expiresAt: NOW + HOUR }], NOW);
+    expect(next[0]).toMatchObject({ ip: "192.0.2.2", ok: false, error: expect.stringMatching(/could not be written/) });
+    expect(fake.acls.get(0)?.entries).toEqual(["192.0.2.1", "192.0.2.2"]);
+    const now = await new HaproxyBackend({ fileSyncDelayMs: 0 }).add(
+      target(),
+      [{ ip: "192.0.2.3", expiresAt: NOW + HOUR }],
+      NOW,
+    );
+    expect(now[0]?.error).toMatch(/could not be written/);
   });
 
   it("needs no file for an inline ACL", async () => {
@@ -317,6 +344,7 @@ describe("HaproxyBackend", () => {
     const backend = new HaproxyBackend();
     const ips = Array.from({ length: 10 }, (_, i) => `192.0.2.${i + 1}`);
     await Promise.all(ips.map((ip) => backend.add(target(), [{ ip, expiresAt: NOW + HOUR }], NOW)));
+    await backend.flushFiles();
     expect(new Set(await fileEntries())).toEqual(new Set(["127.0.0.9", ...ips]));
   });
 
@@ -330,6 +358,7 @@ describe("HaproxyBackend", () => {
     );
     expect(out.every((o) => o.ok)).toBe(true);
     expect(fake.received.filter((l) => l === "prompt")).toHaveLength(1);
+    await backend.flushFiles();
     expect((await fileEntries()).length).toBe(451);
   });
 

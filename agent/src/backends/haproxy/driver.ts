@@ -7,11 +7,15 @@
  * read on its own (every answer ends with the `\n> ` prompt). Commands used: `show acl` (find the file
  * behind `#ID`), `show acl #ID` (list), `add acl #ID IP`, `del acl #ID IP`.
  *
- * HAProxy forgets runtime changes on reload, so after every change the backend rewrites the ACL FILE
- * behind `#ID` atomically (temp file in the same directory, fsync, rename) with exactly the entries that
- * should be there: the live entries read back after the change, plus the addresses this call added and
- * minus the ones it removed. A reload then loads the same set. HAProxy has no native expiry: this
- * backend only adds and removes; removing entries on time is the daemon's job.
+ * The runtime API is the live path: a change is answered as soon as HAProxy took it. HAProxy forgets
+ * runtime changes on reload, so the backend also keeps the ACL FILE behind `#ID` in step: within
+ * `fileSyncDelayMs` (default 500 ms) of a change, once for all the changes of that time, it reads the
+ * live entries back and rewrites the file atomically (temp file in the same directory, fsync, rename;
+ * issue #13 item 1: no fsync per change). A reload then loads the same set (and the agent's drift
+ * check repairs anything a reload in between dropped). A file that cannot be written is reported on
+ * the entries of the next change to that ACL (and retried then). `fileSyncDelayMs: 0` writes the file
+ * before answering. HAProxy has no native expiry: this backend only adds and removes; removing
+ * entries on time is the daemon's job.
  *
  * HAProxy keeps patterns as text (`add acl` twice stores two copies; `del acl` matches the text and
  * removes every copy). The backend therefore reads the live entries first, adds only addresses that
@@ -41,6 +45,18 @@ export interface HaproxyTimeouts {
 export interface HaproxyBackendOptions extends HaproxyTimeouts {
   /** Commands written before waiting for their answers (default 1,000); bounds memory on huge batches. */
   readonly pipelineDepth?: number;
+  /** MILLISECONDS between a change and the ACL file rewrite that follows it (default 500; 0: before answering). */
+  readonly fileSyncDelayMs?: number;
+}
+
+/** A pending or failed rewrite of the file behind one ACL. */
+interface FileSync {
+  readonly address: RuntimeAddress;
+  readonly id: number;
+  readonly file: string;
+  timer: NodeJS.Timeout | null;
+  /** Why the last rewrite failed (reported on the next change), or null. */
+  error: string | null;
 }
 
 /** One row of `show acl`: the numeric id, the file it was loaded from (null when inline) and its description. */
@@ -286,7 +302,9 @@ export class HaproxyBackend implements Backend {
   readonly type = "haproxy";
   readonly #timeouts: HaproxyTimeouts;
   readonly #pipelineDepth: number;
+  readonly #fileSyncDelayMs: number;
   readonly #locks = new Map<string, Promise<unknown>>();
+  readonly #files = new Map<string, FileSync>();
 
   /** Creates the backend; see `HaproxyBackendOptions` for the defaults. */
   constructor(options: HaproxyBackendOptions = {}) {
@@ -295,6 +313,28 @@ export class HaproxyBackend implements Backend {
       readTimeoutMs: options.readTimeoutMs ?? 5_000,
     };
     this.#pipelineDepth = Math.max(1, options.pipelineDepth ?? 1_000);
+    this.#fileSyncDelayMs = Math.max(0, options.fileSyncDelayMs ?? 500);
+  }
+
+  /**
+   * Rewrites every ACL file with a change pending now, instead of at its timer. Resolves to the
+   * errors of the rewrites that failed (each is also kept for the next change's entries).
+   */
+  async flushFiles(): Promise<string[]> {
+    const errors: string[] = [];
+    for (const sync of [...this.#files.values()]) {
+      if (sync.timer === null) continue;
+      clearTimeout(sync.timer);
+      sync.timer = null;
+      const error = await this.#locked(lockKey(sync.address, sync.id), () => this.#writeFile(sync));
+      if (error) errors.push(error);
+    }
+    return errors;
+  }
+
+  /** Writes the pending ACL files (the agent is stopping). */
+  async close(): Promise<void> {
+    await this.flushFiles();
   }
 
   /**
@@ -321,7 +361,7 @@ export class HaproxyBackend implements Backend {
     return this.#locked(lockKey(address, id), async () => {
       const session = await RuntimeSession.open(address, this.#timeouts);
       try {
-        const ref = await this.#reference(session, id);
+        const { ref, before } = await this.#read(session, id);
         if (typeof ref === "string") {
           for (const indices of wanted.values()) for (const i of indices) outcomes[i] = fail(entries[i]?.ip, ref);
           return finish(
@@ -329,20 +369,17 @@ export class HaproxyBackend implements Backend {
             entries.map((e) => e.ip),
           );
         }
-        const before = await this.#present(session, id);
         const toAdd = [...wanted.keys()].filter((ip) => !before.byIp.has(ip));
         const answers = await this.#sendAll(
           session,
           toAdd.map((ip) => `add acl #${id} ${ip}`),
         );
-        const added: string[] = [];
         const errors = new Map<string, string>();
         toAdd.forEach((ip, k) => {
           const answer = answers[k] ?? "no answer";
-          if (answer.trim() === "") added.push(ip);
-          else errors.set(ip, `HAProxy refused "add acl #${id} ${ip}": ${oneLine(answer)}`);
+          if (answer.trim() !== "") errors.set(ip, `HAProxy refused "add acl #${id} ${ip}": ${oneLine(answer)}`);
         });
-        const fileError = await this.#syncFile(session, id, ref, new Set(added), new Set());
+        const fileError = await this.#fileChanged(session, address, id, ref);
         for (const [ip, indices] of wanted) {
           const error = errors.get(ip) ?? fileError ?? undefined;
           for (const i of indices)
@@ -376,12 +413,11 @@ export class HaproxyBackend implements Backend {
     return this.#locked(lockKey(address, id), async () => {
       const session = await RuntimeSession.open(address, this.#timeouts);
       try {
-        const ref = await this.#reference(session, id);
+        const { ref, before } = await this.#read(session, id);
         if (typeof ref === "string") {
           for (const indices of wanted.values()) for (const i of indices) outcomes[i] = fail(ips[i], ref);
           return finish(outcomes, ips);
         }
-        const before = await this.#present(session, id);
         const commands: { ip: string; command: string }[] = [];
         for (const ip of wanted.keys())
           for (const text of before.byIp.get(ip) ?? []) commands.push({ ip, command: `del acl #${id} ${text}` });
@@ -396,8 +432,7 @@ export class HaproxyBackend implements Backend {
           if (answer !== "" && !/key not found/i.test(answer))
             errors.set(c.ip, `HAProxy refused "${c.command}": ${oneLine(answer)}`);
         });
-        const removed = new Set([...wanted.keys()].filter((ip) => !errors.has(ip)));
-        const fileError = await this.#syncFile(session, id, ref, new Set(), removed);
+        const fileError = await this.#fileChanged(session, address, id, ref);
         for (const [ip, indices] of wanted) {
           const error = errors.get(ip) ?? fileError ?? undefined;
           for (const i of indices) outcomes[i] = error ? fail(ips[i], error) : { ip: ips[i] ?? ip, ok: true };
@@ -425,53 +460,79 @@ export class HaproxyBackend implements Backend {
     }
   }
 
-  /** The file behind `#id` (null when inline), or an error message when HAProxy has no such ACL. */
-  async #reference(session: RuntimeSession, id: number): Promise<{ file: string | null } | string> {
-    const [answer = ""] = await session.send(["show acl"]);
-    const refs = parseAclReferences(answer);
-    const ref = refs.find((r) => r.id === id);
-    if (!ref) return `HAProxy has no ACL #${id} (show acl lists ${refs.map((r) => `#${r.id}`).join(", ") || "none"})`;
-    if (ref.file !== null && !isAbsolute(ref.file)) {
-      return `HAProxy ACL #${id} is loaded from the relative path "${ref.file}"; use an absolute path in the HAProxy configuration so the agent can keep the file in step`;
-    }
-    return { file: ref.file };
+  /** `show acl` and `show acl #id` in one round trip: the file behind `#id` and its live entries. */
+  async #read(
+    session: RuntimeSession,
+    id: number,
+  ): Promise<{ ref: { file: string | null } | string; before: Present }> {
+    const [refs = "", entries = ""] = await session.send(["show acl", `show acl #${id}`]);
+    return { ref: reference(refs, id), before: presentOf(entries) };
   }
 
   async #present(session: RuntimeSession, id: number): Promise<Present> {
     const [answer = ""] = await session.send([`show acl #${id}`]);
-    const byIp = new Map<string, string[]>();
-    const order: string[] = [];
-    for (const text of parseAclEntries(answer)) {
-      const ip = normaliseIp(text)?.ip ?? text;
-      const forms = byIp.get(ip);
-      if (forms) {
-        if (!forms.includes(text)) forms.push(text);
-      } else {
-        byIp.set(ip, [text]);
-        order.push(ip);
-      }
-    }
-    return { byIp, order };
+    return presentOf(answer);
   }
 
-  /** Rewrites the ACL file to the live entries plus `added` minus `removed`; returns an error message or null. */
-  async #syncFile(
+  /**
+   * After a change to `#id`: with a file behind it, the rewrite is scheduled (or, with
+   * `fileSyncDelayMs` 0, done now through `session`). Returns the error to report on the change's
+   * entries: the last rewrite's failure (then retried now), or null.
+   */
+  async #fileChanged(
     session: RuntimeSession,
+    address: RuntimeAddress,
     id: number,
     ref: { file: string | null },
-    added: Set<string>,
-    removed: Set<string>,
   ): Promise<string | null> {
     if (ref.file === null) return null;
-    const after = await this.#present(session, id);
-    const entries = after.order.filter((ip) => !removed.has(ip));
-    for (const ip of added) if (!after.byIp.has(ip) && !removed.has(ip)) entries.push(ip);
-    try {
-      await writeAclFileAtomically(ref.file, entries);
-      return null;
-    } catch (e) {
-      return `changed live in HAProxy but the ACL file ${ref.file} could not be written (a reload would undo it): ${e instanceof Error ? e.message : String(e)}`;
+    const key = lockKey(address, id);
+    let sync = this.#files.get(key);
+    if (!sync || sync.file !== ref.file) {
+      if (sync?.timer) clearTimeout(sync.timer);
+      sync = { address, id, file: ref.file, timer: null, error: null };
+      this.#files.set(key, sync);
     }
+    if (this.#fileSyncDelayMs === 0 || sync.error !== null) {
+      if (sync.timer) clearTimeout(sync.timer);
+      sync.timer = null;
+      return this.#writeFileWith(session, sync);
+    }
+    const pending = sync;
+    pending.timer ??= setTimeout(() => {
+      pending.timer = null;
+      void this.#locked(key, () => this.#writeFile(pending));
+    }, this.#fileSyncDelayMs);
+    pending.timer.unref?.();
+    return null;
+  }
+
+  /** Rewrites the file of `sync` from the live entries, on a session of its own; the error or null. */
+  async #writeFile(sync: FileSync): Promise<string | null> {
+    let session: RuntimeSession;
+    try {
+      session = await RuntimeSession.open(sync.address, this.#timeouts);
+    } catch (e) {
+      sync.error = `the ACL file ${sync.file} could not be brought in step: ${e instanceof Error ? e.message : String(e)}`;
+      return sync.error;
+    }
+    try {
+      return await this.#writeFileWith(session, sync);
+    } finally {
+      session.close();
+    }
+  }
+
+  /** Rewrites the file of `sync` to the live entries read through `session`; the error or null. */
+  async #writeFileWith(session: RuntimeSession, sync: FileSync): Promise<string | null> {
+    try {
+      const live = await this.#present(session, sync.id);
+      await writeAclFileAtomically(sync.file, live.order);
+      sync.error = null;
+    } catch (e) {
+      sync.error = `changed live in HAProxy but the ACL file ${sync.file} could not be written (a reload would undo it): ${e instanceof Error ? e.message : String(e)}`;
+    }
+    return sync.error;
   }
 
   async #sendAll(session: RuntimeSession, commands: readonly string[]): Promise<string[]> {
@@ -494,6 +555,34 @@ export class HaproxyBackend implements Backend {
       if (this.#locks.get(key) === tail) this.#locks.delete(key);
     }
   }
+}
+
+/** The file behind `#id` in a `show acl` answer (null when inline), or an error message when there is no such ACL. */
+function reference(answer: string, id: number): { file: string | null } | string {
+  const refs = parseAclReferences(answer);
+  const ref = refs.find((r) => r.id === id);
+  if (!ref) return `HAProxy has no ACL #${id} (show acl lists ${refs.map((r) => `#${r.id}`).join(", ") || "none"})`;
+  if (ref.file !== null && !isAbsolute(ref.file)) {
+    return `HAProxy ACL #${id} is loaded from the relative path "${ref.file}"; use an absolute path in the HAProxy configuration so the agent can keep the file in step`;
+  }
+  return { file: ref.file };
+}
+
+/** The entries of a `show acl #ID` answer by normalised address (every textual form), in HAProxy's order. */
+function presentOf(answer: string): Present {
+  const byIp = new Map<string, string[]>();
+  const order: string[] = [];
+  for (const text of parseAclEntries(answer)) {
+    const ip = normaliseIp(text)?.ip ?? text;
+    const forms = byIp.get(ip);
+    if (forms) {
+      if (!forms.includes(text)) forms.push(text);
+    } else {
+      byIp.set(ip, [text]);
+      order.push(ip);
+    }
+  }
+  return { byIp, order };
 }
 
 function haproxyTarget(target: Target): { address: RuntimeAddress; id: number } {
