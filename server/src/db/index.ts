@@ -11,6 +11,7 @@ import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import { fileURLToPath } from "node:url";
 import * as schema from "./schema.ts";
+import { cacheStatements } from "./statement-cache.ts";
 
 /** The typed database handle used by repositories. */
 export type Db = BetterSQLite3Database<typeof schema>;
@@ -35,6 +36,7 @@ export function openDatabase(file: string): OpenDatabase {
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("synchronous = NORMAL");
+  cacheStatements(sqlite);
   const db = drizzle(sqlite, { schema });
   return { db, close: () => sqlite.close() };
 }
