@@ -28,6 +28,7 @@ import { parseArgs } from "node:util";
 import { runBenchmark } from "./lib/cleanup.ts";
 import type { Cleanup } from "./lib/cleanup.ts";
 import { formatMs, percentile, printTable } from "./lib/stats.ts";
+import { msResult, reportFigures } from "./lib/report.ts";
 import { startTestbed } from "./lib/testbed.ts";
 import type { Testbed } from "./lib/testbed.ts";
 import { createUser, waitFor } from "../test/support/stack.ts";
@@ -176,10 +177,18 @@ async function main(cleanup: Cleanup): Promise<number> {
     bed.targets.map((t) => t.aclId),
   );
   const rows: string[][] = [];
+  const figures: Parameters<typeof reportFigures>[0][number][] = [];
   for (const kind of options.scenarios) {
     const outcomes = await scenario(bed, options, kind, user);
     for (const [target, o] of outcomes) {
       const after = [...o.after].sort((a, b) => a - b);
+      const p99 = percentile(after, 0.99);
+      figures.push({
+        figure: `expiry → gone, ${target}, server ${kind}, p99`,
+        target: "≤ 1 s",
+        result: `${msResult(p99)}${o.early + o.missed > 0 ? ` (${o.early} early, ${o.missed} missed)` : ""}`,
+        met: p99 <= 1000 && o.early === 0 && o.missed === 0,
+      });
       const reads = [...o.reads].sort((a, b) => a - b);
       rows.push([
         kind === "up" ? "server up" : "server down",
@@ -198,6 +207,7 @@ async function main(cleanup: Cleanup): Promise<number> {
   printTable(["scenario", "target", "gone", "p50 ms", "p99 ms", "max ms", "early", "missed", "read p50 ms"], rows, 2);
   console.log(`\ntarget: ${TARGET}`);
   console.log("ms = first read without the entry − its expiry (resolution: --poll-ms plus the read's round trip).");
+  reportFigures(figures);
   const failed = rows.some((r) => r[6] !== "0" || r[7] !== "0");
   return failed ? 1 : 0;
 }

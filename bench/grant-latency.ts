@@ -60,6 +60,7 @@
  * - Without root, `ip netns` or the ipset command, only HAProxy is measured (said so in the output).
  */
 import { parseArgs } from "node:util";
+import { reportFigures } from "./lib/report.ts";
 import { performance, PerformanceObserver } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
 import { pino } from "pino";
@@ -798,6 +799,22 @@ async function run(options: BenchOptions, cleanup: Cleanup, startedAt: number): 
     );
   }
   console.log(`RSS at start (before the server started): ${mb(rssAtStart)}`);
+  const top = options.levels.at(-1) as number;
+  reportFigures(
+    targets.flatMap((t) => {
+      const present = [...(results.get(`${top} ${t.name}`) as Figures).present].sort((a, b) => a - b);
+      const p50 = percentile(present, 0.5);
+      const p99 = percentile(present, 0.99);
+      return [
+        {
+          figure: `POST /api/grant → present, ${t.name}, ${top} live sessions, p50 / p99`,
+          target: "≤ 2 / ≤ 10 ms",
+          result: `${ms(p50)} / ${ms(p99)} ms`,
+          met: p50 <= 2 && p99 <= 10,
+        },
+      ];
+    }),
+  );
   for (const l of levelLines) console.log(l);
   for (const level of options.levels) {
     for (const t of targets) {

@@ -54,6 +54,7 @@
  * - Figures are reported, never asserted: the script exits 0 once it ran, 1 when set-up failed.
  */
 import { spawn } from "node:child_process";
+import { reportFigures } from "./lib/report.ts";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { loadavg, tmpdir } from "node:os";
@@ -501,6 +502,25 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
   for (const s of agentMem) console.log(row("agent", s.label, s.m, AGENT_TARGET_MB));
   console.log("");
   console.log(`target: ${DESIGN_TARGET}`);
+  const mbOf = (m: ProcMemory | null | undefined): number => (m ? m.rss / 1048576 : Number.NaN);
+  const idle = mbOf(serverMem[0]?.m);
+  const loaded = Math.max(...serverMem.map((s) => mbOf(s.m)));
+  const agentPeak = Math.max(...agentMem.map((s) => mbOf(s.m)));
+  reportFigures([
+    { figure: "server RSS idle", target: "≤ 100 MB", result: `${idle.toFixed(0)} MB`, met: idle <= 100 },
+    {
+      figure: `server RSS at ${o.sessions} sessions, ${o.sessions * o.acls} grants`,
+      target: "≤ 200 MB",
+      result: `${loaded.toFixed(0)} MB`,
+      met: loaded <= 200,
+    },
+    {
+      figure: `agent RSS with ${o.sessions * o.acls} entries`,
+      target: "≤ 80 MB",
+      result: `${agentPeak.toFixed(0)} MB`,
+      met: agentPeak <= 80,
+    },
+  ]);
   const probs = [...calls.problems].map(([k, v]) => `${k} × ${v}`).join(", ");
   console.log(
     `status calls: ${calls.latencies.length} answered in ${calls.seconds.toFixed(1)} s (${o.concurrency} at a time), p50 ${percentile(calls.latencies, 0.5).toFixed(1)} ms, p99 ${percentile(calls.latencies, 0.99).toFixed(1)} ms; problems: ${probs || "none"}`,
