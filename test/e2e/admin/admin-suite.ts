@@ -87,3 +87,18 @@ export async function expectAccessible(page: Page, what: string): Promise<void> 
   await expectVisible(page.getByRole("heading", { level: 1 }));
   expect(await seriousViolations(page), what).toEqual([]);
 }
+
+/** Where the admin pages' tests look: the named table, a row by one cell's text, a dialog, a toast. */
+export function consoleParts(page: Page, tableName: string) {
+  const table = () => page.getByRole("table", { name: tableName });
+  return {
+    table,
+    /** The row of `table` holding a cell whose text is exactly `name`. */
+    row: (name: string) =>
+      table()
+        .getByRole("row")
+        .filter({ has: page.getByRole("cell", { name, exact: true }) }),
+    dialog: (name: string) => page.getByRole("dialog", { name }),
+    toast: (text: string) => page.getByTestId("toast").filter({ hasText: text }),
+  };
+}

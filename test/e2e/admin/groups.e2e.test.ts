@@ -9,7 +9,7 @@ import type { Page } from "playwright-core";
 import { chromiumAvailable, expectVisible, seriousViolations } from "../../support/browser.ts";
 import { createUser } from "../../support/stack.ts";
 import type { Stack } from "../../support/stack.ts";
-import { expectAccessible, useAdminSuite } from "./admin-suite.ts";
+import { consoleParts, expectAccessible, useAdminSuite } from "./admin-suite.ts";
 
 if (!chromiumAvailable) console.warn("admin groups e2e: SKIPPED: /usr/bin/chromium is not installed");
 
@@ -26,13 +26,11 @@ describe.skipIf(!chromiumAvailable)("admin groups page in Chromium", () => {
     await expectVisible(page.getByRole("heading", { level: 1, name: "Groups" }));
   });
 
-  const table = () => page.getByRole("table", { name: "Groups" });
-  const row = (name: string) =>
-    table()
-      .getByRole("row")
-      .filter({ has: page.getByRole("cell", { name, exact: true }) });
-  const dialog = (name: string) => page.getByRole("dialog", { name });
-  const toast = (text: string) => page.getByTestId("toast").filter({ hasText: text });
+  const parts = () => consoleParts(page, "Groups");
+  const table = () => parts().table();
+  const row = (name: string) => parts().row(name);
+  const dialog = (name: string) => parts().dialog(name);
+  const toast = (text: string) => parts().toast(text);
 
   it("creates a local group with a member; SAML users are not offered", async () => {
     await expectVisible(table().getByText("No groups yet."));

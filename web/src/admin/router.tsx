@@ -104,7 +104,10 @@ const wizardRoute = createRoute({
   component: pending("wizard"),
 });
 const knocUpdateRoute = consolePage("/admin/knocs/$knocId/update", pending("knocUpdate"));
-const backendsRoute = consolePage("/admin/backends", pending("backends"));
+const backendsRoute = consolePage(
+  "/admin/backends",
+  page(async () => (await import("./pages/backends/BackendsPage.tsx")).BackendsPage),
+);
 const aclsRoute = consolePage("/admin/acls", pending("acls"));
 const groupsRoute = consolePage(
   "/admin/groups",

@@ -1,7 +1,8 @@
 /**
  * Text of a form field's error (admin-console §5): a message that is a server key or spec message
  * (the shared zod schemas carry them, e.g. "Must be between 8 and 64 characters") is translated as
- * the server's would be; an empty required field reads "Required"; anything else is zod's text.
+ * the server's would be; an empty required field (or a shared rule's "required" detail) reads
+ * "Required"; anything else is zod's text.
  */
 import type { I18n } from "@lingui/core";
 import { msg } from "@lingui/core/macro";
@@ -19,6 +20,6 @@ export function fieldErrorText(i18n: I18n, error: FieldErrorLike | undefined): s
   const message = typeof error.message === "string" ? error.message : "";
   const known = message === "" ? undefined : translateAdminMessage(i18n, message);
   if (known !== undefined) return known;
-  if (error.type === "too_small" && /\b1\b/.test(message)) return i18n._(msg`Required`);
+  if ((error.type === "too_small" && /\b1\b/.test(message)) || message === "required") return i18n._(msg`Required`);
   return message === "" ? i18n._(msg`Invalid value`) : message;
 }

@@ -1,6 +1,6 @@
 /**
- * The admin routes whose screens are not built yet (issue #9: Knocs and the wizards, backends,
- * ACLs, settings): the route exists, is guarded and titled,
+ * The admin routes whose screens are not built yet (issue #9: Knocs and the wizards, ACLs,
+ * settings): the route exists, is guarded and titled,
  * and says that the screen is still to come and the admin API serves it meanwhile.
  */
 import type { ComponentType } from "react";
@@ -14,7 +14,6 @@ const TITLES = {
   knocsNew: msg`New Knoc`,
   wizard: msg`New Knoc`,
   knocUpdate: msg`Update Knoc`,
-  backends: msg`Backends`,
   acls: msg`ACLs`,
   settings: msg`Settings`,
 } satisfies Record<string, MessageDescriptor>;
