@@ -13,6 +13,7 @@ import type { AppEnv } from "./http/context.ts";
 import { errorResponse, onError } from "./http/on-error.ts";
 import { staticWeb } from "./http/static-web.ts";
 import { securityHeaders } from "./http/security-headers.ts";
+import { metricsHandler, metricsMiddleware } from "./http/metrics.ts";
 import { sessionRoutes } from "./routes/user/session.ts";
 import { passwordRoutes } from "./routes/user/password.ts";
 import { otpRoutes } from "./routes/user/otp.ts";
@@ -45,9 +46,15 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * Builds the Hono app over the services; `webDir` is the built web app; `trustedProxies` the
- * proxies whose X-Forwarded-For is believed.
+ * proxies whose X-Forwarded-For is believed; `metricsToken` lets other hosts than loopback read
+ * /metrics (http/metrics.ts).
  */
-export function createApp(services: Services, webDir: string, trustedProxies: readonly Cidr[] = []) {
+export function createApp(
+  services: Services,
+  webDir: string,
+  trustedProxies: readonly Cidr[] = [],
+  metricsToken?: string,
+) {
   const api = new Hono<AppEnv>()
     .route("/", systemRoutes)
     .route("/", sessionRoutes)
@@ -78,6 +85,7 @@ export function createApp(services: Services, webDir: string, trustedProxies: re
     .route("/", grantRoutes);
 
   const app = new Hono<AppEnv>();
+  app.use(metricsMiddleware(services.metrics));
   app.use(securityHeaders());
   app.use(baseMiddleware(services, trustedProxies));
   app.use("/api/*", csrfGuard());
@@ -90,6 +98,7 @@ export function createApp(services: Services, webDir: string, trustedProxies: re
   );
   app.route("/api", api);
   app.all("/api/*", (c) => errorResponse(c, Errors.notFound));
+  app.get("/metrics", metricsHandler(services.metrics, metricsToken));
   app.use(staticWeb(webDir));
   app.onError(onError(services.log));
   return app;

@@ -6,7 +6,7 @@ export { TestClock, systemClock } from "./clock.ts";
 export type { Clock } from "./clock.ts";
 export { AdminSessionService } from "./services/auth/admin-sessions.ts";
 export { AgentService } from "./services/agents.ts";
-export { agentTokenLifetimeMs } from "./config.ts";
+export { agentTokenLifetimeMs } from "./config/index.ts";
 export { loadOrCreateServerSigningKey } from "./agent-hub/server-key.ts";
 export { createLogger } from "./logger.ts";
 export { UserService } from "./services/users.ts";

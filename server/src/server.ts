@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import type { Server as HttpsServer } from "node:https";
 import { serve } from "@hono/node-server";
 import { AGENT_CONNECT_PATH } from "@postern/shared";
 import { migrateDatabase, openDatabase, pendingMigrations } from "./db/index.ts";
@@ -28,6 +30,8 @@ import { loadOrCreateServerSigningKey } from "./agent-hub/server-key.ts";
 import { startDiscovery } from "./http/discovery.ts";
 import type { DiscoveryTlsFiles } from "./http/discovery.ts";
 import { getSetting } from "./services/settings.ts";
+import { loadTlsCredentials, readCredentials } from "./http/tls.ts";
+import type { TlsConfig } from "./config/index.ts";
 
 /** Default location of the built web app. */
 export const DEFAULT_WEB_DIR = fileURLToPath(new URL("../../web/dist", import.meta.url));
@@ -56,6 +60,10 @@ export interface StartOptions {
   discovery?: { ports: readonly number[]; tls?: DiscoveryTlsFiles | undefined };
   /** Lifetime of agent install tokens in hours (POSTERN_AGENT_TOKEN_HOURS; default 24). */
   agentTokenHours?: number;
+  /** TLS of the main listener (POSTERN_TLS*); plain http when absent or "off". */
+  tls?: TlsConfig;
+  /** Bearer token for /metrics from other hosts than loopback (POSTERN_METRICS_TOKEN). */
+  metricsToken?: string;
 }
 
 /**
@@ -72,9 +80,18 @@ export function discoveryPortsAtStart(db: Services["db"], configured: readonly n
 
 /** A running server. */
 export interface RunningServer {
+  /** Base URL, https:// when TLS is on. */
   url: string;
   port: number;
   services: Services;
+  /** SHA-256 fingerprint of the served certificate (colon-separated hex), when TLS is on. */
+  tlsFingerprint?: string;
+  /**
+   * Reads the TLS certificate and key files again and serves new connections with them (SIGHUP).
+   * A file that cannot be read or a key that does not match keeps the old pair and throws.
+   * Does nothing without TLS; a self-signed certificate is read again from the data directory.
+   */
+  reloadTls(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -99,6 +116,8 @@ export function parseListen(listen: string): { host: string; port: number } {
 export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const { host, port } = parseListen(opts.listen);
   mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  const tlsConfig: TlsConfig = opts.tls ?? { mode: "off" };
+  let tls = await loadTlsCredentials(tlsConfig, opts.dataDir, [host]);
   const log = opts.logger ?? createLogger(opts.logLevel ?? "info");
   const clock = opts.clock ?? systemClock;
   const database = openDatabase(databasePath(opts.dataDir));
@@ -121,9 +140,17 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   });
   services.engine.recoverAfterRestart();
   const trustedProxies = parseTrustedProxies(opts.trustedProxies ?? []);
-  const app = createApp(services, webDir, trustedProxies);
+  const app = createApp(services, webDir, trustedProxies, opts.metricsToken);
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(s as Server)) as Server;
+    const s = serve(
+      {
+        fetch: app.fetch,
+        hostname: host,
+        port,
+        ...(tls ? { createServer: createHttpsServer, serverOptions: { cert: tls.cert, key: tls.key } } : {}),
+      },
+      () => resolve(s as Server),
+    ) as Server;
     s.once("error", reject);
   });
   const configuredPorts = opts.discovery?.ports ?? [];
@@ -165,11 +192,24 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   gelf.start();
   const actualPort = (server.address() as AddressInfo).port;
   const urlHost = host.includes(":") ? `[${host}]` : host;
-  log.info({ url: `http://${urlHost}:${actualPort}` }, "postern server listening");
+  const url = `${tls ? "https" : "http"}://${urlHost}:${actualPort}`;
+  log.info({ url, ...(tls ? { tlsFingerprint: tls.fingerprint } : {}) }, "postern server listening");
   return {
-    url: `http://${urlHost}:${actualPort}`,
+    url,
     port: actualPort,
     services,
+    ...(tls ? { tlsFingerprint: tls.fingerprint } : {}),
+    reloadTls: async () => {
+      if (!tls) return;
+      const next =
+        tlsConfig.mode === "files"
+          ? readCredentials(tlsConfig.certFile, tlsConfig.keyFile)
+          : await loadTlsCredentials(tlsConfig, opts.dataDir, [host]);
+      if (!next) return;
+      (server as unknown as HttpsServer).setSecureContext({ cert: next.cert, key: next.key });
+      tls = next;
+      log.info({ tlsFingerprint: next.fingerprint }, "TLS certificate reloaded");
+    },
     close: async () => {
       clearInterval(sweep);
       await discovery?.close();

@@ -100,6 +100,11 @@ export class AgentHub implements AgentChannel {
     this.pingTimer.unref();
   }
 
+  /** How many agents hold an authenticated connection now. */
+  get connectedCount(): number {
+    return this.connections.size;
+  }
+
   /** True while the agent holds an authenticated connection. */
   isConnected(agentId: string): boolean {
     return this.connections.has(agentId);

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { apiRequest, createHarness, seedLoop, signInAdmin } from "../testing/harness.ts";
 import type { Harness } from "../testing/harness.ts";
-import { loadServerConfig } from "../config.ts";
+import { loadServerConfig } from "../config/index.ts";
 import { databasePath, startServer } from "../server.ts";
 import type { RunningServer } from "../server.ts";
 import { migrateDatabase, openDatabase } from "../db/index.ts";

@@ -157,6 +157,16 @@ export function grantsHolding(q: Q, aclId: string, ip: string, statuses: readonl
     .map((r) => r.g);
 }
 
+/** The number of grants in each status (status code → count; statuses with none are left out). */
+export function countGrantsByStatus(q: Q): Map<number, number> {
+  const rows = q
+    .select({ status: grants.status, n: sql<number>`count(*)` })
+    .from(grants)
+    .groupBy(grants.status)
+    .all();
+  return new Map(rows.map((r) => [r.status, r.n]));
+}
+
 /** Holding grants whose expiry has passed. */
 export function dueGrants(q: Q, now: number): GrantRow[] {
   return q

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { count, eq } from "drizzle-orm";
 import { agents, auditLog } from "../db/schema.ts";
-import { agentTokenLifetimeMs, loadServerConfig } from "../config.ts";
+import { agentTokenLifetimeMs, loadServerConfig } from "../config/index.ts";
 import { AgentService } from "../services/agents.ts";
 import { sha256 } from "../services/auth/tokens.ts";
 import { apiRequest, createHarness, signInAdmin } from "../testing/harness.ts";

@@ -3,6 +3,7 @@
  * the routes call. Built once per server by `createServices`.
  */
 import type { Db } from "../db/index.ts";
+import { ServerMetrics } from "./metrics.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../logger.ts";
 import { AgentHub } from "../agent-hub/hub.ts";
@@ -76,6 +77,8 @@ export interface Services {
   totp: TotpService;
   /** API-key users: creation with a key, sign-in and sessions at /api/v1/user_sessions. */
   apiKeyUsers: ApiKeyUserService;
+  /** Prometheus metrics of this server (GET /metrics). */
+  metrics: ServerMetrics;
 }
 
 /** Builds the services over an open, migrated database. */
@@ -111,6 +114,8 @@ export function createServices(opts: {
   const users = new UserService(deps);
   const status = new StatusService(deps);
   const throttle = new LoginThrottle(db, clock);
+  const metrics = new ServerMetrics(db, () => hub.connectedCount);
+  engine.onGrantAcknowledged = (seconds) => metrics.grantAcknowledged(seconds);
   return {
     db,
     clock,
@@ -140,5 +145,6 @@ export function createServices(opts: {
     passwordChange: new PasswordChangeService(deps),
     totp: new TotpService(deps, secrets, throttle.codeHooks()),
     apiKeyUsers: new ApiKeyUserService(deps, { apiKeys, users, userSessions, status, licensing }),
+    metrics,
   };
 }

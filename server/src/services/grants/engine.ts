@@ -68,6 +68,11 @@ export class GrantEngine {
   private readonly db: Db;
   private readonly clock: Clock;
   private readonly log: Logger;
+  /**
+   * Called with the SECONDS from a grant request to its target's acknowledgement, for each grant a
+   * successful add makes Granted (not for grants that waited for an offline agent). Set by the metrics.
+   */
+  onGrantAcknowledged?: (seconds: number) => void;
 
   constructor(db: Db, clock: Clock, log: Logger) {
     this.db = db;
@@ -497,6 +502,7 @@ export class GrantEngine {
           GrantStatus.Read,
         ])) {
           repo.setGrantStatus(tx, g.id, GrantStatus.Granted, now);
+          if (g.status !== GrantStatus.AgentOffline) this.onGrantAcknowledged?.((now - g.updatedAt) / 1000);
         }
       } else if (r.op === "add") {
         const failed = repo.grantsHolding(tx, r.key, r.ip, repo.HOLDING_STATUSES);

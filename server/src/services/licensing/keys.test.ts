@@ -3,7 +3,7 @@ import { generateKeyPairSync, sign } from "node:crypto";
 import { FREE_LICENSE } from "@postern/shared";
 import type { LicensePayload } from "@postern/shared";
 import { AppError } from "../../errors.ts";
-import { loadServerConfig } from "../../config.ts";
+import { loadServerConfig } from "../../config/index.ts";
 import {
   decodeLicense,
   formatLicensePublicKey,
