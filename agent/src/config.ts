@@ -9,6 +9,8 @@
  *   "server": "https://postern.example.com",     // base URL of the server (https; http only to loopback)
  *   "agentId": "…",                               // AgentID returned by enrolment
  *   "serverPublicKey": "…",                       // the server's agent signing key (Ed25519 SPKI DER, base64), pinned at enrolment
+ *   "serverFingerprint": "AB:CD:…",               // optional: SHA-256 of the server's self-signed TLS certificate (enrol --server-fingerprint)
+ *   "serverCertificate": "-----BEGIN CERTIFICATE-----…", // that certificate (PEM): the only one trusted (tls-pin.ts)
  *   "signingPrivateKey": "-----BEGIN PRIVATE KEY-----…", // Ed25519, PKCS#8 PEM
  *   "boxPublicKey": "…",                          // X25519 public key, raw 32 bytes, base64
  *   "boxSecretKey": "…",                          // X25519 secret key, raw 32 bytes, base64
@@ -23,7 +25,7 @@
  * }
  * ```
  */
-import { randomBytes } from "node:crypto";
+import { X509Certificate, randomBytes } from "node:crypto";
 import { createPrivateKey, createPublicKey } from "node:crypto";
 import { mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, extname, isAbsolute, join, resolve } from "node:path";
@@ -99,6 +101,21 @@ export const AgentConfigFileSchema = z
         (k) => k === undefined || isEd25519Spki(k),
         "serverPublicKey must be an Ed25519 public key (SPKI DER, base64)",
       ),
+    serverFingerprint: z
+      .string()
+      .regex(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/, "serverFingerprint must be a SHA-256 fingerprint (AB:CD:…)")
+      .optional(),
+    serverCertificate: z
+      .string()
+      .refine((pem) => {
+        try {
+          new X509Certificate(pem);
+          return true;
+        } catch {
+          return false;
+        }
+      }, "serverCertificate must be a PEM certificate")
+      .optional(),
     signingPrivateKey: z.string().refine((pem) => {
       try {
         return createPrivateKey(pem).asymmetricKeyType === "ed25519";
@@ -120,7 +137,11 @@ export const AgentConfigFileSchema = z
     driftCheckSeconds: z.number().positive().max(3600).default(5),
     logLevel: z.enum(LOG_LEVELS).default("info"),
   })
-  .strict();
+  .strict()
+  .refine((c) => (c.serverFingerprint === undefined) === (c.serverCertificate === undefined), {
+    message: "serverFingerprint and serverCertificate go together",
+    path: ["serverFingerprint"],
+  });
 
 /** The config file's content as written (optional fields may be left out). */
 export type AgentConfigFile = z.input<typeof AgentConfigFileSchema>;
@@ -134,6 +155,8 @@ export interface AgentConfig {
   readonly agentId: string;
   /** The server's agent signing key pinned at enrolment (Ed25519 SPKI DER, base64). */
   readonly serverPublicKey: string;
+  /** The server's self-signed TLS certificate pinned by fingerprint at enrolment (tls-pin.ts); absent: the system CAs. */
+  readonly serverPin?: { readonly certificate: string; readonly fingerprint: string };
   /** Ed25519 private key, PKCS#8 PEM. Never log it. */
   readonly signingPrivateKey: string;
   /** X25519 public key, raw 32 bytes, base64. */
@@ -202,6 +225,9 @@ export function resolveConfig(raw: unknown, configPath: string, options: { root?
     server: c.server,
     agentId: c.agentId,
     serverPublicKey: c.serverPublicKey,
+    ...(c.serverFingerprint !== undefined && c.serverCertificate !== undefined
+      ? { serverPin: { certificate: c.serverCertificate, fingerprint: c.serverFingerprint } }
+      : {}),
     signingPrivateKey: c.signingPrivateKey,
     boxPublicKey: c.boxPublicKey,
     boxSecretKey: c.boxSecretKey,

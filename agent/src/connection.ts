@@ -31,6 +31,7 @@ import {
 } from "@postern/shared";
 import type { AgentCapabilities, AgentToServer, ServerToAgent } from "@postern/shared";
 import { insecureServerReason, serverEndpoint } from "./config.ts";
+import { pinnedTlsOptions } from "./tls-pin.ts";
 
 /** The messages handed to the handler: everything after the handshake. */
 export type ServerCommand = Extract<ServerToAgent, { type: "sync" | "apply" | "refresh-capabilities" }>;
@@ -44,6 +45,8 @@ export type ConnectionState = "connecting" | "authenticating" | "connected" | "b
 
 /** Options of {@link startConnection}. Times are milliseconds. */
 export interface ConnectionOptions {
+  /** The server's self-signed certificate pinned at enrolment: trusted alone (tls-pin.ts). Absent: the system CAs. */
+  serverPin?: { certificate: string; fingerprint: string };
   /** Base URL of the server (https://…, http:// only to loopback); the WebSocket URL is derived from it. */
   readonly server: string;
   readonly agentId: string;
@@ -154,6 +157,7 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
       let frame = 0;
       let serverRefused = false;
       const ws = new WebSocket(url, {
+        ...(options.serverPin ? pinnedTlsOptions(options.serverPin.certificate, options.serverPin.fingerprint) : {}),
         handshakeTimeout: options.handshakeTimeoutMs ?? 10_000,
         headers: { "user-agent": `postern-agent/${options.version}` },
         followRedirects: false,

@@ -131,6 +131,7 @@ export async function startAgent(options: StartAgentOptions): Promise<RunningAge
       server: config.server,
       agentId: config.agentId,
       serverPublicKey: config.serverPublicKey,
+      ...(config.serverPin ? { serverPin: config.serverPin } : {}),
       signingKey: config.signingPrivateKey,
       version,
       capabilities: detect,

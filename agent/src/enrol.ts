@@ -11,6 +11,8 @@ import { access, constants, rm } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { AGENT_ENROL_PATH, AGENT_REGISTER_PATH, EnrolResponseSchema, ErrorBodySchema } from "@postern/shared";
 import type { AgentCapabilities, AgentRegisterRequest, EnrolRequest, EnrolResponse } from "@postern/shared";
+import { Agent as UndiciAgent, fetch as undiciFetch } from "undici";
+import { fetchPinnedCertificate, normaliseFingerprint, pinnedTlsOptions } from "./tls-pin.ts";
 import { insecureServerReason, saveConfig, serverEndpoint, writeFileAtomic } from "./config.ts";
 import type { AgentConfigFile } from "./config.ts";
 
@@ -70,6 +72,11 @@ export interface EnrolOptions {
   /** Request timeout in milliseconds (default 30 000). */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
+  /**
+   * SHA-256 fingerprint of the server's self-signed certificate (https only): the certificate is
+   * read and checked before anything is sent, trusted alone from then on, and kept in the config.
+   */
+  readonly serverFingerprint?: string;
 }
 
 /** Outcome of a successful enrolment. */
@@ -150,6 +157,26 @@ export async function enrol(options: EnrolOptions): Promise<EnrolResult> {
     });
   }
 
+  let pin: { certificate: string; fingerprint: string } | undefined;
+  let doFetch = options.fetch ?? fetch;
+  if (options.serverFingerprint !== undefined) {
+    if (url.protocol !== "https:") throw new EnrolError("--server-fingerprint needs an https:// server URL");
+    let fingerprint: string;
+    try {
+      fingerprint = normaliseFingerprint(options.serverFingerprint);
+    } catch (err) {
+      throw new EnrolError((err as Error).message, { cause: err });
+    }
+    try {
+      pin = { certificate: await fetchPinnedCertificate(options.server, fingerprint), fingerprint };
+    } catch (err) {
+      throw new EnrolError(`refusing the server: ${(err as Error).message}`, { cause: err });
+    }
+    const dispatcher = new UndiciAgent({ connect: pinnedTlsOptions(pin.certificate, pin.fingerprint) });
+    doFetch = ((input: URL, init: RequestInit) =>
+      undiciFetch(input, { ...(init as object), dispatcher })) as unknown as typeof fetch;
+  }
+
   const keys = generateAgentKeys();
   const common = {
     SigningPublicKey: keys.signingPublicKey,
@@ -158,7 +185,6 @@ export async function enrol(options: EnrolOptions): Promise<EnrolResult> {
     Capabilities: options.capabilities,
   };
   const request: EnrolRequest | AgentRegisterRequest = apiKey ? { Name: name, ...common } : { Token: token, ...common };
-  const doFetch = options.fetch ?? fetch;
   const timeout = AbortSignal.timeout(options.timeoutMs ?? 30_000);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   let response: Response;
@@ -209,6 +235,7 @@ export async function enrol(options: EnrolOptions): Promise<EnrolResult> {
     server: options.server,
     agentId: answer.AgentID,
     serverPublicKey: answer.ServerKey,
+    ...(pin ? { serverFingerprint: pin.fingerprint, serverCertificate: pin.certificate } : {}),
     signingPrivateKey: keys.signingPrivateKey,
     boxPublicKey: keys.boxPublicKey,
     boxSecretKey: keys.boxSecretKey,

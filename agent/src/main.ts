@@ -1,7 +1,8 @@
 /**
  * `postern-agent` command line (design.md "Agent protocol"):
  *
- *   postern-agent enrol --server URL --token TOKEN --config FILE [--force] [--enable-scripts] [--haproxy-socket PATH]
+ *   postern-agent enrol --server URL --token TOKEN --config FILE [--server-fingerprint SHA256] [--force]
+ *                       [--enable-scripts] [--haproxy-socket PATH]
  *   postern-agent enrol --server URL --api-key KEY --name NAME --config FILE [...]   (scope agent.register)
  *   postern-agent run --config FILE
  *   postern-agent --version | --help | <command> --help
@@ -35,6 +36,7 @@ async function runEnrol(opts: {
   force?: boolean;
   enableScripts?: boolean;
   haproxySocket?: string;
+  serverFingerprint?: string;
 }): Promise<void> {
   if ((opts.token === undefined) === (opts.apiKey === undefined))
     return fail("give either --token (one-time agent token) or --api-key with --name (scope agent.register)");
@@ -60,6 +62,7 @@ async function runEnrol(opts: {
       capabilities,
       version: AGENT_VERSION,
       force: opts.force ?? false,
+      ...(opts.serverFingerprint !== undefined ? { serverFingerprint: opts.serverFingerprint } : {}),
       settings: {
         scriptsEnabled,
         ...(opts.haproxySocket !== undefined ? { haproxySocket: opts.haproxySocket } : {}),
@@ -135,6 +138,10 @@ export function buildProgram(): Command {
       ),
     )
     .option("--name <name>", "name of the agent to create (with --api-key)")
+    .option(
+      "--server-fingerprint <sha256>",
+      "SHA-256 fingerprint of the server's self-signed TLS certificate: trust that certificate alone",
+    )
     .requiredOption("--config <file>", "where to write the agent config")
     .option("--force", "replace an existing config (the old identity is lost)")
     .option("--enable-scripts", "allow custom scripts on this agent (off by default)")
