@@ -74,7 +74,7 @@ import {
   userSessions,
 } from "../server/src/db/schema.ts";
 import { newId, randomToken, sha256 } from "../server/src/services/auth/tokens.ts";
-import { databasePath } from "../server/src/server.ts";
+import { databasePath } from "../server/src/db/index.ts";
 import { enrol } from "../agent/src/enrol.ts";
 import { AGENT_VERSION } from "../agent/src/daemon.ts";
 import { freePort, runtimeCommand } from "../test/support/haproxy.ts";

@@ -86,7 +86,7 @@ import {
   signLicense,
 } from "../server/src/services/licensing/keys.ts";
 import { storeLicence } from "../server/src/services/licensing/store.ts";
-import { databasePath } from "../server/src/server.ts";
+import { databasePath } from "../server/src/db/index.ts";
 import { freePort } from "../test/support/haproxy.ts";
 import {
   Cleanup,

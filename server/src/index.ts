@@ -1,5 +1,8 @@
 /** @postern/server: start a server, open and migrate its database, and the admin bootstrap used by the CLI. */
-export { startServer, databasePath, parseListen, DEFAULT_WEB_DIR } from "./server.ts";
+export { startServer, parseListen, DEFAULT_WEB_DIR } from "./server.ts";
+export { databasePath } from "./db/index.ts";
+export { backupDataDir, restoreDataDir, runningServerPid } from "./db/backup.ts";
+export type { BackupManifest, RestoreResult } from "./db/backup.ts";
 export type { StartOptions, RunningServer } from "./server.ts";
 export { openDatabase, migrateDatabase, pendingMigrations } from "./db/index.ts";
 export { TestClock, systemClock } from "./clock.ts";

@@ -13,7 +13,8 @@ import { createServer as createHttpsServer } from "node:https";
 import type { Server as HttpsServer } from "node:https";
 import { serve } from "@hono/node-server";
 import { AGENT_CONNECT_PATH } from "@postern/shared";
-import { migrateDatabase, openDatabase, pendingMigrations } from "./db/index.ts";
+import { databasePath, migrateDatabase, openDatabase, pendingMigrations } from "./db/index.ts";
+import { writeServerPid } from "./db/backup.ts";
 import type { Clock } from "./clock.ts";
 import { systemClock } from "./clock.ts";
 import { createLogger } from "./logger.ts";
@@ -93,11 +94,6 @@ export interface RunningServer {
    */
   reloadTls(): Promise<void>;
   close(): Promise<void>;
-}
-
-/** Path of the SQLite database inside a data directory. */
-export function databasePath(dataDir: string): string {
-  return join(dataDir, "postern.db");
 }
 
 /** Parses "host:port" ("[::1]:8080" for IPv6); throws on a bad value. */
@@ -190,6 +186,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   }, SWEEP_INTERVAL_MS);
   const gelf = new GelfForwarder({ db: database.db, clock, log });
   gelf.start();
+  // Tells `postern db restore` that a server runs on this data directory.
+  const removePid = writeServerPid(opts.dataDir);
   const actualPort = (server.address() as AddressInfo).port;
   const urlHost = host.includes(":") ? `[${host}]` : host;
   const url = `${tls ? "https" : "http"}://${urlHost}:${actualPort}`;
@@ -220,6 +218,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
         server.closeAllConnections();
       });
       database.close();
+      removePid();
     },
   };
 }

@@ -10,6 +10,7 @@ import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import * as schema from "./schema.ts";
 import { cacheStatements } from "./statement-cache.ts";
 
@@ -39,6 +40,16 @@ export function openDatabase(file: string): OpenDatabase {
   cacheStatements(sqlite);
   const db = drizzle(sqlite, { schema });
   return { db, close: () => sqlite.close() };
+}
+
+/** Path of the SQLite database inside a data directory. */
+export function databasePath(dataDir: string): string {
+  return join(dataDir, "postern.db");
+}
+
+/** How many migrations this release has (server/drizzle). */
+export function migrationCount(): number {
+  return readMigrationFiles({ migrationsFolder }).length;
 }
 
 /** Applies every pending migration of server/drizzle in order; returns how many were applied. */
