@@ -144,6 +144,11 @@ export function AclForm({
         <CheckField label={t`Click to grant`} {...form.register("ClickToGrant")} />
         <CheckField label={t`Hide from users`} {...form.register("HideFromUsers")} />
       </div>
+      {type ? (
+        <h3 className="border-t border-slate-200 pt-3 text-sm font-semibold text-slate-900 sm:col-span-2 dark:border-slate-700 dark:text-white">
+          {t`${backendTypeLabel(i18n, type)} settings`}
+        </h3>
+      ) : null}
       {type
         ? aclConfigFields(type).map((field) => {
             const path = `Config.${type}.${field.name}` as never;
