@@ -22,7 +22,7 @@ import { backendQueries } from "../../queries/backends.ts";
 import { statusQueries } from "../../queries/status.ts";
 import { AclForm } from "./AclForm.tsx";
 import { backendType } from "./acl-form.ts";
-import { aclDetails } from "./acl-labels.ts";
+import { aclDetails } from "./acl-details.ts";
 
 type Open = { kind: "none" } | { kind: "create" } | { kind: "edit"; acl: Acl } | { kind: "delete"; acl: Acl };
 
