@@ -108,7 +108,10 @@ const backendsRoute = consolePage(
   "/admin/backends",
   page(async () => (await import("./pages/backends/BackendsPage.tsx")).BackendsPage),
 );
-const aclsRoute = consolePage("/admin/acls", pending("acls"));
+const aclsRoute = consolePage(
+  "/admin/acls",
+  page(async () => (await import("./pages/acls/AclsPage.tsx")).AclsPage),
+);
 const groupsRoute = consolePage(
   "/admin/groups",
   page(async () => (await import("./pages/GroupsPage.tsx")).GroupsPage),

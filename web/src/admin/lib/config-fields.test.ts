@@ -28,4 +28,24 @@ describe("configFields", () => {
       expect(of(t).map((f) => f.name)).toEqual(Object.keys(shape));
     }
   });
+
+  it("reads each type's ACL fields from its shared schema: numbers, enums with a blank choice, variable values, prefixes", () => {
+    const acl = (t: keyof typeof BACKEND_DESCRIPTORS) => configFields(BACKEND_DESCRIPTORS[t].aclSchema, []);
+    expect(acl("haproxy")).toEqual([{ name: "ID", kind: "number" }]);
+    expect(acl("aws")).toEqual([
+      { name: "SecurityGroupId", kind: "text" },
+      { name: "Port", kind: "number" },
+    ]);
+    expect(acl("azure")[0]).toEqual({ name: "NsgDirection", kind: "enum", options: ["", "Inbound", "Outbound"] });
+    expect(acl("azure")[2]).toEqual({ name: "NsgPort", kind: "number" });
+    expect(acl("script")).toEqual([
+      { name: "Name", kind: "text" },
+      { name: "EnvVars", kind: "envValues" },
+    ]);
+    expect(acl("allowlist").map((f) => f.kind)).toEqual(["text", "text", "boolean", "prefixes"]);
+    for (const t of BACKEND_TYPES) {
+      const shape = (BACKEND_DESCRIPTORS[t].aclSchema as unknown as { shape: object }).shape;
+      expect(acl(t).map((f) => f.name)).toEqual(Object.keys(shape));
+    }
+  });
 });

@@ -1,5 +1,5 @@
 /**
- * The admin routes whose screens are not built yet (issue #9: Knocs and the wizards, ACLs,
+ * The admin routes whose screens are not built yet (issue #9: Knocs and the wizards,
  * settings): the route exists, is guarded and titled,
  * and says that the screen is still to come and the admin API serves it meanwhile.
  */
@@ -14,7 +14,6 @@ const TITLES = {
   knocsNew: msg`New Knoc`,
   wizard: msg`New Knoc`,
   knocUpdate: msg`Update Knoc`,
-  acls: msg`ACLs`,
   settings: msg`Settings`,
 } satisfies Record<string, MessageDescriptor>;
 
