@@ -28,4 +28,19 @@ describe("configFields", () => {
       expect(of(t).map((f) => f.name)).toEqual(Object.keys(shape));
     }
   });
+
+  it("reads the ACL fields too: numbers, ports given as digits, a choice still to make", () => {
+    const acl = (t: keyof typeof BACKEND_DESCRIPTORS) => configFields(BACKEND_DESCRIPTORS[t].aclSchema, []);
+    expect(acl("haproxy")).toEqual([{ name: "ID", kind: "number" }]);
+    expect(acl("azure")).toEqual([
+      { name: "NsgDirection", kind: "enum", options: ["", "Inbound", "Outbound"] },
+      { name: "NsgName", kind: "text" },
+      { name: "NsgPort", kind: "number" },
+      { name: "ResourceGroup", kind: "text" },
+    ]);
+    expect(acl("ipset")).toEqual([
+      { name: "V4SetName", kind: "text" },
+      { name: "V6SetName", kind: "text" },
+    ]);
+  });
 });
