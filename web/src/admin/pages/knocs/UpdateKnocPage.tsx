@@ -129,9 +129,12 @@ function UpdateKnocForm({
             <Tab key={x.id} className={tabClass}>
               {x.label}
               {invalid && x.id === invalid ? (
-                <span className="ml-1 text-red-700 dark:text-red-300" aria-label={t`has errors`}>
-                  •
-                </span>
+                <>
+                  <span aria-hidden="true" className="ml-1 text-red-700 dark:text-red-300">
+                    •
+                  </span>
+                  <span className="sr-only"> {t`has errors`}</span>
+                </>
               ) : null}
             </Tab>
           ))}

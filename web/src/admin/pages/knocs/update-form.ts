@@ -50,41 +50,49 @@ const MinutesSchema = z
 /** One script variable row: the shared schema plus whether a sealed value is stored (then Value may stay blank). */
 const EnvVarRowSchema = KnocEnvVarSchema.extend({ Recorded: z.boolean().default(false) });
 
+/**
+ * The settings step's schema with the type's §5 rules on the fields they name (a rule without a
+ * field, such as ipset's "one set name at least", on the type's first field). Each section carries
+ * its own rules so that every tab's messages show at once.
+ */
+const SettingsSchema = KnocSettingsFormSchema.superRefine((form, ctx) => {
+  const type = backendTypeOf(form.Config);
+  const report = (problem: ConfigProblem | null, root: "Config" | "AclConfig"): void => {
+    if (!problem) return;
+    const [path = "", detail = ""] = (problem.Extra ?? "").split(": ");
+    const first = configFields(BACKEND_DESCRIPTORS[type][root === "Config" ? "backendSchema" : "aclSchema"], [])[0];
+    const at = path.startsWith("Config.")
+      ? [root, ...path.slice("Config.".length).split(".")]
+      : [root, type, ...(first ? [first.name] : [])];
+    ctx.addIssue({
+      code: "custom",
+      path: at,
+      message: problem.error === Errors.badRequest ? detail || problem.error.err : problem.error.err,
+    });
+  };
+  // A script's variables are checked on the Variables tab (envVarIssues), not here.
+  const script = form.Config.script;
+  report(backendConfigProblem(script ? { script: { ...script, EnvVars: [] } } : form.Config), "Config");
+  const aclScript = form.AclConfig.script;
+  const acl = aclScript ? { ...form.AclConfig, script: { ...aclScript, EnvVars: {} } } : form.AclConfig;
+  if (type !== "allowlist") report(aclConfigProblem(type, acl), "AclConfig");
+});
+
 /** The form's schema (see the module documentation). */
 export const UpdateKnocFormSchema = z
   .object({
     agentId: IdSchema,
-    form: KnocSettingsFormSchema,
+    form: SettingsSchema,
     options: KnocOptionsFormSchema.omit({ MaximumGrantDuration: true }).extend({ MaxMinutes: MinutesSchema }),
-    envVars: z.array(EnvVarRowSchema),
+    envVars: z
+      .array(EnvVarRowSchema)
+      .superRefine((rows, ctx) => envVarIssues(rows).forEach((issue) => ctx.addIssue({ code: "custom", ...issue }))),
     userIds: z.array(IdSchema),
     groupIds: z.array(IdSchema),
   })
   .superRefine((value, ctx) => {
-    const type = backendTypeOf(value.form.Config);
-    const report = (problem: ConfigProblem | null, root: string): void => {
-      if (!problem) return;
-      const [path = "", detail = ""] = (problem.Extra ?? "").split(": ");
-      // A rule without a field (ipset: one set name at least) is shown on the type's first field.
-      const first = configFields(BACKEND_DESCRIPTORS[type][root === "Config" ? "backendSchema" : "aclSchema"], [])[0];
-      const at = path.startsWith("Config.")
-        ? [root, ...path.slice("Config.".length).split(".")]
-        : [root, type, ...(first ? [first.name] : [])];
-      ctx.addIssue({
-        code: "custom",
-        path: ["form", ...at],
-        message: problem.error === Errors.badRequest ? detail || problem.error.err : problem.error.err,
-      });
-    };
-    // A script's variables are checked on the Variables tab (envVarIssues), not here.
-    const script = value.form.Config.script;
-    report(backendConfigProblem(script ? { script: { ...script, EnvVars: [] } } : value.form.Config), "Config");
-    const aclScript = value.form.AclConfig.script;
-    const acl = aclScript ? { ...value.form.AclConfig, script: { ...aclScript, EnvVars: {} } } : value.form.AclConfig;
-    if (type !== "allowlist") report(aclConfigProblem(type, acl), "AclConfig");
-    if (BACKEND_DESCRIPTORS[type].agentless === false && value.agentId === NONE_ID)
+    if (!BACKEND_DESCRIPTORS[backendTypeOf(value.form.Config)].agentless && value.agentId === NONE_ID)
       ctx.addIssue({ code: "custom", path: ["agentId"], message: "required" });
-    envVarIssues(value.envVars).forEach((issue) => ctx.addIssue({ code: "custom", ...issue }));
   });
 
 /** The form's values as edited. */
@@ -95,7 +103,7 @@ export type UpdateKnocOutput = z.output<typeof UpdateKnocFormSchema>;
 /**
  * §5 "Environment variables in wizard and update": a name needs a value and a value a name (a
  * stored sealed value counts), names valid (not reserved, no '=') and unique; rows blank in both
- * are dropped.
+ * are dropped. Paths are `[row, field]`.
  */
 export function envVarIssues(
   rows: readonly { Name?: string; Value?: string; Recorded?: boolean }[],
@@ -106,12 +114,12 @@ export function envVarIssues(
     const name = (row.Name ?? "").trim();
     const value = row.Value ?? "";
     if (name === "" && value === "") return;
-    if (name === "") return void issues.push({ path: ["envVars", i, "Name"], message: Errors.emptyEnvVarName.err });
+    if (name === "") return void issues.push({ path: [i, "Name"], message: Errors.emptyEnvVarName.err });
     const problem = envVarNameProblem(name, `envVars.${i}`);
-    if (problem) return void issues.push({ path: ["envVars", i, "Name"], message: problem.error.err });
-    if (seen.has(name)) issues.push({ path: ["envVars", i, "Name"], message: Errors.repeatedEnvVarNames.err });
+    if (problem) return void issues.push({ path: [i, "Name"], message: problem.error.err });
+    if (seen.has(name)) issues.push({ path: [i, "Name"], message: Errors.repeatedEnvVarNames.err });
     seen.add(name);
-    if (value === "" && !row.Recorded) issues.push({ path: ["envVars", i, "Value"], message: "required" });
+    if (value === "" && !row.Recorded) issues.push({ path: [i, "Value"], message: "required" });
   });
   return issues;
 }
