@@ -207,6 +207,35 @@ describe.skipIf(!chromiumAvailable)("admin Knocs pages in Chromium", () => {
     await expect.poll(() => pathOf(page)).toBe(`/admin/knocs/${ids["Vendor portal"]}/update`);
   });
 
+  it("shows a Passive+ Knoc's EDL check, and edits it through its hidden firewall child", async () => {
+    await createKnoc("Palo EDL", "APPLICATION", {
+      agentId,
+      form: {
+        Name: "palo",
+        Config: { panos: { Hostname: "fw.example", ApiKey: "secret-key", VSys: "vsys1" } },
+        AclConfig: { panos: { EDLName: "postern_edl", GroupName: "postern", URL: "https://postern.example/list" } },
+      },
+      knocOptionsForm: options("Palo EDL"),
+      apiKeyOption: "none",
+      allowlistAccessIpRestrictionForm: { AllowedFrom: [{ Prefix: "198.51.100.10/32", Note: "firewall" }] },
+    });
+    const parent = await stack.admin.ok<{ Children: string[] }>("GET", `/api/admin/knocs/${ids["Palo EDL"]}`);
+    const child = parent.Children[0]!;
+    await page.goto(`${suite.url()}/admin/knocs?viewKnocId=${ids["Palo EDL"]}`);
+    const dialog = parts().dialog("Palo EDL");
+    await expectVisible(dialog.getByText("Application (passive+)"));
+    expect(await dialog.getByTestId("knoc-check-0").textContent()).toMatch(/^curl '?http/);
+    await expectVisible(dialog.getByTestId("knoc-check-edl"));
+    expect(await dialog.getByTestId("knoc-check-edl").textContent()).toBe(
+      "request system external-list show type ip name postern_edl",
+    );
+    await dialog.getByRole("link", { name: "Edit" }).click();
+    await expect.poll(() => pathOf(page)).toBe(`/admin/knocs/${child}/update`);
+    await expectVisible(page.getByLabel("External dynamic list name"));
+    expect(await page.getByLabel(/^Name/).inputValue()).toBe("palo");
+    expect(await page.getByLabel("API key").getAttribute("placeholder")).toBe("RECORDED");
+  });
+
   it("updates a Knoc: tabs without Variables for Linux, the §5 messages on their tab, then didUpdate's confirmation", async () => {
     await openList();
     await page.getByRole("button", { name: "Actions for SSH bastion" }).click();
@@ -318,7 +347,7 @@ describe.skipIf(!chromiumAvailable)("admin Knocs pages in Chromium", () => {
     await page.getByRole("button", { name: "Save" }).click();
     const error = page.getByRole("alertdialog", { name: "Error" });
     await expectVisible(error);
-    expect(await error.getByTestId("error-text").textContent()).not.toBe("");
+    expect(await error.getByTestId("error-text").textContent()).toMatch(/^Not found/);
     await error.getByRole("button", { name: "Close" }).click();
     expect(pathOf(page)).toBe(`/admin/knocs/${doomed}/update`);
   });

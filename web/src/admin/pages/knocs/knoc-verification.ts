@@ -12,9 +12,8 @@
  *   reads it); passive+ also the PAN-OS command showing the External Dynamic List.
  * - APPLICATION active: the vendor's own command where it has one (FortiGate CLI, AWS CLI, Azure CLI).
  */
-import { NONE_ID } from "@postern/shared";
+import { NONE_ID, backendTypeOf } from "@postern/shared";
 import type { Knoc } from "@postern/shared";
-import { knocTypeOf } from "./knoc-labels.ts";
 
 /** The folder of knocproxy ACL files on the agent (the agent's default `knocproxyDir`). */
 export const KNOCPROXY_DIR = "/etc/haproxy/postern";
@@ -52,7 +51,7 @@ function runtimeApi(command: string, protocol: "unix" | "tcp", address: string):
 
 /** The check of a Knoc and its commands (see the module documentation). */
 export function verificationOf(knoc: Knoc): Verification {
-  const type = knocTypeOf(knoc);
+  const type = backendTypeOf(knoc.BackendConfig);
   const acl = knoc.AclConfig;
   switch (type) {
     case "ipset": {
