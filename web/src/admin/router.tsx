@@ -92,7 +92,20 @@ const agentsRoute = consolePage(
   page(async () => (await import("./pages/AgentsPage.tsx")).AgentsPage),
 );
 const pending = (what: PendingScreen) => page(async () => (await import("./pages/PendingPage.tsx")).pendingPage(what));
-const knocsRoute = consolePage("/admin/knocs", pending("knocs"));
+/** Search parameters of the Knocs list (admin-console §2): `didUpdate` after an update, `viewKnocId` to open a detail. */
+export interface KnocsSearch {
+  didUpdate?: boolean;
+  viewKnocId?: string;
+}
+const knocsRoute = createRoute({
+  getParentRoute: () => consoleRoute,
+  path: "/admin/knocs",
+  validateSearch: (search: Record<string, unknown>): KnocsSearch => ({
+    ...(search.didUpdate === true || search.didUpdate === "true" ? { didUpdate: true } : {}),
+    ...(typeof search.viewKnocId === "string" && search.viewKnocId !== "" ? { viewKnocId: search.viewKnocId } : {}),
+  }),
+  component: page(async () => (await import("./pages/knocs/KnocsPage.tsx")).KnocsPage),
+});
 const knocsNewRoute = consolePage("/admin/knocs/new", pending("knocsNew"));
 const wizardRoute = createRoute({
   getParentRoute: () => consoleRoute,
@@ -103,7 +116,10 @@ const wizardRoute = createRoute({
   },
   component: pending("wizard"),
 });
-const knocUpdateRoute = consolePage("/admin/knocs/$knocId/update", pending("knocUpdate"));
+const knocUpdateRoute = consolePage(
+  "/admin/knocs/$knocId/update",
+  page(async () => (await import("./pages/knocs/UpdateKnocPage.tsx")).UpdateKnocPage),
+);
 const backendsRoute = consolePage(
   "/admin/backends",
   page(async () => (await import("./pages/backends/BackendsPage.tsx")).BackendsPage),

@@ -49,9 +49,37 @@ const FIELD_LABELS: Record<string, MessageDescriptor> = {
   EnvVars: msg`Environment variables`,
 };
 
+/** Labels of the ACL fields of each type (admin-console §3 table, "ACL fields"), where they differ from the backend's. */
+const ACL_FIELD_LABELS: Record<string, MessageDescriptor> = {
+  ID: msg`HAProxy ACL ID`,
+  Name: msg`ACL name`,
+  V4SetName: msg`IPv4 set name`,
+  V6SetName: msg`IPv6 set name`,
+  Table: msg`nftables table`,
+  EDLName: msg`External dynamic list name`,
+  GroupName: msg`Address group`,
+  GroupNameV6: msg`IPv6 address group`,
+  SerialNumber: msg`Serial number`,
+  URL: msg`Allowlist URL for the firewall`,
+  GroupUUID: msg`Network group UUID`,
+  GroupReference: msg`Network group reference`,
+  NsgDirection: msg`NSG rule direction`,
+  NsgName: msg`Network security group`,
+  NsgPort: msg`Port`,
+  ResourceGroup: msg`Resource group`,
+  SecurityGroupId: msg`Security group ID`,
+  Port: msg`Port`,
+};
+
 /** The console's name of a backend type. */
 export function backendTypeLabel(i18n: I18n, type: BackendType): string {
   return i18n._(TYPE_LABELS[type]);
+}
+
+/** The label of an ACL (Knoc) configuration field; a field shared with backends takes the backend's label. */
+export function aclFieldLabel(i18n: I18n, name: string): string {
+  const label = ACL_FIELD_LABELS[name];
+  return label ? i18n._(label) : configFieldLabel(i18n, name);
 }
 
 /** The label of a configuration field (the wire name when the console has none). */

@@ -10,10 +10,8 @@ import { msg } from "@lingui/core/macro";
 import { PageHeader } from "../components/PageHeader.tsx";
 
 const TITLES = {
-  knocs: msg`Knocs`,
   knocsNew: msg`New Knoc`,
   wizard: msg`New Knoc`,
-  knocUpdate: msg`Update Knoc`,
   settings: msg`Settings`,
 } satisfies Record<string, MessageDescriptor>;
 
