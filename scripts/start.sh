@@ -4,7 +4,8 @@
 # admin, a demo user and the local agent, printing how to sign in. Ctrl-C stops both by PID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+# POSTERN_SKIP_SETUP=1: set-up already done (the tests run this script beside others using web/dist).
+[ "${POSTERN_SKIP_SETUP:-}" = 1 ] || bash scripts/setup.sh
 source scripts/node-env.sh
 
 export POSTERN_DATA_DIR="${POSTERN_DATA_DIR:-$PWD/data}"
@@ -40,11 +41,19 @@ if [ ! -f "$agent_config" ]; then
   printf '%s\n' "$user_password" | postern user create --username demo --name "Demo User" --password-stdin >/dev/null
   token="$(postern agent create local --json --server-url "$url" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).Token))')"
   node agent/src/main.ts enrol --server "$url" --token "$token" --config "$agent_config" >/dev/null
+  # The demo Knocs: an allowlist that needs no root, and as root a Linux Knoc on an ipset set made here.
+  linux=()
+  if [ "$(id -u)" = 0 ] && command -v ipset >/dev/null && ipset create postern-demo hash:ip family inet timeout 0 -exist; then
+    linux=(--linux)
+  fi
+  demo="$(printf '%s\n' "$admin_password" | node scripts/lib/first-run-demo.ts --server "$url" --admin admin "${linux[@]}")"
   cat >"$first_run_file" <<TXT
 Postern is running at $url
 
   User portal:    $url/        sign in as  demo  /  $user_password
   Admin console:  $url/admin   sign in as  admin /  $admin_password
+
+$demo
 
 A local agent named "local" is enrolled ($agent_config).
 These first-run credentials are kept in $first_run_file (mode 0600).

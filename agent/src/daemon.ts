@@ -154,6 +154,8 @@ export async function startAgent(options: StartAgentOptions): Promise<RunningAge
       options.signal?.removeEventListener("abort", onOuterAbort);
       await connection.done;
       await enforcer.stop();
+      // Drivers hold processes and pending writes (the ipset shell, HAProxy's ACL file): end them by PID and flush.
+      if (backends instanceof DriverSet) await backends.close();
       logger.info("agent stopped");
     })();
     return stopping;
