@@ -1,6 +1,6 @@
 /**
- * The admin routes whose screens are not built yet (issue #9: Knocs and the wizards, ACLs,
- * settings): the route exists, is guarded and titled,
+ * The admin routes whose screens are not built yet (issue #9: Knocs and the wizards, ACLs):
+ * the route exists, is guarded and titled,
  * and says that the screen is still to come and the admin API serves it meanwhile.
  */
 import type { ComponentType } from "react";
@@ -15,7 +15,6 @@ const TITLES = {
   wizard: msg`New Knoc`,
   knocUpdate: msg`Update Knoc`,
   acls: msg`ACLs`,
-  settings: msg`Settings`,
 } satisfies Record<string, MessageDescriptor>;
 
 /** The screens still to come. */
