@@ -5,21 +5,34 @@
  * A key the server refuses (malformed, untrusted signature, expired) opens the error dialog.
  */
 import { Trans, useLingui } from "@lingui/react/macro";
+import type { UseMutationResult } from "@tanstack/react-query";
 import { InstallLicenseRequestSchema } from "@postern/shared";
+import type { InstallLicenseRequest, LicenseStatus } from "@postern/shared";
 import { FormField } from "../../../ui/kit/FormField.tsx";
-import { useInstallLicense } from "../../queries/license.ts";
 import { fieldError, useSectionFrame, useSettingsForm } from "./settings-form.ts";
 import { SettingsSection } from "./SettingsSection.tsx";
 
 const EMPTY = { License: "" };
 
-/** The key form; `title` names the section (installing or replacing the licence). */
-export function LicenseKeyForm({ title, onInstalled }: { title: string; onInstalled?: () => void }) {
+/** Props of LicenseKeyForm. */
+export interface LicenseKeyFormProps {
+  /** Names the section (installing or replacing the licence). */
+  title: string;
+  /**
+   * The install mutation (useInstallLicense), held by the licence section: the form goes away
+   * once the licence is installed, and the success toast must still follow.
+   */
+  install: UseMutationResult<LicenseStatus, Error, InstallLicenseRequest>;
+  onInstalled?: () => void;
+}
+
+/** The key form. */
+export function LicenseKeyForm({ title, install, onInstalled }: LicenseKeyFormProps) {
   const { t, i18n } = useLingui();
   const form = useSettingsForm(InstallLicenseRequestSchema, EMPTY);
   const frame = useSectionFrame(
     form,
-    useInstallLicense(),
+    install,
     (v) => v,
     t`License installed`,
     () => {

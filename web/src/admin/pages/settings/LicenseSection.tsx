@@ -14,9 +14,11 @@ import { Dialog } from "../../../ui/kit/Dialog.tsx";
 import { useToast } from "../../../ui/kit/Toasts.tsx";
 import { daysUntil } from "../../../ui/lib/format.ts";
 import { useShowError } from "../../components/ErrorDialog.tsx";
-import { licenseQueries } from "../../queries/license.ts";
+import { licenseQueries, useInstallLicense } from "../../queries/license.ts";
 import { statusQueries } from "../../queries/status.ts";
+import { adminErrorText } from "../../lib/errors.ts";
 import { LicenseKeyForm } from "./LicenseKeyForm.tsx";
+import type { LicenseKeyFormProps } from "./LicenseKeyForm.tsx";
 import { SectionHeading } from "./SettingsSection.tsx";
 
 /** One term of the summary or the dialog. */
@@ -94,7 +96,7 @@ function LicenseDetails({ license, onClose }: { license: LicenseStatus; onClose:
 }
 
 /** The summary of an installed licence. */
-function LicenseSummary({ license }: { license: LicenseStatus }) {
+function LicenseSummary({ license, install }: { license: LicenseStatus; install: LicenseKeyFormProps["install"] }) {
   const { t } = useLingui();
   const status = useQuery(statusQueries.header());
   const [open, setOpen] = useState<"none" | "details" | "replace">("none");
@@ -131,21 +133,28 @@ function LicenseSummary({ license }: { license: LicenseStatus }) {
         </div>
       </section>
       {open === "replace" || license.State === "expired" ? (
-        <LicenseKeyForm title={t`New license key`} onInstalled={() => setOpen("none")} />
+        <LicenseKeyForm title={t`New license key`} install={install} onInstalled={() => setOpen("none")} />
       ) : null}
       {open === "details" ? <LicenseDetails license={license} onClose={() => setOpen("none")} /> : null}
     </>
   );
 }
 
-/** The licence section: the key form or the summary. */
+/** The licence section: the key form or the summary (or why the status cannot be read). */
 export function LicenseSection() {
-  const { t } = useLingui();
+  const { t, i18n } = useLingui();
   const license = useQuery(licenseQueries.status());
+  const install = useInstallLicense();
+  if (license.error)
+    return (
+      <p role="alert" data-testid="settings-license-error" className="text-sm text-red-700 dark:text-red-300">
+        {adminErrorText(i18n, license.error)}
+      </p>
+    );
   if (license.data === undefined) return null;
   return license.data.State === "unlicensed" ? (
-    <LicenseKeyForm title={t`License`} />
+    <LicenseKeyForm title={t`License`} install={install} />
   ) : (
-    <LicenseSummary license={license.data} />
+    <LicenseSummary license={license.data} install={install} />
   );
 }

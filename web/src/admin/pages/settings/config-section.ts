@@ -16,20 +16,25 @@ export const KioskSchema = ConfigSettingsSchema.pick({ KioskSessionDuration: tru
 export const LoggingSchema = ConfigSettingsSchema.pick({ DebugMode: true, GELFListenerURL: true }).required();
 
 /**
- * A port list as typed: numbers separated by commas or spaces; anything that is not a whole number
- * reads as 0, which the shared rule refuses ("must be 1 to 65535").
+ * A port list as typed: numbers separated by commas or spaces, checked by the shared rule
+ * (DiscoveryPortsSchema) whose first message is the field's; anything that is not a whole number
+ * reads as 0, which the rule refuses ("must be 1 to 65535").
  */
-const portList = z.string().transform((text) =>
-  text
+const portList = z.string().transform((text, ctx) => {
+  const ports = text
     .split(/[\s,]+/)
     .filter((part) => part !== "")
-    .map((part) => (/^\d{1,5}$/.test(part) ? Number(part) : 0)),
-);
+    .map((part) => (/^\d{1,5}$/.test(part) ? Number(part) : 0));
+  const checked = DiscoveryPortsSchema.safeParse(ports);
+  if (checked.success) return checked.data;
+  ctx.addIssue({ code: "custom", message: checked.error.issues[0]?.message ?? "must be 1 to 65535" });
+  return z.NEVER;
+});
 
 /** Additional client IP addresses: on or off and the discovery ports, edited as text. */
 export const AdditionalIpsSchema = z.object({
   AdditionalClientIPs: z.boolean(),
-  AdditionalClientIPPorts: portList.pipe(DiscoveryPortsSchema),
+  AdditionalClientIPPorts: portList,
 });
 /** The additional client IP addresses form's values (the ports as text). */
 export type AdditionalIpsValues = z.input<typeof AdditionalIpsSchema>;
