@@ -324,6 +324,28 @@ describe.skipIf(!chromiumAvailable)("admin settings page in Chromium", () => {
     expect(await section("ldap").getByLabel("Use StartTLS").isChecked()).toBe(true);
   });
 
+  it("LDAP: a CA certificate is uploaded (the server refuses one that is not), kept, and removed", async () => {
+    const s = section("ldap");
+    const upload = s.getByLabel("Upload LDAP CA certificate");
+    await upload.setInputFiles({ name: "ca.pem", mimeType: "application/x-pem-file", buffer: Buffer.from("junk") });
+    await expectVisible(s.getByText("New file chosen"));
+    await save(s).click();
+    const error = page.getByRole("alertdialog", { name: "Error" });
+    await expectVisible(error);
+    expect(await error.getByTestId("error-text").textContent()).toContain("LDAPCACertificate");
+    await error.getByRole("button", { name: "Close" }).click();
+    const { Cert } = await stack.admin.ok<{ Cert: string }>("POST", "/api/admin/settings/generateAdminSamlKeyCert");
+    await upload.setInputFiles({ name: "ca.pem", mimeType: "application/x-pem-file", buffer: Buffer.from(Cert) });
+    await saved(s, "Authentication updated");
+    expect(await s.getAttribute("data-dirty")).toBeNull();
+    await expectVisible(s.getByText("Stored"));
+    expect((await authentication()).LDAPCACertificateSet).toBe(true);
+    await s.getByLabel("Remove LDAP CA certificate").check();
+    await saved(s, "Authentication updated");
+    expect((await authentication()).LDAPCACertificateSet).toBe(false);
+    await expect.poll(() => s.getByLabel("Remove LDAP CA certificate").count()).toBe(0);
+  });
+
   it("speaks German", async () => {
     const german = await suite.signedIn({ locale: "de-DE", colorScheme: "dark" });
     await german.goto(suite.url() + "/admin/settings");

@@ -35,10 +35,7 @@ export function LicenseKeyForm({ title, install, onInstalled }: LicenseKeyFormPr
     install,
     (v) => v,
     t`License installed`,
-    () => {
-      form.reset(EMPTY);
-      onInstalled?.();
-    },
+    () => onInstalled?.(),
   );
   return (
     <SettingsSection

@@ -5,8 +5,9 @@
  * values. Uploaded files start empty (empty keeps the stored file) with their Remove flags off.
  */
 import { AuthenticationUpdateSchema } from "@postern/shared";
-import type { AuthenticationSettings } from "@postern/shared";
-import type { z } from "zod";
+import { z } from "zod";
+import type { AuthenticationSettings, AuthenticationUpdate } from "@postern/shared";
+import { uploadValue } from "./settings-form.ts";
 
 /** The SAML tab: for users and (Admin prefix) admins, metadata URL or file, key and certificate; PublicURL. */
 export const SamlSchema = AuthenticationUpdateSchema.pick({
@@ -29,12 +30,15 @@ export const SamlSchema = AuthenticationUpdateSchema.pick({
 /** The SAML tab's values. */
 export type SamlValues = z.input<typeof SamlSchema>;
 
-/** The LDAP tab: the directory's URL and its TLS options. */
+/** The LDAP tab: the directory's URL, its TLS options and CA certificate (chosen file or Remove). */
 export const LdapSchema = AuthenticationUpdateSchema.pick({
   LDAPURL: true,
   LDAPStartTLS: true,
   LDAPSkipVerifyTLS: true,
-}).required();
+  LDAPCACertificate: true,
+})
+  .required()
+  .extend({ RemoveLDAPCACertificate: z.boolean() });
 /** The LDAP tab's values. */
 export type LdapValues = z.input<typeof LdapSchema>;
 
@@ -61,5 +65,18 @@ export function storedSaml(s: AuthenticationSettings): SamlValues {
 
 /** The stored values of the LDAP tab. */
 export function storedLdap(s: AuthenticationSettings): LdapValues {
-  return { LDAPURL: s.LDAPURL, LDAPStartTLS: s.LDAPStartTLS, LDAPSkipVerifyTLS: s.LDAPSkipVerifyTLS };
+  return {
+    LDAPURL: s.LDAPURL,
+    LDAPStartTLS: s.LDAPStartTLS,
+    LDAPSkipVerifyTLS: s.LDAPSkipVerifyTLS,
+    LDAPCACertificate: "",
+    RemoveLDAPCACertificate: false,
+  };
+}
+
+/** The authentication body of the LDAP tab's values: the CA certificate only when chosen or removed. */
+export function ldapBody(values: z.output<typeof LdapSchema>): AuthenticationUpdate {
+  const { LDAPCACertificate, RemoveLDAPCACertificate, ...rest } = values;
+  const ca = uploadValue(LDAPCACertificate, RemoveLDAPCACertificate);
+  return ca === undefined ? rest : { ...rest, LDAPCACertificate: ca };
 }

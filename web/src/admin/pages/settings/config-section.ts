@@ -6,14 +6,24 @@
  */
 import { z } from "zod";
 import { ConfigSettingsSchema, DiscoveryPortsSchema } from "@postern/shared";
-import type { GeneralSettings } from "@postern/shared";
+import type { ConfigSettings, GeneralSettings } from "@postern/shared";
+import { uploadValue } from "./settings-form.ts";
 
 /** IP discovery: on or off and the discovery URL (http or https, or none). */
 export const IpDiscoverySchema = ConfigSettingsSchema.pick({ DiscoverIP: true, DiscoverIPURL: true }).required();
 /** Kiosk: the kiosk session duration in minutes, 5–120. */
 export const KioskSchema = ConfigSettingsSchema.pick({ KioskSessionDuration: true }).required();
-/** Logging: debug mode and the GELF listener URL (udp, tcp or tls, or none). */
-export const LoggingSchema = ConfigSettingsSchema.pick({ DebugMode: true, GELFListenerURL: true }).required();
+/**
+ * Logging: debug mode, the GELF listener URL (udp, tcp or tls, or none) and the CA certificate of a
+ * tls:// listener (a PEM file chosen, "" keeps the stored one) with its Remove flag.
+ */
+export const LoggingSchema = ConfigSettingsSchema.pick({
+  DebugMode: true,
+  GELFListenerURL: true,
+  GELFCACertificate: true,
+})
+  .required()
+  .extend({ RemoveGELFCACertificate: z.boolean() });
 
 /**
  * A port list as typed: numbers separated by commas or spaces, checked by the shared rule
@@ -30,6 +40,13 @@ const portList = z.string().transform((text, ctx) => {
   ctx.addIssue({ code: "custom", message: checked.error.issues[0]?.message ?? "must be 1 to 65535" });
   return z.NEVER;
 });
+
+/** The config body of the logging form's values: the CA certificate only when chosen or removed. */
+export function loggingBody(values: z.output<typeof LoggingSchema>): ConfigSettings {
+  const { GELFCACertificate, RemoveGELFCACertificate, ...rest } = values;
+  const ca = uploadValue(GELFCACertificate, RemoveGELFCACertificate);
+  return ca === undefined ? rest : { ...rest, GELFCACertificate: ca };
+}
 
 /** Additional client IP addresses: on or off and the discovery ports, edited as text. */
 export const AdditionalIpsSchema = z.object({
@@ -49,6 +66,8 @@ export const storedConfig = {
   logging: (s: GeneralSettings): z.input<typeof LoggingSchema> => ({
     DebugMode: s.DebugMode,
     GELFListenerURL: s.GELFListenerURL,
+    GELFCACertificate: "",
+    RemoveGELFCACertificate: false,
   }),
   additionalIps: (s: GeneralSettings): AdditionalIpsValues => ({
     AdditionalClientIPs: s.AdditionalClientIPs,

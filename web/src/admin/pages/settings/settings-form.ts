@@ -62,8 +62,8 @@ export interface SectionFrameProps {
 
 /**
  * The frame props of a section whose valid values are written by `mutation` as `toBody(values)`;
- * success toasts `success` (the form then follows the settings read again), failure opens the
- * error dialog and keeps the admin's values.
+ * success toasts `success` and leaves the form clean on the settings read again; failure opens
+ * the error dialog and keeps the admin's values.
  */
 export function useSectionFrame<I extends FieldValues, O, B, R>(
   form: UseFormReturn<I, unknown, O>,
@@ -77,6 +77,24 @@ export function useSectionFrame<I extends FieldValues, O, B, R>(
     dirty: form.formState.isDirty,
     busy: mutation.isPending,
     onCancel: () => form.reset(),
-    onSubmit: form.handleSubmit((values) => mutation.mutate(toBody(values), feedback<R>(success, done))),
+    onSubmit: form.handleSubmit((values) =>
+      mutation.mutate(
+        toBody(values),
+        feedback<R>(success, (result) => {
+          // Clean again even when the stored values read back unchanged (an uploaded file is never read back).
+          form.reset();
+          done(result);
+        }),
+      ),
+    ),
   };
+}
+
+/**
+ * What an upload field sends: "" to remove the stored file, the chosen file's contents, or nothing
+ * (undefined: the stored file stays).
+ */
+export function uploadValue(file: string, remove: boolean): string | undefined {
+  if (remove) return "";
+  return file === "" ? undefined : file;
 }
