@@ -8,6 +8,7 @@ import { useState } from "react";
 import type { DragEvent, Ref } from "react";
 import { Trans, useLingui } from "@lingui/react/macro";
 import { Button } from "../../../ui/kit/Button.tsx";
+import { FilePicker } from "./FilePicker.tsx";
 
 /** Props: the visible label, the value (data: URL or ""), its change, the error text, the preview backdrop. */
 export interface LogoFieldProps {
@@ -78,21 +79,13 @@ export function LogoField({ label, value, onChange, error, backdrop, inputRef, t
             <Trans>Drop a PNG or JPEG file here, or choose one.</Trans>
           </span>
           <div className="flex flex-wrap gap-2">
-            <label className="inline-flex cursor-pointer items-center rounded-md px-3 py-2 text-sm font-semibold text-slate-800 ring-1 ring-inset ring-slate-300 focus-within:ring-2 focus-within:ring-accent-600 hover:bg-slate-50 dark:text-slate-100 dark:ring-slate-600 dark:hover:bg-slate-800">
-              <Trans>Choose file</Trans>
-              <input
-                ref={inputRef}
-                type="file"
-                accept="image/png,image/jpeg"
-                aria-label={label}
-                aria-invalid={error ? true : undefined}
-                className="sr-only"
-                onChange={(event) => {
-                  take(event.target.files?.[0]);
-                  event.target.value = "";
-                }}
-              />
-            </label>
+            <FilePicker
+              ariaLabel={label}
+              accept="image/png,image/jpeg"
+              inputRef={inputRef}
+              invalid={error !== undefined}
+              onFile={take}
+            />
             {value ? (
               <Button onClick={() => onChange("")} aria-label={t`Remove ${label}`}>
                 <Trans>Remove</Trans>

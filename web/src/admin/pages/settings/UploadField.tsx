@@ -7,6 +7,7 @@
 import type { Ref } from "react";
 import { Trans, useLingui } from "@lingui/react/macro";
 import { CheckField } from "../../../ui/kit/FormField.tsx";
+import { FilePicker } from "./FilePicker.tsx";
 
 /** Props of UploadField. */
 export interface UploadFieldProps {
@@ -31,17 +32,7 @@ export function UploadField({ label, stored, accept, chosen, onFile, remove }: U
       <div className="mb-1 text-sm font-medium text-slate-700 dark:text-slate-200">{label}</div>
       <div className="flex flex-wrap items-center gap-3 text-sm text-slate-700 dark:text-slate-300">
         <span>{chosen ? <Trans>New file chosen</Trans> : stored ? <Trans>Stored</Trans> : <Trans>None</Trans>}</span>
-        <input
-          key={chosen ? "chosen" : "empty"}
-          type="file"
-          accept={accept}
-          aria-label={t`Upload ${label}`}
-          className="text-sm file:mr-2 file:rounded-md file:border-0 file:bg-slate-100 file:px-3 file:py-1.5 file:font-semibold file:text-slate-800 dark:file:bg-slate-800 dark:file:text-slate-100"
-          onChange={(event) => {
-            const file = event.target.files?.[0];
-            if (file) void file.text().then(onFile);
-          }}
-        />
+        <FilePicker ariaLabel={t`Upload ${label}`} accept={accept} onFile={(file) => void file.text().then(onFile)} />
         {stored ? <CheckField label={t`Remove ${label}`} {...remove} /> : null}
       </div>
     </div>
