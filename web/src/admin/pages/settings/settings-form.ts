@@ -19,8 +19,8 @@ import { fieldErrorText } from "../../lib/form-errors.ts";
 import type { FieldErrorLike } from "../../lib/form-errors.ts";
 
 /**
- * A section form on `schema` whose values are `stored` (the section's part of the server's
- * settings, the same object while they do not change).
+ * A section form on `schema` whose values are `stored`, the section's part of the server's
+ * settings (compared by value: a new read with equal values leaves the form as it is).
  */
 export function useSettingsForm<I extends FieldValues, O>(
   schema: z.ZodType<O, I>,
