@@ -148,7 +148,10 @@ const apiKeysRoute = consolePage(
   "/admin/api-keys",
   page(async () => (await import("./pages/ApiKeysPage.tsx")).ApiKeysPage),
 );
-const settingsRoute = consolePage("/admin/settings", pending("settings"));
+const settingsRoute = consolePage(
+  "/admin/settings",
+  page(async () => (await import("./pages/settings/SettingsPage.tsx")).SettingsPage),
+);
 
 /** Any other path (the server sends only /admin and /admin/* here) goes to admin home. */
 const unknownRoute = createRoute({

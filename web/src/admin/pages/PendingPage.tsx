@@ -12,7 +12,6 @@ import { PageHeader } from "../components/PageHeader.tsx";
 const TITLES = {
   knocsNew: msg`New Knoc`,
   wizard: msg`New Knoc`,
-  settings: msg`Settings`,
 } satisfies Record<string, MessageDescriptor>;
 
 /** The screens still to come. */
