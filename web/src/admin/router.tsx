@@ -93,7 +93,10 @@ const agentsRoute = consolePage(
 );
 const pending = (what: PendingScreen) => page(async () => (await import("./pages/PendingPage.tsx")).pendingPage(what));
 const knocsRoute = consolePage("/admin/knocs", pending("knocs"));
-const knocsNewRoute = consolePage("/admin/knocs/new", pending("knocsNew"));
+const knocsNewRoute = consolePage(
+  "/admin/knocs/new",
+  page(async () => (await import("./pages/knocs/ChooserPage.tsx")).ChooserPage),
+);
 const wizardRoute = createRoute({
   getParentRoute: () => consoleRoute,
   path: "/admin/knocs/new/$kind",
@@ -101,7 +104,7 @@ const wizardRoute = createRoute({
     if (!["linux", "application", "proxy", "script"].includes(params.kind))
       throw redirect({ to: "/admin/knocs/new", replace: true });
   },
-  component: pending("wizard"),
+  component: page(async () => (await import("./pages/knocs/wizards/WizardPage.tsx")).WizardPage),
 });
 const knocUpdateRoute = consolePage("/admin/knocs/$knocId/update", pending("knocUpdate"));
 const backendsRoute = consolePage(

@@ -11,8 +11,6 @@ import { PageHeader } from "../components/PageHeader.tsx";
 
 const TITLES = {
   knocs: msg`Knocs`,
-  knocsNew: msg`New Knoc`,
-  wizard: msg`New Knoc`,
   knocUpdate: msg`Update Knoc`,
   acls: msg`ACLs`,
   settings: msg`Settings`,
