@@ -1,11 +1,10 @@
 /**
  * The live card preview beside every wizard step (admin-console §2 "A live card preview shows the Knoc
  * as users see it, a variant for outside the allowed IP range, a note when hidden from users, and a
- * warning when auto-browse is enabled"): the portal's card look (icon, description, URL, Grant), drawn
+ * warning when auto-browse is enabled"): the portal's card look (icon — an image as the portal shows `data:image/…` icons, else the first letter — description, URL, Grant), drawn
  * from the draft as it is typed; the outside-range variant appears once an IP restriction is set.
  */
 import { Trans, useLingui } from "@lingui/react/macro";
-import { AclIcon } from "../../../../portal/components/AclIcon.tsx";
 import type { WizardDraft } from "./wizard-state.ts";
 
 function Card({
@@ -24,7 +23,16 @@ function Card({
       className={`rounded-xl p-4 ring-1 ${outside ? "border border-dashed border-slate-300 bg-slate-50 ring-transparent dark:border-slate-700 dark:bg-slate-900/40" : "bg-white shadow-sm ring-slate-200 dark:bg-slate-900 dark:ring-slate-800"}`}
     >
       <div className="flex items-start gap-3">
-        <AclIcon icon={icon} label={description} />
+        {icon.startsWith("data:image/") ? (
+          <img src={icon} alt="" className="size-10 shrink-0 rounded-lg bg-white object-contain p-1" />
+        ) : (
+          <span
+            aria-hidden="true"
+            className="grid size-10 shrink-0 place-items-center rounded-lg bg-accent-100 font-semibold text-accent-800"
+          >
+            {Array.from(description.trim())[0]?.toUpperCase() ?? "?"}
+          </span>
+        )}
         <div className="min-w-0 flex-1">
           <p className="truncate font-semibold text-slate-900 dark:text-white">{description}</p>
           {url ? <p className="truncate text-xs text-accent-800 dark:text-accent-300">{url}</p> : null}

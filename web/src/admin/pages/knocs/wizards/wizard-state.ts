@@ -8,7 +8,8 @@
  */
 import { atom } from "jotai";
 import { NONE_ID } from "@postern/shared";
-import type { KnocCreate } from "@postern/shared";
+import type { KnocCreate, KnocCreateSchema } from "@postern/shared";
+import type { z } from "zod";
 import { DEFAULT_KNOC_ICON, knocIconUrl } from "../../../lib/knoc-icons.ts";
 import { KIND_NAME, initialAclConfig, initialBackendFields, initialType } from "./wizard-defaults.ts";
 import type { WizardKind } from "./wizard-defaults.ts";
@@ -78,6 +79,11 @@ export const wizardAtom = atom<WizardDraft | undefined>(undefined);
  * operation"). Throws a ZodError if a step's values no longer pass (Next would not have let them).
  */
 export function toCreateBody(draft: WizardDraft): KnocCreate {
+  return toCreateInput(draft) as KnocCreate;
+}
+
+/** The body as sent: parts that keep their server-side defaults are left out. */
+function toCreateInput(draft: WizardDraft): z.input<typeof KnocCreateSchema> {
   const settings = SettingsStepSchema.parse(draft.settings);
   const options = OptionsStepSchema.parse(draft.options);
   const envVars = EnvVarsStepSchema.parse(draft.envVars).rows;
@@ -102,9 +108,10 @@ export function toCreateBody(draft: WizardDraft): KnocCreate {
         apiKey?.apiKeyOption === "new"
           ? { Name: apiKey.apiKeyForm.Name.trim(), AllowedFrom: apiKey.apiKeyForm.AllowedFrom }
           : { Name: "" },
-      allowlistAccessIpRestrictionForm: {
-        AllowedFrom: apiKey?.apiKeyOption === "none" ? apiKey.allowlistAccessIpRestrictionForm.AllowedFrom : [],
-      },
+      // Only with "none": the shared schema refuses an explicit empty list (its default is not checked).
+      ...(apiKey?.apiKeyOption === "none"
+        ? { allowlistAccessIpRestrictionForm: { AllowedFrom: apiKey.allowlistAccessIpRestrictionForm.AllowedFrom } }
+        : {}),
       ...(apiKey?.apiKeyOption === "existing" ? { existingApiKey: apiKey.existingApiKey } : {}),
       envVarsForm: draft.kind === "script" ? envVars : [],
     },
