@@ -81,10 +81,11 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("New Knoc wizards in Chromium
   const currentStep = () => page.getByRole("navigation", { name: "Wizard steps" }).locator('[aria-current="step"]');
   const expectStep = async (label: string) => expect.poll(() => currentStep().textContent()).toContain(label);
   const toast = (text: string) => page.getByTestId("toast").filter({ hasText: text });
-  const aliceGrants = async (aclId: string): Promise<void> => {
+  /** Alice signs in and grants; `status` is where the grant settles (0 Granted, 6 Published for an allowlist). */
+  const aliceGrants = async (aclId: string, status = 0): Promise<void> => {
     await alice.ok("POST", "/api/login", { UserName: "alice", Password: "alice-password", KioskMode: false });
     await alice.ok("POST", "/api/grant", { ACLID: aclId, IPs: [] });
-    expect(await waitFor(async () => (await aclStatus(alice, aclId)).Status === 0, 10_000)).toBe(true);
+    expect(await waitFor(async () => (await aclStatus(alice, aclId)).Status === status, 10_000)).toBe(true);
   };
   const createdId = async (): Promise<string> => {
     await expect.poll(() => pathOf(page)).toBe("/admin/knocs");
@@ -342,7 +343,7 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("New Knoc wizards in Chromium
     await expect.poll(() => pathOf(page)).toBe("/admin/knocs");
 
     const aclId = /allowlists\/([0-9a-f-]{36})\//.exec(url)![1]!;
-    await aliceGrants(aclId);
+    await aliceGrants(aclId, 6);
     const read = await fetch(url, {
       headers: { Authorization: `Basic ${Buffer.from(`edl:${key}`).toString("base64")}` },
     });
@@ -408,10 +409,13 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("New Knoc wizards in Chromium
       await expect
         .poll(() => page.getByRole("navigation", { name: "Wizard steps" }).getByRole("listitem").count())
         .toBe(5);
-      // Only "firewall" reports ipset with command and sudo: chosen by itself.
-      await expect.poll(() => page.getByRole("radio", { name: "Choose firewall" }).isChecked()).toBe(true);
-      expect(await page.getByRole("radio", { name: "Choose edge" }).isDisabled()).toBe(true);
+      // Two running agents find ipset here (edge on the host, firewall in the namespace): none is
+      // chosen by itself and Next waits for a choice; "plain" reports no ipset command.
+      await expectVisible(page.getByRole("radio", { name: "Choose firewall" }));
+      expect(await page.getByRole("button", { name: "Next", exact: true }).isDisabled()).toBe(true);
+      expect(await page.getByRole("radio", { name: "Choose plain" }).isDisabled()).toBe(true);
       await expectVisible(page.getByText("The agent has no ipset command").first());
+      await page.getByRole("radio", { name: "Choose firewall" }).check();
       await next();
       await page.getByLabel(/^Description/).fill("SSH bastion");
       await next();
