@@ -456,6 +456,30 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("New Knoc wizards in Chromium
     await expectAccessible(german, "proxy wizard, German, dark");
   });
 
+  it("shows the server's refusal in the error dialog and stays on the review step", async () => {
+    await page.goto(suite.url() + "/admin/knocs/new");
+    await page.getByRole("button", { name: /^Identity Aware Proxy/ }).click();
+    await expect.poll(() => page.getByRole("radio", { name: "Choose edge" }).isChecked()).toBe(true);
+    await next();
+    await page.getByLabel(/^Description/).fill("Too late");
+    await page.getByLabel(/^ACL ID/).fill("7");
+    await next();
+    await expectStep("Knoc options");
+    await next();
+    await expectStep("Users and groups");
+    await next();
+    await expectStep("Review and submit");
+    // The licence goes away while the admin reviews: the server refuses the creation.
+    stack.server.services.db.delete(licenses).run();
+    await page.getByRole("button", { name: "Create Knoc" }).click();
+    const error = page.getByRole("alertdialog", { name: "Error" });
+    await expectVisible(error);
+    expect(await error.getByTestId("error-text").textContent()).toBe("You do not have a license");
+    await error.getByRole("button", { name: "Close" }).click();
+    await expectStep("Review and submit");
+    expect(pathOf(page)).toBe("/admin/knocs/new/proxy");
+  });
+
   it("shows the licence alert and no steps without a licence", async () => {
     stack.server.services.db.delete(licenses).run();
     const fresh = await suite.signedIn();
