@@ -182,6 +182,17 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("New Knoc wizards in Chromium
     expect(await page.getByLabel("Maximum grant duration (minutes)").inputValue()).toBe("60");
     await next();
     await expectVisible(page.getByText("There are no groups."));
+    // Create a user in place: the list refreshes and the new user can be chosen.
+    await page.getByRole("button", { name: "Create user" }).click();
+    const userForm = page.getByRole("dialog", { name: "Create user" });
+    await userForm.getByLabel(/^Name/).fill("Bob Builder");
+    await userForm.getByLabel(/^Password/).fill("bob-password");
+    await userForm.getByLabel("Confirm password").fill("bob-password");
+    await expectAccessible(page, "proxy wizard, create user in place");
+    await userForm.getByRole("button", { name: "Create" }).click();
+    await expectVisible(toast("User created"));
+    await expectStep("Users and groups");
+    await page.getByRole("checkbox", { name: "Assign to Bob Builder" }).check();
     await page.getByRole("checkbox", { name: "Assign to alice" }).check();
     await expectAccessible(page, "proxy wizard, users step");
     await next();
@@ -200,7 +211,7 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("New Knoc wizards in Chromium
       "GET",
       `/api/admin/knocs/${id}`,
     );
-    expect(knoc).toMatchObject({ Description: "Intranet", MaximumGrantDuration: 3600, UserCount: 1 });
+    expect(knoc).toMatchObject({ Description: "Intranet", MaximumGrantDuration: 3600, UserCount: 2 });
 
     await aliceGrants(id);
     expect(
@@ -209,6 +220,15 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("New Knoc wizards in Chromium
   });
 
   it("creates a Script Knoc whose Sensitive variable reaches the script and is never shown again", async () => {
+    await stack.admin.ok("POST", "/api/admin/groups", {
+      Name: "ops",
+      Type: "local",
+      UserIDs: [
+        (await stack.admin.ok<{ ID: string; UserName: string }[]>("GET", "/api/admin/users")).find(
+          (u) => u.UserName === "alice",
+        )!.ID,
+      ],
+    });
     await page.goto(suite.url() + "/admin/knocs/new");
     await page.getByRole("button", { name: /^Custom script\/API/ }).click();
     await expect.poll(() => pathOf(page)).toBe("/admin/knocs/new/script");
@@ -257,11 +277,14 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("New Knoc wizards in Chromium
     await expectAccessible(page, "script wizard, variables step");
     await next();
     await expectStep("Users and groups");
-    await page.getByRole("checkbox", { name: "Assign to alice" }).check();
+    await expectVisible(page.getByRole("table", { name: "Local groups" }));
+    await page.getByRole("checkbox", { name: "Assign to group ops" }).check();
+    await expectAccessible(page, "script wizard, users and groups step");
     await next();
 
     await expectStep("Review and submit");
     const review = page.getByTestId("review");
+    await expectVisible(review.getByText("ops"));
     await expectVisible(review.getByText("PASSWORD"));
     expect(await review.textContent()).not.toContain("s3cret-value");
     await expectVisible(review.getByText("••••••••"));
@@ -415,6 +438,11 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("New Knoc wizards in Chromium
       expect(await page.getByRole("button", { name: "Next", exact: true }).isDisabled()).toBe(true);
       expect(await page.getByRole("radio", { name: "Choose plain" }).isDisabled()).toBe(true);
       await expectVisible(page.getByText("The agent has no ipset command").first());
+      await page.getByRole("radio", { name: "Choose firewall" }).check();
+      // Back from the first step goes to the chooser; a tile starts afresh.
+      await page.getByRole("button", { name: "Back" }).click();
+      await expect.poll(() => pathOf(page)).toBe("/admin/knocs/new");
+      await page.getByRole("button", { name: /^Linux host\/firewall/ }).click();
       await page.getByRole("radio", { name: "Choose firewall" }).check();
       await next();
       await page.getByLabel(/^Description/).fill("SSH bastion");
