@@ -375,6 +375,51 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("New Knoc wizards in Chromium
     expect((await fetch(url)).status).not.toBe(200);
   });
 
+  it("reuses an existing API key for a second allowlist, and walks an active Knoc past 3.1 to its agent", async () => {
+    await page.goto(suite.url() + "/admin/knocs/new");
+    await page.getByRole("button", { name: /^Firewalls\/Appliances/ }).click();
+    await page.getByLabel(/^Description/).fill("Second EDL");
+    await next();
+    await next();
+    await expectStep("API key");
+    await page.getByRole("radio", { name: "Use an existing API key" }).check();
+    expect(await page.getByRole("button", { name: "Next", exact: true }).isDisabled()).toBe(true);
+    await page.getByRole("radio", { name: "Choose edl-reader" }).check();
+    await next();
+    await expectStep("Users and groups");
+    await next();
+    await expectVisible(page.getByTestId("review").getByText("Existing API key edl-reader"));
+    await page.getByRole("button", { name: "Create Knoc" }).click();
+    const created = page.getByRole("dialog", { name: "Knoc created" });
+    await expectVisible(created.getByTestId("created-allowlist-url"));
+    expect(await created.getByTestId("created-api-key").count()).toBe(0);
+    await created.getByRole("button", { name: "Close" }).click();
+    await expect.poll(() => pathOf(page)).toBe("/admin/knocs");
+    const keys = await stack.admin.ok<{ Name: string; Scopes: string[] }[]>("GET", "/api/admin/api-keys");
+    expect(keys.find((k) => k.Name === "edl-reader")?.Scopes).toHaveLength(2);
+
+    // Active: fortinet by default with its own fields and rules; 3.1 is skipped both ways.
+    await page.goto(suite.url() + "/admin/knocs/new");
+    await page.getByRole("button", { name: /^Firewalls\/Appliances/ }).click();
+    await page.getByRole("radio", { name: /^Active/ }).check();
+    await page.getByLabel(/^Description/).fill("HQ firewall");
+    await page.getByLabel("REST API URL").fill("ftp://fw.example.com");
+    await expectVisible(page.getByRole("link", { name: "FortiGate REST API administrator" }));
+    await next();
+    await expectVisible(page.getByText("URL must be http or https"));
+    await expectVisible(page.getByText("Required").first());
+    await page.getByLabel("REST API URL").fill("https://fw.example.com");
+    await page.getByLabel("API token").fill("token");
+    await page.getByLabel(/^ACL name/).fill("postern_hq");
+    await expectAccessible(page, "application wizard, active settings");
+    await next();
+    await expectStep("Knoc options");
+    await next();
+    await expectStep("Agent");
+    await page.getByRole("button", { name: "Back" }).click();
+    await expectStep("Knoc options");
+  });
+
   describe.skipIf(!linuxReady)("Linux wizard on a real ipset in a network namespace", () => {
     let pair: NetnsPair;
     let http: NetnsHttpServer;
