@@ -13,7 +13,6 @@ import { Shell } from "./components/Shell.tsx";
 import { queryClient } from "./queries/client.ts";
 import { loadAdminSession } from "./queries/status.ts";
 import { LoginPage } from "./pages/LoginPage.tsx";
-import type { PendingScreen } from "./pages/PendingPage.tsx";
 
 /** A page loaded on demand, shown with no fallback while its chunk loads. */
 function page(load: () => Promise<ComponentType>): () => React.JSX.Element {
@@ -91,7 +90,6 @@ const agentsRoute = consolePage(
   "/admin/agents",
   page(async () => (await import("./pages/AgentsPage.tsx")).AgentsPage),
 );
-const pending = (what: PendingScreen) => page(async () => (await import("./pages/PendingPage.tsx")).pendingPage(what));
 /** Search parameters of the Knocs list (admin-console §2): `didUpdate` after an update, `viewKnocId` to open a detail. */
 export interface KnocsSearch {
   didUpdate?: boolean;
@@ -106,7 +104,10 @@ const knocsRoute = createRoute({
   }),
   component: page(async () => (await import("./pages/knocs/KnocsPage.tsx")).KnocsPage),
 });
-const knocsNewRoute = consolePage("/admin/knocs/new", pending("knocsNew"));
+const knocsNewRoute = consolePage(
+  "/admin/knocs/new",
+  page(async () => (await import("./pages/knocs/ChooserPage.tsx")).ChooserPage),
+);
 const wizardRoute = createRoute({
   getParentRoute: () => consoleRoute,
   path: "/admin/knocs/new/$kind",
@@ -114,7 +115,7 @@ const wizardRoute = createRoute({
     if (!["linux", "application", "proxy", "script"].includes(params.kind))
       throw redirect({ to: "/admin/knocs/new", replace: true });
   },
-  component: pending("wizard"),
+  component: page(async () => (await import("./pages/knocs/wizards/WizardPage.tsx")).WizardPage),
 });
 const knocUpdateRoute = consolePage(
   "/admin/knocs/$knocId/update",

@@ -37,12 +37,14 @@ export function LogsPage() {
   const showError = useShowError();
   const clear = useClearLogs();
   useEffect(() => {
+    // Only a changed search goes back to page 1 (on mount nothing changed: a page chosen meanwhile stays).
+    if (typed === search) return;
     const timer = window.setTimeout(() => {
       setSearch(typed);
       setPage(1);
     }, SEARCH_DEBOUNCE_MS);
     return () => window.clearTimeout(timer);
-  }, [typed]);
+  }, [typed, search]);
   const logs = useQuery(logQueries.page(page, search));
   const total = logs.data?.total ?? 0;
   const pageCount = Math.ceil(total / AuditLogLimits.defaultPageSize);

@@ -56,7 +56,8 @@ type UserFormInput = z.input<typeof UserFormSchema>;
 
 const numberOrNull = (v: unknown) => (v === "" || v === null ? null : Number(v));
 
-function UserForm({ user, onClose }: { user: User | undefined; onClose: () => void }) {
+/** The create/edit user dialog (also opened in place by the Knoc wizards' users step). */
+export function UserForm({ user, onClose }: { user: User | undefined; onClose: () => void }) {
   const { t, i18n } = useLingui();
   const feedback = useFeedback();
   const create = useCreateUser();

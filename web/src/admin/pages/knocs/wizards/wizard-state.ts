@@ -1,0 +1,119 @@
+/**
+ * The wizard's UI state in jotai (admin-console §3 "Wizard state": step, agentId, userIds, groupIds,
+ * form, knocOptionsForm, apiKeyOption, apiKeyForm, allowlistAccessIpRestrictionForm, existingApiKey,
+ * envVarsForm). Each step's form values are kept as typed, so Back shows them again; the POST body is
+ * built from them once at submit (`toCreateBody`), through the same step schemas that let Next pass.
+ * The state lives in memory only: it holds secrets (vendor credentials, Sensitive variable values) that
+ * must not reach session storage. Choosing a kind in the chooser resets it (`initialDraft`).
+ */
+import { atom } from "jotai";
+import { NONE_ID } from "@postern/shared";
+import type { KnocCreate, KnocCreateSchema } from "@postern/shared";
+import type { z } from "zod";
+import { DEFAULT_KNOC_ICON, knocIconUrl } from "../../../lib/knoc-icons.ts";
+import { KIND_NAME, initialAclConfig, initialBackendFields, initialType } from "./wizard-defaults.ts";
+import type { WizardKind } from "./wizard-defaults.ts";
+import { ApiKeyStepSchema, EnvVarsStepSchema, OptionsStepSchema, SettingsStepSchema } from "./wizard-schemas.ts";
+import type { ApiKeyStepInput, EnvVarsStepInput, OptionsStepInput, SettingsStepInput } from "./wizard-schemas.ts";
+
+/** Everything a wizard run holds until it is submitted. */
+export interface WizardDraft {
+  kind: WizardKind;
+  /** The current step's id (the wizard's own step list names them). */
+  step: string;
+  agentId: string;
+  userIds: string[];
+  groupIds: string[];
+  settings: SettingsStepInput;
+  /** True once the admin typed a proxy address: the protocol's prefill stops (admin-console §4). */
+  addressTyped: boolean;
+  options: OptionsStepInput;
+  apiKey: ApiKeyStepInput;
+  envVars: EnvVarsStepInput;
+}
+
+/** A fresh draft of `kind`: its first step, no agent, the type's defaults and the §4 prefills. */
+export function initialDraft(kind: WizardKind, firstStep: string): WizardDraft {
+  const type = initialType(kind);
+  return {
+    kind,
+    step: firstStep,
+    agentId: NONE_ID,
+    userIds: [],
+    groupIds: [],
+    settings: {
+      Description: "",
+      URL: "",
+      Category: "Default",
+      Icon: knocIconUrl(DEFAULT_KNOC_ICON),
+      Type: type,
+      ...(kind === "application" ? { ApplicationType: "passive" as const } : {}),
+      Config: { [type]: initialBackendFields(type) },
+      AclConfig: initialAclConfig(type),
+    } as SettingsStepInput,
+    addressTyped: false,
+    options: {
+      ClickToGrant: false,
+      CGNATOpen: false,
+      HideFromUsers: false,
+      AutoBrowseUsers: false,
+      MaximumGrantDuration: "",
+      IpExclusions: { RestrictionType: "none", RfcType: "allow", Ranges: [] },
+      GrantType: { Type: "userIp", Ips: [] },
+    },
+    apiKey: {
+      apiKeyOption: "new",
+      apiKeyForm: { Name: "", AllowedFrom: [{ Prefix: "", Note: "" }] },
+      existingApiKey: "",
+      allowlistAccessIpRestrictionForm: { AllowedFrom: [{ Prefix: "", Note: "" }] },
+    },
+    envVars: { rows: [] },
+  };
+}
+
+/** The current wizard run (undefined before a kind is chosen). */
+export const wizardAtom = atom<WizardDraft | undefined>(undefined);
+
+/**
+ * The POST /api/admin/knocs body of a finished draft (admin-console §7 "Knoc creation is one shared
+ * operation"). Throws a ZodError if a step's values no longer pass (Next would not have let them).
+ */
+export function toCreateBody(draft: WizardDraft): KnocCreate {
+  return toCreateInput(draft) as KnocCreate;
+}
+
+/** The body as sent: parts that keep their server-side defaults are left out. */
+function toCreateInput(draft: WizardDraft): z.input<typeof KnocCreateSchema> {
+  const settings = SettingsStepSchema.parse(draft.settings);
+  const options = OptionsStepSchema.parse(draft.options);
+  const envVars = EnvVarsStepSchema.parse(draft.envVars).rows;
+  const passive = settings.ApplicationType === "passive" || settings.ApplicationType === "passive+";
+  const apiKey = draft.kind === "application" && passive ? ApiKeyStepSchema.parse(draft.apiKey) : undefined;
+  return {
+    Kind: KIND_NAME[draft.kind],
+    WizardState: {
+      agentId: settings.Type === "allowlist" ? NONE_ID : draft.agentId,
+      userIds: draft.userIds,
+      groupIds: draft.groupIds,
+      form: { Name: settings.Description, Config: settings.Config, AclConfig: settings.AclConfig },
+      knocOptionsForm: {
+        Description: settings.Description,
+        URL: settings.URL,
+        Category: settings.Category,
+        Icon: settings.Icon,
+        ...options,
+      },
+      apiKeyOption: apiKey?.apiKeyOption ?? "none",
+      apiKeyForm:
+        apiKey?.apiKeyOption === "new"
+          ? { Name: apiKey.apiKeyForm.Name.trim(), AllowedFrom: apiKey.apiKeyForm.AllowedFrom }
+          : { Name: "" },
+      // Only with "none": the shared schema refuses an explicit empty list (its default is not checked).
+      ...(apiKey?.apiKeyOption === "none"
+        ? { allowlistAccessIpRestrictionForm: { AllowedFrom: apiKey.allowlistAccessIpRestrictionForm.AllowedFrom } }
+        : {}),
+      ...(apiKey?.apiKeyOption === "existing" ? { existingApiKey: apiKey.existingApiKey } : {}),
+      envVarsForm: draft.kind === "script" ? envVars : [],
+    },
+  };
+}
