@@ -14,7 +14,7 @@ import { IdSchema } from "../common.ts";
 import { NONE_ID } from "../limits.ts";
 import { AclConfigSchema, AclWriteSchema } from "./acl.ts";
 import type { Acl } from "./acl.ts";
-import { AllowedFromSchema } from "./api-key.ts";
+import { AllowedFromEntrySchema, AllowedFromSchema, MAX_ALLOWED_FROM } from "./api-key.ts";
 import { BackendConfigSchema } from "./backend.ts";
 import type { KnocKind } from "../knoc-kind.ts";
 
@@ -65,8 +65,10 @@ export const WizardStateSchema = z.object({
   apiKeyForm: z
     .object({ Name: z.string().trim().max(128).default(""), AllowedFrom: AllowedFromSchema.optional() })
     .default({ Name: "" }),
+  // May be empty (the default): it is needed only with apiKeyOption "none", and the server then answers
+  // err.allowlistAccessIpRestrictionFormRequired for an empty list.
   allowlistAccessIpRestrictionForm: z
-    .object({ AllowedFrom: AllowedFromSchema.default([]) })
+    .object({ AllowedFrom: z.array(AllowedFromEntrySchema).max(MAX_ALLOWED_FROM).default([]) })
     .default({ AllowedFrom: [] }),
   existingApiKey: IdSchema.optional(),
   envVarsForm: z.array(KnocEnvVarSchema).max(200).default([]),

@@ -116,7 +116,7 @@ describe.skipIf(!chromiumAvailable)("admin ACLs page in Chromium", () => {
     await expectVisible(form.getByText("ACL name is required"));
     await form.getByLabel("Named ACL").fill("wiki-acl");
     await form.getByRole("button", { name: "Create" }).click();
-    await expectVisible(form.getByText("ACL names may contain only letters, numbers and underscores"));
+    await expectVisible(form.getByText("Only letters, numbers, and underscores are allowed."));
     // Another type starts its own fields afresh.
     await form.getByLabel("Backend").selectOption({ label: "Linux firewall (Linux ipset)" });
     expect(await form.getByLabel("Named ACL").count()).toBe(0);

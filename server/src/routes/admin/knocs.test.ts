@@ -142,6 +142,28 @@ describe("Knoc creation", () => {
       });
       expect(r).toMatchObject({ status: 400, body: { Err: "err.allowlistAccessIpRestrictionFormRequired" } });
       expect(counts()).toEqual(before);
+      // An explicit empty list says the same, and is fine beside an API key (the browser sends it).
+      const explicit = await post({
+        Kind: "APPLICATION",
+        WizardState: {
+          form: { Name: "open-list", Config: { allowlist: {} } },
+          knocOptionsForm: options,
+          apiKeyOption: "none",
+          allowlistAccessIpRestrictionForm: { AllowedFrom: [] },
+        },
+      });
+      expect(explicit).toMatchObject({ status: 400, body: { Err: "err.allowlistAccessIpRestrictionFormRequired" } });
+      const withKey = await post({
+        Kind: "APPLICATION",
+        WizardState: {
+          form: { Name: "keyed-list", Config: { allowlist: {} } },
+          knocOptionsForm: options,
+          apiKeyOption: "new",
+          apiKeyForm: { Name: "keyed-list-key" },
+          allowlistAccessIpRestrictionForm: { AllowedFrom: [] },
+        },
+      });
+      expect(withKey.status).toBe(201);
     });
 
     it("rolls everything back when a late step fails (an unknown user in the assignments)", async () => {

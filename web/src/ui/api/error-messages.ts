@@ -58,7 +58,7 @@ const KNOWN: Record<ErrValue | ClientMessageValue | GrantErrorValue, MessageDesc
   "err.aclIdMustBeNumber": msg`ACL ID must be a number`,
   "err.aclNameRequired": msg`ACL name is required`,
   "err.invalidAclName": msg`Invalid ACL name`,
-  "err.invalidKnocproxyAclName": msg`ACL names may contain only letters, numbers and underscores`,
+  "err.invalidKnocproxyAclName": msg`Only letters, numbers, and underscores are allowed.`,
   "err.ipsetNameRequired": msg`At least one ipset name is required`,
   "err.invalidSession": msg`Invalid session`,
   "Invalid credentials": msg`Invalid credentials`,
