@@ -392,3 +392,13 @@ export const loginThrottle = sqliteTable("login_throttle", {
   windowStart: integer("window_start").notNull(),
   blockedUntil: integer("blocked_until"),
 });
+
+/**
+ * Counters that SQLite triggers raise on every write to a table (migration 0007_change_counters),
+ * whatever the write path: `acls` for the acls table. The status read keeps the ACLs' unchanging
+ * parts ready and checks the counter to know they are still current (services/status.ts).
+ */
+export const changeCounters = sqliteTable("change_counters", {
+  name: text("name").primaryKey(),
+  value: integer("value").notNull().default(0),
+});

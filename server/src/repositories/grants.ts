@@ -11,9 +11,6 @@ import {
   grantAddresses,
   grants,
   grantStatusHistory,
-  groupAcls,
-  groupUsers,
-  userAcls,
   userSessions,
   users,
 } from "../db/schema.ts";
@@ -465,39 +462,4 @@ export function removeGrantAddresses(q: Q, grantId: string, ips: readonly string
   q.delete(grantAddresses)
     .where(and(eq(grantAddresses.grantId, grantId), inArray(grantAddresses.ip, [...ips])))
     .run();
-}
-
-/** One row of a session's status: an assigned ACL with the session's status entry for it (null when none yet). */
-export interface SessionAclRow {
-  acl: typeof acls.$inferSelect;
-  grant: { id: string; status: number; error: string; expiresAt: number | null } | null;
-}
-
-/**
- * Prepares the status read of a session on `db`: every ACL the user reaches (directly or through a
- * group) with the session's status entry, in ONE prepared statement (GET /status is the hottest
- * read). Run it with `{ sessionId, userId }`.
- */
-export function prepareSessionAclRows(db: Db) {
-  const userId = sql.placeholder("userId");
-  const assigned = db
-    .select({ id: userAcls.aclId })
-    .from(userAcls)
-    .where(eq(userAcls.userId, userId))
-    .union(
-      db
-        .select({ id: groupAcls.aclId })
-        .from(groupAcls)
-        .innerJoin(groupUsers, eq(groupUsers.groupId, groupAcls.groupId))
-        .where(eq(groupUsers.userId, userId)),
-    );
-  return db
-    .select({
-      acl: acls,
-      grant: { id: grants.id, status: grants.status, error: grants.error, expiresAt: grants.expiresAt },
-    })
-    .from(acls)
-    .leftJoin(grants, and(eq(grants.aclId, acls.id), eq(grants.sessionId, sql.placeholder("sessionId"))))
-    .where(inArray(acls.id, assigned))
-    .prepare();
 }

@@ -4,11 +4,14 @@
  * (design.md "Grants").
  */
 import { GrantStatus, NONE_ID, GrantTypeSchema, IpExclusionsSchema, normaliseIp, GrantErrorKey } from "@postern/shared";
-import type { SessionStatus, StatusAcl, PortIp } from "@postern/shared";
+import type { GrantType, IpExclusions, SessionStatus, StatusAcl, PortIp } from "@postern/shared";
 import { setSessionAddress } from "../repositories/sessions.ts";
 import { iso } from "../clock.ts";
 import { AppError } from "../errors.ts";
 import * as grantsRepo from "../repositories/grants.ts";
+import { getAcl } from "../repositories/acls.ts";
+import { prepareStatusReads } from "../repositories/status.ts";
+import type { SessionGrantRow, StatusReads } from "../repositories/status.ts";
 import { AuditAction, writeAudit } from "./audit.ts";
 import type { UserSessionContext } from "./auth/user-sessions.ts";
 import { newId } from "./auth/tokens.ts";
@@ -94,30 +97,56 @@ export class StatusService extends Service {
     });
   }
 
-  private sessionAclRows: ReturnType<typeof grantsRepo.prepareSessionAclRows> | undefined;
+  private reads: StatusReads | undefined;
+  /** The ACLs' unchanging status parts, kept while the `acls` change counter stays at `aclsVersion`. */
+  private aclParts = new Map<string, AclPart>();
+  private aclsVersion = -1;
+
+  /** The unchanging part of an ACL's status entry (read and parsed once per change of any ACL). */
+  private partOf(aclId: string): AclPart | undefined {
+    let part = this.aclParts.get(aclId);
+    if (part) return part;
+    const acl = getAcl(this.db, aclId);
+    if (!acl) return undefined;
+    const config = acl.config as { UriToken?: string };
+    part = {
+      ParentID: acl.parentId ?? NONE_ID,
+      Description: acl.description,
+      URL: acl.url,
+      Icon: acl.icon,
+      Category: acl.category,
+      ClickToGrant: acl.clickToGrant,
+      CGNATOpen: acl.cgnatOpen,
+      HideFromUsers: acl.hideFromUsers,
+      AutoBrowseUsers: acl.autoBrowseUsers,
+      UriToken: config.UriToken ?? "",
+      grantType: GrantTypeSchema.parse(acl.grantType).Type,
+      exclusions: IpExclusionsSchema.parse(acl.ipExclusions),
+    };
+    this.aclParts.set(aclId, part);
+    return part;
+  }
 
   /**
-   * The session's ACLs with their status entries (one prepared statement). ACLs assigned since the
+   * The session's ACLs with their status entries (one raw statement). ACLs assigned since the
    * session began get their entry (status 4) here, and those that need no click are granted as at
    * sign-in.
    */
-  private rowsOf(session: UserSessionContext, now: number): grantsRepo.SessionAclRow[] {
-    const query = (this.sessionAclRows ??= grantsRepo.prepareSessionAclRows(this.db));
-    const params = { sessionId: session.sessionId, userId: session.userId };
-    const rows = query.all(params);
-    const missing = rows.filter((r) => r.grant === null).map((r) => r.acl);
+  private rowsOf(session: UserSessionContext, now: number): SessionGrantRow[] {
+    const reads = (this.reads ??= prepareStatusReads(this.db));
+    const version = reads.aclsVersion();
+    if (version !== this.aclsVersion) {
+      this.aclParts.clear();
+      this.aclsVersion = version;
+    }
+    const rows = reads.rows(session.sessionId, session.userId);
+    const missing = rows.filter((r) => r[1] === null).map((r) => r[0]);
     if (missing.length === 0) return rows;
-    grantsRepo.ensureGrantRows(
-      this.db,
-      session.sessionId,
-      missing.map((a) => a.id),
-      now,
-      newId,
-    );
-    for (const acl of missing) {
-      if (acl.clickToGrant) continue;
+    grantsRepo.ensureGrantRows(this.db, session.sessionId, missing, now, newId);
+    for (const aclId of missing) {
+      if (this.partOf(aclId)?.ClickToGrant !== false) continue;
       try {
-        this.engine.grant(session.sessionId, acl.id, {
+        this.engine.grant(session.sessionId, aclId, {
           userName: session.userName,
           ip: session.ipAddress,
           click: false,
@@ -126,39 +155,37 @@ export class StatusService extends Service {
         // shown as the entry's status
       }
     }
-    return query.all(params);
+    return reads.rows(session.sessionId, session.userId);
   }
 
-  /** The session user with one entry per assigned ACL (user-portal §3). */
+  /** The session user with one entry per assigned ACL (user-portal §3), sorted by Description. */
   status(session: UserSessionContext): SessionStatus {
     const now = this.clock.now();
     const entries: StatusAcl[] = [];
-    for (const { acl, grant: g } of this.rowsOf(session, now)) {
-      if (!g) continue;
-      const grantType = GrantTypeSchema.parse(acl.grantType);
-      const exclusions = IpExclusionsSchema.parse(acl.ipExclusions);
-      const config = acl.config as { UriToken?: string };
+    for (const [aclId, grantId, status, error, expiresAt] of this.rowsOf(session, now)) {
+      const acl = grantId === null || status === null ? undefined : this.partOf(aclId);
+      if (!acl) continue;
       entries.push({
-        ID: g.id,
-        ACLID: acl.id,
-        ParentID: acl.parentId ?? NONE_ID,
-        Description: acl.description,
-        URL: acl.url,
-        Icon: acl.icon,
-        Category: acl.category,
-        Status: g.status,
-        Error: userGrantError(g.status, g.error),
-        ExpiredAfter: g.expiresAt !== null && g.expiresAt > now ? (iso(g.expiresAt) ?? "") : "",
-        ClickToGrant: acl.clickToGrant,
-        CGNATOpen: acl.cgnatOpen,
-        HideFromUsers: acl.hideFromUsers,
-        DisableForUser: grantType.Type === "userIp" && !addressAllowed(session.ipAddress, exclusions),
-        GrantTypeFixedIps: grantType.Type === "specifiedIps",
-        AutoBrowseUsers: acl.autoBrowseUsers,
-        Config: { UriToken: config.UriToken ?? "" },
+        ID: grantId!,
+        ACLID: aclId,
+        ParentID: acl.ParentID,
+        Description: acl.Description,
+        URL: acl.URL,
+        Icon: acl.Icon,
+        Category: acl.Category,
+        Status: status!,
+        Error: userGrantError(status!, error ?? ""),
+        ExpiredAfter: expiresAt !== null && expiresAt > now ? (iso(expiresAt) ?? "") : "",
+        ClickToGrant: acl.ClickToGrant,
+        CGNATOpen: acl.CGNATOpen,
+        HideFromUsers: acl.HideFromUsers,
+        DisableForUser: acl.grantType === "userIp" && !addressAllowed(session.ipAddress, acl.exclusions),
+        GrantTypeFixedIps: acl.grantType === "specifiedIps",
+        AutoBrowseUsers: acl.AutoBrowseUsers,
+        Config: { UriToken: acl.UriToken },
       });
     }
-    entries.sort((a, b) => a.Description.localeCompare(b.Description));
+    entries.sort((a, b) => collator.compare(a.Description, b.Description));
     const autoBrowse = entries.filter((e) => e.AutoBrowseUsers && /^https?:\/\//.test(e.URL));
     const licence = userLicence(this.db, session.userId, now);
     return {
@@ -174,6 +201,25 @@ export class StatusService extends Service {
       ACLs: entries,
     };
   }
+}
+
+/** Orders entries by Description as `localeCompare` did, with one collator instead of one per comparison. */
+const collator = new Intl.Collator();
+
+/** What a status entry takes from its ACL, parsed once per change of the ACLs. */
+interface AclPart {
+  ParentID: string;
+  Description: string;
+  URL: string;
+  Icon: string;
+  Category: string;
+  ClickToGrant: boolean;
+  CGNATOpen: boolean;
+  HideFromUsers: boolean;
+  AutoBrowseUsers: boolean;
+  UriToken: string;
+  grantType: GrantType["Type"];
+  exclusions: IpExclusions;
 }
 
 /** The stored error of a grant whose addresses are all excluded (grants/engine.ts), the one error that is the user's own. */
