@@ -1,5 +1,5 @@
 /**
- * Public allowlist benchmark (admin-console §7 "Public allowlist"; design.md "Performance targets"
+ * Public allowlist benchmark (docs/reference.md admin-console §7 "Public allowlist"; docs/reference.md design "Performance targets"
  * style: reported, never asserted): how long serving GET /api/v1/allowlists/{aclId}/{token}.txt and
  * .json takes with 100,000 published addresses, and how big the answers are.
  *

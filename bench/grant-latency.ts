@@ -1,5 +1,5 @@
 /**
- * Grant latency benchmark (design.md "Performance targets": POST /api/grant → address present in the
+ * Grant latency benchmark (docs/reference.md design "Performance targets": POST /api/grant → address present in the
  * real HAProxy ACL / ipset, p50 ≤ 10 ms and p99 ≤ 50 ms with 1,000 live sessions).
  *
  * Run as root from the repository root: `node bench/grant-latency.ts [--samples N]`.

@@ -1,5 +1,5 @@
 /**
- * Memory benchmark (design.md "Performance targets": server RSS ≤ 200 MB at 10,000 sessions and
+ * Memory benchmark (docs/reference.md design "Performance targets": server RSS ≤ 200 MB at 10,000 sessions and
  * 100,000 grants; agent RSS ≤ 80 MB).
  *
  * Run from the repository root: `node bench/memory.ts [--sessions N] [--acls N] [--status-calls N]`.

@@ -1,5 +1,5 @@
 /**
- * GET /api/status throughput benchmark (design.md "Performance targets": GET /api/status ≥ 3,000 req/s
+ * GET /api/status throughput benchmark (docs/reference.md design "Performance targets": GET /api/status ≥ 3,000 req/s
  * on one core with 10,000 live sessions of 50 ACLs each).
  *
  * Run from the repository root: `node bench/status-throughput.ts [--connections 16,64] [--duration 10]`.

@@ -1,5 +1,5 @@
 /**
- * Web bundle size benchmark (design.md "Performance targets"; issue #9 item 22): the first-load
+ * Web bundle size benchmark (docs/reference.md design "Performance targets"; issue #9 item 22): the first-load
  * JavaScript of both web apps as sent over the wire, against the targets of bench/README.md —
  * the portal's user dashboard ≤ 150 KB, the admin console ≤ 300 KB (compressed as the server
  * sends it). Reported, never asserted.

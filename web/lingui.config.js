@@ -1,4 +1,4 @@
-// Lingui configuration of the two web apps (user-portal §1: locales en and de, fallback en-AU).
+// Lingui configuration of the two web apps (docs/reference.md user-portal §1: locales en and de, fallback en-AU).
 // `npm run extract -w web` writes src/locales/{en,de}/messages.po (the portal and the shared UI
 // pieces of src/ui) and src/admin/locales/{en,de}/messages.po (the admin console and the UI kit
 // of src/ui/kit, which only the admin console uses so far; the admin console loads both

@@ -1,5 +1,5 @@
 /**
- * Detects what this agent can enforce (design.md "Agent protocol" → Capabilities; admin-console §3):
+ * Detects what this agent can enforce (docs/reference.md design "Agent protocol" → Capabilities; docs/reference.md admin-console §3):
  * the OS release, then what each registered driver needs (its folder's `capability.ts`): ipset (command
  * available, sudo, sets), the HAProxy runtime socket, scripts enabled, nft and its sets.
  */

@@ -1,5 +1,5 @@
 /**
- * The agent's configuration file (design.md "Agent protocol": enrolment writes it, the daemon reads it;
+ * The agent's configuration file (docs/reference.md design "Agent protocol": enrolment writes it, the daemon reads it;
  * "Security": it holds the agent's private keys, so it is written with mode 0600 and refused when other
  * users can read it).
  *

@@ -1,5 +1,5 @@
 /**
- * The agent's one long-lived connection to the server (design.md "Agent protocol" → Transport): the
+ * The agent's one long-lived connection to the server (docs/reference.md design "Agent protocol" → Transport): the
  * agent dials out to `ws(s)://<server>/api/agent/connect`, answers the server's `challenge` with a
  * `hello` signed by its Ed25519 key and carrying its capabilities, then hands every `sync`, `apply` and
  * `refresh-capabilities` to a handler in arrival order and sends the handler's replies in that same

@@ -1,5 +1,5 @@
 /**
- * The agent daemon (design.md "Agent protocol"): wires the config, the enforcement backends, capability
+ * The agent daemon (docs/reference.md design "Agent protocol"): wires the config, the enforcement backends, capability
  * detection, the enforcer (reconciler) and the connection to the server.
  *
  * Start order: the enforcer first (it loads the persisted desired state and keeps enforcing and expiring

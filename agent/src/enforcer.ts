@@ -1,5 +1,5 @@
 /**
- * The reconciler (design.md "Agent protocol"): holds the desired state the server pushed — targets with
+ * The reconciler (docs/reference.md design "Agent protocol"): holds the desired state the server pushed — targets with
  * their entries, each entry an address with an absolute expiry — and makes the backends match it.
  *
  * - `sync` replaces the desired state wholesale and reconciles every target against `backend.list()`:

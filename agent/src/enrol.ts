@@ -1,5 +1,5 @@
 /**
- * Enrolment (design.md "Agent protocol" → Enrolment): the agent generates its own key pairs, sends the
+ * Enrolment (docs/reference.md design "Agent protocol" → Enrolment): the agent generates its own key pairs, sends the
  * public halves with the one-time token to `POST /api/agent/enrol` — or, for automated provisioning,
  * with an API key of scope `agent.register` and a name to `POST /api/agent/register`, which creates
  * the agent too — and writes its config file (mode 0600) with the AgentID the server assigned and the

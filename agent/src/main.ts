@@ -1,5 +1,5 @@
 /**
- * `postern-agent` command line (design.md "Agent protocol"):
+ * `postern-agent` command line (docs/reference.md design "Agent protocol"):
  *
  *   postern-agent enrol --server URL --token TOKEN --config FILE [--server-fingerprint SHA256] [--force]
  *                       [--enable-scripts] [--haproxy-socket PATH]

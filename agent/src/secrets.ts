@@ -1,5 +1,5 @@
 /**
- * Opens the secrets the server sealed to this agent (issue #10 item 4; design.md "Agent protocol":
+ * Opens the secrets the server sealed to this agent (issue #10 item 4; docs/reference.md design "Agent protocol":
  * libsodium sealed boxes to the agent's X25519 key). Opened values live only in memory: never in
  * logs, state files or error texts.
  */

@@ -1,6 +1,6 @@
 /**
  * The server's one error type. Services throw `AppError` with an entry of the shared error catalogue
- * (`Errors`, user-portal §8, admin-console §8), which carries both the `Err` value and the HTTP status;
+ * (`Errors`, docs/reference.md user-portal §8, docs/reference.md admin-console §8), which carries both the `Err` value and the HTTP status;
  * `http/on-error.ts` turns it into `{Err, Extra}` in one place.
  */
 import { Errors, VALIDATION_ERRORS } from "@postern/shared";

@@ -12,7 +12,7 @@ export function createLogger(level: string): Logger {
 }
 
 /**
- * Applies the DebugMode setting (admin-console §2 Settings, Logging "debug mode") to `log` and its
+ * Applies the DebugMode setting (docs/reference.md admin-console §2 Settings, Logging "debug mode") to `log` and its
  * children, live: "debug" while on — or `base` when `base` is already more verbose (trace) — and
  * `base` (the configured POSTERN_LOG_LEVEL) while off.
  */

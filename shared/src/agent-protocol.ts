@@ -1,5 +1,5 @@
 /**
- * The agent protocol (design.md "Agent protocol").
+ * The agent protocol (docs/reference.md design "Agent protocol").
  *
  * Enrolment: `POST /api/agent/enrol` with the one-time agent token and the agent's own public keys
  * (or `POST /api/agent/register` with an API key of scope `agent.register`); the answer carries the

@@ -1,7 +1,7 @@
 /**
  * One descriptor per backend type (issue #10 "The shape first"): everything the server, the web app
  * and the agent know about a type, in one row. Every other place asks here: the agent gates of
- * admin-console §5 (`agentCapableOf`, `BackendMinAgentVersion`), the secret and host fields, the §9
+ * docs/reference.md admin-console §5 (`agentCapableOf`, `BackendMinAgentVersion`), the secret and host fields, the §9
  * defaults, the Knoc kinds and vendors of §3 (`KIND_TYPES`, `VENDOR_OF_TYPE`), which types an agent
  * enforces (`AGENT_BACKEND_TYPES`, the protocol's `Target.acl`), and the schemas of the backend and
  * ACL fields. A new backend type is one row here plus one driver folder in `agent/src/backends/`.
@@ -28,7 +28,7 @@ export interface BackendDescriptor {
   readonly type: BackendType;
   /** The Knoc kind a backend of this type makes (a script under `/temp/{vendor}` is APPLICATION, see `knocKind`). */
   readonly kind: KnocKindName;
-  /** The wizard kinds that may create a backend of this type (admin-console §3 "Knoc kinds"). */
+  /** The wizard kinds that may create a backend of this type (docs/reference.md admin-console §3 "Knoc kinds"). */
   readonly wizardKinds: readonly KnocKindName[];
   /** The active vendor of an application type (fortios is "fortinet", panos "palo"). */
   readonly vendor?: Vendor;
@@ -40,9 +40,9 @@ export interface BackendDescriptor {
    * then answers err.backendTypeNoAgents when no agent has it), or null when it can.
    */
   readonly capabilityProblem: (capabilities: AgentCapabilities) => ErrorEntry | null;
-  /** Lowest agent version that carries the type (admin-console §5, §9); none when absent. */
+  /** Lowest agent version that carries the type (docs/reference.md admin-console §5, §9); none when absent. */
   readonly minAgentVersion?: string;
-  /** Fields held sealed to the agent (admin-console §3 "Secrets ... are held encrypted"). */
+  /** Fields held sealed to the agent (docs/reference.md admin-console §3 "Secrets ... are held encrypted"). */
   readonly secretFields: readonly string[];
   /** The field naming where the backend connects; credentials must be re-entered when it changes (§5). */
   readonly hostField?: string;
@@ -184,12 +184,12 @@ export const AGENT_BACKEND_TYPES: readonly AgentBackendType[] = BACKEND_TYPES.fi
   (t): t is AgentBackendType => !BACKEND_DESCRIPTORS[t].agentless,
 );
 
-/** True for backend types that no agent enforces (admin-console §3: "bound to an agent (except the allowlist type)"). */
+/** True for backend types that no agent enforces (docs/reference.md admin-console §3: "bound to an agent (except the allowlist type)"). */
 export function isAgentless(type: string): boolean {
   return (BACKEND_DESCRIPTORS as Readonly<Record<string, BackendDescriptor | undefined>>)[type]?.agentless === true;
 }
 
-/** True when an agent's capabilities allow `type` (admin-console §5; the row's `capabilityProblem`). */
+/** True when an agent's capabilities allow `type` (docs/reference.md admin-console §5; the row's `capabilityProblem`). */
 export function agentCapableOf(capabilities: AgentCapabilities, type: BackendType): boolean {
   return BACKEND_DESCRIPTORS[type].capabilityProblem(capabilities) === null;
 }
@@ -202,7 +202,7 @@ const lookup = <V>(pick: (d: BackendDescriptor) => V | undefined): Partial<Recor
     }),
   );
 
-/** Minimum agent version per type (admin-console §5, §9); types absent have no version gate. */
+/** Minimum agent version per type (docs/reference.md admin-console §5, §9); types absent have no version gate. */
 export const BackendMinAgentVersion: Readonly<Partial<Record<BackendType, string>>> = lookup((d) => d.minAgentVersion);
 
 /** Secret fields per type: required on create, blank on update keeps the stored value, never read back. */
@@ -218,7 +218,7 @@ export const BackendHostField: Readonly<Partial<Record<BackendType, string>>> = 
 /** The vendor of each application backend type (fortios is "fortinet", panos "palo"). */
 export const VENDOR_OF_TYPE: Readonly<Partial<Record<BackendType, Vendor>>> = lookup((d) => d.vendor);
 
-/** The backend types each wizard kind may create (admin-console §3 "Knoc kinds"). */
+/** The backend types each wizard kind may create (docs/reference.md admin-console §3 "Knoc kinds"). */
 export const KIND_TYPES: Readonly<Record<KnocKindName, readonly BackendType[]>> = {
   LINUX: BACKEND_TYPES.filter((t) => BACKEND_DESCRIPTORS[t].wizardKinds.includes("LINUX")),
   PROXY: BACKEND_TYPES.filter((t) => BACKEND_DESCRIPTORS[t].wizardKinds.includes("PROXY")),
@@ -226,7 +226,7 @@ export const KIND_TYPES: Readonly<Record<KnocKindName, readonly BackendType[]>> 
   APPLICATION: BACKEND_TYPES.filter((t) => BACKEND_DESCRIPTORS[t].wizardKinds.includes("APPLICATION")),
 };
 
-/** Defaults of admin-console §9 and the §4 prefills, read from the rows. */
+/** Defaults of docs/reference.md admin-console §9 and the §4 prefills, read from the rows. */
 export const BackendDefaults = {
   fortiosPrefix: BACKEND_DESCRIPTORS.fortios.defaults.backend["Prefix"] as string,
   panosVSys: BACKEND_DESCRIPTORS.panos.defaults.backend["VSys"] as string,

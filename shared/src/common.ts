@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { NONE_ID } from "./limits.ts";
 
-/** A UUID as the spec uses for every ID (admin-console §3). */
+/** A UUID as the spec uses for every ID (docs/reference.md admin-console §3). */
 export const IdSchema = z
   .string()
   .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, "Invalid ID");

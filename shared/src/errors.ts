@@ -1,5 +1,5 @@
 /**
- * The error catalogue: every error the server sends, written once (user-portal §8, admin-console §8).
+ * The error catalogue: every error the server sends, written once (docs/reference.md user-portal §8, docs/reference.md admin-console §8).
  *
  * Every error body is `{ Err, Extra? }`. `Err` is a translation key (`err.*`) or one of the spec's
  * plain server messages; `Extra` is appended after a colon by the browser and translated when it
@@ -11,7 +11,7 @@
  * This module imports nothing, so the browser can import it without bundling zod.
  */
 
-/** HTTP statuses the API uses for errors (design.md "Contract decisions"). */
+/** HTTP statuses the API uses for errors (docs/reference.md design "Contract decisions"). */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 503;
 
 /** One entry of the catalogue: the `Err` value sent and the HTTP status it is sent with. */
@@ -43,18 +43,18 @@ export const Errors = {
   onlyAllowedFromEditable: entry("Only the allowed-from list of an API key can be changed", 400),
   invalidAclName: entry("Invalid ACL name", 400),
   invalidIpAddress: entry("Invalid IP address", 400),
-  /** admin-console §5: Fortinet Url, script webhook URL, the panos ACL URL, SAML metadata URLs, PublicURL, DiscoverIPURL. */
+  /** docs/reference.md admin-console §5: Fortinet Url, script webhook URL, the panos ACL URL, SAML metadata URLs, PublicURL, DiscoverIPURL. */
   urlMustBeHttp: entry("URL must be http or https", 400),
-  /** admin-console §5 Settings: the LDAP URL (ldap, ldaps, ldapi or cldap). */
+  /** docs/reference.md admin-console §5 Settings: the LDAP URL (ldap, ldaps, ldapi or cldap). */
   urlMustBeLdap: entry("URL must be ldap or ldaps", 400),
-  /** admin-console §5 Settings: the GELF listener URL. */
+  /** docs/reference.md admin-console §5 Settings: the GELF listener URL. */
   urlMustBeGelf: entry("URL must be udp, tcp, or tls", 400),
-  /** admin-console §5 "SAML users cannot be edited": PUT /admin/users/{id} of a SAML user. */
+  /** docs/reference.md admin-console §5 "SAML users cannot be edited": PUT /admin/users/{id} of a SAML user. */
   samlUsersCannotBeEdited: entry("SAML users cannot be edited: the identity provider manages them", 400),
   invalidScriptCommand: entry("Command must be the full path of an executable or an http or https webhook URL", 400),
   /** Secrets are sealed to the agent: a new agent cannot open the old ones. Extra lists the fields. */
   reenterSecretsForNewAgent: entry("Changing the agent requires re-entering the backend's secrets", 400),
-  /** admin-console §5 and §4: a new Url/Hostname needs the credentials again. Extra lists the fields. */
+  /** docs/reference.md admin-console §5 and §4: a new Url/Hostname needs the credentials again. Extra lists the fields. */
   reenterCredentials: entry("Changing the URI or hostname requires re-entering credentials", 400),
   /** The new password scores below MIN_PASSWORD_SCORE; Extra carries the estimator's hint. */
   passwordTooWeak: entry("Password is too weak", 400),
@@ -83,7 +83,7 @@ export const Errors = {
   aclIdRequired: entry("err.aclIdRequired", 400),
   aclIdMustBeNumber: entry("err.aclIdMustBeNumber", 400),
   aclNameRequired: entry("err.aclNameRequired", 400),
-  /** admin-console §5 script and ipset names (the key); fortios/fortimanager use "Invalid ACL name". */
+  /** docs/reference.md admin-console §5 script and ipset names (the key); fortios/fortimanager use "Invalid ACL name". */
   invalidAclNameKey: entry("err.invalidAclName", 400),
   invalidKnocproxyAclName: entry("err.invalidKnocproxyAclName", 400),
   ipsetNameRequired: entry("err.ipsetNameRequired", 400),
@@ -93,13 +93,13 @@ export const Errors = {
   invalidCredentials: entry("Invalid credentials", 401),
   /** The code is wrong, malformed, outside ±1 time step, or its time step was used before. */
   invalidCode: entry("Invalid code", 401),
-  /** The user login was used with an admin's account (user-portal §4: "Unauthorised" means an admin). */
+  /** The user login was used with an admin's account (docs/reference.md user-portal §4: "Unauthorised" means an admin). */
   adminOnUserLogin: entry("err.unauthorised", 401),
   /** An API key that is malformed, unknown, wrong or expired. */
   unauthenticated: entry("Unauthorised", 401),
-  /** The session still owes its TOTP code (user-portal §4). */
+  /** The session still owes its TOTP code (docs/reference.md user-portal §4). */
   totpVerificationRequired: entry("err.totpVerificationRequired", 401),
-  /** The session must enrol a TOTP secret first (user-portal §4). */
+  /** The session must enrol a TOTP secret first (docs/reference.md user-portal §4). */
   totpEnrolmentRequired: entry("err.totpEnrolmentRequired", 401),
 
   // 403: understood and refused.
@@ -172,8 +172,8 @@ export const VALIDATION_ERRORS: ReadonlyMap<string, ErrorEntry> = new Map(
 );
 
 /**
- * Messages the browser shows that are not server errors but share the error display (user-portal §4:
- * the Login page after the countdown; admin-console §2 banners).
+ * Messages the browser shows that are not server errors but share the error display (docs/reference.md user-portal §4:
+ * the Login page after the countdown; docs/reference.md admin-console §2 banners).
  */
 export const ClientMessage = {
   sessionExpired: "Your session has expired. Log in again for renewed access.",
@@ -182,7 +182,7 @@ export const ClientMessage = {
 } as const;
 
 /**
- * The `Error` of a status entry the user sees (user-portal §6): a plain sentence key, never the
+ * The `Error` of a status entry the user sees (docs/reference.md user-portal §6): a plain sentence key, never the
  * enforcement's own text (that goes to the audit log and the admin views).
  */
 export const GrantErrorKey = {

@@ -1,5 +1,5 @@
 /**
- * Grant status codes (user-portal §4, design.md "Contract decisions"), one per ACL entry of a session.
+ * Grant status codes (docs/reference.md user-portal §4, docs/reference.md design "Contract decisions"), one per ACL entry of a session.
  */
 export const GrantStatus = {
   Granted: 0,
@@ -17,7 +17,7 @@ export const GrantStatus = {
 /** One of the spec's grant status codes. */
 export type GrantStatusCode = (typeof GrantStatus)[keyof typeof GrantStatus];
 
-/** Statuses in which a grant is issued (user-portal §4: 0, 5, 6, 8). */
+/** Statuses in which a grant is issued (docs/reference.md user-portal §4: 0, 5, 6, 8). */
 export const ISSUED_STATUSES: readonly GrantStatusCode[] = [0, 5, 6, 8];
 /** Statuses in which an ACL is ready to be granted (4 and 9). */
 export const READY_STATUSES: readonly GrantStatusCode[] = [4, 9];

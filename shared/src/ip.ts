@@ -1,10 +1,10 @@
 /**
  * Address parsing shared by server, agent and web: every address is parsed and normalised once,
- * IPv4 and IPv6 alike (design.md "Grants"). IPv4-mapped IPv6 addresses become IPv4.
+ * IPv4 and IPv6 alike (docs/reference.md design "Grants"). IPv4-mapped IPv6 addresses become IPv4.
  */
 import ipaddr from "ipaddr.js";
 
-/** Address family as the agent capabilities name it (admin-console §3). */
+/** Address family as the agent capabilities name it (docs/reference.md admin-console §3). */
 export type AddressFamily = "inet" | "inet6";
 
 /** A normalised address: canonical text and its family. */
@@ -55,7 +55,7 @@ export function cidrContains(cidr: Cidr, address: string): boolean {
 }
 
 /**
- * The IP range format of admin-console §5: a dotted IPv4 address of four parts 0–255 with no
+ * The IP range format of docs/reference.md admin-console §5: a dotted IPv4 address of four parts 0–255 with no
  * leading zeros.
  */
 export function isStrictDottedIpv4(input: string): boolean {

@@ -1,5 +1,5 @@
 /**
- * Knoc kinds derived from configuration (admin-console §3 "Knoc kinds derived from configuration").
+ * Knoc kinds derived from configuration (docs/reference.md admin-console §3 "Knoc kinds derived from configuration").
  *
  * The kind and vendor of each type are its row in `backend-types.ts`. LINUX: ipset, nftables. PROXY: haproxy or knocproxy (ProxyType). SCRIPT: script (ScriptType webhook when the
  * Command is an http(s) URL, else script). APPLICATION: the vendor types (active, with their Vendor),
@@ -12,7 +12,7 @@ import type { BackendConfig } from "./api/backend.ts";
 import { BACKEND_DESCRIPTORS } from "./backend-types.ts";
 import type { AclConfig } from "./api/acl.ts";
 
-/** The four Knoc kinds (the wizards of admin-console §2). */
+/** The four Knoc kinds (the wizards of docs/reference.md admin-console §2). */
 export type KnocKindName = "LINUX" | "PROXY" | "SCRIPT" | "APPLICATION";
 /** Application Knocs: passive (allowlist), passive+ (palo with an EDL), active (the agent pushes). */
 export type ApplicationType = "passive" | "passive+" | "active";
@@ -21,7 +21,7 @@ export type ProxyType = "haproxy" | "knocproxy";
 /** Script Knocs: an executable on the agent, or a webhook. */
 export type ScriptType = "script" | "webhook";
 
-/** The active vendors of admin-console §3. */
+/** The active vendors of docs/reference.md admin-console §3. */
 export const ACTIVE_VENDORS = [
   "fortinet",
   "fortimanager",

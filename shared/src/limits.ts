@@ -1,5 +1,5 @@
 /**
- * Business constants and limits of the spec (user-portal §9, admin-console §9). Units are in the names.
+ * Business constants and limits of the spec (docs/reference.md user-portal §9, docs/reference.md admin-console §9). Units are in the names.
  */
 export const Limits = {
   passwordMinLength: 8,
@@ -22,5 +22,5 @@ export const Limits = {
   auditLogPageSize: 25,
 } as const;
 
-/** The all-zero UUID that means "none" (admin-console §3). */
+/** The all-zero UUID that means "none" (docs/reference.md admin-console §3). */
 export const NONE_ID = "00000000-0000-0000-0000-000000000000";

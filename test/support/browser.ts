@@ -1,5 +1,5 @@
 /**
- * Chromium for end-to-end tests of the portal (design.md "Testing with real parts": Chromium driven
+ * Chromium for end-to-end tests of the portal (docs/reference.md design "Testing with real parts": Chromium driven
  * by playwright-core, `/usr/bin/chromium`, `--no-sandbox`, `--disable-background-networking`).
  * `launchBrowser()` starts it; `newPage()` opens a fresh context (its own cookies and storage) with
  * a locale, a colour scheme and a viewport; `seriousViolations()` runs axe-core in the page and

@@ -1,5 +1,5 @@
 /**
- * Test helpers for a real HAProxy on loopback (design.md "Testing with real parts").
+ * Test helpers for a real HAProxy on loopback (docs/reference.md design "Testing with real parts").
  *
  * `startHaproxy()` writes a temp config with two admin runtime sockets (unix `<dir>/admin.sock` and TCP
  * `127.0.0.1:<free port>`), a frontend on `127.0.0.1:<free port>` that answers 403 unless the source

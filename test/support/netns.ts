@@ -1,5 +1,5 @@
 /**
- * Test helpers for real network parts in Linux network namespaces (design.md "Testing with real parts").
+ * Test helpers for real network parts in Linux network namespaces (docs/reference.md design "Testing with real parts").
  *
  * `createNetnsPair()` makes two namespaces (server, client) joined by one veth pair, with addresses
  * 10.213.N.1/30 (server) and 10.213.N.2/30 (client), plus fd00:213:N::1/64 and ::2/64. Nothing is

@@ -1,6 +1,6 @@
 /**
  * A real SAML identity provider for tests: SimpleSAMLphp from Debian served by PHP's built-in server
- * on loopback (design.md "Testing with real parts").
+ * on loopback (docs/reference.md design "Testing with real parts").
  *
  * `startSimpleSamlPhp()` writes a temp config folder (named by SIMPLESAMLPHP_CONFIG_DIR):
  * `config.php` (baseurlpath `http://127.0.0.1:PORT/`, the SAML 2.0 IdP on, modules exampleauth/core/

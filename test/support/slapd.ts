@@ -1,5 +1,5 @@
 /**
- * Test helpers for a real OpenLDAP `slapd` on loopback (design.md "Testing with real parts").
+ * Test helpers for a real OpenLDAP `slapd` on loopback (docs/reference.md design "Testing with real parts").
  *
  * `startSlapd()` makes a temp dir holding a test CA and a server certificate (openssl CLI; the server
  * certificate names `IP:127.0.0.1` and `DNS:localhost` only), a `slapd.conf` (modulepath

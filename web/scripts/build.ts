@@ -11,8 +11,8 @@
  * portal) and dist/admin.html (the admin console, served for /admin and /admin/*), each with
  * `<link rel="modulepreload">` for the chunks its entry imports statically,
  * dist/assets/{main,admin}-<hash>.{js,css}, the favicons and dist/build.json
- * (`{"JsBundleHash": "<hash>"}`, read by the server for GET /api/system_status, user-portal §2,
- * admin-console §2): the hash of both entries' names, so a change to either app reloads both.
+ * (`{"JsBundleHash": "<hash>"}`, read by the server for GET /api/system_status, docs/reference.md user-portal §2,
+ * docs/reference.md admin-console §2): the hash of both entries' names, so a change to either app reloads both.
  * Entries name their chunks by content hashes, so the hash covers the chunks too.
  *
  * Every text file (JavaScript, CSS, HTML, SVG, JSON) also gets a brotli (`.br`, quality 11) and a

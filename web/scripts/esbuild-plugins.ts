@@ -1,5 +1,5 @@
 /**
- * esbuild plugins for the portal build (design.md "Shape": lingui compiled through a small Babel step).
+ * esbuild plugins for the portal build (docs/reference.md design "Shape": lingui compiled through a small Babel step).
  */
 import { readFile } from "node:fs/promises";
 import { transformAsync } from "@babel/core";
@@ -43,7 +43,7 @@ export function linguiMacroPlugin(linguiConfig: LinguiConfigNormalized): Plugin 
 /**
  * Marks the modules of `@postern/shared` as free of side effects so esbuild keeps only what the
  * browser imports (status codes, limits, types). Without it the barrel pulls zod and ipaddr.js
- * (~90 KB gzip), well over the dashboard budget of 150 KB gzip (design.md "Performance targets").
+ * (~90 KB gzip), well over the dashboard budget of 150 KB gzip (docs/reference.md design "Performance targets").
  */
 export function sharedTreeShakingPlugin(): Plugin {
   return {

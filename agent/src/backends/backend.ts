@@ -1,5 +1,5 @@
 /**
- * The one interface every enforcement backend implements (design.md "Agent protocol").
+ * The one interface every enforcement backend implements (docs/reference.md design "Agent protocol").
  *
  * A backend enforces entries (address, absolute expiry) in targets (an ACL on a backend: an HAProxy
  * ACL `#ID`, a pair of ipset sets, ...). Every method is idempotent and batched: it gets all entries

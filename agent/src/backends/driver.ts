@@ -45,7 +45,7 @@ export interface DriverContext {
   readonly http: HttpClient;
   /** Run privileged commands through `sudo -n`. */
   readonly useSudo: boolean;
-  /** The agent's configuration enables custom scripts (admin-console §3 script capability). */
+  /** The agent's configuration enables custom scripts (docs/reference.md admin-console §3 script capability). */
   readonly scriptsEnabled: boolean;
   /** Longest run of one script, in MILLISECONDS. */
   readonly scriptTimeoutMs: number;

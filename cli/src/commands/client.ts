@@ -1,7 +1,7 @@
 /**
  * `postern client --server URL --key-stdin [--user NAME] [--once] [--interval 30] [--keep-session]`:
- * the non-interactive client of an API-key user (user-portal §1 "API-key users are
- * non-interactive"; admin-console §7 "API-key users are shown an endpoint
+ * the non-interactive client of an API-key user (docs/reference.md user-portal §1 "API-key users are
+ * non-interactive"; docs/reference.md admin-console §7 "API-key users are shown an endpoint
  * {scheme}://{host}/api/v1/user_sessions").
  *
  * - Signs in with the key (read from standard input, never from the command line):
@@ -33,7 +33,7 @@ import {
 import type { ApiKeyUserSession, SessionStatus } from "@postern/shared";
 import { readStdin } from "../context.ts";
 
-/** Seconds between status checks when --interval is not given (user-portal §9: every 30 s). */
+/** Seconds between status checks when --interval is not given (docs/reference.md user-portal §9: every 30 s). */
 export const DEFAULT_INTERVAL_SECONDS = Limits.ipRevalidationSeconds;
 /** Largest --interval, in seconds (one hour). */
 export const MAX_INTERVAL_SECONDS = 3600;
@@ -89,7 +89,7 @@ export interface ClientOptions {
   backoff?: (attempt: number) => number;
 }
 
-/** Readable names of the grant status codes (user-portal §4). */
+/** Readable names of the grant status codes (docs/reference.md user-portal §4). */
 const STATUS_NAMES = new Map<number, string>(Object.entries(GrantStatus).map(([name, code]) => [code, name]));
 
 /**

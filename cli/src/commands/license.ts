@@ -1,5 +1,5 @@
 /**
- * `postern license`: licence keys (design.md "Contract decisions": `base64url(JSON payload) "."
+ * `postern license`: licence keys (docs/reference.md design "Contract decisions": `base64url(JSON payload) "."
  * base64url(Ed25519 signature)`).
  * - `keygen [--out DIR]`: writes a new Ed25519 signing key to DIR/license-signing-key.pem (mode 0600,
  *   never overwritten) and prints its public key in the POSTERN_LICENSE_PUBLIC_KEYS format.
@@ -8,7 +8,7 @@
  *   ISO 8601 time; without it the licence never expires.
  * - `install KEY|free`: verifies the key against POSTERN_LICENSE_PUBLIC_KEYS and installs it into the
  *   data directory's database, replacing the installed licence (audit licenseInstalled).
- * - `show`: prints the licence status (admin-console §3 "License status").
+ * - `show`: prints the licence status (docs/reference.md admin-console §3 "License status").
  * Data goes to stdout (JSON with --json), messages to stderr; failures set process.exitCode.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";

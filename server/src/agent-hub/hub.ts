@@ -1,5 +1,5 @@
 /**
- * The agent hub (design.md "Agent protocol", server side; docs/agent-protocol.md): accepts agents'
+ * The agent hub (docs/reference.md design "Agent protocol", server side; docs/agent-protocol.md): accepts agents'
  * WebSocket connections on AGENT_CONNECT_PATH, authenticates each with a challenge signed by the
  * agent's Ed25519 key, proves itself to the agent by signing every frame it sends with the server's
  * agent signing key (bound to the agent's connection nonce and the frame's position), sends the full

@@ -1,6 +1,6 @@
 /**
- * The database schema (drizzle, SQLite). One table per entity of the spec (admin-console §3,
- * user-portal §3), complete ahead of the API. IDs are UUID text; times are epoch milliseconds
+ * The database schema (drizzle, SQLite). One table per entity of the spec (docs/reference.md admin-console §3,
+ * docs/reference.md user-portal §3), complete ahead of the API. IDs are UUID text; times are epoch milliseconds
  * (integers) and become ISO 8601 UTC on the wire. JSON columns hold the spec's nested shapes.
  */
 import { sql } from "drizzle-orm";
@@ -15,7 +15,7 @@ export interface ObservedAddress {
   SeenAt?: number;
 }
 
-/** End users (admin-console §3 "User"). Duration in minutes; password as a PHC string. */
+/** End users (docs/reference.md admin-console §3 "User"). Duration in minutes; password as a PHC string. */
 export const users = sqliteTable(
   "users",
   {
@@ -39,7 +39,7 @@ export const users = sqliteTable(
   (t) => [index("users_created_idx").on(t.createdAt, t.id), index("users_valid_until_idx").on(t.validUntil)],
 );
 
-/** Administrators (admin-console §3 "Admin"). Never counted against the licence. */
+/** Administrators (docs/reference.md admin-console §3 "Admin"). Never counted against the licence. */
 export const admins = sqliteTable("admins", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
@@ -104,7 +104,7 @@ export const userSessions = sqliteTable(
   ],
 );
 
-/** Admin sessions (admin-console §3 "Admin session: ID, Created, IPAddress"). */
+/** Admin sessions (docs/reference.md admin-console §3 "Admin session: ID, Created, IPAddress"). */
 export const adminSessions = sqliteTable(
   "admin_sessions",
   {
@@ -123,7 +123,7 @@ export const adminSessions = sqliteTable(
 );
 
 /**
- * Agents (admin-console §3 "Agent"). Only the SHA-256 of the one-time install token is kept, with its
+ * Agents (docs/reference.md admin-console §3 "Agent"). Only the SHA-256 of the one-time install token is kept, with its
  * expiry, until the agent enrols; the agent's public keys are stored at enrolment.
  */
 export const agents = sqliteTable("agents", {
@@ -146,7 +146,7 @@ export const agents = sqliteTable("agents", {
   createdAt: integer("created_at").notNull().default(now),
 });
 
-/** Backends (admin-console §3 "BackendConfig"). `config` is the BackendConfig object; secrets sealed. */
+/** Backends (docs/reference.md admin-console §3 "BackendConfig"). `config` is the BackendConfig object; secrets sealed. */
 export const backends = sqliteTable("backends", {
   id: text("id").primaryKey(),
   name: text("name").notNull().unique(),
@@ -164,7 +164,7 @@ export const backends = sqliteTable("backends", {
 });
 
 /**
- * ACLs / Knocs (admin-console §3 "Knoc (ACL)"). MaximumGrantDuration in seconds (null: unlimited).
+ * ACLs / Knocs (docs/reference.md admin-console §3 "Knoc (ACL)"). MaximumGrantDuration in seconds (null: unlimited).
  * A Passive+ child has `parentId` set and `hideFromAdmins`.
  */
 export const acls = sqliteTable(
@@ -195,7 +195,7 @@ export const acls = sqliteTable(
   (t) => [index("acls_backend_idx").on(t.backendId)],
 );
 
-/** Groups (admin-console §3 "Group"): type dynamic, local or saml. */
+/** Groups (docs/reference.md admin-console §3 "Group"): type dynamic, local or saml. */
 export const groups = sqliteTable("groups", {
   id: text("id").primaryKey(),
   name: text("name").notNull().unique(),
@@ -247,7 +247,7 @@ export const groupAcls = sqliteTable(
 );
 
 /**
- * API keys (admin-console §3 "API key"). The key is `pst_<id>_<secret>`; only SHA-256 of the secret
+ * API keys (docs/reference.md admin-console §3 "API key"). The key is `pst_<id>_<secret>`; only SHA-256 of the secret
  * is stored. `expiredAfter` null means never.
  */
 export const apiKeys = sqliteTable("api_keys", {
@@ -301,7 +301,7 @@ export const grantAddresses = sqliteTable(
   (t) => [primaryKey({ columns: [t.grantId, t.ip] }), index("grant_addresses_ip_idx").on(t.ip)],
 );
 
-/** Every status transition of a grant with its time (design.md "Grants"). */
+/** Every status transition of a grant with its time (docs/reference.md design "Grants"). */
 export const grantStatusHistory = sqliteTable(
   "grant_status_history",
   {
@@ -316,13 +316,13 @@ export const grantStatusHistory = sqliteTable(
   (t) => [index("grant_status_history_grant_idx").on(t.grantId)],
 );
 
-/** Settings as key → JSON value (General and Authentication settings of admin-console §3). */
+/** Settings as key → JSON value (General and Authentication settings of docs/reference.md admin-console §3). */
 export const settings = sqliteTable("settings", {
   key: text("key").primaryKey(),
   value: text("value", { mode: "json" }).notNull(),
 });
 
-/** Installed licence keys (admin-console §3 "License status"). */
+/** Installed licence keys (docs/reference.md admin-console §3 "License status"). */
 export const licenses = sqliteTable("licenses", {
   id: text("id").primaryKey(),
   key: text("key").notNull(),
@@ -330,7 +330,7 @@ export const licenses = sqliteTable("licenses", {
   installedAt: integer("installed_at").notNull().default(now),
 });
 
-/** The audit log (admin-console §3 "Audit log entry"): action kind plus who, what, from where. */
+/** The audit log (docs/reference.md admin-console §3 "Audit log entry"): action kind plus who, what, from where. */
 export const auditLog = sqliteTable(
   "audit_log",
   {
@@ -383,7 +383,7 @@ export const auditFolds = sqliteTable("audit_folds", {
 });
 
 /**
- * Sign-in throttling (design.md "Security"): failures counted per key ("account:<name>",
+ * Sign-in throttling (docs/reference.md design "Security"): failures counted per key ("account:<name>",
  * "ip:<address>") in a window; `blockedUntil` epoch ms.
  */
 export const loginThrottle = sqliteTable("login_throttle", {

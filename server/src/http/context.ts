@@ -1,7 +1,7 @@
 /**
  * The Hono environment shared by every route: the services, the caller's address and the resolved
  * sessions. Middleware here: client address, CSRF protection for cookie-authenticated writes
- * (design.md "Security"), and the user / admin session guards.
+ * (docs/reference.md design "Security"), and the user / admin session guards.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
@@ -101,7 +101,7 @@ export function userAddress(c: Context<AppEnv>): string {
 
 /**
  * The SAML assertion consumer services: the IdP's auto-submitted form posts there cross-site, so
- * they are the one exception to the CSRF guard (design.md "Security"); the signed, one-time
+ * they are the one exception to the CSRF guard (docs/reference.md design "Security"); the signed, one-time
  * response is their protection (services/saml/).
  */
 export const CSRF_EXEMPT_POSTS: ReadonlySet<string> = new Set(["/api/saml/acs", "/api/admin/saml/acs"]);

@@ -1,5 +1,5 @@
 /**
- * Postern's own IP discovery (user-portal §7: "An external IP-discovery service is called at the
+ * Postern's own IP discovery (docs/reference.md user-portal §7: "An external IP-discovery service is called at the
  * address in IPApi on ports 443, 222, 3389 and 8000; the discovered IPs are then sent to
  * /log_ips"). A self-hosted install needs no outside service: the server answers `GET /api/ip` on
  * its main listener and, when POSTERN_DISCOVERY_PORTS names ports, on one extra listener per port.
@@ -48,7 +48,7 @@ export function ipApiUrl(c: Context<AppEnv>): string {
   return getSetting(db, "DiscoverIPURL") || `${publicUrl(c)}/api/ip`;
 }
 
-/** The ports an outside discovery service (the DiscoverIPURL setting) is asked on (user-portal §7). */
+/** The ports an outside discovery service (the DiscoverIPURL setting) is asked on (docs/reference.md user-portal §7). */
 export const SPEC_DISCOVERY_PORTS: readonly number[] = [443, 222, 3389, 8000];
 
 /** Paths of a PEM certificate (chain) and its private key for https discovery listeners. */

@@ -1,5 +1,5 @@
 /**
- * The one place errors become HTTP responses (design.md "Contract decisions"): an AppError is sent
+ * The one place errors become HTTP responses (docs/reference.md design "Contract decisions"): an AppError is sent
  * as `{Err, Extra}` with its status; anything else is logged and answered 500 "Internal server error"
  * without leaking its message.
  */

@@ -1,5 +1,5 @@
 /**
- * Security headers on every answer (design.md "Security"; docs/decisions.md "Security headers"):
+ * Security headers on every answer (docs/reference.md design "Security"; docs/decisions.md "Security headers"):
  * API answers, the web app, errors, 404s and the IP-discovery listeners. Hono's `secureHeaders`
  * sets them after the handler ran (and after `onError` mapped a failure), so no answer goes out
  * without them:

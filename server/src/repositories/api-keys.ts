@@ -1,5 +1,5 @@
 /**
- * SQL of API keys (admin-console §3 "API key") and of what they reach: allowlist ACLs (an ACL on a
+ * SQL of API keys (docs/reference.md admin-console §3 "API key") and of what they reach: allowlist ACLs (an ACL on a
  * backend of type allowlist), API-key users, and live user sessions for the `user.sessions` API.
  * No rules here.
  */

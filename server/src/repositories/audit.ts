@@ -1,5 +1,5 @@
 /**
- * SQL of the audit log's read side (admin-console §2 "Audit logs", §7 GET /admin/logs): search,
+ * SQL of the audit log's read side (docs/reference.md admin-console §2 "Audit logs", §7 GET /admin/logs): search,
  * paging newest first, keyset batches for the CSV export and the GELF forwarder, and the 30-day
  * clear. Entries are written by `writeAudit` (services/audit.ts). Times are epoch milliseconds.
  */

@@ -1,5 +1,5 @@
 /**
- * SQL of user sessions as admins see and end them (admin-console §7 "Sessions").
+ * SQL of user sessions as admins see and end them (docs/reference.md admin-console §7 "Sessions").
  */
 import { and, asc, count, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Db, Tx } from "../db/index.ts";

@@ -1,7 +1,7 @@
 /**
- * The agent enrolment routes (design.md "Agent protocol"; docs/agent-protocol.md): POST /agent/enrol
+ * The agent enrolment routes (docs/reference.md design "Agent protocol"; docs/agent-protocol.md): POST /agent/enrol
  * with the one-time install token and the agent's public keys, and POST /agent/register, which
- * creates and enrols an agent in one step for an API key of scope `agent.register` (admin-console §3
+ * creates and enrols an agent in one step for an API key of scope `agent.register` (docs/reference.md admin-console §3
  * "API key" scopes, §6 "register agents"), presented as `Authorization: Bearer <key>` (or HTTP Basic
  * with the key as password) from inside the key's AllowedFrom; a refused key is 401 (with
  * `WWW-Authenticate: Bearer realm="postern"`) or 403 "Unauthorised". The WebSocket at /agent/connect

@@ -1,5 +1,5 @@
 /**
- * ACLs (admin-console §3 "Knoc (ACL)", §5 "ACL", §7 /admin/acls). The ACL's Config must carry the
+ * ACLs (docs/reference.md admin-console §3 "Knoc (ACL)", §5 "ACL", §7 /admin/acls). The ACL's Config must carry the
  * fields of its backend's type (`aclConfigProblem`: haproxy numeric ID, knocproxy/script names,
  * ipset set names, the vendor fields); only that type's key is kept. Script variable values that are
  * sensitive (declared Sensitive by the backend, or sent with `Encrypted: true`) are sealed to the
@@ -8,7 +8,7 @@
  * CGNATOpen, or shortening its MaximumGrantDuration ends its grants (they were decided under the old
  * rules) and resyncs the agents; deleting an ACL revokes its grants first.
  *
- * Creating or updating an ACL needs a valid licence (admin-console §1 "A license is required to
+ * Creating or updating an ACL needs a valid licence (docs/reference.md admin-console §1 "A license is required to
  * create or update Knocs"), on this path as on the Knoc wizard's. The Token of an allowlist ACL (the
  * secret part of its public URL) is always minted here (`newAllowlistToken`, 192 random bits): a
  * Token sent by the client is ignored, and an update keeps the stored one.
@@ -49,7 +49,7 @@ function withAllowlistToken(config: AclConfig, keep: string): AclConfig {
 }
 
 /**
- * Checks the Config of an ACL against its backend type (admin-console §5) and returns what is kept:
+ * Checks the Config of an ACL against its backend type (docs/reference.md admin-console §5) and returns what is kept:
  * UriToken and the type's fields with defaults. Throws 400 with the spec's key (see
  * `aclConfigProblem`). Script variable values are checked by the service, which knows what is sealed.
  */
@@ -219,7 +219,7 @@ export class AclService extends Service {
 
   /**
    * Creates an ACL; returns its id. 403 err.youDoNotHaveALicense without a valid licence
-   * (admin-console §1, every path that creates Knocs); 400 for the §5 rules (see `validateAclConfig`).
+   * (docs/reference.md admin-console §1, every path that creates Knocs); 400 for the §5 rules (see `validateAclConfig`).
    */
   create(input: AclWrite, actor: Actor): string {
     const id = newId();

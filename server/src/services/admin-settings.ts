@@ -1,5 +1,5 @@
 /**
- * The admin settings sections (admin-console §2 "Settings", §3, §5 "Settings", §7 Settings calls):
+ * The admin settings sections (docs/reference.md admin-console §2 "Settings", §3, §5 "Settings", §7 Settings calls):
  * general settings, branding/UI ("customize"), IP discovery/kiosk/logging ("config"), and
  * authentication (SAML for users and admins, LDAP, PublicURL) including SP key pair upload and
  * generation. SAML private keys are kept sealed in the secret store and never returned.

@@ -1,5 +1,5 @@
 /**
- * The admin home's status (admin-console §2 "Admin home", §3 "Admin status", §7 GET /admin/status).
+ * The admin home's status (docs/reference.md admin-console §2 "Admin home", §3 "Admin status", §7 GET /admin/status).
  * Postern is self-hosted and never phones home: no update feed is consulted, so the available
  * versions are empty and Cloud is false.
  */

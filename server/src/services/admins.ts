@@ -1,5 +1,5 @@
 /**
- * Admin accounts (admin-console §2 "Admins", §3 "Admin", §5 "Admin", §6, §7 /admin/admins).
+ * Admin accounts (docs/reference.md admin-console §2 "Admins", §3 "Admin", §5 "Admin", §6, §7 /admin/admins).
  * Name and UserName are required and UserName cannot change; a local admin needs a password of
  * 8–64 characters with an equal ConfirmPassword on create; user names are unique. The acting admin
  * cannot delete their own account, turn off their own LoginEnabled, disable their own 2FA, or reset
@@ -23,7 +23,7 @@ export interface AdminActor extends Actor {
   sessionId: string;
 }
 
-/** The password rule message of admin-console §5, as Extra of 400 "Bad request". */
+/** The password rule message of docs/reference.md admin-console §5, as Extra of 400 "Bad request". */
 const PASSWORD_REQUIRED = "PlainPassword: Must be between 8 and 64 characters";
 
 /** Admins: CRUD, 2FA reset and their sessions. */

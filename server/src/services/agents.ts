@@ -1,5 +1,5 @@
 /**
- * Agents (admin-console §3 "Agent", §7 /admin/agents; design.md "Agent protocol" enrolment).
+ * Agents (docs/reference.md admin-console §3 "Agent", §7 /admin/agents; docs/reference.md design "Agent protocol" enrolment).
  * An agent is created with a random install token; the agent enrols once with that token and its
  * own public keys, then authenticates every connection with its private key. Only the SHA-256 of a
  * token is stored; it expires (AgentServiceOptions.tokenLifetimeMs, default 24 hours) and is cleared
@@ -45,7 +45,7 @@ export interface Actor {
   ip: string;
 }
 
-/** The install command shown after creating an agent (admin-console §2 "Agents"). */
+/** The install command shown after creating an agent (docs/reference.md admin-console §2 "Agents"). */
 export function installCommand(serverUrl: string, token: string): string {
   return `postern-agent enrol --server ${serverUrl} --token ${token} --config /etc/postern/agent.json && postern-agent run --config /etc/postern/agent.json`;
 }

@@ -1,5 +1,5 @@
 /**
- * The public allowlists kept ready (issue #13 item 3; admin-console §7 "Public allowlist"): each
+ * The public allowlists kept ready (issue #13 item 3; docs/reference.md admin-console §7 "Public allowlist"): each
  * allowlist ACL's text and JSON bodies and their ETag are built once and served again until the
  * database is written (any write: grants, sessions, ACLs, cascades; see repositories/grants.ts
  * `writeCount`) or the first published address expires. A poller asking every few seconds of an

@@ -1,6 +1,6 @@
 /**
- * API keys and what they open (admin-console §2 "API keys", §3 "API key", §5 API key rules, §6
- * scopes, §7 /admin/api-keys and "Public allowlist"; design.md "Security": `prefix_id_secret` shown
+ * API keys and what they open (docs/reference.md admin-console §2 "API keys", §3 "API key", §5 API key rules, §6
+ * scopes, §7 /admin/api-keys and "Public allowlist"; docs/reference.md design "Security": `prefix_id_secret` shown
  * once, only a SHA-256 of the secret stored, scopes and expiry enforced, AllowedFrom checked against
  * the client address).
  *
@@ -170,7 +170,7 @@ export class ApiKeyService extends Service {
     };
   }
 
-  /** Lists every key by name (admin-console §2 "API keys"); never carries a secret. */
+  /** Lists every key by name (docs/reference.md admin-console §2 "API keys"); never carries a secret. */
   list(): ApiKey[] {
     const linked = this.linkedScopes(this.db);
     return repo.listApiKeys(this.db).map((r) => this.toWire(this.db, r, linked));
@@ -184,7 +184,7 @@ export class ApiKeyService extends Service {
   }
 
   /**
-   * Checks the requested scopes against the database (admin-console §5): `allowlist.read:{aclId}`
+   * Checks the requested scopes against the database (docs/reference.md admin-console §5): `allowlist.read:{aclId}`
    * needs an allowlist ACL with that id — when no allowlist ACL exists at all, 400 "You must create
    * an allowlist before you can create an API key"; otherwise an unknown id is 400 "Bad request"
    * (Extra `Scopes: <scope>: …`). `user.auth:{userId}` needs an existing user of AuthType apikey
@@ -251,7 +251,7 @@ export class ApiKeyService extends Service {
   }
 
   /**
-   * Updates a key's AllowedFrom (PUT /admin/api-keys/{id}); admin-console §4: editing may change
+   * Updates a key's AllowedFrom (PUT /admin/api-keys/{id}); docs/reference.md admin-console §4: editing may change
    * only the allowed-from list. Name, Scopes and ExpiredAfter may be omitted or echoed as read
    * (Scopes compared as a set); a different value is 400 "Only the allowed-from list of an API key
    * can be changed" with Extra naming the field. 404 when unknown. The ID check ("Mismatching IDs")
@@ -377,7 +377,7 @@ export class ApiKeyService extends Service {
   }
 
   /**
-   * The public allowlist of ACL `aclId` (admin-console §7 "Public allowlist"): the live published
+   * The public allowlist of ACL `aclId` (docs/reference.md admin-console §7 "Public allowlist"): the live published
    * addresses, sorted, as the text and JSON bodies with their ETag, kept ready between changes
    * (allowlist-cache.ts). Access:
    * 1. `aclId` must be an allowlist ACL with a non-empty Token equal to `token` (constant time);

@@ -1,5 +1,5 @@
 /**
- * The audit log's read side (admin-console §2 "Audit logs", §3 "Audit log entry", §7 GET
+ * The audit log's read side (docs/reference.md admin-console §2 "Audit logs", §3 "Audit log entry", §7 GET
  * /admin/logs, §9 "Audit log page size 25; Clear logs acts on a 30-day window"): paged search newest
  * first, the 30-day clear (itself audited in the same transaction), and the CSV export streamed row
  * batch by row batch through csv-stringify.

@@ -1,11 +1,11 @@
 /**
- * The audit log writer (admin-console §3 "Audit log entry"). Every state change writes its entry in
+ * The audit log writer (docs/reference.md admin-console §3 "Audit log entry"). Every state change writes its entry in
  * the same transaction as the change: if the audit write fails, the change fails.
  */
 import type { Tx, Db } from "../db/index.ts";
 import { insertAuditEntry } from "../repositories/audit.ts";
 
-/** Action kinds of the audit log (admin-console §3). */
+/** Action kinds of the audit log (docs/reference.md admin-console §3). */
 export const AuditAction = {
   userLoggedIn: "userLoggedIn",
   userLoginFailed: "userLoginFailed",

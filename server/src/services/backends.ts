@@ -1,5 +1,5 @@
 /**
- * Backends (admin-console §3 "BackendConfig", §5 "Backend", §7 /admin/backends; design.md "Agent
+ * Backends (docs/reference.md admin-console §3 "BackendConfig", §5 "Backend", §7 /admin/backends; docs/reference.md design "Agent
  * protocol" sealed secrets).
  *
  * Rules, in the order they are checked (the first broken one answers):
@@ -71,7 +71,7 @@ function versionOf(version: string): string | null {
 }
 
 /**
- * The agent gate of admin-console §5 for a backend of `type` on `agent`, or null when the agent may
+ * The agent gate of docs/reference.md admin-console §5 for a backend of `type` on `agent`, or null when the agent may
  * carry it. `all` is every agent (for err.backendTypeNoAgents). In order:
  * - unknown agent (or the all-zero id): err.invalidAgentId;
  * - no version (never connected): err.agentNeverConnected;

@@ -1,5 +1,5 @@
 /**
- * Groups (admin-console §2 "Groups", §3 "Group", §4 "A group's type cannot change when editing",
+ * Groups (docs/reference.md admin-console §2 "Groups", §3 "Group", §4 "A group's type cannot change when editing",
  * §5 "Group", §7 /admin/groups). A group grants its ACLs (ACLIDs) to its members (UserIDs). Local
  * and dynamic groups take members from the admin, never SAML users; a saml group's members come
  * from the identity provider, so its UserIDs are ignored on write. Any change that takes an ACL

@@ -1,7 +1,7 @@
 /**
- * Knocs (admin-console §2–§4, §7): the read view joining ACL, backend, agent and counts, and Knoc
+ * Knocs (docs/reference.md admin-console §2–§4, §7): the read view joining ACL, backend, agent and counts, and Knoc
  * creation, update and deletion as single server operations, each in one database transaction —
- * a failure at any step leaves nothing behind (admin-console §4 "Rollback").
+ * a failure at any step leaves nothing behind (docs/reference.md admin-console §4 "Rollback").
  *
  * Creation sequence (§4): backend; for passive kinds the API key; the ACL; for Passive+ the firewall
  * backend and the hidden child ACL whose parent is the first ACL; then the assignments of users and

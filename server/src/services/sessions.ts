@@ -1,5 +1,5 @@
 /**
- * Session invalidation by admins (admin-console §2 "invalidate all sessions" / "invalidate all admin
+ * Session invalidation by admins (docs/reference.md admin-console §2 "invalidate all sessions" / "invalidate all admin
  * sessions", §7 "Sessions": DELETE /admin/sessions, /admin/sessions/{id}, /admin/adminsessions,
  * /admin/adminsessions/{id}). Ending a user session revokes its grants exactly as logout does; the
  * bulk admin-session end includes the caller's own session.

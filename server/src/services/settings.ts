@@ -1,12 +1,12 @@
 /**
- * Settings (admin-console §3 "General settings"): typed reads with defaults over the key → JSON
+ * Settings (docs/reference.md admin-console §3 "General settings"): typed reads with defaults over the key → JSON
  * settings table. This release reads the ones the core loop needs.
  */
 import type { Db, Tx } from "../db/index.ts";
 import { readSetting, writeSetting } from "../repositories/settings.ts";
 
 /**
- * Defaults of every setting (admin-console §3 "General settings", "Authentication settings").
+ * Defaults of every setting (docs/reference.md admin-console §3 "General settings", "Authentication settings").
  * KioskSessionDuration is in minutes (5–120); logos are data URLs (PNG or JPEG) or "". Secrets
  * (SAML keys) are not settings: they live encrypted in the secret store.
  */
@@ -27,7 +27,7 @@ export const SettingDefaults = {
   Logo: "",
   LightModeLogo: "",
   ExperimentalFeatures: [] as string[],
-  /** Additional client IP addresses (user-portal §7 multi-port IP discovery): listen on the ports below, from the next start. */
+  /** Additional client IP addresses (docs/reference.md user-portal §7 multi-port IP discovery): listen on the ports below, from the next start. */
   AdditionalClientIPs: false,
   /** The extra IP-discovery ports (default the spec's 443, 222, 3389, 8000). */
   AdditionalClientIPPorts: [443, 222, 3389, 8000] as number[],
@@ -45,7 +45,7 @@ export const SettingDefaults = {
   SAMLCert: "",
   AdminSAMLKeySealed: "",
   AdminSAMLCert: "",
-  /** Admins may put off their 2FA enrolment at sign-in (POST /admin/otp/verify {deferEnrolment: true}); admin-console §9. */
+  /** Admins may put off their 2FA enrolment at sign-in (POST /admin/otp/verify {deferEnrolment: true}); docs/reference.md admin-console §9. */
   AllowAdminTotpDeferral: false,
   /** Internal: the key deriving each pending session's TOTP enrolment secret, sealed by the secret store (purpose "totp.enrolment-key"); "" until first used. */
   TotpEnrolmentKeySealed: "",

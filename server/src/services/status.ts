@@ -1,7 +1,7 @@
 /**
- * The session-user status (user-portal §3 "Session user", GET /status) and address tracking:
+ * The session-user status (docs/reference.md user-portal §3 "Session user", GET /status) and address tracking:
  * when the user's address changes, their grants move to the new address and keep their expiry
- * (design.md "Grants").
+ * (docs/reference.md design "Grants").
  */
 import { GrantStatus, NONE_ID, GrantTypeSchema, IpExclusionsSchema, normaliseIp, GrantErrorKey } from "@postern/shared";
 import type { GrantType, IpExclusions, SessionStatus, StatusAcl, PortIp } from "@postern/shared";
@@ -158,7 +158,7 @@ export class StatusService extends Service {
     return reads.rows(session.sessionId, session.userId);
   }
 
-  /** The session user with one entry per assigned ACL (user-portal §3), sorted by Description. */
+  /** The session user with one entry per assigned ACL (docs/reference.md user-portal §3), sorted by Description. */
   status(session: UserSessionContext): SessionStatus {
     const now = this.clock.now();
     const entries: StatusAcl[] = [];

@@ -1,5 +1,5 @@
 /**
- * Users (admin-console §3 "User", §5 "User", §7 /admin/users). Local users need a password of
+ * Users (docs/reference.md admin-console §3 "User", §5 "User", §7 /admin/users). Local users need a password of
  * 8–64 characters and a matching ConfirmPassword on create; UserName cannot change; LDAP users
  * need a DN, on create and update (`userWriteProblem`). SAML users cannot be edited (the IdP owns
  * them); created here they count against the licence like any user. Removing an ACL from a user, disabling or deleting the user ends the affected grants.
@@ -72,7 +72,7 @@ export class UserService extends Service {
   /**
    * Creates a user; returns its id. 409 when the user name exists; 403 err.userLimitReached at the
    * licence's UserLimit + overage (SAML users too: only the IdP's first sign-in may exceed it); SessionLimit capped by the licence (licensing/gates.ts).
-   * `ApiKey` (create the key now, admin-console §5) is for AuthType apikey only (400 "Bad request",
+   * `ApiKey` (create the key now, docs/reference.md admin-console §5) is for AuthType apikey only (400 "Bad request",
    * Extra `ApiKey: …`) and is created by `inTx`, which runs inside the creating transaction after the
    * user row and its audit entry: its failure rolls the user back (see auth/api-key-users.ts).
    */
@@ -149,7 +149,7 @@ export class UserService extends Service {
         validUntil: input.ValidUntil ? Date.parse(input.ValidUntil) : null,
         dn: input.ThirdPartyAuth.DN,
         ...(passwordHash ? { passwordHash } : {}),
-        // OTP is for non-SAML users only (admin-console §5); turning it off forgets the secret.
+        // OTP is for non-SAML users only (docs/reference.md admin-console §5); turning it off forgets the secret.
         totpEnabled: input.AuthType !== "SAML" && input.TOTPEnabled,
         ...(input.AuthType === "SAML" || !input.TOTPEnabled ? { totpSecretEnc: null, totpLastStep: null } : {}),
       });

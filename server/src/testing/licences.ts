@@ -59,7 +59,7 @@ export function installTestLicence(h: Harness, over: Partial<LicensePayload> = {
 /**
  * The licence tests that are not about limits run with: 10,000 users (no overage), 1,000 sessions
  * per user, 1,000 machines, never expires. Creating or updating ACLs and Knocs needs a licence
- * (admin-console §1).
+ * (docs/reference.md admin-console §1).
  */
 export const ROOMY_LICENCE: Partial<LicensePayload> = {
   ID: "test-roomy",

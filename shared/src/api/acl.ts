@@ -1,5 +1,5 @@
 /**
- * ACLs / Knocs (admin-console §3 "Knoc (ACL)", §7 "ACL" payload, §5 validation). The ACL's Config is
+ * ACLs / Knocs (docs/reference.md admin-console §3 "Knoc (ACL)", §7 "ACL" payload, §5 validation). The ACL's Config is
  * keyed by backend type like BackendConfig; the zod schemas check shapes, fill defaults and carry the
  * spec's keys where a rule has one (haproxy ID); `aclConfigProblem` applies the type-dependent §5
  * rules (pure, shared with the browser).
@@ -15,7 +15,7 @@ import type { BackendType, ConfigProblem } from "./backend.ts";
 const aclText = (max = 255) => z.string().trim().max(max).default("");
 /**
  * An ACL name of the vendor kinds (fortios, fortimanager Name; panos EDLName, GroupName; sophossfos
- * GroupName, GroupNameV6; azure NsgName): admin-console §5 "Server-side, ACL names of other kinds
+ * GroupName, GroupNameV6; azure NsgName): docs/reference.md admin-console §5 "Server-side, ACL names of other kinds
  * allow letters, numbers, underscores" ("Invalid ACL name"). "" passes here; whether the name is
  * required is `aclConfigProblem`'s rule.
  */
@@ -30,7 +30,7 @@ const vendorAclName = (max = 255) =>
 const NFTABLES_DEFAULT_TABLE = "inet postern";
 
 /**
- * A port given as a number or a numeric string, parsed to an integer 1–65535 (admin-console §5 "AWS
+ * A port given as a number or a numeric string, parsed to an integer 1–65535 (docs/reference.md admin-console §5 "AWS
  * Port and Azure NsgPort are parsed to integers"); `def` when absent.
  */
 const portField = (def: number) =>
@@ -48,7 +48,7 @@ const portField = (def: number) =>
 
 /**
  * ACL fields of a haproxy backend: the numeric ACL id used as `#ID` on the runtime API
- * (admin-console §5: required, err.aclIdRequired; a number, err.aclIdMustBeNumber).
+ * (docs/reference.md admin-console §5: required, err.aclIdRequired; a number, err.aclIdMustBeNumber).
  */
 export const HaproxyAclConfigSchema = z.object({
   ID: z
@@ -70,7 +70,7 @@ export const IpsetAclConfigSchema = z.object({
 /** ACL fields of a knocproxy backend: the named ACL (letters, numbers, underscores; required). */
 export const KnocproxyAclConfigSchema = z.object({ Name: aclText(128) });
 /**
- * One script variable value of an ACL (admin-console §3 "EnvVars as map name to Value (with encrypted
+ * One script variable value of an ACL (docs/reference.md admin-console §3 "EnvVars as map name to Value (with encrypted
  * flag)"). On read a sealed (sensitive) value is `{Value: "", Encrypted: true}`; on write a blank
  * Value of a sealed variable keeps the stored one, and `Encrypted: true` asks for the value to be
  * sealed even when the backend does not declare the variable Sensitive.
@@ -150,7 +150,7 @@ export const NftablesAclConfigSchema = z.object({
   V6SetName: z.string().trim().max(63).default(""),
 });
 
-/** The schema of each backend type's ACL fields (admin-console §3 table, "ACL fields"). */
+/** The schema of each backend type's ACL fields (docs/reference.md admin-console §3 table, "ACL fields"). */
 export const AclTypeConfigSchemas = {
   fortios: FortiosAclConfigSchema,
   fortimanager: FortimanagerAclConfigSchema,
@@ -305,7 +305,7 @@ export function aclConfigProblem(type: BackendType, config: AclConfig): ConfigPr
 }
 
 /**
- * An IP range of IpExclusions (admin-console §5): Start and End both or neither, each a dotted IPv4
+ * An IP range of IpExclusions (docs/reference.md admin-console §5): Start and End both or neither, each a dotted IPv4
  * address (four parts 0–255, no leading zeros), Start not after End; else "Invalid IP address".
  * A range with both empty is dropped.
  */
@@ -318,7 +318,7 @@ export const IpRangeSchema = z
     Errors.invalidIpAddress.err,
   );
 
-/** IpExclusions (admin-console §3): which user addresses a grant may carry. */
+/** IpExclusions (docs/reference.md admin-console §3): which user addresses a grant may carry. */
 export const IpExclusionsSchema = z.object({
   RestrictionType: z.enum(["none", "RFC1918", "allowList", "denyList"]).default("none"),
   RfcType: z.enum(["allow", "deny"]).default("allow"),
@@ -332,7 +332,7 @@ export const IpExclusionsSchema = z.object({
 export type IpExclusions = z.infer<typeof IpExclusionsSchema>;
 
 /**
- * GrantType (admin-console §3): the user's address, or fixed addresses. Every fixed address must be
+ * GrantType (docs/reference.md admin-console §3): the user's address, or fixed addresses. Every fixed address must be
  * an IPv4 or IPv6 address ("Invalid IP address"); specifiedIps needs at least one.
  */
 export const GrantTypeSchema = z

@@ -1,12 +1,12 @@
 /**
- * GET /api/admin/status (admin-console §3 "Admin status", §2 "Admin home" and banner): counts,
+ * GET /api/admin/status (docs/reference.md admin-console §3 "Admin status", §2 "Admin home" and banner): counts,
  * recent activity, versions and licensing.
  */
 import { z } from "zod";
 import { AuditEntryDetailSchema } from "./logs.ts";
 import { LicensingSchema } from "./license.ts";
 
-/** The oldest agent version this server works with (agents below it are "incompatible", admin-console §4). */
+/** The oldest agent version this server works with (agents below it are "incompatible", docs/reference.md admin-console §4). */
 export const MINIMUM_REQUIRED_AGENT_VERSION = "1.9.0";
 
 /** A release offered for update, with its urgency (critical, high, medium, low). */

@@ -1,5 +1,5 @@
 /**
- * Admin sign-in and users (admin-console §3 "User", §5 "User", §7 "User" payload).
+ * Admin sign-in and users (docs/reference.md admin-console §3 "User", §5 "User", §7 "User" payload).
  */
 import { z } from "zod";
 import { IdSchema } from "../common.ts";
@@ -19,7 +19,7 @@ export const PasswordSchema = z
   .min(Limits.passwordMinLength, "Must be between 8 and 64 characters")
   .max(Limits.passwordMaxLength, "Must be between 8 and 64 characters");
 
-/** User AuthType values (admin-console §3). */
+/** User AuthType values (docs/reference.md admin-console §3). */
 export const UserAuthTypeSchema = z.enum(["local", "SAML", "LDAP", "apikey"]);
 
 /**
@@ -48,7 +48,7 @@ export const UserWriteSchema = z.object({
 export type UserWrite = z.infer<typeof UserWriteSchema>;
 
 /**
- * The first broken cross-field rule of a user write (admin-console §5 "User"), or null; pure, for the
+ * The first broken cross-field rule of a user write (docs/reference.md admin-console §5 "User"), or null; pure, for the
  * server and the browser alike:
  * - LDAP: ThirdPartyAuth.DN required, on create and update ("Bad request", Extra
  *   `ThirdPartyAuth.DN: required`);
@@ -69,7 +69,7 @@ export function userWriteProblem(u: UserWrite, mode: "create" | "update"): Confi
   return null;
 }
 
-/** A user as admins read it (admin-console §3 "User"); never carries a password. Duration in minutes. */
+/** A user as admins read it (docs/reference.md admin-console §3 "User"); never carries a password. Duration in minutes. */
 export const UserSchema = z.object({
   ID: IdSchema,
   Name: z.string(),

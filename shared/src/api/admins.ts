@@ -1,5 +1,5 @@
 /**
- * Admins, admin and user sessions, and the user extras of the admin API (admin-console §3 "Admin",
+ * Admins, admin and user sessions, and the user extras of the admin API (docs/reference.md admin-console §3 "Admin",
  * "User session", "Admin session"; §5 "Admin"; §6; §7 /admin/admins, /admin/users/{id}/sessions,
  * /groups, /acls, /admin/sessions, /admin/adminsessions).
  */
@@ -7,14 +7,14 @@ import { z } from "zod";
 import { IdSchema } from "../common.ts";
 import { PasswordSchema } from "./admin.ts";
 
-/** Admin AuthType values (admin-console §9 "Admin auth types local, SAML, LDAP"). */
+/** Admin AuthType values (docs/reference.md admin-console §9 "Admin auth types local, SAML, LDAP"). */
 export const AdminAuthTypeSchema = z.enum(["local", "SAML", "LDAP"]);
 
 /** An empty string counts as absent (a form leaves the password fields blank on edit). */
 const blankAsAbsent = (v: unknown) => (v === "" || v === null ? undefined : v);
 
 /**
- * POST/PUT /api/admin/admins body (admin-console §7 "Admin"). UserName cannot change on edit.
+ * POST/PUT /api/admin/admins body (docs/reference.md admin-console §7 "Admin"). UserName cannot change on edit.
  * A local admin needs PlainPassword (8–64) and an equal ConfirmPassword on create; on edit both are
  * optional, but a given PlainPassword needs an equal ConfirmPassword. The password is ignored for
  * SAML and LDAP admins. TOTPEnabled is forced off for SAML admins. ThirdPartyAuth.DN is the LDAP

@@ -1,11 +1,11 @@
 /**
- * Agents as the admin API carries them (admin-console §3 "Agent", §7 "Agent: {ID, Name, Token}").
+ * Agents as the admin API carries them (docs/reference.md admin-console §3 "Agent", §7 "Agent: {ID, Name, Token}").
  */
 import { z } from "zod";
 import { IdSchema } from "../common.ts";
 
 /**
- * Capabilities an agent reports (admin-console §3), plus `nftables` (docs/decisions.md "nftables
+ * Capabilities an agent reports (docs/reference.md admin-console §3), plus `nftables` (docs/decisions.md "nftables
  * backend": the command usable and the sets found, each with its table as `<family> <name>`).
  */
 export const AgentCapabilitiesSchema = z.object({

@@ -1,5 +1,5 @@
 /**
- * API-key users (user-portal §1 "API-key users are non-interactive"; admin-console §3 User AuthType
+ * API-key users (docs/reference.md user-portal §1 "API-key users are non-interactive"; docs/reference.md admin-console §3 User AuthType
  * `apikey` and the scope `user.auth:{userId}`, §5 "API-key user: choose to create a key now or later;
  * if creating, key name and expiry required", §7 "API-key users are shown an endpoint
  * {scheme}://{host}/api/v1/user_sessions").
@@ -14,7 +14,7 @@ import { IdSchema } from "../common.ts";
 import { AllowedFromSchema, ApiKeySchema } from "./api-key.ts";
 import { SessionStatusSchema } from "./user.ts";
 
-/** The path API-key users sign in at, relative to the server's origin (admin-console §7). */
+/** The path API-key users sign in at, relative to the server's origin (docs/reference.md admin-console §7). */
 export const API_KEY_USER_SESSIONS_PATH = "/api/v1/user_sessions";
 
 /**

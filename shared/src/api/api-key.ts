@@ -1,7 +1,7 @@
 /**
- * API keys (admin-console §3 "API key", §5 "API key", §6 scopes, §7 /admin/api-keys) and what they
+ * API keys (docs/reference.md admin-console §3 "API key", §5 "API key", §6 scopes, §7 /admin/api-keys) and what they
  * give access to: the public allowlist (§7 "Public allowlist") and the user-sessions API
- * (scope `user.sessions`). Design: design.md "Security" (API keys) and "Contract decisions"
+ * (scope `user.sessions`). Design: docs/reference.md design "Security" (API keys) and "Contract decisions"
  * (AllowedFrom defaults to 0.0.0.0/0 and ::/0; ExpiredAfter is a date or null for never).
  */
 import { z } from "zod";
@@ -9,7 +9,7 @@ import { IdSchema, IsoTimeSchema } from "../common.ts";
 import { Errors } from "../errors.ts";
 import { parseCidr } from "../ip.ts";
 
-/** The scope names of admin-console §3; two of them carry an id (`allowlist.read:{aclId}`, `user.auth:{userId}`). */
+/** The scope names of docs/reference.md admin-console §3; two of them carry an id (`allowlist.read:{aclId}`, `user.auth:{userId}`). */
 export const ApiKeyScopeName = {
   allowlistRead: "allowlist.read",
   agentRegister: "agent.register",
@@ -65,7 +65,7 @@ export const ApiKeyScopeSchema = z
 /**
  * An IPv4 or IPv6 CIDR as AllowedFrom and allowlist access restrictions take it: `address/length`,
  * length 0–32 (IPv4) or 0–128 (IPv6) without leading zeros, IPv4 as a dotted quad. Anything else
- * fails with err.invalidCidr (admin-console §5). Normalised to the canonical address text
+ * fails with err.invalidCidr (docs/reference.md admin-console §5). Normalised to the canonical address text
  * (`2001:DB8:0::1/64` → `2001:db8::1/64`); host bits are kept.
  */
 export const CidrTextSchema = z
@@ -90,7 +90,7 @@ export const MAX_ALLOWED_FROM = 256;
 /** Most scopes one key may carry. */
 export const MAX_API_KEY_SCOPES = 256;
 
-/** AllowedFrom when none is given: the whole Internet, IPv4 and IPv6 (design.md "Contract decisions"). */
+/** AllowedFrom when none is given: the whole Internet, IPv4 and IPv6 (docs/reference.md design "Contract decisions"). */
 export const DEFAULT_ALLOWED_FROM: readonly AllowedFromEntry[] = [
   { Prefix: "0.0.0.0/0", Note: "" },
   { Prefix: "::/0", Note: "" },
@@ -122,7 +122,7 @@ export const ApiKeyCreateSchema = z.object({
 export type ApiKeyCreate = z.infer<typeof ApiKeyCreateSchema>;
 
 /**
- * PUT /api/admin/api-keys/{id} body: the key as read, with a new AllowedFrom (admin-console §4:
+ * PUT /api/admin/api-keys/{id} body: the key as read, with a new AllowedFrom (docs/reference.md admin-console §4:
  * "Editing may change only the allowed-from list"). Name, Scopes and ExpiredAfter may be omitted or
  * echoed unchanged; a different value is refused (400 Errors.onlyAllowedFromEditable.err).
  * AllowedFrom omitted keeps the current list.
@@ -138,7 +138,7 @@ export const ApiKeyUpdateSchema = z.object({
 export type ApiKeyUpdate = z.infer<typeof ApiKeyUpdateSchema>;
 
 /**
- * An API key as admins read it (admin-console §3). `Resources` are human-readable names of what
+ * An API key as admins read it (docs/reference.md admin-console §3). `Resources` are human-readable names of what
  * the scopes reach (ACL descriptions, user names), derived on read. `Scopes` include
  * `allowlist.read:{aclId}` for every allowlist ACL whose Config.allowlist.ApiKeyId names this key.
  * Times are ISO 8601 UTC; ExpiredAfter null = never, LastUsedAt null = never used.

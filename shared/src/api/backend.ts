@@ -1,5 +1,5 @@
 /**
- * Backends (admin-console §3 "BackendConfig", §5 "Backend", §7 /admin/backends, §9 defaults).
+ * Backends (docs/reference.md admin-console §3 "BackendConfig", §5 "Backend", §7 /admin/backends, §9 defaults).
  *
  * BackendConfig has exactly one key naming its type, one of the 13 types of §3. The zod schemas
  * here check shapes and fill the §9 defaults; the §5 rules that carry the spec's own keys or
@@ -15,7 +15,7 @@ import { IdSchema } from "../common.ts";
 import { NONE_ID } from "../limits.ts";
 
 /**
- * The backend types: the 13 of admin-console §3 in the spec's order, then `nftables` (beyond the
+ * The backend types: the 13 of docs/reference.md admin-console §3 in the spec's order, then `nftables` (beyond the
  * spec, docs/decisions.md "nftables backend").
  */
 export const BACKEND_TYPES = [
@@ -38,7 +38,7 @@ export const BACKEND_TYPES = [
 export type BackendType = (typeof BACKEND_TYPES)[number];
 
 /**
- * Script environment variable names the agent sets itself (admin-console §3: knoc_action,
+ * Script environment variable names the agent sets itself (docs/reference.md admin-console §3: knoc_action,
  * knoc_aclname, knoc_username, knoc_cidr, knoc_ipaddr); refused as names (`isReservedEnvVarName`).
  */
 export const RESERVED_ENV_VAR_NAMES = ["action", "aclname", "username", "cidr", "ipaddr"] as const;
@@ -49,7 +49,7 @@ const secret = z.string().trim().max(8192).default("");
 /** A password keeps its spaces. */
 const password = z.string().max(1024).default("");
 const insecure = z.boolean().default(false);
-/** admin-console §9: the default address-object prefix of fortios. */
+/** docs/reference.md admin-console §9: the default address-object prefix of fortios. */
 const FORTIOS_PREFIX = "kk_";
 
 /** fortios (Fortinet): REST API URL, bearer token, address-object prefix (default kk_), optional VDOM. */
@@ -111,7 +111,7 @@ export const KnocproxyBackendConfigSchema = z.object({
   Protocol: z.enum(["unix", "tcp"]),
   Address: z.string().trim().max(1024),
 });
-/** One variable a script backend declares (admin-console §3 "EnvVars (Name, Sensitive)"). */
+/** One variable a script backend declares (docs/reference.md admin-console §3 "EnvVars (Name, Sensitive)"). */
 export const BackendEnvVarSchema = z.object({
   Name: z.string().trim().max(128),
   Sensitive: z.boolean().default(false),
@@ -147,7 +147,7 @@ export const BackendTypeConfigSchemas = {
 } as const satisfies Record<BackendType, z.ZodType>;
 
 /**
- * BackendConfig: exactly one key naming the type (admin-console §3). Unknown keys, none or several
+ * BackendConfig: exactly one key naming the type (docs/reference.md admin-console §3). Unknown keys, none or several
  * answer "Bad request".
  */
 export const BackendConfigSchema = z
@@ -213,7 +213,7 @@ export function isWebhookCommand(command: string): boolean {
 }
 
 /**
- * Checks one script environment variable name (admin-console §5: not empty, without '='; the
+ * Checks one script environment variable name (docs/reference.md admin-console §5: not empty, without '='; the
  * reserved names refused). Returns the problem or null. `path` names the field for Extra.
  */
 export function envVarNameProblem(name: string, path: string): ConfigProblem | null {
@@ -328,7 +328,7 @@ export function backendConfigProblem(config: BackendConfig): ConfigProblem | nul
   }
 }
 
-/** A backend as admins read it (admin-console §7 "Backend: {ID, Name, AgentID, Config}"). */
+/** A backend as admins read it (docs/reference.md admin-console §7 "Backend: {ID, Name, AgentID, Config}"). */
 export const BackendSchema = z.object({
   ID: IdSchema,
   Name: z.string(),

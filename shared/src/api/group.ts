@@ -1,11 +1,11 @@
 /**
- * Groups as the admin API carries them (admin-console §3 "Group", §5 "Group", §7 "Group: {ID, Name,
+ * Groups as the admin API carries them (docs/reference.md admin-console §3 "Group", §5 "Group", §7 "Group: {ID, Name,
  * Description, Type lower-cased, ACLIDs, UserIDs}").
  */
 import { z } from "zod";
 import { IdSchema } from "../common.ts";
 
-/** Group types (admin-console §9 "Group types dynamic, local, saml"); lower-case on the wire. */
+/** Group types (docs/reference.md admin-console §9 "Group types dynamic, local, saml"); lower-case on the wire. */
 export const GroupTypeSchema = z.enum(["dynamic", "local", "saml"]);
 /** A group type. */
 export type GroupType = z.infer<typeof GroupTypeSchema>;

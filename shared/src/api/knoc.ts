@@ -1,8 +1,8 @@
 /**
- * Knocs (admin-console §2 "Knocs", the wizards, "Update Knoc"; §3 "Knoc (ACL)", "Wizard state"; §4
+ * Knocs (docs/reference.md admin-console §2 "Knocs", the wizards, "Update Knoc"; §3 "Knoc (ACL)", "Wizard state"; §4
  * "Knoc creation sequence", "Rollback", "Knoc update"; §7 "Knoc creation is one shared operation").
  *
- * A Knoc is an ACL with its backend (design.md). Creation is one server operation,
+ * A Knoc is an ACL with its backend (docs/reference.md design). Creation is one server operation,
  * `POST /api/admin/knocs` with `{Kind, WizardState}`, run in one database transaction: backend, API
  * key (passive kinds), ACL, for Passive+ the firewall backend and hidden child ACL, then the user and
  * group assignments. It answers an array: the new Knoc id first, then — where they apply — the
@@ -53,7 +53,7 @@ export const KnocEnvVarSchema = z.object({
   Sensitive: z.boolean().default(false),
 });
 
-/** The wizard state (admin-console §3 "Wizard state"); `step` is the browser's and is ignored. */
+/** The wizard state (docs/reference.md admin-console §3 "Wizard state"); `step` is the browser's and is ignored. */
 export const WizardStateSchema = z.object({
   step: z.unknown().optional(),
   agentId: IdSchema.default(NONE_ID),

@@ -1,8 +1,8 @@
 /**
- * Licensing (admin-console §2 "Global alert banner", §3 "License status" / "Licensing", §4 license
- * banner states, §5 user limit, §6, §9; user-portal §3 Licensed / UserLicensed, §4 license states,
+ * Licensing (docs/reference.md admin-console §2 "Global alert banner", §3 "License status" / "Licensing", §4 license
+ * banner states, §5 user limit, §6, §9; docs/reference.md user-portal §3 Licensed / UserLicensed, §4 license states,
  * §9). A licence key is `base64url(JSON payload) "." base64url(Ed25519 signature over the payload
- * bytes)` (design.md "Contract decisions"); the literal key `free` is the free single-user licence.
+ * bytes)` (docs/reference.md design "Contract decisions"); the literal key `free` is the free single-user licence.
  */
 import { Errors } from "../errors.ts";
 import { z } from "zod";
@@ -33,7 +33,7 @@ export const LicensePayloadSchema = z.object({
 /** The signed payload of a licence key (Expires is null for never). */
 export type LicensePayload = z.infer<typeof LicensePayloadSchema>;
 
-/** What the free single-user licence grants (admin-console §9 "Free single-user license exists"). */
+/** What the free single-user licence grants (docs/reference.md admin-console §9 "Free single-user license exists"). */
 export const FREE_LICENSE: LicensePayload = Object.freeze({
   ID: "free",
   UserLimit: 1,
@@ -44,7 +44,7 @@ export const FREE_LICENSE: LicensePayload = Object.freeze({
 });
 
 /**
- * License states (user-portal §4): unlicensed (no licence installed), expired (Expires passed),
+ * License states (docs/reference.md user-portal §4): unlicensed (no licence installed), expired (Expires passed),
  * overLimit (more counted users than UserLimit), expiringSoon (Expires within 60 days), active.
  * When several hold, the first in that order wins.
  */
@@ -64,7 +64,7 @@ export const InstallLicenseRequestSchema = z.object({
 export type InstallLicenseRequest = z.infer<typeof InstallLicenseRequestSchema>;
 
 /**
- * GET and POST /api/admin/settings/license response (admin-console §3 "License status").
+ * GET and POST /api/admin/settings/license response (docs/reference.md admin-console §3 "License status").
  * Licensed: a licence is installed and not expired. ID, limits and Expires are the installed
  * licence's ("" / 0 / null when none); MachineCount is the number of agents; Expires ISO 8601 UTC or
  * null for never.
@@ -83,7 +83,7 @@ export const LicenseStatusSchema = z.object({
 export type LicenseStatus = z.infer<typeof LicenseStatusSchema>;
 
 /**
- * `Licensing` of the admin status (admin-console §3): UserLimit; UserLimitOverage, the number of
+ * `Licensing` of the admin status (docs/reference.md admin-console §3): UserLimit; UserLimitOverage, the number of
  * users that may be created beyond UserLimit (floor(UserLimit × percentage / 100));
  * UserLimitOveragePercentage, the licence's percentage; SessionLimit; Expires (ISO 8601 UTC, null
  * for never). The admin status carries null instead when no readable licence is installed.

@@ -1,5 +1,5 @@
 /**
- * The audit log as the admin API carries it (admin-console §2 "Audit logs", §3 "Audit log entry",
+ * The audit log as the admin API carries it (docs/reference.md admin-console §2 "Audit logs", §3 "Audit log entry",
  * §7 "GET /admin/logs returns a list of entries", §9 "Audit log page size 25; Clear logs acts on a
  * 30-day window").
  *
@@ -15,7 +15,7 @@ import { Limits } from "../limits.ts";
 
 /** Limits of the audit log API. Page sizes count entries; the clear window is in days. */
 export const AuditLogLimits = {
-  /** Entries per page when `pageSize` is not given (admin-console §9: 25). */
+  /** Entries per page when `pageSize` is not given (docs/reference.md admin-console §9: 25). */
   defaultPageSize: Limits.auditLogPageSize,
   /** Largest `pageSize` accepted. */
   maxPageSize: 200,
@@ -23,7 +23,7 @@ export const AuditLogLimits = {
   maxPage: 1_000_000,
   /** Longest `search` term, in characters. */
   maxSearchLength: 200,
-  /** DELETE /admin/logs removes entries older than this many days (admin-console §9: 30). */
+  /** DELETE /admin/logs removes entries older than this many days (docs/reference.md admin-console §9: 30). */
   clearOlderThanDays: 30,
 } as const;
 
@@ -38,7 +38,7 @@ export const AuditLogHeaders = {
 } as const;
 
 /**
- * `Entry` of an audit log entry: the action kind (admin-console §3: user or admin logged in/out,
+ * `Entry` of an audit log entry: the action kind (docs/reference.md admin-console §3: user or admin logged in/out,
  * session deleted or expired, user IP changed, grant error, grant expired, revoke error, clicked to
  * grant or revoke, create/update/delete of ACL, group, user, admin, agent, API key, Knoc, TOTP resets,
  * admin auto-created; the server adds a few more, e.g. `auditLogCleared`) and the details it holds.

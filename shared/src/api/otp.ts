@@ -1,6 +1,6 @@
 /**
  * Two-factor codes (TOTP) for users and admins: enrolment and verification after the password
- * (user-portal §4 "Login outcomes", §7 GET /otp/generate and POST /otp/verify; admin-console §7
+ * (docs/reference.md user-portal §4 "Login outcomes", §7 GET /otp/generate and POST /otp/verify; docs/reference.md admin-console §7
  * GET /admin/otp/generate and POST /admin/otp/verify with {Code} or {deferEnrolment}).
  */
 import { z } from "zod";

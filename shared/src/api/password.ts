@@ -1,6 +1,6 @@
 /**
- * Changing one's own password (user-portal §2 "change password", §5 "Change password", §7 PUT and
- * POST /password; admin-console §7 POST /password).
+ * Changing one's own password (docs/reference.md user-portal §2 "change password", §5 "Change password", §7 PUT and
+ * POST /password; docs/reference.md admin-console §7 POST /password).
  */
 import { z } from "zod";
 import { PasswordSchema } from "./admin.ts";

@@ -1,7 +1,7 @@
 /**
- * SAML sign-in as the browser sees it (user-portal §2 "An SSO button appears when SAML metadata is
+ * SAML sign-in as the browser sees it (docs/reference.md user-portal §2 "An SSO button appears when SAML metadata is
  * available", §7 "GET /saml/metadata: SAML availability", "Browser redirects for SSO:
- * api/login/saml with a kioskMode query parameter"; admin-console §3 "Authentication settings").
+ * api/login/saml with a kioskMode query parameter"; docs/reference.md admin-console §3 "Authentication settings").
  *
  * - `GET /api/saml/metadata` (and `/api/admin/saml/metadata`) answers 200 with the service
  *   provider's metadata XML when SAML is configured for that audience, otherwise 404

@@ -1,5 +1,5 @@
 /**
- * Settings (admin-console §3 "General settings", "Authentication settings"; §5 "Settings"; §7
+ * Settings (docs/reference.md admin-console §3 "General settings", "Authentication settings"; §5 "Settings"; §7
  * Settings calls). Each POST carries one section; fields left out keep their value.
  */
 import { z } from "zod";
@@ -9,7 +9,7 @@ import { AccentSchema } from "./user.ts";
 
 /**
  * A URL setting of one of `protocols`, or "" for none; anything else fails with the spec's message
- * (admin-console §5 Settings), which the server answers as `Err` with the field as `Extra`.
+ * (docs/reference.md admin-console §5 Settings), which the server answers as `Err` with the field as `Extra`.
  */
 const urlSetting = (protocols: RegExp, message: string) =>
   z.union([z.literal(""), z.url({ protocol: protocols, error: message })], { error: message });
@@ -17,13 +17,13 @@ const httpUrl = urlSetting(/^https?$/, Errors.urlMustBeHttp.err);
 const ldapUrl = urlSetting(/^(ldap|ldaps|ldapi|cldap)$/, Errors.urlMustBeLdap.err);
 const gelfUrl = urlSetting(/^(udp|tcp|tls)$/, Errors.urlMustBeGelf.err);
 
-/** The experimental features an admin may switch on (admin-console §2 ACLs: "enhanced-custom-script"). */
+/** The experimental features an admin may switch on (docs/reference.md admin-console §2 ACLs: "enhanced-custom-script"). */
 export const EXPERIMENTAL_FEATURES = ["enhanced-custom-script"] as const;
 /** An experimental feature's name. */
 export type ExperimentalFeature = (typeof EXPERIMENTAL_FEATURES)[number];
 
 /**
- * The ports of the additional client IP addresses section (the multi-port IP discovery, user-portal
+ * The ports of the additional client IP addresses section (the multi-port IP discovery, docs/reference.md user-portal
  * §7): 1–16 distinct TCP ports 1–65535.
  */
 export const DiscoveryPortsSchema = z
@@ -116,7 +116,7 @@ export const AuthenticationSettingsSchema = z.object({
   LDAPSkipVerifyTLS: z.boolean(),
   /** True when a CA certificate for the LDAP directory is set (LDAPCACertificate; its content is not returned). */
   LDAPCACertificateSet: z.boolean(),
-  /** Admins may put off their 2FA enrolment at sign-in (admin-console §6 "when the server allows"); default off. */
+  /** Admins may put off their 2FA enrolment at sign-in (docs/reference.md admin-console §6 "when the server allows"); default off. */
   AllowAdminTotpDeferral: z.boolean(),
 });
 /** GET /api/admin/settings/authentication response. */

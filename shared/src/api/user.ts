@@ -1,24 +1,24 @@
 /**
- * The user-side calls (user-portal §7) and the session-user status (user-portal §3).
+ * The user-side calls (docs/reference.md user-portal §7) and the session-user status (docs/reference.md user-portal §3).
  */
 import { z } from "zod";
 import { IdSchema } from "../common.ts";
 
-/** POST /api/login body (user-portal §7). */
+/** POST /api/login body (docs/reference.md user-portal §7). */
 export const LoginRequestSchema = z.object({
   UserName: z.string().min(1, "You must specify a username"),
   Password: z.string().min(1),
   KioskMode: z.boolean().optional().default(false),
 });
-/** POST /api/login body (user-portal §7). */
+/** POST /api/login body (docs/reference.md user-portal §7). */
 export type LoginRequest = z.infer<typeof LoginRequestSchema>;
 
-/** One discovered or requested address: `{Port, IP}` (user-portal §3 "Grant payload"). */
+/** One discovered or requested address: `{Port, IP}` (docs/reference.md user-portal §3 "Grant payload"). */
 export const PortIpSchema = z.object({ Port: z.number().int().min(0).max(65535).default(0), IP: z.string().min(1) });
 /** One discovered or requested address. */
 export type PortIp = z.infer<typeof PortIpSchema>;
 
-/** POST /api/grant body: `{ACLID, IPs[{Port, IP}]}` (user-portal §7). */
+/** POST /api/grant body: `{ACLID, IPs[{Port, IP}]}` (docs/reference.md user-portal §7). */
 export const GrantRequestSchema = z.object({ ACLID: IdSchema, IPs: z.array(PortIpSchema).max(16).default([]) });
 /** POST /api/grant body. */
 export type GrantRequest = z.infer<typeof GrantRequestSchema>;
@@ -28,7 +28,7 @@ export const LogIpsRequestSchema = z.object({ IPs: z.array(PortIpSchema).max(16)
 /** POST /api/log_ips body. */
 export type LogIpsRequest = z.infer<typeof LogIpsRequestSchema>;
 
-/** One ACL entry of the session status (user-portal §3). `ID` is the status entry's id. */
+/** One ACL entry of the session status (docs/reference.md user-portal §3). `ID` is the status entry's id. */
 export const StatusAclSchema = z.object({
   ID: IdSchema,
   ACLID: IdSchema,
@@ -52,7 +52,7 @@ export const StatusAclSchema = z.object({
 /** One ACL entry of the session status. */
 export type StatusAcl = z.infer<typeof StatusAclSchema>;
 
-/** GET /api/status response: the session user (user-portal §3). Times are ISO 8601 UTC. */
+/** GET /api/status response: the session user (docs/reference.md user-portal §3). Times are ISO 8601 UTC. */
 export const SessionStatusSchema = z.object({
   Name: z.string(),
   CurrentAddress: z.string(),
@@ -69,7 +69,7 @@ export const SessionStatusSchema = z.object({
 export type SessionStatus = z.infer<typeof SessionStatusSchema>;
 
 /**
- * GET /api/system_status response (user-portal §3). `IPApi`: the IP-discovery URL ("" when
+ * GET /api/system_status response (docs/reference.md user-portal §3). `IPApi`: the IP-discovery URL ("" when
  * discovery is off); `IPApiPorts`: the ports the browser asks it on (its port replaced by each),
  * [] meaning the URL as written; `JsBundleHash`: the running web bundle's hash.
  */
@@ -81,7 +81,7 @@ export const SystemStatusSchema = z.object({
 /** GET /api/system_status response. */
 export type SystemStatus = z.infer<typeof SystemStatusSchema>;
 
-/** Theme accents (user-portal §1). */
+/** Theme accents (docs/reference.md user-portal §1). */
 export const AccentSchema = z.enum(["teal", "grape", "iceberg", "rose", "offsite"]);
 /** GET /api/theme response. */
 export const ThemeSchema = z.object({ Accent: AccentSchema, HighAccessibility: z.boolean() });

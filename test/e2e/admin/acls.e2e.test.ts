@@ -1,5 +1,5 @@
 /**
- * The ACLs page in Chromium against the real server (issue #9; admin-console §2 "ACLs", §3 "Knoc
+ * The ACLs page in Chromium against the real server (issue #9; docs/reference.md admin-console §2 "ACLs", §3 "Knoc
  * (ACL)" and its ACL fields per backend type, §5 "ACL", §7 /admin/acls, §1 the licence): the
  * columns and the empty state, the notice without any backend, create/edit/delete, the fields of the
  * chosen backend's type with the shared rules' messages on them, script variables (sealed ones

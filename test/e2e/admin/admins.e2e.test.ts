@@ -1,5 +1,5 @@
 /**
- * The admins page in Chromium against the real server (issue #9 items 13, 15, 21; admin-console
+ * The admins page in Chromium against the real server (issue #9 items 13, 15, 21; docs/reference.md admin-console
  * §2 "Admins", §5 "Admin", §6, §8): create with the shared schema's rules and the username
  * following the name; the DISABLED marker when login is off; view an admin's sessions and end one;
  * reset 2FA offered only with TOTP on and refused for oneself; delete; invalidate all admin

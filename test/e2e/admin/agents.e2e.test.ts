@@ -1,6 +1,6 @@
 /**
  * The agents page in Chromium against the real server and a real agent (issue #9 items 9, 15, 21;
- * admin-console §2 "Agents", §3 "Agent", §4 "Agent version", §5, §8): create → the install command
+ * docs/reference.md admin-console §2 "Agents", §3 "Agent", §4 "Agent version", §5, §8): create → the install command
  * and token (copyable, "Copied" for 750 ms), awaiting connection, a real agent connecting (OS,
  * version, address without its port), the capabilities dialog, search and sort, rename, the
  * shared schema's "Required" and the server's duplicate-name refusal in the error dialog, delete

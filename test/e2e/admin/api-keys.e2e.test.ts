@@ -1,5 +1,5 @@
 /**
- * The API keys page in Chromium against the real server (issue #9 items 13, 21; admin-console §2
+ * The API keys page in Chromium against the real server (issue #9 items 13, 21; docs/reference.md admin-console §2
  * "API keys", §5 "API key", §9): create a key reading a real allowlist ACL, the shared schema's
  * rules (Name required, err.invalidCidr for a bad prefix), the one-time plaintext key (copyable)
  * that reads the allowlist for real, edit changing only the allowed-from list, delete, German, axe.

@@ -1,5 +1,5 @@
 /**
- * The backends page in Chromium against the real server (issue #9 items 13, 21; admin-console §2
+ * The backends page in Chromium against the real server (issue #9 items 13, 21; docs/reference.md admin-console §2
  * "Backends", §3, §5 "Backend"): the type's fields from its shared schema, the shared rules'
  * messages on their fields, secrets write-only (RECORDED when stored), the type locked when editing,
  * delete refused while an ACL uses the backend, German, dark mode, axe.

@@ -1,6 +1,6 @@
 /**
  * The admin console's shape in a real Chromium against the real server (issue #9 items 6, 19,
- * 21; admin-console §2, §6, §7, §8): every route renders for a signed-in admin and guards for a
+ * 21; docs/reference.md admin-console §2, §6, §7, §8): every route renders for a signed-in admin and guards for a
  * signed-out one; unknown /admin paths; admin login with the shared schema's field errors and the
  * server's refusal; admin 2FA enrolment and verification; a 401 err.invalidSession back to admin
  * login; the portal's admin outcome landing here; the bundle-hash reload; German and dark mode;

@@ -1,5 +1,5 @@
 /**
- * The groups page in Chromium against the real server (issue #9 items 13, 21; admin-console §2
+ * The groups page in Chromium against the real server (issue #9 items 13, 21; docs/reference.md admin-console §2
  * "Groups", §4, §5 "Group"): create with the shared schema's Required, members from the checklist
  * (SAML users left out), a SAML group without a member list, the type locked when editing, the
  * server's duplicate-name refusal in the Error dialog, delete, German, axe.

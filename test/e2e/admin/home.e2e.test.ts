@@ -1,6 +1,6 @@
 /**
  * Admin home and the global alert banner in Chromium against the real server (issue #9 items 7,
- * 8, 21; admin-console §2 "Global alert banner", "Admin home", §4, §8, §9): the alerts in priority
+ * 8, 21; docs/reference.md admin-console §2 "Global alert banner", "Admin home", §4, §8, §9): the alerts in priority
  * order and dismissible (unlicensed, err, agentIncompatible with a real agent enrolled at 1.8.0,
  * userLimitExceeded with a real licence and SAML users, serverUpdate), the counts, the recent
  * activity with relative dates, the license-expires-soon message within 60 days, the 30 s

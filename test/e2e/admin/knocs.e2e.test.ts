@@ -1,6 +1,6 @@
 /**
  * The Knocs list and Update Knoc in Chromium against the real server (issue #9 items 10 and 12;
- * admin-console §2 "Knocs", "Update Knoc", §4 "Knoc update", §5): the empty state leading to the
+ * docs/reference.md admin-console §2 "Knocs", "Update Knoc", §4 "Knoc update", §5): the empty state leading to the
  * chooser, the columns and the Details of each type, sorting, the detail dialog with the
  * verification commands of each type (also opened by viewKnocId), the update tabs (Variables only for
  * scripts), the §5 messages, the credentials asked again when a host changes, didUpdate's

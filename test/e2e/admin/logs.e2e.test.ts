@@ -1,5 +1,5 @@
 /**
- * The audit log page in Chromium against the real server (issue #9 items 13, 21; admin-console §2
+ * The audit log page in Chromium against the real server (issue #9 items 13, 21; docs/reference.md admin-console §2
  * "Audit logs", §9): 25 entries a page, the paginator abbreviated above 8 pages, the server's
  * search, the detail dialog, the CSV download named by date, clearing entries older than 30 days
  * (the server's clock moved on), German, axe.

@@ -1,5 +1,5 @@
 /**
- * The settings page in Chromium against the real server (issue #9 item 14; admin-console §2
+ * The settings page in Chromium against the real server (issue #9 item 14; docs/reference.md admin-console §2
  * "Settings", §3 settings entities, §4 dirty tracking and licence states, §5 "Settings"): the
  * licence (key form when none, the server's refusal, the summary and detail dialog with Refresh,
  * expired), each section saving and reading back after a reload, Cancel and Save enabled only when

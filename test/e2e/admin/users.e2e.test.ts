@@ -1,5 +1,5 @@
 /**
- * The users page in Chromium against the real server (issue #9 items 13, 15, 21; admin-console §2
+ * The users page in Chromium against the real server (issue #9 items 13, 15, 21; docs/reference.md admin-console §2
  * "Users", §4, §5 "User", §8): create with the shared schema's rules (required fields, 8–64
  * characters, the confirmation) and the username following the name until focused; the server's
  * refusal in the Error dialog; view (sessions of a real sign-in, ended from the dialog), edit,

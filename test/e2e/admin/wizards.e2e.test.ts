@@ -1,6 +1,6 @@
 /**
  * The New Knoc chooser and the four wizards in Chromium against the real server (issue #9 items 11,
- * 20; admin-console §2 "New Knoc chooser", the Linux, Application, Proxy and Script wizards, "Common
+ * 20; docs/reference.md admin-console §2 "New Knoc chooser", the Linux, Application, Proxy and Script wizards, "Common
  * wizard parts"; §4 wizard defaults; §5; §7 Knoc creation). Each wizard creates a Knoc that a user
  * then grants for real: Proxy on a real HAProxy through a real `postern-agent run`; Script through the
  * same agent running a real script that receives the Sensitive variable (never shown again); Linux on

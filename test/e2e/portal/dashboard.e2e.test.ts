@@ -1,6 +1,6 @@
 /**
  * The portal's home pages in a real Chromium against the real server, agent and HAProxy (issue #5,
- * user-portal §2, §4, §7, §9): the session header, categories with Default as "Other" and last,
+ * docs/reference.md user-portal §2, §4, §7, §9): the session header, categories with Default as "Other" and last,
  * hidden and disabled ACLs, search, grant and revoke (HAProxy really lets the address through),
  * polling after a grant, favourites, the Top section, the list view, IP discovery every 30 s,
  * the orange badge below 900 s and the countdown's end, change password, German, dark mode, high

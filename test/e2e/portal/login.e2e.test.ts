@@ -1,5 +1,5 @@
 /**
- * The portal's sign-in side in a real Chromium against the real server (issue #5, user-portal §2,
+ * The portal's sign-in side in a real Chromium against the real server (issue #5, docs/reference.md user-portal §2,
  * §4, §8): routes and guards, page titles and favicon, every login outcome (wrong password,
  * disabled account, throttled, admin credentials, 2FA enrolment with the QR code and the copyable
  * secret, 2FA verification, success to /home/new or /home, kiosk), errors from the query string,

@@ -1,5 +1,5 @@
 /**
- * Entry point of the admin console (admin-console §2): colour mode, theme, i18n, TanStack Query,
+ * Entry point of the admin console (docs/reference.md admin-console §2): colour mode, theme, i18n, TanStack Query,
  * the router, and the global 401 `err.invalidSession` redirect to admin login (§8). After every
  * navigation: the stale-bundle check (GET /system_status) and the theme once its 600 s lifetime
  * has passed.
@@ -21,7 +21,7 @@ followColorMode();
 void applyTheme();
 const i18n = await setupI18n(adminCatalog);
 
-// admin-console §8: a 401 with err.invalidSession sends an admin to admin login.
+// docs/reference.md admin-console §8: a 401 with err.invalidSession sends an admin to admin login.
 setInvalidSessionHandler(() => {
   queryClient.clear();
   if (router.state.location.pathname !== "/admin") void router.navigate({ to: "/admin", replace: true });

@@ -1,5 +1,5 @@
 /**
- * Routes and guards of the admin console (admin-console §2). `/admin` is admin login;
+ * Routes and guards of the admin console (docs/reference.md admin-console §2). `/admin` is admin login;
  * `/admin/otp/verify` and `/admin/otp/onboard` need no admin login; every other route needs it
  * and renders inside the console shell (sidebar, alert banner). A signed-in admin on a sign-in
  * page goes to /admin/home; an admin route without admin login goes to /admin; unknown /admin
@@ -90,7 +90,7 @@ const agentsRoute = consolePage(
   "/admin/agents",
   page(async () => (await import("./pages/AgentsPage.tsx")).AgentsPage),
 );
-/** Search parameters of the Knocs list (admin-console §2): `didUpdate` after an update, `viewKnocId` to open a detail. */
+/** Search parameters of the Knocs list (docs/reference.md admin-console §2): `didUpdate` after an update, `viewKnocId` to open a detail. */
 export interface KnocsSearch {
   didUpdate?: boolean;
   viewKnocId?: string;

@@ -1,7 +1,7 @@
 /**
  * Entry point of the portal: colour mode, theme, i18n, router, and the global 401
  * `err.invalidSession` redirect. After every navigation: the stale-bundle check (GET
- * /system_status, user-portal §2) and the theme, re-fetched once its 600 s lifetime has passed.
+ * /system_status, docs/reference.md user-portal §2) and the theme, re-fetched once its 600 s lifetime has passed.
  */
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
@@ -19,7 +19,7 @@ followColorMode();
 void applyTheme();
 const i18n = await setupI18n(portalCatalog);
 
-// user-portal §4: a 401 carrying err.invalidSession sends the user to Login.
+// docs/reference.md user-portal §4: a 401 carrying err.invalidSession sends the user to Login.
 setInvalidSessionHandler(() => {
   forgetSession();
   if (router.state.location.pathname !== "/") void router.navigate({ to: "/", replace: true });

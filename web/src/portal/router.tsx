@@ -1,5 +1,5 @@
 /**
- * Code-based routes (user-portal §2): `/` Login, `/otp/verify` TwoFactor, `/otp/onboard`
+ * Code-based routes (docs/reference.md user-portal §2): `/` Login, `/otp/verify` TwoFactor, `/otp/onboard`
  * TwoFactorOnboard, `/home` Home (older view), `/home/new` NewUserDashboard; any other path
  * redirects to Login. Guards: a signed-in user on Login (or on a two-factor page) goes to /home/new
  * when NewUserDashboard is set, else /home; /home* without a session goes to Login. The

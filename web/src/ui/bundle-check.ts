@@ -1,8 +1,8 @@
 /**
- * Stale-bundle check (user-portal §2): after each navigation ask GET /api/system_status for the
+ * Stale-bundle check (docs/reference.md user-portal §2): after each navigation ask GET /api/system_status for the
  * JsBundleHash and reload when it differs from the bundle this page runs (its hash is in
  * `<meta name="postern-bundle">`, written by the build). The hash is kept in localStorage as
- * `jsBundleHash` (user-portal §2 "Local storage keeps ... jsBundleHash").
+ * `jsBundleHash` (docs/reference.md user-portal §2 "Local storage keeps ... jsBundleHash").
  */
 import { cachedSystemStatus } from "./api/cached.ts";
 import { browserStorage, StorageKey, writeJson } from "./lib/storage.ts";
@@ -17,7 +17,7 @@ export function runningBundleHash(): string | undefined {
 /**
  * Compares the server's JsBundleHash with the running one and reloads once per new hash (a second
  * mismatch for the same hash, e.g. a cached index.html, does not loop; that guard lives in
- * sessionStorage, user-portal §9). Errors are ignored.
+ * sessionStorage, docs/reference.md user-portal §9). Errors are ignored.
  */
 export async function checkBundleHash(): Promise<void> {
   const running = runningBundleHash();

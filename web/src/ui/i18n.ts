@@ -1,5 +1,5 @@
 /**
- * Lingui runtime set-up (user-portal §1: locales en and de, fallback en-AU). Each app passes its
+ * Lingui runtime set-up (docs/reference.md user-portal §1: locales en and de, fallback en-AU). Each app passes its
  * catalog loader: the English catalog is bundled, the German one is loaded on demand (its own
  * chunk), so English pages carry no German.
  */

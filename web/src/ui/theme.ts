@@ -1,5 +1,5 @@
 /**
- * Appearance (user-portal §1): the theme of GET /api/theme (cached 600 s, user-portal §9) —
+ * Appearance (docs/reference.md user-portal §1): the theme of GET /api/theme (cached 600 s, docs/reference.md user-portal §9) —
  * `data-accent` on <html> picks the accent variables of styles.css, `data-high-accessibility`
  * switches on the high-accessibility styles — and the colour mode (light, dark, auto) as the
  * `dark` class on <html>.

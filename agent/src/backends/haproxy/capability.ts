@@ -1,5 +1,5 @@
 /**
- * HAProxy capability detection (admin-console §3 "haproxy (socket_location)"): the configured runtime
+ * HAProxy capability detection (docs/reference.md admin-console §3 "haproxy (socket_location)"): the configured runtime
  * socket as given, else the first of the usual paths that exists.
  */
 import { access } from "node:fs/promises";

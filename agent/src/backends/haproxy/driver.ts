@@ -1,5 +1,5 @@
 /**
- * The HAProxy enforcement backend (design.md "Agent protocol").
+ * The HAProxy enforcement backend (docs/reference.md design "Agent protocol").
  *
  * Talks the HAProxy runtime API directly over node:net, on a unix socket (`Protocol: "unix"`, `Address`
  * = socket path) or TCP (`Protocol: "tcp"`, `Address` = `host:port` or `[v6]:port`). One connection per

@@ -1,5 +1,5 @@
 /**
- * ipset capability detection (admin-console §3 "ipset (ipsets list of name and address_family inet or
+ * ipset capability detection (docs/reference.md admin-console §3 "ipset (ipsets list of name and address_family inet or
  * inet6, command_available, sudo_enabled)").
  */
 import type { AgentCapabilities } from "@postern/shared";

@@ -1,5 +1,5 @@
 /**
- * The ipset enforcement backend (design.md "Agent protocol").
+ * The ipset enforcement backend (docs/reference.md design "Agent protocol").
  *
  * A target names up to two sets (ACL config `V4SetName`, `V6SetName`); each address goes to the set of
  * its family. A batch (lines `add SET IP [timeout N]` / `del SET IP`) is written to one long-lived

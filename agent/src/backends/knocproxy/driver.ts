@@ -1,5 +1,5 @@
 /**
- * The knocproxy driver (issue #10 item 8; admin-console §3 "knocproxy"): an HAProxy that protects by
+ * The knocproxy driver (issue #10 item 8; docs/reference.md admin-console §3 "knocproxy"): an HAProxy that protects by
  * named ACLs. The ACL's Name (letters, digits, underscores) names the file `<dir>/<Name>.acl` (the
  * agent's `knocproxyDir`, default `/etc/haproxy/postern/`), which HAProxy loads with
  * `acl <anything> src -f /etc/haproxy/postern/<Name>.acl`. The runtime API addresses the ACL by that

@@ -1,4 +1,4 @@
-/** Script capability (admin-console §3 "script"): whether the agent's configuration enables custom scripts. */
+/** Script capability (docs/reference.md admin-console §3 "script"): whether the agent's configuration enables custom scripts. */
 import type { AgentCapabilities } from "@postern/shared";
 import type { DetectContext } from "../driver.ts";
 

@@ -1,5 +1,5 @@
 /**
- * The script driver (issue #10 item 6; admin-console §3 "script"): runs the backend's Command, an
+ * The script driver (issue #10 item 6; docs/reference.md admin-console §3 "script"): runs the backend's Command, an
  * absolute path to an executable, once per address with the arguments `<action> <ACL name> <address>`
  * (`flush <ACL name>` to empty the ACL), the `knoc_*` variables and the backend's and ACL's variables
  * (Sensitive ones opened on the agent) in its environment, bounded by a timeout. Exit 0 is success;

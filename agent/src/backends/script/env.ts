@@ -1,5 +1,5 @@
 /**
- * The variables of a script or webhook call (admin-console §3 "Script environment variables exposed
+ * The variables of a script or webhook call (docs/reference.md admin-console §3 "Script environment variables exposed
  * to scripts: knoc_action, knoc_aclname, knoc_username, knoc_cidr, knoc_ipaddr (reserved names ...)
  * Defaults for script env include URL, USERNAME, PASSWORD, POLICY").
  */

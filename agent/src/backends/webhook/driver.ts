@@ -1,5 +1,5 @@
 /**
- * The webhook driver (issue #10 item 7; admin-console §3 ScriptType webhook: the script backend's
+ * The webhook driver (issue #10 item 7; docs/reference.md admin-console §3 ScriptType webhook: the script backend's
  * Command is an http(s) URL). One JSON POST per change:
  *
  * ```json

@@ -27,7 +27,7 @@ const NoContent = { status: 204, okDescription: "Done (no body)" } as const;
 
 /** Every operation of the API. */
 export const operations: readonly Operation[] = [
-  // User portal (user-portal §7)
+  // User portal (docs/reference.md user-portal §7)
   {
     method: "GET",
     path: "/theme",
@@ -155,7 +155,7 @@ export const operations: readonly Operation[] = [
     auth: "none",
     response: z.record(z.string(), z.unknown()),
   },
-  // SAML sign-in (user-portal §7; shared/src/api/saml.ts). The ACS takes the IdP's form post (SAMLResponse); failures redirect with ?error=<key>.
+  // SAML sign-in (docs/reference.md user-portal §7; shared/src/api/saml.ts). The ACS takes the IdP's form post (SAMLResponse); failures redirect with ?error=<key>.
   {
     method: "GET",
     path: "/saml/metadata",
@@ -209,7 +209,7 @@ export const operations: readonly Operation[] = [
     status: 303,
     okDescription: "Redirect to /admin/home (or to /admin?error=<key>), admin session cookie set",
   },
-  // Agents' enrolment (design.md "Agent protocol"); the WebSocket /api/agent/connect is not HTTP.
+  // Agents' enrolment (docs/reference.md design "Agent protocol"); the WebSocket /api/agent/connect is not HTTP.
   {
     method: "POST",
     path: "/agent/enrol",

@@ -1,5 +1,5 @@
 /**
- * /admin/acls (admin-console §7): list, get, create (answers the id as a JSON string), update,
+ * /admin/acls (docs/reference.md admin-console §7): list, get, create (answers the id as a JSON string), update,
  * delete.
  */
 import { Hono } from "hono";

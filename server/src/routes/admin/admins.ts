@@ -1,5 +1,5 @@
 /**
- * /admin/admins (admin-console §7): list, get, create (answers the id as a JSON string), update
+ * /admin/admins (docs/reference.md admin-console §7): list, get, create (answers the id as a JSON string), update
  * (answers the id), delete (204), DELETE /{id}/totpToken (reset 2FA, 204), GET /{id}/sessions.
  */
 import type { Context } from "hono";

@@ -1,5 +1,5 @@
 /**
- * /admin/agents (admin-console §7): list, get, create (answers the token and install command
+ * /admin/agents (docs/reference.md admin-console §7): list, get, create (answers the token and install command
  * once), update (rename), delete (refused while backends are attached).
  */
 import { Hono } from "hono";

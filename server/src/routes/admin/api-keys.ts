@@ -1,5 +1,5 @@
 /**
- * /admin/api-keys (admin-console §2 "API keys", §7): list, get, create (answers 201 with the
+ * /admin/api-keys (docs/reference.md admin-console §2 "API keys", §7): list, get, create (answers 201 with the
  * plaintext key once), update (AllowedFrom only), delete. Admin only.
  */
 import { Hono } from "hono";

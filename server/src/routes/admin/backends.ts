@@ -1,5 +1,5 @@
 /**
- * /admin/backends (admin-console §7): list, get, create (answers {ID}), update, delete.
+ * /admin/backends (docs/reference.md admin-console §7): list, get, create (answers {ID}), update, delete.
  */
 import { Hono } from "hono";
 import { BackendWriteSchema, Errors } from "@postern/shared";

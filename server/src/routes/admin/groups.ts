@@ -1,5 +1,5 @@
 /**
- * /admin/groups (admin-console §7): list, get, create (answers the id as a JSON string), update
+ * /admin/groups (docs/reference.md admin-console §7): list, get, create (answers the id as a JSON string), update
  * (answers the id), delete (204).
  */
 import { Hono } from "hono";

@@ -1,5 +1,5 @@
 /**
- * /admin/knocs (admin-console §7): GET list (UserCount, AgentName, LastModifiedAt/By, Kind,
+ * /admin/knocs (docs/reference.md admin-console §7): GET list (UserCount, AgentName, LastModifiedAt/By, Kind,
  * ApplicationType...), GET by id, and — Postern's choice for the spec's "one shared operation" —
  * POST (create from the wizard state; answers [id, PlaintextKey?, AllowlistURL?]), PUT by id
  * (update page) and DELETE by id (`?deleteApiKey=true` also deletes an API key left with no scope).

@@ -1,5 +1,5 @@
 /**
- * /admin/settings/license (admin-console §2 Settings "License", §3 "License status", §7 "GET and POST
+ * /admin/settings/license (docs/reference.md admin-console §2 Settings "License", §3 "License status", §7 "GET and POST
  * /admin/settings/license (License)"): read the licence status, install a licence key. Admins only.
  */
 import { Hono } from "hono";

@@ -1,5 +1,5 @@
 /**
- * /admin/logs (admin-console §2 "Audit logs", §7 "GET /admin/logs returns a list of entries"): the
+ * /admin/logs (docs/reference.md admin-console §2 "Audit logs", §7 "GET /admin/logs returns a list of entries"): the
  * paged, searchable list (a bare array; paging in X-Total-Count, X-Page, X-Page-Size), the 30-day
  * clear and the CSV export. Admins only.
  */

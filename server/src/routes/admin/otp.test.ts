@@ -1,5 +1,5 @@
 /**
- * Admin 2FA (issue #4 item 1; admin-console §7 GET /admin/otp/generate, POST /admin/otp/verify
+ * Admin 2FA (issue #4 item 1; docs/reference.md admin-console §7 GET /admin/otp/generate, POST /admin/otp/verify
  * with {Code} or {deferEnrolment}): enrolment, verification, replay, deferral allowed and refused,
  * body validation, completed sessions refused, SAML admins without TOTP, the 2FA reset.
  */

@@ -1,5 +1,5 @@
 /**
- * Admin 2FA routes (admin-console §7): GET /admin/otp/generate and POST /admin/otp/verify with
+ * Admin 2FA routes (docs/reference.md admin-console §7): GET /admin/otp/generate and POST /admin/otp/verify with
  * `{Code}` or `{deferEnrolment: true}`. Both take only an admin session still owing its TOTP code
  * (the cookie POST /admin/login set when it answered 401 err.totpVerificationRequired /
  * err.totpEnrolmentRequired); a completed session is refused. Completing the sign-in sets a new

@@ -1,5 +1,5 @@
 /**
- * Admin SAML sign-in (admin-console §3 "Authentication settings": SAML for admins separately):
+ * Admin SAML sign-in (docs/reference.md admin-console §3 "Authentication settings": SAML for admins separately):
  * GET /admin/saml/metadata, GET /admin/login/saml, POST /admin/saml/acs. The admin with AuthType SAML
  * and the assertion's NameID as UserName signs in, created at its first sign-in (audit
  * adminAutoCreated); an admin of another AuthType with that name is refused. The

@@ -1,5 +1,5 @@
 /**
- * Admin sign-in routes (admin-console §7): POST /admin/login, POST /admin/logout.
+ * Admin sign-in routes (docs/reference.md admin-console §7): POST /admin/login, POST /admin/logout.
  */
 import { Hono } from "hono";
 import { AdminLoginRequestSchema, Errors } from "@postern/shared";

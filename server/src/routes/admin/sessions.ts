@@ -1,5 +1,5 @@
 /**
- * Session invalidation (admin-console §7 "Sessions"): DELETE /admin/sessions (every user session),
+ * Session invalidation (docs/reference.md admin-console §7 "Sessions"): DELETE /admin/sessions (every user session),
  * DELETE /admin/sessions/{id}, DELETE /admin/adminsessions (every admin session, the caller's
  * included: its cookie is cleared), DELETE /admin/adminsessions/{id}. All answer 204. Two sub-apps,
  * mounted at /admin/sessions and /admin/adminsessions, so the admin guard never covers /admin/login.

@@ -1,5 +1,5 @@
 /**
- * /admin/settings (admin-console §7 Settings): GET general settings; POST customize, config;
+ * /admin/settings (docs/reference.md admin-console §7 Settings): GET general settings; POST customize, config;
  * GET and POST authentication; POST generateUserSamlKeyCert / generateAdminSamlKeyCert. The licence
  * section lives in license.ts.
  */

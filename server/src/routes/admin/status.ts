@@ -1,5 +1,5 @@
 /**
- * GET /admin/status (admin-console §7): counts, activity, versions, licensing.
+ * GET /admin/status (docs/reference.md admin-console §7): counts, activity, versions, licensing.
  */
 import { Hono } from "hono";
 import { requireAdmin } from "../../http/context.ts";

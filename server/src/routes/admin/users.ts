@@ -1,5 +1,5 @@
 /**
- * /admin/users (admin-console §7): list, get, create (answers the id), update, delete; reset 2FA
+ * /admin/users (docs/reference.md admin-console §7): list, get, create (answers the id), update, delete; reset 2FA
  * (DELETE /{id}/totpToken, 204) and the user's sessions, groups and ACLs (GET /{id}/sessions,
  * /{id}/groups, /{id}/acls).
  */

@@ -1,5 +1,5 @@
 /**
- * Status and grant routes of the signed-in user (user-portal §7): GET /status, POST /grant,
+ * Status and grant routes of the signed-in user (docs/reference.md user-portal §7): GET /status, POST /grant,
  * DELETE /sessions/current/granted-acls/{id}, POST /log_ips. Each call follows the user's current
  * address first (a changed address moves the grants).
  */

@@ -1,5 +1,5 @@
 /**
- * User 2FA (issue #4 item 1; user-portal §4, §7 /otp/generate and /otp/verify): enrolment end to
+ * User 2FA (issue #4 item 1; docs/reference.md user-portal §4, §7 /otp/generate and /otp/verify): enrolment end to
  * end, verification, wrong / malformed / replayed / too old codes, the secret sealed at rest,
  * completed sessions refused, the admin's 2FA reset, SAML users without TOTP, the throttling hooks.
  * Codes are computed by otplib from the returned secret at the TestClock's time.

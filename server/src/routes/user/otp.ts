@@ -1,5 +1,5 @@
 /**
- * User 2FA routes (user-portal §4 "Login outcomes", §7): GET /otp/generate and POST /otp/verify.
+ * User 2FA routes (docs/reference.md user-portal §4 "Login outcomes", §7): GET /otp/generate and POST /otp/verify.
  * Both take only a session still owing its TOTP code (the cookie POST /login set when it answered
  * 401 err.totpVerificationRequired / err.totpEnrolmentRequired); a completed session is refused.
  */

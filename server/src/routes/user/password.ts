@@ -1,6 +1,6 @@
 /**
- * Changing one's own password (user-portal §2 "change password", §5, §7 PUT /password and POST
- * /password; admin-console §7 POST /password). Both answer 204.
+ * Changing one's own password (docs/reference.md user-portal §2 "change password", §5, §7 PUT /password and POST
+ * /password; docs/reference.md admin-console §7 POST /password). Both answer 204.
  *
  * - PUT /password `{CurrentPassword, NewPassword, ConfirmPassword}`: the signed-in user (portal's
  *   change-password dialog).

@@ -1,5 +1,5 @@
 /**
- * User SAML sign-in (user-portal §2 "An SSO button appears when SAML metadata is available", §7
+ * User SAML sign-in (docs/reference.md user-portal §2 "An SSO button appears when SAML metadata is available", §7
  * "GET /saml/metadata: SAML availability", "Browser redirects for SSO: api/login/saml with a
  * kioskMode query parameter"): GET /saml/metadata, GET /login/saml, POST /saml/acs. The ACS takes
  * the IdP's cross-site form post and is exempt from the CSRF guard (http/context.ts).

@@ -1,5 +1,5 @@
 /**
- * User sign-in routes (user-portal §4 "Login outcomes", §7): POST /login, POST /logout.
+ * User sign-in routes (docs/reference.md user-portal §4 "Login outcomes", §7): POST /login, POST /logout.
  */
 import { Hono } from "hono";
 import type { Context } from "hono";

@@ -1,5 +1,5 @@
 /**
- * Public system routes (user-portal §7): GET /system_status {IPApi, IPApiPorts, JsBundleHash}, GET /theme.
+ * Public system routes (docs/reference.md user-portal §7): GET /system_status {IPApi, IPApiPorts, JsBundleHash}, GET /theme.
  * IPApi points at the server's own discovery endpoint (GET /ip) unless DiscoverIPURL is set, so a
  * self-hosted install needs no outside service. IPApiPorts are the ports the browser asks IPApi on
  * (http/discovery.ts): the server's discovery listeners (POSTERN_DISCOVERY_PORTS), the spec's 443,

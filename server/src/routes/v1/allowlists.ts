@@ -1,5 +1,5 @@
 /**
- * The public allowlist (admin-console §7 "Public allowlist"): GET /api/v1/allowlists/{aclId}/{token}.txt
+ * The public allowlist (docs/reference.md admin-console §7 "Public allowlist"): GET /api/v1/allowlists/{aclId}/{token}.txt
  * (one address per line, text/plain, each line ending in a newline) and .json (a JSON array of
  * strings). Read by firewalls and vendors' external-list features with HTTP Basic auth whose
  * password is an API key with scope `allowlist.read:{aclId}`, or by source address when the ACL's

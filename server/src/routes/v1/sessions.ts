@@ -1,5 +1,5 @@
 /**
- * The user-sessions API for API keys with scope `user.sessions` (admin-console §3 "API key" scopes,
+ * The user-sessions API for API keys with scope `user.sessions` (docs/reference.md admin-console §3 "API key" scopes,
  * §6 "manage user sessions"): GET /api/v1/sessions lists live user sessions; DELETE
  * /api/v1/sessions/{id} ends one and revokes its grants. The key comes as `Authorization: Bearer
  * <key>` (or HTTP Basic with the key as password); a refused key is 401 with

@@ -1,5 +1,5 @@
 /**
- * The API-key users' sign-in API (user-portal §1 "API-key users are non-interactive"; admin-console
+ * The API-key users' sign-in API (docs/reference.md user-portal §1 "API-key users are non-interactive"; docs/reference.md admin-console
  * §3 scope `user.auth:{userId}`, §7 "API-key users are shown an endpoint
  * {scheme}://{host}/api/v1/user_sessions"). The key comes as `Authorization: Bearer <key>` (or HTTP
  * Basic with the key as password); a refused key is 401 with `WWW-Authenticate: Bearer

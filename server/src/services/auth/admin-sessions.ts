@@ -1,5 +1,5 @@
 /**
- * Admin sign-in with a local password, admin session resolution and logout (admin-console §7
+ * Admin sign-in with a local password, admin session resolution and logout (docs/reference.md admin-console §7
  * POST /admin/login, /admin/logout). Admin sessions are separate from user sessions, last
  * ADMIN_SESSION_MINUTES, and need LoginEnabled.
  */

@@ -1,6 +1,6 @@
 /**
- * API-key users: non-interactive users who sign in with an API key (user-portal §1 "API-key users
- * are non-interactive"; admin-console §3 User AuthType `apikey` and the scope `user.auth:{userId}`,
+ * API-key users: non-interactive users who sign in with an API key (docs/reference.md user-portal §1 "API-key users
+ * are non-interactive"; docs/reference.md admin-console §3 User AuthType `apikey` and the scope `user.auth:{userId}`,
  * §5 "API-key user: choose to create a key now or later; if creating, key name and expiry
  * required", §6 "authenticate one API-key user", §7 the endpoint /api/v1/user_sessions).
  *
@@ -63,7 +63,7 @@ export class ApiKeyUserService extends Service {
   }
 
   /**
-   * Creates an API-key user together with its key (POST /admin/users with `ApiKey`; admin-console
+   * Creates an API-key user together with its key (POST /admin/users with `ApiKey`; docs/reference.md admin-console
    * §5): the user as `UserService.create` does (all its rules; `AuthType` must be apikey, else 400
    * "Bad request" Extra `ApiKey: …`), then, in the same transaction, a key named `key.Name` with
    * the single scope `user.auth:{id}`, `key.ExpiredAfter` (a future ISO time or null for never;

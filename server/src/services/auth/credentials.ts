@@ -2,7 +2,7 @@
  * Checking a password against an account (users and admins alike): local accounts against their
  * Argon2id hash, LDAP accounts by binding as their DN through the LDAP verifier, every other kind
  * (SAML, API-key users, unknown names) refused. Unknown accounts and empty passwords cost one dummy
- * hash so that every refusal takes about the same time (design.md "Security").
+ * hash so that every refusal takes about the same time (docs/reference.md design "Security").
  */
 import { verifyPassword } from "./passwords.ts";
 

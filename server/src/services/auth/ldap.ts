@@ -1,12 +1,12 @@
 /**
- * LDAP sign-in for users and admins (user-portal §1 "LDAP", admin-console §3 "Authentication
- * settings", §6 "LDAP: DN required" / "LDAP DN optional"; design.md "Security": escaped filters, no
+ * LDAP sign-in for users and admins (docs/reference.md user-portal §1 "LDAP", docs/reference.md admin-console §3 "Authentication
+ * settings", §6 "LDAP: DN required" / "LDAP DN optional"; docs/reference.md design "Security": escaped filters, no
  * empty passwords, StartTLS before bind). An LDAP account's password is checked by a simple bind
  * as the account's DN (`ThirdPartyAuth.DN`) on the directory named by the LDAPURL setting:
  *
  * - Schemes: `ldap://host[:389]`, `ldaps://host[:636]` (TLS from the first byte), `ldapi://<percent-
  *   encoded socket path>` (a Unix socket; empty means /var/run/slapd/ldapi). `cldap://` (connectionless
- *   LDAP over UDP, RFC 1798, historic) is accepted by the settings form (admin-console §6) but cannot
+ *   LDAP over UDP, RFC 1798, historic) is accepted by the settings form (docs/reference.md admin-console §6) but cannot
  *   carry a bind: every sign-in is refused and audited ("cldap is not supported").
  * - LDAPStartTLS: on `ldap://` and `ldapi://` the connection is upgraded with StartTLS before the bind;
  *   if the upgrade fails the password is never sent. Ignored on `ldaps://` (already TLS).
@@ -55,7 +55,7 @@ export const LDAP_TIMEOUTS: Readonly<LdapTimeouts> = { connectMs: 5_000, operati
 /** Socket of `ldapi://` without a path (Debian's slapd default). */
 export const DEFAULT_LDAPI_SOCKET = "/var/run/slapd/ldapi";
 
-/** The LDAP settings a sign-in reads (admin-console §3 "Authentication settings"). */
+/** The LDAP settings a sign-in reads (docs/reference.md admin-console §3 "Authentication settings"). */
 export interface LdapConfig {
   /** LDAPURL: "" when LDAP is not configured. */
   url: string;

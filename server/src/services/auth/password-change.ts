@@ -1,6 +1,6 @@
 /**
- * Changing one's own password (user-portal §2 "change password", §5 "Change password", §6 "change
- * own password (only AuthType local)", §7 PUT/POST /password; admin-console §7 POST /password).
+ * Changing one's own password (docs/reference.md user-portal §2 "change password", §5 "Change password", §6 "change
+ * own password (only AuthType local)", §7 PUT/POST /password; docs/reference.md admin-console §7 POST /password).
  *
  * Rules, in order: the account must be local (403 "Cannot change password"); the new password
  * 8–64 characters (checked by the body schema) and confirmed when a confirmation is asked

@@ -1,5 +1,5 @@
 /**
- * Password hashing (design.md "Security"): Argon2id with OWASP parameters (19 MiB, 2 passes,
+ * Password hashing (docs/reference.md design "Security"): Argon2id with OWASP parameters (19 MiB, 2 passes,
  * 1 lane) stored as PHC strings. Unknown users are checked against a dummy hash so that a wrong
  * user name and a wrong password take the same time.
  */

@@ -1,6 +1,6 @@
 /**
- * Sign-in and 2FA throttling (design.md "Security": "Login and 2FA throttling per account and per
- * source address"; user-portal §8 "Too many requests. Please try again in...").
+ * Sign-in and 2FA throttling (docs/reference.md design "Security": "Login and 2FA throttling per account and per
+ * source address"; docs/reference.md user-portal §8 "Too many requests. Please try again in...").
  *
  * Failures are counted per key in the `login_throttle` table:
  * - `account:<lowercased user name>`: password failures, at most ACCOUNT_LIMIT (5) per window;

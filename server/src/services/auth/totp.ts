@@ -1,8 +1,8 @@
 /**
  * Two-factor codes (TOTP, RFC 6238: SHA-1, 6 digits, 30-second steps) for users and admins
- * (user-portal §4 "Login outcomes", §5 "OTP is supported only for non-SAML users and admins", §7
- * GET /otp/generate, POST /otp/verify; admin-console §7 GET /admin/otp/generate, POST
- * /admin/otp/verify with {Code} or {deferEnrolment}; design.md "Security").
+ * (docs/reference.md user-portal §4 "Login outcomes", §5 "OTP is supported only for non-SAML users and admins", §7
+ * GET /otp/generate, POST /otp/verify; docs/reference.md admin-console §7 GET /admin/otp/generate, POST
+ * /admin/otp/verify with {Code} or {deferEnrolment}; docs/reference.md design "Security").
  *
  * - A sign-in that owes a code (a pending session, see user-sessions.ts / admin-sessions.ts) either
  *   verifies the account's enrolled secret, or enrols one: GET generate shows the secret, and the
@@ -97,7 +97,7 @@ export interface CodeAttempt {
 }
 
 /**
- * Hooks for throttling (design.md "Login and 2FA throttling per account and per source address").
+ * Hooks for throttling (docs/reference.md design "Login and 2FA throttling per account and per source address").
  * `beforeCode` runs before a code is checked and may throw (AppError 429 "Too many requests. Please
  * try again in..."): the code is then not checked and nothing is audited by this service.
  * `onCodeFailure` runs after a refused code was audited (wrong, malformed, replayed, too old);

@@ -1,6 +1,6 @@
 /**
- * User sign-in with a local password, session resolution and logout (user-portal §4 "Login
- * outcomes", §7 POST /login and POST /logout; design.md "Security"). A session lasts the user's
+ * User sign-in with a local password, session resolution and logout (docs/reference.md user-portal §4 "Login
+ * outcomes", §7 POST /login and POST /logout; docs/reference.md design "Security"). A session lasts the user's
  * Duration (minutes), or KioskSessionDuration for a public computer; a new random id is issued at
  * every sign-in and only its SHA-256 is stored. At sign-in every assigned ACL without ClickToGrant
  * is granted at once.
@@ -76,8 +76,8 @@ export class UserSessionService extends Service {
   }
 
   /**
-   * POST /login (user-portal §4 "Login outcomes"): as `login`, but a name with no user that names
-   * an admin signs the admin in through `admins` (user-portal: "'Unauthorised' on the user login
+   * POST /login (docs/reference.md user-portal §4 "Login outcomes"): as `login`, but a name with no user that names
+   * an admin signs the admin in through `admins` (docs/reference.md user-portal: "'Unauthorised' on the user login
    * means an admin session"): the outcome is then `kind: "admin"` with the admin's session (pending
    * TOTP as at admin login; 403 "Login not permitted" when LoginEnabled is off). A user with a
    * password (local or LDAP) wins over an admin of the same name; a SAML or API-key user never

@@ -1,5 +1,5 @@
 /**
- * GELF forwarding of the audit log (admin-console §3 GELFListenerURL, §5 "Logging ... log
+ * GELF forwarding of the audit log (docs/reference.md admin-console §3 GELFListenerURL, §5 "Logging ... log
  * listener"). While GELFListenerURL is set, every audit entry is sent to that listener as a GELF 1.1
  * message (see message.ts), in the order written.
  *

@@ -1,5 +1,5 @@
 /**
- * Audit entries as GELF 1.1 messages (admin-console §5 "Logging ... log listener", §3
+ * Audit entries as GELF 1.1 messages (docs/reference.md admin-console §5 "Logging ... log listener", §3
  * GELFListenerURL). A message carries `version`, `host`, `short_message`, `timestamp` (epoch seconds
  * with the milliseconds as fraction), `level` (syslog severity) and the entry's fields as additional
  * fields: `_audit_id`, `_action`, `_user_name`, `_admin_name`, `_agent_name`, `_ip_address`,

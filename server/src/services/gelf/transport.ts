@@ -1,5 +1,5 @@
 /**
- * Sending GELF messages to the listener named by GELFListenerURL (admin-console §3, §5 "URL must be
+ * Sending GELF messages to the listener named by GELFListenerURL (docs/reference.md admin-console §3, §5 "URL must be
  * udp, tcp, or tls"): `udp://host:port` one datagram per message; `tcp://host:port` and
  * `tls://host:port` a long-lived connection carrying null-byte-terminated frames. TLS verifies the
  * listener's certificate and name against the system store plus an optional extra CA (PEM).

@@ -1,12 +1,12 @@
 /**
- * Which addresses a grant carries (design.md "Grants"): the user's address, plus the additional
+ * Which addresses a grant carries (docs/reference.md design "Grants"): the user's address, plus the additional
  * client addresses when CGNATOpen, or the ACL's fixed addresses for GrantType specifiedIps; then
  * filtered by the ACL's IpExclusions. Every address is normalised once here.
  */
 import { normaliseIp, isStrictDottedIpv4, ipv4ToNumber } from "@postern/shared";
 import type { IpExclusions, GrantType } from "@postern/shared";
 
-/** The three RFC 1918 private ranges (admin-console §9). */
+/** The three RFC 1918 private ranges (docs/reference.md admin-console §9). */
 export const RFC1918_RANGES: readonly { Start: string; End: string }[] = [
   { Start: "10.0.0.0", End: "10.255.255.255" },
   { Start: "172.16.0.0", End: "172.31.255.255" },

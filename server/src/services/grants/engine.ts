@@ -1,5 +1,5 @@
 /**
- * The grant engine (design.md "Grants", user-portal §4): grants and revokes (user session, ACL)
+ * The grant engine (docs/reference.md design "Grants", docs/reference.md user-portal §4): grants and revokes (user session, ACL)
  * pairs, reference-counts (ACL, address) entries over grants, drives agents through an
  * `AgentChannel`, turns agents' acknowledgements into the spec's status codes, and expires grants and
  * sessions on time.
@@ -192,7 +192,7 @@ export class GrantEngine {
 
   /**
    * Grants a grant again on the session's current address, keeping `expiresAt` (epoch ms): used
-   * when the user's address changed (design.md: the grant moves and keeps its expiry).
+   * when the user's address changed (docs/reference.md design: the grant moves and keeps its expiry).
    */
   regrant(grantId: string, expiresAt: number | null, meta: { userName: string; ip: string }): void {
     const row = repo.getGrant(this.db, grantId);
@@ -294,7 +294,7 @@ export class GrantEngine {
   }
 
   /**
-   * The expiry sweep, called by the scheduler a few times a second (design.md: expiry = earliest of
+   * The expiry sweep, called by the scheduler a few times a second (docs/reference.md design: expiry = earliest of
    * session end and grant start + MaximumGrantDuration): revokes the grants past their own expiry
    * (audit grantExpired), ends the sessions whose effective end passed and revokes whatever they
    * still hold (`endDueSessions`), and takes aged-out observed addresses out of the grants

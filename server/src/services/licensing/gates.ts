@@ -1,6 +1,6 @@
 /**
- * The licence gates (admin-console §1, §5 "Create-user is blocked (err.userLimitReached) when the user
- * count is at or above the limit plus overage", §6, §9; user-portal §6 "Unlicensed users see a dialog",
+ * The licence gates (docs/reference.md admin-console §1, §5 "Create-user is blocked (err.userLimitReached) when the user
+ * count is at or above the limit plus overage", §6, §9; docs/reference.md user-portal §6 "Unlicensed users see a dialog",
  * §9). Plain functions over a database handle or the caller's transaction, so the grant engine and
  * the user service check inside their own transactions. `now` is epoch milliseconds.
  *
@@ -23,7 +23,7 @@ type Q = Db | Tx;
 export const failedToRefresh = (reason: string) => new AppError(Errors.failedToRefreshLicenseStatus, reason);
 
 /**
- * Requires a valid, unexpired licence (admin-console §1 "A license is required to create or update
+ * Requires a valid, unexpired licence (docs/reference.md admin-console §1 "A license is required to create or update
  * Knocs"); returns its payload. Throws 403 err.youDoNotHaveALicense — with Extra err.licenseExpired
  * for an expired licence, or err.failedToRefreshLicenseStatus when the store is broken.
  */
@@ -44,7 +44,7 @@ export type UserCreator = "admin" | "idp";
 /**
  * The user-creation gate: refuses a new user when the counted users are already at or above
  * UserLimit + overage (403 err.userLimitReached). Only users the IdP creates at their first sign-in
- * (`by` "idp") are never refused, though they count (admin-console §9 "SAML-created users may
+ * (`by` "idp") are never refused, though they count (docs/reference.md admin-console §9 "SAML-created users may
  * exceed the hard limit but still count"); a SAML user an admin creates is refused like any other.
  * No licence installed: no limit. A broken store: 500 err.failedToRefreshLicenseStatus (the limit
  * is unknown).
@@ -77,7 +77,7 @@ export function requireMachineSlot(q: Q): void {
 }
 
 /**
- * The SessionLimit a user may have (admin-console §5 "SessionLimit ... max the license SessionLimit,
+ * The SessionLimit a user may have (docs/reference.md admin-console §5 "SessionLimit ... max the license SessionLimit,
  * default the license SessionLimit"): with a licence, null (unlimited) becomes the licence's
  * SessionLimit and a larger value is refused with 400 "Bad request", Extra "SessionLimit: must be
  * between 1 and N (the licence's SessionLimit)". Without a readable licence the value is kept.
@@ -107,7 +107,7 @@ export function usersAdmitted(q: Q, now: number): boolean {
 /**
  * A predicate telling whether a user is licensed (User.Licensed, the status's `UserLicensed`),
  * reading the store once: the first UserLimit + overage users in creation order (CreatedAt, then ID)
- * are licensed, later ones are not (admin-console §2 "Users beyond the license are greyed out").
+ * are licensed, later ones are not (docs/reference.md admin-console §2 "Users beyond the license are greyed out").
  * Nobody is licensed when the install does not admit users (see usersAdmitted); everybody is when no
  * licence is installed.
  */

@@ -1,5 +1,5 @@
 /**
- * Licence keys (design.md "Contract decisions"): `base64url(JSON payload) "." base64url(Ed25519
+ * Licence keys (docs/reference.md design "Contract decisions"): `base64url(JSON payload) "." base64url(Ed25519
  * signature over the payload bytes)`, signed and verified with node:crypto. The literal key `free`
  * is the free single-user licence and carries no signature. Trusted public keys are written as
  * base64 of the raw 32-byte Ed25519 key or of its SPKI DER encoding (POSTERN_LICENSE_PUBLIC_KEYS).

@@ -339,7 +339,7 @@ describe("grants and the session status", () => {
     expect(granted.status).toBe(200);
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "add", ip: "203.0.113.5" })]);
     expect(h.services.users.get(bobId).Licensed).toBe(false);
-    // Bob can still sign out (user-portal §6: unlicensed users can only log out).
+    // Bob can still sign out (docs/reference.md user-portal §6: unlicensed users can only log out).
     expect((await apiRequest(h, "POST", "/api/logout", undefined, { cookie: bob })).status).toBe(204);
   });
 

@@ -1,5 +1,5 @@
 /**
- * The licensing service (admin-console §2 Settings "License", §3 "License status" / "Licensing",
+ * The licensing service (docs/reference.md admin-console §2 Settings "License", §3 "License status" / "Licensing",
  * §7 GET and POST /admin/settings/license): installs verified licence keys, reports the licence
  * status and the admin status's `Licensing`, and offers the gates of gates.ts over its database.
  * Trusted Ed25519 public keys come from the configuration (POSTERN_LICENSE_PUBLIC_KEYS).
@@ -73,7 +73,7 @@ export class LicensingService extends Service {
     };
   }
 
-  /** The admin status's `Licensing` (admin-console §3); null when no readable licence is installed. */
+  /** The admin status's `Licensing` (docs/reference.md admin-console §3); null when no readable licence is installed. */
   summary(): Licensing | null {
     const l = readInstalledLicence(this.db);
     if (l.kind !== "installed") return null;

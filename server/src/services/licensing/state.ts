@@ -1,5 +1,5 @@
 /**
- * Licence state (user-portal §4 "License states"; admin-console §2 banner, §4 license banner
+ * Licence state (docs/reference.md user-portal §4 "License states"; docs/reference.md admin-console §2 banner, §4 license banner
  * states, §9 "License expiry warning: 60 days"). Pure functions of the licence, the counted users
  * and the time; times are epoch milliseconds.
  */
@@ -9,7 +9,7 @@ import type { LicensePayload, LicenseState } from "@postern/shared";
 /** How long before Expires a licence is "expiring soon", in milliseconds (60 days). */
 export const EXPIRY_WARNING_MS = Limits.licenseExpiryWarningDays * 24 * 60 * 60 * 1000;
 
-/** Users a licence admits: UserLimit plus the overage count (admin-console §5, §9). */
+/** Users a licence admits: UserLimit plus the overage count (docs/reference.md admin-console §5, §9). */
 export function allowedUsers(p: LicensePayload): number {
   return p.UserLimit + overageCount(p);
 }

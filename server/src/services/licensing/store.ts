@@ -2,7 +2,7 @@
  * The licence store (table `licenses`): exactly one licence is installed at a time, and installing
  * replaces it. The signature is checked once, when a key is installed (API or CLI); afterwards the
  * stored key is only decoded. The store is "broken" — err.failedToRefreshLicenseStatus,
- * admin-console §8 "cached licenses missing, unparsable, or not exactly one" — when it holds more
+ * docs/reference.md admin-console §8 "cached licenses missing, unparsable, or not exactly one" — when it holds more
  * than one row, or its one row's key is missing or does not decode to a licence. No row at all is not
  * an error: the server is unlicensed.
  */

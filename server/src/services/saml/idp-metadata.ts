@@ -1,5 +1,5 @@
 /**
- * The identity provider's metadata (admin-console §3 "Authentication settings": SAMLMetadataFile or
+ * The identity provider's metadata (docs/reference.md admin-console §3 "Authentication settings": SAMLMetadataFile or
  * SAMLMetadataURL, and the Admin twins). An uploaded file wins over a URL. A URL is fetched with a
  * bounded timeout and size, and cached: a fresh copy serves for `ttlMs`; when a refresh fails the
  * last good copy keeps serving (the trust it carries was the admin's choice) and the failure itself

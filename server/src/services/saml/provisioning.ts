@@ -1,6 +1,6 @@
 /**
- * Accounts behind a verified SAML assertion (user-portal §5 "SAML users cannot be edited and are
- * created automatically at first login"; admin-console §3 Group type saml, §9 "SAML-created users
+ * Accounts behind a verified SAML assertion (docs/reference.md user-portal §5 "SAML users cannot be edited and are
+ * created automatically at first login"; docs/reference.md admin-console §3 Group type saml, §9 "SAML-created users
  * may exceed the hard limit but still count").
  *
  * Users: the NameID is the UserName. A user is created at the first sign-in with AuthType SAML
@@ -9,7 +9,7 @@
  * sign-in by the groups the `groups` attribute names (existing saml groups only, by exact name);
  * live grants on ACLs lost that way are revoked. An existing account of another AuthType is never
  * taken over. Admins (the admin IdP's assertions): an existing admin with AuthType SAML and that
- * UserName, created at the first sign-in (audit adminAutoCreated; admin-console §3 audit kinds);
+ * UserName, created at the first sign-in (audit adminAutoCreated; docs/reference.md admin-console §3 audit kinds);
  * an admin of another AuthType is never taken over.
  */
 import { Limits } from "@postern/shared";

@@ -1,5 +1,5 @@
 /**
- * Checking an IdP's login response (design.md "Security" on SAML): samlify validates the XML
+ * Checking an IdP's login response (docs/reference.md design "Security" on SAML): samlify validates the XML
  * against the SAML schemas, the status, the signature against the IdP metadata's certificate (an
  * unsigned response is refused), the issuer and the Conditions time window; then this module checks,
  * on the signed assertion only:

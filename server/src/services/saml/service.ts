@@ -1,6 +1,6 @@
 /**
- * SAML sign-in for users and admins (user-portal §2, §5, §7 "GET /saml/metadata", "api/login/saml
- * with a kioskMode query parameter"; admin-console §3 "Authentication settings"; design.md
+ * SAML sign-in for users and admins (docs/reference.md user-portal §2, §5, §7 "GET /saml/metadata", "api/login/saml
+ * with a kioskMode query parameter"; docs/reference.md admin-console §3 "Authentication settings"; docs/reference.md design
  * "Security"). The flow:
  *
  * 1. `startLogin(audience, {kiosk, ip})` builds an AuthnRequest (HTTP-Redirect binding) and stores its

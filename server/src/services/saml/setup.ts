@@ -1,7 +1,7 @@
 /**
- * The samlify service provider and identity provider of one audience (admin-console §3
+ * The samlify service provider and identity provider of one audience (docs/reference.md admin-console §3
  * "Authentication settings": SAML for users and admins separately), built from the settings:
- * PublicURL, the IdP metadata, and the SP key and certificate. design.md "Security": samlify with a
+ * PublicURL, the IdP metadata, and the SP key and certificate. docs/reference.md design "Security": samlify with a
  * real XML schema validator (schema-validator.ts, installed once here), and no SAML at all without an
  * IdP signing certificate.
  *

@@ -1,5 +1,5 @@
 /**
- * Secrets at rest (design.md "Security"): AES-256-GCM with a 32-byte key kept in a file outside the
+ * Secrets at rest (docs/reference.md design "Security"): AES-256-GCM with a 32-byte key kept in a file outside the
  * database (`<data dir>/secret.key`, mode 0600). Sealed values are `v1.<iv>.<tag>.<ciphertext>`
  * (base64url); the additional data binds each value to its purpose, so a value cannot be moved to
  * another field.

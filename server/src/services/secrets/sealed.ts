@@ -1,5 +1,5 @@
 /**
- * Backend secrets sealed to an agent (design.md "Agent protocol": "Backend secrets and Sensitive
+ * Backend secrets sealed to an agent (docs/reference.md design "Agent protocol": "Backend secrets and Sensitive
  * script variables are sealed to the agent's public key (libsodium sealed boxes): the server cannot
  * read them back"). `crypto_box_seal` to the agent's X25519 key (`agents.box_public_key`, base64 of
  * the raw 32 bytes); only the agent's secret key opens the result. Sealed values are stored in

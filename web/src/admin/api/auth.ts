@@ -1,5 +1,5 @@
 /**
- * Admin sign-in calls (admin-console §7): POST /admin/login, POST /admin/logout, GET
+ * Admin sign-in calls (docs/reference.md admin-console §7): POST /admin/login, POST /admin/logout, GET
  * /admin/otp/generate, POST /admin/otp/verify with {Code} or {deferEnrolment: true}. Login
  * outcomes arrive as ApiError: 401 err.totpVerificationRequired / err.totpEnrolmentRequired.
  */

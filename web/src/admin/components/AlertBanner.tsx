@@ -1,5 +1,5 @@
 /**
- * The global alert banner of the admin pages (admin-console §2, §4, §8): one alert at a time, the
+ * The global alert banner of the admin pages (docs/reference.md admin-console §2, §4, §8): one alert at a time, the
  * first in priority order (unlicensed, err, agentIncompatible, userLimitExceeded, serverUpdate)
  * that applies and was not dismissed; dismissing it shows the next. Reads the header status and
  * agents (every 180 s) and the users list (SAML users present).

@@ -1,5 +1,5 @@
 /**
- * A value shown once to copy (admin-console §2: the agent's install command and token, a new API
+ * A value shown once to copy (docs/reference.md admin-console §2: the agent's install command and token, a new API
  * key, a Knoc's allowlist URL and key): its label, the value in a monospace block that the Copy
  * button selects, and the button with its 750 ms confirmation.
  */

@@ -1,5 +1,5 @@
 /**
- * The error dialog of the admin console (admin-console §8 "Errors appear in a dismissible error
+ * The error dialog of the admin console (docs/reference.md admin-console §8 "Errors appear in a dismissible error
  * dialog titled 'Error'"): `useShowError()` opens it with a failure's display text (`Err`
  * translated, `Extra` after a colon).
  */

@@ -1,5 +1,5 @@
 /**
- * A confirmation that runs a write (admin-console §8 "Delete confirmation uses msg.confirmDelete
+ * A confirmation that runs a write (docs/reference.md admin-console §8 "Delete confirmation uses msg.confirmDelete
  * with the name"): the ConfirmDialog whose button runs `mutation` with `variables`, shows its
  * spinner meanwhile, then toasts `success` and closes, or closes and opens the error dialog.
  */
@@ -53,7 +53,7 @@ export type DeleteConfirmProps<V, R> = Omit<MutationConfirmProps<V, R>, "confirm
   name: string;
 };
 
-/** The delete confirmation of every admin table (admin-console §8 msg.confirmDelete). */
+/** The delete confirmation of every admin table (docs/reference.md admin-console §8 msg.confirmDelete). */
 export function DeleteConfirm<V, R>({ name, ...props }: DeleteConfirmProps<V, R>) {
   const { t } = useLingui();
   return (
@@ -63,7 +63,7 @@ export function DeleteConfirm<V, R>({ name, ...props }: DeleteConfirmProps<V, R>
   );
 }
 
-/** Resetting a user's or an admin's TOTP secret (admin-console §2 "Reset 2FA"). */
+/** Resetting a user's or an admin's TOTP secret (docs/reference.md admin-console §2 "Reset 2FA"). */
 export function ResetTwoFactorConfirm<V, R>({ name, ...props }: Omit<DeleteConfirmProps<V, R>, "title" | "success">) {
   const { t } = useLingui();
   return (

@@ -1,5 +1,5 @@
 /**
- * The heading of an admin page: sets the document title and the admin favicon (admin-console §2),
+ * The heading of an admin page: sets the document title and the admin favicon (docs/reference.md admin-console §2),
  * and shows the page's h1 with its actions on the right.
  */
 import type { ReactNode } from "react";

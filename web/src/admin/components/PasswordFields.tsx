@@ -1,5 +1,5 @@
 /**
- * The password and its confirmation of a local user or admin (admin-console §5 "User", "Admin"):
+ * The password and its confirmation of a local user or admin (docs/reference.md admin-console §5 "User", "Admin"):
  * required when creating, optional when editing (empty keeps the password, sent as absent), the
  * confirmation checked against the password as the server checks it (err.passwordsDontMatch).
  */

@@ -1,5 +1,5 @@
 /**
- * The frame of every signed-in admin page (admin-console §2): the sidebar (Home, Agents, Knocs,
+ * The frame of every signed-in admin page (docs/reference.md admin-console §2): the sidebar (Home, Agents, Knocs,
  * Groups, Users, Admins, Logs, API keys, Settings, Logout), the global alert banner, the page, the
  * error dialog and the confirmations.
  */

@@ -1,5 +1,5 @@
 /**
- * Labels of the audit log's action kinds (admin-console §3 "Audit log entry"). `Action` is a
+ * Labels of the audit log's action kinds (docs/reference.md admin-console §3 "Audit log entry"). `Action` is a
  * string on the wire so that a newer server's kinds still show: unknown kinds show as sent.
  */
 import type { I18n, MessageDescriptor } from "@lingui/core";

@@ -1,5 +1,5 @@
 /**
- * What the console calls each backend type and each configuration field (admin-console §3), for the
+ * What the console calls each backend type and each configuration field (docs/reference.md admin-console §3), for the
  * backends page and the Knoc forms. The field names are the wire's; these are their labels.
  */
 import type { I18n, MessageDescriptor } from "@lingui/core";
@@ -49,7 +49,7 @@ const FIELD_LABELS: Record<string, MessageDescriptor> = {
   EnvVars: msg`Environment variables`,
 };
 
-/** Labels of the ACL fields of each type (admin-console §3 table, "ACL fields"), where they differ from the backend's. */
+/** Labels of the ACL fields of each type (docs/reference.md admin-console §3 table, "ACL fields"), where they differ from the backend's. */
 const ACL_FIELD_LABELS: Record<string, MessageDescriptor> = {
   ID: msg`HAProxy ACL ID`,
   Name: msg`ACL name`,

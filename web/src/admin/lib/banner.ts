@@ -1,5 +1,5 @@
 /**
- * Which global alert the admin console shows (admin-console §2 "Global alert banner", §4 "User
+ * Which global alert the admin console shows (docs/reference.md admin-console §2 "Global alert banner", §4 "User
  * license banner", §8): the first of unlicensed, err, agentIncompatible, userLimitExceeded and
  * serverUpdate that applies and was not dismissed.
  */

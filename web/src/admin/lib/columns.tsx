@@ -1,5 +1,5 @@
 /**
- * Column builders shared by the admin tables (admin-console §2: sortable, searchable tables with a
+ * Column builders shared by the admin tables (docs/reference.md admin-console §2: sortable, searchable tables with a
  * row action menu): a text column sorted case-insensitively and searched, and the actions column.
  */
 import type { Column } from "../../ui/kit/DataTable.tsx";

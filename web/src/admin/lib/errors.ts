@@ -1,5 +1,5 @@
 /**
- * Display text of the admin console's errors (admin-console §8): `Err` translated (the admin keys
+ * Display text of the admin console's errors (docs/reference.md admin-console §8): `Err` translated (the admin keys
  * here, then the portal's catalogue), `Extra` after a colon (translated when it starts with
  * `err.`), else the message text, else "An internal server error occurred". The keys are read
  * from @postern/shared, never copied.

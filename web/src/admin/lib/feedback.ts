@@ -1,5 +1,5 @@
 /**
- * What follows a write in the admin console (issue #9 item 15, admin-console §8): success shows a
+ * What follows a write in the admin console (issue #9 item 15, docs/reference.md admin-console §8): success shows a
  * confirmation toast and closes the dialog; failure opens the error dialog titled "Error" with the
  * spec's display rule for `Err` and `Extra`.
  */

@@ -1,5 +1,5 @@
 /**
- * Text of a form field's error (admin-console §5): a message that is a server key or spec message
+ * Text of a form field's error (docs/reference.md admin-console §5): a message that is a server key or spec message
  * (the shared zod schemas carry them, e.g. "Must be between 8 and 64 characters") is translated as
  * the server's would be; an empty required field (or a shared rule's "required" detail) reads
  * "Required"; anything else is zod's text.

@@ -1,5 +1,5 @@
 /**
- * The icons a Knoc can carry (admin-console §2 "an icon picker (searchable grid, 4 columns, default a
+ * The icons a Knoc can carry (docs/reference.md admin-console §2 "an icon picker (searchable grid, 4 columns, default a
  * server icon)"). A Knoc's Icon is stored as an SVG `data:image/svg+xml` URL, which the user portal
  * shows as it shows any `data:image/…` icon (portal/components/AclIcon.tsx), so no icon font or
  * asset has to exist on the portal's side. Each icon has an id, English search words and the SVG
@@ -114,7 +114,7 @@ export const KNOC_ICONS: readonly KnocIcon[] = [
   },
 ];
 
-/** The default icon (admin-console §2: a server icon). */
+/** The default icon (docs/reference.md admin-console §2: a server icon). */
 export const DEFAULT_KNOC_ICON: KnocIcon = KNOC_ICONS[0]!;
 
 /** The Icon value (an SVG data URL) of `icon`. */

@@ -1,5 +1,5 @@
 /**
- * The audit log's paginator (admin-console §2 "Audit logs", §9): every page when there are 8 or
+ * The audit log's paginator (docs/reference.md admin-console §2 "Audit logs", §9): every page when there are 8 or
  * fewer, otherwise the first and last pages, the current page with its neighbours, and an ellipsis
  * for each gap.
  */

@@ -1,4 +1,4 @@
-/** Relative dates of the admin console ("3 minutes ago"), in the page's locale (admin-console §2 "relative date"). */
+/** Relative dates of the admin console ("3 minutes ago"), in the page's locale (docs/reference.md admin-console §2 "relative date"). */
 
 const STEPS: readonly [Intl.RelativeTimeFormatUnit, number][] = [
   ["second", 60],

@@ -1,5 +1,5 @@
 /**
- * Username auto-fill (admin-console §5, issue #9 item 15): for new users and admins the username
+ * Username auto-fill (docs/reference.md admin-console §5, issue #9 item 15): for new users and admins the username
  * follows the name — lower case, spaces to dots — until the username field is focused.
  */
 import { useEffect, useRef } from "react";

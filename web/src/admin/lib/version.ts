@@ -1,5 +1,5 @@
 /**
- * Agent version states (admin-console §4 "Agent version"): incompatible below the server's
+ * Agent version states (docs/reference.md admin-console §4 "Agent version"): incompatible below the server's
  * MinimumRequiredAgentVersion (red), out of date below the highest available version (yellow),
  * up to date otherwise (green); "unknown" for an agent that never connected (no version).
  */

@@ -1,5 +1,5 @@
 /**
- * Admins (admin-console §2 "Admins", §5 "Admin", §6, §8): a sortable, searchable table (name, auth
+ * Admins (docs/reference.md admin-console §2 "Admins", §5 "Admin", §6, §8): a sortable, searchable table (name, auth
  * type, username with a DISABLED marker when login is off, last login); row actions View
  * (sessions, each can be ended), Edit, Reset 2FA (only with TOTP on; the server refuses it for
  * oneself), Delete; Invalidate all admin sessions (this one too: back to admin login) and Create

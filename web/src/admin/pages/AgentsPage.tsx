@@ -1,5 +1,5 @@
 /**
- * Agents (admin-console §2 "Agents", §3 "Agent", §4 "Agent version", §5): a searchable table
+ * Agents (docs/reference.md admin-console §2 "Agents", §3 "Agent", §4 "Agent version", §5): a searchable table
  * (Name, Capabilities, Activity, Version, IP address, actions View token / Edit / Delete),
  * refreshed every 5 s. Create asks for a name, then shows the install command and the token, both
  * copyable. An agent that never connected is awaiting connection and offers its token; once

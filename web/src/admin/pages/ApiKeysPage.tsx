@@ -1,5 +1,5 @@
 /**
- * API keys (admin-console §2 "API keys", §3, §5 "API key", §9): a sortable, searchable table (name,
+ * API keys (docs/reference.md admin-console §2 "API keys", §3, §5 "API key", §9): a sortable, searchable table (name,
  * allows access to, age, expires, last used, allowed from, actions Edit and Delete) and Create API
  * key. The form validates with the shared ApiKeyCreateSchema: Name, what the key is for (reading
  * chosen allowlists, registering agents, managing user sessions), the expiry (12 months, 24
@@ -40,7 +40,7 @@ type Open =
 type KeyFormInput = z.input<typeof ApiKeyCreateSchema>;
 /** What a new key is for; each maps to its scopes. */
 type Purpose = "allowlists" | "agent" | "sessions";
-/** Expiry choices (admin-console §9): months from now, or never. */
+/** Expiry choices (docs/reference.md admin-console §9): months from now, or never. */
 type Expiry = "12" | "24" | "never";
 
 /** ExpiredAfter of an expiry choice, `now` in ms. */

@@ -1,5 +1,5 @@
 /**
- * Groups (admin-console §2 "Groups", §4, §5 "Group"): a sortable, searchable table (name, type,
+ * Groups (docs/reference.md admin-console §2 "Groups", §4, §5 "Group"): a sortable, searchable table (name, type,
  * description, Knocs count, users count, actions Edit and Delete) and Create group. The form
  * validates with the shared GroupWriteSchema; the type cannot change when editing; the members
  * checklist leaves out SAML users and is not shown for SAML groups (their members come from the

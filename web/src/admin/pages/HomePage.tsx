@@ -1,5 +1,5 @@
 /**
- * Admin home (admin-console §2 "Admin home"): counts of active sessions, ACLs and users, the
+ * Admin home (docs/reference.md admin-console §2 "Admin home"): counts of active sessions, ACLs and users, the
  * recent activity (user, relative date, action), and a license-expires-soon message when the
  * install is not cloud and the license expires within 60 days. Refreshes every 30 s; a failed
  * refresh is only logged (§8) and the last answer stays.
@@ -16,7 +16,7 @@ import { actionLabel, entryActor, entrySubject } from "../lib/audit-action.ts";
 import { relativeTime } from "../lib/relative-time.ts";
 import { statusQueries } from "../queries/status.ts";
 
-/** Days before expiry from which the license-expires-soon message shows (admin-console §9). */
+/** Days before expiry from which the license-expires-soon message shows (docs/reference.md admin-console §9). */
 export const LICENSE_WARNING_DAYS = 60;
 
 /** One activity row, numbered in the server's order (entries may repeat exactly). */

@@ -1,5 +1,5 @@
 /**
- * Admin login (admin-console §2, §7): Username and Password checked with the shared
+ * Admin login (docs/reference.md admin-console §2, §7): Username and Password checked with the shared
  * AdminLoginRequestSchema, POST /api/admin/login; 204 goes to /admin/home, 401
  * err.totpVerificationRequired to /admin/otp/verify, 401 err.totpEnrolmentRequired to
  * /admin/otp/onboard; anything else shows the server's error. `?error=` shows a key or message.

@@ -1,5 +1,5 @@
 /**
- * Audit logs (admin-console §2 "Audit logs", §9): date, username, action and a view link, 25
+ * Audit logs (docs/reference.md admin-console §2 "Audit logs", §9): date, username, action and a view link, 25
  * entries a page with the paginator (every page up to 8, else abbreviated), a search box (the
  * server searches), a detail dialog per entry, Download CSV (every matching entry; the server
  * names the file by date) and Clear logs (entries older than 30 days), confirmed first.

@@ -1,5 +1,5 @@
 /**
- * Admin two-factor pages (admin-console §2, §6, §7), loaded on demand: /admin/otp/verify asks for
+ * Admin two-factor pages (docs/reference.md admin-console §2, §6, §7), loaded on demand: /admin/otp/verify asks for
  * the code of an enrolled admin; /admin/otp/onboard shows the QR code and the copyable secret of
  * GET /api/admin/otp/generate, then asks for the first code, or defers the enrolment ("Set up
  * later") where the server allows it. Both POST /api/admin/otp/verify and go to /admin/home; a

@@ -1,5 +1,5 @@
 /**
- * Users (admin-console §2 "Users", §4, §5 "User", §8): a sortable, searchable table (name,
+ * Users (docs/reference.md admin-console §2 "Users", §4, §5 "User", §8): a sortable, searchable table (name,
  * company, session duration, auth type, username, last login, active session), refreshed every
  * 30 s; users beyond the licence greyed with "This user is disabled due to license restrictions";
  * row actions View (sessions — each can be ended — groups, ACLs), Edit (not for SAML users, who

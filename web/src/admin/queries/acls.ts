@@ -1,5 +1,5 @@
 /**
- * ACLs (admin-console §2 "ACLs", §7 /admin/acls): the list and one ACL (cached 3 minutes), create,
+ * ACLs (docs/reference.md admin-console §2 "ACLs", §7 /admin/acls): the list and one ACL (cached 3 minutes), create,
  * update, delete. Writes refresh the ACLs, the Knocs (an ACL is a Knoc's rule), the groups and the
  * users that count them.
  */

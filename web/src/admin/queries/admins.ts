@@ -1,5 +1,5 @@
 /**
- * Admins (admin-console §2 "Admins", §7 /admin/admins and /admin/adminsessions): the list (cached 3
+ * Admins (docs/reference.md admin-console §2 "Admins", §7 /admin/admins and /admin/adminsessions): the list (cached 3
  * minutes), an admin's sessions, and the writes — create, update, delete, reset 2FA, end one admin
  * session, end all admin sessions (the signed-in admin's too) — each refreshing the list.
  */

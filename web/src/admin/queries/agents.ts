@@ -1,5 +1,5 @@
 /**
- * Agents (admin-console §2 "Agents", §7 /admin/agents): list (header every 180 s, the agents page
+ * Agents (docs/reference.md admin-console §2 "Agents", §7 /admin/agents): list (header every 180 s, the agents page
  * every 5 s), create (answers the token and install command once), rename, delete (refused while
  * backends are attached). Mutations refresh the list.
  */

@@ -1,5 +1,5 @@
 /**
- * API keys (admin-console §2 "API keys", §7 /admin/api-keys): the list (cached 3 minutes), create
+ * API keys (docs/reference.md admin-console §2 "API keys", §7 /admin/api-keys): the list (cached 3 minutes), create
  * (answers the plaintext key once), update (AllowedFrom only) and delete, each refreshing the list.
  */
 import { queryOptions } from "@tanstack/react-query";

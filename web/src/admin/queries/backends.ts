@@ -1,5 +1,5 @@
 /**
- * Backends (admin-console §2 "Backends", §3, §7 /admin/backends): the list and one backend (cached
+ * Backends (docs/reference.md admin-console §2 "Backends", §3, §7 /admin/backends): the list and one backend (cached
  * 3 minutes; secrets read as ""), create, update (a changed host or URL needs the credentials
  * again), delete. Writes refresh the backends, the ACLs and Knocs that show them, and the agents.
  */

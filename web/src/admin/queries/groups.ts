@@ -1,5 +1,5 @@
 /**
- * Groups (admin-console §2 "Groups", §7 /admin/groups): the list (cached 3 minutes) and create,
+ * Groups (docs/reference.md admin-console §2 "Groups", §7 /admin/groups): the list (cached 3 minutes) and create,
  * update, delete, each refreshing the groups and the users (whose groups change).
  */
 import { queryOptions } from "@tanstack/react-query";

@@ -1,5 +1,5 @@
 /**
- * Knocs (admin-console §2 "Knocs", §7 /admin/knocs): the list and one Knoc (cached 3 minutes),
+ * Knocs (docs/reference.md admin-console §2 "Knocs", §7 /admin/knocs): the list and one Knoc (cached 3 minutes),
  * create from the wizard state (answers [id, PlaintextKey?, AllowlistURL?]), update from the
  * update page's tabs, delete (optionally with an API key left without scope). Writes refresh the
  * Knocs, the ACLs, the backends they may create, the groups and users that count them, and the

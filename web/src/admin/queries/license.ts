@@ -1,5 +1,5 @@
 /**
- * The licence (admin-console §2 Settings "License", §3 "License status", §4 "License", §7 GET and
+ * The licence (docs/reference.md admin-console §2 Settings "License", §3 "License status", §4 "License", §7 GET and
  * POST /admin/settings/license): its status (cached like the admin lists; the detail dialog asks
  * again on Refresh) and installing a key, after which the licence and the admin status (banner,
  * Licensing) are fetched again.

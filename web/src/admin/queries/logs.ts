@@ -1,5 +1,5 @@
 /**
- * The audit log (admin-console §2 "Audit logs", §7, §9): one page of 25 entries for a search, with
+ * The audit log (docs/reference.md admin-console §2 "Audit logs", §7, §9): one page of 25 entries for a search, with
  * the total from the X-Total-Count header (cached 3 minutes, like the other admin lists), and the
  * 30-day clear, which refreshes the log.
  */

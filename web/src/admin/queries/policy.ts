@@ -1,5 +1,5 @@
 /**
- * Refetch intervals and cache lifetimes of the admin console, written once (admin-console §4
+ * Refetch intervals and cache lifetimes of the admin console, written once (docs/reference.md admin-console §4
  * "Data caches", §9 "Polling"): header status and agents every 180 s; admin home status every
  * 30 s; the agents page every 5 s; the users list every 30 s; admin lists cached 3 minutes;
  * everything else 300 s.

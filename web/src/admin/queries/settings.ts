@@ -1,5 +1,5 @@
 /**
- * Settings (admin-console §2 "Settings", §3 "General settings" / "Authentication settings", §7
+ * Settings (docs/reference.md admin-console §2 "Settings", §3 "General settings" / "Authentication settings", §7
  * Settings calls): the general settings and the authentication settings (cached like the other
  * admin reads), and the writes of each section — customize (branding, UI), config (IP discovery,
  * kiosk, logging, additional client IP addresses), authentication (SAML, LDAP) and the SAML key

@@ -1,5 +1,5 @@
 /**
- * GET /api/admin/status (admin-console §3 "Admin status"): the header (banner, guards) reads it
+ * GET /api/admin/status (docs/reference.md admin-console §3 "Admin status"): the header (banner, guards) reads it
  * every 180 s, the admin home every 30 s. The route guards use it to tell whether an admin is
  * signed in.
  */

@@ -1,5 +1,5 @@
 /**
- * Users (admin-console §2 "Users", §7 /admin/users and /admin/sessions): the list (cached 3
+ * Users (docs/reference.md admin-console §2 "Users", §7 /admin/users and /admin/sessions): the list (cached 3
  * minutes; the users page reads it every 30 s), a user's sessions, groups and ACLs, and the
  * writes — create, update, delete, reset 2FA, end one session, end all user sessions — each
  * refreshing what it changes. The header's user-limit banner reads the same list.

@@ -1,4 +1,4 @@
-/** Whether SAML sign-in is available, through the page's time-to-live cache (user-portal §9: 300 s). */
+/** Whether SAML sign-in is available, through the page's time-to-live cache (docs/reference.md user-portal §9: 300 s). */
 import { serverCache } from "../../ui/api/cached.ts";
 import { CacheTtlMs } from "../../ui/lib/cache.ts";
 import { isSamlAvailable } from "./user.ts";

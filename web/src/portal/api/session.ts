@@ -1,13 +1,13 @@
 /**
- * The signed-in user's status as the route guards see it (user-portal §2 "Navigation guards"),
- * cached for the auth-data lifetime of user-portal §9 (180 s). The dashboard refreshes it itself.
+ * The signed-in user's status as the route guards see it (docs/reference.md user-portal §2 "Navigation guards"),
+ * cached for the auth-data lifetime of docs/reference.md user-portal §9 (180 s). The dashboard refreshes it itself.
  */
 import type { SessionStatus } from "@postern/shared";
 import { CacheTtlMs } from "../../ui/lib/cache.ts";
 import { ApiError } from "../../ui/api/client.ts";
 import { getStatus } from "./user.ts";
 
-/** Cache lifetime of auth data in milliseconds (user-portal §9: 180 s). */
+/** Cache lifetime of auth data in milliseconds (docs/reference.md user-portal §9: 180 s). */
 export const AUTH_CACHE_MS = CacheTtlMs.auth;
 
 let cached: { status: SessionStatus; at: number } | undefined;
@@ -46,7 +46,7 @@ export async function loadSession(maxAgeMs: number = AUTH_CACHE_MS): Promise<Ses
   }
 }
 
-/** Where a signed-in user lands (user-portal §2): /home/new when NewUserDashboard is set, else /home. */
+/** Where a signed-in user lands (docs/reference.md user-portal §2): /home/new when NewUserDashboard is set, else /home. */
 export function homePathFor(status: Pick<SessionStatus, "NewUserDashboard">): "/home/new" | "/home" {
   return status.NewUserDashboard ? "/home/new" : "/home";
 }

@@ -1,5 +1,5 @@
 /**
- * The user-side calls (user-portal §7). Bodies use the spec's PascalCase fields.
+ * The user-side calls (docs/reference.md user-portal §7). Bodies use the spec's PascalCase fields.
  * Responses are checked for their shape by hand: zod would add ~90 KB gzip to the bundle.
  */
 import type {
@@ -32,7 +32,7 @@ function asSessionStatus(value: unknown): SessionStatus {
   return v as SessionStatus;
 }
 
-/** GET /api/status: the session user with its ACL entries (user-portal §3). */
+/** GET /api/status: the session user with its ACL entries (docs/reference.md user-portal §3). */
 export async function getStatus(
   options: { signal?: AbortSignal; redirectOnInvalidSession?: boolean } = {},
 ): Promise<SessionStatus> {
@@ -89,13 +89,13 @@ export async function isSamlAvailable(): Promise<boolean> {
   }
 }
 
-/** The URL of the SSO sign-in redirect (user-portal §7: api/login/saml with a kioskMode query parameter). */
+/** The URL of the SSO sign-in redirect (docs/reference.md user-portal §7: api/login/saml with a kioskMode query parameter). */
 export function samlLoginUrl(kioskMode: boolean): string {
   return `${API_BASE}/login/saml?kioskMode=${kioskMode ? "true" : "false"}`;
 }
 
 /**
- * Asks one IP-discovery URL (user-portal §7) for the caller's address; `credentials` sends the
+ * Asks one IP-discovery URL (docs/reference.md user-portal §7) for the caller's address; `credentials` sends the
  * session cookie (own host only). Rejects on a failure, a timeout (`timeoutMs`) or an answer without
  * an address.
  */

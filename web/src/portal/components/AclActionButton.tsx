@@ -1,5 +1,5 @@
 /**
- * The button of an ACL card (user-portal §4): "Grant Access", "Revoke Access", or a disabled "Pending".
+ * The button of an ACL card (docs/reference.md user-portal §4): "Grant Access", "Revoke Access", or a disabled "Pending".
  */
 import { useLingui } from "@lingui/react/macro";
 import type { AclAction } from "../lib/acl.ts";

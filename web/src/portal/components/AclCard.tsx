@@ -1,5 +1,5 @@
 /**
- * One ACL card of the dashboard's card view (user-portal §2): icon, Description, URL link,
+ * One ACL card of the dashboard's card view (docs/reference.md user-portal §2): icon, Description, URL link,
  * favourite star, status badge with time left, and the Grant/Revoke/Pending button. The card
  * carries `data-acl-id` (ACLID) and `data-entry-id` (the status entry's ID used by DELETE).
  */
@@ -26,7 +26,7 @@ export interface AclCardProps {
   onToggleFavourite: (aclId: string) => void;
 }
 
-/** A card for one ACL; disabled (dimmed, button off) when DisableForUser is set (user-portal §4). */
+/** A card for one ACL; disabled (dimmed, button off) when DisableForUser is set (docs/reference.md user-portal §4). */
 export function AclCard({ acl, busy, actionError, onAction, favourite, onToggleFavourite }: AclCardProps) {
   const { t, i18n } = useLingui();
   const titleId = useId();

@@ -1,6 +1,6 @@
 /**
  * The link to an ACL's URL (opened in a new tab), shown only for safe schemes (see isLinkableUrl).
- * Opening it counts as a use for the Top section (user-portal §2).
+ * Opening it counts as a use for the Top section (docs/reference.md user-portal §2).
  */
 import { useSetAtom } from "jotai";
 import { useLingui } from "@lingui/react/macro";

@@ -1,5 +1,5 @@
 /**
- * A section of the card view (user-portal §2): Favourites, Top, or one category; a heading with a
+ * A section of the card view (docs/reference.md user-portal §2): Favourites, Top, or one category; a heading with a
  * count and a responsive grid of cards.
  */
 import { useId } from "react";

@@ -1,5 +1,5 @@
 /**
- * ACLs as a table: the new dashboard's list view (user-portal §2 "List view: a table with columns
+ * ACLs as a table: the new dashboard's list view (docs/reference.md user-portal §2 "List view: a table with columns
  * Favourite, Category, System, Access") and the older Home's table ("A table of ACL descriptions
  * with status and a Grant, Revoke or Pending button": columns System, Status, Access). Rows carry
  * `data-acl-id` and `data-entry-id` like the cards.

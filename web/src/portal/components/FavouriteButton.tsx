@@ -1,5 +1,5 @@
 /**
- * The favourite toggle of an ACL (user-portal §2 Favourites; stored as favouriteAclIds).
+ * The favourite toggle of an ACL (docs/reference.md user-portal §2 Favourites; stored as favouriteAclIds).
  */
 import { useLingui } from "@lingui/react/macro";
 import { StarIcon } from "../../ui/components/icons.tsx";

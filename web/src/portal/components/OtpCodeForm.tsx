@@ -1,5 +1,5 @@
 /**
- * The code form of the two-factor pages (user-portal §2, §5 "2FA code required on onboarding and on
+ * The code form of the two-factor pages (docs/reference.md user-portal §2, §5 "2FA code required on onboarding and on
  * the 2FA page", §8 "Login and 2FA errors show in red as 'Error: ...'"): one code field and a
  * submit button; POST /api/otp/verify, then on to the home page. A session that no longer owes a
  * code (expired, or none) goes back to Login with its error.

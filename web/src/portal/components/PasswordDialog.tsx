@@ -1,5 +1,5 @@
 /**
- * The change-password dialog of the new dashboard (user-portal §2 "change-password (local accounts
+ * The change-password dialog of the new dashboard (docs/reference.md user-portal §2 "change-password (local accounts
  * only)", §5 "Change password", §8 "Password change errors show under the form"): current
  * password, new password (8–64, strength meter 0–4) and its confirmation; PUT /api/password.
  * Loaded on demand with the strength estimator.

@@ -1,5 +1,5 @@
 /**
- * The strength meter of the change-password dialog (user-portal §4: 0 Very weak, 1 Weak,
+ * The strength meter of the change-password dialog (docs/reference.md user-portal §4: 0 Very weak, 1 Weak,
  * 2 Acceptable, 3 Strong, 4 Very strong). Four segments and the level's word; `score` undefined
  * while the estimator loads (or when it could not load: the server still decides).
  */

@@ -1,5 +1,5 @@
 /**
- * The ACL search box, shown when more than 10 ACLs exist (user-portal §2, §9).
+ * The ACL search box, shown when more than 10 ACLs exist (docs/reference.md user-portal §2, §9).
  */
 import { useAtom } from "jotai";
 import { useLingui } from "@lingui/react/macro";

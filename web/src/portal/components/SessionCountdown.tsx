@@ -1,7 +1,7 @@
 /**
- * Session countdown in hh:mm:ss, ticking every second (user-portal §2, §9). Calls `onExpired` once
- * when it reaches 0 (user-portal §4: the user then goes to Login). `hidden` (high-accessibility
- * mode, user-portal §2) removes it from view and from assistive technology but keeps it counting.
+ * Session countdown in hh:mm:ss, ticking every second (docs/reference.md user-portal §2, §9). Calls `onExpired` once
+ * when it reaches 0 (docs/reference.md user-portal §4: the user then goes to Login). `hidden` (high-accessibility
+ * mode, docs/reference.md user-portal §2) removes it from view and from assistive technology but keeps it counting.
  */
 import { useEffect, useRef } from "react";
 import { useAtomValue } from "jotai";

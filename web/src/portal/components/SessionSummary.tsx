@@ -1,5 +1,5 @@
 /**
- * The greeting block of the dashboard (user-portal §2): "Hello, Name", the current IP address,
+ * The greeting block of the dashboard (docs/reference.md user-portal §2): "Hello, Name", the current IP address,
  * the account expiry in days, and the note to keep the page open.
  */
 import { useAtomValue } from "jotai";

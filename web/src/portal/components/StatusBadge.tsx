@@ -1,5 +1,5 @@
 /**
- * Grant status badge of an ACL card (user-portal §4). The element carries `data-status` (the code)
+ * Grant status badge of an ACL card (docs/reference.md user-portal §4). The element carries `data-status` (the code)
  * and `data-kind`; its text is only the label ("Granted", "Pending", …) so tests can match it exactly.
  * It turns orange when the grant has less than 900 s left (`expiring`).
  */

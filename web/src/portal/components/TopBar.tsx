@@ -1,5 +1,5 @@
 /**
- * The home pages' top bar (user-portal §2): brand or logo on the left; on the right the session
+ * The home pages' top bar (docs/reference.md user-portal §2): brand or logo on the left; on the right the session
  * countdown (hideable in high-accessibility mode), the colour-mode choice and Change password
  * (new dashboard; the latter for local accounts only), and Logout.
  */

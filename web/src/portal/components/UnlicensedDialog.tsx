@@ -1,5 +1,5 @@
 /**
- * The unlicensed dialog (user-portal §2 "An unlicensed dialog ("User Not Licensed") with only
+ * The unlicensed dialog (docs/reference.md user-portal §2 "An unlicensed dialog ("User Not Licensed") with only
  * Logout", §6 "Unlicensed users see a dialog and can only log out"). Modal and not dismissible.
  */
 import { Trans } from "@lingui/react/macro";

@@ -1,5 +1,5 @@
 /**
- * The card/list toggle of the new dashboard (user-portal §2, licensed users only).
+ * The card/list toggle of the new dashboard (docs/reference.md user-portal §2, licensed users only).
  */
 import { useAtom } from "jotai";
 import { useLingui } from "@lingui/react/macro";

@@ -1,5 +1,5 @@
 /**
- * What one ACL entry shows now (user-portal §4): the button's action, the time left of its grant
+ * What one ACL entry shows now (docs/reference.md user-portal §4): the button's action, the time left of its grant
  * (ticking with the server clock), whether that is below 900 s, and whether it failed.
  */
 import { useAtomValue } from "jotai";

@@ -1,5 +1,5 @@
 /**
- * IP discovery while a home page is open (user-portal §1 "While the home page is open the user's
+ * IP discovery while a home page is open (docs/reference.md user-portal §1 "While the home page is open the user's
  * IP is re-validated every 30 seconds", §7 "called at the address in IPApi on ports 443, 222, 3389
  * and 8000; the discovered IPs are then sent to /log_ips"): now, then every 30 s, ask each
  * discovery URL of GET /system_status (IPApi on each of IPApiPorts) and send the answers to

@@ -1,5 +1,5 @@
 /**
- * The dashboard's live session status (user-portal §2, §4): refreshed every 30 s, and polled after
+ * The dashboard's live session status (docs/reference.md user-portal §2, §4): refreshed every 30 s, and polled after
  * a grant or revoke first after 1 s, then every 2, 4, 8, 8, … s until the ACL settles.
  */
 import { useCallback, useEffect, useRef, useState } from "react";

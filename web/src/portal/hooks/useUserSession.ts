@@ -1,6 +1,6 @@
 /**
  * Everything both home pages (older Home and NewUserDashboard) do with the signed-in session
- * (user-portal §2, §4): the live status (30 s refresh, polling after grant or revoke), grant and
+ * (docs/reference.md user-portal §2, §4): the live status (30 s refresh, polling after grant or revoke), grant and
  * revoke with busy state and errors, IP discovery every 30 s, logout, the countdown's end (to
  * Login), auto-browse, and use counts for the Top section.
  */
@@ -95,7 +95,7 @@ export function useUserSession(initialStatus: SessionStatus): UserSession {
     [discovered, i18n, patchAcl, setActionErrors, setBusyIds, setUseCounts, watch],
   );
 
-  // Auto-browse (user-portal §2): once per page load, when exactly one ACL asks for it.
+  // Auto-browse (docs/reference.md user-portal §2): once per page load, when exactly one ACL asks for it.
   const browsed = useRef(false);
   useEffect(() => {
     const target = autoBrowseTarget(status.ACLs);

@@ -1,5 +1,5 @@
 /**
- * Pure rules for the ACL cards of the dashboard (user-portal §2 "New dashboard", §4 "Grant status codes").
+ * Pure rules for the ACL cards of the dashboard (docs/reference.md user-portal §2 "New dashboard", §4 "Grant status codes").
  */
 import { GrantStatus, isIssued, isReady, POLL_STOP_STATUSES } from "@postern/shared";
 import type { StatusAcl } from "@postern/shared";
@@ -8,7 +8,7 @@ import type { StatusAcl } from "@postern/shared";
 export type AclAction = "revoke" | "grant" | "pending";
 
 /**
- * The button of an ACL (user-portal §4): "Revoke Access" when a grant is issued (0, 5, 6, 8) or its
+ * The button of an ACL (docs/reference.md user-portal §4): "Revoke Access" when a grant is issued (0, 5, 6, 8) or its
  * expiry lies in the future; "Grant Access" when ready (4, 9); "Pending" while pending (2).
  * Decisions where the spec is silent: AgentOffline (3) keeps a queued grant, so it offers revoke to
  * withdraw it; the error states (1, 10) offer grant to try again.
@@ -39,7 +39,7 @@ export type BadgeKind =
   | "revokeError"
   | "unknown";
 
-/** Maps a grant status code (user-portal §4) to its badge. Ready covers 4 and 9. */
+/** Maps a grant status code (docs/reference.md user-portal §4) to its badge. Ready covers 4 and 9. */
 export function badgeKind(status: number): BadgeKind {
   switch (status) {
     case GrantStatus.Granted:
@@ -63,7 +63,7 @@ export function badgeKind(status: number): BadgeKind {
   }
 }
 
-/** ACLs the user sees: those with HideFromUsers are left out (user-portal §4). */
+/** ACLs the user sees: those with HideFromUsers are left out (docs/reference.md user-portal §4). */
 export function visibleAcls(acls: readonly StatusAcl[]): StatusAcl[] {
   return acls.filter((acl) => !acl.HideFromUsers);
 }
@@ -79,7 +79,7 @@ export interface AclGroup {
 }
 
 /**
- * Groups ACLs by Category (user-portal §2 card view): categories sorted by name with the Default
+ * Groups ACLs by Category (docs/reference.md user-portal §2 card view): categories sorted by name with the Default
  * (or empty) category last, ACLs within a category sorted by Description. `collator` decides the
  * order of names (pass the UI locale's Intl.Collator).
  */
@@ -118,7 +118,7 @@ export function isHttpUrl(url: string): boolean {
 }
 
 /**
- * The URL to browse to automatically (user-portal §2): set only when exactly one visible ACL has
+ * The URL to browse to automatically (docs/reference.md user-portal §2): set only when exactly one visible ACL has
  * AutoBrowseUsers and an http(s) URL.
  */
 export function autoBrowseTarget(acls: readonly StatusAcl[]): string | undefined {
@@ -130,7 +130,7 @@ export function autoBrowseTarget(acls: readonly StatusAcl[]): string | undefined
 export type WatchedAction = "grant" | "revoke";
 
 /**
- * Whether polling after a grant or revoke may stop for this status (user-portal §4: stop at 1, 3,
+ * Whether polling after a grant or revoke may stop for this status (docs/reference.md user-portal §4: stop at 1, 3,
  * 4, 6). It also stops at the goal: Granted (0) after a grant, Revoked (9) after a revoke; a 0 seen
  * right after a revoke (or a 9 right after a grant) is the state before the change, so it keeps going.
  */

@@ -1,5 +1,5 @@
 /**
- * Pure rules of the new dashboard's sections (user-portal §2 "New dashboard"): Favourites, Top
+ * Pure rules of the new dashboard's sections (docs/reference.md user-portal §2 "New dashboard"): Favourites, Top
  * (only above 20 ACLs, the 5 most used), and the flat order of the list view.
  */
 import type { StatusAcl } from "@postern/shared";
@@ -12,7 +12,7 @@ export function favouriteAcls(acls: readonly StatusAcl[], favouriteIds: readonly
 }
 
 /**
- * The Top section (user-portal §2, §9): empty unless more than `above` ACLs exist (`total`, before
+ * The Top section (docs/reference.md user-portal §2, §9): empty unless more than `above` ACLs exist (`total`, before
  * any search); otherwise the `count` ACLs with the highest use counts (at least one use), most used
  * first, ties by Description.
  */

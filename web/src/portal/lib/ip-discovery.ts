@@ -1,5 +1,5 @@
 /**
- * IP discovery, pure part (user-portal §1 "the user's IP is re-validated every 30 seconds", §7 "An
+ * IP discovery, pure part (docs/reference.md user-portal §1 "the user's IP is re-validated every 30 seconds", §7 "An
  * external IP-discovery service is called at the address in IPApi on ports 443, 222, 3389 and
  * 8000; the discovered IPs are then sent to /log_ips"). The server tells the ports in
  * `/system_status` `IPApiPorts` (the spec's four for an outside service, its own discovery

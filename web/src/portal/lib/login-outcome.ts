@@ -1,5 +1,5 @@
 /**
- * Where a login attempt leads (user-portal §4 "Login outcomes"), from the error body of POST /api/login.
+ * Where a login attempt leads (docs/reference.md user-portal §4 "Login outcomes"), from the error body of POST /api/login.
  */
 
 /** The next step after POST /api/login. `admin.path` is the admin console page to open. */
@@ -13,7 +13,7 @@ export type LoginOutcome =
 /**
  * Maps the `Err` (and `Extra`) of a failed login (undefined for success) to the next step: the two
  * TOTP keys go to the 2FA pages; "Unauthorised" means the credentials were an admin's and an admin
- * session was started (user-portal §4): its `Extra` names the TOTP step still owed, which picks
+ * session was started (docs/reference.md user-portal §4): its `Extra` names the TOTP step still owed, which picks
  * admin 2FA, admin onboarding or AdminHome; anything else is an error.
  */
 export function loginOutcome(err: string | undefined, extra?: string): LoginOutcome {
@@ -39,7 +39,7 @@ export function loginOutcome(err: string | undefined, extra?: string): LoginOutc
   }
 }
 
-/** True when nothing that takes typing or activation has the focus (user-portal §2: Enter then starts SSO). */
+/** True when nothing that takes typing or activation has the focus (docs/reference.md user-portal §2: Enter then starts SSO). */
 export function noFieldFocused(active: Element | null, body: Element | null): boolean {
   return active === null || active === body || active.tagName === "HTML";
 }

@@ -1,5 +1,5 @@
 /**
- * Password strength in the browser (user-portal §4 "Password strength levels 0 to 4", §5 "a
+ * Password strength in the browser (docs/reference.md user-portal §4 "Password strength levels 0 to 4", §5 "a
  * strength meter scores 0 to 4"), with the estimator and dictionaries the server scores with
  * (zxcvbn-ts, common and English), so the meter and the server's "Password is too weak" agree.
  * This module is large (the dictionaries): it is only ever imported dynamically, when the

@@ -1,5 +1,5 @@
 /**
- * Change-password rules checked in the browser before PUT /api/password (user-portal §5 "Change
+ * Change-password rules checked in the browser before PUT /api/password (docs/reference.md user-portal §5 "Change
  * password: current password required; new password required, 8 to 64 characters; confirmation
  * must match ("Passwords don't match"); a strength meter scores 0 to 4"). The server checks them
  * again, with the strength floor (shared MIN_PASSWORD_SCORE).
@@ -24,7 +24,7 @@ export function passwordFormProblems(form: { current: string; next: string; conf
   return problems;
 }
 
-/** A strength score of the meter: 0 very weak … 4 very strong (user-portal §4). */
+/** A strength score of the meter: 0 very weak … 4 very strong (docs/reference.md user-portal §4). */
 export type StrengthScore = 0 | 1 | 2 | 3 | 4;
 
 /** The meter's filled segments (1–4) for a score: very weak still shows one segment. */

@@ -1,5 +1,5 @@
 /**
- * NewUserDashboard (user-portal §2 "New dashboard"): header with the session timer, colour mode,
+ * NewUserDashboard (docs/reference.md user-portal §2 "New dashboard"): header with the session timer, colour mode,
  * change password (local accounts) and logout; greeting, address, account expiry; for licensed
  * users a card/list toggle, a search box above 10 ACLs, and either the card view (Favourites; Top
  * above 20 ACLs with the 5 most used; categories, Default shown as "Other" and last) or the list

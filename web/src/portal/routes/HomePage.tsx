@@ -1,5 +1,5 @@
 /**
- * The older Home (user-portal §2 "Older home"): greeting, session countdown in hh:mm:ss, current
+ * The older Home (docs/reference.md user-portal §2 "Older home"): greeting, session countdown in hh:mm:ss, current
  * IP and the note to keep the page open; a table of the ACLs with status and a Grant, Revoke or
  * Pending button; the unlicensed dialog with only Logout; status refreshed every 30 s. Used when
  * the NewUserDashboard setting is off. Loaded on demand.

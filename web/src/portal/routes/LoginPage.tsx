@@ -1,5 +1,5 @@
 /**
- * Login page (user-portal §2 "Login page", §4 "Login outcomes", §5, §8): an SSO button when SAML
+ * Login page (docs/reference.md user-portal §2 "Login page", §4 "Login outcomes", §5, §8): an SSO button when SAML
  * metadata is available (GET /api/saml/metadata, cached 300 s) followed by an "or" divider; the
  * expandable local form (username, password) with "This is a public computer" (kiosk mode);
  * POST /api/login and its outcomes (2FA, enrolment, admin, home); an error from the `error` query
@@ -58,7 +58,7 @@ export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
     window.location.assign(samlLoginUrl(kioskMode));
   }, [kioskMode]);
 
-  // user-portal §2: "Pressing Enter triggers SSO when no field is focused."
+  // docs/reference.md user-portal §2: "Pressing Enter triggers SSO when no field is focused."
   useEffect(() => {
     if (sso !== true) return;
     const onKey = (event: KeyboardEvent): void => {
@@ -89,7 +89,7 @@ export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
             : { kind: "error" as const };
         switch (outcome.kind) {
           case "admin":
-            // An admin session was started: the admin console takes over (user-portal §4).
+            // An admin session was started: the admin console takes over (docs/reference.md user-portal §4).
             window.location.assign(outcome.path);
             return;
           case "totpVerify":
@@ -179,7 +179,7 @@ export function LoginPage({ errorParam }: { errorParam: string | undefined }) {
             </span>
             <span aria-hidden="true" className="h-px flex-1 bg-slate-200 dark:bg-slate-700" />
           </div>
-          {/* The local form is expandable (user-portal §2); collapsed while SSO is offered. */}
+          {/* The local form is expandable (docs/reference.md user-portal §2); collapsed while SSO is offered. */}
           <Disclosure as="div">
             <DisclosureButton className="group flex w-full cursor-pointer items-center justify-between rounded-md px-1 py-1 text-left text-sm font-medium text-slate-700 hover:text-accent-700 dark:text-slate-200">
               <Trans>Sign in with username and password</Trans>

@@ -1,5 +1,5 @@
 /**
- * TwoFactorOnboard (user-portal §2 "Shows a QR code to scan, a copyable secret (copy confirmation
+ * TwoFactorOnboard (docs/reference.md user-portal §2 "Shows a QR code to scan, a copyable secret (copy confirmation
  * lasts 750 ms), a code field and a Verify button, plus a back-to-login link"): shown after POST
  * /api/login answered err.totpEnrolmentRequired; GET /api/otp/generate gives the secret and its
  * otpauth:// URL, drawn as a QR code (ui/components/OtpSecret.tsx). Loaded on demand.

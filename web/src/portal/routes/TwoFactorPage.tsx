@@ -1,5 +1,5 @@
 /**
- * TwoFactor (user-portal §2 "Two-factor page: one code field, a Login button and a back-to-login
+ * TwoFactor (docs/reference.md user-portal §2 "Two-factor page: one code field, a Login button and a back-to-login
  * link"): shown after POST /api/login answered err.totpVerificationRequired. Loaded on demand.
  */
 import { Trans, useLingui } from "@lingui/react/macro";

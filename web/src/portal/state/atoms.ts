@@ -1,6 +1,6 @@
 /**
  * UI-only state (jotai). Server data (the session status) lives in useSessionStatus, not here.
- * The atoms backed by localStorage (user-portal §2 "Local storage keeps: view, favouriteAclIds,
+ * The atoms backed by localStorage (docs/reference.md user-portal §2 "Local storage keeps: view, favouriteAclIds,
  * topAclIds (use counts) and jsBundleHash"; the colour mode too) read it once at start and write
  * every change through.
  */
@@ -12,7 +12,7 @@ import type { DashboardView } from "../../ui/lib/storage.ts";
 
 /**
  * The time in ms on the server's clock (see api/clock.ts), ticking every second while any component
- * reads it (user-portal §9: countdown ticks every 1 s).
+ * reads it (docs/reference.md user-portal §9: countdown ticks every 1 s).
  */
 export const nowAtom = atom(serverNow());
 nowAtom.onMount = (set) => {
@@ -27,7 +27,7 @@ export const busyAclIdsAtom = atom<ReadonlySet<string>>(new Set<string>());
 /** The last failed grant or revoke per ACLID, as display text. */
 export const aclActionErrorsAtom = atom<Readonly<Record<string, string>>>({});
 
-/** The dashboard's search box text (shown above 10 ACLs, user-portal §9). */
+/** The dashboard's search box text (shown above 10 ACLs, docs/reference.md user-portal §9). */
 export const aclSearchAtom = atom("");
 
 /** The dashboard view, card or list (localStorage `view`). */

@@ -1,5 +1,5 @@
 /**
- * Server data read through the page's time-to-live cache (portal and admin console) (user-portal §9: auth 180 s, theme
+ * Server data read through the page's time-to-live cache (portal and admin console) (docs/reference.md user-portal §9: auth 180 s, theme
  * 600 s, default 300 s). The route guards' session status has its own cache in session.ts.
  */
 import type { SystemStatus, Theme } from "@postern/shared";

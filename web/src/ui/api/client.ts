@@ -1,6 +1,6 @@
 /**
- * HTTP client for the portal API (user-portal §7): base path `/api`, cookies included, JSON bodies,
- * errors read as `{Err, Extra}` (user-portal §8).
+ * HTTP client for the portal API (docs/reference.md user-portal §7): base path `/api`, cookies included, JSON bodies,
+ * errors read as `{Err, Extra}` (docs/reference.md user-portal §8).
  */
 import type { ErrorBody, Errors } from "@postern/shared";
 import { isErrorBody } from "../lib/error-text.ts";
@@ -9,7 +9,7 @@ import { noteServerDate } from "./clock.ts";
 /** The 401 key that sends the user to Login (typed against the error catalogue). */
 const INVALID_SESSION: (typeof Errors)["invalidSession"]["err"] = "err.invalidSession";
 
-/** Base path of every call (user-portal §7). */
+/** Base path of every call (docs/reference.md user-portal §7). */
 export const API_BASE = "/api";
 
 /** A failed call: HTTP status (0 when the server could not be reached) and the error body if any. */
@@ -24,7 +24,7 @@ export class ApiError extends Error {
     this.body = body;
   }
 
-  /** True for 401 with `err.invalidSession` (user-portal §4: redirect to Login). */
+  /** True for 401 with `err.invalidSession` (docs/reference.md user-portal §4: redirect to Login). */
   get isInvalidSession(): boolean {
     return this.status === 401 && this.body?.Err === INVALID_SESSION;
   }

@@ -1,5 +1,5 @@
 /**
- * Translations of the server's error keys and messages (user-portal §8). `Err` values are either
+ * Translations of the server's error keys and messages (docs/reference.md user-portal §8). `Err` values are either
  * `err.*` translation keys or the spec's English server messages; both map to a catalog message here.
  */
 import type { I18n, MessageDescriptor } from "@lingui/core";
@@ -106,7 +106,7 @@ const KNOWN: Record<ErrValue | ClientMessageValue | GrantErrorValue, MessageDesc
   "err.addressNotAllowed": msg`Access is not allowed from your current address. Please contact your administrator if you need it from here.`,
 };
 
-/** The `Err` value used for the Login page message after the session countdown ran out (user-portal §4). */
+/** The `Err` value used for the Login page message after the session countdown ran out (docs/reference.md user-portal §4). */
 export const SESSION_EXPIRED = ClientMessage.sessionExpired;
 
 /** The translated text of a known server key or message, or undefined when the key is unknown. */
@@ -116,7 +116,7 @@ export function translateServerMessage(i18n: I18n, key: string): string | undefi
 }
 
 /**
- * Display text of any failure (user-portal §8): an ApiError's `Err` translated with its `Extra`
+ * Display text of any failure (docs/reference.md user-portal §8): an ApiError's `Err` translated with its `Extra`
  * after a colon, else the error's message, else "An internal server error occurred". `translate`
  * looks up a key (default: the catalogue's translations; the admin console adds its own wording).
  */

@@ -1,5 +1,5 @@
 /**
- * The public calls both apps make before or without a sign-in (user-portal §7, admin-console §7):
+ * The public calls both apps make before or without a sign-in (docs/reference.md user-portal §7, docs/reference.md admin-console §7):
  * the theme, the system status (bundle hash, IP discovery) and the branding logo. Responses are
  * shape-checked by hand (no zod in the portal's bundle).
  */

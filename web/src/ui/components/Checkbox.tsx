@@ -1,5 +1,5 @@
 /**
- * A labelled checkbox (the kiosk option, user-portal §2 "This is a public computer"), built on
+ * A labelled checkbox (the kiosk option, docs/reference.md user-portal §2 "This is a public computer"), built on
  * Headless UI's accessible Checkbox: role checkbox, label association, keyboard (Space) and a hidden
  * form input named `name`.
  */

@@ -1,5 +1,5 @@
 /**
- * Colour-mode choice (user-portal §1, §2): Light, Dark, System (stored as light, dark, auto).
+ * Colour-mode choice (docs/reference.md user-portal §1, §2): Light, Dark, System (stored as light, dark, auto).
  */
 import { useAtom } from "jotai";
 import { useLingui } from "@lingui/react/macro";

@@ -1,6 +1,6 @@
 /**
- * A Copy button that writes a text to the clipboard and reads "Copied" for 750 ms (user-portal §9,
- * admin-console §9 "Copy confirmation 750 ms"). Without clipboard access the target element's text
+ * A Copy button that writes a text to the clipboard and reads "Copied" for 750 ms (docs/reference.md user-portal §9,
+ * docs/reference.md admin-console §9 "Copy confirmation 750 ms"). Without clipboard access the target element's text
  * is selected for a manual copy instead.
  */
 import { useEffect, useRef, useState } from "react";

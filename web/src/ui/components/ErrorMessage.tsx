@@ -1,5 +1,5 @@
 /**
- * An error line in red, "Error: …" (user-portal §8: login and 2FA errors show in red as "Error: ...").
+ * An error line in red, "Error: …" (docs/reference.md user-portal §8: login and 2FA errors show in red as "Error: ...").
  */
 import { Trans } from "@lingui/react/macro";
 

@@ -1,5 +1,5 @@
 /**
- * The brand in page headers (user-portal §1 "a dark-mode logo and a light-mode logo"): the logo
+ * The brand in page headers (docs/reference.md user-portal §1 "a dark-mode logo and a light-mode logo"): the logo
  * uploaded for the current colour mode (GET /api/logo?mode=dark|light, availability cached 600 s),
  * else the product mark.
  */

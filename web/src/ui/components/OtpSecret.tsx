@@ -1,5 +1,5 @@
 /**
- * The enrolment part of the two-factor onboarding pages (user-portal §2, admin-console §2): the QR
+ * The enrolment part of the two-factor onboarding pages (docs/reference.md user-portal §2, docs/reference.md admin-console §2): the QR
  * code of the otpauth:// URL (drawn by the `qrcode` library, so this module is loaded on demand),
  * and the base32 secret in groups of four with a Copy button.
  */

@@ -1,7 +1,7 @@
 /**
  * A row of radio buttons drawn as one segmented control (colour mode, view). Each option is a
  * real radio input inside its label, so it is announced as "Dark, radio, 2 of 3"; icons-only
- * segments keep their text for screen readers and show it as a tooltip (200 ms, user-portal §9).
+ * segments keep their text for screen readers and show it as a tooltip (200 ms, docs/reference.md user-portal §9).
  */
 import type { ReactNode } from "react";
 

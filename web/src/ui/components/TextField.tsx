@@ -1,5 +1,5 @@
 /**
- * A labelled, required text input (user-portal §5: required fields show a red asterisk;
+ * A labelled, required text input (docs/reference.md user-portal §5: required fields show a red asterisk;
  * autocomplete is off on fields). A field error is shown under the input and tied to it with
  * aria-describedby / aria-invalid.
  */

@@ -1,5 +1,5 @@
 /**
- * Per-route page title and favicon (user-portal §2: "Page title and favicon come from the route").
+ * Per-route page title and favicon (docs/reference.md user-portal §2: "Page title and favicon come from the route").
  */
 import { useEffect } from "react";
 

@@ -1,5 +1,5 @@
 /**
- * A confirmation before a destructive action (admin-console §8 "Delete confirmation uses
+ * A confirmation before a destructive action (docs/reference.md admin-console §8 "Delete confirmation uses
  * msg.confirmDelete with the name"): an alertdialog with Cancel and the confirming button, which
  * shows a spinner while `busy`.
  */

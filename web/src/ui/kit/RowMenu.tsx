@@ -1,5 +1,5 @@
 /**
- * The row action menu of the admin tables (admin-console §2: "row action menu"): a button named
+ * The row action menu of the admin tables (docs/reference.md admin-console §2: "row action menu"): a button named
  * "Actions for <row>" opening a Headless UI menu (arrow keys, Escape, focus return) of actions.
  */
 import { Menu, MenuButton, MenuItem, MenuItems } from "@headlessui/react";

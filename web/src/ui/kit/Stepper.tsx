@@ -1,5 +1,5 @@
 /**
- * The step indicator of a wizard (admin-console §2 "Linux wizard (5 steps)", "Application wizard",
+ * The step indicator of a wizard (docs/reference.md admin-console §2 "Linux wizard (5 steps)", "Application wizard",
  * §9 "Stepper of the Linux wizard has 5 steps; script wizard 6"): an ordered list in a labelled
  * navigation landmark, the current step marked `aria-current="step"`, finished steps ticked, and
  * steps that do not apply to this run (the Application wizard's 3.1 for active, 3.2 for passive)

@@ -1,5 +1,5 @@
 /**
- * Confirmations after a successful action (admin-console §4 "Dialog success reloads the list and
+ * Confirmations after a successful action (docs/reference.md admin-console §4 "Dialog success reloads the list and
  * shows a confirmation"): a stack of short messages in a polite live region, each gone after 5 s
  * or when dismissed. `useToast()` returns the function that shows one.
  */

@@ -1,10 +1,10 @@
 /**
- * A small time-to-live cache for server data (user-portal §4 "Cached data is re-fetched after its
+ * A small time-to-live cache for server data (docs/reference.md user-portal §4 "Cached data is re-fetched after its
  * time-to-live", §9 "Cache lifetimes: auth data 180 s, theme 600 s, default 300 s"). Concurrent
  * reads of one key share one request; a failed request is not cached.
  */
 
-/** Cache lifetimes in milliseconds (user-portal §9). */
+/** Cache lifetimes in milliseconds (docs/reference.md user-portal §9). */
 export const CacheTtlMs = {
   /** Auth data (the session status the route guards read): 180 s. */
   auth: 180_000,

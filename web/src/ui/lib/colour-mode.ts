@@ -1,5 +1,5 @@
 /**
- * Colour mode (user-portal §1 "colour mode (light, dark, system; stored value names light, dark,
+ * Colour mode (docs/reference.md user-portal §1 "colour mode (light, dark, system; stored value names light, dark,
  * auto)", §2 "colour-mode choice").
  */
 

@@ -1,5 +1,5 @@
 /**
- * Pure composition of an error for display (user-portal §8): `Err` translated, then `Extra` after a
+ * Pure composition of an error for display (docs/reference.md user-portal §8): `Err` translated, then `Extra` after a
  * colon (translated when it starts with `err.`); otherwise the message text, or the internal-error text.
  */
 import type { ErrorBody } from "@postern/shared";

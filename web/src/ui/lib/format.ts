@@ -1,5 +1,5 @@
 /**
- * Pure time formatting for the session countdown and grant badges (user-portal §2, §4, §9).
+ * Pure time formatting for the session countdown and grant badges (docs/reference.md user-portal §2, §4, §9).
  * No i18n here: the unit letters are the international abbreviations (d, h, m, s).
  */
 
@@ -13,7 +13,7 @@ export function secondsUntil(iso: string, nowMs: number): number {
 const pad2 = (n: number): string => String(n).padStart(2, "0");
 
 /**
- * Session countdown text `hh:mm:ss` (user-portal §2 "session countdown in hh:mm:ss").
+ * Session countdown text `hh:mm:ss` (docs/reference.md user-portal §2 "session countdown in hh:mm:ss").
  * Negative or NaN seconds show `00:00:00`; hours grow past 99 (`120:00:00`) rather than wrap.
  */
 export function formatHms(totalSeconds: number): string {
@@ -40,7 +40,7 @@ export function formatTimeLeft(totalSeconds: number): string {
   return `${seconds}s`;
 }
 
-/** True when a positive time left is below the expiring-soon threshold (user-portal §9: 900 s). */
+/** True when a positive time left is below the expiring-soon threshold (docs/reference.md user-portal §9: 900 s). */
 export function isExpiringSoon(totalSeconds: number, thresholdSeconds: number): boolean {
   return Number.isFinite(totalSeconds) && totalSeconds > 0 && totalSeconds < thresholdSeconds;
 }

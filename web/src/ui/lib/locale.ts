@@ -1,5 +1,5 @@
 /**
- * Locale choice (user-portal §1: locales en and de, fallback en-AU).
+ * Locale choice (docs/reference.md user-portal §1: locales en and de, fallback en-AU).
  */
 
 /** The message catalogs that exist. */

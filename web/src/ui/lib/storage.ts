@@ -1,5 +1,5 @@
 /**
- * Browser storage of the portal's own state (user-portal §2 "Local storage keeps: view (card or
+ * Browser storage of the portal's own state (docs/reference.md user-portal §2 "Local storage keeps: view (card or
  * list), favouriteAclIds, topAclIds (use counts) and jsBundleHash"; the colour mode is kept next to
  * them). Values are JSON; anything unreadable falls back to the default, so a damaged or foreign
  * value never breaks the page. Storage may be unavailable (private modes, quota): reads then give

@@ -1,5 +1,5 @@
 /**
- * Appearance state shared by the portal and the admin console (user-portal §1): the colour mode
+ * Appearance state shared by the portal and the admin console (docs/reference.md user-portal §1): the colour mode
  * (localStorage `colorMode`), the theme of GET /api/theme and whether the page is shown dark.
  */
 import { atom } from "jotai";

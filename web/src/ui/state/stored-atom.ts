@@ -1,4 +1,4 @@
-/** A jotai atom backed by one localStorage key (user-portal §2 "Local storage"). */
+/** A jotai atom backed by one localStorage key (docs/reference.md user-portal §2 "Local storage"). */
 import { atom } from "jotai";
 import type { WritableAtom } from "jotai";
 import { browserStorage, readJson, writeJson } from "../lib/storage.ts";

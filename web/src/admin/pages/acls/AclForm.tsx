@@ -1,5 +1,5 @@
 /**
- * Create or edit an ACL (admin-console §2 "ACLs", §3 "Knoc (ACL)", §4 "ACL ... forms are in create
+ * Create or edit an ACL (docs/reference.md admin-console §2 "ACLs", §3 "Knoc (ACL)", §4 "ACL ... forms are in create
  * mode with nothing selected, otherwise update mode", §5 "ACL"): description, backend, URL,
  * category, maximum grant duration in minutes, click to grant, hide from users, then the fields of
  * the chosen backend's type read from its shared ACL schema. Choosing a backend of another type

@@ -1,5 +1,5 @@
 /**
- * The values a script ACL gives the variables its backend declares (admin-console §3 "EnvVars as
+ * The values a script ACL gives the variables its backend declares (docs/reference.md admin-console §3 "EnvVars as
  * map name to Value (with encrypted flag)", §5 "Value required unless an encrypted value exists"):
  * one input per variable; a sensitive one is a password input, and once its sealed value is stored it
  * shows RECORDED and keeps it when left empty (sensitive values can never be revealed again).

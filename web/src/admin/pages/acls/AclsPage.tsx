@@ -1,5 +1,5 @@
 /**
- * ACLs (admin-console §2 "ACLs", §3 "Knoc (ACL)", §7 /admin/acls): a searchable table sorted by
+ * ACLs (docs/reference.md admin-console §2 "ACLs", §3 "Knoc (ACL)", §7 /admin/acls): a searchable table sorted by
  * Description at first, with the columns description (sortable; the URL as a link when set),
  * details (by backend type), last modified (relative, with who) and the row actions Edit and
  * Delete; Create ACL on top. Creating or updating needs a licence: the server's
@@ -26,7 +26,7 @@ import { aclDetails } from "./acl-details.ts";
 
 type Open = { kind: "none" } | { kind: "create" } | { kind: "edit"; acl: Acl } | { kind: "delete"; acl: Acl };
 
-/** The experimental feature that shows a script ACL's variables in Details (admin-console §2 "ACLs"). */
+/** The experimental feature that shows a script ACL's variables in Details (docs/reference.md admin-console §2 "ACLs"). */
 const ENHANCED_CUSTOM_SCRIPT = "enhanced-custom-script";
 
 /** The ACLs page. */

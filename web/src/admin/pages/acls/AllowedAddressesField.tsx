@@ -1,5 +1,5 @@
 /**
- * The source addresses allowed to read an allowlist ACL's list without an API key (admin-console §3
+ * The source addresses allowed to read an allowlist ACL's list without an API key (docs/reference.md admin-console §3
  * allowlist "AllowAccessByIp, AllowedIpAddresses"; §7 "or by source IP if AllowAccessByIp"): one
  * row per prefix with its note, rows added and removed in place.
  */

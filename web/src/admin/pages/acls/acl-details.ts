@@ -1,5 +1,5 @@
 /**
- * The Details column of the ACLs table (admin-console §2 "ACLs": allowlist; haproxy ACL ID;
+ * The Details column of the ACLs table (docs/reference.md admin-console §2 "ACLs": allowlist; haproxy ACL ID;
  * knocproxy named ACL; script command plus ACL name, plus the variables when the experimental
  * feature enhanced-custom-script is on; ipset IPv4 and IPv6 set names; the other types their
  * fields), each field under its label.

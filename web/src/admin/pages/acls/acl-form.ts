@@ -1,5 +1,5 @@
 /**
- * The ACL form's values and rules (admin-console §3 "Knoc (ACL)", §5 "ACL"): the shared
+ * The ACL form's values and rules (docs/reference.md admin-console §3 "Knoc (ACL)", §5 "ACL"): the shared
  * AclWriteSchema with the maximum grant duration edited in minutes (5–40320, empty for unlimited,
  * sent ×60 as seconds), a backend required (err.noBackendSelected), the backend type's ACL rules
  * (`aclConfigProblem`, the server's, reported on the field they name) and a value for every script

@@ -1,5 +1,5 @@
 /**
- * What the ACLs screen calls each ACL field of a backend type (admin-console §3 table, "ACL
+ * What the ACLs screen calls each ACL field of a backend type (docs/reference.md admin-console §3 table, "ACL
  * fields"), and which of a type's fields it shows.
  */
 import type { I18n, MessageDescriptor } from "@lingui/core";

@@ -1,5 +1,5 @@
 /**
- * Create or edit a backend (admin-console §2 "Backends", §3, §5): name, type (locked when editing),
+ * Create or edit a backend (docs/reference.md admin-console §2 "Backends", §3, §5): name, type (locked when editing),
  * agent (none for the allowlist), and the type's own fields from its shared schema. Secret fields are
  * write-only: a stored one shows RECORDED and stays when left empty.
  */

@@ -1,5 +1,5 @@
 /**
- * Backends (admin-console §2 "Backends", §3 "BackendConfig", §5, §7 /admin/backends): a searchable,
+ * Backends (docs/reference.md admin-console §2 "Backends", §3 "BackendConfig", §5, §7 /admin/backends): a searchable,
  * sortable table (name, type, agent, last modified) with Edit and Delete per row and Create backend
  * on top. Delete asks first and is refused by the server while ACLs use the backend (shown in the
  * error dialog). Secrets are write-only (docs/decisions.md "Enforcement drivers").

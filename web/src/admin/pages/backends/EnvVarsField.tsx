@@ -1,5 +1,5 @@
 /**
- * The environment variables a script backend declares (admin-console §3 "EnvVars (Name, Sensitive)"):
+ * The environment variables a script backend declares (docs/reference.md admin-console §3 "EnvVars (Name, Sensitive)"):
  * one row per variable with its name and whether its value is sensitive (sealed to the agent, never
  * shown again), rows added and removed in place. The values are set per Knoc, not here.
  */

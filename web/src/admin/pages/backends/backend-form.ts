@@ -1,5 +1,5 @@
 /**
- * The backend form's values and rules (admin-console §5 "Backend"): the shared BackendWriteSchema
+ * The backend form's values and rules (docs/reference.md admin-console §5 "Backend"): the shared BackendWriteSchema
  * plus the type's own rules (`backendConfigProblem`, the server's, reported on the field they name)
  * and an agent for every type but the allowlist. Starting values come from the type's descriptor
  * (schema defaults and the §4 prefill).

@@ -1,5 +1,5 @@
 /**
- * The New Knoc chooser, /admin/knocs/new (admin-console §2 "New Knoc chooser"): the question 'I want to
+ * The New Knoc chooser, /admin/knocs/new (docs/reference.md admin-console §2 "New Knoc chooser"): the question 'I want to
  * protect...' answered by tiles — Linux host/firewall (the Linux wizard), Firewalls/Appliances (the
  * Application wizard), Identity Aware Proxy (the Proxy wizard), Knoc modules (the pre-packaged
  * scripts: an information dialog only), Custom script/API (the Script wizard) — and 'Need something
@@ -24,7 +24,7 @@ import { FIRST_STEP } from "./wizards/WizardPage.tsx";
 
 /** Where "Need something else?" leads (the spec names a contact-support link, not its address). */
 export const SUPPORT_URL = "mailto:support@postern.invalid";
-/** How many pre-packaged Knoc modules exist (admin-console §9 "25 Knoc modules exist"). */
+/** How many pre-packaged Knoc modules exist (docs/reference.md admin-console §9 "25 Knoc modules exist"). */
 const KNOC_MODULES = 25;
 
 const tileClass =

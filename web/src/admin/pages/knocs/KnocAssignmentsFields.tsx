@@ -1,5 +1,5 @@
 /**
- * The Users tab of Update Knoc (admin-console §2 "Update Knoc", "Common wizard parts": users —
+ * The Users tab of Update Knoc (docs/reference.md admin-console §2 "Update Knoc", "Common wizard parts": users —
  * SAML users are not listed —, SAML groups and local groups; §7 "updating a Knoc's assignments"):
  * checklists of the users and groups that have the Knoc. Saving makes the assignments exactly these.
  */

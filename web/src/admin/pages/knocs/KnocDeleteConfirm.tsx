@@ -1,5 +1,5 @@
 /**
- * Deleting a Knoc (admin-console §2 "Knocs": "Delete removes the ACL, then its backend; if the
+ * Deleting a Knoc (docs/reference.md admin-console §2 "Knocs": "Delete removes the ACL, then its backend; if the
  * allowlist's API key has at most one scope, the admin is asked whether to delete the key too"):
  * the delete confirmation, with — for an allowlist read by an API key that reads nothing else — the
  * question whether that key goes too (unticked: a key is deleted only when asked). The server does

@@ -1,5 +1,5 @@
 /**
- * The detail dialog of a Knoc (admin-console §2 "Knocs": "Row click opens a detail dialog with
+ * The detail dialog of a Knoc (docs/reference.md admin-console §2 "Knocs": "Row click opens a detail dialog with
  * verification instructions"; "Query viewKnocId opens that Knoc's detail"): what the Knoc is (kind,
  * backend, agent, the details of its type, who has it, the allowlist URL of a passive one), then
  * how to check that it is enforced, and Edit.

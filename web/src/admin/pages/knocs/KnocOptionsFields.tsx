@@ -1,5 +1,5 @@
 /**
- * The Knoc options tab of Update Knoc (admin-console §3 "Knoc (ACL)", §4 RFC1918 restriction, §5
+ * The Knoc options tab of Update Knoc (docs/reference.md admin-console §3 "Knoc (ACL)", §4 RFC1918 restriction, §5
  * "Description of a Knoc is required", MaximumGrantDuration 5–40320 minutes or empty for unlimited,
  * IP ranges and grant addresses): description, URL, category, the switches (click to grant, additional
  * client addresses, hidden from users, auto-browse), the maximum grant duration in minutes, the IP

@@ -1,5 +1,5 @@
 /**
- * The Settings tab of Update Knoc (admin-console §2 "Update Knoc", §3 table, §4 "On update, secret
+ * The Settings tab of Update Knoc (docs/reference.md admin-console §2 "Update Knoc", §3 table, §4 "On update, secret
  * fields show a RECORDED placeholder and are not required", "on update the old address is kept if
  * the protocol is unchanged"): the backend's name and agent (agents that cannot carry the type, or
  * never connected, are disabled), the backend fields of its type and the ACL fields of its type,

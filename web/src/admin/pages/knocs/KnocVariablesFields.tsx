@@ -1,5 +1,5 @@
 /**
- * The Variables tab of Update Knoc, for script Knocs only (admin-console §2 "Update Knoc", §3
+ * The Variables tab of Update Knoc, for script Knocs only (docs/reference.md admin-console §2 "Update Knoc", §3
  * "Sensitive environment variables ... can never be revealed again; leaving the value blank keeps
  * the stored one", §5 "Environment variables in wizard and update"): one row per variable with its
  * name, value and whether it is sensitive; a stored sensitive value shows RECORDED and may stay

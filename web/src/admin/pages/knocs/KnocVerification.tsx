@@ -1,5 +1,5 @@
 /**
- * The verification instructions of the Knoc detail dialog (admin-console §2 "Row click opens a
+ * The verification instructions of the Knoc detail dialog (docs/reference.md admin-console §2 "Row click opens a
  * detail dialog with verification instructions"): what to do as a user first (grant access in the
  * portal), then where and how to see the address in the enforcement — the words per check, the
  * commands from `verificationOf`, each copyable.

@@ -1,5 +1,5 @@
 /**
- * Knocs (admin-console §2 "Knocs (/admin/knocs)", §3 "Knoc (ACL)", §7 GET /admin/knocs): a table
+ * Knocs (docs/reference.md admin-console §2 "Knocs (/admin/knocs)", §3 "Knoc (ACL)", §7 GET /admin/knocs): a table
  * sortable by Name, Users (UserCount), Agent (AgentName) and Last modified (relative time plus who),
  * with the kind and the Details of its backend type; a row click (or its name) opens the detail
  * dialog with the verification instructions; the row menu has Edit and Delete; New Knoc leads to the

@@ -1,5 +1,5 @@
 /**
- * The credentials dialog of Update Knoc (admin-console §4 "Knoc update": "If a backend address or
+ * The credentials dialog of Update Knoc (docs/reference.md admin-console §4 "Knoc update": "If a backend address or
  * host changed and no new credential was given ..., a dialog asks for the new API key,
  * authorization token, or username and password before saving continues"; §5 "Dialog credential
  * fields required"): one password field per secret the backend needs again; Continue hands them

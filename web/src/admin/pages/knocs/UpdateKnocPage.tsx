@@ -1,5 +1,5 @@
 /**
- * Update Knoc (admin-console §2 "Update Knoc (/admin/knocs/{knocId}/update)", §4 "Knoc update", §7
+ * Update Knoc (docs/reference.md admin-console §2 "Update Knoc (/admin/knocs/{knocId}/update)", §4 "Knoc update", §7
  * PUT /api/admin/knocs/{id}): tabs Settings, Knoc options, Variables (script Knocs only) and Users
  * over one form; Cancel goes back; Save asks for the backend's credentials again when its host or
  * agent changed without them (`ReenterCredentialsDialog`), then saves (the server does backend, Knoc

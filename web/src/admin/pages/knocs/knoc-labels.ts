@@ -1,5 +1,5 @@
 /**
- * What the Knocs list and detail say about a Knoc (admin-console §2 "Knocs": "The Details column
+ * What the Knocs list and detail say about a Knoc (docs/reference.md admin-console §2 "Knocs": "The Details column
  * depends on backend type"; §3 "Knoc kinds derived from configuration"): its backend type, its kind
  * in words, and the details of its type — the ACL fields that name where it is enforced (set
  * names, the HAProxy ACL id, the knocproxy ACL, the script's command and ACL name, the firewall's

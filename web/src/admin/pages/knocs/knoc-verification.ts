@@ -1,5 +1,5 @@
 /**
- * How an admin checks that a Knoc is enforced (admin-console §2 "Row click opens a detail dialog
+ * How an admin checks that a Knoc is enforced (docs/reference.md admin-console §2 "Row click opens a detail dialog
  * with verification instructions"): per Knoc type the commands to run where the Knoc is enforced,
  * built from its stored configuration. The words around them are the detail dialog's
  * (`KnocVerification.tsx`); this module only builds the commands, so they can be tested.

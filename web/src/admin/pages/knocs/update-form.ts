@@ -1,5 +1,5 @@
 /**
- * The Update Knoc form's values and rules (admin-console §2 "Update Knoc", §4 "Knoc update", §5):
+ * The Update Knoc form's values and rules (docs/reference.md admin-console §2 "Update Knoc", §4 "Knoc update", §5):
  * one form over the page's tabs — settings (the backend's name, agent and fields, the ACL fields of
  * its type), Knoc options (maximum grant duration edited in minutes, sent ×60 as seconds), the
  * script variables, and the users and groups. It validates with the shared schemas
@@ -194,7 +194,7 @@ export function toKnocUpdate(values: UpdateKnocOutput): KnocUpdate {
 }
 
 /**
- * The secret fields to ask for again before saving (admin-console §4 "Knoc update"): those left
+ * The secret fields to ask for again before saving (docs/reference.md admin-console §4 "Knoc update"): those left
  * blank when the backend's host or URL (`BackendHostField`) or its agent changed and the type has
  * secrets. Empty when nothing needs asking.
  */

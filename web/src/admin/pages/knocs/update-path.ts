@@ -1,5 +1,5 @@
 /**
- * Where a Knoc is edited (admin-console §2 "Update Knoc": "For a Passive+ Knoc the id is that of the
+ * Where a Knoc is edited (docs/reference.md admin-console §2 "Update Knoc": "For a Passive+ Knoc the id is that of the
  * child firewall Knoc"): `/admin/knocs/{id}/update` with the hidden child's id for Passive+.
  */
 import type { Knoc } from "@postern/shared";

@@ -1,5 +1,5 @@
 /**
- * Additional client IP addresses (admin-console §2 Settings; user-portal §7 multi-port IP
+ * Additional client IP addresses (docs/reference.md admin-console §2 Settings; docs/reference.md user-portal §7 multi-port IP
  * discovery): whether the server also discovers a user's addresses on extra ports, and those ports
  * (1 to 16 distinct ports 1–65535, typed separated by commas; used from the server's next start).
  * Saved by POST /api/admin/settings/config.

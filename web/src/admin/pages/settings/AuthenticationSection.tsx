@@ -1,5 +1,5 @@
 /**
- * Authentication (admin-console §2 Settings "Authentication: tabs SAML and LDAP"): the SAML and
+ * Authentication (docs/reference.md admin-console §2 Settings "Authentication: tabs SAML and LDAP"): the SAML and
  * LDAP tabs, each its own form with its own Save.
  */
 import { Tab, TabGroup, TabList, TabPanel, TabPanels } from "@headlessui/react";

@@ -1,5 +1,5 @@
 /**
- * Branding (admin-console §2 Settings "Branding (accent colour, high-accessibility mode, dark and
+ * Branding (docs/reference.md admin-console §2 Settings "Branding (accent colour, high-accessibility mode, dark and
  * light logos)", §3 Accent / HighAccessibility / Logo / LightModeLogo, §5 "logo PNG or JPEG only,
  * drag and drop, removable", §9 accents): saved by POST /api/admin/settings/customize, after which
  * the console takes the new theme at once.

@@ -1,5 +1,5 @@
 /**
- * IP discovery (admin-console §2 Settings "IP discovery", §3 DiscoverIP / DiscoverIPURL, §5
+ * IP discovery (docs/reference.md admin-console §2 Settings "IP discovery", §3 DiscoverIP / DiscoverIPURL, §5
  * "discovery URL http or https"): whether the portal discovers the user's address through a
  * discovery URL, and that URL. Saved by POST /api/admin/settings/config.
  */

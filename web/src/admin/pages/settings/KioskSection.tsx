@@ -1,5 +1,5 @@
 /**
- * Kiosk (admin-console §2 Settings "Kiosk", §3 KioskSessionDuration, §5 "KioskSessionDuration
+ * Kiosk (docs/reference.md admin-console §2 Settings "Kiosk", §3 KioskSessionDuration, §5 "KioskSessionDuration
  * required, numeric, 5 to 120"): how long a kiosk-mode session lasts, in minutes. Saved by POST
  * /api/admin/settings/config.
  */

@@ -1,5 +1,5 @@
 /**
- * The LDAP tab (admin-console §2 Settings "Authentication: tabs SAML and LDAP", §3 LDAPURL /
+ * The LDAP tab (docs/reference.md admin-console §2 Settings "Authentication: tabs SAML and LDAP", §3 LDAPURL /
  * LDAPStartTLS / LDAPSkipVerifyTLS and the directory's CA certificate, §5 "LDAP URL scheme ldap, ldaps, ldapi or cldap ('URL must be
  * ldap or ldaps')"): the directory users and admins of type LDAP sign in against. Saved by POST
  * /api/admin/settings/authentication.

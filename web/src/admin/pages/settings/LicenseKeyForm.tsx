@@ -1,5 +1,5 @@
 /**
- * The licence key form (admin-console §2 Settings "License: unlicensed shows a key form", §4 "after
+ * The licence key form (docs/reference.md admin-console §2 Settings "License: unlicensed shows a key form", §4 "after
  * saving a key the license and server status are refetched and the licensed summary appears"): one
  * key field on the shared InstallLicenseRequestSchema, saved by POST /api/admin/settings/license.
  * A key the server refuses (malformed, untrusted signature, expired) opens the error dialog.

@@ -1,5 +1,5 @@
 /**
- * The licence section (admin-console §2 Settings "License", §3 "License status", §4 "License"):
+ * The licence section (docs/reference.md admin-console §2 Settings "License", §3 "License status", §4 "License"):
  * unlicensed, the key form; licensed, a summary — server version, users against the limit, days
  * until expiry (or "Expired" once the expiry passed, with the key form for a new key) — with a
  * detail dialog (ID, limits, machines, expiry) whose Refresh asks the server again, and a way to

@@ -1,5 +1,5 @@
 /**
- * Logging (admin-console §2 Settings "Logging (debug mode, log listener)", §3 DebugMode /
+ * Logging (docs/reference.md admin-console §2 Settings "Logging (debug mode, log listener)", §3 DebugMode /
  * GELFListenerURL, §5 "GELF URL udp, tcp or tls"): debug logging, the GELF listener the server
  * sends its log to and the CA certificate a tls:// listener is checked against. Saved by POST /api/admin/settings/config.
  */

@@ -1,5 +1,5 @@
 /**
- * A logo field (admin-console §3 Logo / LightModeLogo, §5 "logo PNG or JPEG only, drag and drop,
+ * A logo field (docs/reference.md admin-console §3 Logo / LightModeLogo, §5 "logo PNG or JPEG only, drag and drop,
  * removable"): a drop zone that takes a PNG or JPEG file dropped on it or chosen with the file
  * picker, read as a data: URL (base64), the current logo's preview, and Remove. The value is the
  * data: URL, "" for none; the form's rule refuses other image types.

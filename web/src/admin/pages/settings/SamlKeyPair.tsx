@@ -1,5 +1,5 @@
 /**
- * Regenerating a SAML service provider key pair (admin-console §4 "Key pair regeneration needs
+ * Regenerating a SAML service provider key pair (docs/reference.md admin-console §4 "Key pair regeneration needs
  * confirmation ('Are you absolutely sure? This action cannot be undone...') with a spinner until
  * done", §7 POST /admin/settings/generate{User,Admin}SamlKeyCert, §8 "SAML key pairs generated for
  * user and admin"): the button, the confirmation, and then the new certificate to give the IdP.

@@ -1,5 +1,5 @@
 /**
- * The SAML tab (admin-console §2 Settings "Authentication: tabs SAML and LDAP", §3 "SAML settings
+ * The SAML tab (docs/reference.md admin-console §2 Settings "Authentication: tabs SAML and LDAP", §3 "SAML settings
  * exist for users and admins separately (metadata file or URL, cert file, key file, public URL,
  * generate keypair)", §5 URLs http or https): one form for both service providers and the public
  * URL, saved by POST /api/admin/settings/authentication; each provider's key pair regenerates

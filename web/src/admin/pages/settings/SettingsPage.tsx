@@ -1,5 +1,5 @@
 /**
- * Settings (admin-console §2 "Settings (/admin/settings)"): the sections, each with its own Save —
+ * Settings (docs/reference.md admin-console §2 "Settings (/admin/settings)"): the sections, each with its own Save —
  * License, Authentication (SAML and LDAP tabs), IP discovery, Kiosk, Logging, Branding, UI and the
  * additional client IP addresses.
  */

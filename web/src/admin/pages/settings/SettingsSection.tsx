@@ -1,5 +1,5 @@
 /**
- * The frame of one Settings section (admin-console §2 "Settings: sections, each with its own save
+ * The frame of one Settings section (docs/reference.md admin-console §2 "Settings: sections, each with its own save
  * button", §4 "forms track a dirty state; Cancel and Save are enabled only when values differ; a
  * changed section has a highlighted border"): a titled region holding a `noValidate` form (the
  * shared zod schemas validate) with the section's fields, and Cancel (back to the stored values)

@@ -1,5 +1,5 @@
 /**
- * UI (admin-console §2 Settings "UI (new user dashboard switch)", §3 NewUserDashboard): whether
+ * UI (docs/reference.md admin-console §2 Settings "UI (new user dashboard switch)", §3 NewUserDashboard): whether
  * users see the new dashboard. Saved by POST /api/admin/settings/customize.
  */
 import { useLingui } from "@lingui/react/macro";

@@ -1,5 +1,5 @@
 /**
- * A file the server keeps for a setting (admin-console §3 "Uploads carry key, cert and metadata
+ * A file the server keeps for a setting (docs/reference.md admin-console §3 "Uploads carry key, cert and metadata
  * file contents plus Remove flags"): whether one is stored, a file picker whose file is read as
  * text into the form (empty keeps the stored file), and, when one is stored, Remove. The contents
  * of a stored key are never shown.

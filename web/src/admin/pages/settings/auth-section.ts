@@ -1,5 +1,5 @@
 /**
- * The authentication tabs' forms (admin-console §3 "Authentication settings", §5 "SAML metadata
+ * The authentication tabs' forms (docs/reference.md admin-console §3 "Authentication settings", §5 "SAML metadata
  * URL, admin SAML metadata URL and PublicURL http or https; LDAP URL ldap, ldaps, ldapi or
  * cldap"): each tab's fields of the shared AuthenticationUpdateSchema, all required, and its stored
  * values. Uploaded files start empty (empty keeps the stored file) with their Remove flags off.

@@ -1,5 +1,5 @@
 /**
- * The sections saved through POST /api/admin/settings/config (admin-console §2 "IP discovery;
+ * The sections saved through POST /api/admin/settings/config (docs/reference.md admin-console §2 "IP discovery;
  * Kiosk; Logging; additional client IP addresses", §5 "Settings"): each one's form schema — the
  * shared ConfigSettingsSchema's fields of that section, all required — and its stored values read
  * from the general settings.

@@ -1,5 +1,5 @@
 /**
- * The form of one Settings section (admin-console §4 dirty tracking, §5 "Settings"): react-hook-form
+ * The form of one Settings section (docs/reference.md admin-console §4 dirty tracking, §5 "Settings"): react-hook-form
  * on a shared zod schema whose values follow the stored ones — when the settings are read again
  * (after a save) the form takes the new values and is clean again; a section whose stored values
  * did not change keeps what the admin is typing. `fieldError` words a field's error, translating

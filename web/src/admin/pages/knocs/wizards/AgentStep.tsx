@@ -1,5 +1,5 @@
 /**
- * The agent step (admin-console §2 "Linux wizard" step 1, Proxy and Script step 1, Application 3.2;
+ * The agent step (docs/reference.md admin-console §2 "Linux wizard" step 1, Proxy and Script step 1, Application 3.2;
  * §5 agent gates; §8 tooltips): the agents with a radio each; an agent that cannot carry the
  * wizard's backend type is disabled, its reason shown beside it and as its tooltip ('Agent is not
  * capable of granting the Knoc type selected', 'The Knoc type selected is not compatible with the

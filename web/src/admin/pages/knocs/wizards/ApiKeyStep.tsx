@@ -1,5 +1,5 @@
 /**
- * The Application wizard's API key step 3.1 (admin-console §2 "API key step has three choices", §5
+ * The Application wizard's API key step 3.1 (docs/reference.md admin-console §2 "API key step has three choices", §5
  * "Application wizard: existing key must be selected; with none, at least one IP range"): a new key
  * (name and allowed-from prefix and note, both required here); an existing key chosen in a table;
  * or none — the security warning and the "Allowlist access IP restriction" list of prefix and note.

@@ -1,5 +1,5 @@
 /**
- * The Application wizard (admin-console §2 "Application wizard"): 1 settings, 2 Knoc options, 3.1 API
+ * The Application wizard (docs/reference.md admin-console §2 "Application wizard"): 1 settings, 2 Knoc options, 3.1 API
  * key (skipped for active), 3.2 agent (skipped for passive), 4 users and groups, 5 review and submit.
  * The navigation rules are the Stepper's disabled steps (WizardFrame skips them). When the answer
  * carries a one-time API key or an allowlist URL a dialog shows them; closing it — or a creation

@@ -1,5 +1,5 @@
 /**
- * The users and groups step (admin-console §2 "Common wizard parts"): a sortable table of users
+ * The users and groups step (docs/reference.md admin-console §2 "Common wizard parts"): a sortable table of users
  * (Name, Company, UserName, LastLogin relative) with a checkbox each, an empty message and Create
  * user, which opens the users page's dialog in place (the list refreshes after creation; SAML users
  * are not listed); then separate sortable tables of SAML groups and local groups (Name, Description,

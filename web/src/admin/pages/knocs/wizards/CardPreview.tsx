@@ -1,5 +1,5 @@
 /**
- * The live card preview beside every wizard step (admin-console §2 "A live card preview shows the Knoc
+ * The live card preview beside every wizard step (docs/reference.md admin-console §2 "A live card preview shows the Knoc
  * as users see it, a variant for outside the allowed IP range, a note when hidden from users, and a
  * warning when auto-browse is enabled"): the portal's card look (icon — an image as the portal shows `data:image/…` icons, else the first letter — description, URL, Grant), drawn
  * from the draft as it is typed; the outside-range variant appears once an IP restriction is set.

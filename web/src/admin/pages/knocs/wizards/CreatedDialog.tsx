@@ -1,5 +1,5 @@
 /**
- * The one-time dialog after an Application Knoc is created (admin-console §2 "if a key was created a
+ * The one-time dialog after an Application Knoc is created (docs/reference.md admin-console §2 "if a key was created a
  * dialog shows the one-time plaintext API key and the allowlist URL (when an allowlist applies), each
  * copyable; closing it resets the wizard and goes to /admin/knocs").
  */

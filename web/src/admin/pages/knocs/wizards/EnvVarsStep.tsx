@@ -1,5 +1,5 @@
 /**
- * The Script wizard's environment variables step (admin-console §2 "Script wizard" step 4, §3
+ * The Script wizard's environment variables step (docs/reference.md admin-console §2 "Script wizard" step 4, §3
  * "Sensitive environment variables are encrypted with an agent-held key and can never be revealed
  * again", §5 "Environment variables in wizard and update"): rows of name, value and Sensitive; a
  * Sensitive value is typed in a password field and, once created, never shown again. The reserved
@@ -17,7 +17,7 @@ import { StepButtons } from "./WizardFrame.tsx";
 import type { StepNav } from "./WizardFrame.tsx";
 import type { WizardDraft } from "./wizard-state.ts";
 
-/** The names the step suggests (admin-console §3 "Defaults for script env include URL, USERNAME, PASSWORD, POLICY"). */
+/** The names the step suggests (docs/reference.md admin-console §3 "Defaults for script env include URL, USERNAME, PASSWORD, POLICY"). */
 const SUGGESTED = ["URL", "USERNAME", "PASSWORD", "POLICY"] as const;
 
 /** The environment variables step of `draft`. */

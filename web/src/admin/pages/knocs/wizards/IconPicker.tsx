@@ -1,5 +1,5 @@
 /**
- * The icon picker of the settings step (admin-console §2 "an icon picker (searchable grid, 4 columns,
+ * The icon picker of the settings step (docs/reference.md admin-console §2 "an icon picker (searchable grid, 4 columns,
  * default a server icon)", §9 "Icon grid 4 columns"): a search box filtering on the icons' names and
  * words, and a radio group of icons in four columns; the chosen one is the Knoc's Icon (a data URL).
  */

@@ -1,5 +1,5 @@
 /**
- * The Linux wizard (admin-console §2 "Linux wizard (5 steps)"): 1 agent (only agents with the ipset
+ * The Linux wizard (docs/reference.md admin-console §2 "Linux wizard (5 steps)"): 1 agent (only agents with the ipset
  * command and sudo are capable; the only capable one is chosen by itself; Next disabled until one is
  * chosen; Back goes to the previous page), 2 settings, 3 Knoc options, 4 users and groups, 5 review
  * and submit. Submit goes to /admin/knocs with viewKnocId like the Proxy wizard.

@@ -1,5 +1,5 @@
 /**
- * The Knoc options step (admin-console §3 "Knoc (ACL)", §4 "RFC1918 restriction prefills the three
+ * The Knoc options step (docs/reference.md admin-console §3 "Knoc (ACL)", §4 "RFC1918 restriction prefills the three
  * private ranges, locks editing and defaults RfcType to allow", §5 "MaximumGrantDuration: integer, 5
  * to 40320 minutes"; "IP range Start and End: both or neither"; "Grant IP list entries required"):
  * click to grant, additional client addresses (CGNAT), hidden from users, auto-browse, the maximum

@@ -1,5 +1,5 @@
 /**
- * The Proxy wizard (admin-console §2 "Proxy wizard"): 1 agent (Next disabled until chosen; only agents
+ * The Proxy wizard (docs/reference.md admin-console §2 "Proxy wizard"): 1 agent (Next disabled until chosen; only agents
  * with the haproxy capability), 2 settings, 3 Knoc options, 4 users and groups, 5 review. Submit goes
  * to /admin/knocs with viewKnocId set to the new id.
  */

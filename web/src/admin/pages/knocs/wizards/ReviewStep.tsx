@@ -1,5 +1,5 @@
 /**
- * The review and submit step (admin-console §2 "Review shows settings, options, an agent preview and
+ * The review and submit step (docs/reference.md admin-console §2 "Review shows settings, options, an agent preview and
  * an assignments preview (users, SAML groups, local groups). Sensitive environment values appear
  * masked; blank names are omitted"; §7 "Knoc creation is one shared operation"). Secret backend fields
  * are masked as well. Create Knoc sends POST /api/admin/knocs; the answer `[id, PlaintextKey?,

@@ -1,5 +1,5 @@
 /**
- * The Script wizard (admin-console §2 "Script wizard", §9 "script wizard 6" steps): 1 agent (the
+ * The Script wizard (docs/reference.md admin-console §2 "Script wizard", §9 "script wizard 6" steps): 1 agent (the
  * script capability and agent 1.6.0 or later), 2 settings, 3 Knoc options, 4 environment variables,
  * 5 users and groups, 6 review. Submit goes to /admin/knocs with viewKnocId like the Proxy wizard.
  */

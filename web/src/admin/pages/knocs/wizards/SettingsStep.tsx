@@ -1,5 +1,5 @@
 /**
- * The settings step of every wizard (admin-console §2, §3 table, §4 defaults, §5): what users see
+ * The settings step of every wizard (docs/reference.md admin-console §2, §3 table, §4 defaults, §5): what users see
  * (Description — required — URL, Category, the icon picker) and the type's fields — Linux: the ipset
  * set names (a warning when the agent did not report the set); Proxy: HAProxy or knocproxy, protocol
  * and runtime API address (prefilled from the protocol until typed), the ACL ID or name; Script: the

@@ -1,5 +1,5 @@
 /**
- * The frame of every wizard (admin-console §2 "Common wizard parts"): the page heading, the Stepper
+ * The frame of every wizard (docs/reference.md admin-console §2 "Common wizard parts"): the page heading, the Stepper
  * (steps that do not apply shown disabled), the current step, and the live card preview beside it.
  * Moving between steps skips the disabled ones (the Application wizard's navigation rules are exactly
  * that: 3.1 is disabled for active, 3.2 for passive); Back from the first step goes to the chooser.

@@ -1,5 +1,5 @@
 /**
- * The page of /admin/knocs/new/{kind} (admin-console §2 "New Knoc chooser": "Without a license each
+ * The page of /admin/knocs/new/{kind} (docs/reference.md admin-console §2 "New Knoc chooser": "Without a license each
  * wizard shows an alert ('you do not have a license', with a link to the licensing site) and no
  * steps"): the licence alert, or the wizard of the path's kind on the current draft (a fresh one when
  * the draft is of another kind, e.g. when the page is opened directly).

@@ -1,5 +1,5 @@
 /**
- * What the wizards call each ACL field of admin-console §3's table ("ACL fields" column); the wire
+ * What the wizards call each ACL field of docs/reference.md admin-console §3's table ("ACL fields" column); the wire
  * names are the keys.
  */
 import type { I18n, MessageDescriptor } from "@lingui/core";

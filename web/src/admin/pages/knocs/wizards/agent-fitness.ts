@@ -1,5 +1,5 @@
 /**
- * Whether an agent can carry a wizard's backend type (admin-console §5 "An agent option is disabled
+ * Whether an agent can carry a wizard's backend type (docs/reference.md admin-console §5 "An agent option is disabled
  * if it lacks the capability, or has no version (never connected). For ipset it is disabled without
  * the command or without sudo. Script wizard needs the script capability and agent version 1.6.0 or
  * later; proxy wizard needs the haproxy capability. Version gates for application types: agent 1.6.0
@@ -28,7 +28,7 @@ export function agentFitness(agent: Agent, type: BackendType): AgentFitness {
   return { ok: true };
 }
 
-/** The one agent to choose by itself: the only capable one, if exactly one is (admin-console §2 "auto-selected"). */
+/** The one agent to choose by itself: the only capable one, if exactly one is (docs/reference.md admin-console §2 "auto-selected"). */
 export function soleCapableAgent(agents: readonly Agent[], type: BackendType): string | undefined {
   const capable = agents.filter((a) => agentFitness(a, type).ok);
   return capable.length === 1 ? capable[0]!.ID : undefined;

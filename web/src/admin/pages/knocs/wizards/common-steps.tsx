@@ -1,5 +1,5 @@
 /**
- * The steps the wizards share (admin-console §2 "Common wizard parts"), as Stepper entries with what
+ * The steps the wizards share (docs/reference.md admin-console §2 "Common wizard parts"), as Stepper entries with what
  * they show, and how a finished wizard leaves: the Proxy, Script and Linux wizards go to /admin/knocs
  * with viewKnocId set to the new id; every exit resets the wizard state.
  */

@@ -1,5 +1,5 @@
 /**
- * The documentation the settings step links to, per backend type (admin-console §2 "Settings step has
+ * The documentation the settings step links to, per backend type (docs/reference.md admin-console §2 "Settings step has
  * documentation links that differ per type"): where the enforcement point's own manual explains what
  * the fields name (HAProxy's runtime API, ipset sets, the vendor's API access, the External Dynamic
  * Lists that read a passive allowlist).

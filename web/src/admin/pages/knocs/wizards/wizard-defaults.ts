@@ -1,5 +1,5 @@
 /**
- * The wizards' starting values and §4 defaults, pure (admin-console §4 "Wizard defaults", §9):
+ * The wizards' starting values and §4 defaults, pure (docs/reference.md admin-console §4 "Wizard defaults", §9):
  * the backend type each wizard starts with, the vendor types the Application wizard offers, the
  * HAProxy address prefill (unix: the agent's socket or /var/run/haproxy.sock; tcp: `{ip}:9999`),
  * the RFC1918 ranges that restriction prefills and locks, and the Application types' vendor rule
@@ -13,7 +13,7 @@ export const WIZARD_KINDS = ["linux", "application", "proxy", "script"] as const
 /** One wizard kind of the path. */
 export type WizardKind = (typeof WIZARD_KINDS)[number];
 
-/** The POST body's Kind of each wizard (admin-console §9 "Wizard kinds"). */
+/** The POST body's Kind of each wizard (docs/reference.md admin-console §9 "Wizard kinds"). */
 export const KIND_NAME = {
   linux: "LINUX",
   application: "APPLICATION",
@@ -27,7 +27,7 @@ export function isWizardKind(kind: string): kind is WizardKind {
 }
 
 /**
- * The active vendors the Application wizard configures with dedicated forms (admin-console §3: fortinet,
+ * The active vendors the Application wizard configures with dedicated forms (docs/reference.md admin-console §3: fortinet,
  * fortimanager, palo, firepower, azure, sophosutm, sophossfos, aws), as their backend types.
  */
 export const ACTIVE_VENDOR_TYPES = [
@@ -56,7 +56,7 @@ export function initialType(kind: WizardKind): BackendType {
 }
 
 /**
- * The backend type of an Application type (admin-console §4): passive is the allowlist, passive+
+ * The backend type of an Application type (docs/reference.md admin-console §4): passive is the allowlist, passive+
  * forces palo (panos), active keeps an active vendor already chosen, else defaults to fortinet.
  */
 export function applicationBackendType(applicationType: ApplicationType, current: BackendType): BackendType {
@@ -65,11 +65,11 @@ export function applicationBackendType(applicationType: ApplicationType, current
   return (ACTIVE_VENDOR_TYPES as readonly string[]).includes(current) ? current : "fortios";
 }
 
-/** The host part of the tcp prefill (admin-console §9 "tcp {ip}:9999"): the agent's own loopback. */
+/** The host part of the tcp prefill (docs/reference.md admin-console §9 "tcp {ip}:9999"): the agent's own loopback. */
 export const TCP_PREFILL_HOST = "127.0.0.1";
 
 /**
- * The runtime API address a proxy protocol prefills (admin-console §4): unix — the agent's reported
+ * The runtime API address a proxy protocol prefills (docs/reference.md admin-console §4): unix — the agent's reported
  * HAProxy socket, else /var/run/haproxy.sock; tcp — `127.0.0.1:9999`.
  */
 export function proxyAddressPrefill(protocol: "unix" | "tcp", agentSocket: string | undefined): string {
@@ -77,7 +77,7 @@ export function proxyAddressPrefill(protocol: "unix" | "tcp", agentSocket: strin
   return agentSocket && agentSocket !== "" ? agentSocket : BackendDefaults.haproxyUnixSocket;
 }
 
-/** The three private IPv4 ranges RFC1918 restriction prefills (admin-console §9 "RFC1918 ranges"). */
+/** The three private IPv4 ranges RFC1918 restriction prefills (docs/reference.md admin-console §9 "RFC1918 ranges"). */
 export const RFC1918_RANGES: readonly { Start: string; End: string }[] = [
   { Start: "10.0.0.0", End: "10.255.255.255" },
   { Start: "172.16.0.0", End: "172.31.255.255" },
@@ -85,7 +85,7 @@ export const RFC1918_RANGES: readonly { Start: string; End: string }[] = [
 ];
 
 /**
- * IpExclusions after the restriction type changed (admin-console §4): RFC1918 prefills the three
+ * IpExclusions after the restriction type changed (docs/reference.md admin-console §4): RFC1918 prefills the three
  * private ranges (locked) and RfcType allow; other types keep the user's own ranges (the RFC1918
  * ones are dropped when leaving RFC1918).
  */

@@ -1,5 +1,5 @@
 /**
- * The rules of each wizard step (admin-console §5), built from the shared schemas so the browser
+ * The rules of each wizard step (docs/reference.md admin-console §5), built from the shared schemas so the browser
  * shows the server's own messages: the settings step (Knoc description, URL, category, icon; the
  * backend's and the ACL's fields of the chosen type, with `backendConfigProblem`, `aclConfigProblem`
  * and the secrets required on create); the Knoc options step (MaximumGrantDuration edited in
@@ -47,7 +47,7 @@ export function addProblem(ctx: Ctx, problem: ConfigProblem | null, prefix: stri
   });
 }
 
-/** The Application types (admin-console §3 "ApplicationType"). */
+/** The Application types (docs/reference.md admin-console §3 "ApplicationType"). */
 export const ApplicationTypeSchema = z.enum(["passive", "passive+", "active"]);
 
 /** The settings step: what users see of the Knoc, and the type's backend and ACL fields. */
@@ -90,7 +90,7 @@ export type SettingsStepInput = z.input<typeof SettingsStepSchema>;
 /** The settings step's values once valid. */
 export type SettingsStepOutput = z.output<typeof SettingsStepSchema>;
 
-/** Minutes as typed ("" for unlimited) to the seconds the server stores (admin-console §5: sent × 60). */
+/** Minutes as typed ("" for unlimited) to the seconds the server stores (docs/reference.md admin-console §5: sent × 60). */
 const minutesToSeconds = (v: unknown): unknown =>
   v === "" || v === null || v === undefined ? null : typeof v === "string" ? Number(v.trim()) * 60 : Number(v) * 60;
 
@@ -113,7 +113,7 @@ export type OptionsStepInput = Omit<z.input<typeof OptionsStepSchema>, "MaximumG
 export type OptionsStepOutput = z.output<typeof OptionsStepSchema>;
 
 /**
- * The environment variables step (admin-console §5 "Environment variables in wizard and update"):
+ * The environment variables step (docs/reference.md admin-console §5 "Environment variables in wizard and update"):
  * names valid and unique, a name needs a value and a value a name; rows with a blank name are dropped.
  */
 export const EnvVarsStepSchema = z
@@ -140,12 +140,12 @@ export const EnvVarsStepSchema = z
 /** The environment variables step's values. */
 export type EnvVarsStepInput = z.input<typeof EnvVarsStepSchema>;
 
-/** An allowed-from entry in the wizard: prefix a CIDR and, unlike elsewhere, the note required (admin-console §5). */
+/** An allowed-from entry in the wizard: prefix a CIDR and, unlike elsewhere, the note required (docs/reference.md admin-console §5). */
 const WizardAllowedFromSchema = AllowedFromEntrySchema.extend({
   Note: AllowedFromEntrySchema.shape.Note.pipe(z.string().min(1, "required")),
 });
 
-/** The Application wizard's API key step (admin-console §2 "API key step has three choices"). */
+/** The Application wizard's API key step (docs/reference.md admin-console §2 "API key step has three choices"). */
 export const ApiKeyStepSchema = z
   .object({
     apiKeyOption: z.enum(["new", "existing", "none"]),

@@ -1,5 +1,5 @@
 /**
- * The wizard's UI state in jotai (admin-console §3 "Wizard state": step, agentId, userIds, groupIds,
+ * The wizard's UI state in jotai (docs/reference.md admin-console §3 "Wizard state": step, agentId, userIds, groupIds,
  * form, knocOptionsForm, apiKeyOption, apiKeyForm, allowlistAccessIpRestrictionForm, existingApiKey,
  * envVarsForm). Each step's form values are kept as typed, so Back shows them again; the POST body is
  * built from them once at submit (`toCreateBody`), through the same step schemas that let Next pass.
@@ -25,7 +25,7 @@ export interface WizardDraft {
   userIds: string[];
   groupIds: string[];
   settings: SettingsStepInput;
-  /** True once the admin typed a proxy address: the protocol's prefill stops (admin-console §4). */
+  /** True once the admin typed a proxy address: the protocol's prefill stops (docs/reference.md admin-console §4). */
   addressTyped: boolean;
   options: OptionsStepInput;
   apiKey: ApiKeyStepInput;
@@ -75,7 +75,7 @@ export function initialDraft(kind: WizardKind, firstStep: string): WizardDraft {
 export const wizardAtom = atom<WizardDraft | undefined>(undefined);
 
 /**
- * The POST /api/admin/knocs body of a finished draft (admin-console §7 "Knoc creation is one shared
+ * The POST /api/admin/knocs body of a finished draft (docs/reference.md admin-console §7 "Knoc creation is one shared
  * operation"). Throws a ZodError if a step's values no longer pass (Next would not have let them).
  */
 export function toCreateBody(draft: WizardDraft): KnocCreate {

@@ -1,5 +1,5 @@
 /**
- * The wizards' pure rules (admin-console §4 wizard defaults, §5): the proxy address prefill, the
+ * The wizards' pure rules (docs/reference.md admin-console §4 wizard defaults, §5): the proxy address prefill, the
  * RFC1918 prefill, the Application types' vendor rule, the agent gates, the step schemas' messages
  * and the POST body built from a draft.
  */
