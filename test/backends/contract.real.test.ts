@@ -23,6 +23,8 @@ import { startFakeFortiGate } from "../fakes/fortios/server.ts";
 import { startFakePanos } from "../fakes/panos/server.ts";
 import { startFakeSophosUtm } from "../fakes/sophosutm/server.ts";
 import { startFakeFortiManager } from "../fakes/fortimanager/server.ts";
+import { startFakeFmc } from "../fakes/firepower/server.ts";
+import { FIREPOWER_PLACEHOLDER } from "../../agent/src/backends/firepower/driver.ts";
 import { motoAvailable, startMoto } from "../support/moto.ts";
 
 const IPS = ["192.0.2.1", "192.0.2.2", "192.0.2.3"] as const;
@@ -350,5 +352,27 @@ driverContract("fortimanager (fake FortiManager of test/fakes/fortimanager)", as
       remove: async (ip) => fmg.drop("jit_grp", `kk_${ip}`),
     },
     close: () => fmg.stop(),
+  };
+});
+
+driverContract("firepower (fake FMC of test/fakes/firepower)", async () => {
+  const password = randomBytes(16).toString("hex");
+  const fmc = await startFakeFmc("api", password);
+  const id = fmc.addGroup("jit");
+  const { drivers, seal } = testDrivers();
+  return {
+    target: {
+      key: "acl-fmc",
+      backendId: "b-fmc",
+      backend: { firepower: { Hostname: fmc.url, Insecure: false, Username: "api", Password: "" } },
+      acl: { firepower: { GroupUUID: id } },
+      secrets: { Password: seal(password) },
+    },
+    drivers,
+    ips: IPS,
+    // What the device runs: the group as last deployed.
+    present: async () => fmc.deployed(id).filter((ip) => ip !== FIREPOWER_PLACEHOLDER),
+    drift: { add: async (ip) => fmc.put(id, ip), remove: async (ip) => fmc.drop(id, ip) },
+    close: () => fmc.stop(),
   };
 });
