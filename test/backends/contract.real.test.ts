@@ -24,6 +24,7 @@ import { startFakePanos } from "../fakes/panos/server.ts";
 import { startFakeSophosUtm } from "../fakes/sophosutm/server.ts";
 import { startFakeFortiManager } from "../fakes/fortimanager/server.ts";
 import { startFakeFmc } from "../fakes/firepower/server.ts";
+import { startFakeSophosSfos } from "../fakes/sophossfos/server.ts";
 import { FIREPOWER_PLACEHOLDER } from "../../agent/src/backends/firepower/driver.ts";
 import { motoAvailable, startMoto } from "../support/moto.ts";
 
@@ -374,5 +375,26 @@ driverContract("firepower (fake FMC of test/fakes/firepower)", async () => {
     present: async () => fmc.deployed(id).filter((ip) => ip !== FIREPOWER_PLACEHOLDER),
     drift: { add: async (ip) => fmc.put(id, ip), remove: async (ip) => fmc.drop(id, ip) },
     close: () => fmc.stop(),
+  };
+});
+
+driverContract("sophossfos (fake SFOS of test/fakes/sophossfos)", async () => {
+  const password = randomBytes(16).toString("hex");
+  const fw = await startFakeSophosSfos("api", password);
+  fw.addGroup("jit");
+  const { drivers, seal } = testDrivers();
+  return {
+    target: {
+      key: "acl-sfos",
+      backendId: "b-sfos",
+      backend: { sophossfos: { Hostname: fw.url, Insecure: false, Username: "api", Password: "" } },
+      acl: { sophossfos: { GroupName: "jit", GroupNameV6: "" } },
+      secrets: { Password: seal(password) },
+    },
+    drivers,
+    ips: IPS,
+    present: async () => fw.members("jit"),
+    drift: { add: async (ip) => fw.put("jit", ip), remove: async (ip) => fw.drop("jit", ip) },
+    close: () => fw.stop(),
   };
 });

@@ -17,6 +17,7 @@ import { knocproxyDriver } from "./knocproxy/index.ts";
 import { nftablesDriver } from "./nftables/index.ts";
 import { panosDriver } from "./panos/index.ts";
 import { scriptDriver } from "./script/index.ts";
+import { sophossfosDriver } from "./sophossfos/index.ts";
 import { sophosutmDriver } from "./sophosutm/index.ts";
 
 /** Every driver this agent has, one per backend type. */
@@ -32,6 +33,7 @@ export const DRIVERS: readonly DriverDefinition[] = [
   sophosutmDriver,
   fortimanagerDriver,
   firepowerDriver,
+  sophossfosDriver,
 ];
 
 /** JSON with sorted object keys, so equal configurations give equal strings. */
