@@ -8,6 +8,7 @@ import type { Target } from "@postern/shared";
 import type { Backend } from "./backend.ts";
 import type { Driver, DriverContext, DriverDefinition, DriverResolver } from "./driver.ts";
 import { awsDriver } from "./aws/index.ts";
+import { azureDriver } from "./azure/index.ts";
 import { firepowerDriver } from "./firepower/index.ts";
 import { fortimanagerDriver } from "./fortimanager/index.ts";
 import { fortiosDriver } from "./fortios/index.ts";
@@ -34,6 +35,7 @@ export const DRIVERS: readonly DriverDefinition[] = [
   fortimanagerDriver,
   firepowerDriver,
   sophossfosDriver,
+  azureDriver,
 ];
 
 /** JSON with sorted object keys, so equal configurations give equal strings. */
