@@ -12,7 +12,7 @@ import {
 } from "@aws-sdk/client-ec2";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { ExecaRunner } from "../../agent/src/process/execa-runner.ts";
 import { driverContract } from "../support/driver-contract.ts";
 import { testDrivers } from "../support/drivers.ts";
@@ -23,6 +23,12 @@ import { startFakeFortiGate } from "../fakes/fortios/server.ts";
 import { startFakePanos } from "../fakes/panos/server.ts";
 import { startFakeSophosUtm } from "../fakes/sophosutm/server.ts";
 import { startFakeFortiManager } from "../fakes/fortimanager/server.ts";
+import { startFakeFmc } from "../fakes/firepower/server.ts";
+import { startFakeSophosSfos } from "../fakes/sophossfos/server.ts";
+import { startFakeAzure } from "../fakes/azure/server.ts";
+import { NodeHttpClient } from "../../agent/src/http/node-client.ts";
+import { FIREPOWER_PLACEHOLDER } from "../../agent/src/backends/firepower/driver.ts";
+import { azureRuleName } from "../../agent/src/backends/azure/driver.ts";
 import { motoAvailable, startMoto } from "../support/moto.ts";
 
 const IPS = ["192.0.2.1", "192.0.2.2", "192.0.2.3"] as const;
@@ -350,5 +356,84 @@ driverContract("fortimanager (fake FortiManager of test/fakes/fortimanager)", as
       remove: async (ip) => fmg.drop("jit_grp", `kk_${ip}`),
     },
     close: () => fmg.stop(),
+  };
+});
+
+driverContract("firepower (fake FMC of test/fakes/firepower)", async () => {
+  const password = randomBytes(16).toString("hex");
+  const fmc = await startFakeFmc("api", password);
+  const id = fmc.addGroup("jit");
+  const { drivers, seal } = testDrivers();
+  return {
+    target: {
+      key: "acl-fmc",
+      backendId: "b-fmc",
+      backend: { firepower: { Hostname: fmc.url, Insecure: false, Username: "api", Password: "" } },
+      acl: { firepower: { GroupUUID: id } },
+      secrets: { Password: seal(password) },
+    },
+    drivers,
+    ips: IPS,
+    // What the device runs: the group as last deployed.
+    present: async () => fmc.deployed(id).filter((ip) => ip !== FIREPOWER_PLACEHOLDER),
+    drift: { add: async (ip) => fmc.put(id, ip), remove: async (ip) => fmc.drop(id, ip) },
+    close: () => fmc.stop(),
+  };
+});
+
+driverContract("sophossfos (fake SFOS of test/fakes/sophossfos)", async () => {
+  const password = randomBytes(16).toString("hex");
+  const fw = await startFakeSophosSfos("api", password);
+  fw.addGroup("jit");
+  const { drivers, seal } = testDrivers();
+  return {
+    target: {
+      key: "acl-sfos",
+      backendId: "b-sfos",
+      backend: { sophossfos: { Hostname: fw.url, Insecure: false, Username: "api", Password: "" } },
+      acl: { sophossfos: { GroupName: "jit", GroupNameV6: "" } },
+      secrets: { Password: seal(password) },
+    },
+    drivers,
+    ips: IPS,
+    present: async () => fw.members("jit"),
+    drift: { add: async (ip) => fw.put("jit", ip), remove: async (ip) => fw.drop("jit", ip) },
+    close: () => fw.stop(),
+  };
+});
+
+driverContract("azure (Azure SDK against the HTTPS fake of test/fakes/azure)", async () => {
+  const [tenant, clientId, secret] = [randomUUID(), randomUUID(), randomBytes(16).toString("hex")];
+  const az = await startFakeAzure(tenant, clientId, secret);
+  az.addNsg("rg-jit", "nsg-contract");
+  const { drivers, seal } = testDrivers({
+    http: new NodeHttpClient({ ca: az.ca, defaultTimeoutMs: 10_000 }),
+    endpoints: { azure: az.url, "azure-login": az.url },
+  });
+  const rules = () => az.rules("rg-jit", "nsg-contract").filter((r) => r.name.startsWith("postern-"));
+  return {
+    target: {
+      key: "acl-azure",
+      backendId: "b-azure",
+      backend: { azure: { ClientId: "", ClientSecret: "", TenantId: "", NoCache: false } },
+      acl: { azure: { NsgDirection: "Inbound", NsgName: "nsg-contract", NsgPort: 443, ResourceGroup: "rg-jit" } },
+      secrets: { TenantId: seal(tenant), ClientId: seal(clientId), ClientSecret: seal(secret) },
+    },
+    drivers,
+    ips: IPS,
+    present: async () => rules().map((r) => r.sourceAddressPrefix.replace(/\/32$/, "")),
+    drift: {
+      add: async (ip) =>
+        az.putRule("rg-jit", "nsg-contract", {
+          name: azureRuleName("Inbound", 443, ip),
+          priority: 3000,
+          sourceAddressPrefix: `${ip}/32`,
+        }),
+      remove: async (ip) => az.dropRule("rg-jit", "nsg-contract", azureRuleName("Inbound", 443, ip)),
+    },
+    close: async () => {
+      await drivers.close();
+      await az.stop();
+    },
   };
 });

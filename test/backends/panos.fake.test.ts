@@ -84,3 +84,50 @@ describe("PanosDriver on a fake PAN-OS", () => {
     expect(JSON.stringify(pan.requests)).not.toContain("not-the-key");
   });
 });
+
+describe("PanosDriver, Passive+ (EDL refresh)", () => {
+  const edlTarget = (SerialNumber: string): Target => ({
+    ...target,
+    key: `acl-edl-${SerialNumber}`,
+    acl: { panos: { EDLName: "jit_edl", GroupName: "", SerialNumber, MapUser: false, URL: "" } },
+  });
+
+  it("records the addresses and refreshes the EDL once per changed batch, through Panorama to the serial", async () => {
+    pan.addEdl("jit_edl", ["0123456789"]);
+    const t = edlTarget("0123456789");
+    const d = driver();
+    const now = Date.now();
+    const before = pan.requests.length;
+    expect(
+      await d.add(
+        t,
+        [
+          { ip: "192.0.2.1", expiresAt: now + HOUR },
+          { ip: "bad", expiresAt: now + HOUR },
+        ],
+        now,
+      ),
+    ).toEqual([
+      { ip: "192.0.2.1", ok: true },
+      { ip: "bad", ok: false, error: 'invalid IP address "bad"' },
+    ]);
+    expect(pan.requests.length).toBe(before);
+    await d.commit(t);
+    await d.commit(t);
+    expect(pan.refreshes("jit_edl")).toEqual(["0123456789"]);
+    expect(await d.list(t)).toEqual(["192.0.2.1"]);
+    await d.remove(t, ["192.0.2.1"]);
+    await d.commit(t);
+    expect(pan.refreshes("jit_edl")).toEqual(["0123456789", "0123456789"]);
+    expect(await d.list(t)).toEqual([]);
+  });
+
+  it("fails the commit with the firewall's reason", async () => {
+    const t = edlTarget("9999999999");
+    const d = driver();
+    await d.add(t, [{ ip: "192.0.2.2", expiresAt: Date.now() + HOUR }], Date.now());
+    await expect(d.commit(t)).rejects.toThrow(
+      "PAN-OS could not refresh the external list jit_edl: device 9999999999 is not managed here",
+    );
+  });
+});

@@ -8,6 +8,8 @@ import type { Target } from "@postern/shared";
 import type { Backend } from "./backend.ts";
 import type { Driver, DriverContext, DriverDefinition, DriverResolver } from "./driver.ts";
 import { awsDriver } from "./aws/index.ts";
+import { azureDriver } from "./azure/index.ts";
+import { firepowerDriver } from "./firepower/index.ts";
 import { fortimanagerDriver } from "./fortimanager/index.ts";
 import { fortiosDriver } from "./fortios/index.ts";
 import { haproxyDriver } from "./haproxy/index.ts";
@@ -16,6 +18,7 @@ import { knocproxyDriver } from "./knocproxy/index.ts";
 import { nftablesDriver } from "./nftables/index.ts";
 import { panosDriver } from "./panos/index.ts";
 import { scriptDriver } from "./script/index.ts";
+import { sophossfosDriver } from "./sophossfos/index.ts";
 import { sophosutmDriver } from "./sophosutm/index.ts";
 
 /** Every driver this agent has, one per backend type. */
@@ -30,6 +33,9 @@ export const DRIVERS: readonly DriverDefinition[] = [
   awsDriver,
   sophosutmDriver,
   fortimanagerDriver,
+  firepowerDriver,
+  sophossfosDriver,
+  azureDriver,
 ];
 
 /** JSON with sorted object keys, so equal configurations give equal strings. */

@@ -7,10 +7,13 @@
  * timeout>` (timeout in seconds, 0 = none), kept per vsys as ip → tag → expiry; the per-entry messages
  * "tag X already exists, ignore" and "tag X does not exist, ignore unreg" with `status="error"`;
  * expiry of registrations by the clock; `type=op` `show object registered-ip tag` listing
- * `<entry ip=…>` rows.
+ * `<entry ip=…>` rows; `type=op` `request system external-list refresh type ip name <EDL>` for the
+ * EDLs made with `addEdl`, recorded with its `target=` serial (an unknown EDL, or a serial not in
+ * `addEdl`'s device list, answers `status="error"`: texts invented, vendors.md has none).
  *
- * Does not model: Panorama `target=`, login/logout (MapUser), persistent, the EDL refresh op,
- * keygen, GET requests, XML entities beyond the five basic ones.
+ * Does not model: Panorama's own object tree (`target=` only picks a device), the asynchronous EDL
+ * fetch job, login/logout (MapUser), persistent, keygen, GET requests, XML entities beyond the five
+ * basic ones.
  */
 import { createServer } from "node:http";
 import type { Server } from "node:http";
@@ -29,6 +32,10 @@ export interface FakePanos {
   /** Registers or removes behind the agent's back (drift). */
   put(ip: string, tag: string, vsys?: string): void;
   drop(ip: string, tag: string, vsys?: string): void;
+  /** Declares an EDL, on the firewall itself or (with `serials`) on those devices behind Panorama. */
+  addEdl(name: string, serials?: string[]): void;
+  /** The refreshes of an EDL so far: the `target` serial of each ("" without). */
+  refreshes(name: string): string[];
   /** Moves the fake's clock forward (milliseconds). */
   advance(ms: number): void;
   stop(): Promise<void>;
@@ -44,6 +51,7 @@ export async function startFakePanos(apiKey: string): Promise<FakePanos> {
   /** vsys → ip → tag → expiry (ms, Infinity for none). */
   const db = new Map<string, Map<string, Map<string, number>>>();
   const requests: Record<string, string>[] = [];
+  const edls = new Map<string, { serials: string[]; refreshes: string[] }>();
   const tags = (vsys: string, ip: string) => {
     let v = db.get(vsys);
     if (!v) db.set(vsys, (v = new Map()));
@@ -74,6 +82,23 @@ export async function startFakePanos(apiKey: string): Promise<FakePanos> {
         );
       const vsys = form["vsys"] || "vsys1";
       const cmd = form["cmd"] ?? "";
+      if (form["type"] === "op" && cmd.includes("<external-list><refresh>")) {
+        const name = unescape(/<ip><name>([^<]*)<\/name><\/ip>/.exec(cmd)?.[1] ?? "");
+        const edl = edls.get(name);
+        const target = form["target"] ?? "";
+        if (!edl)
+          return reply(
+            200,
+            `<response status="error"><msg><line>external-list ${name} does not exist</line></msg></response>`,
+          );
+        if (target !== "" ? !edl.serials.includes(target) : edl.serials.length > 0)
+          return reply(
+            200,
+            `<response status="error"><msg><line>device ${target || "(none)"} is not managed here</line></msg></response>`,
+          );
+        edl.refreshes.push(target);
+        return reply(200, `<response status="success"><result>EDL refresh job enqueued</result></response>`);
+      }
       if (form["type"] === "op") {
         const tag = /<registered-ip><tag><entry name="([^"]*)"/.exec(cmd)?.[1];
         if (tag === undefined)
@@ -127,6 +152,8 @@ export async function startFakePanos(apiKey: string): Promise<FakePanos> {
     },
     put: (ip, tag, vsys = "vsys1") => void tags(vsys, ip).set(tag, Infinity),
     drop: (ip, tag, vsys = "vsys1") => void tags(vsys, ip).delete(tag),
+    addEdl: (name, serials = []) => void edls.set(name, { serials, refreshes: [] }),
+    refreshes: (name) => [...(edls.get(name)?.refreshes ?? [])],
     advance: (ms) => void (offset += ms),
     stop: () =>
       new Promise<void>((resolve) => {

@@ -7,13 +7,20 @@
  * pan-os-python does). The tag is read back with `show object registered-ip tag`. Drift is re-read
  * once a minute.
  *
- * Not handled yet: Passive+ (EDLName, the EDL refresh through SerialNumber) and MapUser (login/logout).
+ * Passive+ (an ACL with EDLName, the hidden child of a Passive+ Knoc): the firewall reads the list from
+ * the server's allowlist URL by itself, so add and remove only record the addresses (`list` answers
+ * from that record: the list cannot be read back here) and the commit step after a changed batch asks
+ * the firewall to fetch it now: `type=op` `request system external-list refresh type ip name
+ * <EDLName>`, sent through Panorama to the device `target=<SerialNumber>` when SerialNumber is set.
+ *
+ * Not handled yet: MapUser (login/logout).
  */
 import { normaliseIp } from "@postern/shared";
 import type { Entry, Target } from "@postern/shared";
 import type { HttpClient, HttpResponse } from "../../http/client.ts";
 import type { EntryOutcome } from "../backend.ts";
 import type { Driver } from "../driver.ts";
+import { AppliedRecord } from "../script/applied.ts";
 
 /** Longest User-ID tag timeout, in seconds (30 days). */
 export const PANOS_MAX_TIMEOUT_SECONDS = 2_592_000;
@@ -59,6 +66,9 @@ export class PanosDriver implements Driver {
   readonly concurrency = 1;
   readonly driftIntervalMs = 60_000;
   readonly #o: PanosDriverOptions;
+  /** Passive+: what each EDL target was given, and the targets changed since their last refresh. */
+  readonly #edl = new AppliedRecord();
+  readonly #unrefreshed = new Set<string>();
 
   /** @throws Error without a host or API key. */
   constructor(options: PanosDriverOptions) {
@@ -69,6 +79,13 @@ export class PanosDriver implements Driver {
 
   /** Registers each address on the tag with its expiry as timeout; expired entries are skipped (ok). */
   async add(target: Target, entries: readonly Entry[], now: number): Promise<EntryOutcome[]> {
+    if (edlOf(target))
+      return this.#record(
+        target,
+        "add",
+        entries.filter((e) => e.expiresAt > now).map((e) => e.ip),
+        entries.map((e) => e.ip),
+      );
     const tag = tagOf(target);
     const lines: { i: number; ip: string }[] = [];
     const out: EntryOutcome[] = entries.map((e, i) => {
@@ -92,6 +109,7 @@ export class PanosDriver implements Driver {
 
   /** Unregisters each address from the tag; an address not registered succeeds. */
   async remove(target: Target, ips: readonly string[]): Promise<EntryOutcome[]> {
+    if (edlOf(target)) return this.#record(target, "del", ips, ips);
     const tag = tagOf(target);
     const lines: { i: number; ip: string }[] = [];
     const out: EntryOutcome[] = ips.map((ip, i) => {
@@ -109,6 +127,7 @@ export class PanosDriver implements Driver {
 
   /** The addresses registered on the tag. @throws Error when the firewall refuses the query. */
   async list(target: Target): Promise<string[]> {
+    if (edlOf(target)) return this.#edl.list(target.key);
     const tag = tagOf(target);
     const r = await this.#post({
       type: "op",
@@ -118,6 +137,35 @@ export class PanosDriver implements Driver {
     const error = failure(r);
     if (error) throw new Error(`PAN-OS could not list the addresses of tag ${tag}: ${error}`);
     return [...new Set(parseRegisteredIps(r.body))];
+  }
+
+  /**
+   * Passive+: asks the firewall (through Panorama to SerialNumber when set) to fetch the EDL now,
+   * after a batch that changed it. Nothing for User-ID targets. @throws Error when the firewall refuses.
+   */
+  async commit(target: Target): Promise<void> {
+    const edl = edlOf(target);
+    if (!edl || !this.#unrefreshed.has(target.key)) return;
+    const r = await this.#post({
+      type: "op",
+      cmd: `<request><system><external-list><refresh><type><ip><name>${xmlEscape(edl.name)}</name></ip></type></refresh></external-list></system></request>`,
+      ...(edl.serial ? { target: edl.serial } : {}),
+    });
+    const error = failure(r);
+    if (error) throw new Error(`PAN-OS could not refresh the external list ${edl.name}: ${error}`);
+    this.#unrefreshed.delete(target.key);
+  }
+
+  /** Passive+: records the valid addresses of `ips` (the others fail) and marks the target for a refresh. */
+  #record(target: Target, action: "add" | "del", apply: readonly string[], given: readonly string[]): EntryOutcome[] {
+    for (const ip of apply) {
+      const n = normaliseIp(ip);
+      if (n) this.#edl.note(target.key, action, n.ip);
+    }
+    this.#unrefreshed.add(target.key);
+    return given.map((ip) =>
+      normaliseIp(ip) ? { ip, ok: true } : { ip, ok: false, error: `invalid IP address "${ip}"` },
+    );
   }
 
   /** Sends one uid-message; marks the lines the firewall refused (ignorable messages are success). */
@@ -162,9 +210,15 @@ export class PanosDriver implements Driver {
 function tagOf(target: Target): string {
   if (!("panos" in target.acl)) throw new Error(`target ${target.key} is not a panos ACL`);
   const a = target.acl.panos;
-  if (!a.GroupName)
-    throw new Error("Passive+ (EDLName) is not enforced by the agent yet; set GroupName for an active Knoc");
+  if (!a.GroupName) throw new Error(`ACL ${target.key} has neither GroupName nor EDLName`);
   return a.GroupName;
+}
+
+/** The EDL of a Passive+ target (EDLName set), or undefined for a User-ID (GroupName) target. */
+function edlOf(target: Target): { name: string; serial: string } | undefined {
+  if (!("panos" in target.acl)) throw new Error(`target ${target.key} is not a panos ACL`);
+  const a = target.acl.panos;
+  return a.EDLName ? { name: a.EDLName, serial: a.SerialNumber } : undefined;
 }
 
 /** Why an answer is not a success (HTTP status, or the firewall's `<msg>`), or null. */
