@@ -2,7 +2,7 @@
  * SQL of licensing: the installed licence rows, and the counts the licence is checked against
  * (users in creation order — admins live in their own table and are never counted — and agents).
  */
-import { and, asc, count, eq, lt, or } from "drizzle-orm";
+import { and, asc, count, eq, lt, or, sql } from "drizzle-orm";
 import type { Db, Tx } from "../db/index.ts";
 import { agents, licenses, users } from "../db/schema.ts";
 
@@ -54,4 +54,33 @@ export function userPosition(q: Q, userId: string): number | null {
   if (!u) return null;
   const before = or(lt(users.createdAt, u.createdAt), and(eq(users.createdAt, u.createdAt), lt(users.id, userId)));
   return q.select({ n: count() }).from(users).where(before).get()?.n ?? 0;
+}
+
+/** A user's place in creation order: its CreatedAt and ID (compared in that order). */
+export type RankKey = readonly [createdAt: number, id: string];
+
+/** The rank key of a user, or undefined when the user does not exist. */
+export function userRankKey(q: Q, userId: string): RankKey | undefined {
+  const u = q.select({ createdAt: users.createdAt }).from(users).where(eq(users.id, userId)).get();
+  return u ? [u.createdAt, userId] : undefined;
+}
+
+/**
+ * The rank key of the user at 0-based place `index` in creation order (CreatedAt, then ID), or
+ * undefined when there are not that many users.
+ */
+export function rankKeyAt(q: Q, index: number): RankKey | undefined {
+  const u = q
+    .select({ createdAt: users.createdAt, id: users.id })
+    .from(users)
+    .orderBy(asc(users.createdAt), asc(users.id))
+    .limit(1)
+    .offset(index)
+    .get();
+  return u ? [u.createdAt, u.id] : undefined;
+}
+
+/** The `users` change counter (raised by triggers when a user is added or removed or its rank key changes). */
+export function usersVersion(q: Q): number {
+  return q.get<{ value: number } | undefined>(sql`SELECT value FROM change_counters WHERE name = 'users'`)?.value ?? -1;
 }

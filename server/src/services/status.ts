@@ -19,7 +19,7 @@ import { addressAllowed } from "./grants/addresses.ts";
 import { currentObserved, observedUntil, withObserved } from "./grants/observed.ts";
 import { getSetting } from "./settings.ts";
 import { Service } from "./service.ts";
-import { userLicence } from "./licensing/gates.ts";
+import { UserLicenceCache } from "./licensing/user-licence-cache.ts";
 
 /** Builds GET /status and follows the user's address. */
 export class StatusService extends Service {
@@ -98,6 +98,7 @@ export class StatusService extends Service {
   }
 
   private reads: StatusReads | undefined;
+  private licences: UserLicenceCache | undefined;
   /** The ACLs' unchanging status parts, kept while the `acls` change counter stays at `aclsVersion`. */
   private aclParts = new Map<string, AclPart>();
   private aclsVersion = -1;
@@ -187,7 +188,7 @@ export class StatusService extends Service {
     }
     entries.sort((a, b) => collator.compare(a.Description, b.Description));
     const autoBrowse = entries.filter((e) => e.AutoBrowseUsers && /^https?:\/\//.test(e.URL));
-    const licence = userLicence(this.db, session.userId, now);
+    const licence = (this.licences ??= new UserLicenceCache(this.db)).userLicence(session.userId, now);
     return {
       Name: session.name,
       CurrentAddress: session.ipAddress,
