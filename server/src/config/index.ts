@@ -42,6 +42,14 @@ export function agentTokenLifetimeMs(env: NodeJS.ProcessEnv): number {
   return r.data * 3_600_000;
 }
 
+/** The non-empty, trimmed items of a comma-separated variable. */
+function commaList(value: string): string[] {
+  return value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
 const Schema = z
   .object({
     POSTERN_DATA_DIR: z.string().min(1).default("./data"),
@@ -53,12 +61,7 @@ const Schema = z
     POSTERN_TRUSTED_PROXIES: z
       .string()
       .default("")
-      .transform((v) =>
-        v
-          .split(",")
-          .map((s) => s.trim())
-          .filter(Boolean),
-      )
+      .transform(commaList)
       .refine(
         (list) => list.every((e) => parseCidr(e.includes("/") ? e : `${e}/${e.includes(":") ? 128 : 32}`) !== null),
         "must be IPs or CIDRs separated by commas",
@@ -66,12 +69,7 @@ const Schema = z
     POSTERN_LICENSE_PUBLIC_KEYS: z
       .string()
       .default("")
-      .transform((v) =>
-        v
-          .split(",")
-          .map((s) => s.trim())
-          .filter(Boolean),
-      )
+      .transform(commaList)
       .superRefine((list, ctx) => {
         try {
           parseLicensePublicKeys(list);
@@ -82,12 +80,7 @@ const Schema = z
     POSTERN_DISCOVERY_PORTS: z
       .string()
       .default("")
-      .transform((v) =>
-        v
-          .split(",")
-          .map((s) => s.trim())
-          .filter(Boolean),
-      )
+      .transform(commaList)
       .refine(
         (list) => list.every((p) => /^\d{1,5}$/.test(p) && Number(p) >= 1 && Number(p) <= 65535),
         "must be TCP ports (1-65535) separated by commas",
