@@ -3,11 +3,14 @@
  * form, knocOptionsForm, apiKeyOption, apiKeyForm, allowlistAccessIpRestrictionForm, existingApiKey,
  * envVarsForm). Each step's form values are kept as typed, so Back shows them again; the POST body is
  * built from them once at submit (`toCreateBody`), through the same step schemas that let Next pass.
- * The state lives in memory only: it holds secrets (vendor credentials, Sensitive variable values) that
- * must not reach session storage. Choosing a kind in the chooser resets it (`initialDraft`).
+ * The state is kept in session storage (docs/reference.md admin-console §9), so a reload keeps the
+ * run, but never its secrets: the backend type's secret fields and Sensitive variable values are
+ * written empty (`withoutSecrets`) and must be entered again after a reload. Choosing a kind in the
+ * chooser resets it (`initialDraft`).
  */
-import { atom } from "jotai";
-import { NONE_ID } from "@postern/shared";
+import { atomWithStorage, createJSONStorage } from "jotai/utils";
+import { NONE_ID, backendDescriptor } from "@postern/shared";
+import type { BackendType } from "@postern/shared";
 import type { KnocCreate, KnocCreateSchema } from "@postern/shared";
 import type { z } from "zod";
 import { DEFAULT_KNOC_ICON, knocIconUrl } from "../../../lib/knoc-icons.ts";
@@ -71,8 +74,35 @@ export function initialDraft(kind: WizardKind, firstStep: string): WizardDraft {
   };
 }
 
-/** The current wizard run (undefined before a kind is chosen). */
-export const wizardAtom = atom<WizardDraft | undefined>(undefined);
+/** The draft as it may be stored: the type's secret fields and Sensitive variable values emptied. */
+export function withoutSecrets(draft: WizardDraft): WizardDraft {
+  const type = draft.settings.Type as BackendType;
+  const config = { ...((draft.settings.Config as Record<string, Record<string, unknown> | undefined>)[type] ?? {}) };
+  for (const field of backendDescriptor(type).secretFields) if (field in config) config[field] = "";
+  return {
+    ...draft,
+    settings: { ...draft.settings, Config: { [type]: config } } as SettingsStepInput,
+    envVars: { rows: draft.envVars.rows.map((row) => (row.Sensitive ? { ...row, Value: "" } : row)) },
+  };
+}
+
+/** The session storage key of the wizard run. */
+export const WIZARD_STORAGE_KEY = "postern.admin.wizard";
+
+// Outside a browser (unit tests) there is no session storage: the draft is then kept in memory only.
+const sessionStore = (): Storage =>
+  typeof sessionStorage === "undefined" ? (undefined as unknown as Storage) : sessionStorage;
+const json = createJSONStorage<WizardDraft | undefined>(sessionStore);
+/** Session storage that never receives a secret (see `withoutSecrets`). */
+const secretFreeStorage: typeof json = {
+  ...json,
+  setItem: (key, value) => (value === undefined ? json.removeItem(key) : json.setItem(key, withoutSecrets(value))),
+};
+
+/** The current wizard run (undefined before a kind is chosen), kept in session storage without its secrets. */
+export const wizardAtom = atomWithStorage<WizardDraft | undefined>(WIZARD_STORAGE_KEY, undefined, secretFreeStorage, {
+  getOnInit: true,
+});
 
 /**
  * The POST /api/admin/knocs body of a finished draft (docs/reference.md admin-console §7 "Knoc creation is one shared
@@ -108,7 +138,7 @@ function toCreateInput(draft: WizardDraft): z.input<typeof KnocCreateSchema> {
         apiKey?.apiKeyOption === "new"
           ? { Name: apiKey.apiKeyForm.Name.trim(), AllowedFrom: apiKey.apiKeyForm.AllowedFrom }
           : { Name: "" },
-      // Only with "none": the shared schema refuses an explicit empty list (its default is not checked).
+      // Only with "none" does the server read it (and refuse an empty list).
       ...(apiKey?.apiKeyOption === "none"
         ? { allowlistAccessIpRestrictionForm: { AllowedFrom: apiKey.allowlistAccessIpRestrictionForm.AllowedFrom } }
         : {}),

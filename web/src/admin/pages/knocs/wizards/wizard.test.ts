@@ -8,7 +8,7 @@ import type { Agent } from "@postern/shared";
 import { agentFitness, soleCapableAgent } from "./agent-fitness.ts";
 import { RFC1918_RANGES, applicationBackendType, proxyAddressPrefill, restrictionChanged } from "./wizard-defaults.ts";
 import { ApiKeyStepSchema, EnvVarsStepSchema, OptionsStepSchema, SettingsStepSchema } from "./wizard-schemas.ts";
-import { initialDraft, toCreateBody } from "./wizard-state.ts";
+import { initialDraft, toCreateBody, withoutSecrets } from "./wizard-state.ts";
 
 const agent = (over: Partial<Agent>): Agent => ({
   ID: "a",
@@ -139,5 +139,30 @@ describe("the POST body", () => {
     expect(body.WizardState.knocOptionsForm).toMatchObject({ Description: "Intranet", MaximumGrantDuration: 300 });
     expect(body.WizardState.apiKeyOption).toBe("none");
     expect("allowlistAccessIpRestrictionForm" in body.WizardState).toBe(false);
+  });
+});
+
+describe("the stored draft", () => {
+  it("keeps everything but the secrets: the type's secret fields and Sensitive values are emptied", () => {
+    const draft = initialDraft("script", "agent");
+    draft.settings = {
+      ...draft.settings,
+      Type: "fortios",
+      Config: { fortios: { Url: "https://fw.example", Bearer: "secret-token", Vdom: "root" } },
+    } as typeof draft.settings;
+    draft.envVars = {
+      rows: [
+        { Name: "REGION", Value: "eu", Sensitive: false },
+        { Name: "API_KEY", Value: "hunter2", Sensitive: true },
+      ],
+    };
+    const stored = withoutSecrets(draft);
+    expect(JSON.stringify(stored)).not.toMatch(/secret-token|hunter2/);
+    expect(stored.settings.Config).toEqual({ fortios: { Url: "https://fw.example", Bearer: "", Vdom: "root" } });
+    expect(stored.envVars.rows).toEqual([
+      { Name: "REGION", Value: "eu", Sensitive: false },
+      { Name: "API_KEY", Value: "", Sensitive: true },
+    ]);
+    expect(draft.envVars.rows[1]!.Value).toBe("hunter2"); // the draft in use keeps its secrets
   });
 });
