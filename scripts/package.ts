@@ -5,7 +5,8 @@
  * modules, and for the server the web app, the migrations, the SAML schemas and the agent package
  * (served at /install/postern-agent.deb). Then lintian checks both (when installed).
  *
- * Version: POSTERN_PACKAGE_VERSION, else the root package.json's. Needs scripts/setup.sh (node_modules,
+ * Version: POSTERN_PACKAGE_VERSION, else the root package.json's; output folder: POSTERN_DIST_DIR, else
+ * dist/; xz level: POSTERN_DEB_XZ_LEVEL (package/deb.ts). Needs scripts/setup.sh (node_modules,
  * web/dist) and dpkg-deb. Exit code 1 on any failure, lintian's findings included.
  */
 import { execFileSync } from "node:child_process";
@@ -18,7 +19,7 @@ import { buildDeb, MAINTAINER, writeGzip } from "./package/deb.ts";
 import { shipModules, shipNode } from "./package/runtime.ts";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
-const dist = join(repo, "dist");
+const dist = process.env["POSTERN_DIST_DIR"] ?? join(repo, "dist");
 const rootPkg = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { version: string; license: string };
 const version = process.env["POSTERN_PACKAGE_VERSION"] ?? rootPkg.version;
 if (!/^[0-9][A-Za-z0-9.+~]*$/.test(version)) throw new Error(`not a native Debian version: ${version}`);
@@ -47,7 +48,7 @@ ${bundled
   .join("\n")}
 
 Files: *
-Copyright: The Postern developers
+Copyright: ${buildDate().getUTCFullYear()} The Postern developers
 License: ${rootPkg.license}
  The full text of the GNU Affero General Public License version 3 is at
  https://www.gnu.org/licenses/agpl-3.0.txt.
