@@ -1,10 +1,12 @@
 /**
- * What every CLI command shares: the data directory (--data-dir, else POSTERN_DATA_DIR, else ./data),
+ * What every CLI command shares: the data directory (--data-dir, else POSTERN_DATA_DIR, else the
+ * `data_dir` of the configuration file POSTERN_CONFIG names, else ./data), the server configuration,
  * opening its database, and output helpers (data on stdout, messages on stderr).
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { databasePath, openDatabase, pendingMigrations } from "@postern/server";
+import { databasePath, openDatabase, pendingMigrations, readServerConfig } from "@postern/server";
+import type { ServerConfig } from "@postern/server";
 
 /** Global options every command accepts. */
 export interface GlobalOptions {
@@ -12,9 +14,21 @@ export interface GlobalOptions {
   json?: boolean;
 }
 
+/**
+ * The server configuration of POSTERN_CONFIG (with the environment over it), or undefined when no
+ * file is named (the packages' `postern` names /etc/postern/server.toml).
+ * @throws Error listing the problems of a bad configuration.
+ */
+export function serverConfigOf(): ServerConfig | undefined {
+  if (!process.env["POSTERN_CONFIG"]) return undefined;
+  const r = readServerConfig(process.env);
+  if (!r.ok) throw new Error(`bad configuration:\n${r.problems.map((p) => `  - ${p}`).join("\n")}`);
+  return r.value;
+}
+
 /** The data directory in effect. */
 export function dataDirOf(opts: GlobalOptions): string {
-  return resolve(opts.dataDir ?? process.env["POSTERN_DATA_DIR"] ?? "./data");
+  return resolve(opts.dataDir ?? process.env["POSTERN_DATA_DIR"] ?? serverConfigOf()?.dataDir ?? "./data");
 }
 
 /** Opens the migrated database of the data directory; throws a readable error otherwise. */

@@ -40,20 +40,31 @@ import { apiKeyRoutes } from "./routes/admin/api-keys.ts";
 import { allowlistRoutes } from "./routes/v1/allowlists.ts";
 import { apiSessionRoutes } from "./routes/v1/sessions.ts";
 import { apiKeyUserSessionRoutes } from "./routes/v1/user-sessions.ts";
+import { installRoutes } from "./routes/install.ts";
+import type { TlsPin } from "./services/agent-install.ts";
 
 /** Largest request body the API reads, in bytes (1 MiB). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/** Options of the agent one-liner's routes (routes/install.ts). */
+export interface InstallOptions {
+  /** The pins of the server's self-signed certificate as it is now; undefined otherwise. */
+  selfSignedPin?: () => TlsPin | undefined;
+  /** The agent .deb served at /install/postern-agent.deb (default: the one the server package ships). */
+  agentPackage?: string;
+}
+
 /**
  * Builds the Hono app over the services; `webDir` is the built web app; `trustedProxies` the
  * proxies whose X-Forwarded-For is believed; `metricsToken` lets other hosts than loopback read
- * /metrics (http/metrics.ts).
+ * /metrics (http/metrics.ts); `install` configures /install (routes/install.ts).
  */
 export function createApp(
   services: Services,
   webDir: string,
   trustedProxies: readonly Cidr[] = [],
   metricsToken?: string,
+  install: InstallOptions = {},
 ) {
   const api = new Hono<AppEnv>()
     .route("/", systemRoutes)
@@ -88,6 +99,10 @@ export function createApp(
   app.use(metricsMiddleware(services.metrics));
   app.use(securityHeaders());
   app.use(baseMiddleware(services, trustedProxies));
+  app.use(async (c, next) => {
+    c.set("serverTlsPin", install.selfSignedPin?.());
+    await next();
+  });
   app.use("/api/*", csrfGuard());
   app.use(
     "/api/*",
@@ -99,6 +114,7 @@ export function createApp(
   app.route("/api", api);
   app.all("/api/*", (c) => errorResponse(c, Errors.notFound));
   app.get("/metrics", metricsHandler(services.metrics, metricsToken));
+  app.route("/install", installRoutes(install.agentPackage));
   app.use(staticWeb(webDir));
   app.onError(onError(services.log));
   return app;

@@ -32,6 +32,7 @@ import { startDiscovery } from "./http/discovery.ts";
 import type { DiscoveryTlsFiles } from "./http/discovery.ts";
 import { getSetting } from "./services/settings.ts";
 import { loadTlsCredentials, readCredentials } from "./http/tls.ts";
+import { tlsPinOf } from "./services/agent-install.ts";
 import type { TlsConfig } from "./config/index.ts";
 
 /** Default location of the built web app. */
@@ -63,6 +64,8 @@ export interface StartOptions {
   agentTokenHours?: number;
   /** TLS of the main listener (POSTERN_TLS*); plain http when absent or "off". */
   tls?: TlsConfig;
+  /** The agent .deb served at /install/postern-agent.deb (default: the one the server package ships). */
+  agentPackage?: string;
   /** Bearer token for /metrics from other hosts than loopback (POSTERN_METRICS_TOKEN). */
   metricsToken?: string;
 }
@@ -136,7 +139,12 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   });
   services.engine.recoverAfterRestart();
   const trustedProxies = parseTrustedProxies(opts.trustedProxies ?? []);
-  const app = createApp(services, webDir, trustedProxies, opts.metricsToken);
+  const pinOf = (t: typeof tls) => (t && tlsConfig.mode === "self-signed" ? tlsPinOf(t.cert) : undefined);
+  let pin = pinOf(tls);
+  const app = createApp(services, webDir, trustedProxies, opts.metricsToken, {
+    selfSignedPin: () => pin,
+    ...(opts.agentPackage !== undefined ? { agentPackage: opts.agentPackage } : {}),
+  });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = serve(
       {
@@ -206,6 +214,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       if (!next) return;
       (server as unknown as HttpsServer).setSecureContext({ cert: next.cert, key: next.key });
       tls = next;
+      pin = pinOf(next);
       log.info({ tlsFingerprint: next.fingerprint }, "TLS certificate reloaded");
     },
     close: async () => {

@@ -1,7 +1,9 @@
 /**
  * `postern agent create NAME [--server-url URL] [--json]`: creates an agent and prints its install
  * command and one-time token (`--json`: {ID, Name, Token, InstallCommand}). The URL in the command is
- * --server-url, else the PublicURL setting, else http://$POSTERN_LISTEN. The token expires after
+ * --server-url, else the PublicURL setting, else the listen address of the configuration (https with
+ * TLS on, this host's name for a wildcard address), else http://$POSTERN_LISTEN. With a self-signed
+ * certificate the command pins it (services/agent-install.ts). The token expires after
  * POSTERN_AGENT_TOKEN_HOURS (default 24); creation is refused beyond the licence's MaxMachines.
  *
  * `postern agent server-key [--json]`: prints the server's agent signing public key (what agents pin
@@ -16,12 +18,26 @@ import {
   loadOrCreateServerSigningKey,
   systemClock,
 } from "@postern/server";
-import { dataDirOf, openMigrated, output } from "../context.ts";
+import { existsSync, readFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { tlsPinOf, selfSignedPaths } from "@postern/server";
+import type { ServerConfig } from "@postern/server";
+import { dataDirOf, openMigrated, output, serverConfigOf } from "../context.ts";
 import type { GlobalOptions } from "../context.ts";
 
-/** The server URL agents dial: --server-url, else the PublicURL setting, else http://POSTERN_LISTEN. */
-function serverUrl(flag: string | undefined, publicUrl: string): string {
-  return (flag ?? (publicUrl || `http://${process.env["POSTERN_LISTEN"] ?? "127.0.0.1:8080"}`)).replace(/\/+$/, "");
+/** The server URL agents dial (see the module comment). */
+function serverUrl(flag: string | undefined, publicUrl: string, config: ServerConfig | undefined): string {
+  if (flag ?? publicUrl) return (flag ?? publicUrl).replace(/\/+$/, "");
+  if (!config) return `http://${process.env["POSTERN_LISTEN"] ?? "127.0.0.1:8080"}`;
+  const listen = config.listen.replace(/^(0\.0\.0\.0|\[::\]|::):/, `${hostname()}:`);
+  return `${config.tls.mode === "off" ? "http" : "https"}://${listen}`;
+}
+
+/** The pins of the self-signed certificate the configuration's server serves, when it has one. */
+function selfSignedPin(config: ServerConfig | undefined, dataDir: string) {
+  if (config?.tls.mode !== "self-signed") return undefined;
+  const cert = selfSignedPaths(dataDir).cert;
+  return existsSync(cert) ? tlsPinOf(readFileSync(cert, "utf8")) : undefined;
 }
 
 /** Registers the `agent` command group. */
@@ -38,12 +54,10 @@ export function registerAgent(program: Command): void {
       const database = openMigrated(g);
       try {
         const noHub = { isConnected: () => false, disconnect: () => undefined };
-        const url = serverUrl(opts.serverUrl, getSetting(database.db, "PublicURL"));
+        const config = serverConfigOf();
+        const url = serverUrl(opts.serverUrl, getSetting(database.db, "PublicURL"), config);
         const service = new AgentService(database.db, systemClock, noHub, { tokenLifetimeMs });
-        const created = service.create(name, url, {
-          adminName: "cli",
-          ip: "",
-        });
+        const created = service.create(name, url, { adminName: "cli", ip: "" }, selfSignedPin(config, dataDirOf(g)));
         output(
           g,
           created,

@@ -14,6 +14,7 @@ import type { UserSessionContext } from "../services/auth/user-sessions.ts";
 import type { AdminSessionContext } from "../services/auth/admin-sessions.ts";
 import { getSetting } from "../services/settings.ts";
 import { AppError } from "../errors.ts";
+import type { TlsPin } from "../services/agent-install.ts";
 
 /** Variables set by middleware. */
 export interface AppEnv {
@@ -24,6 +25,8 @@ export interface AppEnv {
     clientIsTrustedProxy: boolean;
     /** The request came over TLS (directly, or per a trusted proxy's X-Forwarded-Proto). */
     tls: boolean;
+    /** The pins of the server's self-signed certificate (undefined for plain http or a certificate of the admin's). */
+    serverTlsPin: TlsPin | undefined;
     userSession: UserSessionContext;
     adminSession: AdminSessionContext;
   };

@@ -24,6 +24,8 @@ import { AppError } from "../errors.ts";
 import { AuditAction, writeAudit } from "./audit.ts";
 import { newId, randomToken, sha256 } from "./auth/tokens.ts";
 import { requireMachineSlot } from "./licensing/gates.ts";
+import { installCommand } from "./agent-install.ts";
+import type { TlsPin } from "./agent-install.ts";
 
 /** Default lifetime of an agent install token: 24 hours, in milliseconds. */
 export const DEFAULT_AGENT_TOKEN_LIFETIME_MS = 24 * 3_600_000;
@@ -43,11 +45,6 @@ export interface AgentServiceOptions {
 export interface Actor {
   adminName: string;
   ip: string;
-}
-
-/** The install command shown after creating an agent (docs/reference.md admin-console §2 "Agents"). */
-export function installCommand(serverUrl: string, token: string): string {
-  return `postern-agent enrol --server ${serverUrl} --token ${token} --config /etc/postern/agent.json && postern-agent run --config /etc/postern/agent.json`;
 }
 
 /** Agents: CRUD and enrolment. `isConnected` comes from the agent hub. */
@@ -114,11 +111,14 @@ export class AgentService {
   /**
    * Creates an agent with a fresh install token (answered once; only its SHA-256 is stored; it
    * expires after the token lifetime). 409 when the name exists, 403 err.machineLimitReached beyond
-   * the licence's MaxMachines.
+   * the licence's MaxMachines. The install command is the one-liner (agent-install.ts), pinning
+   * `pin` when the server's certificate is self-signed.
    */
-  create(name: string, serverUrl: string, actor: Actor): AgentCreated {
+  create(name: string, serverUrl: string, actor: Actor, pin?: TlsPin): AgentCreated {
     const id = newId();
     const token = randomToken(24);
+    // Before anything is stored: a public URL the script cannot carry fails the request, nothing made.
+    const command = installCommand(serverUrl, token, pin);
     this.db.transaction((tx) => {
       const now = this.clock.now();
       this.insertAgent(tx, { id, name, tokenHash: sha256(token), tokenExpiresAt: now + this.tokenLifetimeMs });
@@ -130,7 +130,7 @@ export class AgentService {
         agentName: name,
       });
     });
-    return { ID: id, Name: name, Token: token, InstallCommand: installCommand(serverUrl, token) };
+    return { ID: id, Name: name, Token: token, InstallCommand: command };
   }
 
   /** Renames an agent. 404 unknown, 409 name taken. */

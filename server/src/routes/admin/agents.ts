@@ -20,7 +20,7 @@ export const agentRoutes = new Hono<AppEnv>()
   // POST /admin/agents
   .post("/", async (c) => {
     const body = await parseBody(c, AgentWriteSchema);
-    return c.json(c.var.services.agents.create(body.Name, publicUrl(c), actorOf(c)), 201);
+    return c.json(c.var.services.agents.create(body.Name, publicUrl(c), actorOf(c), c.var.serverTlsPin), 201);
   })
   // PUT /admin/agents/{id}
   .put("/:id", async (c) => {

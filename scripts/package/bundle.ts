@@ -1,0 +1,122 @@
+/**
+ * esbuild bundles of the Debian packages (packaging/README.md "Layout"): one ESM file per program,
+ * with the native and WebAssembly dependencies left external (they are shipped in node_modules/ next
+ * to the bundle, see `shipModules`).
+ *
+ * Paths resolved with `new URL("...", import.meta.url)` (the migrations, the SAML schemas, the web
+ * app, package.json) keep working: in every source file of the repository `import.meta.url` is
+ * replaced by the URL that file would have in the installed tree (`treeRoot` mirrors the repository,
+ * so `/usr/lib/postern/server/src/db/index.ts` for `server/src/db/index.ts`), computed at run time
+ * from the bundle's own location. The resources themselves are copied to the same mirrored places.
+ */
+import { build } from "esbuild";
+import type { Plugin } from "esbuild";
+import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join, relative } from "node:path";
+
+/** Packages that stay outside the bundle: native addons, the wasm validator, optional ws helpers. */
+export const EXTERNAL_MODULES = [
+  "better-sqlite3",
+  "@node-rs/argon2",
+  "xmllint-wasm",
+  "bufferutil",
+  "utf-8-validate",
+] as const;
+
+/** One program to bundle. */
+export interface BundleSpec {
+  /** Entry point, relative to the repository root (e.g. "server/src/main.ts"). */
+  entry: string;
+  /** Output file (absolute). */
+  outfile: string;
+  /**
+   * The installed tree root as seen from the bundle's directory (e.g. ".." for a bundle in
+   * /usr/lib/postern/server/ and the tree root /usr/lib/postern/).
+   */
+  treeRootFromBundle: string;
+}
+
+/**
+ * Rewrites `import.meta.url` in the repository's own TypeScript files into the file's URL inside
+ * the installed tree (see the module comment). Files under node_modules are left alone.
+ */
+function importMetaUrlPlugin(repoRoot: string, treeRootFromBundle: string): Plugin {
+  return {
+    name: "postern-import-meta-url",
+    setup(b) {
+      b.onLoad({ filter: /\.ts$/ }, async (args) => {
+        const source = await readFile(args.path, "utf8");
+        const rel = relative(repoRoot, args.path);
+        if (rel.startsWith("..") || rel.includes("node_modules") || !source.includes("import.meta.url"))
+          return { contents: source, loader: "ts" };
+        const where = JSON.stringify(`${treeRootFromBundle}/${rel.split("\\").join("/")}`);
+        return {
+          contents: source.replaceAll("import.meta.url", `new URL(${where}, import.meta.url).href`),
+          loader: "ts",
+        };
+      });
+    },
+  };
+}
+
+/**
+ * Bundles one program (ESM, Node 24, minified identifiers off so stack traces stay readable).
+ * CommonJS dependencies get `require`, `__filename` and `__dirname` from a banner.
+ * @throws Error when esbuild reports errors.
+ */
+export async function bundle(repoRoot: string, spec: BundleSpec): Promise<BundledPackage[]> {
+  const result = await build({
+    metafile: true,
+    absWorkingDir: repoRoot,
+    entryPoints: [spec.entry],
+    outfile: spec.outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node24",
+    external: [...EXTERNAL_MODULES],
+    legalComments: "none",
+    sourcemap: false,
+    logLevel: "error",
+    banner: {
+      js: [
+        'import { createRequire as __posternCreateRequire } from "node:module";',
+        'import { fileURLToPath as __posternFileURLToPath } from "node:url";',
+        "const require = __posternCreateRequire(import.meta.url);",
+        "const __filename = __posternFileURLToPath(import.meta.url);",
+        'const __dirname = __posternFileURLToPath(new URL(".", import.meta.url));',
+      ].join("\n"),
+    },
+    plugins: [importMetaUrlPlugin(repoRoot, spec.treeRootFromBundle)],
+  });
+  return bundledPackages(repoRoot, Object.keys(result.metafile.inputs));
+}
+
+/** An npm package whose code is inside a bundle, with its licence (for the copyright file). */
+export interface BundledPackage {
+  name: string;
+  version: string;
+  license: string;
+}
+
+/** The npm packages among esbuild's inputs (paths relative to the repository), sorted by name. */
+function bundledPackages(repoRoot: string, inputs: readonly string[]): BundledPackage[] {
+  const names = new Set<string>();
+  for (const input of inputs) {
+    const m = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input.split("\\").join("/"));
+    if (m?.[1]) names.add(input.slice(0, m.index + m[0].length));
+  }
+  const out = new Map<string, BundledPackage>();
+  for (const dir of names) {
+    const pkg = JSON.parse(readFileSync(join(repoRoot, dir, "package.json"), "utf8")) as {
+      name?: string;
+      version?: string;
+      license?: string | { type?: string };
+    };
+    if (!pkg.name) continue;
+    const license = typeof pkg.license === "string" ? pkg.license : (pkg.license?.type ?? "see the package");
+    out.set(`${pkg.name}@${pkg.version ?? ""}`, { name: pkg.name, version: pkg.version ?? "", license });
+  }
+  return [...out.values()].sort((a, b) => a.name.localeCompare(b.name) || a.version.localeCompare(b.version));
+}
