@@ -6,7 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CreateSecurityGroupCommand, CreateVpcCommand, EC2Client } from "@aws-sdk/client-ec2";
-import { ExecaRunner } from "../../agent/src/process/execa-runner.ts";
+import { motoServerCommand } from "./moto-chroot.ts";
 import { freePort } from "./haproxy.ts";
 import { startProcess } from "./process.ts";
 
@@ -20,19 +20,22 @@ export interface Moto {
   stop(): Promise<void>;
 }
 
-/** Whether moto_server can be started here. */
+/**
+ * Whether moto_server can be started here: the machine's own, or the cached trixie chroot's
+ * (moto-chroot.ts; built on first use when this runs as root with debootstrap).
+ */
 export async function motoAvailable(): Promise<boolean> {
-  return new ExecaRunner()
-    .run("moto_server", ["--help"], { timeoutMs: 20_000 })
-    .then((r) => r.exitCode === 0)
-    .catch(() => false);
+  return (await motoServerCommand()) !== undefined;
 }
 
 /** Starts moto_server and waits (bounded 20 s) until it answers. */
 export async function startMoto(): Promise<Moto> {
   const port = await freePort();
   const dir = await mkdtemp(join(tmpdir(), "postern-moto-"));
-  const proc = startProcess("moto_server", ["-H", "127.0.0.1", "-p", String(port)], {
+  const command = await motoServerCommand();
+  if (!command) throw new Error("moto_server is not available here (motoAvailable)");
+  const [program, ...prefix] = command;
+  const proc = startProcess(program!, [...prefix, "-H", "127.0.0.1", "-p", String(port)], {
     cwd: dir,
     cleanUp: () => rm(dir, { recursive: true, force: true }),
   });
