@@ -13,10 +13,14 @@
  * - `ipset-interactive`: `test SET <ip>` written to ONE long-lived `ip netns exec NS ipset -` process
  *   (one answer line per test on stderr), so no process is spawned per probe;
  * - `ipset-spawn`: one `ip netns exec NS ipset test SET <ip>` process per probe (exit code 0: present),
- *   a few milliseconds each, which limits the resolution to that.
+ *   a few milliseconds each, which limits the resolution to that;
+ * - `nft-spawn`: one `ip netns exec NS nft get element TABLE SET { <ip> }` process per probe (exit code
+ *   0: present), likewise a few milliseconds each;
+ * - `file`: the lines of the file the benchmark's script backend keeps (read directly, microseconds).
  * The interactive ipset process is stopped by its PID on `close` (its PID is also reported to the main
  * thread, which kills it again at clean-up in case the worker was terminated first).
  */
+import { readFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import type { ChildProcessByStdio } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
@@ -34,7 +38,15 @@ export type ProbeSpec =
       readonly ns: string;
       readonly set: string;
       readonly intervalMs: number;
-    };
+    }
+  | {
+      readonly kind: "nft-spawn";
+      readonly ns: string;
+      readonly table: string;
+      readonly set: string;
+      readonly intervalMs: number;
+    }
+  | { readonly kind: "file"; readonly path: string; readonly intervalMs: number };
 
 /** Main thread → worker. */
 export type ProbeRequest =
@@ -213,6 +225,50 @@ class IpsetSpawnProbe implements Probe {
   async close(): Promise<void> {}
 }
 
+class NftSpawnProbe implements Probe {
+  readonly how: string;
+  readonly pid = null;
+  readonly #args: string[];
+  readonly #runner = new ExecaRunner();
+
+  constructor(ns: string, table: string, set: string) {
+    this.#args = ["netns", "exec", ns, "nft", "get", "element", ...table.split(" "), set];
+    this.how = `one "ip netns exec … nft get element ${table} ${set} { <ip> }" process per probe`;
+  }
+
+  async has(ip: string): Promise<boolean> {
+    const r = await this.#runner.run("ip", [...this.#args, `{ ${ip} }`], { timeoutMs: 5_000 });
+    if (r.exitCode === 0) return true;
+    if (/No such file or directory|does not exist/i.test(r.stderr)) return false;
+    throw new Error(`nft get element failed (${r.exitCode}): ${r.stderr.trim()}`);
+  }
+
+  async close(): Promise<void> {}
+}
+
+class FileProbe implements Probe {
+  readonly how: string;
+  readonly pid = null;
+  readonly #path: string;
+
+  constructor(path: string) {
+    this.#path = path;
+    this.how = `the lines of ${path}, the file the benchmark's script keeps`;
+  }
+
+  async has(ip: string): Promise<boolean> {
+    let text = "";
+    try {
+      text = readFileSync(this.#path, "utf8");
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    }
+    return text.split("\n").includes(ip);
+  }
+
+  async close(): Promise<void> {}
+}
+
 /** Blocks this (worker) thread for `ms` milliseconds without spinning; sub-millisecond capable. */
 function pause(ms: number): void {
   if (ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -229,7 +285,11 @@ async function runWorker(spec: ProbeSpec): Promise<void> {
         ? new HaproxyProbe(spec.socketPath, spec.aclId)
         : spec.kind === "ipset-spawn"
           ? new IpsetSpawnProbe(spec.ns, spec.set)
-          : new IpsetInteractiveProbe(spec.ns, spec.set);
+          : spec.kind === "nft-spawn"
+            ? new NftSpawnProbe(spec.ns, spec.table, spec.set)
+            : spec.kind === "file"
+              ? new FileProbe(spec.path)
+              : new IpsetInteractiveProbe(spec.ns, spec.set);
     await probe.has("192.0.2.1"); // the target answers (TEST-NET address, never granted)
   } catch (e) {
     send({ type: "failed", message: e instanceof Error ? e.message : String(e) });

@@ -9,7 +9,11 @@
  *   gets its own address through X-Forwarded-For), and ONE agent in-process (`startAgent`) holding two
  *   backends: HAProxy (a real `haproxy -W` on loopback, reached over its unix runtime socket) and
  *   ipset (a real set inside a network namespace; the agent's commands run there through
- *   `netnsRunner`). One ACL on each backend, ClickToGrant, no MaximumGrantDuration.
+ *   `netnsRunner`). One ACL on each backend, ClickToGrant, no MaximumGrantDuration. Also, where
+ *   they run: nftables (a set with `flags timeout` in table `inet postern` of the same namespace,
+ *   probed with one `nft get element` process per probe, so its resolution is a few milliseconds)
+ *   and a script backend (a shell script that keeps the addresses as lines of a file under flock,
+ *   run by the agent like any custom script; probed by reading the file).
  * - Levels of live sessions (default 1, 100, 1000). Level N = one measuring session plus N − 1
  *   background sessions of one user with SessionLimit null, each signed in from its own address
  *   10.1.x.y (8 sign-ins at a time: Argon2id costs ~30–50 ms each), each granted BOTH ACLs, so the
@@ -80,6 +84,30 @@ import { preciseNow } from "./grant-latency-probe.ts";
 import type { ProbeReply, ProbeRequest, ProbeSpec } from "./grant-latency-probe.ts";
 import { ApiClient, aclStatus, createAndEnrolAgent, createUser, startStack, waitFor } from "../test/support/stack.ts";
 import type { Stack } from "../test/support/stack.ts";
+import { NftablesDriver } from "../agent/src/backends/nftables/driver.ts";
+import { ScriptDriver } from "../agent/src/backends/script/driver.ts";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** The nftables table of the benchmark's set (in the server namespace). */
+const NFT_TABLE = "inet postern";
+
+/**
+ * The script backend's script: keeps the granted addresses as lines of @FILE@ (arguments: action,
+ * ACL name, address; flush empties it), under flock since the agent may run calls side by side.
+ */
+const SCRIPT = `#!/bin/sh
+set -e
+exec 9>"@FILE@.lock"
+flock 9
+case "$1" in
+  add) grep -qxF "$3" "@FILE@" || echo "$3" >> "@FILE@" ;;
+  del) grep -vxF "$3" "@FILE@" > "@FILE@.tmp" || true; mv "@FILE@.tmp" "@FILE@" ;;
+  flush) : > "@FILE@" ;;
+  *) echo "unknown action $1" >&2; exit 2 ;;
+esac
+`;
 
 /** The design target, printed under the table. */
 export const DESIGN_TARGET =
@@ -380,7 +408,7 @@ class AckWatcher {
 
 /** One measured target: its ACL, how it is probed and how many entries it holds. */
 interface Target {
-  readonly name: "haproxy" | "ipset";
+  readonly name: "haproxy" | "ipset" | "nftables" | "script";
   readonly aclId: string;
   readonly probe: WorkerProbe;
   /** Number of entries the target holds now. */
@@ -530,6 +558,10 @@ async function run(options: BenchOptions, cleanup: Cleanup, startedAt: number): 
     support.ok && (await new ExecaRunner().run("ipset", ["-v"]).catch(() => ({ exitCode: 1 }))).exitCode === 0;
   if (!haveIpset)
     console.log(`ipset NOT measured: ${support.ok ? "no ipset command" : support.reason}. Measuring HAProxy only.`);
+  const haveNft =
+    haveIpset && (await new ExecaRunner().run("nft", ["--version"]).catch(() => ({ exitCode: 1 }))).exitCode === 0;
+  if (haveIpset && !haveNft) console.log("nftables NOT measured: no nft command.");
+  const measureScript = !options.haproxyOnly;
 
   // --- HAProxy, namespace + set
   const haproxy: HaproxyInstance = await startHaproxy();
@@ -551,6 +583,25 @@ async function run(options: BenchOptions, cleanup: Cleanup, startedAt: number): 
       "maxelem",
       "65536",
     ]);
+    if (haveNft) {
+      await p.runOk(p.server.ns, "nft", ["add", "table", ...NFT_TABLE.split(" ")]);
+      await p.runOk(p.server.ns, "nft", [
+        "add",
+        "set",
+        ...NFT_TABLE.split(" "),
+        set,
+        "{ type ipv4_addr; flags timeout; }",
+      ]);
+    }
+  }
+  // The script backend's script keeps its entries as lines of a file (flock: calls may overlap).
+  const scriptDir = measureScript ? await mkdtemp(join(tmpdir(), "postern-bench-script-")) : "";
+  const scriptFile = join(scriptDir, "entries");
+  const scriptPath = join(scriptDir, "allow.sh");
+  if (measureScript) {
+    cleanup.add("script folder", () => rm(scriptDir, { recursive: true, force: true }));
+    await writeFile(scriptPath, SCRIPT.replaceAll("@FILE@", scriptFile), { mode: 0o755 });
+    await writeFile(scriptFile, "");
   }
 
   // --- server and one agent holding both backends
@@ -559,6 +610,15 @@ async function run(options: BenchOptions, cleanup: Cleanup, startedAt: number): 
   const acks = new AckWatcher(stack.server.services.engine);
   const capabilities: AgentCapabilities = {
     haproxy: { socket_location: haproxy.socketPath },
+    ...(measureScript ? { script: { enabled: true } } : {}),
+    ...(haveNft
+      ? {
+          nftables: {
+            command_available: true,
+            sets: [{ table: NFT_TABLE, name: set, type: "ipv4_addr", timeout: true }],
+          },
+        }
+      : {}),
     ...(pair
       ? {
           ipset: {
@@ -571,10 +631,15 @@ async function run(options: BenchOptions, cleanup: Cleanup, startedAt: number): 
   };
   const { agentId, configPath } = await createAndEnrolAgent(stack, "bench", capabilities, {
     haproxySocket: haproxy.socketPath,
+    scriptsEnabled: measureScript,
   });
   const runner: CommandRunner = pair ? netnsRunner(new ExecaRunner(), pair.server.ns) : new ExecaRunner();
   const config = await loadConfig(configPath);
-  const backends = createBackends({ runner, useSudo: config.useSudo }); // what startAgent builds by default
+  // Fixed drivers, one per type, so that the event trace can wrap their calls (the daemon makes one per backend).
+  const backends: Map<string, Backend> = createBackends({ runner, useSudo: config.useSudo });
+  if (haveNft) backends.set("nftables", new NftablesDriver({ runner, useSudo: config.useSudo }));
+  if (measureScript)
+    backends.set("script", new ScriptDriver({ runner, command: scriptPath, timeoutMs: 10_000, openSecret: () => "" }));
   const events = new EventTrace(backends);
   cleanup.add("event trace", async () => events.close());
   const agent: RunningAgent = await startAgent({ config, backends, runner, logger: pino({ level: "silent" }) });
@@ -637,6 +702,60 @@ async function run(options: BenchOptions, cleanup: Cleanup, startedAt: number): 
           /Number of entries:\s*(\d+)/.exec((await p.runOk(p.server.ns, "ipset", ["list", "-t", set])).stdout)?.[1] ??
             NaN,
         ),
+    });
+  }
+  if (pair && haveNft) {
+    const p = pair;
+    const nftBackend = await stack.admin.ok<{ ID: string }>("POST", "/api/admin/backends", {
+      Name: "nftables",
+      AgentID: agentId,
+      Config: { nftables: {} },
+    });
+    const nftAcl = await stack.admin.ok<string>("POST", "/api/admin/acls", {
+      Description: "nftables",
+      BackendID: nftBackend.ID,
+      ClickToGrant: true,
+      Config: { nftables: { Table: NFT_TABLE, V4SetName: set, V6SetName: "" } },
+    });
+    const probe = await WorkerProbe.start({
+      kind: "nft-spawn",
+      ns: p.server.ns,
+      table: NFT_TABLE,
+      set,
+      intervalMs: options.pollIntervalMs,
+    });
+    cleanup.add("nftables probe", () => probe.close());
+    targets.push({
+      name: "nftables",
+      aclId: nftAcl,
+      probe,
+      count: async () =>
+        (
+          (await p.runOk(p.server.ns, "nft", ["list", "set", ...NFT_TABLE.split(" "), set])).stdout.match(
+            /\b\d+\.\d+\.\d+\.\d+\b/g,
+          ) ?? []
+        ).length,
+    });
+  }
+  if (measureScript) {
+    const scriptBackend = await stack.admin.ok<{ ID: string }>("POST", "/api/admin/backends", {
+      Name: "script",
+      AgentID: agentId,
+      Config: { script: { Command: scriptPath, EnvVars: [] } },
+    });
+    const scriptAcl = await stack.admin.ok<string>("POST", "/api/admin/acls", {
+      Description: "script",
+      BackendID: scriptBackend.ID,
+      ClickToGrant: true,
+      Config: { script: { Name: "pbench" } },
+    });
+    const probe = await WorkerProbe.start({ kind: "file", path: scriptFile, intervalMs: options.pollIntervalMs });
+    cleanup.add("script probe", () => probe.close());
+    targets.push({
+      name: "script",
+      aclId: scriptAcl,
+      probe,
+      count: async () => (await readFile(scriptFile, "utf8")).split("\n").filter((l) => l !== "").length,
     });
   }
   const aclIds = targets.map((t) => t.aclId);
