@@ -84,3 +84,37 @@ describe("FortiosDriver on a fake FortiGate", () => {
     expect(fgt.log.some((l) => l.includes("vdom=branch"))).toBe(true);
   });
 });
+
+describe("FortiosDriver on FortiOS below 7.2 (a group cannot be empty)", () => {
+  let old: FakeFortiGate;
+  beforeAll(async () => {
+    old = await startFakeFortiGate(token, { before72: true });
+    old.addGroup("vpn_users");
+  });
+  afterAll(async () => {
+    await old?.stop();
+  });
+  const driverOn = () =>
+    new FortiosDriver({
+      http: new NodeHttpClient(),
+      url: old.url,
+      insecure: false,
+      bearer: token,
+      prefix: "kk_",
+      vdom: "",
+    });
+
+  it("keeps the built-in none in the group while no grant is in it, and takes it out for the next grant", async () => {
+    const now = Date.now();
+    expect(await driverOn().add(target, [{ ip: "203.0.113.9", expiresAt: now + HOUR }], now)).toEqual([
+      { ip: "203.0.113.9", ok: true },
+    ]);
+    expect(old.members("vpn_users")).toEqual(["kk_203.0.113.9"]);
+    // The last grant leaves: a plain delete would be refused, so none goes in first.
+    expect(await driverOn().remove(target, ["203.0.113.9"])).toEqual([{ ip: "203.0.113.9", ok: true }]);
+    expect(old.members("vpn_users")).toEqual(["none"]);
+    expect(await driverOn().list(target)).toEqual([]);
+    await driverOn().add(target, [{ ip: "203.0.113.10", expiresAt: now + HOUR }], now);
+    expect(old.members("vpn_users")).toEqual(["kk_203.0.113.10"]);
+  });
+});

@@ -8,8 +8,13 @@
  * envelope `{http_method, http_status, status, mkey, vdom}` and `results` on GET; errors -5 (HTTP 500)
  * for a duplicate, -3 (404) for anything missing, -23 (500) when deleting an address a group uses.
  *
+ * Every VDOM has the built-in `none` address (0.0.0.0/32) and address6 (::/128). With
+ * `{ before72: true }` it behaves as FortiOS below 7.2, which cannot hold an empty address group:
+ * taking out a group's last member answers HTTP 500 error -1 (the real code is not documented; this one
+ * is invented) and leaves the group as it was.
+ *
  * Does not model: tokens with trusted hosts, the `?access_token=` form, field validation beyond the
- * names, FortiOS below 7.2 refusing an empty group, batch transactions, revisions, the monitor API.
+ * names, batch transactions, revisions, the monitor API.
  */
 import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
@@ -42,12 +47,17 @@ export interface FakeFortiGate {
 }
 
 /** Starts the fake, accepting `token` as the only bearer token. */
-export async function startFakeFortiGate(token: string): Promise<FakeFortiGate> {
+export async function startFakeFortiGate(token: string, opts: { before72?: boolean } = {}): Promise<FakeFortiGate> {
   const vdoms = new Map<string, Vdom>();
   const log: string[] = [];
   const vdomOf = (name: string): Vdom => {
     let v = vdoms.get(name);
-    if (!v) vdoms.set(name, (v = { address: new Map(), address6: new Map(), addrgrp: new Map(), addrgrp6: new Map() }));
+    if (!v) {
+      v = { address: new Map(), address6: new Map(), addrgrp: new Map(), addrgrp6: new Map() };
+      v.address.set("none", { name: "none", type: "ipmask", subnet: "0.0.0.0/32" });
+      v.address6.set("none", { name: "none", ip6: "::/128" });
+      vdoms.set(name, v);
+    }
     return v;
   };
 
@@ -130,6 +140,7 @@ export async function startFakeFortiGate(token: string): Promise<FakeFortiGate> 
     }
     if (req.method === "DELETE" && member !== undefined) {
       if (!group.member.some((x) => x.name === member)) return err(404, -3);
+      if (opts.before72 && group.member.length === 1) return err(500, -1);
       group.member = group.member.filter((x) => x.name !== member);
       return ok({ mkey: member });
     }
@@ -145,7 +156,8 @@ export async function startFakeFortiGate(token: string): Promise<FakeFortiGate> 
       void vdomOf(vdom)[v6 ? "addrgrp6" : "addrgrp"].set(name, { name, member: [] }),
     members: (name, vdom = "root", v6 = false) =>
       (vdomOf(vdom)[v6 ? "addrgrp6" : "addrgrp"].get(name)?.member ?? []).map((x) => x.name),
-    addresses: (vdom = "root") => [...vdomOf(vdom).address.keys(), ...vdomOf(vdom).address6.keys()],
+    addresses: (vdom = "root") =>
+      [...vdomOf(vdom).address.keys(), ...vdomOf(vdom).address6.keys()].filter((n) => n !== "none"),
     dropMember(group, member, vdom = "root") {
       const g = vdomOf(vdom).addrgrp.get(group);
       if (g) g.member = g.member.filter((x) => x.name !== member);

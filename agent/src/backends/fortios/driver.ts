@@ -7,7 +7,11 @@
  * "Already there" (error -5) and "not there" (-3, HTTP 404) are success; an object still used by
  * another group (-23) stays. Drift is re-read once a minute.
  *
- * Not handled yet: the placeholder member FortiOS below 7.2 needs to hold an empty group.
+ * FortiOS below 7.2 cannot hold an empty address group (vendors.md §1 "Empty groups"; its error for
+ * that is not documented): when taking a member out is refused, the built-in address `none`
+ * (0.0.0.0/32, ::/128 for address6) goes in as a placeholder and the member is taken out again; the
+ * placeholder leaves when the next grant comes in. Calls on one target run one after the other (the
+ * driver's default concurrency of 1).
  */
 import { normaliseIp } from "@postern/shared";
 import type { AddressFamily, Entry, Target } from "@postern/shared";
@@ -124,6 +128,12 @@ export class FortiosDriver implements Driver {
       );
       if (isMissing(member)) throw new Error(`FortiOS has no address group ${group}${this.#where()}`);
       if (!isDuplicate(member)) this.#check(member, `add ${name} to ${group}`);
+      // The placeholder of an empty group is no longer needed (absent: fine).
+      const placeholder = await this.#call(
+        "DELETE",
+        `/api/v2/cmdb/firewall/${v6 ? "addrgrp6" : "addrgrp"}/${enc(group)}/member/${PLACEHOLDER}`,
+      );
+      if (!isMissing(placeholder)) this.#check(placeholder, `remove the placeholder ${PLACEHOLDER} from ${group}`);
       return { ip: given, ok: true };
     } catch (err) {
       return { ip: given, ok: false, error: err instanceof Error ? err.message : String(err) };
@@ -134,10 +144,15 @@ export class FortiosDriver implements Driver {
     const name = fortiosObjectName(this.#o.prefix, ip);
     const v6 = family === "inet6";
     try {
-      const member = await this.#call(
-        "DELETE",
-        `/api/v2/cmdb/firewall/${v6 ? "addrgrp6" : "addrgrp"}/${enc(group)}/member/${enc(name)}`,
-      );
+      const kind = v6 ? "addrgrp6" : "addrgrp";
+      const path = `/api/v2/cmdb/firewall/${kind}/${enc(group)}/member`;
+      let member = await this.#call("DELETE", `${path}/${enc(name)}`);
+      if (!isMissing(member) && !succeeded(member)) {
+        // FortiOS below 7.2 refuses to empty a group: hold it with the placeholder, then try again.
+        const placed = await this.#call("POST", path, { name: PLACEHOLDER });
+        if (!isDuplicate(placed)) this.#check(placed, `add the placeholder ${PLACEHOLDER} to ${group}`);
+        member = await this.#call("DELETE", `${path}/${enc(name)}`);
+      }
       if (!isMissing(member)) this.#check(member, `remove ${name} from ${group}`);
       const object = await this.#call("DELETE", `/api/v2/cmdb/firewall/${v6 ? "address6" : "address"}/${enc(name)}`);
       if (!isMissing(object) && parse(object).error !== -23) this.#check(object, `delete address ${name}`);
@@ -178,6 +193,9 @@ export class FortiosDriver implements Driver {
   }
 }
 
+/** The built-in FortiOS address (and address6) that holds a group that would be empty. */
+const PLACEHOLDER = "none";
+
 function groupOf(target: Target): string {
   if (!("fortios" in target.acl)) throw new Error(`target ${target.key} is not a fortios ACL`);
   return target.acl.fortios.Name;
@@ -199,6 +217,11 @@ function parse(r: HttpResponse): FortiosAnswer {
 function isDuplicate(r: HttpResponse): boolean {
   const e = parse(r).error;
   return e === -5 || e === -15;
+}
+
+/** A 2xx answer that is not an error envelope. */
+function succeeded(r: HttpResponse): boolean {
+  return r.status >= 200 && r.status < 300 && parse(r).status !== "error";
 }
 
 /** "Not there": HTTP 404 or error -3. */
