@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 source scripts/node-env.sh
 
 packages=(ipset iptables nftables iproute2)
-if [ "${1:-}" = "--test" ]; then packages+=(haproxy socat chromium slapd ldap-utils simplesamlphp php-cli php-xml php-mbstring prometheus debootstrap dpkg-dev lintian); fi
+if [ "${1:-}" = "--test" ]; then packages+=(haproxy socat chromium slapd ldap-utils simplesamlphp php-cli php-xml php-mbstring prometheus dpkg-dev lintian debootstrap binutils curl systemd man-db xz-utils); fi
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   missing=()

@@ -39,6 +39,25 @@ if (missing) console.warn(`packaging: Debian package test SKIPPED: ${missing}`);
 const version = (JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { version: string }).version;
 const PASSWORD = "Str0ng-Passw0rd-for-the-package-test!";
 
+/**
+ * Run by the packaged Node inside the chroot: the SAML schema check as the server makes it
+ * (services/saml/schema-validator.ts), with the shipped xmllint-wasm (its worker and .wasm) and the
+ * shipped schemas at the place the bundle looks for them. Prints "<valid> <invalid>" results.
+ */
+const SAML_CHECK = `
+import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
+const lib = "/usr/lib/postern/server";
+const { validateXML } = createRequire(lib + "/")("xmllint-wasm");
+const f = (n) => ({ fileName: n, contents: readFileSync(lib + "/src/services/saml/schemas/" + n, "utf8") });
+const preload = ["saml-schema-assertion-2.0.xsd", "xmldsig-core-schema.xsd", "xenc-schema.xsd", "XMLSchema.dtd", "datatypes.dtd"].map(f);
+const check = (xml) => validateXML({ xml: [{ fileName: "m.xml", contents: xml }], schema: f("saml-schema-protocol-2.0.xsd"), preload });
+const ns = 'xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion"';
+const good = await check('<samlp:LogoutRequest ' + ns + ' ID="_1" Version="2.0" IssueInstant="2024-01-01T00:00:00Z"><saml:NameID>u</saml:NameID></samlp:LogoutRequest>');
+const bad = await check('<samlp:LogoutRequest ' + ns + '/>');
+console.log(good.valid + " " + bad.valid);
+`;
+
 async function freePort(): Promise<number> {
   const s = createServer();
   await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
@@ -182,6 +201,9 @@ describe.skipIf(missing !== undefined)("Debian packages in a bookworm chroot", (
     expect(existsSync(join(ch.root, "var/lib/postern/tls/cert.pem"))).toBe(true);
     const page = ch.run(["curl", "-fsk", `${base}/`]);
     expect(page.stdout).toContain("<!doctype html>");
+    writeFileSync(join(ch.root, "tmp/saml-check.mjs"), SAML_CHECK);
+    const saml = ch.run(["/usr/lib/postern/server/node", "/tmp/saml-check.mjs"]);
+    expect(saml.stdout.trim(), saml.stderr).toBe("true false");
 
     // postern admin create (run by root, it writes as the postern user), then a sign-in over HTTPS.
     const admin = ch.run(["postern", "admin", "create", "--username", "root", "--name", "Root", "--password-stdin"], {

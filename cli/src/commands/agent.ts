@@ -4,7 +4,8 @@
  * --server-url, else the PublicURL setting, else the listen address of the configuration (https with
  * TLS on, this host's name for a wildcard address), else http://$POSTERN_LISTEN. With a self-signed
  * certificate the command pins it (services/agent-install.ts). The token expires after
- * POSTERN_AGENT_TOKEN_HOURS (default 24); creation is refused beyond the licence's MaxMachines.
+ * POSTERN_AGENT_TOKEN_HOURS (or the configuration's agent_token_hours; default 24); creation is
+ * refused beyond the licence's MaxMachines.
  *
  * `postern agent server-key [--json]`: prints the server's agent signing public key (what agents pin
  * as `serverPublicKey`; created in the data directory when missing), for agents enrolled before
@@ -50,11 +51,11 @@ export function registerAgent(program: Command): void {
     .option("--server-url <url>", "URL the agent reaches this server at")
     .action((name: string, opts: { serverUrl?: string }, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
-      const tokenLifetimeMs = agentTokenLifetimeMs(process.env);
+      const config = serverConfigOf();
+      const tokenLifetimeMs = config ? config.agentTokenHours * 3_600_000 : agentTokenLifetimeMs(process.env);
       const database = openMigrated(g);
       try {
         const noHub = { isConnected: () => false, disconnect: () => undefined };
-        const config = serverConfigOf();
         const url = serverUrl(opts.serverUrl, getSetting(database.db, "PublicURL"), config);
         const service = new AgentService(database.db, systemClock, noHub, { tokenLifetimeMs });
         const created = service.create(name, url, { adminName: "cli", ip: "" }, selfSignedPin(config, dataDirOf(g)));
