@@ -4,15 +4,11 @@
  * v3 (`@aws-sdk/client-ec2`). Rules carry the description `postern <user>`; only rules with that
  * prefix are read back, so an admin's own rules on the same port are never touched.
  * `InvalidPermission.Duplicate` and `InvalidPermission.NotFound` are success. Drift is re-read every
- * two minutes.
+ * two minutes. The SDK is loaded on the first call (issue #13 item 4: an agent without an AWS backend
+ * never loads it).
  */
-import {
-  AuthorizeSecurityGroupIngressCommand,
-  DescribeSecurityGroupsCommand,
-  EC2Client,
-  RevokeSecurityGroupIngressCommand,
-} from "@aws-sdk/client-ec2";
-import type { IpPermission } from "@aws-sdk/client-ec2";
+import type * as Ec2Sdk from "@aws-sdk/client-ec2";
+import type { EC2Client, IpPermission } from "@aws-sdk/client-ec2";
 import { normaliseIp } from "@postern/shared";
 import type { Entry, Target } from "@postern/shared";
 import type { EntryOutcome } from "../backend.ts";
@@ -43,19 +39,30 @@ export class AwsDriver implements Driver {
   readonly type = "aws";
   readonly concurrency = 4;
   readonly driftIntervalMs = 120_000;
-  readonly #ec2: EC2Client;
+  readonly #options: AwsDriverOptions;
+  #sdk: Promise<{ ec2: EC2Client; sdk: typeof Ec2Sdk }> | undefined;
 
   /** @throws Error without credentials or region. */
   constructor(options: AwsDriverOptions) {
     if (!options.accessKeyId || !options.secretAccessKey)
       throw new Error("the AWS backend has no access key for this agent");
     if (!options.region) throw new Error("the AWS backend has no Region");
-    this.#ec2 = new EC2Client({
-      region: options.region,
-      credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
-      ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-      maxAttempts: 3,
-    });
+    this.#options = options;
+  }
+
+  /** The SDK and this backend's client, loaded and made on first use. */
+  #client(): Promise<{ ec2: EC2Client; sdk: typeof Ec2Sdk }> {
+    const o = this.#options;
+    this.#sdk ??= import("@aws-sdk/client-ec2").then((sdk) => ({
+      sdk,
+      ec2: new sdk.EC2Client({
+        region: o.region,
+        credentials: { accessKeyId: o.accessKeyId, secretAccessKey: o.secretAccessKey },
+        ...(o.endpoint ? { endpoint: o.endpoint } : {}),
+        maxAttempts: 3,
+      }),
+    }));
+    return this.#sdk;
   }
 
   /** Authorises one rule per address; expired entries are skipped (ok). */
@@ -68,9 +75,10 @@ export class AwsDriver implements Driver {
       else if (e.expiresAt <= now) out.push({ ip: e.ip, ok: true });
       else
         out.push(
-          await this.#send(e.ip, "InvalidPermission.Duplicate", () =>
-            this.#ec2.send(new AuthorizeSecurityGroupIngressCommand({ GroupId: group, IpPermissions: [perm] })),
-          ),
+          await this.#send(e.ip, "InvalidPermission.Duplicate", async () => {
+            const { ec2, sdk } = await this.#client();
+            return ec2.send(new sdk.AuthorizeSecurityGroupIngressCommand({ GroupId: group, IpPermissions: [perm] }));
+          }),
         );
     }
     return out;
@@ -85,9 +93,10 @@ export class AwsDriver implements Driver {
       if (!perm) out.push({ ip, ok: false, error: `invalid IP address "${ip}"` });
       else
         out.push(
-          await this.#send(ip, "InvalidPermission.NotFound", () =>
-            this.#ec2.send(new RevokeSecurityGroupIngressCommand({ GroupId: group, IpPermissions: [perm] })),
-          ),
+          await this.#send(ip, "InvalidPermission.NotFound", async () => {
+            const { ec2, sdk } = await this.#client();
+            return ec2.send(new sdk.RevokeSecurityGroupIngressCommand({ GroupId: group, IpPermissions: [perm] }));
+          }),
         );
     }
     return out;
@@ -98,7 +107,8 @@ export class AwsDriver implements Driver {
     const { group, port } = aclOf(target);
     let perms: IpPermission[];
     try {
-      const r = await this.#ec2.send(new DescribeSecurityGroupsCommand({ GroupIds: [group] }));
+      const { ec2, sdk } = await this.#client();
+      const r = await ec2.send(new sdk.DescribeSecurityGroupsCommand({ GroupIds: [group] }));
       perms = r.SecurityGroups?.[0]?.IpPermissions ?? [];
     } catch (err) {
       throw new Error(`AWS could not read security group ${group}: ${errorName(err)}`, { cause: err });
@@ -120,9 +130,11 @@ export class AwsDriver implements Driver {
     return [...new Set(out)];
   }
 
-  /** Closes the SDK client. */
+  /** Closes the SDK client (when one was made). */
   async close(): Promise<void> {
-    this.#ec2.destroy();
+    const made = this.#sdk;
+    this.#sdk = undefined;
+    if (made) (await made.catch(() => undefined))?.ec2.destroy();
   }
 
   async #send(ip: string, fine: string, call: () => Promise<unknown>): Promise<EntryOutcome> {
