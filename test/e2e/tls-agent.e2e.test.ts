@@ -5,7 +5,6 @@
  * `postern-agent run` then connects over wss trusting that certificate alone; without a fingerprint
  * the self-signed server is refused by the system's CAs.
  */
-import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,23 +14,13 @@ import { startServer } from "@postern/server";
 import type { RunningServer } from "@postern/server";
 import { createLogger } from "../../server/src/logger.ts";
 import { spawnAgent, waitFor } from "../support/stack.ts";
+import { runAsync } from "../support/run-async.ts";
 import type { AgentProcess } from "../support/stack.ts";
 
 const AGENT = fileURLToPath(new URL("../../agent/src/main.ts", import.meta.url));
 
-/** Runs `postern-agent enrol` (asynchronously: the server answers from this process). Killed after 60 s. */
-function enrolCli(args: string[]): Promise<{ status: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [AGENT, "enrol", ...args], { stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.once("exit", (status) => {
-      clearTimeout(timer);
-      resolve({ status, stderr });
-    });
-  });
-}
+/** Runs `postern-agent enrol` (asynchronously: the server answers from this process). */
+const enrolCli = (args: string[]) => runAsync(process.execPath, [AGENT, "enrol", ...args]);
 
 describe("agent enrolment against a self-signed server by fingerprint", () => {
   let dir: string;

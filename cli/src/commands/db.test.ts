@@ -4,7 +4,6 @@
  * restored directory whose server signs the user in with the password the backup held and keeps
  * the agent signing key, and a damaged archive refused with nothing changed.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, statSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,22 +12,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startServer } from "@postern/server";
 import type { RunningServer } from "@postern/server";
 import { createLogger } from "../../../server/src/logger.ts";
+import { runAsync } from "../../../test/support/run-async.ts";
 
 const CLI = fileURLToPath(new URL("../main.ts", import.meta.url));
 
-/** Runs the CLI asynchronously (a server may answer from this process); killed after 60 s. */
-function postern(args: string[]): Promise<{ status: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.once("exit", (status) => {
-      clearTimeout(timer);
-      resolve({ status, stderr });
-    });
-  });
-}
+/** Runs the CLI asynchronously (a server may answer from this process). */
+const postern = (args: string[]) => runAsync(process.execPath, [CLI, ...args]);
 
 const servers: RunningServer[] = [];
 afterEach(async () => {
