@@ -109,6 +109,9 @@ describe.skipIf(!chromiumAvailable)("admin agents page in Chromium", () => {
     await expectVisible(caps);
     await expectVisible(caps.getByText("/run/haproxy/admin.sock"));
     await expectVisible(caps.getByText("Operating system"));
+    // nft is installed here (scripts/setup.sh): the agent reports nftables, the cell and the dialog show it.
+    expect(await cell.textContent()).toContain("nftables");
+    await expectVisible(caps.getByRole("term").filter({ hasText: /^nftables$/ }));
     await noSerious("capabilities dialog");
     await page.keyboard.press("Escape");
     await expect.poll(() => caps.count()).toBe(0);

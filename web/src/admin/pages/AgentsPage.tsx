@@ -45,6 +45,7 @@ function capabilityNames(agent: Agent): string[] {
   const c = agent.Capabilities;
   const out: string[] = [];
   if (c.ipset) out.push("ipset");
+  if (c.nftables?.command_available) out.push("nftables");
   if (c.haproxy) out.push("haproxy");
   if (c.script?.enabled) out.push("script");
   return out;
@@ -151,6 +152,26 @@ function CapabilitiesDialog({ agent, onClose }: { agent: Agent; onClose: () => v
                   {c.ipset.ipsets.map((set) => (
                     <li key={set.name}>
                       {set.name} ({set.address_family})
+                    </li>
+                  ))}
+                </ul>
+              ) : null}
+            </>
+          ) : (
+            no
+          )}
+        </dd>
+        <dt className="font-medium">nftables</dt>
+        <dd>
+          {c.nftables ? (
+            <>
+              <Trans>command available</Trans>: {c.nftables.command_available ? yes : no}
+              {c.nftables.sets.length > 0 ? (
+                <ul className="mt-1 list-inside list-disc">
+                  {c.nftables.sets.map((set) => (
+                    <li key={`${set.table} ${set.name}`}>
+                      {set.table} {set.name} ({set.type}
+                      {set.timeout ? ", timeout" : ""})
                     </li>
                   ))}
                 </ul>
