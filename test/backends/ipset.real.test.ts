@@ -8,7 +8,7 @@ import type { Target } from "@postern/shared";
 import { IpsetBackend } from "../../agent/src/backends/ipset/driver.ts";
 import { ExecaRunner } from "../../agent/src/process/execa-runner.ts";
 import type { CommandRunner } from "../../agent/src/process/runner.ts";
-import { createNetnsPair, netnsRunner, netnsSupport, sleep } from "../support/netns.ts";
+import { createNetnsPair, dropUnlessInSet, netnsRunner, netnsSupport, sleep } from "../support/netns.ts";
 import type { NetnsHttpServer, NetnsPair } from "../support/netns.ts";
 
 const support = await netnsSupport();
@@ -51,38 +51,8 @@ describe.skipIf(skipReason !== "")("IpsetBackend with real ipset + iptables in a
     await pair.runOk(ns, "ipset", ["create", plain, "hash:ip", "family", "inet"]);
     http = await pair.startHttpServer();
     const port = String(http.port);
-    await pair.runOk(ns, "iptables", [
-      "-A",
-      "INPUT",
-      "-p",
-      "tcp",
-      "--dport",
-      port,
-      "-m",
-      "set",
-      "!",
-      "--match-set",
-      v4,
-      "src",
-      "-j",
-      "DROP",
-    ]);
-    await pair.runOk(ns, "ip6tables", [
-      "-A",
-      "INPUT",
-      "-p",
-      "tcp",
-      "--dport",
-      port,
-      "-m",
-      "set",
-      "!",
-      "--match-set",
-      v6,
-      "src",
-      "-j",
-      "DROP",
-    ]);
+    await dropUnlessInSet(pair, http.port, v4);
+    await dropUnlessInSet(pair, http.port, v6, "inet6");
     url = `http://${pair.server.ip}:${port}/`;
     url6 = `http://[${pair.server.ip6}]:${port}/`;
     // The backend's commands run inside the server namespace, where the sets live.

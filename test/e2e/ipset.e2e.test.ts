@@ -12,7 +12,7 @@ import { pino } from "pino";
 import { ExecaRunner } from "../../agent/src/process/execa-runner.ts";
 import { startAgent } from "../../agent/src/daemon.ts";
 import { loadConfig } from "../../agent/src/config.ts";
-import { createNetnsPair, netnsRunner, netnsSupport } from "../support/netns.ts";
+import { createNetnsPair, dropUnlessInSet, netnsRunner, netnsSupport } from "../support/netns.ts";
 import type { NetnsHttpServer, NetnsPair } from "../support/netns.ts";
 import { ApiClient, aclStatus, createAndEnrolAgent, createUser, startStack, waitFor } from "../support/stack.ts";
 import type { Stack } from "../support/stack.ts";
@@ -41,22 +41,7 @@ describe.skipIf(skip)("core loop on real ipset + iptables in namespaces", () => 
     const ns = pair.server.ns;
     await pair.runOk(ns, "ipset", ["create", set, "hash:ip", "family", "inet", "timeout", "0"]);
     http = await pair.startHttpServer();
-    await pair.runOk(ns, "iptables", [
-      "-A",
-      "INPUT",
-      "-p",
-      "tcp",
-      "--dport",
-      String(http.port),
-      "-m",
-      "set",
-      "!",
-      "--match-set",
-      set,
-      "src",
-      "-j",
-      "DROP",
-    ]);
+    await dropUnlessInSet(pair, http.port, set);
     url = `http://${pair.server.ip}:${http.port}/`;
 
     stack = await startStack({ trustedProxies: ["127.0.0.1"] });

@@ -335,3 +335,32 @@ async function waitForLine(child: ResultPromise, pattern: RegExp, timeoutMs: num
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/**
+ * Drops TCP traffic to `port` in the pair's server namespace unless its source is in the ipset `set`
+ * (`iptables`, or `ip6tables` for an inet6 set): the rule every ipset test protects its server with.
+ */
+export async function dropUnlessInSet(
+  pair: NetnsPair,
+  port: number,
+  set: string,
+  family: "inet" | "inet6" = "inet",
+): Promise<void> {
+  const tool = family === "inet6" ? "ip6tables" : "iptables";
+  await pair.runOk(pair.server.ns, tool, [
+    "-A",
+    "INPUT",
+    "-p",
+    "tcp",
+    "--dport",
+    String(port),
+    "-m",
+    "set",
+    "!",
+    "--match-set",
+    set,
+    "src",
+    "-j",
+    "DROP",
+  ]);
+}

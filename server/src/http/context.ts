@@ -62,7 +62,8 @@ export function readSessionCookie(c: Context<AppEnv>, name: string): string | un
   return getCookie(c, cookieName(c, name));
 }
 
-function socketAddress(c: Context<AppEnv>): string {
+/** The TCP peer's address as the socket gives it ("" when there is none): not the client behind a proxy. */
+export function socketAddress(c: Context<AppEnv>): string {
   try {
     return getConnInfo(c).remote.address ?? "";
   } catch {

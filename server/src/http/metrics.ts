@@ -7,9 +7,9 @@
 import { timingSafeEqual, createHash } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
-import { getConnInfo } from "@hono/node-server/conninfo";
 import { normaliseIp } from "@postern/shared";
 import type { ServerMetrics, SignInAudience, SignInMethod } from "../services/metrics.ts";
+import { socketAddress } from "./context.ts";
 import type { AppEnv } from "./context.ts";
 
 /** Route pattern of a sign-in step → what it signs in (method POST). */
@@ -76,13 +76,7 @@ export function metricsHandler(metrics: ServerMetrics, token: string | undefined
 
 function directFromLoopback(c: Context<AppEnv>): boolean {
   if (c.req.header("x-forwarded-for") !== undefined || c.req.header("forwarded") !== undefined) return false;
-  let peer: string | undefined;
-  try {
-    peer = getConnInfo(c).remote.address;
-  } catch {
-    return false;
-  }
-  const ip = peer ? normaliseIp(peer) : null;
+  const ip = normaliseIp(socketAddress(c));
   if (!ip) return false;
   return ip.family === "inet" ? ip.ip.startsWith("127.") : ip.ip === "::1";
 }

@@ -21,7 +21,7 @@ import { licenses } from "../../../server/src/db/schema.ts";
 import { chromiumAvailable, expectVisible } from "../../support/browser.ts";
 import { httpGetFrom, startHaproxy } from "../../support/haproxy.ts";
 import type { HaproxyInstance } from "../../support/haproxy.ts";
-import { createNetnsPair, netnsRunner, netnsSupport } from "../../support/netns.ts";
+import { createNetnsPair, dropUnlessInSet, netnsRunner, netnsSupport } from "../../support/netns.ts";
 import type { NetnsHttpServer, NetnsPair } from "../../support/netns.ts";
 import { ApiClient, aclStatus, createAndEnrolAgent, createUser, spawnAgent, waitFor } from "../../support/stack.ts";
 import type { AgentProcess, Stack } from "../../support/stack.ts";
@@ -432,22 +432,7 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("New Knoc wizards in Chromium
       const ns = pair.server.ns;
       await pair.runOk(ns, "ipset", ["create", set, "hash:ip", "family", "inet", "timeout", "0"]);
       http = await pair.startHttpServer();
-      await pair.runOk(ns, "iptables", [
-        "-A",
-        "INPUT",
-        "-p",
-        "tcp",
-        "--dport",
-        String(http.port),
-        "-m",
-        "set",
-        "!",
-        "--match-set",
-        set,
-        "src",
-        "-j",
-        "DROP",
-      ]);
+      await dropUnlessInSet(pair, http.port, set);
       target = `http://${pair.server.ip}:${http.port}/`;
       const { agentId, configPath } = await createAndEnrolAgent(
         stack,
