@@ -4,8 +4,14 @@
  * `startHaproxy()` writes a temp config with two admin runtime sockets (unix `<dir>/admin.sock` and TCP
  * `127.0.0.1:<free port>`), a frontend on `127.0.0.1:<free port>` that answers 403 unless the source
  * address is in the ACL file `<dir>/allow-<n>.acl` and 200 `ok` otherwise, and runs HAProxy in the
- * foreground in master-worker mode (`haproxy -W -f cfg`). `reload()` sends SIGUSR2 to the master and
- * waits until a new worker answers; `stop()` terminates the master by PID and removes the temp dir.
+ * foreground in master-worker mode (`haproxy -W -S <dir>/master.sock -f cfg`). `reload()` sends SIGUSR2
+ * to the master and waits until a new worker answers and the master's CLI answers again; `stop()`
+ * terminates the master by PID and removes the temp dir.
+ *
+ * Why the master CLI: after a reload the master re-executes itself, and the new worker can answer the
+ * runtime API before the new master has installed its signal handlers; a SIGUSR2 sent in that window is
+ * lost. The master serves its CLI only from its main loop, after the handlers are in place, so an answer
+ * there means the next reload signal will be taken.
  */
 import { request } from "node:http";
 import { createServer, createConnection } from "node:net";
@@ -34,7 +40,7 @@ export interface HaproxyInstance {
   command(command: string): Promise<string>;
   /** PID of the worker currently serving the runtime API (`show info` Pid). */
   workerPid(): Promise<number>;
-  /** Reloads (SIGUSR2 to the master) and waits (bounded: 15 s) until a new worker serves. */
+  /** Reloads (SIGUSR2 to the master) and waits (bounded: 15 s) until a new worker serves and the master is ready for the next reload. */
   reload(): Promise<void>;
   /** Stops HAProxy by its master PID (SIGTERM, SIGKILL after 5 s) and removes the temp dir. Idempotent. */
   stop(): Promise<void>;
@@ -83,7 +89,8 @@ export function runtimeCommand(
       reject(new Error(`runtime API: no answer to "${command}" within ${timeoutMs} ms`));
     }, timeoutMs);
     s.setEncoding("utf8");
-    s.on("connect", () => s.write(`${command}\n`));
+    // Half-close after the command: the worker CLI closes after answering anyway, the master CLI only on EOF.
+    s.on("connect", () => s.end(`${command}\n`));
     s.on("data", (d: string) => (text += d));
     s.on("error", (e) => {
       clearTimeout(timer);
@@ -105,6 +112,7 @@ export async function startHaproxy(options: StartHaproxyOptions = {}): Promise<H
   const n = ++counter;
   const dir = await mkdtemp(join(tmpdir(), `postern-haproxy-${process.pid}-`));
   const socketPath = join(dir, "admin.sock");
+  const masterSocket = join(dir, "master.sock");
   const aclFile = join(dir, options.aclFileName ?? `allow-${n}.acl`);
   const [tcpPort, frontendPort] = [await freePort(), await freePort()];
   await writeFile(aclFile, (options.initialEntries ?? []).map((e) => `${e}\n`).join(""));
@@ -129,7 +137,7 @@ export async function startHaproxy(options: StartHaproxyOptions = {}): Promise<H
       "",
     ].join("\n"),
   );
-  const proc = startProcess(options.binary ?? "haproxy", ["-W", "-f", cfg], {
+  const proc = startProcess(options.binary ?? "haproxy", ["-W", "-S", masterSocket, "-f", cfg], {
     cwd: dir,
     cleanUp: () => rm(dir, { recursive: true, force: true }),
   });
@@ -143,13 +151,19 @@ export async function startHaproxy(options: StartHaproxyOptions = {}): Promise<H
     if (!m?.[1]) throw new Error(`show info has no Pid: ${info.slice(0, 200)}`);
     return Number(m[1]);
   };
+  /** True once the master's CLI answers `show proc` listing `worker` among its current workers. */
+  const masterServes = async (worker: number): Promise<boolean> => {
+    const procs = await runtimeCommand(masterSocket, "show proc");
+    const current = procs.split("# old workers")[0] ?? "";
+    return new RegExp(`^${worker}\\s+worker\\b`, "m").test(current);
+  };
 
   try {
     if (pid === undefined) throw new Error("haproxy did not start");
     // Wait for the runtime API and the frontend.
     await until(15_000, async () => {
       if (proc.exited()) throw new Error(`haproxy exited: ${proc.output()}`);
-      await workerPid();
+      if (!(await masterServes(await workerPid()))) return false;
       await new Promise<void>((resolve, reject) => {
         const s = createConnection({ host: "127.0.0.1", port: frontendPort }, () => {
           s.destroy();
@@ -179,7 +193,8 @@ export async function startHaproxy(options: StartHaproxyOptions = {}): Promise<H
         process.kill(pid, "SIGUSR2");
         await until(15_000, async () => {
           if (proc.exited()) throw new Error(`haproxy exited during reload: ${proc.output()}`);
-          return (await workerPid()) !== before;
+          const now = await workerPid();
+          return now !== before && (await masterServes(now));
         });
       },
       stop,
