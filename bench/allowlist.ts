@@ -98,10 +98,10 @@ async function main(): Promise<void> {
     const aclId = newId();
     const userId = newId();
     const now = clock.now();
-    db.insert(backends)
+    await db.insert(backends)
       .values({ id: backendId, name: "bench allowlist", agentId: null, type: "allowlist", config: { allowlist: {} } })
       .run();
-    db.insert(acls)
+    await db.insert(acls)
       .values({
         id: aclId,
         description: "Bench allowlist",
@@ -114,12 +114,12 @@ async function main(): Promise<void> {
         },
       })
       .run();
-    db.insert(users).values({ id: userId, name: "Bench", userName: "bench", authType: "local" }).run();
+    await db.insert(users).values({ id: userId, name: "Bench", userName: "bench", authType: "local" }).run();
     const expiresAt = now + 3_600_000;
     for (let from = 0; from < ENTRIES; from += SEED_BATCH) {
-      db.transaction((tx) => {
+      await db.transaction(async (tx) => {
         const sessionIds = Array.from({ length: Math.min(SEED_BATCH, ENTRIES - from) }, () => newId());
-        tx.insert(userSessions)
+        await tx.insert(userSessions)
           .values(
             sessionIds.map((id, k) => ({
               id,
@@ -131,11 +131,11 @@ async function main(): Promise<void> {
             })),
           )
           .run();
-        sessionIds.forEach((sessionId, k) => {
-          ensureGrantRows(tx, sessionId, [aclId], now, newId);
-          const grantId = getGrantFor(tx, sessionId, aclId)!.id;
-          setGrantStatus(tx, grantId, 6, now, { grantedAt: now, expiresAt });
-          setGrantAddresses(tx, grantId, [addressOf(from + k)]);
+        sessionIds.forEach(async (sessionId, k) => {
+          await ensureGrantRows(tx, sessionId, [aclId], now, newId);
+          const grantId = (await getGrantFor(tx, sessionId, aclId))!.id;
+          await setGrantStatus(tx, grantId, 6, now, { grantedAt: now, expiresAt });
+          await setGrantAddresses(tx, grantId, [addressOf(from + k)]);
         });
       });
       // Every drizzle call prepares a better-sqlite3 statement; its native memory (~3 kB) is freed
@@ -145,11 +145,11 @@ async function main(): Promise<void> {
       await new Promise((resolve) => setImmediate(resolve));
       await new Promise((resolve) => setImmediate(resolve));
     }
-    const key = apiKeys.create(
+    const key = (await apiKeys.create(
       { Name: "bench reader", Scopes: [`allowlist.read:${aclId}`], ExpiredAfter: null },
       { adminName: "bench", ip: "127.0.0.1" },
-    ).PlaintextKey!;
-    const seeded = publishedAddresses(db, aclId, clock.now()).length;
+    )).PlaintextKey!;
+    const seeded = (await publishedAddresses(db, aclId, clock.now())).length;
     console.log(
       `seeded ${seeded} published addresses in ${((performance.now() - t0) / 1000).toFixed(1)} s (directly through the repositories, see the header); RSS ${(process.memoryUsage().rss / 1048576).toFixed(0)} MB`,
     );
@@ -161,7 +161,7 @@ async function main(): Promise<void> {
       .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
       .where(and(eq(grants.aclId, aclId), eq(grants.status, 6), gt(grants.expiresAt, clock.now())))
       .orderBy(grantAddresses.ip);
-    const plan = db.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${query.getSQL()}`);
+    const plan = await db.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${query.getSQL()}`);
     console.log("query plan:");
     for (const row of plan) console.log(`  ${row.detail}`);
 
@@ -191,7 +191,7 @@ async function main(): Promise<void> {
         ),
       );
     };
-    await measure("query", () => publishedAddresses(db, aclId, clock.now()).length);
+    await measure("query", async () => (await publishedAddresses(db, aclId, clock.now())).length);
     for (const fmt of ["txt", "json"]) {
       await measure(`in-process .${fmt}`, async () => {
         const res = await app.request(`http://127.0.0.1${path(fmt)}`, { headers: auth }, env);
@@ -208,9 +208,9 @@ async function main(): Promise<void> {
         return (await res.arrayBuffer()).byteLength;
       });
     }
-    const poke = () => db.run(sql`update acls set description = description where id = ${aclId}`);
+    const poke = async () => await db.run(sql`update acls set description = description where id = ${aclId}`);
     await measure("http .txt rebuilt", async () => {
-      poke();
+      await poke();
       const res = await fetch(`${server.url}${path("txt")}`, { headers: auth });
       if (res.status !== 200) throw new Error(`status ${res.status}`);
       return (await res.arrayBuffer()).byteLength;

@@ -118,7 +118,7 @@ async function scenario(
   const expiry = ips.map((_, i) => start + Math.round((spreadMs * i) / options.entries));
   for (const [i, ip] of ips.entries())
     for (const t of bed.targets)
-      services.engine.grant(sessions[i] as string, t.aclId, { userName: user, ip, click: false }, expiry[i]);
+      await services.engine.grant(sessions[i] as string, t.aclId, { userName: user, ip, click: false }, expiry[i]);
   const inPlace = await waitFor(
     async () => {
       for (const t of bed.targets) {

@@ -241,10 +241,10 @@ async function seed(db: Db, o: Options, haproxy: MultiAclHaproxy): Promise<Seede
   const agentId = newId();
   const agentToken = randomToken(24);
   const backendId = newId();
-  db.insert(agents)
+  await db.insert(agents)
     .values({ id: agentId, name: "bench agent", tokenHash: sha256(agentToken), tokenExpiresAt: now + 3_600_000 })
     .run();
-  db.insert(backends)
+  await db.insert(backends)
     .values({
       id: backendId,
       name: "bench haproxy",
@@ -254,7 +254,7 @@ async function seed(db: Db, o: Options, haproxy: MultiAclHaproxy): Promise<Seede
     })
     .run();
   const aclIds = haproxy.aclIds.map(() => newId());
-  db.insert(acls)
+  await db.insert(acls)
     .values(
       aclIds.map((id, i) => ({
         id,
@@ -310,11 +310,11 @@ async function seed(db: Db, o: Options, haproxy: MultiAclHaproxy): Promise<Seede
         addressRows.push({ grantId: id, ip });
       }
     }
-    chunked(userRows, (part) => tx.insert(users).values(part).run());
-    chunked(sessionRows, (part) => tx.insert(userSessions).values(part).run());
-    chunked(assignRows, (part) => tx.insert(userAcls).values(part).run());
-    chunked(grantRows, (part) => tx.insert(grants).values(part).run());
-    chunked(addressRows, (part) => tx.insert(grantAddresses).values(part).run());
+    chunked(userRows, async (part) => await tx.insert(users).values(part).run());
+    chunked(sessionRows, async (part) => await tx.insert(userSessions).values(part).run());
+    chunked(assignRows, async (part) => await tx.insert(userAcls).values(part).run());
+    chunked(grantRows, async (part) => await tx.insert(grants).values(part).run());
+    chunked(addressRows, async (part) => await tx.insert(grantAddresses).values(part).run());
   });
   return { agentToken, tokens, markerGrantId };
 }
@@ -416,7 +416,7 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
   const { db } = database;
   const seeded = await seed(db, o, haproxy);
   await settle();
-  const grantCount = db.select({ n: count() }).from(grants).where(eq(grants.status, 0)).get()?.n ?? 0;
+  const grantCount = (await db.select({ n: count() }).from(grants).where(eq(grants.status, 0)).get())?.n ?? 0;
   console.log(
     `seeded ${o.sessions} users and sessions, ${grantCount} Granted grants + 1 marker in ${((performance.now() - seedStart) / 1000).toFixed(1)} s (directly, see the header); HAProxy ACLs #${haproxy.aclIds.join(", #")}`,
   );
@@ -460,7 +460,7 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
   let acked = false;
   while (performance.now() - syncStart < SYNC_TIMEOUT_MS) {
     if (agentChild.exitCode !== null) throw new Error(`the agent exited (${agentChild.exitCode}):\n${agentOutput()}`);
-    if (db.select({ s: grants.status }).from(grants).where(eq(grants.id, seeded.markerGrantId)).get()?.s === 0) {
+    if ((await db.select({ s: grants.status }).from(grants).where(eq(grants.id, seeded.markerGrantId)).get())?.s === 0) {
       acked = true;
       break;
     }
@@ -488,7 +488,7 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
   serverMem.push({ label: `after ${o.statusCalls} GET /api/status`, m: procMemory(server.pid) });
   agentMem.push({ label: "at the end", m: procMemory(agentPid) });
   const moved =
-    db.select({ n: count() }).from(userSessions).where(eq(userSessions.ipAddress, "127.0.0.1")).get()?.n ?? 0;
+    (await db.select({ n: count() }).from(userSessions).where(eq(userSessions.ipAddress, "127.0.0.1")).get())?.n ?? 0;
 
   // --- report
   console.log("");

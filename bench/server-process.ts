@@ -302,7 +302,7 @@ export async function seedBatches(
 ): Promise<void> {
   for (let from = 0; from < total; from += batch) {
     const to = Math.min(total, from + batch);
-    db.transaction((tx) => fill(tx, from, to));
+    await db.transaction((tx) => fill(tx, from, to));
     await settle();
   }
 }

@@ -188,10 +188,10 @@ async function seed(db: Db, o: Options): Promise<string[]> {
   const endsAt = now + 8 * 3_600_000;
   const agentId = newId();
   const backendId = newId();
-  db.insert(agents)
+  await db.insert(agents)
     .values({ id: agentId, name: "bench agent", tokenHash: sha256(randomToken(24)), tokenExpiresAt: now + 3_600_000 })
     .run();
-  db.insert(backends)
+  await db.insert(backends)
     .values({
       id: backendId,
       name: "bench haproxy",
@@ -201,7 +201,7 @@ async function seed(db: Db, o: Options): Promise<string[]> {
     })
     .run();
   const aclIds = Array.from({ length: o.acls }, () => newId());
-  db.insert(acls)
+  await db.insert(acls)
     .values(
       aclIds.map((id, i) => ({
         id,
@@ -219,8 +219,8 @@ async function seed(db: Db, o: Options): Promise<string[]> {
   let groupId = "";
   if (o.assign === "group") {
     groupId = newId();
-    db.insert(groups).values({ id: groupId, name: "bench group", type: "local" }).run();
-    db.insert(groupAcls)
+    await db.insert(groups).values({ id: groupId, name: "bench group", type: "local" }).run();
+    await db.insert(groupAcls)
       .values(aclIds.map((aclId) => ({ groupId, aclId })))
       .run();
   }
@@ -264,18 +264,18 @@ async function seed(db: Db, o: Options): Promise<string[]> {
         }
       });
     }
-    insertChunked(userRows, (part) => tx.insert(users).values(part).run());
-    insertChunked(sessionRows, (part) => tx.insert(userSessions).values(part).run());
-    insertChunked(groupUserRows, (part) => tx.insert(groupUsers).values(part).run());
-    insertChunked(userAclRows, (part) => tx.insert(userAcls).values(part).run());
-    insertChunked(grantRows, (part) => tx.insert(grants).values(part).run());
-    insertChunked(addressRows, (part) => tx.insert(grantAddresses).values(part).run());
+    insertChunked(userRows, async (part) => await tx.insert(users).values(part).run());
+    insertChunked(sessionRows, async (part) => await tx.insert(userSessions).values(part).run());
+    insertChunked(groupUserRows, async (part) => await tx.insert(groupUsers).values(part).run());
+    insertChunked(userAclRows, async (part) => await tx.insert(userAcls).values(part).run());
+    insertChunked(grantRows, async (part) => await tx.insert(grants).values(part).run());
+    insertChunked(addressRows, async (part) => await tx.insert(grantAddresses).values(part).run());
   });
   return tokens;
 }
 
 /** Installs a licence for `users` users, signed with a throwaway key, through the licence store. */
-function installLicence(db: Db, users: number): void {
+async function installLicence(db: Db, users: number): Promise<void> {
   const { privateKeyPem } = generateLicenseSigningKey();
   const payload = {
     ID: "bench-licence",
@@ -286,7 +286,7 @@ function installLicence(db: Db, users: number): void {
     Expires: null,
   };
   const key = signLicense(payload, parseLicensePrivateKey(privateKeyPem));
-  db.transaction((tx) => storeLicence(tx, key, payload, Date.now()));
+  await db.transaction(async (tx) => await storeLicence(tx, key, payload, Date.now()));
 }
 
 /** One GET /api/status; resolves the status code and body size, or the socket error. */
@@ -440,8 +440,8 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
   cleanup.add("database handle", () => database.close());
   const { db } = database;
   const tokens = await seed(db, o);
-  const grantCount = (): number => db.select({ n: count() }).from(grants).get()?.n ?? 0;
-  const grantsSeeded = grantCount();
+  const grantCount = async (): Promise<number> => (await db.select({ n: count() }).from(grants).get())?.n ?? 0;
+  const grantsSeeded = await grantCount();
   await settle();
   console.log(
     `seeded ${o.sessions} users and sessions, ${grantsSeeded} grant rows (${o.sessions * o.granted} granted) in ${((performance.now() - seedStart) / 1000).toFixed(1)} s, directly through the server's modules (see the header); bench RSS ${mb(process.memoryUsage().rss)}`,
@@ -470,7 +470,7 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
   const licences = o.licence === "both" ? ["none", "installed"] : [o.licence];
   const results: PhaseResult[] = [];
   for (const licence of licences) {
-    if (licence === "installed") installLicence(db, Math.max(20_000, o.sessions));
+    if (licence === "installed") await installLicence(db, Math.max(20_000, o.sessions));
     for (const connections of o.connections) {
       const r = await runPhase(server, tokens, licence, connections, o);
       results.push(r);
@@ -481,10 +481,10 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
   }
 
   // --- steady state?
-  const grantsAfter = grantCount();
+  const grantsAfter = await grantCount();
   const moved =
-    db.select({ n: count() }).from(userSessions).where(ne(userSessions.ipAddress, "127.0.0.1")).get()?.n ?? 0;
-  const created = db.select({ n: count() }).from(grants).where(eq(grants.status, 4)).get()?.n ?? 0;
+    (await db.select({ n: count() }).from(userSessions).where(ne(userSessions.ipAddress, "127.0.0.1")).get())?.n ?? 0;
+  const created = (await db.select({ n: count() }).from(grants).where(eq(grants.status, 4)).get())?.n ?? 0;
 
   // --- report
   const fmt = (v: number): string => (Number.isNaN(v) ? "-" : v < 10 ? v.toFixed(2) : v.toFixed(1));

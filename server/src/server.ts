@@ -77,9 +77,9 @@ export interface StartOptions {
  * Configured ports that cannot be bound stop the start; setting ports that cannot be bound are
  * logged and left out (a setting must not keep the server from starting).
  */
-export function discoveryPortsAtStart(db: Services["db"], configured: readonly number[]): readonly number[] {
+export async function discoveryPortsAtStart(db: Services["db"], configured: readonly number[]): Promise<readonly number[]> {
   if (configured.length > 0) return configured;
-  return getSetting(db, "AdditionalClientIPs") ? getSetting(db, "AdditionalClientIPPorts") : [];
+  return await getSetting(db, "AdditionalClientIPs") ? await getSetting(db, "AdditionalClientIPPorts") : [];
 }
 
 /** A running server. */
@@ -137,7 +137,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     serverKey: loadOrCreateServerSigningKey(opts.dataDir),
     ...(opts.agentTokenHours !== undefined ? { agentTokenLifetimeMs: opts.agentTokenHours * 3_600_000 } : {}),
   });
-  services.engine.recoverAfterRestart();
+  await services.engine.recoverAfterRestart();
   const trustedProxies = parseTrustedProxies(opts.trustedProxies ?? []);
   const pinOf = (t: typeof tls) => (t && tlsConfig.mode === "self-signed" ? tlsPinOf(t.cert) : undefined);
   let pin = pinOf(tls);
@@ -158,7 +158,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     s.once("error", reject);
   });
   const configuredPorts = opts.discovery?.ports ?? [];
-  const discoveryPorts = discoveryPortsAtStart(services.db, configuredPorts);
+  const discoveryPorts = await discoveryPortsAtStart(services.db, configuredPorts);
   const discovery =
     discoveryPorts.length === 0
       ? undefined
@@ -184,10 +184,10 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       services.hub.handleUpgrade(req, socket, head);
     else socket.destroy();
   });
-  const sweep = setInterval(() => {
+  const sweep = setInterval(async () => {
     try {
-      services.engine.sweep();
-      flushFoldedAudits(database.db, clock.now());
+      await services.engine.sweep();
+      await flushFoldedAudits(database.db, clock.now());
     } catch (err) {
       log.error({ err }, "expiry sweep failed");
     }

@@ -103,7 +103,7 @@ describe.skipIf(!available)("LDAP sign-in on a real slapd", () => {
   };
   const login = (userName: string, password: string) =>
     apiRequest(h, "POST", "/api/login", { UserName: userName, Password: password, KioskMode: false });
-  const audit = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+  const audit = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
   /** The BIND lines slapd logged after `from` binds, as `dn ssf=N` (the connection's strength at the bind). */
   const bindsSince = (from: number) => {
     const lines = slapd
@@ -130,14 +130,14 @@ describe.skipIf(!available)("LDAP sign-in on a real slapd", () => {
     expect(ok.setCookie).toMatch(/postern_session=.+HttpOnly/i);
     const cookie = ok.setCookie.split(";")[0] ?? "";
     expect((await apiRequest(h, "GET", "/api/status", undefined, { cookie })).status).toBe(200);
-    expect(audit("userLoggedIn")).toEqual([expect.objectContaining({ userName: "bob" })]);
+    expect(await audit("userLoggedIn")).toEqual([expect.objectContaining({ userName: "bob" })]);
 
     const bad = await login("bob", "not-bobs-password");
     expect(bad).toMatchObject({ status: 401, body: { Err: "Invalid credentials" } });
     expect(bad.setCookie).toBe("");
-    expect(audit("userLoginFailed")).toEqual([expect.objectContaining({ userName: "bob", ipAddress: "203.0.113.5" })]);
-    expect(audit("ldapUnavailable")).toEqual([]);
-    expect(audit("ldapSignInRefused")).toEqual([]);
+    expect(await audit("userLoginFailed")).toEqual([expect.objectContaining({ userName: "bob", ipAddress: "203.0.113.5" })]);
+    expect(await audit("ldapUnavailable")).toEqual([]);
+    expect(await audit("ldapSignInRefused")).toEqual([]);
     expect(slapd.bindCount() - before).toBe(2);
   });
 
@@ -171,7 +171,7 @@ describe.skipIf(!available)("LDAP sign-in on a real slapd", () => {
     const from = simpleBinds();
     const refused = await login("bob", "bob-secret");
     expect(refused).toMatchObject({ status: 401, body: { Err: "Invalid credentials" } });
-    expect(audit("ldapUnavailable")).toEqual([
+    expect(await audit("ldapUnavailable")).toEqual([
       expect.objectContaining({
         description: `user sign-in as ${BOB_DN}`,
         errorMessage: expect.stringMatching(
@@ -179,7 +179,7 @@ describe.skipIf(!available)("LDAP sign-in on a real slapd", () => {
         ),
       }),
     ]);
-    expect(JSON.stringify(audit("ldapUnavailable"))).not.toContain("bob-secret");
+    expect(JSON.stringify(await audit("ldapUnavailable"))).not.toContain("bob-secret");
     expect(bindsSince(from)).toEqual([]);
 
     expect(await settings({ LDAPCACertificate: slapd.caPem })).toMatchObject({
@@ -201,7 +201,7 @@ describe.skipIf(!available)("LDAP sign-in on a real slapd", () => {
     // Same certificate (127.0.0.1, localhost) served on 127.0.0.2: trusted CA, wrong name.
     await settings({ LDAPURL: slapd.ldapsWrongHostUrl });
     expect((await login("bob", "bob-secret")).status).toBe(401);
-    const errors = audit("ldapUnavailable").map((e) => e.errorMessage);
+    const errors = (await audit("ldapUnavailable")).map((e) => e.errorMessage);
     expect(errors).toHaveLength(2);
     expect(errors[0]).toMatch(/certificate/i);
     expect(errors[1]).toMatch(/127\.0\.0\.2/);
@@ -215,7 +215,7 @@ describe.skipIf(!available)("LDAP sign-in on a real slapd", () => {
       LDAPCACertificateSet: false,
     });
     expect((await login("bob", "bob-secret")).status).toBe(200);
-    expect(audit("ldapUnavailable")).toHaveLength(2);
+    expect(await audit("ldapUnavailable")).toHaveLength(2);
   });
 
   it("binds over ldapi:// (a Unix socket)", async () => {
@@ -262,13 +262,13 @@ describe.skipIf(!available)("LDAP sign-in on a real slapd", () => {
     expect(await apiRequest(h, "POST", "/api/admin/login", { UserName: "nodn", Password: "ops-secret" })).toMatchObject(
       { status: 401, body: { Err: "Invalid credentials" } },
     );
-    expect(audit("ldapSignInRefused")).toEqual([
+    expect(await audit("ldapSignInRefused")).toEqual([
       expect.objectContaining({
         description: "admin sign-in without a DN",
         errorMessage: "LDAP sign-in refused: the account has no DN",
       }),
     ]);
-    expect(audit("adminLoginFailed").map((e) => e.adminName)).toEqual(["ops", "nodn"]);
+    expect((await audit("adminLoginFailed")).map((e) => e.adminName)).toEqual(["ops", "nodn"]);
     expect(slapd.bindCount()).toBe(before);
   });
 
@@ -321,15 +321,15 @@ describe.skipIf(!available)("LDAP sign-in on a real slapd", () => {
       await down.stop();
       const r = await login("bob", "bob-secret");
       expect(r).toMatchObject({ status: 401, body: { Err: "Invalid credentials" } });
-      expect(audit("ldapUnavailable")).toEqual([
+      expect(await audit("ldapUnavailable")).toEqual([
         expect.objectContaining({ errorMessage: expect.stringContaining("ECONNREFUSED") }),
       ]);
       await expect(
         h.services.userSessions.login({ userName: "bob", password: "", kiosk: false, ip: "203.0.113.5" }),
       ).rejects.toMatchObject({ status: 401, err: "Invalid credentials" });
       // No second ldapUnavailable: the empty password never reached for the network.
-      expect(audit("ldapUnavailable")).toHaveLength(1);
-      expect(audit("userLoginFailed")).toHaveLength(2);
+      expect(await audit("ldapUnavailable")).toHaveLength(1);
+      expect(await audit("userLoginFailed")).toHaveLength(2);
     } finally {
       await down.stop();
     }

@@ -44,7 +44,7 @@ describe("agent enrolment against a self-signed server by fingerprint", () => {
 
   it("refuses a wrong fingerprint without spending the token, enrols with the right one, and connects", async () => {
     const actor = { adminName: "test", ip: "127.0.0.1" };
-    const { Token } = server.services.agents.create("edge", server.url, actor);
+    const { Token } = await server.services.agents.create("edge", server.url, actor);
     const config = join(dir, "agent.json");
     const common = ["--server", server.url, "--token", Token, "--config", config];
 
@@ -68,7 +68,7 @@ describe("agent enrolment against a self-signed server by fingerprint", () => {
     expect(written["serverCertificate"]).toContain("BEGIN CERTIFICATE");
 
     agent = spawnAgent(config);
-    const agentId = server.services.agents.list().find((a) => a.Name === "edge")!.ID;
+    const agentId = (await server.services.agents.list()).find((a) => a.Name === "edge")!.ID;
     expect(await waitFor(() => server.services.hub.isConnected(agentId), 20_000)).toBe(true);
   });
 });

@@ -140,7 +140,7 @@ export async function startStack(
     name: "Admin",
     password: "admin-password",
   });
-  server.services.licensing.install(issueTestLicence(ROOMY_LICENCE), { adminName: "admin", ip: "127.0.0.1" });
+  await server.services.licensing.install(issueTestLicence(ROOMY_LICENCE), { adminName: "admin", ip: "127.0.0.1" });
   const admin = new ApiClient(server.url);
   await admin.ok("POST", "/api/admin/login", { UserName: "admin", Password: "admin-password" });
   return {

@@ -49,16 +49,16 @@ export function registerAgent(program: Command): void {
     .description("create an agent and print its install command and token")
     .argument("<name>", "unique agent name")
     .option("--server-url <url>", "URL the agent reaches this server at")
-    .action((name: string, opts: { serverUrl?: string }, cmd: Command) => {
+    .action(async (name: string, opts: { serverUrl?: string }, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
       const config = serverConfigOf();
       const tokenLifetimeMs = config ? config.agentTokenHours * 3_600_000 : agentTokenLifetimeMs(process.env);
       const database = openMigrated(g);
       try {
         const noHub = { isConnected: () => false, disconnect: () => undefined };
-        const url = serverUrl(opts.serverUrl, getSetting(database.db, "PublicURL"), config);
+        const url = serverUrl(opts.serverUrl, await getSetting(database.db, "PublicURL"), config);
         const service = new AgentService(database.db, systemClock, noHub, { tokenLifetimeMs });
-        const created = service.create(name, url, { adminName: "cli", ip: "" }, selfSignedPin(config, dataDirOf(g)));
+        const created = await service.create(name, url, { adminName: "cli", ip: "" }, selfSignedPin(config, dataDirOf(g)));
         output(
           g,
           created,

@@ -63,8 +63,8 @@ async function apiKeyUser(userName: string): Promise<{ id: string; key: string }
   keys.set(userName, entry);
   return entry;
 }
-const liveSessions = (userId: string) => server.services.users.sessions(userId);
-const audits = (action: string) => server.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const liveSessions = async (userId: string) => await server.services.users.sessions(userId);
+const audits = async (action: string) => await server.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 
 /** A running `postern client` child: its output so far, and its exit. */
 interface Run {
@@ -144,10 +144,10 @@ describe("postern client against a real server", () => {
         ACLs: [{ ACLID: aclId, Status: 3 }],
       });
       expect(run.stderr()).toMatch(/^signed in as ROBOT: session [0-9a-f-]{36} ends /);
-      const sessions = liveSessions(robot.id);
+      const sessions = await liveSessions(robot.id);
       expect(sessions).toHaveLength(1);
       expect(run.stderr()).toContain(sessions[0]!.ID);
-      expect(audits("userLoggedIn").filter((a) => a.userName === "robot")).toHaveLength(1);
+      expect((await audits("userLoggedIn")).filter((a) => a.userName === "robot")).toHaveLength(1);
     },
     SLOW,
   );
@@ -161,13 +161,13 @@ describe("postern client against a real server", () => {
       expect(statusLines(run)[0]).toMatch(
         /^status \S+Z: RUNNER at 127\.0\.0\.1, session ends \S+Z; Intranet: AgentOffline$/,
       );
-      expect(liveSessions(runner.id)).toHaveLength(1);
+      expect(await liveSessions(runner.id)).toHaveLength(1);
       run.child.kill("SIGTERM");
       expect(await run.exited).toBe(0);
       expect(run.stderr()).toContain("SIGTERM: stopping");
       expect(run.stderr()).toMatch(/signed out: session [0-9a-f-]{36} ended/);
-      expect(liveSessions(runner.id)).toEqual([]);
-      expect(audits("userLoggedOut").filter((a) => a.userName === "runner")).toHaveLength(1);
+      expect(await liveSessions(runner.id)).toEqual([]);
+      expect((await audits("userLoggedOut")).filter((a) => a.userName === "runner")).toHaveLength(1);
     },
     SLOW,
   );
@@ -178,11 +178,11 @@ describe("postern client against a real server", () => {
       const phoenix = keys.get("phoenix")!;
       const run = client(["--server", server.url, "--key-stdin", "--interval", "1", "--keep-session"], phoenix.key);
       await until("the first status line", () => statusLines(run).length >= 1);
-      const [first] = liveSessions(phoenix.id);
-      server.services.sessions.endUserSession(first!.ID, actor);
+      const [first] = await liveSessions(phoenix.id);
+      await server.services.sessions.endUserSession(first!.ID, actor);
       await until("a new session", () => /signed in again as PHOENIX/.test(run.stderr()));
       expect(run.stderr()).toContain(`session ${first!.ID} has ended; signing in again`);
-      const after = liveSessions(phoenix.id);
+      const after = await liveSessions(phoenix.id);
       expect(after).toHaveLength(1);
       expect(after[0]!.ID).not.toBe(first!.ID);
       const lines = statusLines(run).length;
@@ -190,8 +190,8 @@ describe("postern client against a real server", () => {
       run.child.kill("SIGINT");
       expect(await run.exited).toBe(0);
       // --keep-session: the session is left to run out.
-      expect(liveSessions(phoenix.id).map((s) => s.ID)).toEqual([after[0]!.ID]);
-      expect(audits("userLoggedIn").filter((a) => a.userName === "phoenix")).toHaveLength(2);
+      expect((await liveSessions(phoenix.id)).map((s) => s.ID)).toEqual([after[0]!.ID]);
+      expect((await audits("userLoggedIn")).filter((a) => a.userName === "phoenix")).toHaveLength(2);
     },
     SLOW,
   );
@@ -214,10 +214,10 @@ describe("postern client against a real server", () => {
         const first = run.stderr().match(/^signed in as RENEWER: session ([0-9a-f-]{36})/)![1]!;
         expect(renewed).not.toBe(first);
         // The replaced session was ended with the key; the session live at SIGTERM was signed out.
-        const outs = audits("userLoggedOut").filter((a) => a.userName === "renewer");
+        const outs = (await audits("userLoggedOut")).filter((a) => a.userName === "renewer");
         expect(outs[0]).toMatchObject({ description: 'session ended with API key "renewer key"' });
         expect(outs.length).toBeGreaterThanOrEqual(2);
-        expect(liveSessions(renewer.id)).toEqual([]);
+        expect(await liveSessions(renewer.id)).toEqual([]);
         expect(run.stderr()).not.toContain("has ended");
       } finally {
         clock.offset = 0;
@@ -229,13 +229,13 @@ describe("postern client against a real server", () => {
   it(
     "a refused key is fatal at once (exit 1, no retries); bad arguments are refused before any request",
     async () => {
-      const denied = audits("apiKeyAccessDenied").length;
+      const denied = (await audits("apiKeyAccessDenied")).length;
       const run = client(["--server", server.url, "--key-stdin"], "pst_not_a_key");
       expect(await run.exited).toBe(1);
       expect(run.stderr()).toContain("postern: sign-in refused (401 Unauthorised)");
       expect(run.stderr()).not.toContain("retrying");
-      expect(audits("apiKeyAccessDenied")).toHaveLength(denied + 1);
-      unfoldAudits(server); // the next refusal from this address is audited on its own, not folded
+      expect(await audits("apiKeyAccessDenied")).toHaveLength(denied + 1);
+      await unfoldAudits(server); // the next refusal from this address is audited on its own, not folded
       const other = client(
         ["--server", server.url, "--key-stdin", "--once", "--user", "robot"],
         keys.get("runner")!.key,
@@ -250,7 +250,7 @@ describe("postern client against a real server", () => {
       const runs = bad.map(([args]) => client([...args], "\n"));
       expect(await Promise.all(runs.map((r) => r.exited))).toEqual([1, 1, 1]);
       runs.forEach((r, i) => expect(r.stderr()).toContain(bad[i]![1]));
-      expect(audits("apiKeyAccessDenied")).toHaveLength(denied + 2);
+      expect(await audits("apiKeyAccessDenied")).toHaveLength(denied + 2);
     },
     SLOW,
   );

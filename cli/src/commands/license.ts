@@ -164,7 +164,7 @@ export function registerLicense(program: Command): void {
     .argument("<key>", "licence key, or free for the free single-user licence")
     .action((key: string, _opts: unknown, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
-      const status = withLicensing(g, (l) => l.install(key, { adminName: "cli", ip: "" }));
+      const status = withLicensing(g, async (l) => await l.install(key, { adminName: "cli", ip: "" }));
       say(`licence ${status.ID} installed`);
       output(g, status, describeStatus(status, Date.now()));
     });
@@ -174,7 +174,7 @@ export function registerLicense(program: Command): void {
     .description("print the installed licence's status")
     .action((_opts: unknown, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
-      const status = withLicensing(g, (l) => l.status());
+      const status = withLicensing(g, async (l) => await l.status());
       output(g, status, describeStatus(status, Date.now()));
     });
 }

@@ -120,9 +120,9 @@ export class AgentHub implements AgentChannel {
   }
 
   /** Sends the agent its full desired state again (after a target's configuration changed). */
-  resync(agentId: string): void {
+  async resync(agentId: string): Promise<void> {
     const conn = this.connections.get(agentId);
-    if (conn) this.sendSync(conn);
+    if (conn) await this.sendSync(conn);
   }
 
   /** Closes the agent's connection (agent deleted). */
@@ -186,7 +186,7 @@ export class AgentHub implements AgentChannel {
     ws.on("pong", () => {
       if (!conn) return;
       conn.alive = true;
-      this.guard("pong", () => updateAgent(this.db, conn!.agentId, { lastSeen: this.clock.now() }));
+      this.guard("pong", async () => await updateAgent(this.db, conn!.agentId, { lastSeen: this.clock.now() }));
     });
     ws.on("close", () => {
       clearTimeout(helloTimer);
@@ -194,10 +194,10 @@ export class AgentHub implements AgentChannel {
       if (!this.closing && conn && this.connections.get(conn.agentId) === conn) {
         this.connections.delete(conn.agentId);
         this.log.info({ agent: conn.agentName }, "agent disconnected");
-        this.guard("close", () => this.engine.agentDisconnected(conn!.agentId));
+        this.guard("close", async () => await this.engine.agentDisconnected(conn!.agentId));
       }
     });
-    ws.on("message", (data) => {
+    ws.on("message", async (data) => {
       if (tooBig) return;
       let msg;
       try {
@@ -214,12 +214,12 @@ export class AgentHub implements AgentChannel {
             this.log.warn({ remote }, "agent connected without a connection nonce (an agent older than the server?)");
             return ws.close(AgentCloseCode.protocolError, "connection nonce missing");
           }
-          conn = this.authenticate(ws, framing, msg, nonce, remote);
+          conn = await this.authenticate(ws, framing, msg, nonce, remote);
           if (conn) preHelloDone();
           return;
         }
-        if (msg.type === "ack") this.onAck(conn, msg.seq, msg.results);
-        else if (msg.type === "capabilities") this.saveCapabilities(conn.agentId, msg.capabilities);
+        if (msg.type === "ack") await this.onAck(conn, msg.seq, msg.results);
+        else if (msg.type === "capabilities") await this.saveCapabilities(conn.agentId, msg.capabilities);
       } catch (err) {
         this.log.error({ err }, "agent message failed");
       }
@@ -236,14 +236,14 @@ export class AgentHub implements AgentChannel {
     }
   }
 
-  private authenticate(
+  private async authenticate(
     ws: WebSocket,
     framing: Framing,
     hello: { agentId: string; signature: string; version: string; capabilities: AgentCapabilities },
     nonce: string,
     remote: string,
-  ): Connection | undefined {
-    const row = getAgent(this.db, hello.agentId);
+  ): Promise<Connection | undefined> {
+    const row = await getAgent(this.db, hello.agentId);
     let ok = false;
     if (row?.signingPublicKey) {
       try {
@@ -275,7 +275,7 @@ export class AgentHub implements AgentChannel {
     };
     this.connections.set(row.id, conn);
     if (previous) previous.ws.close(AgentCloseCode.replaced, "replaced by a new connection");
-    updateAgent(this.db, row.id, {
+    await updateAgent(this.db, row.id, {
       lastSeen: this.clock.now(),
       version: hello.version,
       externalIp: remote,
@@ -283,37 +283,37 @@ export class AgentHub implements AgentChannel {
     });
     this.log.info({ agent: row.name, version: hello.version, remote }, "agent connected");
     this.send(ws, framing, { type: "welcome", agentId: row.id, serverTime: this.clock.now() });
-    this.engine.agentConnected(row.id);
-    this.sendSync(conn);
+    await this.engine.agentConnected(row.id);
+    await this.sendSync(conn);
     return conn;
   }
 
-  private sendSync(conn: Connection): void {
+  private async sendSync(conn: Connection): Promise<void> {
     const sentAt = this.clock.now();
-    const targets: TargetState[] = this.engine.desiredState(conn.agentId);
+    const targets: TargetState[] = await this.engine.desiredState(conn.agentId);
     this.sendSeq(conn, { kind: "sync", sentAt, targets }, (seq) => ({ type: "sync", seq, targets }));
   }
 
-  private onAck(conn: Connection, seq: number, results: EntryResult[]): void {
+  private async onAck(conn: Connection, seq: number, results: EntryResult[]): Promise<void> {
     const pending = conn.pending.get(seq);
     if (!pending) {
       this.log.warn({ agent: conn.agentName, seq }, "ack of a message never sent (or acked already); dropped");
       return;
     }
     conn.pending.delete(seq);
-    updateAgent(this.db, conn.agentId, { lastSeen: this.clock.now() });
+    await updateAgent(this.db, conn.agentId, { lastSeen: this.clock.now() });
     if (pending.kind === "sync") {
       // Only failures of a sync change anything (every entry sent counts as applied otherwise).
-      const failures = this.ownResults(
+      const failures = await this.ownResults(
         conn,
         seq,
         pending,
         results.filter((r) => !r.ok),
       );
-      this.engine.handleSyncAck(conn.agentId, conn.agentName, pending.sentAt, failures);
+      await this.engine.handleSyncAck(conn.agentId, conn.agentName, pending.sentAt, failures);
     } else {
-      const accepted = this.ownResults(conn, seq, pending, results);
-      if (accepted.length > 0) this.engine.handleResults(conn.agentName, accepted);
+      const accepted = await this.ownResults(conn, seq, pending, results);
+      if (accepted.length > 0) await this.engine.handleResults(conn.agentName, accepted);
     }
   }
 
@@ -323,9 +323,9 @@ export class AgentHub implements AgentChannel {
    * sync removes whatever else the target holds) — and a target still on one of the agent's
    * backends. The rest is dropped and logged (at most five shown).
    */
-  private ownResults(conn: Connection, seq: number, pending: Pending, results: EntryResult[]): EntryResult[] {
+  private async ownResults(conn: Connection, seq: number, pending: Pending, results: EntryResult[]): Promise<EntryResult[]> {
     if (results.length === 0) return results;
-    const ownTargets = new Set(agentTargetSources(this.db, conn.agentId).map((t) => t.aclId));
+    const ownTargets = new Set((await agentTargetSources(this.db, conn.agentId)).map((t) => t.aclId));
     let sent: (r: EntryResult) => boolean;
     if (pending.kind === "apply") sent = (r) => pending.ops.has(resultKey(r.key, r.ip, r.op));
     else if (pending.kind === "sync") {
@@ -358,8 +358,8 @@ export class AgentHub implements AgentChannel {
     return accepted;
   }
 
-  private saveCapabilities(agentId: string, capabilities: AgentCapabilities): void {
-    updateAgent(this.db, agentId, { capabilities, lastSeen: this.clock.now() });
+  private async saveCapabilities(agentId: string, capabilities: AgentCapabilities): Promise<void> {
+    await updateAgent(this.db, agentId, { capabilities, lastSeen: this.clock.now() });
   }
 
   private sendSeq(conn: Connection, pending: Pending, build: (seq: number) => ServerToAgent): void {

@@ -1,23 +1,40 @@
 /**
  * The database module: owns the driver (better-sqlite3), its pragmas (WAL, foreign keys, busy
- * timeout), the schema and the named migrations in server/drizzle. Callers get a drizzle `Db` and
- * never the driver. PostgreSQL for several replicas will come in behind the same `Db` surface.
+ * timeout), the schema and the named migrations in server/drizzle. Callers get an asynchronous drizzle
+ * `Db` (issue #12 item 1: every query is awaited, so PostgreSQL can come in behind the same surface) and
+ * never the driver.
+ *
+ * SQLite runs behind drizzle's async SQLite surface (the `sqlite-proxy` session) over one better-sqlite3
+ * connection: each statement is compiled once (statement-cache.ts) and run synchronously, and
+ * transactions pass a gate (gate.ts) that runs one at a time and keeps other requests' statements out
+ * of them. `db.transaction` starts `BEGIN IMMEDIATE`; nested `tx.transaction` calls are savepoints.
  */
 import Database from "better-sqlite3";
-import { drizzle } from "drizzle-orm/better-sqlite3";
+import { drizzle as drizzleSync } from "drizzle-orm/better-sqlite3";
+import { drizzle as drizzleAsync, type SqliteRemoteDatabase } from "drizzle-orm/sqlite-proxy";
 import { sql } from "drizzle-orm";
-import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import * as schema from "./schema.ts";
 import { cacheStatements } from "./statement-cache.ts";
+import { TransactionGate } from "./gate.ts";
 
-/** The typed database handle used by repositories. */
-export type Db = BetterSQLite3Database<typeof schema>;
+/** The typed, asynchronous database handle used by repositories. */
+export type Db = SqliteRemoteDatabase<typeof schema>;
 /** A transaction handle; same query surface as Db. */
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+/** Either handle: what a repository function takes. */
+export type Queryable = Db | Tx;
+
+/** A statement prepared once on the database and run through the transaction gate, rows as arrays. */
+export interface RawStatement<Row extends unknown[]> {
+  /** Every row, each an array of the selected columns in order. */
+  all(params?: Record<string, unknown>): Promise<Row[]>;
+  /** The first column of the first row, or undefined. */
+  value(params?: Record<string, unknown>): Promise<unknown>;
+}
 
 /** An open database with its closer. */
 export interface OpenDatabase {
@@ -26,6 +43,13 @@ export interface OpenDatabase {
 }
 
 const migrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url));
+
+/** What db/ keeps of each open database beside the handle it gives out. */
+interface Internals {
+  readonly sqlite: Database.Database;
+  readonly gate: TransactionGate;
+}
+const internals = new WeakMap<object, Internals>();
 
 /**
  * Opens (creating if needed) the SQLite file at `file` (":memory:" for tests) with WAL and
@@ -38,8 +62,56 @@ export function openDatabase(file: string): OpenDatabase {
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("synchronous = NORMAL");
   cacheStatements(sqlite);
-  const db = drizzle(sqlite, { schema });
+  const gate = new TransactionGate();
+  const run = (text: string, params: unknown[], method: "run" | "all" | "values" | "get"): { rows: unknown[] } => {
+    const statement = sqlite.prepare(text);
+    if (method === "run" || !statement.reader) {
+      statement.run(...params);
+      return { rows: [] };
+    }
+    statement.raw(true);
+    if (method === "get") return { rows: (statement.get(...params) as unknown[] | undefined) as unknown[] };
+    return { rows: statement.all(...params) };
+  };
+  const db = drizzleAsync(
+    async (text, params, method) => {
+      if (!gate.inside()) await gate.pass();
+      return run(text, params, method);
+    },
+    { schema },
+  );
+  const transaction = db.transaction.bind(db);
+  db.transaction = ((body, config) =>
+    gate.exclusive(() => transaction(body, { behavior: "immediate", ...config }))) as Db["transaction"];
+  internals.set(db, { sqlite, gate });
   return { db, close: () => sqlite.close() };
+}
+
+function internalsOf(db: Queryable): Internals {
+  const found = internals.get(db) ?? internals.get((db as unknown as { session?: object }).session ?? {});
+  if (found) return found;
+  throw new Error("not a database opened by openDatabase");
+}
+
+/**
+ * Prepares `text` (named parameters `@name`) once on the database behind `db`, for a repository's hot
+ * read (docs: issue #13 item 2, the status read): no drizzle mapping, rows as arrays.
+ */
+export function rawStatement<Row extends unknown[]>(db: Db, text: string): RawStatement<Row> {
+  const { sqlite, gate } = internalsOf(db);
+  // Through the cache on every run: the cache resets the statement's modes when it hands it out.
+  return {
+    async all(params) {
+      if (!gate.inside()) await gate.pass();
+      const statement = sqlite.prepare(text).raw(true);
+      return (params ? statement.all(params) : statement.all()) as Row[];
+    },
+    async value(params) {
+      if (!gate.inside()) await gate.pass();
+      const statement = sqlite.prepare(text).pluck(true);
+      return params ? statement.get(params) : statement.get();
+    },
+  };
 }
 
 /** Path of the SQLite database inside a data directory. */
@@ -53,18 +125,20 @@ export function migrationCount(): number {
 }
 
 /** Applies every pending migration of server/drizzle in order; returns how many were applied. */
-export function migrateDatabase(db: Db): number {
-  const before = pendingMigrations(db);
-  migrate(db, { migrationsFolder });
+export async function migrateDatabase(db: Db): Promise<number> {
+  const { sqlite } = internalsOf(db);
+  const before = await pendingMigrations(db);
+  migrate(drizzleSync(sqlite), { migrationsFolder });
   return before;
 }
 
 /** Counts the committed migrations not yet applied to this database. */
-export function pendingMigrations(db: Db): number {
+export async function pendingMigrations(db: Db): Promise<number> {
+  const { sqlite } = internalsOf(db);
   const all = readMigrationFiles({ migrationsFolder });
   let applied: number;
   try {
-    applied = db.get<{ n: number } | undefined>(sql`SELECT count(*) AS n FROM __drizzle_migrations`)?.n ?? 0;
+    applied = (await drizzleSync(sqlite).get<{ n: number } | undefined>(sql`SELECT count(*) AS n FROM __drizzle_migrations`))?.n ?? 0;
   } catch {
     applied = 0;
   }

@@ -44,22 +44,22 @@ export const HOST_COOKIE_PREFIX = "__Host-";
  * per a trusted proxy), or the PublicURL setting is https (the browser is on https behind a proxy
  * Postern does not know). Plain http elsewhere (e.g. scripts/start.sh on loopback) keeps plain names.
  */
-export function secureCookies(c: Context<AppEnv>): boolean {
+export async function secureCookies(c: Context<AppEnv>): Promise<boolean> {
   if (c.var.tls) return true;
-  return getSetting(c.var.services.db, "PublicURL").toLowerCase().startsWith("https:");
+  return (await getSetting(c.var.services.db, "PublicURL")).toLowerCase().startsWith("https:");
 }
 
 /** The name a cookie has on this request: `__Host-<name>` when `secureCookies`, else `name`. */
-export function cookieName(c: Context<AppEnv>, name: string): string {
-  return secureCookies(c) ? `${HOST_COOKIE_PREFIX}${name}` : name;
+export async function cookieName(c: Context<AppEnv>, name: string): Promise<string> {
+  return await secureCookies(c) ? `${HOST_COOKIE_PREFIX}${name}` : name;
 }
 
 /**
  * The value of a session cookie (USER_COOKIE, ADMIN_COOKIE) under this request's name: over TLS only
  * the `__Host-` cookie counts, so a cookie planted by a sibling host or a plain-http page is ignored.
  */
-export function readSessionCookie(c: Context<AppEnv>, name: string): string | undefined {
-  return getCookie(c, cookieName(c, name));
+export async function readSessionCookie(c: Context<AppEnv>, name: string): Promise<string | undefined> {
+  return getCookie(c, await cookieName(c, name));
 }
 
 /** The TCP peer's address as the socket gives it ("" when there is none): not the client behind a proxy. */
@@ -140,13 +140,13 @@ export function csrfGuard(): MiddlewareHandler<AppEnv> {
 
 /** Requires a live user session (401 err.invalidSession otherwise). */
 export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
-  c.set("userSession", c.var.services.userSessions.resolve(readSessionCookie(c, USER_COOKIE)));
+  c.set("userSession", c.var.services.userSessions.resolve(await readSessionCookie(c, USER_COOKIE)));
   await next();
 };
 
 /** Requires a live admin session (401 err.invalidSession otherwise). */
 export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
-  c.set("adminSession", c.var.services.adminSessions.resolve(readSessionCookie(c, ADMIN_COOKIE)));
+  c.set("adminSession", await c.var.services.adminSessions.resolve(await readSessionCookie(c, ADMIN_COOKIE)));
   await next();
 };
 
@@ -154,8 +154,8 @@ export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
  * Sets a session cookie: HttpOnly, SameSite=Lax, Path=/; Secure and `__Host-` prefixed when
  * `secureCookies`.
  */
-export function setSessionCookie(c: Context<AppEnv>, name: string, token: string, endsAt: number): void {
-  const secure = secureCookies(c);
+export async function setSessionCookie(c: Context<AppEnv>, name: string, token: string, endsAt: number): Promise<void> {
+  const secure = await secureCookies(c);
   setCookie(c, secure ? `${HOST_COOKIE_PREFIX}${name}` : name, token, {
     httpOnly: true,
     sameSite: "Lax",
@@ -166,8 +166,8 @@ export function setSessionCookie(c: Context<AppEnv>, name: string, token: string
 }
 
 /** Clears a session cookie (under this request's name). */
-export function clearSessionCookie(c: Context<AppEnv>, name: string): void {
-  const secure = secureCookies(c);
+export async function clearSessionCookie(c: Context<AppEnv>, name: string): Promise<void> {
+  const secure = await secureCookies(c);
   deleteCookie(c, secure ? `${HOST_COOKIE_PREFIX}${name}` : name, { path: "/", secure });
 }
 

@@ -95,7 +95,7 @@ describe("discovery listeners (user-portal §7 IP discovery)", () => {
     expect(foreign.status).toBe(200);
     expect(foreign.headers["access-control-allow-origin"]).toBeUndefined();
     expect(foreign.headers["access-control-allow-credentials"]).toBeUndefined();
-    setSetting(h.services.db, "PublicURL", "https://postern.example.com/");
+    await setSetting(h.services.db, "PublicURL", "https://postern.example.com/");
     const withPublic = await call(port, { headers: { origin: "http://evil.example" } });
     expect(withPublic.headers["access-control-allow-origin"]).toBe("https://postern.example.com");
   });
@@ -301,14 +301,14 @@ describe("the additional client IP addresses settings (multi-port discovery with
         });
       const status = async (s: RunningServer) =>
         ((await (await fetch(`${s.url}/api/system_status`)).json()) as { IPApiPorts: number[] }).IPApiPorts;
-      const store = (values: Record<string, unknown>) => {
+      const store = async (values: Record<string, unknown>) => {
         const database = openDatabase(databasePath(dataDir));
         migrateDatabase(database.db);
-        for (const [k, v] of Object.entries(values)) setSetting(database.db, k as "AdditionalClientIPs", v);
+        for (const [k, v] of Object.entries(values)) await setSetting(database.db, k as "AdditionalClientIPs", v);
         database.close();
       };
       const [a, b] = [await freePort(), await freePort()];
-      store({ AdditionalClientIPs: true, AdditionalClientIPPorts: [a, b] });
+      await store({ AdditionalClientIPs: true, AdditionalClientIPPorts: [a, b] });
       server = await start();
       expect(await status(server)).toEqual([a, b]);
       expect(await call(a)).toMatchObject({ status: 200, body: { IP: "127.0.0.1" } });
@@ -331,7 +331,7 @@ describe("the additional client IP addresses settings (multi-port discovery with
       server = undefined;
 
       // Switched off: no listeners.
-      store({ AdditionalClientIPs: false });
+      await store({ AdditionalClientIPs: false });
       server = await start();
       expect(await status(server)).toEqual([]);
     } finally {

@@ -42,10 +42,10 @@ import { securityHeaders } from "./security-headers.ts";
  * The IP-discovery URL the portal asks (GET /system_status IPApi): "" when the DiscoverIP setting is
  * off, the DiscoverIPURL setting when set, else this server's own `<PublicURL>/api/ip`.
  */
-export function ipApiUrl(c: Context<AppEnv>): string {
+export async function ipApiUrl(c: Context<AppEnv>): Promise<string> {
   const db = c.var.services.db;
-  if (!getSetting(db, "DiscoverIP")) return "";
-  return getSetting(db, "DiscoverIPURL") || `${publicUrl(c)}/api/ip`;
+  if (!await getSetting(db, "DiscoverIP")) return "";
+  return await getSetting(db, "DiscoverIPURL") || `${await publicUrl(c)}/api/ip`;
 }
 
 /** The ports an outside discovery service (the DiscoverIPURL setting) is asked on (docs/reference.md user-portal §7). */
@@ -90,13 +90,13 @@ export function discoveryPortsOf(services: Services): readonly number[] {
  * Answers GET /api/ip on any listener: `{IP}` with the caller's address, recorded as observed for
  * the user session of the cookie when there is a live one (port = the listener's port).
  */
-export function answerIpDiscovery(c: Context<AppEnv>): Response {
+export async function answerIpDiscovery(c: Context<AppEnv>): Promise<Response> {
   const services = c.var.services;
-  const token = readSessionCookie(c, USER_COOKIE);
+  const token = await readSessionCookie(c, USER_COOKIE);
   if (token) {
     try {
       const session = services.userSessions.resolve(token);
-      services.status.observe(session, c.var.clientIp, listenerPort(c.req.url));
+      await services.status.observe(session, c.var.clientIp, listenerPort(c.req.url));
     } catch {
       // no live session: discovery only
     }
@@ -130,9 +130,9 @@ export function allowedOrigin(origin: string | undefined, requestUrl: string, pu
 }
 
 /** Sets the CORS answer headers for a discovery request (see `allowedOrigin`). */
-function cors(c: Context<AppEnv>): void {
+async function cors(c: Context<AppEnv>): Promise<void> {
   c.header("Vary", "Origin");
-  const allow = allowedOrigin(c.req.header("origin"), c.req.url, getSetting(c.var.services.db, "PublicURL"));
+  const allow = allowedOrigin(c.req.header("origin"), c.req.url, await getSetting(c.var.services.db, "PublicURL"));
   if (allow === undefined) return;
   c.header("Access-Control-Allow-Origin", allow);
   c.header("Access-Control-Allow-Credentials", "true");
@@ -148,8 +148,8 @@ export function createDiscoveryApp(services: Services, trustedProxies: readonly 
   app.use(baseMiddleware(services, trustedProxies));
   app
     // OPTIONS /api/ip: CORS preflight (the portal's plain GET needs none, but a browser may send one).
-    .options("/api/ip", (c) => {
-      cors(c);
+    .options("/api/ip", async (c) => {
+      await cors(c);
       c.header("Access-Control-Allow-Methods", "GET");
       c.header("Access-Control-Allow-Headers", "Accept");
       c.header("Access-Control-Max-Age", "600");
@@ -158,9 +158,9 @@ export function createDiscoveryApp(services: Services, trustedProxies: readonly 
       return c.body(null, 204);
     })
     // GET /api/ip: the caller's address (see answerIpDiscovery).
-    .get("/api/ip", (c) => {
-      cors(c);
-      return answerIpDiscovery(c);
+    .get("/api/ip", async (c) => {
+      await cors(c);
+      return await answerIpDiscovery(c);
     });
   app.all("*", (c) => c.json({ Err: Errors.notFound.err }, 404));
   app.onError(onError(services.log));

@@ -79,7 +79,7 @@ describe("GET /metrics", () => {
     // The agent acknowledges the add 40 ms after the request.
     h.clock.advance(40);
     expect(h.channel.take().length).toBe(1);
-    h.services.engine.handleResults("edge", [{ key: seeded.aclId, ip: "203.0.113.5", op: "add", ok: true }]);
+    await h.services.engine.handleResults("edge", [{ key: seeded.aclId, ip: "203.0.113.5", op: "add", ok: true }]);
 
     const text = String((await apiRequest(h, "GET", "/metrics", undefined, { from: "127.0.0.1" })).body);
     expect(sample(text, 'postern_sign_ins_total{audience="user",method="password",result="failure"}')).toBe(1);

@@ -32,8 +32,8 @@ export const SAML_REQUEST_COOKIES: Record<SamlAudience, string> = {
 };
 
 /** Sets the binding cookie to `requestId` when cookies are secure (see the file comment). */
-export function bindRequestToBrowser(c: Context<AppEnv>, audience: SamlAudience, requestId: string): void {
-  if (!secureCookies(c)) return;
+export async function bindRequestToBrowser(c: Context<AppEnv>, audience: SamlAudience, requestId: string): Promise<void> {
+  if (!await secureCookies(c)) return;
   setCookie(c, SAML_REQUEST_COOKIES[audience], requestId, {
     httpOnly: true,
     secure: true,
@@ -44,11 +44,11 @@ export function bindRequestToBrowser(c: Context<AppEnv>, audience: SamlAudience,
 }
 
 /** Reads and clears the binding cookie; the binding is required when cookies are secure. */
-export function takeBrowserBinding(c: Context<AppEnv>, audience: SamlAudience): BrowserBinding {
+export async function takeBrowserBinding(c: Context<AppEnv>, audience: SamlAudience): Promise<BrowserBinding> {
   const name = SAML_REQUEST_COOKIES[audience];
   const requestId = getCookie(c, name);
   if (requestId !== undefined) deleteCookie(c, name, { path: "/", secure: true, sameSite: "None", httpOnly: true });
-  return { required: secureCookies(c), requestId };
+  return { required: await secureCookies(c), requestId };
 }
 
 /**
@@ -108,7 +108,7 @@ export async function startSignIn(
 ): Promise<Response> {
   try {
     const { url, requestId } = await c.var.services.saml.startLogin(audience, { kiosk, ip: c.var.clientIp });
-    bindRequestToBrowser(c, audience, requestId);
+    await bindRequestToBrowser(c, audience, requestId);
     return c.redirect(url, 302);
   } catch (err) {
     if (err instanceof AppError && err.status === 429) {
@@ -145,23 +145,23 @@ export async function answerAcs(
 ): Promise<Response> {
   const s = c.var.services;
   const ip = audience === "user" ? userAddress(c) : c.var.clientIp;
-  const binding = takeBrowserBinding(c, audience);
+  const binding = await takeBrowserBinding(c, audience);
   try {
-    s.throttle.checkAddress(ip);
+    await s.throttle.checkAddress(ip);
     let samlResponse: string;
     try {
       samlResponse = await readSamlResponse(c);
     } catch (err) {
-      if (err instanceof SamlError) s.saml.auditRefusal(audience, ip, err);
+      if (err instanceof SamlError) await s.saml.auditRefusal(audience, ip, err);
       throw err;
     }
     const page = await signIn(samlResponse, binding);
-    s.throttle.samlStartCompleted(ip);
+    await s.throttle.samlStartCompleted(ip);
     return c.redirect(page, 303);
   } catch (err) {
     if (!(err instanceof SamlError) && !(err instanceof AppError))
       s.log.error({ err, audience }, "SAML sign-in failed");
-    if (err instanceof SamlError) s.throttle.recordAddressFailure(ip);
+    if (err instanceof SamlError) await s.throttle.recordAddressFailure(ip);
     return redirectWithError(c, page, samlErrorKey(err), 303);
   }
 }

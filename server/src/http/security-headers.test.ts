@@ -66,7 +66,7 @@ describe("security headers (every answer)", () => {
   });
 
   it("give web-app documents a policy without inline script or style, connecting to the discovery host", async () => {
-    setSetting(h.services.db, "PublicURL", "https://portal.example:8443");
+    await setSetting(h.services.db, "PublicURL", "https://portal.example:8443");
     for (const path of ["/", "/home", "/index.html"]) {
       const res = await get(`http://postern.test${path}`);
       expect(res.status).toBe(200);

@@ -40,10 +40,10 @@ export function staticWeb(webDir: string): MiddlewareHandler<AppEnv> {
   const files = serveStatic({ root, precompressed: true });
   const portalPage = serveStatic({ root, path: "index.html", precompressed: true });
   const adminPage = serveStatic({ root, path: "admin.html", precompressed: true });
-  const cached = (c: Context<AppEnv>, response: Response, immutable: boolean): Response => {
+  const cached = async (c: Context<AppEnv>, response: Response, immutable: boolean): Promise<Response> => {
     response.headers.set("Cache-Control", immutable ? "public, max-age=31536000, immutable" : "no-cache");
     if (response.headers.get("Content-Type")?.startsWith("text/html"))
-      response.headers.set("Content-Security-Policy", portalCsp(discoverySources(ipApiUrl(c))));
+      response.headers.set("Content-Security-Policy", portalCsp(discoverySources(await ipApiUrl(c))));
     return response;
   };
   return async (c, next) => {
@@ -58,10 +58,10 @@ export function staticWeb(webDir: string): MiddlewareHandler<AppEnv> {
       missing = true;
     };
     const file = await files(c, notFound);
-    if (!missing && file) return cached(c, file, c.req.path.startsWith("/assets/"));
+    if (!missing && file) return await cached(c, file, c.req.path.startsWith("/assets/"));
     missing = false;
     const page = await (isAdminPath(c.req.path) ? adminPage : portalPage)(c, notFound);
-    if (!missing && page) return cached(c, page, false);
+    if (!missing && page) return await cached(c, page, false);
     return c.text("The web app is not built: run npm run build", 404);
   };
 }

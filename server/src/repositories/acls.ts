@@ -10,41 +10,41 @@ type Q = Db | Tx;
 export type AclRow = typeof acls.$inferSelect;
 
 /** Lists ACLs by description. */
-export function listAcls(q: Q): AclRow[] {
-  return q.select().from(acls).orderBy(acls.description).all();
+export async function listAcls(q: Q): Promise<AclRow[]> {
+  return await q.select().from(acls).orderBy(acls.description).all();
 }
 
 /** Reads an ACL by id. */
-export function getAcl(q: Q, id: string): AclRow | undefined {
-  return q.select().from(acls).where(eq(acls.id, id)).get();
+export async function getAcl(q: Q, id: string): Promise<AclRow | undefined> {
+  return await q.select().from(acls).where(eq(acls.id, id)).get();
 }
 
 /** Ids of the ACLs whose parent is `id` (Passive+ children). */
-export function childAclIds(q: Q, id: string): string[] {
-  return q
+export async function childAclIds(q: Q, id: string): Promise<string[]> {
+  return (await q
     .select({ id: acls.id })
     .from(acls)
     .where(eq(acls.parentId, id))
-    .all()
+    .all())
     .map((r) => r.id);
 }
 
 /** Inserts an ACL row. */
-export function insertAcl(q: Q, row: typeof acls.$inferInsert): void {
-  q.insert(acls).values(row).run();
+export async function insertAcl(q: Q, row: typeof acls.$inferInsert): Promise<void> {
+  await q.insert(acls).values(row).run();
 }
 
 /** Updates columns of an ACL. */
-export function updateAcl(q: Q, id: string, set: Partial<Omit<AclRow, "id" | "createdAt">>): void {
-  q.update(acls).set(set).where(eq(acls.id, id)).run();
+export async function updateAcl(q: Q, id: string, set: Partial<Omit<AclRow, "id" | "createdAt">>): Promise<void> {
+  await q.update(acls).set(set).where(eq(acls.id, id)).run();
 }
 
 /** Deletes an ACL. */
-export function deleteAcl(q: Q, id: string): void {
-  q.delete(acls).where(eq(acls.id, id)).run();
+export async function deleteAcl(q: Q, id: string): Promise<void> {
+  await q.delete(acls).where(eq(acls.id, id)).run();
 }
 
 /** How many ACLs admins see (not hidden from admins: Passive+ children are). */
-export function countVisibleAcls(q: Q): number {
-  return q.select({ n: count() }).from(acls).where(eq(acls.hideFromAdmins, false)).get()?.n ?? 0;
+export async function countVisibleAcls(q: Q): Promise<number> {
+  return (await q.select({ n: count() }).from(acls).where(eq(acls.hideFromAdmins, false)).get())?.n ?? 0;
 }

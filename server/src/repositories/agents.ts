@@ -13,41 +13,41 @@ export type AgentRow = typeof agents.$inferSelect;
 export type NewAgentRow = typeof agents.$inferInsert;
 
 /** Lists every agent by name. */
-export function listAgents(q: Q): AgentRow[] {
-  return q.select().from(agents).orderBy(agents.name).all();
+export async function listAgents(q: Q): Promise<AgentRow[]> {
+  return await q.select().from(agents).orderBy(agents.name).all();
 }
 
 /** Reads an agent by id. */
-export function getAgent(q: Q, id: string): AgentRow | undefined {
-  return q.select().from(agents).where(eq(agents.id, id)).get();
+export async function getAgent(q: Q, id: string): Promise<AgentRow | undefined> {
+  return await q.select().from(agents).where(eq(agents.id, id)).get();
 }
 
 /** The id of the agent named `name`, if any. */
-export function agentIdByName(q: Q, name: string): string | undefined {
-  return q.select({ id: agents.id }).from(agents).where(eq(agents.name, name)).get()?.id;
+export async function agentIdByName(q: Q, name: string): Promise<string | undefined> {
+  return (await q.select({ id: agents.id }).from(agents).where(eq(agents.name, name)).get())?.id;
 }
 
 /** The agent whose unspent install token has this SHA-256 (hex). */
-export function agentByTokenHash(q: Q, tokenHash: string): AgentRow | undefined {
-  return q.select().from(agents).where(eq(agents.tokenHash, tokenHash)).get();
+export async function agentByTokenHash(q: Q, tokenHash: string): Promise<AgentRow | undefined> {
+  return await q.select().from(agents).where(eq(agents.tokenHash, tokenHash)).get();
 }
 
 /** Inserts an agent row. */
-export function insertAgent(q: Q, row: NewAgentRow): void {
-  q.insert(agents).values(row).run();
+export async function insertAgent(q: Q, row: NewAgentRow): Promise<void> {
+  await q.insert(agents).values(row).run();
 }
 
 /** Changes columns of an agent. */
-export function updateAgent(q: Q, id: string, set: Partial<Omit<AgentRow, "id">>): void {
-  q.update(agents).set(set).where(eq(agents.id, id)).run();
+export async function updateAgent(q: Q, id: string, set: Partial<Omit<AgentRow, "id">>): Promise<void> {
+  await q.update(agents).set(set).where(eq(agents.id, id)).run();
 }
 
 /** Deletes an agent row. */
-export function deleteAgent(q: Q, id: string): void {
-  q.delete(agents).where(eq(agents.id, id)).run();
+export async function deleteAgent(q: Q, id: string): Promise<void> {
+  await q.delete(agents).where(eq(agents.id, id)).run();
 }
 
 /** The backends attached to an agent, as id and name. */
-export function backendsOfAgent(q: Q, agentId: string): { ID: string; Name: string }[] {
-  return q.select({ ID: backends.id, Name: backends.name }).from(backends).where(eq(backends.agentId, agentId)).all();
+export async function backendsOfAgent(q: Q, agentId: string): Promise<{ ID: string; Name: string }[]> {
+  return await q.select({ ID: backends.id, Name: backends.name }).from(backends).where(eq(backends.agentId, agentId)).all();
 }

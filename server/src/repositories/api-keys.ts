@@ -15,38 +15,38 @@ export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type NewApiKeyRow = typeof apiKeys.$inferInsert;
 
 /** Lists every key by name. */
-export function listApiKeys(q: Q): ApiKeyRow[] {
-  return q.select().from(apiKeys).orderBy(asc(apiKeys.name)).all();
+export async function listApiKeys(q: Q): Promise<ApiKeyRow[]> {
+  return await q.select().from(apiKeys).orderBy(asc(apiKeys.name)).all();
 }
 
 /** Reads one key by id. */
-export function getApiKey(q: Q, id: string): ApiKeyRow | undefined {
-  return q.select().from(apiKeys).where(eq(apiKeys.id, id)).get();
+export async function getApiKey(q: Q, id: string): Promise<ApiKeyRow | undefined> {
+  return await q.select().from(apiKeys).where(eq(apiKeys.id, id)).get();
 }
 
 /** Reads one key by its (unique) name. */
-export function getApiKeyByName(q: Q, name: string): ApiKeyRow | undefined {
-  return q.select().from(apiKeys).where(eq(apiKeys.name, name)).get();
+export async function getApiKeyByName(q: Q, name: string): Promise<ApiKeyRow | undefined> {
+  return await q.select().from(apiKeys).where(eq(apiKeys.name, name)).get();
 }
 
 /** Inserts a key. */
-export function insertApiKey(q: Q, row: NewApiKeyRow): void {
-  q.insert(apiKeys).values(row).run();
+export async function insertApiKey(q: Q, row: NewApiKeyRow): Promise<void> {
+  await q.insert(apiKeys).values(row).run();
 }
 
 /** Replaces a key's AllowedFrom list. */
-export function setAllowedFrom(q: Q, id: string, allowedFrom: { Prefix: string; Note: string }[]): void {
-  q.update(apiKeys).set({ allowedFrom }).where(eq(apiKeys.id, id)).run();
+export async function setAllowedFrom(q: Q, id: string, allowedFrom: { Prefix: string; Note: string }[]): Promise<void> {
+  await q.update(apiKeys).set({ allowedFrom }).where(eq(apiKeys.id, id)).run();
 }
 
 /** Sets a key's LastUsedAt (epoch ms). */
-export function touchApiKey(q: Q, id: string, at: number): void {
-  q.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id)).run();
+export async function touchApiKey(q: Q, id: string, at: number): Promise<void> {
+  await q.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id)).run();
 }
 
 /** Deletes a key; returns whether a row went. */
-export function deleteApiKey(q: Q, id: string): boolean {
-  return q.delete(apiKeys).where(eq(apiKeys.id, id)).run().changes > 0;
+export async function deleteApiKey(q: Q, id: string): Promise<boolean> {
+  return (await q.delete(apiKeys).where(eq(apiKeys.id, id)).run()).changes > 0;
 }
 
 /** An ACL on an allowlist backend: its id, description and Config (Config.allowlist holds Token, ApiKeyId, …). */
@@ -57,8 +57,8 @@ export interface AllowlistAclRow {
 }
 
 /** The ACL `aclId` when it is an allowlist ACL (its backend's type is allowlist); undefined otherwise. */
-export function getAllowlistAcl(q: Q, aclId: string): AllowlistAclRow | undefined {
-  return q
+export async function getAllowlistAcl(q: Q, aclId: string): Promise<AllowlistAclRow | undefined> {
+  return await q
     .select({ id: acls.id, description: acls.description, config: acls.config })
     .from(acls)
     .innerJoin(backends, eq(backends.id, acls.backendId))
@@ -67,8 +67,8 @@ export function getAllowlistAcl(q: Q, aclId: string): AllowlistAclRow | undefine
 }
 
 /** Every allowlist ACL (few: one per passive Knoc). */
-export function listAllowlistAcls(q: Q): AllowlistAclRow[] {
-  return q
+export async function listAllowlistAcls(q: Q): Promise<AllowlistAclRow[]> {
+  return await q
     .select({ id: acls.id, description: acls.description, config: acls.config })
     .from(acls)
     .innerJoin(backends, eq(backends.id, acls.backendId))
@@ -78,9 +78,9 @@ export function listAllowlistAcls(q: Q): AllowlistAclRow[] {
 }
 
 /** Descriptions of the given ACLs, by id (unknown ids are absent). */
-export function aclDescriptions(q: Q, ids: readonly string[]): Map<string, string> {
+export async function aclDescriptions(q: Q, ids: readonly string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const rows = q
+  const rows = await q
     .select({ id: acls.id, description: acls.description })
     .from(acls)
     .where(inArray(acls.id, [...ids]))
@@ -89,12 +89,12 @@ export function aclDescriptions(q: Q, ids: readonly string[]): Map<string, strin
 }
 
 /** Id, user name, name and auth type of the given users, by id (unknown ids are absent). */
-export function usersByIds(
+export async function usersByIds(
   q: Q,
   ids: readonly string[],
-): Map<string, { userName: string; name: string; authType: string }> {
+): Promise<Map<string, { userName: string; name: string; authType: string }>> {
   if (ids.length === 0) return new Map();
-  const rows = q
+  const rows = await q
     .select({ id: users.id, userName: users.userName, name: users.name, authType: users.authType })
     .from(users)
     .where(inArray(users.id, [...ids]))
@@ -120,8 +120,8 @@ const liveSessionColumns = {
 };
 
 /** Every live user session (not ended, end after `now`), oldest first. */
-export function listLiveSessions(q: Q, now: number): LiveSessionRow[] {
-  return q
+export async function listLiveSessions(q: Q, now: number): Promise<LiveSessionRow[]> {
+  return await q
     .select(liveSessionColumns)
     .from(userSessions)
     .innerJoin(users, eq(users.id, userSessions.userId))
@@ -131,8 +131,8 @@ export function listLiveSessions(q: Q, now: number): LiveSessionRow[] {
 }
 
 /** One live user session by id; undefined when unknown, ended or past its end. */
-export function getLiveSession(q: Q, id: string, now: number): LiveSessionRow | undefined {
-  return q
+export async function getLiveSession(q: Q, id: string, now: number): Promise<LiveSessionRow | undefined> {
+  return await q
     .select(liveSessionColumns)
     .from(userSessions)
     .innerJoin(users, eq(users.id, userSessions.userId))

@@ -11,13 +11,13 @@ type Q = Db | Tx;
 export type AuditFoldRow = typeof auditFolds.$inferSelect;
 
 /** Reads one key's row. */
-export function getFold(q: Q, key: string): AuditFoldRow | undefined {
-  return q.select().from(auditFolds).where(eq(auditFolds.key, key)).get();
+export async function getFold(q: Q, key: string): Promise<AuditFoldRow | undefined> {
+  return await q.select().from(auditFolds).where(eq(auditFolds.key, key)).get();
 }
 
 /** Writes one key's row (insert or replace). */
-export function putFold(q: Q, row: AuditFoldRow): void {
-  q.insert(auditFolds)
+export async function putFold(q: Q, row: AuditFoldRow): Promise<void> {
+  await q.insert(auditFolds)
     .values(row)
     .onConflictDoUpdate({
       target: auditFolds.key,
@@ -27,16 +27,16 @@ export function putFold(q: Q, row: AuditFoldRow): void {
 }
 
 /** How many keys are being folded. */
-export function foldCount(q: Q): number {
-  return q.select({ n: count() }).from(auditFolds).get()?.n ?? 0;
+export async function foldCount(q: Q): Promise<number> {
+  return (await q.select({ n: count() }).from(auditFolds).get())?.n ?? 0;
 }
 
 /** The rows whose window started at or before `startedBy` (epoch ms). */
-export function endedFolds(q: Q, startedBy: number): AuditFoldRow[] {
-  return q.select().from(auditFolds).where(lte(auditFolds.windowStart, startedBy)).all();
+export async function endedFolds(q: Q, startedBy: number): Promise<AuditFoldRow[]> {
+  return await q.select().from(auditFolds).where(lte(auditFolds.windowStart, startedBy)).all();
 }
 
 /** Deletes one key's row. */
-export function deleteFold(q: Q, key: string): void {
-  q.delete(auditFolds).where(eq(auditFolds.key, key)).run();
+export async function deleteFold(q: Q, key: string): Promise<void> {
+  await q.delete(auditFolds).where(eq(auditFolds.key, key)).run();
 }

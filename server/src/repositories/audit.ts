@@ -43,8 +43,8 @@ function searchCondition(search: string): SQL | undefined {
 }
 
 /** How many entries match the search ("" = all). */
-export function countAuditEntries(q: Q, search: string): number {
-  const row = q
+export async function countAuditEntries(q: Q, search: string): Promise<number> {
+  const row = await q
     .select({ n: sql<number>`count(*)` })
     .from(auditLog)
     .where(searchCondition(search))
@@ -53,8 +53,8 @@ export function countAuditEntries(q: Q, search: string): number {
 }
 
 /** One page of entries matching the search, newest first (time, then sequence number). */
-export function listAuditEntries(q: Q, opts: { search: string; limit: number; offset: number }): AuditRow[] {
-  return q
+export async function listAuditEntries(q: Q, opts: { search: string; limit: number; offset: number }): Promise<AuditRow[]> {
+  return await q
     .select()
     .from(auditLog)
     .where(searchCondition(opts.search))
@@ -69,14 +69,14 @@ export function listAuditEntries(q: Q, opts: { search: string; limit: number; of
  * given position (`after` is the last row of the previous batch; null starts at the newest). Used to
  * stream the CSV export without holding the whole log in memory.
  */
-export function auditEntriesOlderThan(
+export async function auditEntriesOlderThan(
   q: Q,
   opts: { search: string; after: { at: number; id: number } | null; limit: number },
-): AuditRow[] {
+): Promise<AuditRow[]> {
   const position = opts.after
     ? or(lt(auditLog.at, opts.after.at), and(eq(auditLog.at, opts.after.at), lt(auditLog.id, opts.after.id)))
     : undefined;
-  return q
+  return await q
     .select()
     .from(auditLog)
     .where(and(searchCondition(opts.search), position))
@@ -86,42 +86,42 @@ export function auditEntriesOlderThan(
 }
 
 /** Deletes the entries written before `cutoffMs` (epoch ms); returns how many were deleted. */
-export function deleteAuditEntriesBefore(q: Q, cutoffMs: number): number {
-  return q.delete(auditLog).where(lt(auditLog.at, cutoffMs)).run().changes;
+export async function deleteAuditEntriesBefore(q: Q, cutoffMs: number): Promise<number> {
+  return (await q.delete(auditLog).where(lt(auditLog.at, cutoffMs)).run()).changes;
 }
 
 /** Up to `limit` entries with a sequence number above `afterId`, in the order they were written. */
-export function auditEntriesAfterId(q: Q, afterId: number, limit: number): AuditRow[] {
-  return q.select().from(auditLog).where(gt(auditLog.id, afterId)).orderBy(asc(auditLog.id)).limit(limit).all();
+export async function auditEntriesAfterId(q: Q, afterId: number, limit: number): Promise<AuditRow[]> {
+  return await q.select().from(auditLog).where(gt(auditLog.id, afterId)).orderBy(asc(auditLog.id)).limit(limit).all();
 }
 
 /** The highest sequence number written so far (0 when the log is empty). */
-export function maxAuditId(q: Q): number {
+export async function maxAuditId(q: Q): Promise<number> {
   return (
-    q
+    (await q
       .select({ id: sql<number | null>`max(${auditLog.id})` })
       .from(auditLog)
-      .get()?.id ?? 0
+      .get())?.id ?? 0
   );
 }
 
 /** The highest sequence number among entries written before `atMs` (epoch ms); 0 when there is none. */
-export function maxAuditIdBefore(q: Q, atMs: number): number {
+export async function maxAuditIdBefore(q: Q, atMs: number): Promise<number> {
   return (
-    q
+    (await q
       .select({ id: sql<number | null>`max(${auditLog.id})` })
       .from(auditLog)
       .where(lt(auditLog.at, atMs))
-      .get()?.id ?? 0
+      .get())?.id ?? 0
   );
 }
 
 /** The `limit` entries written last (highest id first). */
-export function recentAuditEntries(q: Q, limit: number): AuditRow[] {
-  return q.select().from(auditLog).orderBy(desc(auditLog.id)).limit(limit).all();
+export async function recentAuditEntries(q: Q, limit: number): Promise<AuditRow[]> {
+  return await q.select().from(auditLog).orderBy(desc(auditLog.id)).limit(limit).all();
 }
 
 /** Inserts one audit entry (every text column given, "" where it does not apply). */
-export function insertAuditEntry(q: Q, row: typeof auditLog.$inferInsert): void {
-  q.insert(auditLog).values(row).run();
+export async function insertAuditEntry(q: Q, row: typeof auditLog.$inferInsert): Promise<void> {
+  await q.insert(auditLog).values(row).run();
 }

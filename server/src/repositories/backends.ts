@@ -24,63 +24,63 @@ const agentGateColumns = {
 };
 
 /** Lists backends by name. */
-export function listBackends(q: Q): BackendRow[] {
-  return q.select().from(backends).orderBy(backends.name).all();
+export async function listBackends(q: Q): Promise<BackendRow[]> {
+  return await q.select().from(backends).orderBy(backends.name).all();
 }
 
 /** Reads a backend by id. */
-export function getBackend(q: Q, id: string): BackendRow | undefined {
-  return q.select().from(backends).where(eq(backends.id, id)).get();
+export async function getBackend(q: Q, id: string): Promise<BackendRow | undefined> {
+  return await q.select().from(backends).where(eq(backends.id, id)).get();
 }
 
 /** True when another backend than `exceptId` has this name. */
-export function backendNameTaken(q: Q, name: string, exceptId?: string): boolean {
+export async function backendNameTaken(q: Q, name: string, exceptId?: string): Promise<boolean> {
   const where =
     exceptId === undefined ? eq(backends.name, name) : and(eq(backends.name, name), ne(backends.id, exceptId));
-  return q.select({ id: backends.id }).from(backends).where(where).get() !== undefined;
+  return await q.select({ id: backends.id }).from(backends).where(where).get() !== undefined;
 }
 
 /** True when at least one backend exists. */
-export function anyBackend(q: Q): boolean {
-  return q.select({ id: backends.id }).from(backends).limit(1).get() !== undefined;
+export async function anyBackend(q: Q): Promise<boolean> {
+  return await q.select({ id: backends.id }).from(backends).limit(1).get() !== undefined;
 }
 
 /** Inserts a backend row. */
-export function insertBackend(q: Q, row: typeof backends.$inferInsert): void {
-  q.insert(backends).values(row).run();
+export async function insertBackend(q: Q, row: typeof backends.$inferInsert): Promise<void> {
+  await q.insert(backends).values(row).run();
 }
 
 /** Updates columns of a backend. */
-export function updateBackend(q: Q, id: string, set: Partial<Omit<BackendRow, "id" | "createdAt">>): void {
-  q.update(backends).set(set).where(eq(backends.id, id)).run();
+export async function updateBackend(q: Q, id: string, set: Partial<Omit<BackendRow, "id" | "createdAt">>): Promise<void> {
+  await q.update(backends).set(set).where(eq(backends.id, id)).run();
 }
 
 /** Deletes a backend. */
-export function deleteBackend(q: Q, id: string): void {
-  q.delete(backends).where(eq(backends.id, id)).run();
+export async function deleteBackend(q: Q, id: string): Promise<void> {
+  await q.delete(backends).where(eq(backends.id, id)).run();
 }
 
 /** Ids and configs of the ACLs on a backend. */
-export function aclsOfBackend(q: Q, backendId: string): { id: string; config: Record<string, unknown> }[] {
-  return q.select({ id: acls.id, config: acls.config }).from(acls).where(eq(acls.backendId, backendId)).all();
+export async function aclsOfBackend(q: Q, backendId: string): Promise<{ id: string; config: Record<string, unknown> }[]> {
+  return await q.select({ id: acls.id, config: acls.config }).from(acls).where(eq(acls.backendId, backendId)).all();
 }
 
 /** Replaces an ACL's stored Config. */
-export function setAclConfig(q: Q, aclId: string, config: Record<string, unknown>): void {
-  q.update(acls).set({ config }).where(eq(acls.id, aclId)).run();
+export async function setAclConfig(q: Q, aclId: string, config: Record<string, unknown>): Promise<void> {
+  await q.update(acls).set({ config }).where(eq(acls.id, aclId)).run();
 }
 
 /** True when at least one agent exists. */
-export function anyAgent(q: Q): boolean {
-  return q.select({ id: agents.id }).from(agents).limit(1).get() !== undefined;
+export async function anyAgent(q: Q): Promise<boolean> {
+  return await q.select({ id: agents.id }).from(agents).limit(1).get() !== undefined;
 }
 
 /** Reads the gate columns of one agent. */
-export function getAgentGate(q: Q, id: string): AgentGateRow | undefined {
-  return q.select(agentGateColumns).from(agents).where(eq(agents.id, id)).get();
+export async function getAgentGate(q: Q, id: string): Promise<AgentGateRow | undefined> {
+  return await q.select(agentGateColumns).from(agents).where(eq(agents.id, id)).get();
 }
 
 /** The gate columns of every agent. */
-export function listAgentGates(q: Q): AgentGateRow[] {
-  return q.select(agentGateColumns).from(agents).all();
+export async function listAgentGates(q: Q): Promise<AgentGateRow[]> {
+  return await q.select(agentGateColumns).from(agents).all();
 }

@@ -42,13 +42,13 @@ type Q = Db | Tx;
 export type GrantRow = typeof grants.$inferSelect;
 
 /** Reads one grant. */
-export function getGrant(q: Q, id: string): GrantRow | undefined {
-  return q.select().from(grants).where(eq(grants.id, id)).get();
+export async function getGrant(q: Q, id: string): Promise<GrantRow | undefined> {
+  return await q.select().from(grants).where(eq(grants.id, id)).get();
 }
 
 /** Reads the grant of (session, ACL). */
-export function getGrantFor(q: Q, sessionId: string, aclId: string): GrantRow | undefined {
-  return q
+export async function getGrantFor(q: Q, sessionId: string, aclId: string): Promise<GrantRow | undefined> {
+  return await q
     .select()
     .from(grants)
     .where(and(eq(grants.sessionId, sessionId), eq(grants.aclId, aclId)))
@@ -56,43 +56,43 @@ export function getGrantFor(q: Q, sessionId: string, aclId: string): GrantRow | 
 }
 
 /** Creates status entries (status 4 Created) for ACLs of a session that have none yet; returns those ACL ids. */
-export function ensureGrantRows(
+export async function ensureGrantRows(
   q: Q,
   sessionId: string,
   aclIds: readonly string[],
   now: number,
   newId: () => string,
-): string[] {
+): Promise<string[]> {
   const created: string[] = [];
   if (aclIds.length === 0) return created;
   const existing = new Set(
-    q
+    (await q
       .select({ aclId: grants.aclId })
       .from(grants)
       .where(eq(grants.sessionId, sessionId))
-      .all()
+      .all())
       .map((r) => r.aclId),
   );
   for (const aclId of aclIds) {
     if (existing.has(aclId)) continue;
     const id = newId();
-    q.insert(grants).values({ id, sessionId, aclId, status: 4, error: "", updatedAt: now }).run();
-    q.insert(grantStatusHistory).values({ grantId: id, status: 4, error: "", at: now }).run();
+    await q.insert(grants).values({ id, sessionId, aclId, status: 4, error: "", updatedAt: now }).run();
+    await q.insert(grantStatusHistory).values({ grantId: id, status: 4, error: "", at: now }).run();
     created.push(aclId);
   }
   return created;
 }
 
 /** Sets a grant's status (and optional error/expiry fields) and records the transition. */
-export function setGrantStatus(
+export async function setGrantStatus(
   q: Q,
   id: string,
   status: number,
   now: number,
   fields: { error?: string; grantedAt?: number | null; expiresAt?: number | null } = {},
-): void {
+): Promise<void> {
   const error = fields.error ?? "";
-  q.update(grants)
+  await q.update(grants)
     .set({
       status,
       error,
@@ -102,22 +102,22 @@ export function setGrantStatus(
     })
     .where(eq(grants.id, id))
     .run();
-  q.insert(grantStatusHistory).values({ grantId: id, status, error, at: now }).run();
+  await q.insert(grantStatusHistory).values({ grantId: id, status, error, at: now }).run();
 }
 
 /** Replaces the addresses a grant carries. */
-export function setGrantAddresses(q: Q, grantId: string, ips: readonly string[]): void {
-  q.delete(grantAddresses).where(eq(grantAddresses.grantId, grantId)).run();
-  for (const ip of ips) q.insert(grantAddresses).values({ grantId, ip }).run();
+export async function setGrantAddresses(q: Q, grantId: string, ips: readonly string[]): Promise<void> {
+  await q.delete(grantAddresses).where(eq(grantAddresses.grantId, grantId)).run();
+  for (const ip of ips) await q.insert(grantAddresses).values({ grantId, ip }).run();
 }
 
 /** Reads the addresses of a grant. */
-export function getGrantAddresses(q: Q, grantId: string): string[] {
-  return q
+export async function getGrantAddresses(q: Q, grantId: string): Promise<string[]> {
+  return (await q
     .select({ ip: grantAddresses.ip })
     .from(grantAddresses)
     .where(eq(grantAddresses.grantId, grantId))
-    .all()
+    .all())
     .map((r) => r.ip);
 }
 
@@ -125,8 +125,8 @@ export function getGrantAddresses(q: Q, grantId: string): string[] {
  * The expiry an (ACL, address) entry must carry: the latest expiry over the holding grants that
  * carry it, excluding `exceptGrantId`; null when no other grant holds it (the entry must go).
  */
-export function entryExpiry(q: Q, aclId: string, ip: string, now: number, exceptGrantId?: string): number | null {
-  const row = q
+export async function entryExpiry(q: Q, aclId: string, ip: string, now: number, exceptGrantId?: string): Promise<number | null> {
+  const row = await q
     .select({ max: sql<number | null>`max(${grants.expiresAt})` })
     .from(grants)
     .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
@@ -144,19 +144,19 @@ export function entryExpiry(q: Q, aclId: string, ip: string, now: number, except
 }
 
 /** Holding grants of an ACL carrying `ip` whose status is one of `statuses`. */
-export function grantsHolding(q: Q, aclId: string, ip: string, statuses: readonly number[]): GrantRow[] {
-  return q
+export async function grantsHolding(q: Q, aclId: string, ip: string, statuses: readonly number[]): Promise<GrantRow[]> {
+  return (await q
     .select({ g: grants })
     .from(grants)
     .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
     .where(and(eq(grants.aclId, aclId), eq(grantAddresses.ip, ip), inArray(grants.status, [...statuses])))
-    .all()
+    .all())
     .map((r) => r.g);
 }
 
 /** The number of grants in each status (status code → count; statuses with none are left out). */
-export function countGrantsByStatus(q: Q): Map<number, number> {
-  const rows = q
+export async function countGrantsByStatus(q: Q): Promise<Map<number, number>> {
+  const rows = await q
     .select({ status: grants.status, n: sql<number>`count(*)` })
     .from(grants)
     .groupBy(grants.status)
@@ -165,8 +165,8 @@ export function countGrantsByStatus(q: Q): Map<number, number> {
 }
 
 /** Holding grants whose expiry has passed. */
-export function dueGrants(q: Q, now: number): GrantRow[] {
-  return q
+export async function dueGrants(q: Q, now: number): Promise<GrantRow[]> {
+  return await q
     .select()
     .from(grants)
     .where(and(inArray(grants.status, [...HOLDING_STATUSES]), lte(grants.expiresAt, now)))
@@ -174,22 +174,22 @@ export function dueGrants(q: Q, now: number): GrantRow[] {
 }
 
 /** Holding grants of the given sessions. */
-export function holdingGrantsOfSessions(q: Q, sessionIds: readonly string[]): GrantRow[] {
-  return holdingGrantsWhere(q, grants.sessionId, sessionIds);
+export async function holdingGrantsOfSessions(q: Q, sessionIds: readonly string[]): Promise<GrantRow[]> {
+  return await holdingGrantsWhere(q, grants.sessionId, sessionIds);
 }
 
 /** Holding grants of the given ACLs. */
-export function holdingGrantsOfAcls(q: Q, aclIds: readonly string[]): GrantRow[] {
-  return holdingGrantsWhere(q, grants.aclId, aclIds);
+export async function holdingGrantsOfAcls(q: Q, aclIds: readonly string[]): Promise<GrantRow[]> {
+  return await holdingGrantsWhere(q, grants.aclId, aclIds);
 }
 
-function holdingGrantsWhere(
+async function holdingGrantsWhere(
   q: Q,
   column: typeof grants.sessionId | typeof grants.aclId,
   ids: readonly string[],
-): GrantRow[] {
+): Promise<GrantRow[]> {
   if (ids.length === 0) return [];
-  return q
+  return await q
     .select()
     .from(grants)
     .where(and(inArray(column, [...ids]), inArray(grants.status, [...HOLDING_STATUSES])))
@@ -208,8 +208,8 @@ const targetColumns = {
 };
 
 /** The target source (ACL + backend) of one ACL, with the backend's agent. */
-export function aclTargetSource(q: Q, aclId: string): (TargetSource & { agentId: string | null }) | undefined {
-  return q
+export async function aclTargetSource(q: Q, aclId: string): Promise<(TargetSource & { agentId: string | null }) | undefined> {
+  return await q
     .select(targetColumns)
     .from(acls)
     .innerJoin(backends, eq(backends.id, acls.backendId))
@@ -218,14 +218,14 @@ export function aclTargetSource(q: Q, aclId: string): (TargetSource & { agentId:
 }
 
 /** The live addresses published on an allowlist ACL (grants in status 6 not yet expired), sorted. */
-export function publishedAddresses(q: Q, aclId: string, now: number): string[] {
-  return q
+export async function publishedAddresses(q: Q, aclId: string, now: number): Promise<string[]> {
+  return (await q
     .selectDistinct({ ip: grantAddresses.ip })
     .from(grants)
     .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
     .where(and(eq(grants.aclId, aclId), eq(grants.status, 6), gt(grants.expiresAt, now)))
     .orderBy(grantAddresses.ip)
-    .all()
+    .all())
     .map((r) => r.ip);
 }
 
@@ -234,18 +234,18 @@ export function publishedAddresses(q: Q, aclId: string, now: number): string[] {
  * (epoch ms; null when none is published): the list stays as it is until then unless the database
  * changes (services/allowlist-cache.ts).
  */
-export function publishedAllowlist(
+export async function publishedAllowlist(
   q: Q,
   aclId: string,
   now: number,
-): { addresses: string[]; nextExpiry: number | null } {
+): Promise<{ addresses: string[]; nextExpiry: number | null }> {
   const live = and(eq(grants.aclId, aclId), eq(grants.status, 6), gt(grants.expiresAt, now));
-  const next = q
+  const next = await q
     .select({ at: sql<number | null>`min(${grants.expiresAt})` })
     .from(grants)
     .where(live)
     .get();
-  return { addresses: publishedAddresses(q, aclId, now), nextExpiry: next?.at ?? null };
+  return { addresses: await publishedAddresses(q, aclId, now), nextExpiry: next?.at ?? null };
 }
 
 /**
@@ -253,13 +253,13 @@ export function publishedAllowlist(
  * rolled-back statements included (SQLite's total_changes()): equal on two reads means nothing was
  * written in between. Only meaningful for the one connection of this process.
  */
-export function writeCount(q: Q): number {
-  return q.get<{ n: number }>(sql`select total_changes() as n`).n;
+export async function writeCount(q: Q): Promise<number> {
+  return (await q.get<{ n: number }>(sql`select total_changes() as n`)).n;
 }
 
 /** Every ACL target bound to an agent. */
-export function agentTargetSources(q: Q, agentId: string): TargetSource[] {
-  return q
+export async function agentTargetSources(q: Q, agentId: string): Promise<TargetSource[]> {
+  return await q
     .select(targetColumns)
     .from(acls)
     .innerJoin(backends, eq(backends.id, acls.backendId))
@@ -271,12 +271,12 @@ export function agentTargetSources(q: Q, agentId: string): TargetSource[] {
  * The live (ACL, address, latest expiry) entries of an agent's ACLs, each with the user name of one
  * grant holding it (the first by name; scripts get it as knoc_username).
  */
-export function agentEntries(
+export async function agentEntries(
   q: Q,
   agentId: string,
   now: number,
-): { aclId: string; ip: string; expiresAt: number; user: string | null }[] {
-  return q
+): Promise<{ aclId: string; ip: string; expiresAt: number; user: string | null }[]> {
+  return await q
     .select({
       aclId: grants.aclId,
       ip: grantAddresses.ip,
@@ -298,15 +298,15 @@ export function agentEntries(
  * Grants of an agent's ACLs in one of `from` statuses, moved to `to` (only those last changed at or
  * before `changedBy`, epoch ms, when given). Leaving a holding status clears the expiry. Returns how many.
  */
-export function moveAgentGrants(
+export async function moveAgentGrants(
   q: Q,
   agentId: string,
   from: readonly number[],
   to: number,
   now: number,
   changedBy?: number,
-): number {
-  const rows = q
+): Promise<number> {
+  const rows = await q
     .select({ id: grants.id })
     .from(grants)
     .innerJoin(acls, eq(acls.id, grants.aclId))
@@ -320,18 +320,18 @@ export function moveAgentGrants(
     )
     .all();
   const clear = !(HOLDING_STATUSES as readonly number[]).includes(to);
-  for (const r of rows) setGrantStatus(q, r.id, to, now, clear ? { expiresAt: null } : {});
+  for (const r of rows) await setGrantStatus(q, r.id, to, now, clear ? { expiresAt: null } : {});
   return rows.length;
 }
 
 /** Every grant in one of `from` statuses moved to `to` (server start). Returns how many. */
-export function moveAllGrants(q: Q, from: readonly number[], to: number, now: number): number {
-  const rows = q
+export async function moveAllGrants(q: Q, from: readonly number[], to: number, now: number): Promise<number> {
+  const rows = await q
     .select({ id: grants.id })
     .from(grants)
     .where(inArray(grants.status, [...from]))
     .all();
-  for (const r of rows) setGrantStatus(q, r.id, to, now);
+  for (const r of rows) await setGrantStatus(q, r.id, to, now);
   return rows.length;
 }
 
@@ -359,19 +359,19 @@ export interface DueSession {
  * by end; users past ValidUntil, then their live sessions; live API-key sessions with their key)
  * rather than by scanning every live session.
  */
-export function dueSessions(q: Q, now: number): DueSession[] {
+export async function dueSessions(q: Q, now: number): Promise<DueSession[]> {
   const live = isNull(userSessions.endedAt);
   const ids = new Set<string>();
   const add = (rows: { id: string }[]) => rows.forEach((r) => ids.add(r.id));
   add(
-    q
+    await q
       .select({ id: userSessions.id })
       .from(userSessions)
       .where(and(live, lte(userSessions.endsAt, now)))
       .all(),
   );
   add(
-    q
+    await q
       .select({ id: userSessions.id })
       .from(userSessions)
       .where(
@@ -383,7 +383,7 @@ export function dueSessions(q: Q, now: number): DueSession[] {
       .all(),
   );
   add(
-    q
+    await q
       .select({ id: userSessions.id })
       .from(userSessions)
       .leftJoin(apiKeys, eq(apiKeys.id, userSessions.apiKeyId))
@@ -391,7 +391,7 @@ export function dueSessions(q: Q, now: number): DueSession[] {
       .all(),
   );
   if (ids.size === 0) return [];
-  return q
+  return await q
     .select({
       id: userSessions.id,
       userId: userSessions.userId,
@@ -410,11 +410,11 @@ export function dueSessions(q: Q, now: number): DueSession[] {
 }
 
 /** Live sessions (not past their end) whose first observed address aged out by `now`. */
-export function sessionsWithStaleObserved(
+export async function sessionsWithStaleObserved(
   q: Q,
   now: number,
-): { id: string; ipAddress: string; discoveredIps: ObservedAddress[] }[] {
-  return q
+): Promise<{ id: string; ipAddress: string; discoveredIps: ObservedAddress[] }[]> {
+  return await q
     .select({ id: userSessions.id, ipAddress: userSessions.ipAddress, discoveredIps: userSessions.discoveredIps })
     .from(userSessions)
     .where(and(isNull(userSessions.endedAt), lte(userSessions.observedUntil, now), gt(userSessions.endsAt, now)))
@@ -422,24 +422,24 @@ export function sessionsWithStaleObserved(
 }
 
 /** The addresses the server observed for a session (discovery ports, the other family), as stored. */
-export function getObserved(q: Q, sessionId: string): ObservedAddress[] {
+export async function getObserved(q: Q, sessionId: string): Promise<ObservedAddress[]> {
   return (
-    q.select({ d: userSessions.discoveredIps }).from(userSessions).where(eq(userSessions.id, sessionId)).get()?.d ?? []
+    (await q.select({ d: userSessions.discoveredIps }).from(userSessions).where(eq(userSessions.id, sessionId)).get())?.d ?? []
   );
 }
 
 /** Sets the observed addresses of a session and when the first of them ages out. */
-export function setObserved(q: Q, sessionId: string, list: readonly ObservedAddress[], until: number | null): void {
-  q.update(userSessions)
+export async function setObserved(q: Q, sessionId: string, list: readonly ObservedAddress[], until: number | null): Promise<void> {
+  await q.update(userSessions)
     .set({ discoveredIps: [...list], observedUntil: until })
     .where(eq(userSessions.id, sessionId))
     .run();
 }
 
 /** Live sessions among `ids` ending after `end` (epoch ms), with their end. */
-export function sessionsEndingAfter(q: Q, ids: readonly string[], end: number): { id: string; endsAt: number }[] {
+export async function sessionsEndingAfter(q: Q, ids: readonly string[], end: number): Promise<{ id: string; endsAt: number }[]> {
   if (ids.length === 0) return [];
-  return q
+  return await q
     .select({ id: userSessions.id, endsAt: userSessions.endsAt })
     .from(userSessions)
     .where(and(inArray(userSessions.id, [...ids]), isNull(userSessions.endedAt), gt(userSessions.endsAt, end)))
@@ -447,19 +447,19 @@ export function sessionsEndingAfter(q: Q, ids: readonly string[], end: number): 
 }
 
 /** Sets a session's end (epoch ms). */
-export function setSessionEnd(q: Q, sessionId: string, endsAt: number): void {
-  q.update(userSessions).set({ endsAt }).where(eq(userSessions.id, sessionId)).run();
+export async function setSessionEnd(q: Q, sessionId: string, endsAt: number): Promise<void> {
+  await q.update(userSessions).set({ endsAt }).where(eq(userSessions.id, sessionId)).run();
 }
 
 /** Sets a grant's expiry (epoch ms) without a status transition. */
-export function setGrantExpiry(q: Q, grantId: string, expiresAt: number): void {
-  q.update(grants).set({ expiresAt }).where(eq(grants.id, grantId)).run();
+export async function setGrantExpiry(q: Q, grantId: string, expiresAt: number): Promise<void> {
+  await q.update(grants).set({ expiresAt }).where(eq(grants.id, grantId)).run();
 }
 
 /** Removes addresses from a grant. */
-export function removeGrantAddresses(q: Q, grantId: string, ips: readonly string[]): void {
+export async function removeGrantAddresses(q: Q, grantId: string, ips: readonly string[]): Promise<void> {
   if (ips.length === 0) return;
-  q.delete(grantAddresses)
+  await q.delete(grantAddresses)
     .where(and(eq(grantAddresses.grantId, grantId), inArray(grantAddresses.ip, [...ips])))
     .run();
 }

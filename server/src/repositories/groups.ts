@@ -12,86 +12,86 @@ export type GroupRow = typeof groups.$inferSelect;
 export type NewGroup = typeof groups.$inferInsert;
 
 /** Lists every group by name. */
-export function listGroups(q: Q): GroupRow[] {
-  return q.select().from(groups).orderBy(asc(groups.name)).all();
+export async function listGroups(q: Q): Promise<GroupRow[]> {
+  return await q.select().from(groups).orderBy(asc(groups.name)).all();
 }
 
 /** Reads a group by id. */
-export function getGroup(q: Q, id: string): GroupRow | undefined {
-  return q.select().from(groups).where(eq(groups.id, id)).get();
+export async function getGroup(q: Q, id: string): Promise<GroupRow | undefined> {
+  return await q.select().from(groups).where(eq(groups.id, id)).get();
 }
 
 /** Reads a group by its exact name. */
-export function getGroupByName(q: Q, name: string): GroupRow | undefined {
-  return q.select().from(groups).where(eq(groups.name, name)).get();
+export async function getGroupByName(q: Q, name: string): Promise<GroupRow | undefined> {
+  return await q.select().from(groups).where(eq(groups.name, name)).get();
 }
 
 /** Inserts a group. */
-export function insertGroup(q: Q, row: NewGroup): void {
-  q.insert(groups).values(row).run();
+export async function insertGroup(q: Q, row: NewGroup): Promise<void> {
+  await q.insert(groups).values(row).run();
 }
 
 /** Updates a group's name and description. */
-export function updateGroup(q: Q, id: string, fields: { name: string; description: string }): void {
-  q.update(groups).set(fields).where(eq(groups.id, id)).run();
+export async function updateGroup(q: Q, id: string, fields: { name: string; description: string }): Promise<void> {
+  await q.update(groups).set(fields).where(eq(groups.id, id)).run();
 }
 
 /** Deletes a group (its member and ACL rows cascade). */
-export function deleteGroup(q: Q, id: string): void {
-  q.delete(groups).where(eq(groups.id, id)).run();
+export async function deleteGroup(q: Q, id: string): Promise<void> {
+  await q.delete(groups).where(eq(groups.id, id)).run();
 }
 
 /** The ACL ids the group grants (Group.ACLIDs). */
-export function groupAclIds(q: Q, groupId: string): string[] {
-  return q
+export async function groupAclIds(q: Q, groupId: string): Promise<string[]> {
+  return (await q
     .select({ id: groupAcls.aclId })
     .from(groupAcls)
     .where(eq(groupAcls.groupId, groupId))
-    .all()
+    .all())
     .map((r) => r.id);
 }
 
 /** The ids of the group's members (Group.UserIDs). */
-export function groupUserIds(q: Q, groupId: string): string[] {
-  return q
+export async function groupUserIds(q: Q, groupId: string): Promise<string[]> {
+  return (await q
     .select({ id: groupUsers.userId })
     .from(groupUsers)
     .where(eq(groupUsers.groupId, groupId))
-    .all()
+    .all())
     .map((r) => r.id);
 }
 
 /** How many of the group's ACLs admins see (Passive+ hidden children are not counted). */
-export function visibleAclCount(q: Q, groupId: string): number {
-  return q
+export async function visibleAclCount(q: Q, groupId: string): Promise<number> {
+  return (await q
     .select({ id: groupAcls.aclId })
     .from(groupAcls)
     .innerJoin(acls, eq(acls.id, groupAcls.aclId))
     .where(and(eq(groupAcls.groupId, groupId), eq(acls.hideFromAdmins, false)))
-    .all().length;
+    .all()).length;
 }
 
 /** Replaces the group's ACLs. */
-export function setGroupAclIds(q: Q, groupId: string, aclIds: readonly string[]): void {
-  q.delete(groupAcls).where(eq(groupAcls.groupId, groupId)).run();
-  for (const aclId of new Set(aclIds)) q.insert(groupAcls).values({ groupId, aclId }).run();
+export async function setGroupAclIds(q: Q, groupId: string, aclIds: readonly string[]): Promise<void> {
+  await q.delete(groupAcls).where(eq(groupAcls.groupId, groupId)).run();
+  for (const aclId of new Set(aclIds)) await q.insert(groupAcls).values({ groupId, aclId }).run();
 }
 
 /** Replaces the group's members. */
-export function setGroupUserIds(q: Q, groupId: string, userIds: readonly string[]): void {
-  q.delete(groupUsers).where(eq(groupUsers.groupId, groupId)).run();
-  for (const userId of new Set(userIds)) q.insert(groupUsers).values({ groupId, userId }).run();
+export async function setGroupUserIds(q: Q, groupId: string, userIds: readonly string[]): Promise<void> {
+  await q.delete(groupUsers).where(eq(groupUsers.groupId, groupId)).run();
+  for (const userId of new Set(userIds)) await q.insert(groupUsers).values({ groupId, userId }).run();
 }
 
 /** The groups a user is a member of, by name. */
-export function groupsOfUser(q: Q, userId: string): GroupRow[] {
-  return q
+export async function groupsOfUser(q: Q, userId: string): Promise<GroupRow[]> {
+  return (await q
     .select({ g: groups })
     .from(groups)
     .innerJoin(groupUsers, eq(groupUsers.groupId, groups.id))
     .where(eq(groupUsers.userId, userId))
     .orderBy(asc(groups.name))
-    .all()
+    .all())
     .map((r) => r.g);
 }
 
@@ -105,26 +105,26 @@ function chunks(ids: readonly string[]): string[][] {
 
 /** Which of `ids` are users, with their AuthType. */
 export function usersByIds(q: Q, ids: readonly string[]): { id: string; authType: string }[] {
-  return chunks(ids).flatMap((part) =>
-    q.select({ id: users.id, authType: users.authType }).from(users).where(inArray(users.id, part)).all(),
+  return chunks(ids).flatMap(async (part) =>
+    await q.select({ id: users.id, authType: users.authType }).from(users).where(inArray(users.id, part)).all(),
   );
 }
 
 /** Which of `ids` are ACLs. */
 export function existingAclIds(q: Q, ids: readonly string[]): string[] {
-  return chunks(ids).flatMap((part) =>
-    q
+  return chunks(ids).flatMap(async (part) =>
+    (await q
       .select({ id: acls.id })
       .from(acls)
       .where(inArray(acls.id, part))
-      .all()
+      .all())
       .map((r) => r.id),
   );
 }
 
 /** The (ACL, group) pairs through which a user reaches ACLs, with the group's name. */
-export function aclsViaGroups(q: Q, userId: string): { aclId: string; groupId: string; groupName: string }[] {
-  return q
+export async function aclsViaGroups(q: Q, userId: string): Promise<{ aclId: string; groupId: string; groupName: string }[]> {
+  return await q
     .select({ aclId: groupAcls.aclId, groupId: groups.id, groupName: groups.name })
     .from(groupAcls)
     .innerJoin(groupUsers, eq(groupUsers.groupId, groupAcls.groupId))
@@ -140,8 +140,8 @@ export function aclSummaries(
   ids: readonly string[],
 ): { id: string; description: string; url: string; category: string; icon: string; hideFromAdmins: boolean }[] {
   return chunks(ids)
-    .flatMap((part) =>
-      q
+    .flatMap(async (part) =>
+      await q
         .select({
           id: acls.id,
           description: acls.description,

@@ -9,109 +9,109 @@ import { acls, apiKeys, groupAcls, groupUsers, groups, userAcls, users } from ".
 type Q = Db | Tx;
 
 /** Users the ACL is assigned to directly. */
-export function aclUserIds(q: Q, aclId: string): string[] {
-  return q
+export async function aclUserIds(q: Q, aclId: string): Promise<string[]> {
+  return (await q
     .select({ id: userAcls.userId })
     .from(userAcls)
     .where(eq(userAcls.aclId, aclId))
-    .all()
+    .all())
     .map((r) => r.id);
 }
 
 /** Groups the ACL is assigned to. */
-export function aclGroupIds(q: Q, aclId: string): string[] {
-  return q
+export async function aclGroupIds(q: Q, aclId: string): Promise<string[]> {
+  return (await q
     .select({ id: groupAcls.groupId })
     .from(groupAcls)
     .where(eq(groupAcls.aclId, aclId))
-    .all()
+    .all())
     .map((r) => r.id);
 }
 
 /** Users reaching the ACL directly or through a group. */
-export function aclReachingUserIds(q: Q, aclId: string): string[] {
-  const viaGroups = q
+export async function aclReachingUserIds(q: Q, aclId: string): Promise<string[]> {
+  const viaGroups = (await q
     .select({ id: groupUsers.userId })
     .from(groupUsers)
     .innerJoin(groupAcls, eq(groupAcls.groupId, groupUsers.groupId))
     .where(eq(groupAcls.aclId, aclId))
-    .all()
+    .all())
     .map((r) => r.id);
-  return [...new Set([...aclUserIds(q, aclId), ...viaGroups])];
+  return [...new Set([...await aclUserIds(q, aclId), ...viaGroups])];
 }
 
 /** Members of the given groups. */
-export function membersOf(q: Q, groupIds: readonly string[]): string[] {
+export async function membersOf(q: Q, groupIds: readonly string[]): Promise<string[]> {
   if (groupIds.length === 0) return [];
-  return q
+  return (await q
     .select({ id: groupUsers.userId })
     .from(groupUsers)
     .where(inArray(groupUsers.groupId, [...groupIds]))
-    .all()
+    .all())
     .map((r) => r.id);
 }
 
 /** Makes the ACL's direct user assignments exactly `userIds`. */
-export function setAclUsers(q: Q, aclId: string, userIds: readonly string[]): void {
-  q.delete(userAcls).where(eq(userAcls.aclId, aclId)).run();
-  for (const userId of new Set(userIds)) q.insert(userAcls).values({ userId, aclId }).run();
+export async function setAclUsers(q: Q, aclId: string, userIds: readonly string[]): Promise<void> {
+  await q.delete(userAcls).where(eq(userAcls.aclId, aclId)).run();
+  for (const userId of new Set(userIds)) await q.insert(userAcls).values({ userId, aclId }).run();
 }
 
 /** Makes the ACL's group assignments exactly `groupIds`. */
-export function setAclGroups(q: Q, aclId: string, groupIds: readonly string[]): void {
-  q.delete(groupAcls).where(eq(groupAcls.aclId, aclId)).run();
-  for (const groupId of new Set(groupIds)) q.insert(groupAcls).values({ groupId, aclId }).run();
+export async function setAclGroups(q: Q, aclId: string, groupIds: readonly string[]): Promise<void> {
+  await q.delete(groupAcls).where(eq(groupAcls.aclId, aclId)).run();
+  for (const groupId of new Set(groupIds)) await q.insert(groupAcls).values({ groupId, aclId }).run();
 }
 
 /** The ids among `ids` that are not users (unknown ones). */
-export function unknownUserIds(q: Q, ids: readonly string[]): string[] {
+export async function unknownUserIds(q: Q, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];
   const known = new Set(
-    q
+    (await q
       .select({ id: users.id })
       .from(users)
       .where(inArray(users.id, [...ids]))
-      .all()
+      .all())
       .map((r) => r.id),
   );
   return ids.filter((id) => !known.has(id));
 }
 
 /** The ids among `ids` that are not groups (unknown ones). */
-export function unknownGroupIds(q: Q, ids: readonly string[]): string[] {
+export async function unknownGroupIds(q: Q, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];
   const known = new Set(
-    q
+    (await q
       .select({ id: groups.id })
       .from(groups)
       .where(inArray(groups.id, [...ids]))
-      .all()
+      .all())
       .map((r) => r.id),
   );
   return ids.filter((id) => !known.has(id));
 }
 
 /** Number of ACLs on a backend. */
-export function aclsOnBackend(q: Q, backendId: string): number {
-  return q.select({ n: count() }).from(acls).where(eq(acls.backendId, backendId)).get()?.n ?? 0;
+export async function aclsOnBackend(q: Q, backendId: string): Promise<number> {
+  return (await q.select({ n: count() }).from(acls).where(eq(acls.backendId, backendId)).get())?.n ?? 0;
 }
 
 /** Child ACLs (Passive+) of an ACL. */
-export function childAclIds(q: Q, aclId: string): string[] {
-  return q
+export async function childAclIds(q: Q, aclId: string): Promise<string[]> {
+  return (await q
     .select({ id: acls.id })
     .from(acls)
     .where(eq(acls.parentId, aclId))
-    .all()
+    .all())
     .map((r) => r.id);
 }
 
 /** Adds a scope to an API key (a Knoc reusing an existing key for its allowlist). */
-export function addApiKeyScope(q: Q, keyId: string, scope: string): boolean {
-  const row = q.select({ scopes: apiKeys.scopes }).from(apiKeys).where(eq(apiKeys.id, keyId)).get();
+export async function addApiKeyScope(q: Q, keyId: string, scope: string): Promise<boolean> {
+  const row = await q.select({ scopes: apiKeys.scopes }).from(apiKeys).where(eq(apiKeys.id, keyId)).get();
   if (!row) return false;
   if (!row.scopes.includes(scope))
-    q.update(apiKeys)
+    await q.update(apiKeys)
       .set({ scopes: [...row.scopes, scope] })
       .where(eq(apiKeys.id, keyId))
       .run();
@@ -119,17 +119,17 @@ export function addApiKeyScope(q: Q, keyId: string, scope: string): boolean {
 }
 
 /** Removes a scope from an API key; returns the scopes left. */
-export function removeApiKeyScope(q: Q, keyId: string, scope: string): string[] {
-  const row = q.select({ scopes: apiKeys.scopes }).from(apiKeys).where(eq(apiKeys.id, keyId)).get();
+export async function removeApiKeyScope(q: Q, keyId: string, scope: string): Promise<string[]> {
+  const row = await q.select({ scopes: apiKeys.scopes }).from(apiKeys).where(eq(apiKeys.id, keyId)).get();
   if (!row) return [];
   const left = row.scopes.filter((s) => s !== scope);
-  q.update(apiKeys).set({ scopes: left }).where(eq(apiKeys.id, keyId)).run();
+  await q.update(apiKeys).set({ scopes: left }).where(eq(apiKeys.id, keyId)).run();
   return left;
 }
 
 /** Sets an ACL's raw config (the Knoc's own bookkeeping, e.g. the API key id of its allowlist). */
-export function setAclConfig(q: Q, aclId: string, config: Record<string, unknown>): void {
-  q.update(acls)
+export async function setAclConfig(q: Q, aclId: string, config: Record<string, unknown>): Promise<void> {
+  await q.update(acls)
     .set({ config })
     .where(and(eq(acls.id, aclId)))
     .run();

@@ -11,37 +11,37 @@ type Q = Db | Tx;
 export type LicenseRow = typeof licenses.$inferSelect;
 
 /** Every installed licence row (normally one), oldest first. */
-export function listLicenses(q: Q): LicenseRow[] {
-  return q.select().from(licenses).orderBy(asc(licenses.installedAt), asc(licenses.id)).all();
+export async function listLicenses(q: Q): Promise<LicenseRow[]> {
+  return await q.select().from(licenses).orderBy(asc(licenses.installedAt), asc(licenses.id)).all();
 }
 
 /** Replaces every installed licence with this one (exactly one is installed at a time). */
-export function replaceLicense(
+export async function replaceLicense(
   q: Q,
   row: { id: string; key: string; payload: Record<string, unknown>; installedAt: number },
-): void {
-  q.delete(licenses).run();
-  q.insert(licenses).values(row).run();
+): Promise<void> {
+  await q.delete(licenses).run();
+  await q.insert(licenses).values(row).run();
 }
 
 /** Number of users (every row of `users`, disabled ones included). */
-export function countUsers(q: Q): number {
-  return q.select({ n: count() }).from(users).get()?.n ?? 0;
+export async function countUsers(q: Q): Promise<number> {
+  return (await q.select({ n: count() }).from(users).get())?.n ?? 0;
 }
 
 /** Number of agents (the licence's MachineCount). */
-export function countAgents(q: Q): number {
-  return q.select({ n: count() }).from(agents).get()?.n ?? 0;
+export async function countAgents(q: Q): Promise<number> {
+  return (await q.select({ n: count() }).from(agents).get())?.n ?? 0;
 }
 
 /** Ids of the first `limit` users in creation order (CreatedAt, then ID). */
-export function firstUserIds(q: Q, limit: number): string[] {
-  return q
+export async function firstUserIds(q: Q, limit: number): Promise<string[]> {
+  return (await q
     .select({ id: users.id })
     .from(users)
     .orderBy(asc(users.createdAt), asc(users.id))
     .limit(limit)
-    .all()
+    .all())
     .map((r) => r.id);
 }
 
@@ -49,19 +49,19 @@ export function firstUserIds(q: Q, limit: number): string[] {
  * How many users were created before this one (CreatedAt, then ID): its 0-based place in creation
  * order. Null when the user does not exist.
  */
-export function userPosition(q: Q, userId: string): number | null {
-  const u = q.select({ createdAt: users.createdAt }).from(users).where(eq(users.id, userId)).get();
+export async function userPosition(q: Q, userId: string): Promise<number | null> {
+  const u = await q.select({ createdAt: users.createdAt }).from(users).where(eq(users.id, userId)).get();
   if (!u) return null;
   const before = or(lt(users.createdAt, u.createdAt), and(eq(users.createdAt, u.createdAt), lt(users.id, userId)));
-  return q.select({ n: count() }).from(users).where(before).get()?.n ?? 0;
+  return (await q.select({ n: count() }).from(users).where(before).get())?.n ?? 0;
 }
 
 /** A user's place in creation order: its CreatedAt and ID (compared in that order). */
 export type RankKey = readonly [createdAt: number, id: string];
 
 /** The rank key of a user, or undefined when the user does not exist. */
-export function userRankKey(q: Q, userId: string): RankKey | undefined {
-  const u = q.select({ createdAt: users.createdAt }).from(users).where(eq(users.id, userId)).get();
+export async function userRankKey(q: Q, userId: string): Promise<RankKey | undefined> {
+  const u = await q.select({ createdAt: users.createdAt }).from(users).where(eq(users.id, userId)).get();
   return u ? [u.createdAt, userId] : undefined;
 }
 
@@ -69,8 +69,8 @@ export function userRankKey(q: Q, userId: string): RankKey | undefined {
  * The rank key of the user at 0-based place `index` in creation order (CreatedAt, then ID), or
  * undefined when there are not that many users.
  */
-export function rankKeyAt(q: Q, index: number): RankKey | undefined {
-  const u = q
+export async function rankKeyAt(q: Q, index: number): Promise<RankKey | undefined> {
+  const u = await q
     .select({ createdAt: users.createdAt, id: users.id })
     .from(users)
     .orderBy(asc(users.createdAt), asc(users.id))
@@ -81,6 +81,6 @@ export function rankKeyAt(q: Q, index: number): RankKey | undefined {
 }
 
 /** The `users` change counter (raised by triggers when a user is added or removed or its rank key changes). */
-export function usersVersion(q: Q): number {
-  return q.get<{ value: number } | undefined>(sql`SELECT value FROM change_counters WHERE name = 'users'`)?.value ?? -1;
+export async function usersVersion(q: Q): Promise<number> {
+  return (await q.get<{ value: number } | undefined>(sql`SELECT value FROM change_counters WHERE name = 'users'`))?.value ?? -1;
 }

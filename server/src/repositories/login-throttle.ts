@@ -11,13 +11,13 @@ type Q = Db | Tx;
 export type ThrottleRow = typeof loginThrottle.$inferSelect;
 
 /** Reads one key's row. */
-export function getThrottle(q: Q, key: string): ThrottleRow | undefined {
-  return q.select().from(loginThrottle).where(eq(loginThrottle.key, key)).get();
+export async function getThrottle(q: Q, key: string): Promise<ThrottleRow | undefined> {
+  return await q.select().from(loginThrottle).where(eq(loginThrottle.key, key)).get();
 }
 
 /** Writes one key's row (insert or replace). */
-export function putThrottle(q: Q, row: ThrottleRow): void {
-  q.insert(loginThrottle)
+export async function putThrottle(q: Q, row: ThrottleRow): Promise<void> {
+  await q.insert(loginThrottle)
     .values(row)
     .onConflictDoUpdate({
       target: loginThrottle.key,
@@ -27,16 +27,16 @@ export function putThrottle(q: Q, row: ThrottleRow): void {
 }
 
 /** Deletes one key's row. */
-export function deleteThrottle(q: Q, key: string): void {
-  q.delete(loginThrottle).where(eq(loginThrottle.key, key)).run();
+export async function deleteThrottle(q: Q, key: string): Promise<void> {
+  await q.delete(loginThrottle).where(eq(loginThrottle.key, key)).run();
 }
 
 /**
  * Deletes the rows forgotten by `staleBefore` (epoch ms): window started and any block ended at or
  * before it. Returns how many went.
  */
-export function pruneThrottle(q: Q, staleBefore: number): number {
-  return q
+export async function pruneThrottle(q: Q, staleBefore: number): Promise<number> {
+  return (await q
     .delete(loginThrottle)
     .where(
       and(
@@ -44,5 +44,5 @@ export function pruneThrottle(q: Q, staleBefore: number): number {
         lte(sql`coalesce(${loginThrottle.blockedUntil}, 0)`, staleBefore),
       ),
     )
-    .run().changes;
+    .run()).changes;
 }

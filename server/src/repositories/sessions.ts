@@ -10,8 +10,8 @@ type Q = Db | Tx;
 export type UserSessionRow = typeof userSessions.$inferSelect;
 
 /** Live user sessions (not ended, end in the future), of one user or of all when `userId` is undefined; oldest first. */
-export function liveUserSessions(q: Q, now: number, userId?: string): UserSessionRow[] {
-  return q
+export async function liveUserSessions(q: Q, now: number, userId?: string): Promise<UserSessionRow[]> {
+  return await q
     .select()
     .from(userSessions)
     .where(
@@ -26,8 +26,8 @@ export function liveUserSessions(q: Q, now: number, userId?: string): UserSessio
 }
 
 /** Reads a user session by its public id, with its user's name. */
-export function getUserSessionWithUser(q: Q, id: string): { session: UserSessionRow; userName: string } | undefined {
-  return q
+export async function getUserSessionWithUser(q: Q, id: string): Promise<{ session: UserSessionRow; userName: string } | undefined> {
+  return await q
     .select({ session: userSessions, userName: users.userName })
     .from(userSessions)
     .innerJoin(users, eq(users.id, userSessions.userId))
@@ -39,18 +39,18 @@ export function getUserSessionWithUser(q: Q, id: string): { session: UserSession
 export type NewUserSessionRow = typeof userSessions.$inferInsert;
 
 /** Inserts a user session row. */
-export function insertUserSession(q: Q, row: NewUserSessionRow): void {
-  q.insert(userSessions).values(row).run();
+export async function insertUserSession(q: Q, row: NewUserSessionRow): Promise<void> {
+  await q.insert(userSessions).values(row).run();
 }
 
 /** Gives a user session a new cookie token hash. */
-export function rotateUserSessionToken(q: Q, sessionId: string, tokenHash: string): void {
-  q.update(userSessions).set({ tokenHash }).where(eq(userSessions.id, sessionId)).run();
+export async function rotateUserSessionToken(q: Q, sessionId: string, tokenHash: string): Promise<void> {
+  await q.update(userSessions).set({ tokenHash }).where(eq(userSessions.id, sessionId)).run();
 }
 
 /** Marks a user session verified (its sign-in completed). */
-export function verifyUserSession(q: Q, sessionId: string): void {
-  q.update(userSessions).set({ verified: true }).where(eq(userSessions.id, sessionId)).run();
+export async function verifyUserSession(q: Q, sessionId: string): Promise<void> {
+  await q.update(userSessions).set({ verified: true }).where(eq(userSessions.id, sessionId)).run();
 }
 
 /**
@@ -66,26 +66,26 @@ export function prepareSessionByTokenHash(
     .innerJoin(users, eq(users.id, userSessions.userId))
     .where(eq(userSessions.tokenHash, sql.placeholder("hash")))
     .prepare();
-  return (tokenHash) => statement.get({ hash: tokenHash });
+  return async (tokenHash) => await statement.get({ hash: tokenHash });
 }
 
 /** Moves a user session to a new main address. */
-export function setSessionAddress(q: Q, sessionId: string, ip: string): void {
-  q.update(userSessions).set({ ipAddress: ip }).where(eq(userSessions.id, sessionId)).run();
+export async function setSessionAddress(q: Q, sessionId: string, ip: string): Promise<void> {
+  await q.update(userSessions).set({ ipAddress: ip }).where(eq(userSessions.id, sessionId)).run();
 }
 
 /** How many user sessions are live (not ended, ending after `now`, epoch ms). */
-export function countLiveSessions(q: Q, now: number): number {
+export async function countLiveSessions(q: Q, now: number): Promise<number> {
   return (
-    q
+    (await q
       .select({ n: count() })
       .from(userSessions)
       .where(and(isNull(userSessions.endedAt), gt(userSessions.endsAt, now)))
-      .get()?.n ?? 0
+      .get())?.n ?? 0
   );
 }
 
 /** Reads a user session by id. */
-export function getUserSession(q: Q, id: string): UserSessionRow | undefined {
-  return q.select().from(userSessions).where(eq(userSessions.id, id)).get();
+export async function getUserSession(q: Q, id: string): Promise<UserSessionRow | undefined> {
+  return await q.select().from(userSessions).where(eq(userSessions.id, id)).get();
 }

@@ -22,9 +22,9 @@ export interface TotpAccountRow {
 }
 
 /** Reads the TOTP state of a user or an admin; undefined when the account is gone. */
-export function getTotpAccount(q: Q, kind: TotpAccountKind, id: string): TotpAccountRow | undefined {
+export async function getTotpAccount(q: Q, kind: TotpAccountKind, id: string): Promise<TotpAccountRow | undefined> {
   if (kind === "user") {
-    return q
+    return await q
       .select({
         id: users.id,
         userName: users.userName,
@@ -37,7 +37,7 @@ export function getTotpAccount(q: Q, kind: TotpAccountKind, id: string): TotpAcc
       .where(eq(users.id, id))
       .get();
   }
-  return q
+  return await q
     .select({
       id: admins.id,
       userName: admins.userName,
@@ -52,9 +52,9 @@ export function getTotpAccount(q: Q, kind: TotpAccountKind, id: string): TotpAcc
 }
 
 /** True when the session completed its sign-in, false while it owes a TOTP code, undefined when unknown. */
-export function sessionVerified(q: Q, kind: TotpAccountKind, sessionId: string): boolean | undefined {
+export async function sessionVerified(q: Q, kind: TotpAccountKind, sessionId: string): Promise<boolean | undefined> {
   const table = kind === "user" ? userSessions : adminSessions;
-  return q.select({ v: table.verified }).from(table).where(eq(table.id, sessionId)).get()?.v;
+  return (await q.select({ v: table.verified }).from(table).where(eq(table.id, sessionId)).get())?.v;
 }
 
 /**
@@ -63,19 +63,19 @@ export function sessionVerified(q: Q, kind: TotpAccountKind, sessionId: string):
  * the stored secret must still be that one (null: none stored yet), so a reset or a concurrent
  * enrolment in between wins. Returns true when the row changed.
  */
-export function recordTotpStep(
+export async function recordTotpStep(
   q: Q,
   kind: TotpAccountKind,
   id: string,
   step: number,
   opts: { expectSecretEnc: string | null; newSecretEnc?: string },
-): boolean {
+): Promise<boolean> {
   const t = kind === "user" ? users : admins;
   const set =
     opts.newSecretEnc !== undefined ? { totpLastStep: step, totpSecretEnc: opts.newSecretEnc } : { totpLastStep: step };
   const sameSecret =
     opts.expectSecretEnc === null ? isNull(t.totpSecretEnc) : eq(t.totpSecretEnc, opts.expectSecretEnc);
-  const res = q
+  const res = await q
     .update(t)
     .set(set)
     .where(and(eq(t.id, id), sameSecret, or(isNull(t.totpLastStep), lt(t.totpLastStep, step))))

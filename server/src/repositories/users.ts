@@ -10,90 +10,90 @@ type Q = Db | Tx;
 export type UserRow = typeof users.$inferSelect;
 
 /** Reads a user by id. */
-export function getUser(q: Q, id: string): UserRow | undefined {
-  return q.select().from(users).where(eq(users.id, id)).get();
+export async function getUser(q: Q, id: string): Promise<UserRow | undefined> {
+  return await q.select().from(users).where(eq(users.id, id)).get();
 }
 
 /** Reads a user by user name (exact). */
-export function getUserByName(q: Q, userName: string): UserRow | undefined {
-  return q.select().from(users).where(eq(users.userName, userName)).get();
+export async function getUserByName(q: Q, userName: string): Promise<UserRow | undefined> {
+  return await q.select().from(users).where(eq(users.userName, userName)).get();
 }
 
 /** Lists every user, oldest first. */
-export function listUsers(q: Q): UserRow[] {
-  return q.select().from(users).orderBy(users.createdAt).all();
+export async function listUsers(q: Q): Promise<UserRow[]> {
+  return await q.select().from(users).orderBy(users.createdAt).all();
 }
 
 /** The ACL ids assigned to the user directly (User.AclIds). */
-export function directAclIds(q: Q, userId: string): string[] {
-  return q
+export async function directAclIds(q: Q, userId: string): Promise<string[]> {
+  return (await q
     .select({ id: userAcls.aclId })
     .from(userAcls)
     .where(eq(userAcls.userId, userId))
-    .all()
+    .all())
     .map((r) => r.id);
 }
 
 /** Replaces the user's direct ACL assignments. */
-export function setDirectAclIds(q: Q, userId: string, aclIds: readonly string[]): void {
-  q.delete(userAcls).where(eq(userAcls.userId, userId)).run();
-  for (const aclId of new Set(aclIds)) q.insert(userAcls).values({ userId, aclId }).run();
+export async function setDirectAclIds(q: Q, userId: string, aclIds: readonly string[]): Promise<void> {
+  await q.delete(userAcls).where(eq(userAcls.userId, userId)).run();
+  for (const aclId of new Set(aclIds)) await q.insert(userAcls).values({ userId, aclId }).run();
 }
 
 /** Every ACL id the user reaches, directly or through a group. */
-export function assignedAclIds(q: Q, userId: string): string[] {
-  const direct = directAclIds(q, userId);
-  const viaGroups = q
+export async function assignedAclIds(q: Q, userId: string): Promise<string[]> {
+  const direct = await directAclIds(q, userId);
+  const viaGroups = (await q
     .select({ id: groupAcls.aclId })
     .from(groupAcls)
     .innerJoin(groupUsers, eq(groupUsers.groupId, groupAcls.groupId))
     .where(eq(groupUsers.userId, userId))
-    .all()
+    .all())
     .map((r) => r.id);
   return [...new Set([...direct, ...viaGroups])];
 }
 
 /** Ids of the user's live sessions (not ended, end in the future). */
-export function liveSessionIds(q: Q, userId: string, now: number): string[] {
-  return q
+export async function liveSessionIds(q: Q, userId: string, now: number): Promise<string[]> {
+  return (await q
     .select({ id: userSessions.id })
     .from(userSessions)
     .where(and(eq(userSessions.userId, userId), isNull(userSessions.endedAt), gt(userSessions.endsAt, now)))
     .orderBy(userSessions.createdAt)
-    .all()
+    .all())
     .map((r) => r.id);
 }
 
 /** Ends the given sessions with a reason. */
-export function endSessions(q: Q, ids: readonly string[], now: number, reason: string): void {
+export async function endSessions(q: Q, ids: readonly string[], now: number, reason: string): Promise<void> {
   if (ids.length === 0) return;
-  q.update(userSessions)
+  await q.update(userSessions)
     .set({ endedAt: now, endReason: reason })
     .where(inArray(userSessions.id, [...ids]))
     .run();
 }
 
 /** Clears a user's TOTP secret and last used step (the next sign-in enrols again). */
-export function clearUserTotp(q: Q, userId: string): void {
-  q.update(users).set({ totpSecretEnc: null, totpLastStep: null }).where(eq(users.id, userId)).run();
+export async function clearUserTotp(q: Q, userId: string): Promise<void> {
+  await q.update(users).set({ totpSecretEnc: null, totpLastStep: null }).where(eq(users.id, userId)).run();
 }
 
 /** Changes columns of a user. */
-export function updateUser(q: Q, id: string, set: Partial<Omit<UserRow, "id">>): void {
-  q.update(users).set(set).where(eq(users.id, id)).run();
+export async function updateUser(q: Q, id: string, set: Partial<Omit<UserRow, "id">>): Promise<void> {
+  await q.update(users).set(set).where(eq(users.id, id)).run();
 }
 
 /** Inserts a user row. */
-export function insertUser(q: Q, row: typeof users.$inferInsert): void {
-  q.insert(users).values(row).run();
+export async function insertUser(q: Q, row: typeof users.$inferInsert): Promise<void> {
+  await q.insert(users).values(row).run();
 }
 
 /** Deletes a user row (their sessions, grants and assignments go with it by cascade). */
-export function deleteUser(q: Q, id: string): void {
-  q.delete(users).where(eq(users.id, id)).run();
+export async function deleteUser(q: Q, id: string): Promise<void> {
+  await q.delete(users).where(eq(users.id, id)).run();
 }
 
 /** How many users there are. */
-export function countUsers(q: Q): number {
-  return q.select({ n: count() }).from(users).get()?.n ?? 0;
+export async function countUsers(q: Q): Promise<number> {
+  return (await q.select({ n: count() }).from(users).get())?.n ?? 0;
 }

@@ -27,9 +27,9 @@ afterEach(async () => {
   await h.close();
 });
 
-const agentCount = () => h.services.db.select({ n: count() }).from(agents).get()?.n ?? 0;
-const agentRow = (id: string) => h.services.db.select().from(agents).where(eq(agents.id, id)).get();
-const audits = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const agentCount = async () => (await h.services.db.select({ n: count() }).from(agents).get())?.n ?? 0;
+const agentRow = async (id: string) => await h.services.db.select().from(agents).where(eq(agents.id, id)).get();
+const audits = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 const keys = { SigningPublicKey: "c2lnbmluZw==", BoxPublicKey: "Ym94", Version: "1.9.0", Capabilities: {} };
 const enrolWith = (token: string) => apiRequest(h, "POST", "/api/agent/enrol", { Token: token, ...keys });
 async function createAgent(name: string): Promise<{ ID: string; Token: string }> {
@@ -37,12 +37,12 @@ async function createAgent(name: string): Promise<{ ID: string; Token: string }>
   expect(r.status).toBe(201);
   return r.body as { ID: string; Token: string };
 }
-function createKey(
+async function createKey(
   name: string,
   scopes: string[],
   more: { AllowedFrom?: { Prefix: string; Note: string }[]; ExpiredAfter?: string | null } = {},
-): string {
-  return h.services.apiKeys.create(
+): Promise<string> {
+  return (await h.services.apiKeys.create(
     {
       Name: name,
       Scopes: scopes,
@@ -50,7 +50,7 @@ function createKey(
       ...(more.AllowedFrom ? { AllowedFrom: more.AllowedFrom } : {}),
     },
     actor,
-  ).PlaintextKey!;
+  )).PlaintextKey!;
 }
 const register = (key: string | undefined, name: string, from = "198.51.100.7") =>
   apiRequest(
@@ -68,7 +68,7 @@ describe("agent install tokens (issue #8 item 6)", () => {
   it("stores only the SHA-256 of the token, expiring 24 hours after creation, and never reads it back", async () => {
     const before = h.clock.now();
     const created = await createAgent("edge");
-    const row = agentRow(created.ID)!;
+    const row = (await agentRow(created.ID))!;
     expect(row.tokenHash).toBe(sha256(created.Token));
     expect(Object.values(row).map(String)).not.toContain(created.Token);
     expect(row.tokenExpiresAt).toBeGreaterThanOrEqual(before + 24 * HOUR);
@@ -82,18 +82,18 @@ describe("agent install tokens (issue #8 item 6)", () => {
     h.clock.advance(24 * HOUR);
     const r = await enrolWith(created.Token);
     expect(r).toMatchObject({ status: 401, body: { Err: "Unauthorised", Extra: expect.stringMatching(/expired/) } });
-    expect(agentRow(created.ID)).toMatchObject({ signingPublicKey: null, tokenUsedAt: null });
-    expect(audits("agentEnrolled")).toEqual([]);
+    expect(await agentRow(created.ID)).toMatchObject({ signingPublicKey: null, tokenUsedAt: null });
+    expect(await audits("agentEnrolled")).toEqual([]);
   });
 
   it("accepts the token just before it expires, clears it, and refuses it a second time", async () => {
     const created = await createAgent("edge");
     // Real time moves on under the test clock: leave a second to spare.
-    h.clock.advance(agentRow(created.ID)!.tokenExpiresAt! - h.clock.now() - 1_000);
+    h.clock.advance((await agentRow(created.ID))!.tokenExpiresAt! - h.clock.now() - 1_000);
     const first = await enrolWith(created.Token);
     expect(first).toMatchObject({ status: 200, body: { AgentID: created.ID, Name: "edge" } });
     expect((first.body as { ServerKey: string }).ServerKey).toMatch(/^[A-Za-z0-9+/]+=*$/);
-    expect(agentRow(created.ID)).toMatchObject({
+    expect(await agentRow(created.ID)).toMatchObject({
       tokenHash: null,
       tokenExpiresAt: null,
       signingPublicKey: keys.SigningPublicKey,
@@ -101,7 +101,7 @@ describe("agent install tokens (issue #8 item 6)", () => {
     expect(await enrolWith(created.Token)).toMatchObject({ status: 401, body: { Err: "Unauthorised" } });
   });
 
-  it("takes its lifetime from POSTERN_AGENT_TOKEN_HOURS (default 24, refused when malformed)", () => {
+  it("takes its lifetime from POSTERN_AGENT_TOKEN_HOURS (default 24, refused when malformed)", async () => {
     expect(agentTokenLifetimeMs({})).toBe(24 * HOUR);
     expect(agentTokenLifetimeMs({ POSTERN_AGENT_TOKEN_HOURS: "2" })).toBe(2 * HOUR);
     expect(agentTokenLifetimeMs({ POSTERN_AGENT_TOKEN_HOURS: "0.5" })).toBe(HOUR / 2);
@@ -115,8 +115,8 @@ describe("agent install tokens (issue #8 item 6)", () => {
     });
     const service = new AgentService(h.services.db, h.clock, h.services.hub, { tokenLifetimeMs: 2 * HOUR });
     const before = h.clock.now();
-    const created = service.create("short", "https://postern.test", actor);
-    const expiresAt = agentRow(created.ID)!.tokenExpiresAt!;
+    const created = await service.create("short", "https://postern.test", actor);
+    const expiresAt = (await agentRow(created.ID))!.tokenExpiresAt!;
     expect(expiresAt).toBeGreaterThanOrEqual(before + 2 * HOUR);
     expect(expiresAt).toBeLessThanOrEqual(h.clock.now() + 2 * HOUR);
   });
@@ -124,7 +124,7 @@ describe("agent install tokens (issue #8 item 6)", () => {
 
 describe("POST /api/agent/register (issue #8 item 6)", () => {
   it("creates and enrols an agent in one step for a key of scope agent.register", async () => {
-    const key = createKey("provisioning", ["agent.register"]);
+    const key = await createKey("provisioning", ["agent.register"]);
     const r = await register(key, "edge-7");
     expect(r.status).toBe(200);
     const body = r.body as { AgentID: string; Name: string; ServerKey: string };
@@ -132,7 +132,7 @@ describe("POST /api/agent/register (issue #8 item 6)", () => {
     // The same server key as a token enrolment answers.
     const other = await createAgent("other");
     expect((await enrolWith(other.Token)).body).toMatchObject({ ServerKey: body.ServerKey });
-    expect(agentRow(body.AgentID)).toMatchObject({
+    expect(await agentRow(body.AgentID)).toMatchObject({
       name: "edge-7",
       tokenHash: null,
       signingPublicKey: keys.SigningPublicKey,
@@ -140,16 +140,16 @@ describe("POST /api/agent/register (issue #8 item 6)", () => {
       version: "1.9.0",
       externalIp: "198.51.100.7",
     });
-    expect(audits("agentCreated").find((a) => a.agentName === "edge-7")?.description).toContain('"provisioning"');
-    expect(audits("agentEnrolled").find((a) => a.agentName === "edge-7")).toBeDefined();
+    expect((await audits("agentCreated")).find((a) => a.agentName === "edge-7")?.description).toContain('"provisioning"');
+    expect((await audits("agentEnrolled")).find((a) => a.agentName === "edge-7")).toBeDefined();
   });
 
   it("refuses with the spec's Unauthorised: no key (401, challenge), another scope, outside AllowedFrom, expired; nothing created", async () => {
-    const wrongScope = createKey("sessions", ["user.sessions"]);
-    const fenced = createKey("fenced", ["agent.register"], {
+    const wrongScope = await createKey("sessions", ["user.sessions"]);
+    const fenced = await createKey("fenced", ["agent.register"], {
       AllowedFrom: [{ Prefix: "203.0.113.0/24", Note: "build network" }],
     });
-    const expiring = createKey("expiring", ["agent.register"], {
+    const expiring = await createKey("expiring", ["agent.register"], {
       ExpiredAfter: new Date(h.clock.now() + HOUR).toISOString(),
     });
     h.clock.advance(HOUR);
@@ -160,13 +160,13 @@ describe("POST /api/agent/register (issue #8 item 6)", () => {
     expect(await register(wrongScope, "x3")).toMatchObject({ status: 403, body: { Err: "Unauthorised" } });
     expect(await register(fenced, "x4")).toMatchObject({ status: 403, body: { Err: "Unauthorised" } });
     expect(await register(expiring, "x5")).toMatchObject({ status: 401, body: { Err: "Unauthorised" } });
-    expect(agentCount()).toBe(0);
+    expect(await agentCount()).toBe(0);
     // From inside its AllowedFrom the fenced key works.
     expect((await register(fenced, "x6", "203.0.113.9")).status).toBe(200);
   });
 
   it("refuses a taken name (409) and a malformed body (400)", async () => {
-    const key = createKey("provisioning", ["agent.register"]);
+    const key = await createKey("provisioning", ["agent.register"]);
     await createAgent("edge");
     expect(await register(key, "edge")).toMatchObject({
       status: 409,
@@ -182,7 +182,7 @@ describe("POST /api/agent/register (issue #8 item 6)", () => {
       },
     );
     expect(bad.status).toBe(400);
-    expect(agentCount()).toBe(1);
+    expect(await agentCount()).toBe(1);
   });
 });
 
@@ -197,17 +197,17 @@ describe("the licence's MaxMachines (issue #8 item 7)", () => {
 
   it("is not enforced without a licence", async () => {
     for (const name of ["a", "b", "c"]) await createAgent(name);
-    expect(agentCount()).toBe(3);
+    expect(await agentCount()).toBe(3);
   });
 
   it("refuses the admin API's create beyond it, naming the limit, and creates nothing", async () => {
-    installTestLicence(h, { MaxMachines: 2 });
+    await installTestLicence(h, { MaxMachines: 2 });
     await createAgent("a");
     await createAgent("b");
     const r = await apiRequest(h, "POST", "/api/admin/agents", { Name: "c" }, { cookie: admin });
     expect(r).toMatchObject(limitError);
-    expect(agentCount()).toBe(2);
-    expect(audits("agentCreated")).toHaveLength(2);
+    expect(await agentCount()).toBe(2);
+    expect(await audits("agentCreated")).toHaveLength(2);
     // Deleting one frees a slot.
     const list = (await apiRequest(h, "GET", "/api/admin/agents", undefined, { cookie: admin })).body as {
       ID: string;
@@ -219,11 +219,11 @@ describe("the licence's MaxMachines (issue #8 item 7)", () => {
   });
 
   it("refuses the API-key registration beyond it", async () => {
-    installTestLicence(h, { MaxMachines: 2 });
-    const key = createKey("provisioning", ["agent.register"]);
+    await installTestLicence(h, { MaxMachines: 2 });
+    const key = await createKey("provisioning", ["agent.register"]);
     expect((await register(key, "a")).status).toBe(200);
     expect((await register(key, "b")).status).toBe(200);
     expect(await register(key, "c")).toMatchObject(limitError);
-    expect(agentCount()).toBe(2);
+    expect(await agentCount()).toBe(2);
   });
 });

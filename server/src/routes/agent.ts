@@ -22,13 +22,13 @@ export const agentEnrolRoutes = new Hono<AppEnv>()
   // POST /agent/enrol
   .post("/enrol", async (c) => {
     const body = await parseBody(c, EnrolRequestSchema);
-    return c.json(c.var.services.agents.enrol(body, c.var.clientIp), 200);
+    return c.json(await c.var.services.agents.enrol(body, c.var.clientIp), 200);
   })
   // POST /agent/register
   .post("/register", async (c) => {
     let key;
     try {
-      key = c.var.services.apiKeys.authenticate(
+      key = await c.var.services.apiKeys.authenticate(
         keyFromAuthorization(c.req.header("authorization")),
         c.var.clientIp,
         ApiKeyScopeName.agentRegister,
@@ -38,5 +38,5 @@ export const agentEnrolRoutes = new Hono<AppEnv>()
       throw err;
     }
     const body = await parseBody(c, AgentRegisterRequestSchema);
-    return c.json(c.var.services.agents.register(body, c.var.clientIp, key.name), 200);
+    return c.json(await c.var.services.agents.register(body, c.var.clientIp, key.name), 200);
   });

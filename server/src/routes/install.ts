@@ -22,10 +22,10 @@ export const NO_AGENT_PACKAGE =
 /** The install routes; `agentPackage` is the .deb to serve (default: the one the server package ships). */
 export function installRoutes(agentPackage: string = AGENT_PACKAGE_PATH) {
   return new Hono<AppEnv>()
-    .get("/agent.sh", (c) => {
+    .get("/agent.sh", async (c) => {
       let script: string;
       try {
-        script = installScript(publicUrl(c), c.var.serverTlsPin);
+        script = installScript(await publicUrl(c), c.var.serverTlsPin);
       } catch (err) {
         return c.text(`${(err as Error).message}\nSet the public URL in the admin console's settings.\n`, 400);
       }

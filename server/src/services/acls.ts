@@ -78,8 +78,8 @@ function readConfig(aclId: string, config: Record<string, unknown>, sealed: Seal
 
 /** ACLs: CRUD with the §5 rules. */
 export class AclService extends Service {
-  private toWire(row: AclRow): Acl {
-    const backend = backendRepo.getBackend(this.db, row.backendId);
+  private async toWire(row: AclRow): Promise<Acl> {
+    const backend = await backendRepo.getBackend(this.db, row.backendId);
     return {
       ID: row.id,
       Name: row.description,
@@ -97,7 +97,7 @@ export class AclService extends Service {
       BackendName: backend?.name ?? "",
       AgentID: backend?.agentId ?? NONE_ID,
       ParentID: row.parentId ?? NONE_ID,
-      Children: repo.childAclIds(this.db, row.id),
+      Children: await repo.childAclIds(this.db, row.id),
       IpExclusions: row.ipExclusions as Acl["IpExclusions"],
       GrantType: row.grantType as Acl["GrantType"],
       Config: readConfig(row.id, row.config, backend?.sealedSecrets ?? {}),
@@ -107,23 +107,23 @@ export class AclService extends Service {
   }
 
   /** Lists ACLs by description (hidden-from-admins children excluded). */
-  list(): Acl[] {
-    return repo
-      .listAcls(this.db)
+  async list(): Promise<Acl[]> {
+    return (await repo
+      .listAcls(this.db))
       .filter((r) => !r.hideFromAdmins)
-      .map((r) => this.toWire(r));
+      .map(async (r) => await this.toWire(r));
   }
 
   /** Reads one ACL; 404 when unknown. */
-  get(id: string): Acl {
-    const row = repo.getAcl(this.db, id);
+  async get(id: string): Promise<Acl> {
+    const row = await repo.getAcl(this.db, id);
     if (!row) throw new AppError(Errors.notFound, "ACL");
-    return this.toWire(row);
+    return await this.toWire(row);
   }
 
-  private backendFor(tx: Tx, backendId: string): BackendRow {
-    if (!backendRepo.anyBackend(tx)) throw new AppError(Errors.createBackendBeforeACL);
-    const backend = backendRepo.getBackend(tx, backendId);
+  private async backendFor(tx: Tx, backendId: string): Promise<BackendRow> {
+    if (!await backendRepo.anyBackend(tx)) throw new AppError(Errors.createBackendBeforeACL);
+    const backend = await backendRepo.getBackend(tx, backendId);
     if (!backend) throw new AppError(Errors.noBackendSelected);
     return backend;
   }
@@ -132,14 +132,14 @@ export class AclService extends Service {
    * The sealed values this ACL held on its previous backend that it may keep on `backend` (same
    * agent), removing them from a previous backend it leaves.
    */
-  private takePreviousSealed(tx: Tx, aclId: string, previousBackendId: string, backend: BackendRow): SealedSecrets {
-    const old = previousBackendId === backend.id ? backend : backendRepo.getBackend(tx, previousBackendId);
+  private async takePreviousSealed(tx: Tx, aclId: string, previousBackendId: string, backend: BackendRow): Promise<SealedSecrets> {
+    const old = previousBackendId === backend.id ? backend : await backendRepo.getBackend(tx, previousBackendId);
     if (!old) return {};
     const keys = aclKeysOf(old.sealedSecrets, aclId);
     const taken = Object.fromEntries(keys.map((k) => [k, old.sealedSecrets[k]!]));
     if (old.id !== backend.id && keys.length > 0) {
       const rest = Object.fromEntries(Object.entries(old.sealedSecrets).filter(([k]) => !keys.includes(k)));
-      backendRepo.updateBackend(tx, old.id, { sealedSecrets: rest });
+      await backendRepo.updateBackend(tx, old.id, { sealedSecrets: rest });
     }
     return old.agentId === backend.agentId ? taken : {};
   }
@@ -151,13 +151,13 @@ export class AclService extends Service {
    * request", Extra `Config.script.EnvVars.<name>.Value: required`). Returns the Config to store.
    * True in `changed` when the backend's sealed values changed.
    */
-  private sealVariables(
+  private async sealVariables(
     tx: Tx,
     backend: BackendRow,
     aclId: string,
     config: AclConfig,
     available: SealedSecrets,
-  ): { config: AclConfig; changed: boolean } {
+  ): Promise<{ config: AclConfig; changed: boolean }> {
     const sealedBefore = backend.sealedSecrets;
     const mine = new Set(aclKeysOf(sealedBefore, aclId));
     const sealed: SealedSecrets = Object.fromEntries(Object.entries(sealedBefore).filter(([k]) => !mine.has(k)));
@@ -171,7 +171,7 @@ export class AclService extends Service {
         const name = raw.trim();
         const key = aclEnvKey(aclId, name);
         if (v.Encrypted || sensitive.has(name)) {
-          if (v.Value !== "") sealed[key] = sealTo(this.boxKeyOf(tx, backend), v.Value);
+          if (v.Value !== "") sealed[key] = sealTo(await this.boxKeyOf(tx, backend), v.Value);
           else if (available[key] !== undefined) sealed[key] = available[key];
           else throw new AppError(Errors.badRequest, `Config.script.EnvVars.${name}.Value: required`);
           env[name] = { Value: "", Encrypted: true };
@@ -183,13 +183,13 @@ export class AclService extends Service {
       config = { ...config, script: { ...script, EnvVars: env } };
     }
     const changed = JSON.stringify(sealed) !== JSON.stringify(sealedBefore);
-    if (changed) backendRepo.updateBackend(tx, backend.id, { sealedSecrets: sealed });
+    if (changed) await backendRepo.updateBackend(tx, backend.id, { sealedSecrets: sealed });
     return { config, changed };
   }
 
   /** The box key of the backend's agent; 400 err.agentIncapable when there is none to seal to. */
-  private boxKeyOf(tx: Tx, backend: BackendRow): string {
-    const agent = backend.agentId ? backendRepo.getAgentGate(tx, backend.agentId) : undefined;
+  private async boxKeyOf(tx: Tx, backend: BackendRow): Promise<string> {
+    const agent = backend.agentId ? await backendRepo.getAgentGate(tx, backend.agentId) : undefined;
     if (!agent || !isBoxPublicKey(agent.boxPublicKey))
       throw new AppError(Errors.agentIncapable, "the agent has no key to seal secrets to; enrol it again");
     return agent.boxPublicKey;
@@ -221,17 +221,17 @@ export class AclService extends Service {
    * Creates an ACL; returns its id. 403 err.youDoNotHaveALicense without a valid licence
    * (docs/reference.md admin-console §1, every path that creates Knocs); 400 for the §5 rules (see `validateAclConfig`).
    */
-  create(input: AclWrite, actor: Actor): string {
+  async create(input: AclWrite, actor: Actor): Promise<string> {
     const id = newId();
     let agentId: string | null = null;
-    this.db.transaction((tx) => {
-      requireLicence(tx, this.clock.now());
-      const backend = this.backendFor(tx, input.BackendID);
+    await this.db.transaction(async (tx) => {
+      await requireLicence(tx, this.clock.now());
+      const backend = await this.backendFor(tx, input.BackendID);
       const checked = withAllowlistToken(validateAclConfig(backend.type, input.Config), "");
-      const { config } = this.sealVariables(tx, backend, id, checked, {});
+      const { config } = await this.sealVariables(tx, backend, id, checked, {});
       const now = this.clock.now();
-      repo.insertAcl(tx, { id, createdAt: now, ...this.values(input, config, now, actor) });
-      writeAudit(tx, {
+      await repo.insertAcl(tx, { id, createdAt: now, ...this.values(input, config, now, actor) });
+      await writeAudit(tx, {
         action: AuditAction.aclCreated,
         at: now,
         adminName: actor.adminName,
@@ -248,20 +248,20 @@ export class AclService extends Service {
    * Updates an ACL ("Mismatching IDs" checked by the route). 403 err.youDoNotHaveALicense without a
    * valid licence, 400 for the §5 rules, 404 unknown.
    */
-  update(id: string, input: AclWrite, actor: Actor): void {
+  async update(id: string, input: AclWrite, actor: Actor): Promise<void> {
     const agentsToSync = new Set<string>();
-    const ops = this.db.transaction((tx) => {
-      requireLicence(tx, this.clock.now());
-      const row = repo.getAcl(tx, id);
+    const ops = await this.db.transaction(async (tx) => {
+      await requireLicence(tx, this.clock.now());
+      const row = await repo.getAcl(tx, id);
       if (!row) throw new AppError(Errors.notFound, "ACL");
-      const backend = this.backendFor(tx, input.BackendID);
+      const backend = await this.backendFor(tx, input.BackendID);
       const stored = (row.config["allowlist"] as { Token?: unknown } | undefined)?.Token;
       const checked = withAllowlistToken(
         validateAclConfig(backend.type, input.Config),
         typeof stored === "string" ? stored : "",
       );
-      const available = this.takePreviousSealed(tx, id, row.backendId, backend);
-      const { config, changed: secretsChanged } = this.sealVariables(tx, backend, id, checked, available);
+      const available = await this.takePreviousSealed(tx, id, row.backendId, backend);
+      const { config, changed: secretsChanged } = await this.sealVariables(tx, backend, id, checked, available);
       const now = this.clock.now();
       // Where or to which addresses the ACL grants changed: current grants were decided under the old rules.
       const moved =
@@ -272,9 +272,9 @@ export class AclService extends Service {
         row.cgnatOpen !== input.CGNATOpen ||
         (input.MaximumGrantDuration !== null &&
           (row.maximumGrantDurationSeconds === null || input.MaximumGrantDuration < row.maximumGrantDurationSeconds));
-      const revokeOps = moved ? this.engine.revokeForAcls(tx, [id]) : new Map();
-      repo.updateAcl(tx, id, this.values(input, config, now, actor));
-      writeAudit(tx, {
+      const revokeOps = moved ? await this.engine.revokeForAcls(tx, [id]) : new Map();
+      await repo.updateAcl(tx, id, this.values(input, config, now, actor));
+      await writeAudit(tx, {
         action: AuditAction.aclUpdated,
         at: now,
         adminName: actor.adminName,
@@ -282,7 +282,7 @@ export class AclService extends Service {
         aclDescription: input.Description,
       });
       if (moved || secretsChanged) {
-        const old = backendRepo.getBackend(tx, row.backendId);
+        const old = await backendRepo.getBackend(tx, row.backendId);
         if (old?.agentId) agentsToSync.add(old.agentId);
         if (backend.agentId) agentsToSync.add(backend.agentId);
       }
@@ -293,22 +293,22 @@ export class AclService extends Service {
   }
 
   /** Deletes an ACL after revoking its grants; its sealed variables leave the backend too. */
-  delete(id: string, actor: Actor): void {
+  async delete(id: string, actor: Actor): Promise<void> {
     let agentId: string | null = null;
-    const ops = this.db.transaction((tx) => {
-      const row = repo.getAcl(tx, id);
+    const ops = await this.db.transaction(async (tx) => {
+      const row = await repo.getAcl(tx, id);
       if (!row) throw new AppError(Errors.notFound, "ACL");
-      const revokeOps = this.engine.revokeForAcls(tx, [id]);
-      const backend = backendRepo.getBackend(tx, row.backendId);
+      const revokeOps = await this.engine.revokeForAcls(tx, [id]);
+      const backend = await backendRepo.getBackend(tx, row.backendId);
       agentId = backend?.agentId ?? null;
       if (backend && aclKeysOf(backend.sealedSecrets, id).length > 0) {
         const rest = Object.fromEntries(
           Object.entries(backend.sealedSecrets).filter(([k]) => !k.startsWith(`acl:${id}:`)),
         );
-        backendRepo.updateBackend(tx, backend.id, { sealedSecrets: rest });
+        await backendRepo.updateBackend(tx, backend.id, { sealedSecrets: rest });
       }
-      repo.deleteAcl(tx, id);
-      writeAudit(tx, {
+      await repo.deleteAcl(tx, id);
+      await writeAudit(tx, {
         action: AuditAction.aclDeleted,
         at: this.clock.now(),
         adminName: actor.adminName,

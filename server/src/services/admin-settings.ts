@@ -102,39 +102,39 @@ export class AdminSettingsService {
     this.clock = clock;
     this.secrets = secrets;
     this.logging = logging;
-    this.applyDebugMode();
+    await this.applyDebugMode();
   }
 
   /** Sets the root logger's level from the DebugMode setting (no-op without `logging`). */
-  private applyDebugMode(): void {
-    if (this.logging) applyDebugMode(this.logging.log, getSetting(this.db, "DebugMode"), this.logging.baseLevel);
+  private async applyDebugMode(): Promise<void> {
+    if (this.logging) applyDebugMode(this.logging.log, await getSetting(this.db, "DebugMode"), this.logging.baseLevel);
   }
 
   /** GET /admin/settings. */
-  general(): GeneralSettings {
-    const g = <K extends SettingName>(k: K) => getSetting(this.db, k);
+  async general(): Promise<GeneralSettings> {
+    const g = async <K extends SettingName>(k: K) => await getSetting(this.db, k);
     return {
-      DiscoverIP: g("DiscoverIP"),
-      DiscoverIPURL: g("DiscoverIPURL"),
-      DebugMode: g("DebugMode"),
-      GELFListenerURL: g("GELFListenerURL"),
-      GELFCACertificateSet: g("GELFCACertificate") !== "",
-      KioskSessionDuration: g("KioskSessionDuration"),
-      Accent: g("Accent") as GeneralSettings["Accent"],
-      HighAccessibility: g("HighAccessibility"),
-      Logo: g("Logo"),
-      LightModeLogo: g("LightModeLogo"),
-      NewUserDashboard: g("NewUserDashboard"),
-      ExperimentalFeatures: g("ExperimentalFeatures"),
-      AdditionalClientIPs: g("AdditionalClientIPs"),
-      AdditionalClientIPPorts: g("AdditionalClientIPPorts"),
+      DiscoverIP: await g("DiscoverIP"),
+      DiscoverIPURL: await g("DiscoverIPURL"),
+      DebugMode: await g("DebugMode"),
+      GELFListenerURL: await g("GELFListenerURL"),
+      GELFCACertificateSet: await g("GELFCACertificate") !== "",
+      KioskSessionDuration: await g("KioskSessionDuration"),
+      Accent: await g("Accent") as GeneralSettings["Accent"],
+      HighAccessibility: await g("HighAccessibility"),
+      Logo: await g("Logo"),
+      LightModeLogo: await g("LightModeLogo"),
+      NewUserDashboard: await g("NewUserDashboard"),
+      ExperimentalFeatures: await g("ExperimentalFeatures"),
+      AdditionalClientIPs: await g("AdditionalClientIPs"),
+      AdditionalClientIPPorts: await g("AdditionalClientIPPorts"),
     };
   }
 
-  private save(values: Partial<Record<SettingName, unknown>>, section: string, actor: Actor): void {
-    this.db.transaction((tx) => {
-      for (const [k, v] of Object.entries(values)) if (v !== undefined) setSetting(tx, k as SettingName, v);
-      writeAudit(tx, {
+  private async save(values: Partial<Record<SettingName, unknown>>, section: string, actor: Actor): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      for (const [k, v] of Object.entries(values)) if (v !== undefined) await setSetting(tx, k as SettingName, v);
+      await writeAudit(tx, {
         action: AuditAction.settingsUpdated,
         at: this.clock.now(),
         adminName: actor.adminName,
@@ -145,7 +145,7 @@ export class AdminSettingsService {
   }
 
   /** POST /admin/settings/customize: branding and UI. Logos are checked to be PNG or JPEG. */
-  customize(input: CustomizeSettings, actor: Actor): GeneralSettings {
+  async customize(input: CustomizeSettings, actor: Actor): Promise<GeneralSettings> {
     const values = {
       ...input,
       ...(input.Logo !== undefined ? { Logo: normaliseLogo("Logo", input.Logo) } : {}),
@@ -153,8 +153,8 @@ export class AdminSettingsService {
         ? { LightModeLogo: normaliseLogo("LightModeLogo", input.LightModeLogo) }
         : {}),
     };
-    this.save(values, "customize", actor);
-    return this.general();
+    await this.save(values, "customize", actor);
+    return await this.general();
   }
 
   /**
@@ -163,31 +163,31 @@ export class AdminSettingsService {
    * features, and the additional client IP addresses (multi-port discovery and its ports, used from
    * the next start).
    */
-  config(input: ConfigSettings, actor: Actor): GeneralSettings {
+  async config(input: ConfigSettings, actor: Actor): Promise<GeneralSettings> {
     if (input.GELFCACertificate) checkCertificate("GELFCACertificate", input.GELFCACertificate);
-    this.save(input, "config", actor);
-    if (input.DebugMode !== undefined) this.applyDebugMode();
-    return this.general();
+    await this.save(input, "config", actor);
+    if (input.DebugMode !== undefined) await this.applyDebugMode();
+    return await this.general();
   }
 
   /** GET /admin/settings/authentication. */
-  authentication(): AuthenticationSettings {
-    const g = <K extends SettingName>(k: K) => getSetting(this.db, k);
+  async authentication(): Promise<AuthenticationSettings> {
+    const g = async <K extends SettingName>(k: K) => await getSetting(this.db, k);
     return {
-      SAMLMetadataURL: g("SAMLMetadataURL"),
-      SAMLMetadataFile: g("SAMLMetadataFile"),
-      SAMLKeyFileSet: g("SAMLKeySealed") !== "",
-      SAMLCertFileSet: g("SAMLCert") !== "",
-      AdminSAMLMetadataURL: g("AdminSAMLMetadataURL"),
-      AdminSAMLMetadataFile: g("AdminSAMLMetadataFile"),
-      AdminSAMLKeyFileSet: g("AdminSAMLKeySealed") !== "",
-      AdminSAMLCertFileSet: g("AdminSAMLCert") !== "",
-      PublicURL: g("PublicURL"),
-      LDAPURL: g("LDAPURL"),
-      LDAPStartTLS: g("LDAPStartTLS"),
-      LDAPSkipVerifyTLS: g("LDAPSkipVerifyTLS"),
-      LDAPCACertificateSet: g("LDAPCACertificate") !== "",
-      AllowAdminTotpDeferral: g("AllowAdminTotpDeferral"),
+      SAMLMetadataURL: await g("SAMLMetadataURL"),
+      SAMLMetadataFile: await g("SAMLMetadataFile"),
+      SAMLKeyFileSet: await g("SAMLKeySealed") !== "",
+      SAMLCertFileSet: await g("SAMLCert") !== "",
+      AdminSAMLMetadataURL: await g("AdminSAMLMetadataURL"),
+      AdminSAMLMetadataFile: await g("AdminSAMLMetadataFile"),
+      AdminSAMLKeyFileSet: await g("AdminSAMLKeySealed") !== "",
+      AdminSAMLCertFileSet: await g("AdminSAMLCert") !== "",
+      PublicURL: await g("PublicURL"),
+      LDAPURL: await g("LDAPURL"),
+      LDAPStartTLS: await g("LDAPStartTLS"),
+      LDAPSkipVerifyTLS: await g("LDAPSkipVerifyTLS"),
+      LDAPCACertificateSet: await g("LDAPCACertificate") !== "",
+      AllowAdminTotpDeferral: await g("AllowAdminTotpDeferral"),
     };
   }
 
@@ -196,7 +196,7 @@ export class AdminSettingsService {
    * X.509, and a key and certificate uploaded or kept together must belong to each other; metadata
    * must be SAML metadata. Remove flags clear a file. Throws 400 naming the field.
    */
-  updateAuthentication(input: AuthenticationUpdate, actor: Actor): AuthenticationSettings {
+  async updateAuthentication(input: AuthenticationUpdate, actor: Actor): Promise<AuthenticationSettings> {
     const values: Partial<Record<SettingName, unknown>> = {
       PublicURL: input.PublicURL,
       LDAPURL: input.LDAPURL,
@@ -221,8 +221,8 @@ export class AdminSettingsService {
       const certificate = cert ? checkCertificate(`${p}SAMLCertFile`, cert) : null;
       const removeKey = input[`Remove${p}SAMLKeyFile` as "RemoveSAMLKeyFile"] === true;
       const removeCert = input[`Remove${p}SAMLCertFile` as "RemoveSAMLCertFile"] === true;
-      const finalKey = removeKey ? "" : key || this.samlKey(audience);
-      const finalCert = removeCert ? "" : cert || getSetting(this.db, k.cert);
+      const finalKey = removeKey ? "" : key || await this.samlKey(audience);
+      const finalCert = removeCert ? "" : cert || await getSetting(this.db, k.cert);
       if (
         finalKey &&
         finalCert &&
@@ -236,13 +236,13 @@ export class AdminSettingsService {
       if (removeCert) values[k.cert] = "";
       else if (cert) values[k.cert] = cert;
     }
-    this.save(values, "authentication", actor);
-    return this.authentication();
+    await this.save(values, "authentication", actor);
+    return await this.authentication();
   }
 
   /** The SP private key (PEM) of an audience, or "" when none. */
-  samlKey(audience: SamlAudience): string {
-    const sealed = getSetting(this.db, SAML_KEYS[audience].key);
+  async samlKey(audience: SamlAudience): Promise<string> {
+    const sealed = await getSetting(this.db, SAML_KEYS[audience].key);
     return sealed ? this.secrets.open(SAML_KEYS[audience].purpose, sealed) : "";
   }
 
@@ -258,7 +258,7 @@ export class AdminSettingsService {
       modulusLength: 2048,
     };
     const keys = (await webcrypto.subtle.generateKey(alg, true, ["sign", "verify"])) as CryptoKeyPair;
-    const host = URL.parse(getSetting(this.db, "PublicURL"))?.hostname || "postern";
+    const host = URL.parse(await getSetting(this.db, "PublicURL"))?.hostname || "postern";
     const now = new Date(this.clock.now());
     const cert = await x509.X509CertificateGenerator.createSelfSigned(
       {
@@ -277,7 +277,7 @@ export class AdminSettingsService {
     const keyPem = `-----BEGIN PRIVATE KEY-----\n${pkcs8.match(/.{1,64}/g)?.join("\n") ?? ""}\n-----END PRIVATE KEY-----\n`;
     const certPem = cert.toString("pem");
     const k = SAML_KEYS[audience];
-    this.save(
+    await this.save(
       { [k.key]: this.secrets.seal(k.purpose, keyPem), [k.cert]: certPem },
       `generate ${audience} SAML key pair`,
       actor,

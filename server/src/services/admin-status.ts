@@ -35,13 +35,13 @@ export class AdminStatusService {
   }
 
   /** The status now. */
-  status(): AdminStatus {
+  async status(): Promise<AdminStatus> {
     const now = this.clock.now();
-    const activity = recentAuditEntries(this.db, ACTIVITY_ENTRIES).map(auditEntryToWire);
+    const activity = (await recentAuditEntries(this.db, ACTIVITY_ENTRIES)).map(auditEntryToWire);
     return {
-      SessionCount: countLiveSessions(this.db, now),
-      ACLCount: countVisibleAcls(this.db),
-      UserCount: countUsers(this.db),
+      SessionCount: await countLiveSessions(this.db, now),
+      ACLCount: await countVisibleAcls(this.db),
+      UserCount: await countUsers(this.db),
       Activity: activity.map((a) => ({ Entry: a.Entry, Date: a.Date })),
       Cloud: false,
       ServerVersion: SERVER_VERSION,
@@ -49,7 +49,7 @@ export class AdminStatusService {
       AvailableAgentVersions: [],
       MinimumRequiredAgentVersion: MINIMUM_REQUIRED_AGENT_VERSION,
       LatestChangeLogsUrl: "",
-      ExperimentalFeatures: getSetting(this.db, "ExperimentalFeatures"),
+      ExperimentalFeatures: await getSetting(this.db, "ExperimentalFeatures"),
       Licensing: this.licensing(),
     };
   }

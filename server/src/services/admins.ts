@@ -43,22 +43,22 @@ export class AdminService extends Service {
   }
 
   /** Lists every admin by user name (GET /admin/admins). */
-  list(): Admin[] {
-    return repo.listAdmins(this.db).map((r) => this.toWire(r));
+  async list(): Promise<Admin[]> {
+    return (await repo.listAdmins(this.db)).map((r) => this.toWire(r));
   }
 
   /** Reads one admin (GET /admin/admins/{id}); 404 Not found when unknown. */
-  get(id: string): Admin {
-    const row = repo.getAdmin(this.db, id);
+  async get(id: string): Promise<Admin> {
+    const row = await repo.getAdmin(this.db, id);
     if (!row) throw new AppError(Errors.notFound, "admin");
     return this.toWire(row);
   }
 
   /** The admin's live sessions, oldest first (GET /admin/admins/{id}/sessions); 404 when unknown. */
-  sessions(id: string): AdminSession[] {
-    if (!repo.getAdmin(this.db, id)) throw new AppError(Errors.notFound, "admin");
-    return repo
-      .liveAdminSessions(this.db, this.clock.now(), id)
+  async sessions(id: string): Promise<AdminSession[]> {
+    if (!await repo.getAdmin(this.db, id)) throw new AppError(Errors.notFound, "admin");
+    return (await repo
+      .liveAdminSessions(this.db, this.clock.now(), id))
       .map((s) => ({ ID: s.id, Created: iso(s.createdAt) ?? "", IPAddress: s.ipAddress }));
   }
 
@@ -83,14 +83,14 @@ export class AdminService extends Service {
     if (input.AuthType === "local" && input.PlainPassword === undefined)
       throw new AppError(Errors.badRequest, PASSWORD_REQUIRED);
     this.checkConfirm(input);
-    if (repo.getAdminByName(this.db, input.UserName)) throw new AppError(Errors.adminNameExists);
+    if (await repo.getAdminByName(this.db, input.UserName)) throw new AppError(Errors.adminNameExists);
     const passwordHash =
       input.AuthType === "local" && input.PlainPassword !== undefined ? await hashPassword(input.PlainPassword) : null;
     const id = newId();
-    this.db.transaction((tx) => {
-      if (repo.getAdminByName(tx, input.UserName)) throw new AppError(Errors.adminNameExists);
+    await this.db.transaction(async (tx) => {
+      if (await repo.getAdminByName(tx, input.UserName)) throw new AppError(Errors.adminNameExists);
       const now = this.clock.now();
-      repo.insertAdmin(tx, {
+      await repo.insertAdmin(tx, {
         id,
         name: input.Name,
         userName: input.UserName,
@@ -101,7 +101,7 @@ export class AdminService extends Service {
         dn: input.ThirdPartyAuth.DN,
         createdAt: now,
       });
-      writeAudit(tx, {
+      await writeAudit(tx, {
         action: AuditAction.adminCreated,
         at: now,
         adminName: actor.adminName,
@@ -125,8 +125,8 @@ export class AdminService extends Service {
       input.AuthType === "local" && input.PlainPassword !== undefined
         ? await hashPassword(input.PlainPassword)
         : undefined;
-    this.db.transaction((tx) => {
-      const row = repo.getAdmin(tx, id);
+    await this.db.transaction(async (tx) => {
+      const row = await repo.getAdmin(tx, id);
       if (!row) throw new AppError(Errors.notFound, "admin");
       if (row.userName !== input.UserName) throw new AppError(Errors.cannotChangeUsername);
       const self = id === actor.adminId;
@@ -137,7 +137,7 @@ export class AdminService extends Service {
         throw new AppError(Errors.badRequest, PASSWORD_REQUIRED);
       }
       const now = this.clock.now();
-      repo.updateAdmin(tx, id, {
+      await repo.updateAdmin(tx, id, {
         name: input.Name,
         authType: input.AuthType,
         loginEnabled: input.LoginEnabled,
@@ -148,20 +148,20 @@ export class AdminService extends Service {
         // Turning TOTP off forgets the secret: turning it on again means enrolling again.
         ...(!totpEnabled ? { totpSecretEnc: null, totpLastStep: null } : {}),
       });
-      const live = repo.liveAdminSessions(tx, now, id);
+      const live = await repo.liveAdminSessions(tx, now, id);
       if (!input.LoginEnabled)
-        repo.endAdminSessions(
+        await repo.endAdminSessions(
           tx,
           live.map((s) => s.id),
           now,
         );
       else if (passwordHash !== undefined)
-        repo.endAdminSessions(
+        await repo.endAdminSessions(
           tx,
           live.filter((s) => s.id !== actor.sessionId).map((s) => s.id),
           now,
         );
-      writeAudit(tx, {
+      await writeAudit(tx, {
         action: AuditAction.adminUpdated,
         at: now,
         adminName: actor.adminName,
@@ -175,19 +175,19 @@ export class AdminService extends Service {
    * Deletes an admin and ends their sessions (DELETE /admin/admins/{id}). Throws 403 "You cannot
    * delete your own account" for the acting admin, 404 when unknown. Audit adminDeleted.
    */
-  delete(id: string, actor: AdminActor): void {
+  async delete(id: string, actor: AdminActor): Promise<void> {
     if (id === actor.adminId) throw new AppError(Errors.cannotDeleteOwnAccount);
-    this.db.transaction((tx) => {
-      const row = repo.getAdmin(tx, id);
+    await this.db.transaction(async (tx) => {
+      const row = await repo.getAdmin(tx, id);
       if (!row) throw new AppError(Errors.notFound, "admin");
       const now = this.clock.now();
-      repo.endAdminSessions(
+      await repo.endAdminSessions(
         tx,
-        repo.liveAdminSessions(tx, now, id).map((s) => s.id),
+        (await repo.liveAdminSessions(tx, now, id)).map((s) => s.id),
         now,
       );
-      repo.deleteAdmin(tx, id);
-      writeAudit(tx, {
+      await repo.deleteAdmin(tx, id);
+      await writeAudit(tx, {
         action: AuditAction.adminDeleted,
         at: now,
         adminName: actor.adminName,
@@ -202,13 +202,13 @@ export class AdminService extends Service {
    * used step; TOTPEnabled stays, so the admin enrols again at the next sign-in. Sessions stay.
    * Throws 403 cannotResetOwn2fa for the acting admin, 404 when unknown. Audit totpReset.
    */
-  resetTotp(id: string, actor: AdminActor): void {
+  async resetTotp(id: string, actor: AdminActor): Promise<void> {
     if (id === actor.adminId) throw new AppError(Errors.cannotResetOwn2fa);
-    this.db.transaction((tx) => {
-      const row = repo.getAdmin(tx, id);
+    await this.db.transaction(async (tx) => {
+      const row = await repo.getAdmin(tx, id);
       if (!row) throw new AppError(Errors.notFound, "admin");
-      repo.clearAdminTotp(tx, id);
-      writeAudit(tx, {
+      await repo.clearAdminTotp(tx, id);
+      await writeAudit(tx, {
         action: AuditAction.totpReset,
         at: this.clock.now(),
         adminName: actor.adminName,

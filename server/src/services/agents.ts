@@ -70,8 +70,8 @@ export class AgentService {
     this.tokenLifetimeMs = options.tokenLifetimeMs ?? DEFAULT_AGENT_TOKEN_LIFETIME_MS;
   }
 
-  private toWire(row: AgentRow): Agent {
-    const attached = repo.backendsOfAgent(this.db, row.id);
+  private async toWire(row: AgentRow): Promise<Agent> {
+    const attached = await repo.backendsOfAgent(this.db, row.id);
     return {
       ID: row.id,
       Name: row.name,
@@ -86,15 +86,15 @@ export class AgentService {
   }
 
   /** Lists every agent by name. */
-  list(): Agent[] {
-    return repo.listAgents(this.db).map((r) => this.toWire(r));
+  async list(): Promise<Agent[]> {
+    return (await repo.listAgents(this.db)).map(async (r) => await this.toWire(r));
   }
 
   /** Reads one agent; 404 when unknown. */
-  get(id: string): Agent {
-    const row = repo.getAgent(this.db, id);
+  async get(id: string): Promise<Agent> {
+    const row = await repo.getAgent(this.db, id);
     if (!row) throw new AppError(Errors.notFound, "agent");
-    return this.toWire(row);
+    return await this.toWire(row);
   }
 
   /**
@@ -102,10 +102,10 @@ export class AgentService {
    * (409 "An agent with that name already exists") and the licence covers one more agent (403
    * err.machineLimitReached, see requireMachineSlot).
    */
-  private insertAgent(tx: Tx, row: NewAgentRow): void {
-    if (repo.agentIdByName(tx, row.name) !== undefined) throw new AppError(Errors.agentNameExists);
-    requireMachineSlot(tx);
-    repo.insertAgent(tx, row);
+  private async insertAgent(tx: Tx, row: NewAgentRow): Promise<void> {
+    if (await repo.agentIdByName(tx, row.name) !== undefined) throw new AppError(Errors.agentNameExists);
+    await requireMachineSlot(tx);
+    await repo.insertAgent(tx, row);
   }
 
   /**
@@ -114,15 +114,15 @@ export class AgentService {
    * the licence's MaxMachines. The install command is the one-liner (agent-install.ts), pinning
    * `pin` when the server's certificate is self-signed.
    */
-  create(name: string, serverUrl: string, actor: Actor, pin?: TlsPin): AgentCreated {
+  async create(name: string, serverUrl: string, actor: Actor, pin?: TlsPin): Promise<AgentCreated> {
     const id = newId();
     const token = randomToken(24);
     // Before anything is stored: a public URL the script cannot carry fails the request, nothing made.
     const command = installCommand(serverUrl, token, pin);
-    this.db.transaction((tx) => {
+    await this.db.transaction(async (tx) => {
       const now = this.clock.now();
-      this.insertAgent(tx, { id, name, tokenHash: sha256(token), tokenExpiresAt: now + this.tokenLifetimeMs });
-      writeAudit(tx, {
+      await this.insertAgent(tx, { id, name, tokenHash: sha256(token), tokenExpiresAt: now + this.tokenLifetimeMs });
+      await writeAudit(tx, {
         action: AuditAction.agentCreated,
         at: now,
         adminName: actor.adminName,
@@ -134,14 +134,14 @@ export class AgentService {
   }
 
   /** Renames an agent. 404 unknown, 409 name taken. */
-  rename(id: string, name: string, actor: Actor): Agent {
-    this.db.transaction((tx) => {
-      const row = repo.getAgent(tx, id);
+  async rename(id: string, name: string, actor: Actor): Promise<Agent> {
+    await this.db.transaction(async (tx) => {
+      const row = await repo.getAgent(tx, id);
       if (!row) throw new AppError(Errors.notFound, "agent");
-      const clash = repo.agentIdByName(tx, name);
+      const clash = await repo.agentIdByName(tx, name);
       if (clash !== undefined && clash !== id) throw new AppError(Errors.agentNameExists);
-      repo.updateAgent(tx, id, { name });
-      writeAudit(tx, {
+      await repo.updateAgent(tx, id, { name });
+      await writeAudit(tx, {
         action: AuditAction.agentUpdated,
         at: this.clock.now(),
         adminName: actor.adminName,
@@ -150,17 +150,17 @@ export class AgentService {
         description: `renamed from ${row.name}`,
       });
     });
-    return this.get(id);
+    return await this.get(id);
   }
 
   /** Deletes an agent and closes its live connection; refused (409) while backends are attached. */
-  delete(id: string, actor: Actor): void {
-    this.db.transaction((tx) => {
-      const row = repo.getAgent(tx, id);
+  async delete(id: string, actor: Actor): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const row = await repo.getAgent(tx, id);
       if (!row) throw new AppError(Errors.notFound, "agent");
-      if (repo.backendsOfAgent(tx, id).length > 0) throw new AppError(Errors.detachBackendsFirst);
-      repo.deleteAgent(tx, id);
-      writeAudit(tx, {
+      if ((await repo.backendsOfAgent(tx, id)).length > 0) throw new AppError(Errors.detachBackendsFirst);
+      await repo.deleteAgent(tx, id);
+      await writeAudit(tx, {
         action: AuditAction.agentDeleted,
         at: this.clock.now(),
         adminName: actor.adminName,
@@ -183,16 +183,16 @@ export class AgentService {
    * token (spent). 401 Unauthorised otherwise (Extra says whether it was unknown/used or expired).
    * Answers the agent's id and name and the server's agent signing key.
    */
-  enrol(req: EnrolRequest, ip: string): EnrolResponse {
+  async enrol(req: EnrolRequest, ip: string): Promise<EnrolResponse> {
     const hash = sha256(req.Token);
-    return this.db.transaction((tx) => {
-      const row = repo.agentByTokenHash(tx, hash);
+    return await this.db.transaction(async (tx) => {
+      const row = await repo.agentByTokenHash(tx, hash);
       if (!row || row.tokenUsedAt !== null) throw new AppError(Errors.unauthenticated, "invalid or used agent token");
       const now = this.clock.now();
       if (row.tokenExpiresAt === null || row.tokenExpiresAt <= now)
         throw new AppError(Errors.unauthenticated, "the agent token has expired: create a new agent");
       const answer = this.answer(row.id, row.name);
-      repo.updateAgent(tx, row.id, {
+      await repo.updateAgent(tx, row.id, {
         tokenHash: null,
         tokenExpiresAt: null,
         tokenUsedAt: now,
@@ -202,7 +202,7 @@ export class AgentService {
         capabilities: req.Capabilities,
         externalIp: ip,
       });
-      writeAudit(tx, { action: AuditAction.agentEnrolled, at: now, agentName: row.name, ipAddress: ip });
+      await writeAudit(tx, { action: AuditAction.agentEnrolled, at: now, agentName: row.name, ipAddress: ip });
       return answer;
     });
   }
@@ -212,12 +212,12 @@ export class AgentService {
    * authenticated the key): the same checks as `create` (409 name taken, 403 err.machineLimitReached),
    * no token at all. Audited as created and enrolled, naming the key.
    */
-  register(req: AgentRegisterRequest, ip: string, keyName: string): EnrolResponse {
+  async register(req: AgentRegisterRequest, ip: string, keyName: string): Promise<EnrolResponse> {
     const id = newId();
-    return this.db.transaction((tx) => {
+    return await this.db.transaction(async (tx) => {
       const now = this.clock.now();
       const answer = this.answer(id, req.Name);
-      this.insertAgent(tx, {
+      await this.insertAgent(tx, {
         id,
         name: req.Name,
         tokenUsedAt: now,
@@ -228,8 +228,8 @@ export class AgentService {
         externalIp: ip,
       });
       const description = `by API key "${keyName}" (scope agent.register)`;
-      writeAudit(tx, { action: AuditAction.agentCreated, at: now, ipAddress: ip, agentName: req.Name, description });
-      writeAudit(tx, { action: AuditAction.agentEnrolled, at: now, ipAddress: ip, agentName: req.Name, description });
+      await writeAudit(tx, { action: AuditAction.agentCreated, at: now, ipAddress: ip, agentName: req.Name, description });
+      await writeAudit(tx, { action: AuditAction.agentEnrolled, at: now, ipAddress: ip, agentName: req.Name, description });
       return answer;
     });
   }

@@ -46,12 +46,12 @@ export class AllowlistCache {
   }
 
   /** The bodies of allowlist ACL `aclId` (which the caller has authorised) as of now. */
-  read(aclId: string): AllowlistBodies {
+  async read(aclId: string): Promise<AllowlistBodies> {
     const now = this.clock.now();
-    const writes = writeCount(this.db);
+    const writes = await writeCount(this.db);
     const kept = this.kept.get(aclId);
     if (kept && kept.writes === writes && now < kept.until) return kept.bodies;
-    const { addresses, nextExpiry } = publishedAllowlist(this.db, aclId, now);
+    const { addresses, nextExpiry } = await publishedAllowlist(this.db, aclId, now);
     const bodies = build(addresses, kept?.bodies);
     this.kept.delete(aclId);
     this.kept.set(aclId, { bodies, writes, until: nextExpiry ?? Number.POSITIVE_INFINITY });

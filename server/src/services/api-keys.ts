@@ -133,9 +133,9 @@ export class ApiKeyService extends Service {
    * Scopes a key has through allowlist ACLs whose Config.allowlist.ApiKeyId names it (the Knoc
    * wizard creates the key first, then the ACL pointing at it), keyed by key id.
    */
-  private linkedScopes(q: Db | Tx): Map<string, string[]> {
+  private async linkedScopes(q: Db | Tx): Promise<Map<string, string[]>> {
     const linked = new Map<string, string[]>();
-    for (const acl of repo.listAllowlistAcls(q)) {
+    for (const acl of await repo.listAllowlistAcls(q)) {
       const keyId = allowlistConfig(acl.config).ApiKeyId;
       if (!keyId) continue;
       const list = linked.get(keyId) ?? [];
@@ -145,13 +145,13 @@ export class ApiKeyService extends Service {
     return linked;
   }
 
-  private toWire(q: Db | Tx, row: ApiKeyRow, linked: Map<string, string[]>): ApiKey {
+  private async toWire(q: Db | Tx, row: ApiKeyRow, linked: Map<string, string[]>): Promise<ApiKey> {
     const scopes = [...new Set([...row.scopes, ...(linked.get(row.id) ?? [])])];
     const parsed = scopes.map(parseApiKeyScope);
     const aclIds = parsed.flatMap((p) => (p?.name === ApiKeyScopeName.allowlistRead ? [p.id] : []));
     const userIds = parsed.flatMap((p) => (p?.name === ApiKeyScopeName.userAuth ? [p.id] : []));
-    const descriptions = repo.aclDescriptions(q, aclIds);
-    const people = repo.usersByIds(q, userIds);
+    const descriptions = await repo.aclDescriptions(q, aclIds);
+    const people = await repo.usersByIds(q, userIds);
     const resources = parsed.map((p) => {
       if (p === null) return "";
       if (p.name === ApiKeyScopeName.allowlistRead) return descriptions.get(p.id) ?? `deleted ACL ${p.id}`;
@@ -171,16 +171,16 @@ export class ApiKeyService extends Service {
   }
 
   /** Lists every key by name (docs/reference.md admin-console §2 "API keys"); never carries a secret. */
-  list(): ApiKey[] {
-    const linked = this.linkedScopes(this.db);
-    return repo.listApiKeys(this.db).map((r) => this.toWire(this.db, r, linked));
+  async list(): Promise<ApiKey[]> {
+    const linked = await this.linkedScopes(this.db);
+    return (await repo.listApiKeys(this.db)).map(async (r) => await this.toWire(this.db, r, linked));
   }
 
   /** Reads one key; 404 "Not found" when unknown. */
-  get(id: string): ApiKey {
-    const row = repo.getApiKey(this.db, id);
+  async get(id: string): Promise<ApiKey> {
+    const row = await repo.getApiKey(this.db, id);
     if (!row) throw new AppError(Errors.notFound, "API key");
-    return this.toWire(this.db, row, this.linkedScopes(this.db));
+    return await this.toWire(this.db, row, await this.linkedScopes(this.db));
   }
 
   /**
@@ -190,18 +190,18 @@ export class ApiKeyService extends Service {
    * (Extra `Scopes: <scope>: …`). `user.auth:{userId}` needs an existing user of AuthType apikey
    * (400 "Bad request" otherwise). Returns the scopes without duplicates.
    */
-  private checkScopes(tx: Tx, scopes: readonly string[]): string[] {
+  private async checkScopes(tx: Tx, scopes: readonly string[]): Promise<string[]> {
     const unique = [...new Set(scopes)];
     const parsed = unique.map((s) => ({ scope: s, p: parseApiKeyScope(s) }));
     const allowlists = parsed.filter((x) => x.p?.name === ApiKeyScopeName.allowlistRead);
-    if (allowlists.length > 0 && repo.listAllowlistAcls(tx).length === 0)
+    if (allowlists.length > 0 && (await repo.listAllowlistAcls(tx)).length === 0)
       throw new AppError(Errors.createAllowlistFirst);
     for (const { scope, p } of parsed) {
       if (p === null) throw new AppError(Errors.badRequest, `Scopes: ${scope}: Invalid scope`);
-      if (p.name === ApiKeyScopeName.allowlistRead && !repo.getAllowlistAcl(tx, p.id)) {
+      if (p.name === ApiKeyScopeName.allowlistRead && !await repo.getAllowlistAcl(tx, p.id)) {
         throw new AppError(Errors.badRequest, `Scopes: ${scope}: no allowlist ACL has this id`);
       }
-      if (p.name === ApiKeyScopeName.userAuth && repo.usersByIds(tx, [p.id]).get(p.id)?.authType !== "apikey") {
+      if (p.name === ApiKeyScopeName.userAuth && (await repo.usersByIds(tx, [p.id])).get(p.id)?.authType !== "apikey") {
         throw new AppError(Errors.badRequest, `Scopes: ${scope}: no API-key user has this id`);
       }
     }
@@ -214,7 +214,7 @@ export class ApiKeyService extends Service {
    * null for never; scopes as in `checkScopes`; AllowedFrom defaults to 0.0.0.0/0 and ::/0.
    * Stores only the SHA-256 of the secret; the answer carries `PlaintextKey`, shown this once.
    */
-  create(input: ApiKeyCreate, actor: Actor): ApiKey {
+  async create(input: ApiKeyCreate, actor: Actor): Promise<ApiKey> {
     const now = this.clock.now();
     const expiredAfter = input.ExpiredAfter === null ? null : Date.parse(input.ExpiredAfter);
     if (expiredAfter !== null && expiredAfter <= now)
@@ -225,10 +225,10 @@ export class ApiKeyService extends Service {
       Prefix: e.Prefix,
       Note: e.Note,
     }));
-    return this.db.transaction((tx) => {
-      const scopes = this.checkScopes(tx, input.Scopes);
-      if (repo.getApiKeyByName(tx, input.Name)) throw new AppError(Errors.apiKeyNameExists);
-      repo.insertApiKey(tx, {
+    return await this.db.transaction(async (tx) => {
+      const scopes = await this.checkScopes(tx, input.Scopes);
+      if (await repo.getApiKeyByName(tx, input.Name)) throw new AppError(Errors.apiKeyNameExists);
+      await repo.insertApiKey(tx, {
         id,
         name: input.Name,
         secretHash: sha256(secret),
@@ -238,15 +238,15 @@ export class ApiKeyService extends Service {
         createdAt: now,
         lastUsedAt: null,
       });
-      writeAudit(tx, {
+      await writeAudit(tx, {
         action: AuditAction.apiKeyCreated,
         at: now,
         adminName: actor.adminName,
         ipAddress: actor.ip,
         description: `API key "${input.Name}" (scopes: ${scopes.join(", ") || "none"})`,
       });
-      const row = repo.getApiKey(tx, id)!;
-      return { ...this.toWire(tx, row, this.linkedScopes(tx)), PlaintextKey: formatApiKey(id, secret) };
+      const row = (await repo.getApiKey(tx, id))!;
+      return { ...await this.toWire(tx, row, await this.linkedScopes(tx)), PlaintextKey: formatApiKey(id, secret) };
     });
   }
 
@@ -257,11 +257,11 @@ export class ApiKeyService extends Service {
    * can be changed" with Extra naming the field. 404 when unknown. The ID check ("Mismatching IDs")
    * is the route's.
    */
-  update(id: string, input: ApiKeyUpdate, actor: Actor): ApiKey {
-    return this.db.transaction((tx) => {
-      const row = repo.getApiKey(tx, id);
+  async update(id: string, input: ApiKeyUpdate, actor: Actor): Promise<ApiKey> {
+    return await this.db.transaction(async (tx) => {
+      const row = await repo.getApiKey(tx, id);
       if (!row) throw new AppError(Errors.notFound, "API key");
-      const linked = this.linkedScopes(tx);
+      const linked = await this.linkedScopes(tx);
       if (input.Name !== undefined && input.Name !== row.name)
         throw new AppError(Errors.onlyAllowedFromEditable, "Name");
       if (input.Scopes !== undefined) {
@@ -275,20 +275,20 @@ export class ApiKeyService extends Service {
         if (given !== row.expiredAfter) throw new AppError(Errors.onlyAllowedFromEditable, "ExpiredAfter");
       }
       if (input.AllowedFrom !== undefined)
-        repo.setAllowedFrom(
+        await repo.setAllowedFrom(
           tx,
           id,
           input.AllowedFrom.map((e) => ({ Prefix: e.Prefix, Note: e.Note })),
         );
       const prefixes = (input.AllowedFrom ?? row.allowedFrom).map((e) => e.Prefix).join(", ");
-      writeAudit(tx, {
+      await writeAudit(tx, {
         action: AuditAction.apiKeyUpdated,
         at: this.clock.now(),
         adminName: actor.adminName,
         ipAddress: actor.ip,
         description: `API key "${row.name}" allowed from ${prefixes}`,
       });
-      return this.toWire(tx, repo.getApiKey(tx, id)!, linked);
+      return await this.toWire(tx, (await repo.getApiKey(tx, id))!, linked);
     });
   }
 
@@ -298,12 +298,12 @@ export class ApiKeyService extends Service {
    * in the same transaction and their grants are revoked (`GrantEngine.endDueSessions`, audit
    * sessionExpired); the revocations go to the agents after commit.
    */
-  delete(id: string, actor: Actor): void {
-    const ops = this.db.transaction((tx) => {
-      const row = repo.getApiKey(tx, id);
+  async delete(id: string, actor: Actor): Promise<void> {
+    const ops = await this.db.transaction(async (tx) => {
+      const row = await repo.getApiKey(tx, id);
       if (!row) throw new AppError(Errors.notFound, "API key");
-      repo.deleteApiKey(tx, id);
-      writeAudit(tx, {
+      await repo.deleteApiKey(tx, id);
+      await writeAudit(tx, {
         action: AuditAction.apiKeyDeleted,
         at: this.clock.now(),
         adminName: actor.adminName,
@@ -311,24 +311,24 @@ export class ApiKeyService extends Service {
         description: `API key "${row.name}"`,
       });
       const ops: Ops = new Map();
-      this.engine.endDueSessions(tx, ops);
+      await this.engine.endDueSessions(tx, ops);
       return ops;
     });
     this.engine.dispatch(ops);
   }
 
   /** True when the key has `scope`, stored or through an allowlist ACL whose ApiKeyId names it. */
-  private hasScope(row: ApiKeyRow, scope: string): boolean {
+  private async hasScope(row: ApiKeyRow, scope: string): Promise<boolean> {
     if (row.scopes.includes(scope)) return true;
     const p = parseApiKeyScope(scope);
     if (p?.name !== ApiKeyScopeName.allowlistRead) return false;
-    const acl = repo.getAllowlistAcl(this.db, p.id);
+    const acl = await repo.getAllowlistAcl(this.db, p.id);
     return acl !== undefined && allowlistConfig(acl.config).ApiKeyId === row.id;
   }
 
   /** Refuses a presented key or allowlist read: the audit entry is folded per address and minute (audit-fold.ts). */
-  private refuse(status: 401 | 403, at: number, ip: string, audit: RefusalAudit, description: string): never {
-    writeFoldedAudit(this.db, {
+  private async refuse(status: 401 | 403, at: number, ip: string, audit: RefusalAudit, description: string): Promise<never> {
+    await writeFoldedAudit(this.db, {
       action: audit.action,
       at,
       ipAddress: ip,
@@ -347,30 +347,30 @@ export class ApiKeyService extends Service {
    * (`audit.action`, default apiKeyAccessDenied) naming the reason. On success LastUsedAt is set
    * (at most once a minute per key) and the key row is returned.
    */
-  authenticate(
+  async authenticate(
     presented: string | undefined,
     sourceIp: string,
     requiredScope: string,
     audit: RefusalAudit = { action: AuditAction.apiKeyAccessDenied },
-  ): ApiKeyRow {
+  ): Promise<ApiKeyRow> {
     const now = this.clock.now();
     if (presented === undefined)
-      this.refuse(401, now, sourceIp, audit, `no API key presented (scope ${requiredScope})`);
+      await this.refuse(401, now, sourceIp, audit, `no API key presented (scope ${requiredScope})`);
     const parts = parseApiKey(presented);
-    const row = parts ? repo.getApiKey(this.db, parts.id) : undefined;
+    const row = parts ? await repo.getApiKey(this.db, parts.id) : undefined;
     const expected = Buffer.from(row?.secretHash ?? DUMMY_HASH, "hex");
     const given = Buffer.from(sha256(parts?.secret ?? ""), "hex");
     const secretOk = expected.length === given.length && timingSafeEqual(expected, given);
     if (!row || !secretOk)
-      this.refuse(401, now, sourceIp, audit, `unknown or malformed API key (scope ${requiredScope})`);
+      await this.refuse(401, now, sourceIp, audit, `unknown or malformed API key (scope ${requiredScope})`);
     if (row.expiredAfter !== null && row.expiredAfter <= now)
-      this.refuse(401, now, sourceIp, audit, `API key "${row.name}" has expired`);
+      await this.refuse(401, now, sourceIp, audit, `API key "${row.name}" has expired`);
     if (!insideAny(row.allowedFrom, sourceIp))
-      this.refuse(403, now, sourceIp, audit, `API key "${row.name}" used from outside its AllowedFrom`);
-    if (!this.hasScope(row, requiredScope))
-      this.refuse(403, now, sourceIp, audit, `API key "${row.name}" lacks scope ${requiredScope}`);
+      await this.refuse(403, now, sourceIp, audit, `API key "${row.name}" used from outside its AllowedFrom`);
+    if (!await this.hasScope(row, requiredScope))
+      await this.refuse(403, now, sourceIp, audit, `API key "${row.name}" lacks scope ${requiredScope}`);
     if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
-      repo.touchApiKey(this.db, row.id, now);
+      await repo.touchApiKey(this.db, row.id, now);
       return { ...row, lastUsedAt: now };
     }
     return row;
@@ -389,13 +389,13 @@ export class ApiKeyService extends Service {
    * Every refusal writes an `allowlistAccessDenied` audit entry, folded per address and minute
    * (audit-fold.ts: one entry, then one with the Count of the rest).
    */
-  readAllowlist(aclId: string, token: string, presented: string | undefined, sourceIp: string): AllowlistBodies {
+  async readAllowlist(aclId: string, token: string, presented: string | undefined, sourceIp: string): Promise<AllowlistBodies> {
     const now = this.clock.now();
-    const acl = repo.getAllowlistAcl(this.db, aclId.toLowerCase());
+    const acl = await repo.getAllowlistAcl(this.db, aclId.toLowerCase());
     const config = acl ? allowlistConfig(acl.config) : undefined;
     const tokenOk = sameSecret(config?.Token ?? "", token) && config !== undefined && config.Token !== "";
     if (!acl || !config || !tokenOk) {
-      writeFoldedAudit(this.db, {
+      await writeFoldedAudit(this.db, {
         action: AuditAction.allowlistAccessDenied,
         at: now,
         ipAddress: sourceIp,
@@ -406,9 +406,9 @@ export class ApiKeyService extends Service {
     }
     const audit: RefusalAudit = { action: AuditAction.allowlistAccessDenied, aclDescription: acl.description };
     if (presented !== undefined) {
-      this.authenticate(presented, sourceIp, allowlistReadScope(acl.id), audit);
+      await this.authenticate(presented, sourceIp, allowlistReadScope(acl.id), audit);
     } else if (!(config.AllowAccessByIp && insideAny(config.AllowedIpAddresses, sourceIp))) {
-      this.refuse(
+      await this.refuse(
         401,
         now,
         sourceIp,
@@ -416,12 +416,12 @@ export class ApiKeyService extends Service {
         config.AllowAccessByIp ? "no API key, and the source is outside the allowed addresses" : "no API key presented",
       );
     }
-    return this.allowlists.read(acl.id);
+    return await this.allowlists.read(acl.id);
   }
 
   /** Live user sessions (GET /api/v1/sessions, scope user.sessions), oldest first. */
-  liveSessions(): ApiSession[] {
-    return repo.listLiveSessions(this.db, this.clock.now()).map((s) => ({
+  async liveSessions(): Promise<ApiSession[]> {
+    return (await repo.listLiveSessions(this.db, this.clock.now())).map((s) => ({
       ID: s.id,
       UserName: s.userName,
       Created: iso(s.createdAt) ?? "",
@@ -436,14 +436,14 @@ export class ApiKeyService extends Service {
    * "apiKey") and `sessionDeleted` audited (the key's name in the description); the revocations go
    * to the agents after commit. 404 "Not found" when the session is unknown or no longer live.
    */
-  endSession(sessionId: string, key: ApiKeyRow, ip: string): void {
-    const ops = this.db.transaction((tx) => {
+  async endSession(sessionId: string, key: ApiKeyRow, ip: string): Promise<void> {
+    const ops = await this.db.transaction(async (tx) => {
       const now = this.clock.now();
-      const session = repo.getLiveSession(tx, sessionId, now);
+      const session = await repo.getLiveSession(tx, sessionId, now);
       if (!session) throw new AppError(Errors.notFound, "session");
-      const revokeOps = this.engine.revokeForSessions(tx, [session.id]);
-      endSessions(tx, [session.id], now, "apiKey");
-      writeAudit(tx, {
+      const revokeOps = await this.engine.revokeForSessions(tx, [session.id]);
+      await endSessions(tx, [session.id], now, "apiKey");
+      await writeAudit(tx, {
         action: AuditAction.sessionDeleted,
         at: now,
         userName: session.userName,

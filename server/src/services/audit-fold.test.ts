@@ -14,9 +14,9 @@ afterEach(async () => {
   await h.close();
 });
 
-const entries = () => h.services.db.select().from(auditLog).orderBy(asc(auditLog.id)).all();
-const refuse = (ip: string, description = "refused") =>
-  writeFoldedAudit(h.services.db, {
+const entries = async () => await h.services.db.select().from(auditLog).orderBy(asc(auditLog.id)).all();
+const refuse = async (ip: string, description = "refused") =>
+  await writeFoldedAudit(h.services.db, {
     action: AuditAction.apiKeyAccessDenied,
     at: h.clock.now(),
     ipAddress: ip,
@@ -31,37 +31,37 @@ describe("audit folding", () => {
     expect(foldKey({ action: AuditAction.allowlistAccessDenied, at: 0, ipAddress: "2001:db8:1:2::7" })).not.toBe(a);
   });
 
-  it("writes the summary at the key's next entry after the minute, before that entry", () => {
-    refuse("192.0.2.1", "first");
+  it("writes the summary at the key's next entry after the minute, before that entry", async () => {
+    await refuse("192.0.2.1", "first");
     h.clock.advance(1000);
-    refuse("192.0.2.1", "second");
-    refuse("192.0.2.1", "third");
-    expect(entries().map((e) => e.description)).toEqual(["first"]);
+    await refuse("192.0.2.1", "second");
+    await refuse("192.0.2.1", "third");
+    expect((await entries()).map((e) => e.description)).toEqual(["first"]);
     h.clock.advance(FOLD_WINDOW_MS);
-    refuse("192.0.2.1", "fourth");
-    expect(entries().map((e) => e.description)).toEqual([
+    await refuse("192.0.2.1", "fourth");
+    expect((await entries()).map((e) => e.description)).toEqual([
       "first",
       "third (Count: 2 more like this from this address in the minute)",
       "fourth",
     ]);
     // A minute that folded nothing leaves no summary.
     h.clock.advance(FOLD_WINDOW_MS);
-    expect(flushFoldedAudits(h.services.db, h.clock.now())).toBe(0);
-    expect(h.services.db.select().from(auditFolds).all()).toHaveLength(0);
+    expect(await flushFoldedAudits(h.services.db, h.clock.now())).toBe(0);
+    expect(await h.services.db.select().from(auditFolds).all()).toHaveLength(0);
   });
 
-  it("folds new addresses into the action's overflow key once MAX_FOLD_KEYS are kept", () => {
+  it("folds new addresses into the action's overflow key once MAX_FOLD_KEYS are kept", async () => {
     const now = h.clock.now();
-    h.services.db.transaction((tx) => {
+    await h.services.db.transaction(async (tx) => {
       for (let i = 0; i < MAX_FOLD_KEYS; i++)
-        tx.insert(auditFolds)
+        await tx.insert(auditFolds)
           .values({ key: `filler:${i}`, windowStart: now, folded: 0, last: null })
           .run();
     });
-    for (let i = 0; i < 50; i++) refuse(`2001:db8:${i.toString(16)}::1`);
-    expect(entries()).toHaveLength(1);
+    for (let i = 0; i < 50; i++) await refuse(`2001:db8:${i.toString(16)}::1`);
+    expect(await entries()).toHaveLength(1);
     h.clock.advance(FOLD_WINDOW_MS);
-    flushFoldedAudits(h.services.db, h.clock.now());
-    expect(entries().at(-1)?.description).toBe("refused (Count: 49 more like this from new addresses in the minute)");
+    await flushFoldedAudits(h.services.db, h.clock.now());
+    expect((await entries()).at(-1)?.description).toBe("refused (Count: 49 more like this from new addresses in the minute)");
   });
 });

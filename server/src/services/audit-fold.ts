@@ -36,44 +36,44 @@ export function foldKey(entry: AuditEntry): string {
  * Writes `entry` (its `at` is now) folded as described above, inside the caller's transaction or
  * on `q` directly.
  */
-export function writeFoldedAudit(q: Db | Tx, entry: AuditEntry): void {
+export async function writeFoldedAudit(q: Db | Tx, entry: AuditEntry): Promise<void> {
   const now = entry.at;
   let key = foldKey(entry);
-  let row = repo.getFold(q, key);
-  if (!row && repo.foldCount(q) >= MAX_FOLD_KEYS) {
+  let row = await repo.getFold(q, key);
+  if (!row && await repo.foldCount(q) >= MAX_FOLD_KEYS) {
     key = `${entry.action}:*`;
-    row = repo.getFold(q, key);
+    row = await repo.getFold(q, key);
   }
   if (row && now < row.windowStart + FOLD_WINDOW_MS) {
-    repo.putFold(q, { ...row, folded: row.folded + 1, last: { ...entry } });
+    await repo.putFold(q, { ...row, folded: row.folded + 1, last: { ...entry } });
     return;
   }
-  if (row) writeSummary(q, row, now);
-  writeAudit(q, entry);
-  repo.putFold(q, { key, windowStart: now, folded: 0, last: null });
+  if (row) await writeSummary(q, row, now);
+  await writeAudit(q, entry);
+  await repo.putFold(q, { key, windowStart: now, folded: 0, last: null });
 }
 
 /**
  * Ends the folding windows over at `now` (epoch ms): writes the summary entry of each that folded
  * entries and forgets the key. Returns how many summaries were written.
  */
-export function flushFoldedAudits(db: Db, now: number): number {
-  return db.transaction((tx) => {
+export async function flushFoldedAudits(db: Db, now: number): Promise<number> {
+  return await db.transaction(async (tx) => {
     let written = 0;
-    for (const row of repo.endedFolds(tx, now - FOLD_WINDOW_MS)) {
-      if (writeSummary(tx, row, now)) written++;
-      repo.deleteFold(tx, row.key);
+    for (const row of await repo.endedFolds(tx, now - FOLD_WINDOW_MS)) {
+      if (await writeSummary(tx, row, now)) written++;
+      await repo.deleteFold(tx, row.key);
     }
     return written;
   });
 }
 
 /** Writes the summary of a window that folded entries (false when it folded none). */
-function writeSummary(q: Db | Tx, row: AuditFoldRow, now: number): boolean {
+async function writeSummary(q: Db | Tx, row: AuditFoldRow, now: number): Promise<boolean> {
   if (row.folded === 0 || !row.last) return false;
   const last = row.last as unknown as AuditEntry;
   const from = row.key.endsWith(":*") ? "from new addresses" : "from this address";
   const count = `(Count: ${row.folded} more like this ${from} in the minute)`;
-  writeAudit(q, { ...last, at: now, description: last.description ? `${last.description} ${count}` : count });
+  await writeAudit(q, { ...last, at: now, description: last.description ? `${last.description} ${count}` : count });
   return true;
 }

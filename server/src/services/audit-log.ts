@@ -81,10 +81,10 @@ export class AuditLogService extends Service {
    * action kind, names, IP address, ACL description, description or error message), newest first.
    * A page past the last answers no entries (not an error); `total` says how many there are.
    */
-  list(query: AuditLogQuery): AuditLogPageResult {
+  async list(query: AuditLogQuery): Promise<AuditLogPageResult> {
     const { page, pageSize, search } = query;
-    const total = auditRepo.countAuditEntries(this.db, search);
-    const rows = auditRepo.listAuditEntries(this.db, { search, limit: pageSize, offset: (page - 1) * pageSize });
+    const total = await auditRepo.countAuditEntries(this.db, search);
+    const rows = await auditRepo.listAuditEntries(this.db, { search, limit: pageSize, offset: (page - 1) * pageSize });
     return { entries: rows.map(auditEntryToWire), total, page, pageSize };
   }
 
@@ -93,12 +93,12 @@ export class AuditLogService extends Service {
    * records the clear as an `auditLogCleared` entry in the same transaction. Returns how many
    * entries were removed.
    */
-  clear(actor: Actor): number {
+  async clear(actor: Actor): Promise<number> {
     const now = this.clock.now();
     const cutoff = now - AuditLogLimits.clearOlderThanDays * DAY_MS;
-    return this.db.transaction((tx) => {
-      const removed = auditRepo.deleteAuditEntriesBefore(tx, cutoff);
-      writeAudit(tx, {
+    return await this.db.transaction(async (tx) => {
+      const removed = await auditRepo.deleteAuditEntriesBefore(tx, cutoff);
+      await writeAudit(tx, {
         action: AuditAction.auditLogCleared,
         at: now,
         adminName: actor.adminName,
@@ -121,7 +121,7 @@ export class AuditLogService extends Service {
     async function* records() {
       let after: { at: number; id: number } | null = null;
       for (;;) {
-        const rows = auditRepo.auditEntriesOlderThan(db, { search, after, limit: CSV_BATCH_ROWS });
+        const rows = await auditRepo.auditEntriesOlderThan(db, { search, after, limit: CSV_BATCH_ROWS });
         for (const row of rows) yield auditCsvRecord(row);
         const last = rows.at(-1);
         if (!last || rows.length < CSV_BATCH_ROWS) return;

@@ -91,8 +91,8 @@ export interface AuditEntry {
 }
 
 /** Writes one audit entry inside the caller's transaction (or directly on `db`). */
-export function writeAudit(tx: Tx | Db, entry: AuditEntry): void {
-  insertAuditEntry(tx, {
+export async function writeAudit(tx: Tx | Db, entry: AuditEntry): Promise<void> {
+  await insertAuditEntry(tx, {
     action: entry.action,
     at: entry.at,
     userName: entry.userName ?? "",

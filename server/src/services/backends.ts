@@ -134,29 +134,29 @@ function toWire(row: BackendRow): Backend {
 /** Backends: CRUD with the §5 rules and sealed secrets. `resync` asks the hub to resend an agent's desired state. */
 export class BackendService extends Service {
   /** Lists backends by name; secret fields read "" (see `SecretsSet`). */
-  list(): Backend[] {
-    return repo.listBackends(this.db).map(toWire);
+  async list(): Promise<Backend[]> {
+    return (await repo.listBackends(this.db)).map(toWire);
   }
 
   /** Reads one backend; 404 when unknown. Secret fields read "". */
-  get(id: string): Backend {
-    const row = repo.getBackend(this.db, id);
+  async get(id: string): Promise<Backend> {
+    const row = await repo.getBackend(this.db, id);
     if (!row) throw new AppError(Errors.notFound, "backend");
     return toWire(row);
   }
 
   /** Checks the agent of a backend of `type` (`agentGateProblem`); returns it, or null for agentless types. */
-  private checkAgent(tx: Tx, agentId: string, type: BackendType): AgentGateRow | null {
+  private async checkAgent(tx: Tx, agentId: string, type: BackendType): Promise<AgentGateRow | null> {
     if (isAgentless(type)) return null;
-    if (!repo.anyAgent(tx)) throw new AppError(Errors.createAgentBeforeBackend);
-    const agent = agentId === NONE_ID ? undefined : repo.getAgentGate(tx, agentId);
-    const problem = agentGateProblem(agent, type, agent ? repo.listAgentGates(tx) : []);
+    if (!await repo.anyAgent(tx)) throw new AppError(Errors.createAgentBeforeBackend);
+    const agent = agentId === NONE_ID ? undefined : await repo.getAgentGate(tx, agentId);
+    const problem = agentGateProblem(agent, type, agent ? await repo.listAgentGates(tx) : []);
     if (problem) fail(problem);
     return agent!;
   }
 
-  private checkName(tx: Tx, name: string, id?: string): void {
-    if (repo.backendNameTaken(tx, name, id)) throw new AppError(Errors.backendNameExists);
+  private async checkName(tx: Tx, name: string, id?: string): Promise<void> {
+    if (await repo.backendNameTaken(tx, name, id)) throw new AppError(Errors.backendNameExists);
   }
 
   /**
@@ -211,15 +211,15 @@ export class BackendService extends Service {
   }
 
   /** Creates a backend; returns its id. Errors as in the module comment. */
-  create(input: BackendWrite, actor: Actor): string {
+  async create(input: BackendWrite, actor: Actor): Promise<string> {
     const { type, config } = this.validate(input);
     const id = newId();
-    this.db.transaction((tx) => {
-      const agent = this.checkAgent(tx, input.AgentID, type);
-      this.checkName(tx, input.Name, undefined);
+    await this.db.transaction(async (tx) => {
+      const agent = await this.checkAgent(tx, input.AgentID, type);
+      await this.checkName(tx, input.Name, undefined);
       const sealedSecrets = this.sealSecrets(type, config, agent, undefined);
       const now = this.clock.now();
-      repo.insertBackend(tx, {
+      await repo.insertBackend(tx, {
         id,
         name: input.Name,
         agentId: agent?.id ?? null,
@@ -230,7 +230,7 @@ export class BackendService extends Service {
         updatedAt: now,
         updatedBy: actor.adminName,
       });
-      writeAudit(tx, {
+      await writeAudit(tx, {
         action: AuditAction.backendCreated,
         at: now,
         adminName: actor.adminName,
@@ -246,25 +246,25 @@ export class BackendService extends Service {
    * another agent loses its ACLs' sealed variables (they read `Encrypted: false` and must be entered
    * again); a variable newly declared Sensitive gets its plain ACL values sealed.
    */
-  update(id: string, input: BackendWrite, actor: Actor): void {
+  async update(id: string, input: BackendWrite, actor: Actor): Promise<void> {
     const { type, config } = this.validate(input);
     let affected: string[] = [];
     let secretsChanged = false;
-    const ops = this.db.transaction((tx) => {
-      const row = repo.getBackend(tx, id);
+    const ops = await this.db.transaction(async (tx) => {
+      const row = await repo.getBackend(tx, id);
       if (!row) throw new AppError(Errors.notFound, "backend");
       if (row.type !== type) throw new AppError(Errors.cannotChangeBackendType);
-      const agent = this.checkAgent(tx, input.AgentID, type);
-      this.checkName(tx, input.Name, id);
+      const agent = await this.checkAgent(tx, input.AgentID, type);
+      await this.checkName(tx, input.Name, id);
       const agentId = agent?.id ?? null;
       const agentChanged = row.agentId !== agentId;
       const sealed = this.sealSecrets(type, config, agent, row);
       const stored = withoutSecrets(config, type);
-      const acls = repo.aclsOfBackend(tx, id);
+      const acls = await repo.aclsOfBackend(tx, id);
       const entered = BackendSecretFields[type].filter((f) => (fieldsOf(config, type)[f] ?? "") !== "");
       const notes = entered.length > 0 ? [`secrets entered: ${entered.join(", ")}`] : [];
       if (type === "script") {
-        const cleared = this.carryAclVariables(tx, config, agent, row, acls, sealed, agentChanged);
+        const cleared = await this.carryAclVariables(tx, config, agent, row, acls, sealed, agentChanged);
         if (cleared) notes.push(cleared);
       }
       const note = notes.join("; ");
@@ -272,12 +272,12 @@ export class BackendService extends Service {
       const moved = agentChanged || JSON.stringify(row.config) !== JSON.stringify(stored);
       secretsChanged = JSON.stringify(row.sealedSecrets) !== JSON.stringify(sealed);
       const revokeOps = moved
-        ? this.engine.revokeForAcls(
+        ? await this.engine.revokeForAcls(
             tx,
             acls.map((a) => a.id),
           )
         : new Map();
-      repo.updateBackend(tx, id, {
+      await repo.updateBackend(tx, id, {
         name: input.Name,
         agentId,
         config: stored,
@@ -285,7 +285,7 @@ export class BackendService extends Service {
         updatedAt: now,
         updatedBy: actor.adminName,
       });
-      writeAudit(tx, {
+      await writeAudit(tx, {
         action: AuditAction.backendUpdated,
         at: now,
         adminName: actor.adminName,
@@ -304,7 +304,7 @@ export class BackendService extends Service {
    * configs): kept on the same agent, dropped on a new agent (the ACL then reads them as not
    * encrypted, with no value), sealed when their variable became Sensitive. Returns an audit note.
    */
-  private carryAclVariables(
+  private async carryAclVariables(
     tx: Tx,
     config: BackendConfig,
     agent: AgentGateRow | null,
@@ -312,7 +312,7 @@ export class BackendService extends Service {
     acls: { id: string; config: Record<string, unknown> }[],
     sealed: SealedSecrets,
     agentChanged: boolean,
-  ): string {
+  ): Promise<string> {
     const sensitive = new Set((config.script?.EnvVars ?? []).filter((v) => v.Sensitive).map((v) => v.Name));
     let cleared = 0;
     for (const acl of acls) {
@@ -336,19 +336,19 @@ export class BackendService extends Service {
           changed = true;
         }
       }
-      if (changed) repo.setAclConfig(tx, acl.id, { ...acl.config, script: { ...script, EnvVars: env } });
+      if (changed) await repo.setAclConfig(tx, acl.id, { ...acl.config, script: { ...script, EnvVars: env } });
     }
     return cleared > 0 ? `${cleared} sensitive ACL variables cleared: sealed to the previous agent` : "";
   }
 
   /** Deletes a backend; 409 while ACLs use it. */
-  delete(id: string, actor: Actor): void {
-    this.db.transaction((tx) => {
-      const row = repo.getBackend(tx, id);
+  async delete(id: string, actor: Actor): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const row = await repo.getBackend(tx, id);
       if (!row) throw new AppError(Errors.notFound, "backend");
-      if (repo.aclsOfBackend(tx, id).length > 0) throw new AppError(Errors.backendInUse);
-      repo.deleteBackend(tx, id);
-      writeAudit(tx, {
+      if ((await repo.aclsOfBackend(tx, id)).length > 0) throw new AppError(Errors.backendInUse);
+      await repo.deleteBackend(tx, id);
+      await writeAudit(tx, {
         action: AuditAction.backendDeleted,
         at: this.clock.now(),
         adminName: actor.adminName,

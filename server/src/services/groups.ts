@@ -21,9 +21,9 @@ import type { GrantEngine, Ops } from "./grants/engine.ts";
 import { Service } from "./service.ts";
 
 /** The ACLs each user reaches now (user id → ACL ids), to compare after a change. */
-export function reachOf(tx: Tx, userIds: Iterable<string>): Map<string, Set<string>> {
+export async function reachOf(tx: Tx, userIds: Iterable<string>): Promise<Map<string, Set<string>>> {
   const out = new Map<string, Set<string>>();
-  for (const id of userIds) out.set(id, new Set(assignedAclIds(tx, id)));
+  for (const id of userIds) out.set(id, new Set(await assignedAclIds(tx, id)));
   return out;
 }
 
@@ -32,55 +32,55 @@ export function reachOf(tx: Tx, userIds: Iterable<string>): Map<string, Set<stri
  * they reached before (per `reachOf`) and no longer reach by any path (direct or another group).
  * Collects the agent ops into `ops`; send them with `engine.dispatch` after commit. `now` is epoch ms.
  */
-export function revokeLostAccess(
+export async function revokeLostAccess(
   tx: Tx,
   engine: GrantEngine,
   now: number,
   before: Map<string, Set<string>>,
   ops: Ops,
-): void {
+): Promise<void> {
   for (const [userId, had] of before) {
-    const still = new Set(assignedAclIds(tx, userId));
+    const still = new Set(await assignedAclIds(tx, userId));
     const lost = new Set([...had].filter((a) => !still.has(a)));
     if (lost.size === 0) continue;
-    const rows = holdingGrantsOfSessions(tx, liveSessionIds(tx, userId, now)).filter((g) => lost.has(g.aclId));
-    engine.revokeInTx(tx, rows, ops);
+    const rows = (await holdingGrantsOfSessions(tx, await liveSessionIds(tx, userId, now))).filter((g) => lost.has(g.aclId));
+    await engine.revokeInTx(tx, rows, ops);
   }
 }
 
 /** Groups: CRUD with membership and ACL assignment. */
 export class GroupService extends Service {
-  private toWire(row: repo.GroupRow): Group {
-    const userIds = repo.groupUserIds(this.db, row.id);
+  private async toWire(row: repo.GroupRow): Promise<Group> {
+    const userIds = await repo.groupUserIds(this.db, row.id);
     return {
       ID: row.id,
       Name: row.name,
       Description: row.description,
       Type: row.type,
-      ACLIDs: repo.groupAclIds(this.db, row.id),
+      ACLIDs: await repo.groupAclIds(this.db, row.id),
       UserIDs: userIds,
       UserCount: userIds.length,
-      KnocCount: repo.visibleAclCount(this.db, row.id),
+      KnocCount: await repo.visibleAclCount(this.db, row.id),
       CreatedAt: iso(row.createdAt) ?? "",
     };
   }
 
   /** Lists every group by name (GET /admin/groups). */
-  list(): Group[] {
-    return repo.listGroups(this.db).map((r) => this.toWire(r));
+  async list(): Promise<Group[]> {
+    return (await repo.listGroups(this.db)).map(async (r) => await this.toWire(r));
   }
 
   /** Reads one group (GET /admin/groups/{id}); 404 Not found when unknown. */
-  get(id: string): Group {
-    const row = repo.getGroup(this.db, id);
+  async get(id: string): Promise<Group> {
+    const row = await repo.getGroup(this.db, id);
     if (!row) throw new AppError(Errors.notFound, "group");
-    return this.toWire(row);
+    return await this.toWire(row);
   }
 
   /** The groups a user is a member of, by name (GET /admin/users/{id}/groups); 404 for an unknown user. */
-  ofUser(userId: string): Group[] {
-    if (!getUser(this.db, userId)) throw new AppError(Errors.notFound, "user");
-    return repo.groupsOfUser(this.db, userId).map((r) => this.toWire(r));
+  async ofUser(userId: string): Promise<Group[]> {
+    if (!await getUser(this.db, userId)) throw new AppError(Errors.notFound, "user");
+    return (await repo.groupsOfUser(this.db, userId)).map(async (r) => await this.toWire(r));
   }
 
   /** 400 Bad request when an ACL id is unknown. */
@@ -111,17 +111,17 @@ export class GroupService extends Service {
    * Creates a group; returns its id (POST /admin/groups). Throws 409 "A group with that name already
    * exists", 400 Bad request for unknown ACLs or users or a SAML member. Audit groupCreated.
    */
-  create(input: GroupWrite, actor: Actor): string {
+  async create(input: GroupWrite, actor: Actor): Promise<string> {
     const id = newId();
-    this.db.transaction((tx) => {
-      if (repo.getGroupByName(tx, input.Name)) throw new AppError(Errors.groupNameExists);
+    await this.db.transaction(async (tx) => {
+      if (await repo.getGroupByName(tx, input.Name)) throw new AppError(Errors.groupNameExists);
       this.checkAcls(tx, input.ACLIDs);
       const members = this.checkMembers(tx, input.Type, input.UserIDs);
       const now = this.clock.now();
-      repo.insertGroup(tx, { id, name: input.Name, description: input.Description, type: input.Type, createdAt: now });
-      repo.setGroupAclIds(tx, id, input.ACLIDs);
-      repo.setGroupUserIds(tx, id, members);
-      writeAudit(tx, {
+      await repo.insertGroup(tx, { id, name: input.Name, description: input.Description, type: input.Type, createdAt: now });
+      await repo.setGroupAclIds(tx, id, input.ACLIDs);
+      await repo.setGroupUserIds(tx, id, members);
+      await writeAudit(tx, {
         action: AuditAction.groupCreated,
         at: now,
         adminName: actor.adminName,
@@ -137,23 +137,23 @@ export class GroupService extends Service {
    * Throws 404 for an unknown group, 400 "Cannot change group type", 409 on a name clash, 400 as for
    * create. Users losing an ACL by this change lose their live grants on it. Audit groupUpdated.
    */
-  update(id: string, input: GroupWrite, actor: Actor): void {
-    const ops = this.db.transaction((tx): Ops => {
-      const row = repo.getGroup(tx, id);
+  async update(id: string, input: GroupWrite, actor: Actor): Promise<void> {
+    const ops = await this.db.transaction(async (tx): Promise<Ops> => {
+      const row = await repo.getGroup(tx, id);
       if (!row) throw new AppError(Errors.notFound, "group");
       if (row.type !== input.Type) throw new AppError(Errors.cannotChangeGroupType);
-      const clash = repo.getGroupByName(tx, input.Name);
+      const clash = await repo.getGroupByName(tx, input.Name);
       if (clash && clash.id !== id) throw new AppError(Errors.groupNameExists);
       this.checkAcls(tx, input.ACLIDs);
       const members = row.type === "saml" ? null : this.checkMembers(tx, row.type, input.UserIDs);
-      const before = reachOf(tx, repo.groupUserIds(tx, id));
+      const before = await reachOf(tx, await repo.groupUserIds(tx, id));
       const now = this.clock.now();
-      repo.updateGroup(tx, id, { name: input.Name, description: input.Description });
-      repo.setGroupAclIds(tx, id, input.ACLIDs);
-      if (members) repo.setGroupUserIds(tx, id, members);
+      await repo.updateGroup(tx, id, { name: input.Name, description: input.Description });
+      await repo.setGroupAclIds(tx, id, input.ACLIDs);
+      if (members) await repo.setGroupUserIds(tx, id, members);
       const ops: Ops = new Map();
-      revokeLostAccess(tx, this.engine, now, before, ops);
-      writeAudit(tx, {
+      await revokeLostAccess(tx, this.engine, now, before, ops);
+      await writeAudit(tx, {
         action: AuditAction.groupUpdated,
         at: now,
         adminName: actor.adminName,
@@ -169,16 +169,16 @@ export class GroupService extends Service {
    * Deletes a group (DELETE /admin/groups/{id}); 404 when unknown. Its members lose their live
    * grants on the ACLs they reached only through it. Audit groupDeleted.
    */
-  delete(id: string, actor: Actor): void {
-    const ops = this.db.transaction((tx): Ops => {
-      const row = repo.getGroup(tx, id);
+  async delete(id: string, actor: Actor): Promise<void> {
+    const ops = await this.db.transaction(async (tx): Promise<Ops> => {
+      const row = await repo.getGroup(tx, id);
       if (!row) throw new AppError(Errors.notFound, "group");
-      const before = reachOf(tx, repo.groupUserIds(tx, id));
+      const before = await reachOf(tx, await repo.groupUserIds(tx, id));
       const now = this.clock.now();
-      repo.deleteGroup(tx, id);
+      await repo.deleteGroup(tx, id);
       const ops: Ops = new Map();
-      revokeLostAccess(tx, this.engine, now, before, ops);
-      writeAudit(tx, {
+      await revokeLostAccess(tx, this.engine, now, before, ops);
+      await writeAudit(tx, {
         action: AuditAction.groupDeleted,
         at: now,
         adminName: actor.adminName,

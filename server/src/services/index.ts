@@ -100,7 +100,7 @@ export function createServices(opts: {
   const engine = new GrantEngine(db, clock, log);
   const serverKey = opts.serverKey ?? generateServerSigningKey();
   const hub = new AgentHub({ db, clock, log, engine, serverKey });
-  const deps = { db, clock, engine, resync: (agentId: string) => hub.resync(agentId) };
+  const deps = { db, clock, engine, resync: async (agentId: string) => await hub.resync(agentId) };
   const secrets = new SecretBox(opts.secretKey ?? randomBytes(32));
   const licensing = new LicensingService({ ...deps, licensePublicKeys: opts.licensePublicKeys ?? [] });
   const backends = new BackendService(deps);
@@ -138,7 +138,7 @@ export function createServices(opts: {
     jsBundleHash: opts.jsBundleHash,
     secrets,
     adminSettings: new AdminSettingsService(db, clock, secrets, { log, baseLevel: opts.logLevel ?? log.level }),
-    adminStatus: new AdminStatusService(db, clock, () => licensing.summary()),
+    adminStatus: new AdminStatusService(db, clock, async () => await licensing.summary()),
     knocs: new KnocService(deps, { backends, acls, apiKeys, agents, licensing }),
     saml: new SamlService({ ...deps, log, settings: new AdminSettingsService(db, clock, secrets) }),
     throttle,

@@ -59,32 +59,32 @@ export class KnocService extends Service {
   // ---- read view ----------------------------------------------------------------------------
 
   /** Every Knoc shown to admins (hidden Passive+ children are part of their parent). */
-  list(baseUrl: string): Knoc[] {
-    return this.parts.acls.list().map((acl) => this.view(acl.ID, baseUrl));
+  async list(baseUrl: string): Promise<Knoc[]> {
+    return (await this.parts.acls.list()).map(async (acl) => await this.view(acl.ID, baseUrl));
   }
 
   /** One Knoc (a Passive+ child's id reads the child). 404 when unknown. */
-  get(id: string, baseUrl: string): Knoc {
-    return this.view(id, baseUrl);
+  async get(id: string, baseUrl: string): Promise<Knoc> {
+    return await this.view(id, baseUrl);
   }
 
-  private view(id: string, baseUrl: string): Knoc {
-    const acl = this.parts.acls.get(id);
-    const backend = this.parts.backends.get(acl.BackendID);
-    const children = repo.childAclIds(this.db, id);
-    const child = children[0] ? this.parts.acls.get(children[0]) : null;
+  private async view(id: string, baseUrl: string): Promise<Knoc> {
+    const acl = await this.parts.acls.get(id);
+    const backend = await this.parts.backends.get(acl.BackendID);
+    const children = await repo.childAclIds(this.db, id);
+    const child = children[0] ? await this.parts.acls.get(children[0]) : null;
     const kind = child
-      ? knocKind(this.parts.backends.get(child.BackendID).Config, child.Config)
+      ? knocKind((await this.parts.backends.get(child.BackendID)).Config, child.Config)
       : knocKind(backend.Config, acl.Config);
     const agentName =
-      backend.AgentID !== NONE_ID ? (this.parts.agents.list().find((a) => a.ID === backend.AgentID)?.Name ?? "") : "";
+      backend.AgentID !== NONE_ID ? ((await this.parts.agents.list()).find((a) => a.ID === backend.AgentID)?.Name ?? "") : "";
     const assignedTo = acl.ParentID !== NONE_ID ? acl.ParentID : id;
     const token = acl.Config.allowlist?.Token;
     return {
       ...acl,
       ...kind,
-      UserCount: repo.aclReachingUserIds(this.db, assignedTo).length,
-      GroupCount: repo.aclGroupIds(this.db, assignedTo).length,
+      UserCount: (await repo.aclReachingUserIds(this.db, assignedTo)).length,
+      GroupCount: (await repo.aclGroupIds(this.db, assignedTo)).length,
       AgentName: agentName,
       BackendConfig: backend.Config,
       AclConfig: acl.Config,
@@ -100,8 +100,8 @@ export class KnocService extends Service {
    * type, a missing API key choice, an empty IP restriction (err.allowlistAccessIpRestrictionFormRequired)
    * or unknown users/groups; every rule of the backend, ACL and API key services applies.
    */
-  create(input: KnocCreate, actor: Actor, baseUrl: string): string[] {
-    this.parts.licensing.requireLicence();
+  async create(input: KnocCreate, actor: Actor, baseUrl: string): Promise<string[]> {
+    await this.parts.licensing.requireLicence();
     const ws = input.WizardState;
     const type = backendTypeOf(ws.form.Config);
     if (!KIND_TYPES[input.Kind].includes(type))
@@ -110,33 +110,33 @@ export class KnocService extends Service {
     const passive = type === "allowlist" || passivePlus;
     let result: string[] = [];
     const ops: Ops = new Map();
-    this.db.transaction((tx) => {
+    await this.db.transaction(async (tx) => {
       // 1. backend (for Passive+ the agentless allowlist the firewall reads)
       const backendConfig: BackendConfig = passivePlus ? { allowlist: {} } : withEnvVarNames(ws.form.Config, ws);
-      const backendId = this.parts.backends.create(
+      const backendId = await this.parts.backends.create(
         { Name: ws.form.Name, AgentID: passive ? NONE_ID : ws.agentId, Config: backendConfig },
         actor,
       );
       // 2–3. the ACL (the ACL service mints its allowlist token; the API key needs the ACL's id for its scope)
       const aclConfig = passive ? allowlistConfig(ws) : withEnvVarValues(aclConfigOf(type, ws.form.AclConfig), ws);
-      const aclId = this.parts.acls.create(this.aclWrite(ws, backendId, NONE_ID, false, aclConfig), actor);
-      const token = passive ? (this.parts.acls.get(aclId).Config.allowlist?.Token ?? "") : "";
+      const aclId = await this.parts.acls.create(this.aclWrite(ws, backendId, NONE_ID, false, aclConfig), actor);
+      const token = passive ? ((await this.parts.acls.get(aclId)).Config.allowlist?.Token ?? "") : "";
       let plaintext: string | undefined;
-      if (passive) plaintext = this.attachApiKey(tx, ws, aclId, actor);
+      if (passive) plaintext = await this.attachApiKey(tx, ws, aclId, actor);
       // 4. Passive+: the firewall backend on the agent and the hidden child ACL
       if (passivePlus) {
-        const childBackend = this.parts.backends.create(
+        const childBackend = await this.parts.backends.create(
           { Name: `${ws.form.Name} (firewall)`, AgentID: ws.agentId, Config: ws.form.Config },
           actor,
         );
-        this.parts.acls.create(
+        await this.parts.acls.create(
           this.aclWrite(ws, childBackend, aclId, true, aclConfigOf(type, ws.form.AclConfig)),
           actor,
         );
       }
       // 5. assignments
-      this.assign(tx, aclId, ws.userIds, ws.groupIds, ops);
-      writeAudit(tx, {
+      await this.assign(tx, aclId, ws.userIds, ws.groupIds, ops);
+      await writeAudit(tx, {
         action: AuditAction.knocCreated,
         at: this.clock.now(),
         adminName: actor.adminName,
@@ -161,13 +161,13 @@ export class KnocService extends Service {
   }
 
   /** The API key step of passive kinds: a new key, an existing key, or none (access by source address). */
-  private attachApiKey(tx: Tx, ws: WizardState, aclId: string, actor: Actor): string | undefined {
+  private async attachApiKey(tx: Tx, ws: WizardState, aclId: string, actor: Actor): Promise<string | undefined> {
     const scope = `allowlist.read:${aclId}`;
     let keyId = NONE_ID;
     let plaintext: string | undefined;
     if (ws.apiKeyOption === "new") {
       if (!ws.apiKeyForm.Name) throw new AppError(Errors.badRequest, "apiKeyForm.Name is required");
-      const key = this.parts.apiKeys.create(
+      const key = await this.parts.apiKeys.create(
         {
           Name: ws.apiKeyForm.Name,
           Scopes: [scope],
@@ -179,14 +179,14 @@ export class KnocService extends Service {
       keyId = key.ID;
       plaintext = key.PlaintextKey;
     } else if (ws.apiKeyOption === "existing") {
-      if (!ws.existingApiKey || !repo.addApiKeyScope(tx, ws.existingApiKey, scope))
+      if (!ws.existingApiKey || !await repo.addApiKeyScope(tx, ws.existingApiKey, scope))
         throw new AppError(Errors.badRequest, "existingApiKey: choose an existing API key");
       keyId = ws.existingApiKey;
     }
     if (keyId !== NONE_ID) {
-      const row = getAcl(tx, aclId)!;
+      const row = (await getAcl(tx, aclId))!;
       const config = row.config as { allowlist: Record<string, unknown> };
-      repo.setAclConfig(tx, aclId, { ...config, allowlist: { ...config.allowlist, ApiKeyId: keyId } });
+      await repo.setAclConfig(tx, aclId, { ...config, allowlist: { ...config.allowlist, ApiKeyId: keyId } });
     }
     return plaintext;
   }
@@ -198,43 +198,43 @@ export class KnocService extends Service {
    * transaction. Secrets left blank keep the stored ones; a changed host or URL needs the
    * credentials again (the backend service's rule). 403 without a licence, 404 unknown.
    */
-  update(id: string, input: KnocUpdate, actor: Actor): void {
-    this.parts.licensing.requireLicence();
+  async update(id: string, input: KnocUpdate, actor: Actor): Promise<void> {
+    await this.parts.licensing.requireLicence();
     const ws = input.WizardState;
     const ops: Ops = new Map();
-    this.db.transaction((tx) => {
-      const acl = this.parts.acls.get(id);
-      const backend = this.parts.backends.get(acl.BackendID);
+    await this.db.transaction(async (tx) => {
+      const acl = await this.parts.acls.get(id);
+      const backend = await this.parts.backends.get(acl.BackendID);
       const type = backendTypeOf(backend.Config);
       if (backendTypeOf(ws.form.Config) !== type) throw new AppError(Errors.cannotChangeBackendType);
       const agentId = ws.agentId !== NONE_ID ? ws.agentId : backend.AgentID;
       // A Passive+ child's firewall backend is named after the Knoc like at creation.
       const backendName = acl.ParentID !== NONE_ID ? `${ws.form.Name} (firewall)` : ws.form.Name;
-      this.parts.backends.update(
+      await this.parts.backends.update(
         backend.ID,
         { Name: backendName, AgentID: agentId, Config: withEnvVarNames(ws.form.Config, ws) },
         actor,
       );
       const config = type === "allowlist" ? acl.Config : withEnvVarValues(aclConfigOf(type, ws.form.AclConfig), ws);
-      this.parts.acls.update(id, this.aclWrite(ws, backend.ID, acl.ParentID, acl.HideFromAdmins, config), actor);
+      await this.parts.acls.update(id, this.aclWrite(ws, backend.ID, acl.ParentID, acl.HideFromAdmins, config), actor);
       let assignedTo = id;
       if (acl.ParentID !== NONE_ID) {
-        const parent = this.parts.acls.get(acl.ParentID);
-        const parentBackend = this.parts.backends.get(parent.BackendID);
-        this.parts.backends.update(
+        const parent = await this.parts.acls.get(acl.ParentID);
+        const parentBackend = await this.parts.backends.get(parent.BackendID);
+        await this.parts.backends.update(
           parentBackend.ID,
           { Name: ws.form.Name, AgentID: NONE_ID, Config: parentBackend.Config },
           actor,
         );
-        this.parts.acls.update(
+        await this.parts.acls.update(
           parent.ID,
           { ...this.aclWrite(ws, parent.BackendID, NONE_ID, false, parent.Config) },
           actor,
         );
         assignedTo = parent.ID;
       }
-      this.assign(tx, assignedTo, ws.userIds, ws.groupIds, ops);
-      writeAudit(tx, {
+      await this.assign(tx, assignedTo, ws.userIds, ws.groupIds, ops);
+      await writeAudit(tx, {
         action: AuditAction.knocUpdated,
         at: this.clock.now(),
         adminName: actor.adminName,
@@ -249,15 +249,15 @@ export class KnocService extends Service {
    * Makes the ACL's assignments exactly the given users and groups (the wizard's and the update
    * page's selection); users who lose the ACL by every path lose their live grants on it.
    */
-  private assign(tx: Tx, aclId: string, userIds: readonly string[], groupIds: readonly string[], ops: Ops): void {
-    const unknownUsers = repo.unknownUserIds(tx, userIds);
+  private async assign(tx: Tx, aclId: string, userIds: readonly string[], groupIds: readonly string[], ops: Ops): Promise<void> {
+    const unknownUsers = await repo.unknownUserIds(tx, userIds);
     if (unknownUsers.length) throw new AppError(Errors.badRequest, `userIds: unknown user ${unknownUsers[0]}`);
-    const unknownGroups = repo.unknownGroupIds(tx, groupIds);
+    const unknownGroups = await repo.unknownGroupIds(tx, groupIds);
     if (unknownGroups.length) throw new AppError(Errors.badRequest, `groupIds: unknown group ${unknownGroups[0]}`);
-    const before = reachOf(tx, repo.aclReachingUserIds(tx, aclId));
-    repo.setAclUsers(tx, aclId, userIds);
-    repo.setAclGroups(tx, aclId, groupIds);
-    revokeLostAccess(tx, this.engine, this.clock.now(), before, ops);
+    const before = await reachOf(tx, await repo.aclReachingUserIds(tx, aclId));
+    await repo.setAclUsers(tx, aclId, userIds);
+    await repo.setAclGroups(tx, aclId, groupIds);
+    await revokeLostAccess(tx, this.engine, this.clock.now(), before, ops);
   }
 
   // ---- delete -------------------------------------------------------------------------------
@@ -267,22 +267,22 @@ export class KnocService extends Service {
    * backends when no other ACL uses them, and its allowlist's scope on the API key — the key itself
    * too when `deleteApiKey` and the scope was its only one. 404 unknown.
    */
-  delete(id: string, actor: Actor, deleteApiKey: boolean): void {
-    this.db.transaction((tx) => {
-      const acl = this.parts.acls.get(id);
+  async delete(id: string, actor: Actor, deleteApiKey: boolean): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const acl = await this.parts.acls.get(id);
       if (acl.HideFromAdmins && acl.ParentID !== NONE_ID)
         throw new AppError(Errors.badRequest, "delete the parent Knoc");
-      for (const aclId of [...repo.childAclIds(tx, id), id]) {
-        const row = this.parts.acls.get(aclId);
-        this.parts.acls.delete(aclId, actor);
-        if (repo.aclsOnBackend(tx, row.BackendID) === 0) this.parts.backends.delete(row.BackendID, actor);
+      for (const aclId of [...await repo.childAclIds(tx, id), id]) {
+        const row = await this.parts.acls.get(aclId);
+        await this.parts.acls.delete(aclId, actor);
+        if (await repo.aclsOnBackend(tx, row.BackendID) === 0) await this.parts.backends.delete(row.BackendID, actor);
       }
       const keyId = acl.Config.allowlist?.ApiKeyId;
       if (keyId && keyId !== NONE_ID) {
-        const left = repo.removeApiKeyScope(tx, keyId, `allowlist.read:${id}`);
-        if (deleteApiKey && left.length === 0) this.parts.apiKeys.delete(keyId, actor);
+        const left = await repo.removeApiKeyScope(tx, keyId, `allowlist.read:${id}`);
+        if (deleteApiKey && left.length === 0) await this.parts.apiKeys.delete(keyId, actor);
       }
-      writeAudit(tx, {
+      await writeAudit(tx, {
         action: AuditAction.knocDeleted,
         at: this.clock.now(),
         adminName: actor.adminName,
@@ -293,8 +293,8 @@ export class KnocService extends Service {
   }
 
   /** 404 unless `id` is a Knoc. */
-  exists(id: string): void {
-    if (!getAcl(this.db, id)) throw new AppError(Errors.notFound, "Knoc");
+  async exists(id: string): Promise<void> {
+    if (!await getAcl(this.db, id)) throw new AppError(Errors.notFound, "Knoc");
   }
 }
 

@@ -52,9 +52,9 @@ export class ServerMetrics {
       help: "Grants in each status.",
       labelNames: ["status"],
       registers,
-      collect() {
+      async collect() {
         this.reset();
-        for (const [code, n] of countGrantsByStatus(db))
+        for (const [code, n] of await countGrantsByStatus(db))
           this.set({ status: STATUS_LABELS.get(code) ?? String(code) }, n);
       },
     });

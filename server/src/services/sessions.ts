@@ -23,12 +23,12 @@ export const INVALIDATED = "invalidated";
 /** Ends user and admin sessions on an admin's request. */
 export class SessionService extends Service {
   /** Ends user sessions and revokes their grants inside `tx`, in chunks; returns the agent ops. */
-  private endUserSessions(tx: Tx, ids: readonly string[], now: number): Ops {
+  private async endUserSessions(tx: Tx, ids: readonly string[], now: number): Promise<Ops> {
     const ops: Ops = new Map();
     for (let i = 0; i < ids.length; i += 500) {
       const part = ids.slice(i, i + 500);
-      this.engine.revokeInTx(tx, holdingGrantsOfSessions(tx, part), ops);
-      endSessions(tx, part, now, INVALIDATED);
+      await this.engine.revokeInTx(tx, await holdingGrantsOfSessions(tx, part), ops);
+      await endSessions(tx, part, now, INVALIDATED);
     }
     return ops;
   }
@@ -37,14 +37,14 @@ export class SessionService extends Service {
    * Ends every live user session and revokes all their grants (DELETE /admin/sessions). Writes one
    * audit entry sessionDeleted naming the count. Returns how many sessions ended.
    */
-  endAllUserSessions(actor: Actor): number {
+  async endAllUserSessions(actor: Actor): Promise<number> {
     let count = 0;
-    const ops = this.db.transaction((tx) => {
+    const ops = await this.db.transaction(async (tx) => {
       const now = this.clock.now();
-      const ids = liveUserSessions(tx, now).map((s) => s.id);
+      const ids = (await liveUserSessions(tx, now)).map((s) => s.id);
       count = ids.length;
-      const ops = this.endUserSessions(tx, ids, now);
-      writeAudit(tx, {
+      const ops = await this.endUserSessions(tx, ids, now);
+      await writeAudit(tx, {
         action: AuditAction.sessionDeleted,
         at: now,
         adminName: actor.adminName,
@@ -61,14 +61,14 @@ export class SessionService extends Service {
    * Ends one live user session and revokes its grants (DELETE /admin/sessions/{id}). Throws 404
    * Not found when the session is unknown or already over. Audit sessionDeleted with the user.
    */
-  endUserSession(id: string, actor: Actor): void {
-    const ops = this.db.transaction((tx) => {
+  async endUserSession(id: string, actor: Actor): Promise<void> {
+    const ops = await this.db.transaction(async (tx) => {
       const now = this.clock.now();
-      const found = getUserSessionWithUser(tx, id);
+      const found = await getUserSessionWithUser(tx, id);
       if (!found || found.session.endedAt !== null || found.session.endsAt <= now)
         throw new AppError(Errors.notFound, "session");
-      const ops = this.endUserSessions(tx, [id], now);
-      writeAudit(tx, {
+      const ops = await this.endUserSessions(tx, [id], now);
+      await writeAudit(tx, {
         action: AuditAction.sessionDeleted,
         at: now,
         userName: found.userName,
@@ -85,12 +85,12 @@ export class SessionService extends Service {
    * Ends every live admin session, the caller's own included (DELETE /admin/adminsessions). One
    * audit entry sessionDeleted naming the count. Returns how many sessions ended.
    */
-  endAllAdminSessions(actor: Actor): number {
-    return this.db.transaction((tx) => {
+  async endAllAdminSessions(actor: Actor): Promise<number> {
+    return await this.db.transaction(async (tx) => {
       const now = this.clock.now();
-      const ids = liveAdminSessions(tx, now).map((s) => s.id);
-      endAdminSessions(tx, ids, now);
-      writeAudit(tx, {
+      const ids = (await liveAdminSessions(tx, now)).map((s) => s.id);
+      await endAdminSessions(tx, ids, now);
+      await writeAudit(tx, {
         action: AuditAction.sessionDeleted,
         at: now,
         adminName: actor.adminName,
@@ -106,14 +106,14 @@ export class SessionService extends Service {
    * works as a logout. Throws 404 Not found when unknown or already over. Audit sessionDeleted.
    * Returns true when it was the caller's own session.
    */
-  endAdminSession(id: string, actor: AdminActor): boolean {
-    this.db.transaction((tx) => {
+  async endAdminSession(id: string, actor: AdminActor): Promise<boolean> {
+    await this.db.transaction(async (tx) => {
       const now = this.clock.now();
-      const row = getAdminSession(tx, id);
+      const row = await getAdminSession(tx, id);
       if (!row || row.endedAt !== null || row.endsAt <= now) throw new AppError(Errors.notFound, "session");
-      endAdminSessions(tx, [id], now);
-      const owner = getAdmin(tx, row.adminId);
-      writeAudit(tx, {
+      await endAdminSessions(tx, [id], now);
+      const owner = await getAdmin(tx, row.adminId);
+      await writeAudit(tx, {
         action: AuditAction.sessionDeleted,
         at: now,
         adminName: actor.adminName,

@@ -54,12 +54,12 @@ export const SettingDefaults = {
 export type SettingName = keyof typeof SettingDefaults;
 
 /** Reads one setting, or its default. */
-export function getSetting<K extends SettingName>(q: Db | Tx, name: K): (typeof SettingDefaults)[K] {
-  const row = readSetting(q, name);
+export async function getSetting<K extends SettingName>(q: Db | Tx, name: K): Promise<(typeof SettingDefaults)[K]> {
+  const row = await readSetting(q, name);
   return (row ? row.value : SettingDefaults[name]) as (typeof SettingDefaults)[K];
 }
 
 /** Writes one setting. */
-export function setSetting(q: Db | Tx, name: SettingName, value: unknown): void {
-  writeSetting(q, name, value);
+export async function setSetting(q: Db | Tx, name: SettingName, value: unknown): Promise<void> {
+  await writeSetting(q, name, value);
 }

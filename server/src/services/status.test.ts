@@ -32,31 +32,31 @@ describe("status read with the ACLs kept ready", () => {
     await h.close();
   });
 
-  const read = () => h.services.status.status(session).ACLs;
+  const read = async () => (await h.services.status.status(session)).ACLs;
 
-  it("shows every change to an ACL in the next read, whatever wrote it", () => {
-    expect(read().map((a) => a.Description)).toEqual(["Intranet"]);
-    const acl = h.services.acls.get(seed.aclId);
-    h.services.acls.update(seed.aclId, { ...acl, Description: "Intranet 2", Category: "Work" }, actor);
-    expect(read()).toMatchObject([{ Description: "Intranet 2", Category: "Work" }]);
+  it("shows every change to an ACL in the next read, whatever wrote it", async () => {
+    expect((await read()).map((a) => a.Description)).toEqual(["Intranet"]);
+    const acl = await h.services.acls.get(seed.aclId);
+    await h.services.acls.update(seed.aclId, { ...acl, Description: "Intranet 2", Category: "Work" }, actor);
+    expect(await read()).toMatchObject([{ Description: "Intranet 2", Category: "Work" }]);
 
     // A write that leaves updated_at alone (a repository of another resource) is seen too.
-    const row = getAcl(h.services.db, seed.aclId)!;
-    setAclConfig(h.services.db, seed.aclId, { ...row.config, UriToken: "fresh-token" });
-    expect(read()[0]!.Config.UriToken).toBe("fresh-token");
+    const row = (await getAcl(h.services.db, seed.aclId))!;
+    await setAclConfig(h.services.db, seed.aclId, { ...row.config, UriToken: "fresh-token" });
+    expect((await read())[0]!.Config.UriToken).toBe("fresh-token");
   });
 
   it("shows an ACL assigned after the first read, sorted by Description, and drops a deleted one", async () => {
-    expect(read()).toHaveLength(1);
-    const acl = h.services.acls.get(seed.aclId);
-    const second = h.services.acls.create(
+    expect(await read()).toHaveLength(1);
+    const acl = await h.services.acls.get(seed.aclId);
+    const second = await h.services.acls.create(
       { ...acl, Description: "Alpha wiki", Config: { UriToken: "", haproxy: { ID: 2 } } },
       actor,
     );
-    const user = h.services.users.get(seed.userId);
+    const user = await h.services.users.get(seed.userId);
     await h.services.users.update(seed.userId, { ...user, AclIds: [seed.aclId, second] }, actor);
-    expect(read().map((a) => a.Description)).toEqual(["Alpha wiki", "Intranet"]);
-    h.services.acls.delete(second, actor);
-    expect(read().map((a) => a.Description)).toEqual(["Intranet"]);
+    expect((await read()).map((a) => a.Description)).toEqual(["Alpha wiki", "Intranet"]);
+    await h.services.acls.delete(second, actor);
+    expect((await read()).map((a) => a.Description)).toEqual(["Intranet"]);
   });
 });

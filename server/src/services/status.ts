@@ -31,35 +31,35 @@ export class StatusService extends Service {
    * account"). An address of the other family (a dual-stack client) is only observed, so that
    * alternating IPv4 and IPv6 connections do not make access flap.
    */
-  followAddress(session: UserSessionContext, requestIp: string): void {
+  async followAddress(session: UserSessionContext, requestIp: string): Promise<void> {
     const n = normaliseIp(requestIp);
     if (!n || n.ip === session.ipAddress) return;
     const ip = n.ip;
     if (n.family !== normaliseIp(session.ipAddress)?.family) {
-      this.observe(session, ip, 0);
+      await this.observe(session, ip, 0);
       return;
     }
     const now = this.clock.now();
-    const moved = this.db.transaction((tx) => {
-      setSessionAddress(tx, session.sessionId, ip);
-      grantsRepo.setObserved(tx, session.sessionId, [], null);
-      writeAudit(tx, {
+    const moved = await this.db.transaction(async (tx) => {
+      await setSessionAddress(tx, session.sessionId, ip);
+      await grantsRepo.setObserved(tx, session.sessionId, [], null);
+      await writeAudit(tx, {
         action: AuditAction.userIpChanged,
         at: now,
         userName: session.userName,
         ipAddress: ip,
         description: `from ${session.ipAddress}`,
       });
-      const holding = grantsRepo.holdingGrantsOfSessions(tx, [session.sessionId]);
+      const holding = await grantsRepo.holdingGrantsOfSessions(tx, [session.sessionId]);
       const ops = new Map();
-      this.engine.revokeInTx(tx, holding, ops);
+      await this.engine.revokeInTx(tx, holding, ops);
       return { ops, holding };
     });
     this.engine.dispatch(moved.ops);
     session.ipAddress = ip;
     for (const g of moved.holding) {
       try {
-        this.engine.regrant(g.id, g.expiresAt, { userName: session.userName, ip });
+        await this.engine.regrant(g.id, g.expiresAt, { userName: session.userName, ip });
       } catch (err) {
         // A refused grant (e.g. the user is no longer licensed) stays revoked; the request goes on.
         if (!(err instanceof AppError)) throw err;
@@ -73,13 +73,13 @@ export class StatusService extends Service {
    * grant these too, until they age out (services/grants/observed.ts: OBSERVED_ADDRESS_TTL_MS after
    * they were last seen, at most MAX_OBSERVED kept, the newest).
    */
-  observe(session: UserSessionContext, ip: string, port: number): void {
+  async observe(session: UserSessionContext, ip: string, port: number): Promise<void> {
     const n = normaliseIp(ip);
     if (!n || n.ip === session.ipAddress) return;
     const now = this.clock.now();
-    this.db.transaction((tx) => {
-      const list = withObserved(grantsRepo.getObserved(tx, session.sessionId), n.ip, port, now);
-      grantsRepo.setObserved(tx, session.sessionId, list, observedUntil(list));
+    await this.db.transaction(async (tx) => {
+      const list = withObserved(await grantsRepo.getObserved(tx, session.sessionId), n.ip, port, now);
+      await grantsRepo.setObserved(tx, session.sessionId, list, observedUntil(list));
     });
   }
 
@@ -88,8 +88,8 @@ export class StatusService extends Service {
    * observed itself, so a reported address is kept only when the server saw it for this session
    * (and it has not aged out). Returns the reported addresses that were confirmed.
    */
-  logIps(session: UserSessionContext, ips: readonly PortIp[]): string[] {
-    const observed = currentObserved(grantsRepo.getObserved(this.db, session.sessionId), this.clock.now());
+  async logIps(session: UserSessionContext, ips: readonly PortIp[]): Promise<string[]> {
+    const observed = currentObserved(await grantsRepo.getObserved(this.db, session.sessionId), this.clock.now());
     const seen = new Set([session.ipAddress, ...observed.map((d) => d.IP)]);
     return ips.flatMap((p) => {
       const n = normaliseIp(p.IP);
@@ -104,10 +104,10 @@ export class StatusService extends Service {
   private aclsVersion = -1;
 
   /** The unchanging part of an ACL's status entry (read and parsed once per change of any ACL). */
-  private partOf(aclId: string): AclPart | undefined {
+  private async partOf(aclId: string): Promise<AclPart | undefined> {
     let part = this.aclParts.get(aclId);
     if (part) return part;
-    const acl = getAcl(this.db, aclId);
+    const acl = await getAcl(this.db, aclId);
     if (!acl) return undefined;
     const config = acl.config as { UriToken?: string };
     part = {
@@ -133,7 +133,7 @@ export class StatusService extends Service {
    * session began get their entry (status 4) here, and those that need no click are granted as at
    * sign-in.
    */
-  private rowsOf(session: UserSessionContext, now: number): SessionGrantRow[] {
+  private async rowsOf(session: UserSessionContext, now: number): Promise<SessionGrantRow[]> {
     const reads = (this.reads ??= prepareStatusReads(this.db));
     const version = reads.aclsVersion();
     if (version !== this.aclsVersion) {
@@ -143,11 +143,11 @@ export class StatusService extends Service {
     const rows = reads.rows(session.sessionId, session.userId);
     const missing = rows.filter((r) => r[1] === null).map((r) => r[0]);
     if (missing.length === 0) return rows;
-    grantsRepo.ensureGrantRows(this.db, session.sessionId, missing, now, newId);
+    await grantsRepo.ensureGrantRows(this.db, session.sessionId, missing, now, newId);
     for (const aclId of missing) {
-      if (this.partOf(aclId)?.ClickToGrant !== false) continue;
+      if ((await this.partOf(aclId))?.ClickToGrant !== false) continue;
       try {
-        this.engine.grant(session.sessionId, aclId, {
+        await this.engine.grant(session.sessionId, aclId, {
           userName: session.userName,
           ip: session.ipAddress,
           click: false,
@@ -160,11 +160,11 @@ export class StatusService extends Service {
   }
 
   /** The session user with one entry per assigned ACL (docs/reference.md user-portal §3), sorted by Description. */
-  status(session: UserSessionContext): SessionStatus {
+  async status(session: UserSessionContext): Promise<SessionStatus> {
     const now = this.clock.now();
     const entries: StatusAcl[] = [];
-    for (const [aclId, grantId, status, error, expiresAt] of this.rowsOf(session, now)) {
-      const acl = grantId === null || status === null ? undefined : this.partOf(aclId);
+    for (const [aclId, grantId, status, error, expiresAt] of await this.rowsOf(session, now)) {
+      const acl = grantId === null || status === null ? undefined : await this.partOf(aclId);
       if (!acl) continue;
       entries.push({
         ID: grantId!,
@@ -188,7 +188,7 @@ export class StatusService extends Service {
     }
     entries.sort((a, b) => collator.compare(a.Description, b.Description));
     const autoBrowse = entries.filter((e) => e.AutoBrowseUsers && /^https?:\/\//.test(e.URL));
-    const licence = (this.licences ??= new UserLicenceCache(this.db)).userLicence(session.userId, now);
+    const licence = await (this.licences ??= new UserLicenceCache(this.db)).userLicence(session.userId, now);
     return {
       Name: session.name,
       CurrentAddress: session.ipAddress,
@@ -196,7 +196,7 @@ export class StatusService extends Service {
       ValidUntil: iso(session.validUntil),
       Licensed: licence.admitted,
       UserLicensed: licence.licensed,
-      NewUserDashboard: getSetting(this.db, "NewUserDashboard"),
+      NewUserDashboard: await getSetting(this.db, "NewUserDashboard"),
       AuthType: session.authType,
       AutoBrowseToURI: autoBrowse.length === 1 ? (autoBrowse[0]?.URL ?? "") : "",
       ACLs: entries,

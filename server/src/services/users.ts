@@ -24,7 +24,7 @@ import { isUserLicensed, licensedSessionLimit, licensedUsers, requireUserSlot } 
 
 /** Users: CRUD with assignments. */
 export class UserService extends Service {
-  private toWire(row: repo.UserRow, licensed: boolean): User {
+  private async toWire(row: repo.UserRow, licensed: boolean): Promise<User> {
     return {
       ID: row.id,
       Name: row.name,
@@ -36,25 +36,25 @@ export class UserService extends Service {
       TOTPEnabled: row.totpEnabled,
       ValidUntil: iso(row.validUntil),
       ThirdPartyAuth: { DN: row.dn },
-      AclIds: repo.directAclIds(this.db, row.id),
+      AclIds: await repo.directAclIds(this.db, row.id),
       Licensed: licensed,
-      ActiveSession: repo.liveSessionIds(this.db, row.id, this.clock.now()).length > 0,
+      ActiveSession: (await repo.liveSessionIds(this.db, row.id, this.clock.now())).length > 0,
       CreatedAt: iso(row.createdAt) ?? "",
       LastLogin: iso(row.lastLogin),
     };
   }
 
   /** Lists users. */
-  list(): User[] {
-    const licensed = licensedUsers(this.db, this.clock.now());
-    return repo.listUsers(this.db).map((r) => this.toWire(r, licensed(r.id)));
+  async list(): Promise<User[]> {
+    const licensed = await licensedUsers(this.db, this.clock.now());
+    return (await repo.listUsers(this.db)).map(async (r) => await this.toWire(r, licensed(r.id)));
   }
 
   /** Reads one user; 404 when unknown. */
-  get(id: string): User {
-    const row = repo.getUser(this.db, id);
+  async get(id: string): Promise<User> {
+    const row = await repo.getUser(this.db, id);
     if (!row) throw new AppError(Errors.notFound, "user");
-    return this.toWire(row, isUserLicensed(this.db, row.id, this.clock.now()));
+    return await this.toWire(row, await isUserLicensed(this.db, row.id, this.clock.now()));
   }
 
   /** The cross-field rules of the shared `userWriteProblem`; its error and Extra. */
@@ -63,9 +63,9 @@ export class UserService extends Service {
     if (problem) throw new AppError(problem.error, problem.Extra);
   }
 
-  private checkAcls(tx: Tx, aclIds: readonly string[]): void {
+  private async checkAcls(tx: Tx, aclIds: readonly string[]): Promise<void> {
     for (const id of aclIds) {
-      if (!getAcl(tx, id)) throw new AppError(Errors.badRequest, `AclIds: unknown ACL ${id}`);
+      if (!await getAcl(tx, id)) throw new AppError(Errors.badRequest, `AclIds: unknown ACL ${id}`);
     }
   }
 
@@ -85,17 +85,17 @@ export class UserService extends Service {
     const passwordHash =
       input.AuthType === "local" && input.PlainPassword ? await hashPassword(input.PlainPassword) : null;
     const id = newId();
-    this.db.transaction((tx) => {
-      if (repo.getUserByName(tx, input.UserName)) throw new AppError(Errors.userNameExists);
-      requireUserSlot(tx, "admin");
-      this.checkAcls(tx, input.AclIds);
-      repo.insertUser(tx, {
+    await this.db.transaction(async (tx) => {
+      if (await repo.getUserByName(tx, input.UserName)) throw new AppError(Errors.userNameExists);
+      await requireUserSlot(tx, "admin");
+      await this.checkAcls(tx, input.AclIds);
+      await repo.insertUser(tx, {
         id,
         name: input.Name,
         userName: input.UserName,
         company: input.Company,
         durationMinutes: input.Duration,
-        sessionLimit: licensedSessionLimit(tx, input.SessionLimit),
+        sessionLimit: await licensedSessionLimit(tx, input.SessionLimit),
         authType: input.AuthType,
         passwordHash,
         totpEnabled: input.AuthType !== "SAML" && input.TOTPEnabled,
@@ -103,8 +103,8 @@ export class UserService extends Service {
         dn: input.ThirdPartyAuth.DN,
         createdAt: this.clock.now(),
       });
-      repo.setDirectAclIds(tx, id, input.AclIds);
-      writeAudit(tx, {
+      await repo.setDirectAclIds(tx, id, input.AclIds);
+      await writeAudit(tx, {
         action: AuditAction.userCreated,
         at: this.clock.now(),
         adminName: actor.adminName,
@@ -133,18 +133,18 @@ export class UserService extends Service {
       );
     const passwordHash =
       input.AuthType === "local" && input.PlainPassword ? await hashPassword(input.PlainPassword) : undefined;
-    const ops = this.db.transaction((tx): Ops => {
-      const row = repo.getUser(tx, id);
+    const ops = await this.db.transaction(async (tx): Promise<Ops> => {
+      const row = await repo.getUser(tx, id);
       if (!row) throw new AppError(Errors.notFound, "user");
       if (row.authType === "SAML") throw new AppError(Errors.samlUsersCannotBeEdited);
       if (row.userName !== input.UserName) throw new AppError(Errors.cannotChangeUsername);
-      this.checkAcls(tx, input.AclIds);
-      const before = new Set(repo.assignedAclIds(tx, id));
-      repo.updateUser(tx, id, {
+      await this.checkAcls(tx, input.AclIds);
+      const before = new Set(await repo.assignedAclIds(tx, id));
+      await repo.updateUser(tx, id, {
         name: input.Name,
         company: input.Company,
         durationMinutes: input.Duration,
-        sessionLimit: licensedSessionLimit(tx, input.SessionLimit),
+        sessionLimit: await licensedSessionLimit(tx, input.SessionLimit),
         authType: input.AuthType,
         validUntil: input.ValidUntil ? Date.parse(input.ValidUntil) : null,
         dn: input.ThirdPartyAuth.DN,
@@ -153,10 +153,10 @@ export class UserService extends Service {
         totpEnabled: input.AuthType !== "SAML" && input.TOTPEnabled,
         ...(input.AuthType === "SAML" || !input.TOTPEnabled ? { totpSecretEnc: null, totpLastStep: null } : {}),
       });
-      repo.setDirectAclIds(tx, id, input.AclIds);
-      const after = new Set(repo.assignedAclIds(tx, id));
+      await repo.setDirectAclIds(tx, id, input.AclIds);
+      const after = new Set(await repo.assignedAclIds(tx, id));
       const removed = [...before].filter((a) => !after.has(a));
-      writeAudit(tx, {
+      await writeAudit(tx, {
         action: AuditAction.userUpdated,
         at: this.clock.now(),
         adminName: actor.adminName,
@@ -165,36 +165,36 @@ export class UserService extends Service {
       });
       const ops: Ops = new Map();
       const now = this.clock.now();
-      const sessions = repo.liveSessionIds(tx, id, now);
+      const sessions = await repo.liveSessionIds(tx, id, now);
       const validUntil = input.ValidUntil ? Date.parse(input.ValidUntil) : null;
       if (passwordHash) {
         // A new password: every session of the user ends now.
-        this.engine.revokeInTx(tx, holdingGrantsOfSessions(tx, sessions), ops);
-        repo.endSessions(tx, sessions, now, "passwordChanged");
+        await this.engine.revokeInTx(tx, await holdingGrantsOfSessions(tx, sessions), ops);
+        await repo.endSessions(tx, sessions, now, "passwordChanged");
       } else if (removed.length > 0) {
-        const rows = holdingGrantsOfSessions(tx, sessions).filter((g) => removed.includes(g.aclId));
-        this.engine.revokeInTx(tx, rows, ops);
+        const rows = (await holdingGrantsOfSessions(tx, sessions)).filter((g) => removed.includes(g.aclId));
+        await this.engine.revokeInTx(tx, rows, ops);
       }
       // The account's end bounds its live sessions: a ValidUntil before a session's end brings that
       // end (and the entries on the agents) forward, a passed one ends them now; none lengthens them.
-      if (validUntil !== null) this.engine.shortenSessions(tx, sessions, validUntil, ops);
-      this.engine.endDueSessions(tx, ops);
+      if (validUntil !== null) await this.engine.shortenSessions(tx, sessions, validUntil, ops);
+      await this.engine.endDueSessions(tx, ops);
       return ops;
     });
     this.engine.dispatch(ops);
   }
 
   /** Deletes a user after ending their sessions and grants. */
-  delete(id: string, actor: Actor): void {
-    const ops = this.db.transaction((tx) => {
-      const row = repo.getUser(tx, id);
+  async delete(id: string, actor: Actor): Promise<void> {
+    const ops = await this.db.transaction(async (tx) => {
+      const row = await repo.getUser(tx, id);
       if (!row) throw new AppError(Errors.notFound, "user");
       const now = this.clock.now();
-      const sessions = repo.liveSessionIds(tx, id, now);
-      const revokeOps = this.engine.revokeForSessions(tx, sessions);
-      repo.endSessions(tx, sessions, now, "userDeleted");
-      repo.deleteUser(tx, id);
-      writeAudit(tx, {
+      const sessions = await repo.liveSessionIds(tx, id, now);
+      const revokeOps = await this.engine.revokeForSessions(tx, sessions);
+      await repo.endSessions(tx, sessions, now, "userDeleted");
+      await repo.deleteUser(tx, id);
+      await writeAudit(tx, {
         action: AuditAction.userDeleted,
         at: now,
         adminName: actor.adminName,
@@ -207,9 +207,9 @@ export class UserService extends Service {
   }
 
   /** The user's live sessions, oldest first (GET /admin/users/{id}/sessions); 404 for an unknown user. */
-  sessions(id: string): UserSession[] {
-    if (!repo.getUser(this.db, id)) throw new AppError(Errors.notFound, "user");
-    return liveUserSessions(this.db, this.clock.now(), id).map((s) => ({
+  async sessions(id: string): Promise<UserSession[]> {
+    if (!await repo.getUser(this.db, id)) throw new AppError(Errors.notFound, "user");
+    return (await liveUserSessions(this.db, this.clock.now(), id)).map((s) => ({
       ID: s.id,
       Created: iso(s.createdAt) ?? "",
       Ends: iso(s.endsAt) ?? "",
@@ -221,11 +221,11 @@ export class UserService extends Service {
    * assigned to the user, `Groups` the groups granting it. Passive+ hidden children are left out.
    * 404 for an unknown user.
    */
-  acls(id: string): UserAcl[] {
-    if (!repo.getUser(this.db, id)) throw new AppError(Errors.notFound, "user");
-    const direct = new Set(repo.directAclIds(this.db, id));
+  async acls(id: string): Promise<UserAcl[]> {
+    if (!await repo.getUser(this.db, id)) throw new AppError(Errors.notFound, "user");
+    const direct = new Set(await repo.directAclIds(this.db, id));
     const via = new Map<string, { ID: string; Name: string }[]>();
-    for (const r of aclsViaGroups(this.db, id)) {
+    for (const r of await aclsViaGroups(this.db, id)) {
       const list = via.get(r.aclId) ?? [];
       list.push({ ID: r.groupId, Name: r.groupName });
       via.set(r.aclId, list);
@@ -248,12 +248,12 @@ export class UserService extends Service {
    * step; TOTPEnabled stays, so the user enrols again at the next sign-in. Sessions stay. 404 for an
    * unknown user. Audit totpReset.
    */
-  resetTotp(id: string, actor: Actor): void {
-    this.db.transaction((tx) => {
-      const row = repo.getUser(tx, id);
+  async resetTotp(id: string, actor: Actor): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const row = await repo.getUser(tx, id);
       if (!row) throw new AppError(Errors.notFound, "user");
-      repo.clearUserTotp(tx, id);
-      writeAudit(tx, {
+      await repo.clearUserTotp(tx, id);
+      await writeAudit(tx, {
         action: AuditAction.totpReset,
         at: this.clock.now(),
         adminName: actor.adminName,

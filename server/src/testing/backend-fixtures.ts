@@ -41,15 +41,15 @@ export const ALL_CAPABILITIES: AgentCapabilities = {
  * `services.agents.enrol` with a fresh box key pair, the given version (default 1.9.0) and
  * capabilities (default `ALL_CAPABILITIES`).
  */
-export function makeAgent(
+export async function makeAgent(
   h: Harness,
   name: string,
   opts: { version?: string; capabilities?: AgentCapabilities; enrol?: boolean } = {},
-): { id: string; keys: BoxKeys } {
-  const agent = h.services.agents.create(name, "http://127.0.0.1:8080", actor);
+): Promise<{ id: string; keys: BoxKeys }> {
+  const agent = await h.services.agents.create(name, "http://127.0.0.1:8080", actor);
   const keys = boxKeyPair();
   if (opts.enrol !== false) {
-    h.services.agents.enrol(
+    await h.services.agents.enrol(
       {
         Token: agent.Token,
         SigningPublicKey: "test",

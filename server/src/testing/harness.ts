@@ -84,10 +84,10 @@ export async function seedLoop(
   h: Harness,
   acl: { clickToGrant?: boolean; maximumGrantDurationSeconds?: number | null; licence?: boolean } = {},
 ): Promise<Seeded> {
-  licenseHarness(h);
+  await licenseHarness(h);
   const s = h.services;
-  const agent = s.agents.create("edge", "http://127.0.0.1:8080", actor);
-  s.agents.enrol(
+  const agent = await s.agents.create("edge", "http://127.0.0.1:8080", actor);
+  await s.agents.enrol(
     {
       Token: agent.Token,
       SigningPublicKey: "x",
@@ -97,11 +97,11 @@ export async function seedLoop(
     },
     "127.0.0.1",
   );
-  const backendId = s.backends.create(
+  const backendId = await s.backends.create(
     { Name: "proxy", AgentID: agent.ID, Config: { haproxy: { Protocol: "unix", Address: "/run/haproxy.sock" } } },
     actor,
   );
-  const aclId = s.acls.create(
+  const aclId = await s.acls.create(
     {
       Description: "Intranet",
       URL: "https://intranet.example",
@@ -121,7 +121,7 @@ export async function seedLoop(
     },
     actor,
   );
-  if (acl.licence === false) unlicenseHarness(h);
+  if (acl.licence === false) await unlicenseHarness(h);
   const userId = await s.users.create(
     {
       Name: "Alice",
@@ -203,6 +203,6 @@ export async function signInAdmin(h: Harness, userName = "root"): Promise<string
  * from any address is written as it is. For tests that check each refusal's own audit entry; the
  * folding itself is tested in services/audit-fold.test.ts.
  */
-export function unfoldAudits(h: { services: Pick<Services, "db"> }): void {
-  h.services.db.delete(auditFolds).run();
+export async function unfoldAudits(h: { services: Pick<Services, "db"> }): Promise<void> {
+  await h.services.db.delete(auditFolds).run();
 }

@@ -50,9 +50,9 @@ export function trustTestKey(h: Harness): LicensingService {
 }
 
 /** Installs a test licence (trusting the test key) as admin "test-admin"; returns the key. */
-export function installTestLicence(h: Harness, over: Partial<LicensePayload> = {}): string {
+export async function installTestLicence(h: Harness, over: Partial<LicensePayload> = {}): Promise<string> {
   const key = issueTestLicence(over);
-  trustTestKey(h).install(key, { adminName: "test-admin", ip: "127.0.0.1" });
+  await trustTestKey(h).install(key, { adminName: "test-admin", ip: "127.0.0.1" });
   return key;
 }
 
@@ -74,14 +74,14 @@ export const ROOMY_LICENCE: Partial<LicensePayload> = {
  * store: no audit entry, and the harness's licensing service is left as it is (trusting no key).
  * Returns the key.
  */
-export function licenseHarness(h: Harness, over: Partial<LicensePayload> = {}): string {
+export async function licenseHarness(h: Harness, over: Partial<LicensePayload> = {}): Promise<string> {
   const payload = testPayload({ ...ROOMY_LICENCE, ...over });
   const key = signLicense(payload, testLicenceKey.privateKey);
-  h.services.db.transaction((tx) => storeLicence(tx, key, payload, h.services.clock.now()));
+  await h.services.db.transaction(async (tx) => await storeLicence(tx, key, payload, h.services.clock.now()));
   return key;
 }
 
 /** Empties the licence store: the install is unlicensed again (no API does this; tests of the unlicensed state). */
-export function unlicenseHarness(h: Harness): void {
-  h.services.db.delete(licenses).run();
+export async function unlicenseHarness(h: Harness): Promise<void> {
+  await h.services.db.delete(licenses).run();
 }

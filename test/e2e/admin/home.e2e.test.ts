@@ -24,10 +24,10 @@ const DAY_MS = 86_400_000;
 describe.skipIf(!chromiumAvailable)("admin home and alert banner in Chromium", () => {
   const suite = useAdminSuite();
   let stack: Stack;
-  beforeAll(() => {
+  beforeAll(async () => {
     stack = suite.stack();
     // The stack installs a roomy licence; this suite starts unlicensed (the first alert) and installs its own.
-    stack.server.services.db.delete(licenses).run();
+    await stack.server.services.db.delete(licenses).run();
   });
   const banner = (page: Page) => page.getByRole("alert").and(page.locator("[data-banner]"));
   const dismiss = (page: Page) => page.getByRole("button", { name: "Dismiss alert" }).click();

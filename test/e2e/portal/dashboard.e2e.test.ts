@@ -464,7 +464,7 @@ describe.skipIf(!chromiumAvailable)("portal home pages in Chromium", () => {
 
   it("shows unlicensed users the User Not Licensed dialog with only Logout", async () => {
     // The free single-user licence: carol (created first) stays licensed, the others are not.
-    p.stack.server.services.licensing.install("free", { adminName: "admin", ip: "127.0.0.1" });
+    await p.stack.server.services.licensing.install("free", { adminName: "admin", ip: "127.0.0.1" });
     const page = await fresh();
     await signIn(page, "frank");
     const dialog = page.getByRole("alertdialog", { name: "User Not Licensed" });

@@ -236,8 +236,8 @@ describe.skipIf(!chromiumAvailable)("portal sign-in in Chromium", () => {
   it("offers SSO when SAML is configured: the button, the or divider, Enter with no field focused, kiosk mode", async () => {
     const idp = new FakeIdp(await makeKeyPair("idp.example.test"));
     const db = p.stack.server.services.db;
-    setSetting(db, "PublicURL", p.url);
-    setSetting(db, "SAMLMetadataFile", idp.metadata());
+    await setSetting(db, "PublicURL", p.url);
+    await setSetting(db, "SAMLMetadataFile", idp.metadata());
     try {
       const page = await fresh();
       const sp = spUrls(p.url, "user");
@@ -283,8 +283,8 @@ describe.skipIf(!chromiumAvailable)("portal sign-in in Chromium", () => {
       expect(await page.getByRole("button", { name: "Change password" }).count()).toBe(0);
       await expectVisible(page.getByTestId("session-countdown").filter({ hasText: /^00:(29|30):\d\d$/ }));
     } finally {
-      setSetting(db, "SAMLMetadataFile", "");
-      setSetting(db, "PublicURL", "");
+      await setSetting(db, "SAMLMetadataFile", "");
+      await setSetting(db, "PublicURL", "");
     }
   });
 });

@@ -150,7 +150,7 @@ export async function startPortalStack(): Promise<PortalStack> {
   await user("frank", [wiki, grafana]);
   await user("dave", [wiki], { TOTPEnabled: true });
   const erin = await user("erin", [wiki]);
-  stack.server.services.db
+  await stack.server.services.db
     .update(users)
     .set({ validUntil: Date.now() - 60_000 })
     .where(eq(users.id, erin))

@@ -14,9 +14,9 @@ let agent: { id: string; keys: BoxKeys };
 
 beforeEach(async () => {
   h = createHarness();
-  licenseHarness(h);
+  await licenseHarness(h);
   admin = await adminClient(h);
-  agent = makeAgent(h, "edge");
+  agent = await makeAgent(h, "edge");
 });
 afterEach(async () => {
   await h.close();
@@ -59,8 +59,8 @@ const updateAcl = (id: string, BackendID: string, Config: unknown) =>
   admin.req("PUT", `/api/admin/acls/${id}`, { ID: id, Description: "Knoc", BackendID, Config });
 const readConfig = async (id: string) =>
   ((await admin.req("GET", `/api/admin/acls/${id}`)).body as { Config: Record<string, unknown> }).Config;
-const sealedOf = (backendId: string) =>
-  h.services.db.select().from(backends).where(eq(backends.id, backendId)).get()!.sealedSecrets;
+const sealedOf = async (backendId: string) =>
+  (await h.services.db.select().from(backends).where(eq(backends.id, backendId)).get())!.sealedSecrets;
 async function aclOk(BackendID: string, Config: unknown): Promise<string> {
   const r = await createAcl(BackendID, Config);
   expect(r).toMatchObject({ status: 201, body: expect.any(String) });
@@ -333,10 +333,10 @@ describe("sensitive script variables", () => {
         },
       },
     });
-    const sealed = sealedOf(backendId);
+    const sealed = await sealedOf(backendId);
     expect(openSealed(sealed[`acl:${id}:env:PASSWORD`]!, agent.keys)).toBe("pw-secret-1");
     expect(openSealed(sealed[`acl:${id}:env:TOKEN`]!, agent.keys)).toBe("tok-secret-1");
-    const stored = h.services.db.select().from(acls).where(eq(acls.id, id)).get()!;
+    const stored = (await h.services.db.select().from(acls).where(eq(acls.id, id)).get())!;
     const reads = JSON.stringify([
       read,
       (await admin.req("GET", "/api/admin/acls")).body,
@@ -356,7 +356,7 @@ describe("sensitive script variables", () => {
         })
       ).status,
     ).toBe(200);
-    expect(sealedOf(backendId)[`acl:${id}:env:PASSWORD`]).toBe(sealed[`acl:${id}:env:PASSWORD`]);
+    expect((await sealedOf(backendId))[`acl:${id}:env:PASSWORD`]).toBe(sealed[`acl:${id}:env:PASSWORD`]);
     expect(
       (
         await updateAcl(id, backendId, {
@@ -364,18 +364,18 @@ describe("sensitive script variables", () => {
         })
       ).status,
     ).toBe(200);
-    expect(openSealed(sealedOf(backendId)[`acl:${id}:env:PASSWORD`]!, agent.keys)).toBe("pw-secret-2");
-    expect(sealedOf(backendId)[`acl:${id}:env:TOKEN`]).toBeUndefined();
+    expect(openSealed((await sealedOf(backendId))[`acl:${id}:env:PASSWORD`]!, agent.keys)).toBe("pw-secret-2");
+    expect((await sealedOf(backendId))[`acl:${id}:env:TOKEN`]).toBeUndefined();
 
     // Deleting the ACL removes its sealed values.
     expect((await admin.req("DELETE", `/api/admin/acls/${id}`)).status).toBe(204);
-    expect(Object.keys(sealedOf(backendId))).toEqual([]);
+    expect(Object.keys(await sealedOf(backendId))).toEqual([]);
   });
 
   it("a backend moved to another agent clears the ACL's sealed values, which must then be entered again", async () => {
     const backendId = await backend("script");
     const id = await aclOk(backendId, { script: { Name: "wiki", EnvVars: vars } });
-    const next = makeAgent(h, "next");
+    const next = await makeAgent(h, "next");
     expect(
       (
         await admin.req("PUT", `/api/admin/backends/${backendId}`, {
@@ -385,7 +385,7 @@ describe("sensitive script variables", () => {
         })
       ).status,
     ).toBe(200);
-    expect(sealedOf(backendId)).toEqual({});
+    expect(await sealedOf(backendId)).toEqual({});
     expect((await readConfig(id))["script"]).toMatchObject({
       EnvVars: { PASSWORD: { Value: "", Encrypted: false }, TOKEN: { Value: "", Encrypted: false } },
     });
@@ -395,7 +395,7 @@ describe("sensitive script variables", () => {
       body: { Err: "Bad request", Extra: "Config.script.EnvVars.PASSWORD.Value: required" },
     });
     expect((await updateAcl(id, backendId, { script: { Name: "wiki", EnvVars: vars } })).status).toBe(200);
-    expect(openSealed(sealedOf(backendId)[`acl:${id}:env:PASSWORD`]!, next.keys)).toBe("pw-secret-1");
+    expect(openSealed((await sealedOf(backendId))[`acl:${id}:env:PASSWORD`]!, next.keys)).toBe("pw-secret-1");
   });
 
   it("a variable the backend newly declares Sensitive gets its plain ACL values sealed", async () => {
@@ -414,13 +414,13 @@ describe("sensitive script variables", () => {
       ).status,
     ).toBe(200);
     expect((await readConfig(id))["script"]).toMatchObject({ EnvVars: { URL: { Value: "", Encrypted: true } } });
-    expect(openSealed(sealedOf(backendId)[`acl:${id}:env:URL`]!, agent.keys)).toBe("https://hooks.example");
+    expect(openSealed((await sealedOf(backendId))[`acl:${id}:env:URL`]!, agent.keys)).toBe("https://hooks.example");
   });
 
   it("an ACL moved to another backend of the same agent keeps its sealed values; to another agent's, it needs them again", async () => {
     const first = await backend("script");
     const second = await backend("script", backendOf["script"]!, agent.id, "script-2");
-    const other = makeAgent(h, "other");
+    const other = await makeAgent(h, "other");
     const third = await backend("script", backendOf["script"]!, other.id, "script-3");
     const id = await aclOk(first, { script: { Name: "wiki", EnvVars: vars } });
     const keep = {
@@ -430,13 +430,13 @@ describe("sensitive script variables", () => {
       },
     };
     expect((await updateAcl(id, second, keep)).status).toBe(200);
-    expect(sealedOf(first)).toEqual({});
-    expect(openSealed(sealedOf(second)[`acl:${id}:env:TOKEN`]!, agent.keys)).toBe("tok-secret-1");
+    expect(await sealedOf(first)).toEqual({});
+    expect(openSealed((await sealedOf(second))[`acl:${id}:env:TOKEN`]!, agent.keys)).toBe("tok-secret-1");
     expect(await updateAcl(id, third, keep)).toEqual({
       status: 400,
       body: { Err: "Bad request", Extra: "Config.script.EnvVars.PASSWORD.Value: required" },
     });
-    expect(sealedOf(second)[`acl:${id}:env:TOKEN`]).toBeDefined();
+    expect((await sealedOf(second))[`acl:${id}:env:TOKEN`]).toBeDefined();
   });
 });
 
@@ -444,8 +444,8 @@ describe("the licence (admin-console §1: a licence is required to create or upd
   it("POST and PUT /api/admin/acls are refused without a licence, changing nothing", async () => {
     const backendId = await backend("ipset");
     const id = await aclOk(backendId, { ipset: { V4SetName: "knoc4" } });
-    const before = h.services.db.select().from(acls).all();
-    unlicenseHarness(h);
+    const before = await h.services.db.select().from(acls).all();
+    await unlicenseHarness(h);
     expect(await createAcl(backendId, { ipset: { V4SetName: "other4" } })).toEqual({
       status: 403,
       body: { Err: "err.youDoNotHaveALicense" },
@@ -456,14 +456,14 @@ describe("the licence (admin-console §1: a licence is required to create or upd
     });
     // The licence is checked before the input: a broken body is refused for the licence too.
     expect(await createAcl(backendId, {})).toEqual({ status: 403, body: { Err: "err.youDoNotHaveALicense" } });
-    expect(h.services.db.select().from(acls).all()).toEqual(before);
+    expect(await h.services.db.select().from(acls).all()).toEqual(before);
     // Deleting needs no licence (the install can always be cleaned up).
     expect((await admin.req("DELETE", `/api/admin/acls/${id}`)).status).toBe(204);
   });
 
   it("an expired licence refuses them too, naming why", async () => {
     const backendId = await backend("ipset");
-    licenseHarness(h, { Expires: new Date(h.clock.now() + 60_000).toISOString() });
+    await licenseHarness(h, { Expires: new Date(h.clock.now() + 60_000).toISOString() });
     const id = await aclOk(backendId, { ipset: { V4SetName: "knoc4" } });
     h.clock.advance(120_000);
     const refused = { status: 403, body: { Err: "err.youDoNotHaveALicense", Extra: "err.licenseExpired" } };
@@ -502,9 +502,9 @@ describe("allowlist tokens (the secret part of the public allowlist URL)", () =>
   it("an ACL stored with an empty Token (before this rule) gets one at its next update", async () => {
     const backendId = await backend("allowlist");
     const id = await aclOk(backendId, { allowlist });
-    const row = h.services.db.select().from(acls).where(eq(acls.id, id)).get()!;
+    const row = (await h.services.db.select().from(acls).where(eq(acls.id, id)).get())!;
     const config = { ...row.config, allowlist: { ...allowlist, Token: "" } };
-    h.services.db.update(acls).set({ config }).where(eq(acls.id, id)).run();
+    await h.services.db.update(acls).set({ config }).where(eq(acls.id, id)).run();
     expect((await updateAcl(id, backendId, { allowlist: { ...allowlist, Token: "" } })).status).toBe(200);
     expect(Buffer.from(await tokenOf(id), "base64url")).toHaveLength(24);
   });

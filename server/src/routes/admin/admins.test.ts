@@ -29,13 +29,13 @@ async function signIn(userName: string, password: string): Promise<{ status: num
   return { status: r.status, cookie: r.setCookie.split(";")[0] ?? "" };
 }
 const works = async (cookie: string) => (await req("GET", "/api/admin/admins", undefined, cookie)).status;
-const row = (id: string) => h.services.db.select().from(admins).where(eq(admins.id, id)).get();
-const audited = (action: string) =>
-  h.services.db
+const row = async (id: string) => await h.services.db.select().from(admins).where(eq(admins.id, id)).get();
+const audited = async (action: string) =>
+  (await h.services.db
     .select()
     .from(auditLog)
     .where(eq(auditLog.action, action))
-    .all()
+    .all())
     .map((r) => r.description);
 
 /** Creates bob through the API and signs him in; returns his id and cookie. */
@@ -51,7 +51,7 @@ async function bob(over: Record<string, unknown> = {}): Promise<{ id: string; co
 beforeEach(async () => {
   h = createHarness();
   root = await signInAdmin(h);
-  rootId = (h.services.admins.list().find((a) => a.UserName === "root") ?? { ID: "" }).ID;
+  rootId = ((await h.services.admins.list()).find((a) => a.UserName === "root") ?? { ID: "" }).ID;
 });
 afterEach(async () => {
   await h.close();
@@ -99,8 +99,8 @@ describe("admins CRUD", () => {
     expect(
       await apiRequest(h, "POST", "/api/admin/login", { UserName: "bob", Password: "bob-password" }),
     ).toMatchObject({ status: 401, body: { Err: "err.totpEnrolmentRequired" } });
-    expect(audited("adminCreated").slice(1)).toEqual(["bob"]); // the first is root, created by signInAdmin
-    expect(audited("adminUpdated")).toEqual(["bob"]);
+    expect((await audited("adminCreated")).slice(1)).toEqual(["bob"]); // the first is root, created by signInAdmin
+    expect(await audited("adminUpdated")).toEqual(["bob"]);
   });
 
   it("creates LDAP and SAML admins without a password; SAML admins have no TOTP", async () => {
@@ -116,14 +116,14 @@ describe("admins CRUD", () => {
       }),
     );
     expect(ldap.status).toBe(201);
-    expect(row(ldap.body as string)).toMatchObject({ authType: "LDAP", passwordHash: null, dn: "uid=ldap,dc=example" });
+    expect(await row(ldap.body as string)).toMatchObject({ authType: "LDAP", passwordHash: null, dn: "uid=ldap,dc=example" });
     const saml = await req(
       "POST",
       "/api/admin/admins",
       newAdmin({ UserName: "saml", AuthType: "SAML", TOTPEnabled: true }),
     );
     expect(saml.status).toBe(201);
-    expect(row(saml.body as string)).toMatchObject({ authType: "SAML", passwordHash: null, totpEnabled: false });
+    expect(await row(saml.body as string)).toMatchObject({ authType: "SAML", passwordHash: null, totpEnabled: false });
   });
 
   it("refuses invalid creates with the exact errors", async () => {
@@ -171,7 +171,7 @@ describe("admins CRUD", () => {
     expect(await post({ PlainPassword: "x".repeat(64), ConfirmPassword: "x".repeat(64) })).toMatchObject({
       status: 201,
     });
-    expect(audited("adminCreated").slice(1)).toEqual(["bob"]); // the first is root, created by signInAdmin
+    expect((await audited("adminCreated")).slice(1)).toEqual(["bob"]); // the first is root, created by signInAdmin
   });
 
   it("refuses invalid updates with the exact errors", async () => {
@@ -198,7 +198,7 @@ describe("admins CRUD", () => {
       body: PASSWORD_RULE,
     });
     expect(await put({ AuthType: "LDAP" })).toMatchObject({ status: 200 });
-    expect(row(id)?.passwordHash).toBeNull();
+    expect((await row(id))?.passwordHash).toBeNull();
     // Back to local without a password: nothing to sign in with.
     expect(await put({ AuthType: "local" })).toMatchObject({ status: 400, body: PASSWORD_RULE });
     expect(
@@ -230,7 +230,7 @@ describe("admin self-protection and session ends", () => {
       status: 403,
       body: { Err: "You cannot disable your own login" },
     });
-    expect(row(rootId)?.loginEnabled).toBe(true);
+    expect((await row(rootId))?.loginEnabled).toBe(true);
     expect(await works(root)).toBe(200);
   });
 
@@ -244,7 +244,7 @@ describe("admin self-protection and session ends", () => {
     expect(
       await req("PUT", `/api/admin/admins/${rootId}`, { ...self, AuthType: "SAML", TOTPEnabled: true }),
     ).toMatchObject({ status: 403, body: { Err: "cannotDisableOwn2fa" } });
-    expect(row(rootId)?.totpEnabled).toBe(true);
+    expect((await row(rootId))?.totpEnabled).toBe(true);
   });
 
   it("ends an admin's sessions when their login is disabled, and they cannot sign in", async () => {
@@ -260,7 +260,7 @@ describe("admin self-protection and session ends", () => {
       ).status,
     ).toBe(200);
     expect(await works(cookie)).toBe(401);
-    expect(row(id)?.loginEnabled).toBe(false);
+    expect((await row(id))?.loginEnabled).toBe(false);
     expect((await signIn("bob", "bob-password")).status).toBe(403);
     // Enabling again does not bring the ended session back.
     expect(
@@ -300,32 +300,32 @@ describe("admin self-protection and session ends", () => {
     expect(await works(cookie)).toBe(401);
     expect(await req("GET", `/api/admin/admins/${id}`)).toMatchObject({ status: 404, body: { Err: "Not found" } });
     expect(await req("DELETE", `/api/admin/admins/${id}`)).toMatchObject({ status: 404, body: { Err: "Not found" } });
-    expect(audited("adminDeleted")).toEqual(["bob"]);
+    expect(await audited("adminDeleted")).toEqual(["bob"]);
   });
 });
 
 describe("2FA reset", () => {
   it("clears another admin's TOTP secret, keeps TOTPEnabled, and refuses the acting admin's own", async () => {
     const { id } = await bob({ TOTPEnabled: true });
-    h.services.db.update(admins).set({ totpSecretEnc: "sealed", totpLastStep: 42 }).where(eq(admins.id, id)).run();
-    h.services.db.update(admins).set({ totpSecretEnc: "mine", totpLastStep: 7 }).where(eq(admins.id, rootId)).run();
+    await h.services.db.update(admins).set({ totpSecretEnc: "sealed", totpLastStep: 42 }).where(eq(admins.id, id)).run();
+    await h.services.db.update(admins).set({ totpSecretEnc: "mine", totpLastStep: 7 }).where(eq(admins.id, rootId)).run();
     expect((await req("DELETE", `/api/admin/admins/${id}/totpToken`)).status).toBe(204);
-    expect(row(id)).toMatchObject({ totpEnabled: true, totpSecretEnc: null, totpLastStep: null });
+    expect(await row(id)).toMatchObject({ totpEnabled: true, totpSecretEnc: null, totpLastStep: null });
     expect(await req("DELETE", `/api/admin/admins/${rootId}/totpToken`)).toMatchObject({
       status: 403,
       body: { Err: "cannotResetOwn2fa" },
     });
-    expect(row(rootId)).toMatchObject({ totpSecretEnc: "mine", totpLastStep: 7 });
+    expect(await row(rootId)).toMatchObject({ totpSecretEnc: "mine", totpLastStep: 7 });
     expect(await req("DELETE", `/api/admin/admins/${UNKNOWN}/totpToken`)).toMatchObject({
       status: 404,
       body: { Err: "Not found" },
     });
-    expect(audited("totpReset")).toEqual(["admin bob"]);
+    expect(await audited("totpReset")).toEqual(["admin bob"]);
   });
 
   it("forgets the TOTP secret when an admin's 2FA is turned off", async () => {
     const { id } = await bob({ TOTPEnabled: true });
-    h.services.db.update(admins).set({ totpSecretEnc: "sealed", totpLastStep: 42 }).where(eq(admins.id, id)).run();
+    await h.services.db.update(admins).set({ totpSecretEnc: "sealed", totpLastStep: 42 }).where(eq(admins.id, id)).run();
     expect(
       (
         await req(
@@ -335,6 +335,6 @@ describe("2FA reset", () => {
         )
       ).status,
     ).toBe(200);
-    expect(row(id)).toMatchObject({ totpEnabled: false, totpSecretEnc: null, totpLastStep: null });
+    expect(await row(id)).toMatchObject({ totpEnabled: false, totpSecretEnc: null, totpLastStep: null });
   });
 });

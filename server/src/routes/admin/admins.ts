@@ -20,11 +20,11 @@ export function adminActorOf(c: Context<AppEnv>): AdminActor {
 export const adminRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   // GET /admin/admins
-  .get("/", (c) => c.json(c.var.services.admins.list(), 200))
+  .get("/", async (c) => c.json(await c.var.services.admins.list(), 200))
   // GET /admin/admins/{id}
-  .get("/:id", (c) => c.json(c.var.services.admins.get(c.req.param("id")), 200))
+  .get("/:id", async (c) => c.json(await c.var.services.admins.get(c.req.param("id")), 200))
   // GET /admin/admins/{id}/sessions
-  .get("/:id/sessions", (c) => c.json(c.var.services.admins.sessions(c.req.param("id")), 200))
+  .get("/:id/sessions", async (c) => c.json(await c.var.services.admins.sessions(c.req.param("id")), 200))
   // POST /admin/admins
   .post("/", async (c) => {
     const body = await parseBody(c, AdminWriteSchema);
@@ -38,12 +38,12 @@ export const adminRoutes = new Hono<AppEnv>()
     return c.json(c.req.param("id"), 200);
   })
   // DELETE /admin/admins/{id}
-  .delete("/:id", (c) => {
-    c.var.services.admins.delete(c.req.param("id"), adminActorOf(c));
+  .delete("/:id", async (c) => {
+    await c.var.services.admins.delete(c.req.param("id"), adminActorOf(c));
     return c.body(null, 204);
   })
   // DELETE /admin/admins/{id}/totpToken
-  .delete("/:id/totpToken", (c) => {
-    c.var.services.admins.resetTotp(c.req.param("id"), adminActorOf(c));
+  .delete("/:id/totpToken", async (c) => {
+    await c.var.services.admins.resetTotp(c.req.param("id"), adminActorOf(c));
     return c.body(null, 204);
   });

@@ -14,22 +14,22 @@ import { publicUrl } from "../../http/public-url.ts";
 export const agentRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   // GET /admin/agents
-  .get("/", (c) => c.json(c.var.services.agents.list(), 200))
+  .get("/", async (c) => c.json(await c.var.services.agents.list(), 200))
   // GET /admin/agents/{id}
-  .get("/:id", (c) => c.json(c.var.services.agents.get(c.req.param("id")), 200))
+  .get("/:id", async (c) => c.json(await c.var.services.agents.get(c.req.param("id")), 200))
   // POST /admin/agents
   .post("/", async (c) => {
     const body = await parseBody(c, AgentWriteSchema);
-    return c.json(c.var.services.agents.create(body.Name, publicUrl(c), actorOf(c), c.var.serverTlsPin), 201);
+    return c.json(await c.var.services.agents.create(body.Name, await publicUrl(c), actorOf(c), c.var.serverTlsPin), 201);
   })
   // PUT /admin/agents/{id}
   .put("/:id", async (c) => {
     const body = await parseBody(c, AgentWriteSchema);
     if (body.ID && body.ID !== c.req.param("id")) throw new AppError(Errors.mismatchingIds);
-    return c.json(c.var.services.agents.rename(c.req.param("id"), body.Name, actorOf(c)), 200);
+    return c.json(await c.var.services.agents.rename(c.req.param("id"), body.Name, actorOf(c)), 200);
   })
   // DELETE /admin/agents/{id}
-  .delete("/:id", (c) => {
-    c.var.services.agents.delete(c.req.param("id"), actorOf(c));
+  .delete("/:id", async (c) => {
+    await c.var.services.agents.delete(c.req.param("id"), actorOf(c));
     return c.body(null, 204);
   });

@@ -15,15 +15,15 @@ const UNKNOWN = "11111111-1111-4111-8111-111111111111";
 const inDays = (days: number) => new Date(h.clock.now() + days * 86_400_000).toISOString();
 const call = (method: string, path: string, body?: unknown, cookie = admin) =>
   apiRequest(h, method, `/api/admin/api-keys${path}`, body, { cookie });
-const audits = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const audits = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 
-function createAllowlistAcl(description: string, apiKeyId = NONE): string {
-  const backendId = h.services.backends.create(
+async function createAllowlistAcl(description: string, apiKeyId = NONE): Promise<string> {
+  const backendId = await h.services.backends.create(
     { Name: `list-${description}`, AgentID: NONE, Config: { allowlist: {} } },
     actor,
   );
-  const base = h.services.acls.get(seed.aclId);
-  return h.services.acls.create(
+  const base = await h.services.acls.get(seed.aclId);
+  return await h.services.acls.create(
     {
       ...base,
       Description: description,
@@ -82,7 +82,7 @@ describe("/admin/api-keys", () => {
         ),
       ).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
     }
-    expect(h.services.db.select().from(apiKeys).all()).toHaveLength(0);
+    expect(await h.services.db.select().from(apiKeys).all()).toHaveLength(0);
   });
 
   it("creates a key: 201 with the plaintext once, defaults, only the SHA-256 of the secret stored, audited", async () => {
@@ -110,7 +110,7 @@ describe("/admin/api-keys", () => {
     expect(match).not.toBeNull();
     expect(match![1]).toBe(key.ID.replaceAll("-", ""));
     // Only the hash of the secret is stored; no column holds the key or the secret.
-    const row = h.services.db.select().from(apiKeys).where(eq(apiKeys.id, key.ID)).get()!;
+    const row = (await h.services.db.select().from(apiKeys).where(eq(apiKeys.id, key.ID)).get())!;
     expect(row.secretHash).toBe(sha256(match![2]!));
     expect(JSON.stringify(row)).not.toContain(match![2]!);
     // Never shown again: not by get, not by list.
@@ -121,7 +121,7 @@ describe("/admin/api-keys", () => {
     const list = await call("GET", "");
     expect(list.body).toEqual([read.body]);
     expect(JSON.stringify(list.body)).not.toContain(match![2]!);
-    expect(audits("apiKeyCreated")).toEqual([
+    expect(await audits("apiKeyCreated")).toEqual([
       expect.objectContaining({ adminName: "root", description: expect.stringContaining("Firewall feed") }),
     ]);
   });
@@ -144,7 +144,7 @@ describe("/admin/api-keys", () => {
       status: 400,
       body: { Err: "Failed decoding request body" },
     });
-    expect(h.services.db.select().from(apiKeys).all()).toHaveLength(1);
+    expect(await h.services.db.select().from(apiKeys).all()).toHaveLength(1);
   });
 
   it("validates ExpiredAfter: required on create, in the future, or null for never", async () => {
@@ -219,7 +219,7 @@ describe("/admin/api-keys", () => {
         ],
       },
     });
-    expect(h.services.db.select().from(apiKeys).all()).toHaveLength(1);
+    expect(await h.services.db.select().from(apiKeys).all()).toHaveLength(1);
   });
 
   it("validates scopes: known names, existing ids; an allowlist scope needs an allowlist first", async () => {
@@ -242,7 +242,7 @@ describe("/admin/api-keys", () => {
       status: 400,
       body: { Err: "You must create an allowlist before you can create an API key" },
     });
-    const list = createAllowlistAcl("Vendor feed");
+    const list = await createAllowlistAcl("Vendor feed");
     expect(
       await call("POST", "", { Name: "k", ExpiredAfter: null, Scopes: [`allowlist.read:${UNKNOWN}`] }),
     ).toMatchObject({ status: 400, body: { Err: "Bad request", Extra: expect.stringContaining("no allowlist ACL") } });
@@ -258,7 +258,7 @@ describe("/admin/api-keys", () => {
     expect(
       await call("POST", "", { Name: "k", ExpiredAfter: null, Scopes: [`user.auth:${seed.userId}`] }),
     ).toMatchObject({ status: 400, body: { Err: "Bad request", Extra: expect.stringContaining("no API-key user") } });
-    expect(h.services.db.select().from(apiKeys).all()).toHaveLength(0);
+    expect(await h.services.db.select().from(apiKeys).all()).toHaveLength(0);
     const robot = await createApiUser();
     const ok = await call("POST", "", {
       Name: "k",
@@ -282,7 +282,7 @@ describe("/admin/api-keys", () => {
 
   it("shows the allowlist scope of an ACL whose ApiKeyId names the key (the wizard creates the key first)", async () => {
     const key = (await call("POST", "", { Name: "wizard key", ExpiredAfter: null })).body as { ID: string };
-    const acl = createAllowlistAcl("Palo EDL", key.ID);
+    const acl = await createAllowlistAcl("Palo EDL", key.ID);
     expect((await call("GET", `/${key.ID}`)).body).toMatchObject({
       Scopes: [`allowlist.read:${acl}`],
       Resources: ["Palo EDL"],
@@ -290,7 +290,7 @@ describe("/admin/api-keys", () => {
   });
 
   it("updates only AllowedFrom; other fields echoed unchanged pass, changed ones are refused", async () => {
-    const list = createAllowlistAcl("Feed");
+    const list = await createAllowlistAcl("Feed");
     const created = (
       await call("POST", "", { Name: "k", ExpiredAfter: inDays(30), Scopes: [`allowlist.read:${list}`] })
     ).body as Record<string, unknown> & { ID: string };
@@ -303,7 +303,7 @@ describe("/admin/api-keys", () => {
       status: 200,
       body: { AllowedFrom: [{ Prefix: "2001:db8::/32", Note: "" }] },
     });
-    expect(audits("apiKeyUpdated")).toHaveLength(2);
+    expect(await audits("apiKeyUpdated")).toHaveLength(2);
     const refused = "Only the allowed-from list of an API key can be changed";
     expect(await put({ ...read, Name: "renamed" })).toMatchObject({
       status: 400,
@@ -333,7 +333,7 @@ describe("/admin/api-keys", () => {
     expect(await put({ ...read, AllowedFrom: [] })).toMatchObject({ status: 400, body: { Err: "Bad request" } });
     expect(await put({ ...read, ID: UNKNOWN })).toMatchObject({ status: 400, body: { Err: "Mismatching IDs" } });
     expect(await put({ AllowedFrom: next }, UNKNOWN)).toMatchObject({ status: 404, body: { Err: "Not found" } });
-    expect(audits("apiKeyUpdated")).toHaveLength(2);
+    expect(await audits("apiKeyUpdated")).toHaveLength(2);
     expect((await call("GET", `/${created.ID}`)).body).toMatchObject({
       AllowedFrom: [{ Prefix: "2001:db8::/32", Note: "" }],
       Name: "k",
@@ -345,7 +345,7 @@ describe("/admin/api-keys", () => {
     expect((await call("DELETE", `/${key.ID}`)).status).toBe(204);
     expect(await call("GET", `/${key.ID}`)).toMatchObject({ status: 404, body: { Err: "Not found" } });
     expect(await call("DELETE", `/${key.ID}`)).toMatchObject({ status: 404, body: { Err: "Not found" } });
-    expect(audits("apiKeyDeleted")).toEqual([
+    expect(await audits("apiKeyDeleted")).toEqual([
       expect.objectContaining({ adminName: "root", description: expect.stringContaining("gone") }),
     ]);
     expect((await call("GET", "")).body).toEqual([]);

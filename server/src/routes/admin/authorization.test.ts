@@ -54,10 +54,10 @@ beforeAll(async () => {
     )[0] ?? "";
   // An admin session whose time is up (the user session above stays live).
   expiredAdmin = await signInAdmin(h, "expiring");
-  h.services.db
+  await h.services.db
     .update(adminSessions)
     .set({ endsAt: h.clock.now() - 1 })
-    .where(eq(adminSessions.adminId, h.services.admins.list().find((a) => a.UserName === "expiring")!.ID))
+    .where(eq(adminSessions.adminId, (await h.services.admins.list()).find((a) => a.UserName === "expiring")!.ID))
     .run();
   expect((await apiRequest(h, "GET", "/api/status", undefined, { cookie: userCookie })).status).toBe(200);
 });
@@ -65,7 +65,7 @@ afterAll(async () => {
   await h.close();
 });
 
-const auditCount = () => h.services.db.select({ n: count() }).from(auditLog).get()?.n ?? 0;
+const auditCount = async () => (await h.services.db.select({ n: count() }).from(auditLog).get())?.n ?? 0;
 
 describe("every admin route refuses callers without an admin session", () => {
   it("covers the admin API", () => {
@@ -88,7 +88,7 @@ describe("every admin route refuses callers without an admin session", () => {
   ];
   for (const [who, opts] of callers) {
     it(`refuses ${who}`, async () => {
-      const before = auditCount();
+      const before = await auditCount();
       for (const { method, path } of adminRoutes) {
         const body = method === "POST" || method === "PUT" ? {} : undefined;
         const r = await apiRequest(h, method, path, body, opts());
@@ -98,13 +98,13 @@ describe("every admin route refuses callers without an admin session", () => {
           body: { Err: "err.invalidSession" },
         });
       }
-      expect(auditCount()).toBe(before);
+      expect(await auditCount()).toBe(before);
     });
   }
 });
 
 describe("the agent registration route refuses callers without an agent.register key (issue #8 item 6)", () => {
-  const agentRows = () => h.services.agents.list().length;
+  const agentRows = async () => (await h.services.agents.list()).length;
   const body = {
     Name: "sneaky",
     SigningPublicKey: "c2lnbmluZw==",
@@ -125,10 +125,10 @@ describe("the agent registration route refuses callers without an agent.register
   ];
   for (const [who, opts, status] of callers) {
     it(`refuses ${who} (${status} Unauthorised) and creates no agent`, async () => {
-      const before = agentRows();
+      const before = await agentRows();
       const r = await apiRequest(h, "POST", "/api/agent/register", body, opts());
       expect({ status: r.status, body: r.body }).toEqual({ status, body: { Err: "Unauthorised" } });
-      expect(agentRows()).toBe(before);
+      expect(await agentRows()).toBe(before);
     });
   }
 });

@@ -14,9 +14,9 @@ let agent: { id: string; keys: BoxKeys };
 
 beforeEach(async () => {
   h = createHarness();
-  licenseHarness(h); // the test that creates an ACL needs one
+  await licenseHarness(h); // the test that creates an ACL needs one
   admin = await adminClient(h);
-  agent = makeAgent(h, "edge");
+  agent = await makeAgent(h, "edge");
 });
 afterEach(async () => {
   await h.close();
@@ -26,7 +26,7 @@ const create = (Config: unknown, AgentID: string = agent.id, Name = "b1") =>
   admin.req("POST", "/api/admin/backends", { Name, AgentID, Config });
 const update = (id: string, Config: unknown, AgentID: string = agent.id, Name = "b1") =>
   admin.req("PUT", `/api/admin/backends/${id}`, { ID: id, Name, AgentID, Config });
-const row = (id: string) => h.services.db.select().from(backends).where(eq(backends.id, id)).get()!;
+const row = async (id: string) => (await h.services.db.select().from(backends).where(eq(backends.id, id)).get())!;
 async function created(Config: unknown, AgentID: string = agent.id, Name = "b1"): Promise<string> {
   const r = await create(Config, AgentID, Name);
   expect(r).toMatchObject({ status: 201, body: { ID: expect.any(String) } });
@@ -133,11 +133,11 @@ describe("backend types", () => {
       const everything = JSON.stringify([
         read.body,
         (await admin.req("GET", "/api/admin/backends")).body,
-        row(id).config,
-        h.services.db.select().from(auditLog).all(),
+        (await row(id)).config,
+        await h.services.db.select().from(auditLog).all(),
       ]);
       for (const s of v.secrets) expect(everything).not.toContain(s);
-      expect(Object.keys(row(id).sealedSecrets)).toHaveLength(v.secrets.length);
+      expect(Object.keys((await row(id)).sealedSecrets)).toHaveLength(v.secrets.length);
     },
   );
 
@@ -364,7 +364,7 @@ describe("agent gates", () => {
   });
 
   it("refuses an agent that never connected", async () => {
-    const fresh = makeAgent(h, "fresh", { enrol: false });
+    const fresh = await makeAgent(h, "fresh", { enrol: false });
     expect(await create({ haproxy: { Protocol: "unix", Address: "/s" } }, fresh.id)).toEqual({
       status: 400,
       body: { Err: "err.agentNeverConnected" },
@@ -376,10 +376,10 @@ describe("agent gates", () => {
   });
 
   it("ipset needs the command and sudo", async () => {
-    const noCmd = makeAgent(h, "nocmd", {
+    const noCmd = await makeAgent(h, "nocmd", {
       capabilities: { ipset: { ipsets: [], command_available: false, sudo_enabled: true } },
     });
-    const noSudo = makeAgent(h, "nosudo", {
+    const noSudo = await makeAgent(h, "nosudo", {
       capabilities: { ipset: { ipsets: [], command_available: true, sudo_enabled: false } },
     });
     expect(await create({ ipset: {} }, noCmd.id)).toEqual({ status: 400, body: { Err: "err.ipsetNoCommand" } });
@@ -390,7 +390,7 @@ describe("agent gates", () => {
     const bare = createHarness();
     try {
       const client = await adminClient(bare);
-      const linux = makeAgent(bare, "linux", {
+      const linux = await makeAgent(bare, "linux", {
         capabilities: {
           ipset: { ipsets: [], command_available: true, sudo_enabled: true },
           script: { enabled: false },
@@ -411,11 +411,11 @@ describe("agent gates", () => {
         body: { Err: "err.backendTypeNoAgents", Extra: "script" },
       });
       // A never-connected agent's capabilities do not count.
-      makeAgent(bare, "pending", { enrol: false });
+      await makeAgent(bare, "pending", { enrol: false });
       expect((await post({ haproxy: { Protocol: "unix", Address: "/s" } }, linux.id)).body).toMatchObject({
         Err: "err.backendTypeNoAgents",
       });
-      const proxy = makeAgent(bare, "proxy", {
+      const proxy = await makeAgent(bare, "proxy", {
         capabilities: { haproxy: { socket_location: "/s" }, script: { enabled: true } },
       });
       expect(await post({ haproxy: { Protocol: "unix", Address: "/s" } }, linux.id)).toEqual({
@@ -445,8 +445,8 @@ describe("agent gates", () => {
     ["sophosutm", valid["sophosutm"]!.config, "1.8.9", "1.9.0"],
     ["sophossfos", valid["sophossfos"]!.config, "1.8.9", "1.9.0"],
   ])("%s needs an agent of at least the gate version", async (type, config, below, at) => {
-    const old = makeAgent(h, "old", { version: below });
-    const ok = makeAgent(h, "ok", { version: at });
+    const old = await makeAgent(h, "old", { version: below });
+    const ok = await makeAgent(h, "ok", { version: at });
     expect(await create({ [type]: config }, old.id)).toEqual({
       status: 400,
       body: { Err: "err.agentBackendTypeNotSupported", Extra: `${type} needs agent ${at} or later` },
@@ -455,19 +455,19 @@ describe("agent gates", () => {
   });
 
   it("a version that is not semver is too old; haproxy and ipset have no version gate", async () => {
-    const odd = makeAgent(h, "odd", { version: "dev" });
+    const odd = await makeAgent(h, "odd", { version: "dev" });
     expect(await create({ script: { Command: "/bin/knoc" } }, odd.id)).toMatchObject({
       status: 400,
       body: { Err: "err.agentBackendTypeNotSupported" },
     });
-    const ancient = makeAgent(h, "ancient", { version: "1.0.0" });
+    const ancient = await makeAgent(h, "ancient", { version: "1.0.0" });
     expect((await create({ haproxy: { Protocol: "unix", Address: "/s" } }, ancient.id, "h")).status).toBe(201);
     expect((await create({ ipset: {} }, ancient.id, "i")).status).toBe(201);
   });
 
   it("gates apply on update too", async () => {
     const id = await created({ script: { Command: "/bin/knoc" } });
-    const old = makeAgent(h, "old", { version: "1.5.9" });
+    const old = await makeAgent(h, "old", { version: "1.5.9" });
     expect(await update(id, { script: { Command: "/bin/knoc" } }, old.id)).toMatchObject({
       status: 400,
       body: { Err: "err.agentBackendTypeNotSupported" },
@@ -478,33 +478,33 @@ describe("agent gates", () => {
 describe("sealed secrets", () => {
   it("seals each secret to the agent's box key: only the agent's secret key opens it", async () => {
     const id = await created({ aws: valid["aws"]!.config });
-    const sealed = row(id).sealedSecrets;
+    const sealed = (await row(id)).sealedSecrets;
     expect(Object.keys(sealed).sort()).toEqual(["AccessKeyId", "SecretAccessKey"]);
     expect(openSealed(sealed["AccessKeyId"]!, agent.keys)).toBe("AKIAEXAMPLE1");
     expect(openSealed(sealed["SecretAccessKey"]!, agent.keys)).toBe("aws-secret-1");
-    const other = makeAgent(h, "other");
+    const other = await makeAgent(h, "other");
     expect(() => openSealed(sealed["SecretAccessKey"]!, other.keys)).toThrow();
-    expect(row(id).config).toEqual({ aws: { AccessKeyId: "", SecretAccessKey: "", Region: "eu-west-1" } });
+    expect((await row(id)).config).toEqual({ aws: { AccessKeyId: "", SecretAccessKey: "", Region: "eu-west-1" } });
   });
 
   it("a blank secret on update keeps the stored one; a new one replaces it", async () => {
     const id = await created({ panos: valid["panos"]!.config });
-    const before = row(id).sealedSecrets["ApiKey"];
+    const before = (await row(id)).sealedSecrets["ApiKey"];
     expect((await update(id, { panos: { Hostname: "pa.example.com", ApiKey: "", DeviceGroup: "dg2" } })).status).toBe(
       200,
     );
-    expect(row(id).sealedSecrets["ApiKey"]).toBe(before);
+    expect((await row(id)).sealedSecrets["ApiKey"]).toBe(before);
     expect((await admin.req("GET", `/api/admin/backends/${id}`)).body).toMatchObject({
       SecretsSet: ["ApiKey"],
       Config: { panos: { ApiKey: "", DeviceGroup: "dg2" } },
     });
     expect((await update(id, { panos: { Hostname: "pa.example.com", ApiKey: "panos-key-2" } })).status).toBe(200);
-    expect(openSealed(row(id).sealedSecrets["ApiKey"]!, agent.keys)).toBe("panos-key-2");
+    expect(openSealed((await row(id)).sealedSecrets["ApiKey"]!, agent.keys)).toBe("panos-key-2");
     expect(JSON.stringify((await admin.req("GET", "/api/admin/backends")).body)).not.toContain("panos-key");
-    const audit = h.services.db
+    const audit = (await h.services.db
       .select()
       .from(auditLog)
-      .all()
+      .all())
       .filter((e) => e.action.startsWith("backend"))
       .map((e) => e.description);
     expect(audit).toEqual(["b1", "b1", "b1 (secrets entered: ApiKey)"]);
@@ -512,7 +512,7 @@ describe("sealed secrets", () => {
 
   it("a new agent needs every secret again, sealed to the new agent", async () => {
     const id = await created({ azure: valid["azure"]!.config });
-    const next = makeAgent(h, "next");
+    const next = await makeAgent(h, "next");
     expect(await update(id, { azure: { ClientId: "c2" } }, next.id)).toEqual({
       status: 400,
       body: {
@@ -520,11 +520,11 @@ describe("sealed secrets", () => {
         Extra: "Config.azure.ClientSecret, Config.azure.TenantId",
       },
     });
-    expect(row(id).agentId).toBe(agent.id);
+    expect((await row(id)).agentId).toBe(agent.id);
     expect((await update(id, { azure: { ClientId: "c2", ClientSecret: "s2", TenantId: "t2" } }, next.id)).status).toBe(
       200,
     );
-    const sealed = row(id).sealedSecrets;
+    const sealed = (await row(id)).sealedSecrets;
     expect(openSealed(sealed["ClientSecret"]!, next.keys)).toBe("s2");
     expect(() => openSealed(sealed["ClientSecret"]!, agent.keys)).toThrow();
   });
@@ -567,12 +567,12 @@ describe("sealed secrets", () => {
       body: { Err: "Changing the URI or hostname requires re-entering credentials", Extra: field },
     });
     expect((await update(id, { [type]: { ...moved, ...secret } })).status).toBe(200);
-    expect(openSealed(Object.values(row(id).sealedSecrets)[0]!, agent.keys)).toBe(Object.values(secret)[0]);
+    expect(openSealed(Object.values((await row(id)).sealedSecrets)[0]!, agent.keys)).toBe(Object.values(secret)[0]);
   });
 
   it("refuses to seal to an agent without a usable box key", async () => {
-    const a = h.services.agents.create("keyless", "http://127.0.0.1:8080", { adminName: "t", ip: "127.0.0.1" });
-    h.services.agents.enrol(
+    const a = await h.services.agents.create("keyless", "http://127.0.0.1:8080", { adminName: "t", ip: "127.0.0.1" });
+    await h.services.agents.enrol(
       { Token: a.Token, SigningPublicKey: "x", BoxPublicKey: "not-a-key", Version: "1.9.0", Capabilities: {} },
       "127.0.0.1",
     );

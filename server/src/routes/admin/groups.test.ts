@@ -50,16 +50,16 @@ async function aliceGrants(aclId: string): Promise<string> {
   return cookie;
 }
 
-function grantStatus(aclId: string): number | undefined {
-  return h.services.db.select().from(grants).where(eq(grants.aclId, aclId)).get()?.status;
+async function grantStatus(aclId: string): Promise<number | undefined> {
+  return (await h.services.db.select().from(grants).where(eq(grants.aclId, aclId)).get())?.status;
 }
 
-function audited(action: string): string[] {
-  return h.services.db
+async function audited(action: string): Promise<string[]> {
+  return (await h.services.db
     .select()
     .from(auditLog)
     .where(eq(auditLog.action, action))
-    .all()
+    .all())
     .map((r) => r.description);
 }
 
@@ -68,8 +68,8 @@ beforeEach(async () => {
   seed = await seedLoop(h);
   h.channel.online.add(seed.agentId);
   admin = await signInAdmin(h);
-  const base = h.services.acls.get(seed.aclId);
-  acl2 = h.services.acls.create(
+  const base = await h.services.acls.get(seed.aclId);
+  acl2 = await h.services.acls.create(
     {
       Description: "Wiki",
       URL: "",
@@ -145,9 +145,9 @@ describe("groups CRUD", () => {
 
     expect((await req("DELETE", `/api/admin/groups/${id}`)).status).toBe(204);
     expect(await req("GET", `/api/admin/groups/${id}`)).toMatchObject({ status: 404, body: { Err: "Not found" } });
-    expect(audited("groupCreated")).toEqual(["Ops", "Audit"]);
-    expect(audited("groupUpdated")).toEqual(["Operations"]);
-    expect(audited("groupDeleted")).toEqual(["Operations"]);
+    expect(await audited("groupCreated")).toEqual(["Ops", "Audit"]);
+    expect(await audited("groupUpdated")).toEqual(["Operations"]);
+    expect(await audited("groupDeleted")).toEqual(["Operations"]);
   });
 
   it("refuses invalid bodies with the exact errors and changes nothing", async () => {
@@ -199,7 +199,7 @@ describe("groups CRUD", () => {
       status: 409,
       body: { Err: "A group with that name already exists" },
     });
-    expect(audited("groupCreated")).toEqual(["X"]);
+    expect(await audited("groupCreated")).toEqual(["X"]);
   });
 
   it("refuses type changes, name clashes, mismatching and unknown ids on update and delete", async () => {
@@ -235,7 +235,7 @@ describe("groups CRUD", () => {
       body: { Err: "Not found" },
     });
     expect(await req("GET", `/api/admin/groups/${UNKNOWN}`)).toMatchObject({ status: 404, body: { Err: "Not found" } });
-    expect(audited("groupUpdated")).toEqual(["A"]);
+    expect(await audited("groupUpdated")).toEqual(["A"]);
   });
 
   it("keeps a saml group's members out of the admin's hands", async () => {
@@ -282,7 +282,7 @@ describe("group changes and grants", () => {
     const ops = h.channel.take();
     expect(ops).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.5" })]);
     expect(aclIdOf(ops[0]!)).toBe(2);
-    expect(grantStatus(acl2)).toBe(8);
+    expect(await grantStatus(acl2)).toBe(8);
   });
 
   it("revokes the grant when the user leaves the group", async () => {
@@ -313,7 +313,7 @@ describe("group changes and grants", () => {
     );
     expect((await req("DELETE", `/api/admin/groups/${id}`)).status).toBe(204);
     expect(h.channel.take()).toEqual([]);
-    expect(grantStatus(acl2)).not.toBe(8);
+    expect(await grantStatus(acl2)).not.toBe(8);
   });
 
   it("revokes nothing while a second group still grants the ACL", async () => {
@@ -340,7 +340,7 @@ describe("group changes and grants", () => {
       ).status,
     ).toBe(200);
     expect(h.channel.take()).toEqual([]);
-    expect(grantStatus(acl2)).toBe(2);
+    expect(await grantStatus(acl2)).toBe(2);
   });
 
   it("keeps other users' grants on the ACL", async () => {

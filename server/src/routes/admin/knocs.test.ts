@@ -12,10 +12,10 @@ let agentId = "";
 
 const actor = { adminName: "test", ip: "127.0.0.1" };
 const options = { Description: "SSH bastion", ClickToGrant: true, MaximumGrantDuration: 3600 };
-const counts = () => ({
-  backends: h.services.db.select({ n: count() }).from(backends).get()?.n,
-  acls: h.services.db.select({ n: count() }).from(acls).get()?.n,
-  apiKeys: h.services.db.select({ n: count() }).from(apiKeys).get()?.n,
+const counts = async () => ({
+  backends: (await h.services.db.select({ n: count() }).from(backends).get())?.n,
+  acls: (await h.services.db.select({ n: count() }).from(acls).get())?.n,
+  apiKeys: (await h.services.db.select({ n: count() }).from(apiKeys).get())?.n,
 });
 const post = (body: unknown) => apiRequest(h, "POST", "/api/admin/knocs", body, { cookie: admin });
 const linux = (extra: Record<string, unknown> = {}) => ({
@@ -33,8 +33,8 @@ beforeEach(async () => {
   h = createHarness();
   seed = await seedLoop(h, { licence: false });
   admin = await signInAdmin(h);
-  const agent = h.services.agents.create("firewall", "http://127.0.0.1", actor);
-  h.services.agents.enrol(
+  const agent = await h.services.agents.create("firewall", "http://127.0.0.1", actor);
+  await h.services.agents.enrol(
     {
       Token: agent.Token,
       SigningPublicKey: "x",
@@ -57,9 +57,9 @@ afterEach(async () => {
 
 describe("Knoc creation", () => {
   it("is refused without a licence, leaving nothing behind", async () => {
-    const before = counts();
+    const before = await counts();
     expect(await post(linux())).toMatchObject({ status: 403, body: { Err: "err.youDoNotHaveALicense" } });
-    expect(counts()).toEqual(before);
+    expect(await counts()).toEqual(before);
   });
 
   describe("with a licence", () => {
@@ -89,7 +89,7 @@ describe("Knoc creation", () => {
         Description: "SSH bastion",
         LastModifiedBy: "root",
       });
-      expect(h.services.users.get(seed.userId).AclIds).toContain(id);
+      expect((await h.services.users.get(seed.userId)).AclIds).toContain(id);
       expect((await apiRequest(h, "GET", `/api/admin/knocs/${id}`, undefined, { cookie: admin })).body).toMatchObject({
         ID: id,
         Kind: "LINUX",
@@ -131,7 +131,7 @@ describe("Knoc creation", () => {
     });
 
     it("refuses a passive Knoc without a key and without an IP restriction (err.allowlistAccessIpRestrictionFormRequired)", async () => {
-      const before = counts();
+      const before = await counts();
       const r = await post({
         Kind: "APPLICATION",
         WizardState: {
@@ -141,7 +141,7 @@ describe("Knoc creation", () => {
         },
       });
       expect(r).toMatchObject({ status: 400, body: { Err: "err.allowlistAccessIpRestrictionFormRequired" } });
-      expect(counts()).toEqual(before);
+      expect(await counts()).toEqual(before);
       // An explicit empty list says the same, and is fine beside an API key (the browser sends it).
       const explicit = await post({
         Kind: "APPLICATION",
@@ -167,7 +167,7 @@ describe("Knoc creation", () => {
     });
 
     it("rolls everything back when a late step fails (an unknown user in the assignments)", async () => {
-      const before = counts();
+      const before = await counts();
       const r = await post({
         Kind: "APPLICATION",
         WizardState: {
@@ -182,8 +182,8 @@ describe("Knoc creation", () => {
         status: 400,
         body: { Err: "Bad request", Extra: "userIds: unknown user 99999999-9999-4999-8999-999999999999" },
       });
-      expect(counts()).toEqual(before);
-      expect(h.services.users.get(seed.userId).AclIds).toEqual([seed.aclId]);
+      expect(await counts()).toEqual(before);
+      expect((await h.services.users.get(seed.userId)).AclIds).toEqual([seed.aclId]);
     });
 
     it("refuses a kind that does not match the backend type", async () => {
@@ -278,9 +278,9 @@ describe("Knoc update and delete", () => {
       Description: "Bastion (EU)",
       UserCount: 0,
     });
-    const before = counts();
+    const before = await counts();
     expect((await apiRequest(h, "DELETE", `/api/admin/knocs/${id}`, undefined, { cookie: admin })).status).toBe(204);
-    expect(counts()).toEqual({ ...before, acls: (before.acls ?? 0) - 1, backends: (before.backends ?? 0) - 1 });
+    expect(await counts()).toEqual({ ...before, acls: (before.acls ?? 0) - 1, backends: (before.backends ?? 0) - 1 });
     expect((await apiRequest(h, "GET", `/api/admin/knocs/${id}`, undefined, { cookie: admin })).status).toBe(404);
   });
 });

@@ -55,11 +55,11 @@ describe("GET /api/admin/settings/license", () => {
     const user = login.setCookie.split(";")[0] ?? "";
     expect(await get(user)).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
     expect(await post({ License: "free" }, user)).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
-    expect(h.services.db.select().from(licenses).all()).toHaveLength(0);
+    expect(await h.services.db.select().from(licenses).all()).toHaveLength(0);
   });
 
   it("answers 500 err.failedToRefreshLicenseStatus when the stored licences are not exactly one", async () => {
-    h.services.db
+    await h.services.db
       .insert(licenses)
       .values([
         { id: "a", key: "free", payload: {} },
@@ -91,7 +91,7 @@ describe("POST /api/admin/settings/license", () => {
     };
     expect(r).toMatchObject({ status: 200, body: status });
     expect(await get()).toMatchObject({ status: 200, body: status });
-    const audit = h.services.db.select().from(auditLog).where(eq(auditLog.action, "licenseInstalled")).all();
+    const audit = await h.services.db.select().from(auditLog).where(eq(auditLog.action, "licenseInstalled")).all();
     expect(audit).toEqual([
       expect.objectContaining({
         adminName: "root",
@@ -115,7 +115,7 @@ describe("POST /api/admin/settings/license", () => {
         State: "active",
       },
     });
-    expect(h.services.db.select().from(licenses).all()).toHaveLength(1);
+    expect(await h.services.db.select().from(licenses).all()).toHaveLength(1);
   });
 
   it("refuses a tampered licence and one signed by an untrusted key with err.invalidLicenseSignature", async () => {
@@ -133,7 +133,7 @@ describe("POST /api/admin/settings/license", () => {
       status: 400,
       body: { Err: "err.invalidLicenseSignature" },
     });
-    expect(h.services.db.select().from(licenses).all()).toHaveLength(0);
+    expect(await h.services.db.select().from(licenses).all()).toHaveLength(0);
   });
 
   it("refuses unparsable keys with err.invalidLicenseKey", async () => {

@@ -40,11 +40,11 @@ async function adminLogin(): Promise<string> {
   return (res.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
 }
 /** Empties the log (the harness set-up writes entries) so counts below are exact. */
-function emptyLog(): void {
-  h.services.db.delete(auditLog).run();
+async function emptyLog(): Promise<void> {
+  await h.services.db.delete(auditLog).run();
 }
-function write(entry: Partial<AuditEntry> & { at: number }): void {
-  writeAudit(h.services.db, { action: AuditAction.userLoggedIn, ...entry });
+async function write(entry: Partial<AuditEntry> & { at: number }): Promise<void> {
+  await writeAudit(h.services.db, { action: AuditAction.userLoggedIn, ...entry });
 }
 
 /** A strict RFC 4180 reader (CRLF records, "" escapes), to check the export byte for byte. */
@@ -102,9 +102,9 @@ afterEach(async () => {
 
 describe("GET /api/admin/logs", () => {
   it("pages newest first with the paging in headers, and answers an empty page past the end", async () => {
-    emptyLog();
+    await emptyLog();
     const base = h.clock.now() - 1000 * 60_000;
-    for (let i = 0; i < 60; i++) write({ at: base + i * 1000, userName: `user${i}` });
+    for (let i = 0; i < 60; i++) await write({ at: base + i * 1000, userName: `user${i}` });
 
     const first = await get("/api/admin/logs");
     expect(first.status).toBe(200);
@@ -140,19 +140,19 @@ describe("GET /api/admin/logs", () => {
   });
 
   it("orders entries of the same millisecond by the order they were written", async () => {
-    emptyLog();
+    await emptyLog();
     const at = h.clock.now();
-    write({ at, description: "first" });
-    write({ at, description: "second" });
-    write({ at: at - 1, description: "earlier" });
+    await write({ at, description: "first" });
+    await write({ at, description: "second" });
+    await write({ at: at - 1, description: "earlier" });
     const page = AuditLogPageSchema.parse((await get("/api/admin/logs")).body);
     expect(page.map((e) => e.Entry.Description)).toEqual(["second", "first", "earlier"]);
   });
 
   it("carries every detail the entry holds and leaves out the empty ones", async () => {
-    emptyLog();
+    await emptyLog();
     const at = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
-    write({
+    await write({
       at,
       action: AuditAction.grantError,
       userName: "alice",
@@ -163,7 +163,7 @@ describe("GET /api/admin/logs", () => {
       aclDescription: "Intranet",
       description: "d",
     });
-    write({ at: at + 1, action: AuditAction.agentDeleted, agentName: "edge" });
+    await write({ at: at + 1, action: AuditAction.agentDeleted, agentName: "edge" });
     const page = (await get("/api/admin/logs")).body as AuditLogEntry[];
     expect(page.map(({ Date, Entry }) => ({ Date, Entry }))).toEqual([
       { Date: "2026-01-02T03:04:05.679Z", Entry: { Action: "agentDeleted", AgentName: "edge" } },
@@ -185,21 +185,21 @@ describe("GET /api/admin/logs", () => {
   });
 
   it("searches case-insensitively for a literal substring, wildcards included", async () => {
-    emptyLog();
+    await emptyLog();
     const at = h.clock.now();
-    write({ at, description: "disk 100% full" });
-    write({ at, description: "disk 1000 full" });
-    write({ at, description: "rule a_b" });
-    write({ at, description: "rule axb" });
-    write({ at, description: "path C:\\temp" });
-    write({ at, description: "path C:temp" });
-    write({ at, userName: "Alice" });
-    write({ at, adminName: "ALICE-admin" });
-    write({ at, agentName: "edge-alice" });
-    write({ at, ipAddress: "198.51.100.7" });
-    write({ at, errorMessage: "Timeout talking to agent" });
-    write({ at, aclDescription: "Intranet" });
-    write({ at, action: AuditAction.revokeError });
+    await write({ at, description: "disk 100% full" });
+    await write({ at, description: "disk 1000 full" });
+    await write({ at, description: "rule a_b" });
+    await write({ at, description: "rule axb" });
+    await write({ at, description: "path C:\\temp" });
+    await write({ at, description: "path C:temp" });
+    await write({ at, userName: "Alice" });
+    await write({ at, adminName: "ALICE-admin" });
+    await write({ at, agentName: "edge-alice" });
+    await write({ at, ipAddress: "198.51.100.7" });
+    await write({ at, errorMessage: "Timeout talking to agent" });
+    await write({ at, aclDescription: "Intranet" });
+    await write({ at, action: AuditAction.revokeError });
 
     const find = async (term: string) => {
       const r = await get(`/api/admin/logs?pageSize=200&search=${encodeURIComponent(term)}`);
@@ -254,10 +254,10 @@ describe("GET /api/admin/logs", () => {
 
 describe("DELETE /api/admin/logs", () => {
   it("removes entries older than 30 days, keeps the rest, and records the clear", async () => {
-    emptyLog();
-    write({ at: h.clock.now(), description: "old" });
+    await emptyLog();
+    await write({ at: h.clock.now(), description: "old" });
     h.clock.advance(2 * DAY);
-    write({ at: h.clock.now(), description: "kept" });
+    await write({ at: h.clock.now(), description: "kept" });
     h.clock.advance(29 * DAY);
     // 31 days after "old", 29 after "kept"; the admin session of 12 hours has ended meanwhile.
     expect((await get("/api/admin/logs")).body).toEqual({ Err: "err.invalidSession" });
@@ -282,10 +282,10 @@ describe("DELETE /api/admin/logs", () => {
 
 describe("GET /api/admin/logs/export", () => {
   it("streams a CSV with a header row, ISO dates, proper quoting and formula-safe cells", async () => {
-    emptyLog();
+    await emptyLog();
     const at = Date.UTC(2026, 4, 6, 7, 8, 9, 10);
-    write({ at, userName: 'say "hi", then\r\nleave', description: "line1\nline2" });
-    write({
+    await write({ at, userName: 'say "hi", then\r\nleave', description: "line1\nline2" });
+    await write({
       at: at + 1,
       userName: '=HYPERLINK("http://evil")',
       adminName: "+1",
@@ -322,11 +322,11 @@ describe("GET /api/admin/logs/export", () => {
   });
 
   it("exports only the current search, and every entry across read batches", async () => {
-    emptyLog();
+    await emptyLog();
     const base = h.clock.now() - 10 * DAY;
     const n = CSV_BATCH_ROWS * 2 + 7;
     for (let i = 0; i < n; i++)
-      write({ at: base + Math.floor(i / 3), description: i % 2 === 0 ? `even ${i}` : `odd ${i}` });
+      await write({ at: base + Math.floor(i / 3), description: i % 2 === 0 ? `even ${i}` : `odd ${i}` });
     const all = parseCsv(await (await raw("GET", "/api/admin/logs/export")).text());
     expect(all).toHaveLength(n + 1);
     const ids = all.slice(1).map((r) => Number(r[0]));

@@ -26,8 +26,8 @@ function parseQuery(c: Context<AppEnv>): AuditLogQuery {
 export const logRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   // GET /admin/logs?page=1&pageSize=25&search=...
-  .get("/", (c) => {
-    const result = c.var.services.auditLog.list(parseQuery(c));
+  .get("/", async (c) => {
+    const result = await c.var.services.auditLog.list(parseQuery(c));
     c.header(AuditLogHeaders.totalCount, String(result.total));
     c.header(AuditLogHeaders.page, String(result.page));
     c.header(AuditLogHeaders.pageSize, String(result.pageSize));
@@ -47,4 +47,4 @@ export const logRoutes = new Hono<AppEnv>()
     });
   })
   // DELETE /admin/logs
-  .delete("/", (c) => c.json({ Removed: c.var.services.auditLog.clear(actorOf(c)) }, 200));
+  .delete("/", async (c) => c.json({ Removed: await c.var.services.auditLog.clear(actorOf(c)) }, 200));

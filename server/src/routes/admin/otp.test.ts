@@ -17,8 +17,8 @@ let root = "";
 let bobId = "";
 
 const cookieOf = (setCookie: string) => setCookie.split(";")[0] ?? "";
-const bobRow = () => h.services.db.select().from(admins).where(eq(admins.id, bobId)).get()!;
-const actions = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const bobRow = async () => (await h.services.db.select().from(admins).where(eq(admins.id, bobId)).get())!;
+const actions = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 const codeAt = (secret: string, offsetSeconds = 0) =>
   generateSync({ secret, epoch: Math.floor(h.clock.now() / 1000) + offsetSeconds });
 
@@ -64,7 +64,7 @@ beforeEach(async () => {
     { cookie: root },
   );
   expect(r.status).toBe(201);
-  bobId = h.services.admins.list().find((a) => a.UserName === "bob")!.ID;
+  bobId = (await h.services.admins.list()).find((a) => a.UserName === "bob")!.ID;
   midStep();
 });
 afterEach(async () => {
@@ -81,7 +81,7 @@ describe("admin enrolment and verification", () => {
     expect(g.status).toBe(200);
     const { Secret, URL } = g.body as { Secret: string; URL: string };
     expect(URL).toBe(`otpauth://totp/Postern:bob?secret=${Secret}&issuer=Postern`);
-    expect(bobRow().totpSecretEnc).toBeNull();
+    expect((await bobRow()).totpSecretEnc).toBeNull();
     const v = await verify(l.cookie, { Code: codeAt(Secret) });
     expect(v).toMatchObject({ status: 204, body: "" });
     // The session id (cookie token) is rotated when 2FA completes: the pending token is spent.
@@ -91,14 +91,14 @@ describe("admin enrolment and verification", () => {
     expect((await adminRead(l.cookie)).status).toBe(401);
     expect((await generate(l.cookie)).status).toBe(401);
     expect((await adminRead(completed)).status).toBe(200);
-    const row = bobRow();
+    const row = await bobRow();
     expect(row.totpSecretEnc).toMatch(/^v1\./);
     expect(row.totpSecretEnc).not.toContain(Secret);
     expect(h.services.secrets.open(`totp.admin:${bobId}`, row.totpSecretEnc!)).toBe(Secret);
     // Sealed for the admin, not usable as a user's secret of the same id.
     expect(() => h.services.secrets.open(`totp.user:${bobId}`, row.totpSecretEnc!)).toThrow();
-    expect(actions("totpEnrolled")).toEqual([expect.objectContaining({ adminName: "bob", userName: "" })]);
-    expect(actions("adminLoggedIn").filter((e) => e.adminName === "bob")).toHaveLength(1);
+    expect(await actions("totpEnrolled")).toEqual([expect.objectContaining({ adminName: "bob", userName: "" })]);
+    expect((await actions("adminLoggedIn")).filter((e) => e.adminName === "bob")).toHaveLength(1);
   });
 
   it("verifies enrolled admins: wrong code refused and audited, replay refused, next step accepted", async () => {
@@ -112,7 +112,7 @@ describe("admin enrolment and verification", () => {
       status: 401,
       body: { Err: "Invalid code" },
     });
-    expect(actions("totpCodeFailed")).toEqual([
+    expect(await actions("totpCodeFailed")).toEqual([
       expect.objectContaining({ adminName: "bob", description: "verification" }),
       expect.objectContaining({ adminName: "bob", description: "verification" }),
     ]);
@@ -122,7 +122,7 @@ describe("admin enrolment and verification", () => {
     expect(v.status).toBe(204);
     expect((await adminRead(l.cookie)).status).toBe(401);
     expect((await adminRead(cookieOf(v.setCookie))).status).toBe(200);
-    expect(actions("totpVerified")).toEqual([expect.objectContaining({ adminName: "bob" })]);
+    expect(await actions("totpVerified")).toEqual([expect.objectContaining({ adminName: "bob" })]);
   });
 
   it("refuses generate and verify for a completed admin session", async () => {
@@ -136,13 +136,13 @@ describe("admin enrolment and verification", () => {
       status: 409,
       body: { Err: "Already verified 2FA" },
     });
-    setSetting(h.services.db, "AllowAdminTotpDeferral", true);
+    await setSetting(h.services.db, "AllowAdminTotpDeferral", true);
     expect(await verify(root, { deferEnrolment: true })).toMatchObject({
       status: 409,
       body: { Err: "Already verified 2FA" },
     });
-    expect(actions("totpCodeFailed")).toHaveLength(0);
-    expect(actions("totpEnrolmentDeferred")).toHaveLength(0);
+    expect(await actions("totpCodeFailed")).toHaveLength(0);
+    expect(await actions("totpEnrolmentDeferred")).toHaveLength(0);
   });
 
   it("refuses bad bodies with their keys", async () => {
@@ -178,7 +178,7 @@ describe("admin enrolment and verification", () => {
       status: 401,
       body: { Err: "err.invalidSession" },
     });
-    h.services.db
+    await h.services.db
       .update(adminSessions)
       .set({ endsAt: h.clock.now() - 1 })
       .where(eq(adminSessions.adminId, bobId))
@@ -199,7 +199,7 @@ describe("deferring admin enrolment", () => {
       body: { Err: "2FA enrolment cannot be deferred" },
     });
     expect((await adminRead(l.cookie)).status).toBe(401);
-    expect(actions("totpEnrolmentDeferred")).toHaveLength(0);
+    expect(await actions("totpEnrolmentDeferred")).toHaveLength(0);
   });
 
   it("is switched on and off by an admin in the authentication settings (off by default)", async () => {
@@ -223,29 +223,29 @@ describe("deferring admin enrolment", () => {
   });
 
   it("completes this sign-in without 2FA when allowed, audited; the next sign-in asks to enrol again", async () => {
-    setSetting(h.services.db, "AllowAdminTotpDeferral", true);
+    await setSetting(h.services.db, "AllowAdminTotpDeferral", true);
     const l = await login();
     const v = await verify(l.cookie, { deferEnrolment: true });
     expect(v).toMatchObject({ status: 204 });
     expect((await adminRead(l.cookie)).status).toBe(401);
     expect((await adminRead(cookieOf(v.setCookie))).status).toBe(200);
-    expect(actions("totpEnrolmentDeferred")).toEqual([
+    expect(await actions("totpEnrolmentDeferred")).toEqual([
       expect.objectContaining({ adminName: "bob", ipAddress: "203.0.113.5" }),
     ]);
-    expect(bobRow()).toMatchObject({ totpEnabled: true, totpSecretEnc: null });
+    expect(await bobRow()).toMatchObject({ totpEnabled: true, totpSecretEnc: null });
     expect(await login()).toMatchObject({ status: 401, body: { Err: "err.totpEnrolmentRequired" } });
   });
 
   it("is never a way around an enrolled admin's code", async () => {
     await enrolBob();
-    setSetting(h.services.db, "AllowAdminTotpDeferral", true);
+    await setSetting(h.services.db, "AllowAdminTotpDeferral", true);
     const l = await login();
     expect(await verify(l.cookie, { deferEnrolment: true })).toMatchObject({
       status: 409,
       body: { Err: "User already verified" },
     });
     expect((await adminRead(l.cookie)).status).toBe(401);
-    expect(actions("totpEnrolmentDeferred")).toHaveLength(0);
+    expect(await actions("totpEnrolmentDeferred")).toHaveLength(0);
   });
 });
 
@@ -255,17 +255,17 @@ describe("SAML admins", () => {
       AdminWriteSchema.parse({ Name: "Sam", UserName: "sam@idp", AuthType: "SAML", TOTPEnabled: true }),
       { adminName: "root", ip: "127.0.0.1" },
     );
-    expect(h.services.admins.get(id).TOTPEnabled).toBe(false);
+    expect((await h.services.admins.get(id)).TOTPEnabled).toBe(false);
     // Even with TOTP forced on in the database, a SAML admin's sign-in owes no code.
-    h.services.db.update(admins).set({ totpEnabled: true }).where(eq(admins.id, id)).run();
-    const row = h.services.db.select().from(admins).where(eq(admins.id, id)).get()!;
-    const signed = h.services.adminSessions.issue(row, "203.0.113.5");
+    await h.services.db.update(admins).set({ totpEnabled: true }).where(eq(admins.id, id)).run();
+    const row = (await h.services.db.select().from(admins).where(eq(admins.id, id)).get())!;
+    const signed = await h.services.adminSessions.issue(row, "203.0.113.5");
     expect(signed.pending).toBeNull();
     const cookie = `postern_admin_session=${signed.token}`;
     expect((await adminRead(cookie)).status).toBe(200);
     expect(await generate(cookie)).toMatchObject({ status: 409, body: { Err: "Already verified 2FA" } });
     // And a SAML admin's session left pending is refused by the TOTP service itself.
-    h.services.db.update(adminSessions).set({ verified: false }).where(eq(adminSessions.adminId, id)).run();
+    await h.services.db.update(adminSessions).set({ verified: false }).where(eq(adminSessions.adminId, id)).run();
     expect(await generate(cookie)).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
     expect(await verify(cookie, { Code: "123456" })).toMatchObject({
       status: 401,
@@ -280,8 +280,8 @@ describe("admin 2FA reset", () => {
     expect(
       (await apiRequest(h, "DELETE", `/api/admin/admins/${bobId}/totpToken`, undefined, { cookie: root })).status,
     ).toBe(204);
-    expect(bobRow()).toMatchObject({ totpEnabled: true, totpSecretEnc: null, totpLastStep: null });
-    expect(actions("totpReset")).toEqual([expect.objectContaining({ adminName: "root", description: "admin bob" })]);
+    expect(await bobRow()).toMatchObject({ totpEnabled: true, totpSecretEnc: null, totpLastStep: null });
+    expect(await actions("totpReset")).toEqual([expect.objectContaining({ adminName: "root", description: "admin bob" })]);
     const l = await login();
     expect(l).toMatchObject({ status: 401, body: { Err: "err.totpEnrolmentRequired" } });
     expect(await verify(l.cookie, { Code: codeAt(secret, 30) })).toMatchObject({
@@ -298,6 +298,6 @@ describe("admin 2FA reset", () => {
         cookie: cookieOf(v.setCookie),
       }),
     ).toMatchObject({ status: 403, body: { Err: "cannotResetOwn2fa" } });
-    expect(bobRow().totpSecretEnc).not.toBeNull();
+    expect((await bobRow()).totpSecretEnc).not.toBeNull();
   });
 });

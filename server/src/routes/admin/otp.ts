@@ -15,8 +15,8 @@ import type { AdminSessionContext } from "../../services/auth/admin-sessions.ts"
 import type { TotpSubject } from "../../services/auth/totp.ts";
 
 /** The pending admin session of the cookie (401 err.invalidSession when there is none), and who it is. */
-function pending(c: Context<AppEnv>): { session: AdminSessionContext; subject: TotpSubject } {
-  const session = c.var.services.adminSessions.resolve(readSessionCookie(c, ADMIN_COOKIE), { allowPending: true });
+async function pending(c: Context<AppEnv>): Promise<{ session: AdminSessionContext; subject: TotpSubject }> {
+  const session = await c.var.services.adminSessions.resolve(await readSessionCookie(c, ADMIN_COOKIE), { allowPending: true });
   return {
     session,
     subject: {
@@ -32,18 +32,18 @@ function pending(c: Context<AppEnv>): { session: AdminSessionContext; subject: T
 /** GET /admin/otp/generate and POST /admin/otp/verify (mounted at /admin/otp). */
 export const adminOtpRoutes = new Hono<AppEnv>()
   // GET /admin/otp/generate
-  .get("/generate", (c) => {
-    const { subject } = pending(c);
-    return c.json(c.var.services.totp.generate(subject), 200);
+  .get("/generate", async (c) => {
+    const { subject } = await pending(c);
+    return c.json(await c.var.services.totp.generate(subject), 200);
   })
   // POST /admin/otp/verify
   .post("/verify", async (c) => {
-    const { session, subject } = pending(c);
+    const { session, subject } = await pending(c);
     const body = await parseBody(c, AdminOtpVerifyRequestSchema);
-    if (body.deferEnrolment === true) c.var.services.totp.deferEnrolment(subject);
+    if (body.deferEnrolment === true) await c.var.services.totp.deferEnrolment(subject);
     else await c.var.services.totp.verify(subject, body.Code ?? "");
     // A new session token once the code verified: the pending one is spent (session fixation).
-    const { token, endsAt } = c.var.services.adminSessions.completeTotpSignIn(session, c.var.clientIp);
-    setSessionCookie(c, ADMIN_COOKIE, token, endsAt);
+    const { token, endsAt } = await c.var.services.adminSessions.completeTotpSignIn(session, c.var.clientIp);
+    await setSessionCookie(c, ADMIN_COOKIE, token, endsAt);
     return c.body(null, 204);
   });

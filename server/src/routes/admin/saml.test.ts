@@ -22,8 +22,8 @@ beforeAll(async () => {
 });
 beforeEach(async () => {
   h = createHarness();
-  setSetting(h.services.db, "PublicURL", "http://postern.test");
-  setSetting(h.services.db, "AdminSAMLMetadataFile", idp.metadata());
+  await setSetting(h.services.db, "PublicURL", "http://postern.test");
+  await setSetting(h.services.db, "AdminSAMLMetadataFile", idp.metadata());
   await h.services.admins.create(
     {
       Name: "Sam L",
@@ -69,16 +69,16 @@ async function start(): Promise<string> {
 }
 
 const adminCookie = (setCookie: string) => /postern_admin_session=[^;]+/.exec(setCookie)?.[0] ?? "";
-const sessionCount = () => h.services.db.select().from(adminSessions).all().length;
-const lastAudit = () => h.services.db.select().from(auditLog).orderBy(desc(auditLog.id)).limit(1).get();
+const sessionCount = async () => (await h.services.db.select().from(adminSessions).all()).length;
+const lastAudit = async () => await h.services.db.select().from(auditLog).orderBy(desc(auditLog.id)).limit(1).get();
 
 async function expectRefused(samlResponse: string, reason: RegExp, key = FAILED): Promise<void> {
-  const sessions = sessionCount();
+  const sessions = await sessionCount();
   const r = await acs(samlResponse);
   expect(r).toMatchObject({ status: 303, location: key });
   expect(r.setCookie).not.toMatch(/postern_admin_session=/);
-  expect(sessionCount()).toBe(sessions);
-  const entry = lastAudit();
+  expect(await sessionCount()).toBe(sessions);
+  const entry = await lastAudit();
   expect(entry).toMatchObject({ action: "adminLoginFailed", ipAddress: "203.0.113.5" });
   expect(entry?.errorMessage).toMatch(reason);
 }
@@ -94,7 +94,7 @@ describe("admin SAML", () => {
       status: 404,
       body: { Err: "SAML not configured" },
     });
-    setSetting(h.services.db, "AdminSAMLMetadataFile", "");
+    await setSetting(h.services.db, "AdminSAMLMetadataFile", "");
     expect(await apiRequest(h, "GET", "/api/admin/saml/metadata")).toMatchObject({
       status: 404,
       body: { Err: "SAML not configured" },
@@ -108,17 +108,17 @@ describe("admin SAML", () => {
     expect(r).toMatchObject({ status: 303, location: "/admin/home" });
     const cookie = adminCookie(r.setCookie);
     expect((await apiRequest(h, "GET", "/api/admin/status", undefined, { cookie })).status).toBe(200);
-    expect(lastAudit()).toMatchObject({ action: "adminLoggedIn", adminName: "sam@example.test" });
+    expect(await lastAudit()).toMatchObject({ action: "adminLoggedIn", adminName: "sam@example.test" });
     expect(
-      h.services.db.select().from(admins).where(eq(admins.userName, "sam@example.test")).get()?.lastLogin,
+      (await h.services.db.select().from(admins).where(eq(admins.userName, "sam@example.test")).get())?.lastLogin,
     ).not.toBeNull();
   });
 
   it("creates an admin at the first sign-in through the admin IdP (audit admin auto-created)", async () => {
-    const nobody = () => h.services.db.select().from(admins).where(eq(admins.userName, "nobody@example.test")).get();
-    const autoCreated = () =>
-      h.services.db.select().from(auditLog).where(eq(auditLog.action, "adminAutoCreated")).all();
-    expect(nobody()).toBeUndefined();
+    const nobody = async () => await h.services.db.select().from(admins).where(eq(admins.userName, "nobody@example.test")).get();
+    const autoCreated = async () =>
+      await h.services.db.select().from(auditLog).where(eq(auditLog.action, "adminAutoCreated")).all();
+    expect(await nobody()).toBeUndefined();
     const fields = {
       ...idp.fields(await start(), ADMIN_SP, "nobody@example.test"),
       attributes: { displayName: ["No Body"] },
@@ -127,14 +127,14 @@ describe("admin SAML", () => {
     expect(r).toMatchObject({ status: 303, location: "/admin/home" });
     const cookie = adminCookie(r.setCookie);
     expect((await apiRequest(h, "GET", "/api/admin/status", undefined, { cookie })).status).toBe(200);
-    expect(nobody()).toMatchObject({
+    expect(await nobody()).toMatchObject({
       name: "No Body",
       authType: "SAML",
       totpEnabled: false,
       loginEnabled: true,
       passwordHash: null,
     });
-    expect(autoCreated()).toEqual([
+    expect(await autoCreated()).toEqual([
       expect.objectContaining({
         adminName: "nobody@example.test",
         ipAddress: "203.0.113.5",
@@ -144,14 +144,14 @@ describe("admin SAML", () => {
     // The next sign-in finds the admin: nothing is created again.
     const again = await acs(idp.signed(idp.fields(await start(), ADMIN_SP, "nobody@example.test")));
     expect(again).toMatchObject({ status: 303, location: "/admin/home" });
-    expect(autoCreated()).toHaveLength(1);
-    expect(h.services.db.select().from(admins).where(eq(admins.userName, "nobody@example.test")).all()).toHaveLength(1);
+    expect(await autoCreated()).toHaveLength(1);
+    expect(await h.services.db.select().from(admins).where(eq(admins.userName, "nobody@example.test")).all()).toHaveLength(1);
   });
 
   it("creates no admin from a response of the user IdP's audience", async () => {
     await expectRefused(idp.signed(idp.fields(await start(), USER_SP, "visitor@example.test")), /./);
     expect(
-      h.services.db.select().from(admins).where(eq(admins.userName, "visitor@example.test")).get(),
+      await h.services.db.select().from(admins).where(eq(admins.userName, "visitor@example.test")).get(),
     ).toBeUndefined();
   });
 
@@ -165,11 +165,11 @@ describe("admin SAML", () => {
   });
 
   it("answers Login not permitted for a SAML admin with login turned off", async () => {
-    h.services.db.update(admins).set({ loginEnabled: false }).where(eq(admins.userName, "sam@example.test")).run();
+    await h.services.db.update(admins).set({ loginEnabled: false }).where(eq(admins.userName, "sam@example.test")).run();
     const r = await acs(idp.signed(idp.fields(await start(), ADMIN_SP, "sam@example.test")));
     expect(r).toMatchObject({ status: 303, location: "/admin?error=Login%20not%20permitted" });
     expect(r.setCookie).not.toMatch(/postern_admin_session=/);
-    expect(lastAudit()).toMatchObject({
+    expect(await lastAudit()).toMatchObject({
       action: "adminLoginFailed",
       adminName: "sam@example.test",
       errorMessage: "login not permitted",
@@ -177,7 +177,7 @@ describe("admin SAML", () => {
   });
 
   it("refuses a response made for the user portal, and a request of the user portal", async () => {
-    setSetting(h.services.db, "SAMLMetadataFile", idp.metadata());
+    await setSetting(h.services.db, "SAMLMetadataFile", idp.metadata());
     // Issued for the user SP (audience and recipient), answering an admin request.
     await expectRefused(
       idp.signed({ ...idp.fields(await start(), ADMIN_SP, "sam@example.test"), audience: USER_SP.audience }),
@@ -220,6 +220,6 @@ describe("admin SAML", () => {
     );
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/admin?error=Bad%20request");
-    expect(lastAudit()).toMatchObject({ action: "adminLoginFailed", errorMessage: "SAMLResponse missing" });
+    expect(await lastAudit()).toMatchObject({ action: "adminLoginFailed", errorMessage: "SAMLResponse missing" });
   });
 });

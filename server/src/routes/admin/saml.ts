@@ -21,8 +21,8 @@ export const adminSamlRoutes = new Hono<AppEnv>()
     answerAcs(c, "admin", "/admin", async (samlResponse, binding) => {
       const s = c.var.services;
       const admin = await s.saml.completeAdmin(samlResponse, { ip: c.var.clientIp, binding });
-      const { token, endsAt } = s.adminSessions.issue(admin, c.var.clientIp);
-      setSessionCookie(c, ADMIN_COOKIE, token, endsAt);
+      const { token, endsAt } = await s.adminSessions.issue(admin, c.var.clientIp);
+      await setSessionCookie(c, ADMIN_COOKIE, token, endsAt);
       return "/admin/home";
     }),
   );

@@ -11,7 +11,7 @@ const TOO_MANY = "Too many requests. Please try again in...";
 const cookieOf = (setCookie: string) => setCookie.split(";")[0] ?? "";
 const adminLogin = (UserName: string, Password: string, from?: string) =>
   apiRequest(h, "POST", "/api/admin/login", { UserName, Password }, from ? { from } : {});
-const audit = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const audit = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 const adminStatus = async (cookie: string) =>
   (await apiRequest(h, "GET", "/api/admin/admins", undefined, { cookie })).status;
 
@@ -40,11 +40,11 @@ describe("POST /admin/login", () => {
       status: 401,
       body: { Err: "Invalid credentials" },
     });
-    expect(audit("adminLoggedIn").map((e) => [e.adminName, e.ipAddress])).toEqual([
+    expect((await audit("adminLoggedIn")).map((e) => [e.adminName, e.ipAddress])).toEqual([
       ["root", "203.0.113.5"],
       ["root", "198.51.100.8"],
     ]);
-    expect(audit("adminLoginFailed").map((e) => [e.adminName, e.errorMessage])).toEqual([
+    expect((await audit("adminLoginFailed")).map((e) => [e.adminName, e.errorMessage])).toEqual([
       ["root", "wrong password"],
       ["nobody", "unknown admin"],
     ]);
@@ -71,7 +71,7 @@ describe("POST /admin/login", () => {
     const r = await adminLogin("eve", "eve-password");
     expect(r).toMatchObject({ status: 403, body: { Err: "Login not permitted" } });
     expect(r.setCookie).toBe("");
-    expect(audit("adminLoginFailed").map((e) => [e.adminName, e.errorMessage])).toEqual([
+    expect((await audit("adminLoginFailed")).map((e) => [e.adminName, e.errorMessage])).toEqual([
       ["eve", "login not permitted"],
     ]);
   });
@@ -82,7 +82,7 @@ describe("POST /admin/login", () => {
     expect(r).toMatchObject({ status: 429, body: { Err: TOO_MANY, Extra: "60" } });
     expect(r.headers.get("retry-after")).toBe("60");
     expect(r.setCookie).toBe("");
-    expect(audit("adminLoginFailed").at(-1)?.errorMessage).toBe("too many attempts");
+    expect((await audit("adminLoginFailed")).at(-1)?.errorMessage).toBe("too many attempts");
     // The user login shares the account key: the same name is blocked there too.
     expect(
       (

@@ -20,15 +20,15 @@ export const adminSessionRoutes = new Hono<AppEnv>()
     const { token, pending, endsAt } = await withRetryAfter(c, () =>
       c.var.services.adminSessions.login({ userName: body.UserName, password: body.Password, ip: c.var.clientIp }),
     );
-    setSessionCookie(c, ADMIN_COOKIE, token, endsAt);
+    await setSessionCookie(c, ADMIN_COOKIE, token, endsAt);
     // A TOTP code is still owed: the cookie names a session only the admin 2FA routes accept.
     if (pending)
       throw new AppError(pending === "verify" ? Errors.totpVerificationRequired : Errors.totpEnrolmentRequired);
     return c.body(null, 204);
   })
   // POST /admin/logout
-  .post("/logout", requireAdmin, (c) => {
-    c.var.services.adminSessions.logout(c.var.adminSession, c.var.clientIp);
-    clearSessionCookie(c, ADMIN_COOKIE);
+  .post("/logout", requireAdmin, async (c) => {
+    await c.var.services.adminSessions.logout(c.var.adminSession, c.var.clientIp);
+    await clearSessionCookie(c, ADMIN_COOKIE);
     return c.body(null, 204);
   });

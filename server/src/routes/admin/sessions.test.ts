@@ -13,7 +13,7 @@ const actor = { adminName: "test-admin", ip: "127.0.0.1" };
 
 const req = (method: string, path: string, body?: unknown, cookie = root) =>
   apiRequest(h, method, path, body, { cookie });
-const audit = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const audit = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 
 /** Signs alice in from `from` and grants the seeded ACL; returns her cookie (the add op is consumed). */
 async function aliceGrants(from = "203.0.113.5"): Promise<string> {
@@ -28,7 +28,7 @@ async function aliceGrants(from = "203.0.113.5"): Promise<string> {
 }
 const userStatus = async (cookie: string) => (await apiRequest(h, "GET", "/api/status", undefined, { cookie })).status;
 const adminStatus = async (cookie: string) => (await req("GET", "/api/admin/admins", undefined, cookie)).status;
-const liveIds = (userId: string) => h.services.users.sessions(userId).map((s) => s.ID);
+const liveIds = async (userId: string) => (await h.services.users.sessions(userId)).map((s) => s.ID);
 
 async function secondAdmin(): Promise<{ id: string; cookie: string }> {
   const id = (
@@ -55,7 +55,7 @@ beforeEach(async () => {
   seed = await seedLoop(h);
   h.channel.online.add(seed.agentId);
   root = await signInAdmin(h);
-  rootId = h.services.admins.list().find((a) => a.UserName === "root")?.ID ?? "";
+  rootId = (await h.services.admins.list()).find((a) => a.UserName === "root")?.ID ?? "";
   h.channel.take();
 });
 afterEach(async () => {
@@ -80,14 +80,14 @@ describe("user sessions", () => {
   it("ends one user session and revokes its grants as logout does", async () => {
     const cookie = await aliceGrants();
     const other = await aliceGrants("198.51.100.20");
-    const [first] = liveIds(seed.userId);
+    const [first] = await liveIds(seed.userId);
     expect((await req("DELETE", `/api/admin/sessions/${first}`)).status).toBe(204);
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.5" })]);
     expect(await userStatus(cookie)).toBe(401);
     expect(await userStatus(other)).toBe(200);
-    const g = h.services.db.select().from(grants).where(eq(grants.sessionId, first!)).get();
+    const g = await h.services.db.select().from(grants).where(eq(grants.sessionId, first!)).get();
     expect(g?.status).toBe(8);
-    expect(h.services.db.select().from(userSessions).where(eq(userSessions.id, first!)).get()?.endReason).toBe(
+    expect((await h.services.db.select().from(userSessions).where(eq(userSessions.id, first!)).get())?.endReason).toBe(
       "invalidated",
     );
     expect(await req("DELETE", `/api/admin/sessions/${first}`)).toMatchObject({
@@ -98,7 +98,7 @@ describe("user sessions", () => {
       status: 404,
       body: { Err: "Not found" },
     });
-    expect(audit("sessionDeleted").map((e) => [e.userName, e.adminName, e.description])).toEqual([
+    expect((await audit("sessionDeleted")).map((e) => [e.userName, e.adminName, e.description])).toEqual([
       ["alice", "root", "user session"],
     ]);
   });
@@ -140,8 +140,8 @@ describe("user sessions", () => {
         .sort(),
     ).toEqual(["del 192.0.2.44", "del 198.51.100.20", "del 203.0.113.5"]);
     for (const c of [a1, a2, b]) expect(await userStatus(c)).toBe(401);
-    expect(liveIds(seed.userId)).toEqual([]);
-    expect(audit("sessionDeleted").map((e) => e.description)).toEqual(["all user sessions (3)"]);
+    expect(await liveIds(seed.userId)).toEqual([]);
+    expect((await audit("sessionDeleted")).map((e) => e.description)).toEqual(["all user sessions (3)"]);
     // Nothing left: a second call still answers 204.
     expect((await req("DELETE", "/api/admin/sessions")).status).toBe(204);
     expect(await adminStatus(root)).toBe(200);
@@ -184,7 +184,7 @@ describe("admin sessions", () => {
 
   it("ends another admin's session, and the caller's own as a logout", async () => {
     const bob = await secondAdmin();
-    const [bobSession] = h.services.admins.sessions(bob.id);
+    const [bobSession] = await h.services.admins.sessions(bob.id);
     const del = await req("DELETE", `/api/admin/adminsessions/${bobSession!.ID}`);
     expect(del.status).toBe(204);
     expect(del.setCookie).toBe("");
@@ -199,12 +199,12 @@ describe("admin sessions", () => {
       body: { Err: "Not found" },
     });
 
-    const [own] = h.services.admins.sessions(rootId);
+    const [own] = await h.services.admins.sessions(rootId);
     const self = await req("DELETE", `/api/admin/adminsessions/${own!.ID}`);
     expect(self.status).toBe(204);
     expect(self.setCookie).toMatch(/postern_admin_session=;/);
     expect(await adminStatus(root)).toBe(401);
-    expect(audit("sessionDeleted").map((e) => e.description)).toEqual([
+    expect((await audit("sessionDeleted")).map((e) => e.description)).toEqual([
       "admin session of bob",
       "admin session of root",
     ]);
@@ -217,7 +217,7 @@ describe("admin sessions", () => {
     expect(del.setCookie).toMatch(/postern_admin_session=;/);
     expect(await adminStatus(bob.cookie)).toBe(401);
     expect(await adminStatus(root)).toBe(401);
-    expect(audit("sessionDeleted").map((e) => e.description)).toEqual(["all admin sessions (2)"]);
+    expect((await audit("sessionDeleted")).map((e) => e.description)).toEqual(["all admin sessions (2)"]);
     // User sessions are untouched.
     expect(h.channel.take()).toEqual([]);
   });
@@ -228,13 +228,13 @@ describe("user extras", () => {
     const u = (await req("GET", `/api/admin/users/${seed.userId}`)).body as Record<string, unknown>;
     expect((await req("PUT", `/api/admin/users/${seed.userId}`, { ...u, TOTPEnabled: true })).status).toBe(200);
     expect((await req("GET", `/api/admin/users/${seed.userId}`)).body).toMatchObject({ TOTPEnabled: true });
-    h.services.db
+    await h.services.db
       .update(users)
       .set({ totpSecretEnc: "sealed", totpLastStep: 9 })
       .where(eq(users.id, seed.userId))
       .run();
     expect((await req("DELETE", `/api/admin/users/${seed.userId}/totpToken`)).status).toBe(204);
-    expect(h.services.db.select().from(users).where(eq(users.id, seed.userId)).get()).toMatchObject({
+    expect(await h.services.db.select().from(users).where(eq(users.id, seed.userId)).get()).toMatchObject({
       totpEnabled: true,
       totpSecretEnc: null,
       totpLastStep: null,
@@ -243,19 +243,19 @@ describe("user extras", () => {
       status: 404,
       body: { Err: "Not found" },
     });
-    expect(audit("totpReset").map((e) => [e.userName, e.adminName])).toEqual([["alice", "root"]]);
+    expect((await audit("totpReset")).map((e) => [e.userName, e.adminName])).toEqual([["alice", "root"]]);
   });
 
   it("stores TOTPEnabled for users, never for SAML users, and forgets the secret when it is turned off", async () => {
     const u = (await req("GET", `/api/admin/users/${seed.userId}`)).body as Record<string, unknown>;
     expect((await req("PUT", `/api/admin/users/${seed.userId}`, { ...u, TOTPEnabled: true })).status).toBe(200);
-    h.services.db
+    await h.services.db
       .update(users)
       .set({ totpSecretEnc: "sealed", totpLastStep: 9 })
       .where(eq(users.id, seed.userId))
       .run();
     expect((await req("PUT", `/api/admin/users/${seed.userId}`, { ...u, TOTPEnabled: false })).status).toBe(200);
-    expect(h.services.db.select().from(users).where(eq(users.id, seed.userId)).get()).toMatchObject({
+    expect(await h.services.db.select().from(users).where(eq(users.id, seed.userId)).get()).toMatchObject({
       totpEnabled: false,
       totpSecretEnc: null,
     });
@@ -274,7 +274,7 @@ describe("user extras", () => {
       },
       actor,
     );
-    expect(h.services.users.get(saml).TOTPEnabled).toBe(false);
+    expect((await h.services.users.get(saml)).TOTPEnabled).toBe(false);
   });
 
   it("lists a user's groups and the ACLs they reach, directly and through groups", async () => {

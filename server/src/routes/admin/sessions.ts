@@ -13,13 +13,13 @@ import { adminActorOf } from "./admins.ts";
 export const userSessionAdminRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   // DELETE /admin/sessions
-  .delete("/", (c) => {
-    c.var.services.sessions.endAllUserSessions(actorOf(c));
+  .delete("/", async (c) => {
+    await c.var.services.sessions.endAllUserSessions(actorOf(c));
     return c.body(null, 204);
   })
   // DELETE /admin/sessions/{id}
-  .delete("/:id", (c) => {
-    c.var.services.sessions.endUserSession(c.req.param("id"), actorOf(c));
+  .delete("/:id", async (c) => {
+    await c.var.services.sessions.endUserSession(c.req.param("id"), actorOf(c));
     return c.body(null, 204);
   });
 
@@ -27,14 +27,14 @@ export const userSessionAdminRoutes = new Hono<AppEnv>()
 export const adminSessionAdminRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   // DELETE /admin/adminsessions
-  .delete("/", (c) => {
-    c.var.services.sessions.endAllAdminSessions(actorOf(c));
-    clearSessionCookie(c, ADMIN_COOKIE);
+  .delete("/", async (c) => {
+    await c.var.services.sessions.endAllAdminSessions(actorOf(c));
+    await clearSessionCookie(c, ADMIN_COOKIE);
     return c.body(null, 204);
   })
   // DELETE /admin/adminsessions/{id}
-  .delete("/:id", (c) => {
-    if (c.var.services.sessions.endAdminSession(c.req.param("id"), adminActorOf(c)))
-      clearSessionCookie(c, ADMIN_COOKIE);
+  .delete("/:id", async (c) => {
+    if (await c.var.services.sessions.endAdminSession(c.req.param("id"), adminActorOf(c)))
+      await clearSessionCookie(c, ADMIN_COOKIE);
     return c.body(null, 204);
   });

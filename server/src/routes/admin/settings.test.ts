@@ -100,7 +100,7 @@ describe("settings", () => {
     });
     expect(gen.status).toBe(200);
     const cert = (gen.body as { Cert: string }).Cert;
-    expect(new X509Certificate(cert).checkPrivateKey(createPrivateKey(h.services.adminSettings.samlKey("user")))).toBe(
+    expect(new X509Certificate(cert).checkPrivateKey(createPrivateKey(await h.services.adminSettings.samlKey("user")))).toBe(
       true,
     );
     // A key that does not belong to the stored certificate is refused.
@@ -163,7 +163,7 @@ describe("settings", () => {
       (await apiRequest(h, "GET", "/api/admin/settings/authentication", undefined, { cookie: secureAdmin })).body,
     );
     expect(read).not.toContain("PRIVATE KEY");
-    const row = JSON.stringify(h.services.db.select().from(settings).where(eq(settings.key, "SAMLKeySealed")).get());
+    const row = JSON.stringify(await h.services.db.select().from(settings).where(eq(settings.key, "SAMLKeySealed")).get());
     expect(row).not.toContain("PRIVATE KEY");
     const removed = await apiRequest(
       h,
@@ -195,7 +195,7 @@ describe("settings", () => {
         JSON.stringify(body),
       ).toMatchObject({ status: 400, body: { Err, Extra } });
     }
-    expect(h.services.db.select().from(settings).all()).toEqual([]);
+    expect(await h.services.db.select().from(settings).all()).toEqual([]);
   });
 
   it("DebugMode changes the server's log level at once, and applies from the start when stored", async () => {
@@ -216,7 +216,7 @@ describe("settings", () => {
     ] as const) {
       const database = openDatabase(":memory:");
       migrateDatabase(database.db);
-      setSetting(database.db, "DebugMode", true);
+      await setSetting(database.db, "DebugMode", true);
       const services = createServices({
         db: database.db,
         clock: new TestClock(),
@@ -249,7 +249,7 @@ describe("settings", () => {
 
   it("writes an audit entry for each saved section", async () => {
     await apiRequest(h, "POST", "/api/admin/settings/config", { DebugMode: true }, { cookie: admin });
-    const rows = h.services.db
+    const rows = await h.services.db
       .select({ action: auditLog.action, description: auditLog.description })
       .from(auditLog)
       .where(eq(auditLog.action, "settingsUpdated"))

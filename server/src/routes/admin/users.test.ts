@@ -10,8 +10,8 @@ let seed: Seeded;
 let cookie: string;
 
 const req = (method: string, path: string, body?: unknown) => apiRequest(h, method, path, body, { cookie });
-const userCount = () => h.services.db.select().from(users).all().length;
-const userRow = (userName: string) => h.services.db.select().from(users).where(eq(users.userName, userName)).get();
+const userCount = async () => (await h.services.db.select().from(users).all()).length;
+const userRow = async (userName: string) => await h.services.db.select().from(users).where(eq(users.userName, userName)).get();
 
 beforeEach(async () => {
   h = createHarness();
@@ -25,17 +25,17 @@ afterEach(async () => {
 describe("SAML users made through the admin API (admin-console §5 User, §9)", () => {
   it("count against the user limit and are refused at limit + overage like any user", async () => {
     // UserLimit 2 + 50 % → 1 more: three users may exist; seedLoop made alice.
-    licenseHarness(h, { UserLimit: 2, UserLimitOverage: 50 });
+    await licenseHarness(h, { UserLimit: 2, UserLimitOverage: 50 });
     const saml = (n: number) => ({ Name: `Sam ${n}`, UserName: `sam${n}@idp.example`, AuthType: "SAML" });
     expect((await req("POST", "/api/admin/users", saml(1))).status).toBe(201);
     expect((await req("POST", "/api/admin/users", saml(2))).status).toBe(201);
-    expect(userCount()).toBe(3);
+    expect(await userCount()).toBe(3);
     expect(await req("POST", "/api/admin/users", saml(3))).toMatchObject({
       status: 403,
       body: { Err: "err.userLimitReached" },
     });
-    expect(userRow("sam3@idp.example")).toBeUndefined();
-    expect(userCount()).toBe(3);
+    expect(await userRow("sam3@idp.example")).toBeUndefined();
+    expect(await userCount()).toBe(3);
   });
 
   it("cannot be edited: PUT answers a clear error and changes nothing", async () => {
@@ -45,7 +45,7 @@ describe("SAML users made through the admin API (admin-console §5 User, §9)", 
       AuthType: "SAML",
     });
     const id = created.body as string;
-    const before = userRow("sam@idp.example");
+    const before = await userRow("sam@idp.example");
     const user = (await req("GET", `/api/admin/users/${id}`)).body as Record<string, unknown>;
     expect(await req("PUT", `/api/admin/users/${id}`, { ...user, Name: "Renamed", AclIds: [seed.aclId] })).toEqual(
       expect.objectContaining({
@@ -56,7 +56,7 @@ describe("SAML users made through the admin API (admin-console §5 User, §9)", 
     expect(
       await req("PUT", `/api/admin/users/${id}`, { ...user, AuthType: "local", PlainPassword: "pw-12345678" }),
     ).toMatchObject({ status: 400, body: { Err: "SAML users cannot be edited: the identity provider manages them" } });
-    expect(userRow("sam@idp.example")).toEqual(before);
+    expect(await userRow("sam@idp.example")).toEqual(before);
     expect((await req("GET", `/api/admin/users/${id}/acls`)).body).toEqual([]);
     // Deleting stays possible.
     expect((await req("DELETE", `/api/admin/users/${id}`)).status).toBe(204);
@@ -74,7 +74,7 @@ describe("user validation (admin-console §5 User)", () => {
       status: 400,
       body: { Err: "err.passwordsDontMatch" },
     });
-    expect(userRow("bob")).toBeUndefined();
+    expect(await userRow("bob")).toBeUndefined();
     expect((await req("POST", "/api/admin/users", { ...local, ConfirmPassword: "bob-password-1" })).status).toBe(201);
   });
 
@@ -97,7 +97,7 @@ describe("user validation (admin-console §5 User)", () => {
       status: 400,
       body: { Err: "Bad request", Extra: "ThirdPartyAuth.DN: required" },
     });
-    expect(userRow("lee")?.dn).toBe("uid=lee,dc=example");
-    expect(userRow("alice")?.authType).toBe("local");
+    expect((await userRow("lee"))?.dn).toBe("uid=lee,dc=example");
+    expect((await userRow("alice"))?.authType).toBe("local");
   });
 });

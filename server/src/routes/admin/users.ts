@@ -14,18 +14,18 @@ import { AppError } from "../../errors.ts";
 export const userRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   // GET /admin/users
-  .get("/", (c) => c.json(c.var.services.users.list(), 200))
+  .get("/", async (c) => c.json(await c.var.services.users.list(), 200))
   // GET /admin/users/{id}
-  .get("/:id", (c) => c.json(c.var.services.users.get(c.req.param("id")), 200))
+  .get("/:id", async (c) => c.json(await c.var.services.users.get(c.req.param("id")), 200))
   // GET /admin/users/{id}/sessions
-  .get("/:id/sessions", (c) => c.json(c.var.services.users.sessions(c.req.param("id")), 200))
+  .get("/:id/sessions", async (c) => c.json(await c.var.services.users.sessions(c.req.param("id")), 200))
   // GET /admin/users/{id}/groups
-  .get("/:id/groups", (c) => c.json(c.var.services.groups.ofUser(c.req.param("id")), 200))
+  .get("/:id/groups", async (c) => c.json(await c.var.services.groups.ofUser(c.req.param("id")), 200))
   // GET /admin/users/{id}/acls
-  .get("/:id/acls", (c) => c.json(c.var.services.users.acls(c.req.param("id")), 200))
+  .get("/:id/acls", async (c) => c.json(await c.var.services.users.acls(c.req.param("id")), 200))
   // DELETE /admin/users/{id}/totpToken
-  .delete("/:id/totpToken", (c) => {
-    c.var.services.users.resetTotp(c.req.param("id"), actorOf(c));
+  .delete("/:id/totpToken", async (c) => {
+    await c.var.services.users.resetTotp(c.req.param("id"), actorOf(c));
     return c.body(null, 204);
   })
   // POST /admin/users — with `ApiKey` (AuthType apikey) answers {ID, ApiKey} (auth/api-key-users.ts)
@@ -44,7 +44,7 @@ export const userRoutes = new Hono<AppEnv>()
     return c.json(c.req.param("id"), 200);
   })
   // DELETE /admin/users/{id}
-  .delete("/:id", (c) => {
-    c.var.services.users.delete(c.req.param("id"), actorOf(c));
+  .delete("/:id", async (c) => {
+    await c.var.services.users.delete(c.req.param("id"), actorOf(c));
     return c.body(null, 204);
   });

@@ -37,40 +37,40 @@ const status = async () => {
   return r;
 };
 const entryOf = (body: unknown) => (body as SessionStatus).ACLs.find((a) => a.ACLID === seed.aclId)!;
-const audits = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const audits = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 
 describe("grant errors in GET /api/status", () => {
   it("show err.grantFailed, never the target's address or the exception; the audit log has the full text", async () => {
     const granted = await apiRequest(h, "POST", "/api/grant", { ACLID: seed.aclId }, { cookie });
     expect(granted.status).toBe(200);
-    h.services.engine.handleResults("edge", [
+    await h.services.engine.handleResults("edge", [
       { key: seed.aclId, ip: "203.0.113.5", op: "add", ok: false, error: LEAK },
     ]);
     const r = await status();
     expect(entryOf(r.body)).toMatchObject({ Status: GrantStatus.GrantError, Error: GrantErrorKey.grantFailed });
     expect(JSON.stringify(r.body)).not.toContain("9999");
     expect(JSON.stringify(r.body)).not.toContain("ECONNREFUSED");
-    expect(audits("grantError")).toEqual([expect.objectContaining({ errorMessage: LEAK })]);
+    expect(await audits("grantError")).toEqual([expect.objectContaining({ errorMessage: LEAK })]);
   });
 
   it("show err.revokeFailed for a failed revoke", async () => {
     await apiRequest(h, "POST", "/api/grant", { ACLID: seed.aclId }, { cookie });
-    h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.5", op: "add", ok: true }]);
+    await h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.5", op: "add", ok: true }]);
     const id = entryOf((await status()).body).ID;
     expect(
       (await apiRequest(h, "DELETE", `/api/sessions/current/granted-acls/${id}`, undefined, { cookie })).status,
     ).toBe(200);
-    h.services.engine.handleResults("edge", [
+    await h.services.engine.handleResults("edge", [
       { key: seed.aclId, ip: "203.0.113.5", op: "del", ok: false, error: `ipset del failed: ${LEAK}` },
     ]);
     const r = await status();
     expect(entryOf(r.body)).toMatchObject({ Status: GrantStatus.RevokedWithError, Error: GrantErrorKey.revokeFailed });
     expect(JSON.stringify(r.body)).not.toContain("ipset");
-    expect(audits("revokeError")).toEqual([expect.objectContaining({ errorMessage: `ipset del failed: ${LEAK}` })]);
+    expect(await audits("revokeError")).toEqual([expect.objectContaining({ errorMessage: `ipset del failed: ${LEAK}` })]);
   });
 
   it("show err.addressNotAllowed when the user's address is excluded", async () => {
-    h.services.db
+    await h.services.db
       .update(acls)
       .set({
         ipExclusions: {

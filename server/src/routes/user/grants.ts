@@ -14,7 +14,7 @@ import { AppError } from "../../errors.ts";
 /** Requires a user session and follows the user's current address. */
 const signedIn = createMiddleware<AppEnv>(async (c, next) => {
   await requireUser(c, async () => {
-    c.var.services.status.followAddress(c.var.userSession, userAddress(c));
+    await c.var.services.status.followAddress(c.var.userSession, userAddress(c));
     await next();
   });
 });
@@ -25,25 +25,25 @@ const signedIn = createMiddleware<AppEnv>(async (c, next) => {
  */
 export const grantRoutes = new Hono<AppEnv>()
   // GET /status
-  .get("/status", signedIn, (c) => c.json(c.var.services.status.status(c.var.userSession), 200))
+  .get("/status", signedIn, async (c) => c.json(await c.var.services.status.status(c.var.userSession), 200))
   // POST /grant — the payload's IPs are not trusted; see GrantEngine.grant.
   .post("/grant", signedIn, async (c) => {
     const body = await parseBody(c, GrantRequestSchema);
     const s = c.var.userSession;
-    c.var.services.engine.grant(s.sessionId, body.ACLID, { userName: s.userName, ip: userAddress(c), click: true });
-    return c.json(c.var.services.status.status(s), 200);
+    await c.var.services.engine.grant(s.sessionId, body.ACLID, { userName: s.userName, ip: userAddress(c), click: true });
+    return c.json(await c.var.services.status.status(s), 200);
   })
   // DELETE /sessions/current/granted-acls/{id}
-  .delete("/sessions/current/granted-acls/:id", signedIn, (c) => {
+  .delete("/sessions/current/granted-acls/:id", signedIn, async (c) => {
     const id = IdSchema.safeParse(c.req.param("id"));
     if (!id.success) throw new AppError(Errors.notFound, "grant");
     const s = c.var.userSession;
-    c.var.services.engine.revokeEntry(s.sessionId, id.data, { userName: s.userName, ip: c.var.clientIp });
-    return c.json(c.var.services.status.status(s), 200);
+    await c.var.services.engine.revokeEntry(s.sessionId, id.data, { userName: s.userName, ip: c.var.clientIp });
+    return c.json(await c.var.services.status.status(s), 200);
   })
   // POST /log_ips
   .post("/log_ips", signedIn, async (c) => {
     const body = await parseBody(c, LogIpsRequestSchema);
-    const confirmed = c.var.services.status.logIps(c.var.userSession, body.IPs);
+    const confirmed = await c.var.services.status.logIps(c.var.userSession, body.IPs);
     return c.json({ Confirmed: confirmed }, 200);
   });

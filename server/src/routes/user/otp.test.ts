@@ -19,8 +19,8 @@ let h: Harness;
 let seed: Seeded;
 
 const cookieOf = (setCookie: string) => setCookie.split(";")[0] ?? "";
-const aliceRow = () => h.services.db.select().from(users).where(eq(users.id, seed.userId)).get()!;
-const actions = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const aliceRow = async () => (await h.services.db.select().from(users).where(eq(users.id, seed.userId)).get())!;
+const actions = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 
 /** The code of `secret` at the test clock's time plus `offsetSeconds`. */
 const codeAt = (secret: string, offsetSeconds = 0) =>
@@ -56,7 +56,7 @@ beforeEach(async () => {
   h = createHarness();
   seed = await seedLoop(h);
   h.channel.online.add(seed.agentId);
-  h.services.db.update(users).set({ totpEnabled: true }).where(eq(users.id, seed.userId)).run();
+  await h.services.db.update(users).set({ totpEnabled: true }).where(eq(users.id, seed.userId)).run();
   midStep();
 });
 afterEach(async () => {
@@ -77,11 +77,11 @@ describe("enrolment", () => {
     expect(URL).toBe(`otpauth://totp/Postern:alice?secret=${Secret}&issuer=Postern`);
     // The same secret for the whole pending session; nothing stored until a code verifies.
     expect((await generate(l.cookie)).body).toEqual({ Secret, URL });
-    expect(aliceRow().totpSecretEnc).toBeNull();
+    expect((await aliceRow()).totpSecretEnc).toBeNull();
 
     const v = await verify(l.cookie, codeAt(Secret));
     expect(v.status).toBe(200);
-    const session = h.services.db.select().from(userSessions).where(eq(userSessions.userId, seed.userId)).get()!;
+    const session = (await h.services.db.select().from(userSessions).where(eq(userSessions.userId, seed.userId)).get())!;
     expect(v.body).toEqual({ Ends: new Date(session.endsAt).toISOString() });
     expect(session.verified).toBe(true);
     // The session id (cookie token) is rotated when 2FA completes: the pending token is spent.
@@ -93,15 +93,15 @@ describe("enrolment", () => {
     expect((await generate(l.cookie)).status).toBe(401);
     expect((await status(completed)).body).toMatchObject({ Name: "Alice" });
 
-    const row = aliceRow();
+    const row = await aliceRow();
     expect(row.totpLastStep).toBe(totpStep(h.clock.now()));
-    expect(actions("totpEnrolled")).toEqual([expect.objectContaining({ userName: "alice", ipAddress: "203.0.113.5" })]);
-    expect(actions("userLoggedIn")).toHaveLength(1);
+    expect(await actions("totpEnrolled")).toEqual([expect.objectContaining({ userName: "alice", ipAddress: "203.0.113.5" })]);
+    expect(await actions("userLoggedIn")).toHaveLength(1);
   });
 
   it("stores the secret sealed, never in plaintext", async () => {
     const { secret } = await enrolAlice();
-    const row = aliceRow();
+    const row = await aliceRow();
     expect(row.totpSecretEnc).toMatch(/^v1\./);
     expect(row.totpSecretEnc).not.toContain(secret);
     expect(JSON.stringify(row)).not.toContain(secret);
@@ -109,7 +109,7 @@ describe("enrolment", () => {
     // Bound to its purpose: it does not open as another account's secret.
     expect(() => h.services.secrets.open("totp.user:someone-else", row.totpSecretEnc!)).toThrow();
     // The enrolment key is sealed too.
-    const stored = JSON.stringify(h.services.db.select().from(users).all());
+    const stored = JSON.stringify(await h.services.db.select().from(users).all());
     expect(stored).not.toContain(secret);
   });
 
@@ -129,7 +129,7 @@ describe("enrolment", () => {
   it("an unfinished enrolment leaves the account as it was: the next sign-in enrols again", async () => {
     const l = await login();
     expect((await generate(l.cookie)).status).toBe(200);
-    expect(aliceRow().totpSecretEnc).toBeNull();
+    expect((await aliceRow()).totpSecretEnc).toBeNull();
     expect(await login()).toMatchObject({ status: 401, body: { Err: "err.totpEnrolmentRequired" } });
   });
 
@@ -138,9 +138,9 @@ describe("enrolment", () => {
     const secret = ((await generate(l.cookie)).body as { Secret: string }).Secret;
     const wrong = String((Number(codeAt(secret)) + 1) % 1_000_000).padStart(6, "0");
     expect(await verify(l.cookie, wrong)).toMatchObject({ status: 401, body: { Err: "Invalid code" } });
-    expect(aliceRow().totpSecretEnc).toBeNull();
+    expect((await aliceRow()).totpSecretEnc).toBeNull();
     expect((await status(l.cookie)).status).toBe(401);
-    expect(actions("totpCodeFailed")).toEqual([
+    expect(await actions("totpCodeFailed")).toEqual([
       expect.objectContaining({ userName: "alice", errorMessage: "Invalid code", description: "enrolment" }),
     ]);
   });
@@ -158,7 +158,7 @@ describe("verification", () => {
     const wrong = String((Number(right) + 1) % 1_000_000).padStart(6, "0");
     expect(await verify(l.cookie, wrong)).toMatchObject({ status: 401, body: { Err: "Invalid code" } });
     expect((await status(l.cookie)).status).toBe(401);
-    expect(actions("totpCodeFailed")).toEqual([
+    expect(await actions("totpCodeFailed")).toEqual([
       expect.objectContaining({ userName: "alice", description: "verification" }),
     ]);
     const v = await verify(l.cookie, right);
@@ -166,7 +166,7 @@ describe("verification", () => {
     expect(v.body).toHaveProperty("Ends");
     expect((await status(l.cookie)).status).toBe(401);
     expect((await status(cookieOf(v.setCookie))).status).toBe(200);
-    expect(actions("totpVerified")).toEqual([expect.objectContaining({ userName: "alice", ipAddress: "203.0.113.5" })]);
+    expect(await actions("totpVerified")).toEqual([expect.objectContaining({ userName: "alice", ipAddress: "203.0.113.5" })]);
   });
 
   it("never accepts a used time step twice, even within the window", async () => {
@@ -181,7 +181,7 @@ describe("verification", () => {
     expect(await verify(again.cookie, next)).toMatchObject({ status: 401, body: { Err: "Invalid code" } });
     // Steps at or before the last used one are refused: the current step is now behind it.
     expect(await verify(again.cookie, codeAt(secret))).toMatchObject({ status: 401, body: { Err: "Invalid code" } });
-    expect(aliceRow().totpLastStep).toBe(totpStep(h.clock.now()) + 1);
+    expect((await aliceRow()).totpLastStep).toBe(totpStep(h.clock.now()) + 1);
     h.clock.advance(60_000);
     expect((await verify(again.cookie, codeAt(secret))).status).toBe(200);
   });
@@ -229,7 +229,7 @@ describe("refusals", () => {
     for (const code of ["", "abcdef", "12345", "1234567"]) {
       expect(await verify(l.cookie, code)).toMatchObject({ status: 401, body: { Err: "Invalid code" } });
     }
-    expect(actions("totpCodeFailed")).toHaveLength(4);
+    expect(await actions("totpCodeFailed")).toHaveLength(4);
     expect((await status(l.cookie)).status).toBe(401);
   });
 
@@ -247,7 +247,7 @@ describe("refusals", () => {
       body: { Err: "err.invalidSession" },
     });
     const l = await login();
-    h.services.db
+    await h.services.db
       .update(userSessions)
       .set({ endedAt: h.clock.now() })
       .where(eq(userSessions.userId, seed.userId))
@@ -260,7 +260,7 @@ describe("refusals", () => {
       status: 401,
       body: { Err: "err.invalidSession" },
     });
-    expect(actions("totpCodeFailed")).toHaveLength(0);
+    expect(await actions("totpCodeFailed")).toHaveLength(0);
   });
 
   it("refuses generate and verify for a completed session", async () => {
@@ -271,7 +271,7 @@ describe("refusals", () => {
       body: { Err: "Already verified 2FA" },
     });
     // A user without TOTP signs in at once; the 2FA routes refuse that session too.
-    h.services.db
+    await h.services.db
       .update(users)
       .set({ totpEnabled: false, totpSecretEnc: null, totpLastStep: null })
       .where(eq(users.id, seed.userId))
@@ -280,12 +280,12 @@ describe("refusals", () => {
     expect(plain.status).toBe(200);
     expect(await generate(plain.cookie)).toMatchObject({ status: 409, body: { Err: "Already verified 2FA" } });
     expect(await verify(plain.cookie, "123456")).toMatchObject({ status: 409, body: { Err: "Already verified 2FA" } });
-    expect(actions("totpCodeFailed")).toHaveLength(0);
+    expect(await actions("totpCodeFailed")).toHaveLength(0);
   });
 
   it("asks to sign in again when TOTP was turned off during a pending sign-in", async () => {
     const l = await login();
-    h.services.db.update(users).set({ totpEnabled: false }).where(eq(users.id, seed.userId)).run();
+    await h.services.db.update(users).set({ totpEnabled: false }).where(eq(users.id, seed.userId)).run();
     expect(await generate(l.cookie)).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
     expect(await verify(l.cookie, "123456")).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
     expect((await login()).status).toBe(200);
@@ -299,8 +299,8 @@ describe("2FA reset by an admin", () => {
     expect(
       (await apiRequest(h, "DELETE", `/api/admin/users/${seed.userId}/totpToken`, undefined, { cookie: admin })).status,
     ).toBe(204);
-    expect(aliceRow()).toMatchObject({ totpEnabled: true, totpSecretEnc: null, totpLastStep: null });
-    expect(actions("totpReset")).toEqual([expect.objectContaining({ adminName: "root", userName: "alice" })]);
+    expect(await aliceRow()).toMatchObject({ totpEnabled: true, totpSecretEnc: null, totpLastStep: null });
+    expect(await actions("totpReset")).toEqual([expect.objectContaining({ adminName: "root", userName: "alice" })]);
     const l = await login();
     expect(l).toMatchObject({ status: 401, body: { Err: "err.totpEnrolmentRequired" } });
     // The old authenticator no longer works.
@@ -316,12 +316,12 @@ describe("2FA reset by an admin", () => {
 describe("SAML users", () => {
   it("never owe a TOTP code, even with TOTPEnabled forced on in the database", async () => {
     const id = randomUUID();
-    h.services.db
+    await h.services.db
       .insert(users)
       .values({ id, name: "Sam", userName: "sam@idp", authType: "SAML", totpEnabled: true })
       .run();
-    const row = h.services.db.select().from(users).where(eq(users.id, id)).get()!;
-    const signed = h.services.userSessions.issue(row, { kiosk: false, ip: "203.0.113.5" });
+    const row = (await h.services.db.select().from(users).where(eq(users.id, id)).get())!;
+    const signed = await h.services.userSessions.issue(row, { kiosk: false, ip: "203.0.113.5" });
     expect(signed.pending).toBeNull();
     const cookie = `postern_session=${signed.token}`;
     expect((await status(cookie)).status).toBe(200);
@@ -331,13 +331,13 @@ describe("SAML users", () => {
 
   it("are refused TOTP by the service even for a session left pending", async () => {
     const id = randomUUID();
-    h.services.db
+    await h.services.db
       .insert(users)
       .values({ id, name: "Sam", userName: "sam@idp", authType: "SAML", totpEnabled: true })
       .run();
-    const row = h.services.db.select().from(users).where(eq(users.id, id)).get()!;
-    const signed = h.services.userSessions.issue(row, { kiosk: false, ip: "203.0.113.5" });
-    h.services.db.update(userSessions).set({ verified: false }).where(eq(userSessions.userId, id)).run();
+    const row = (await h.services.db.select().from(users).where(eq(users.id, id)).get())!;
+    const signed = await h.services.userSessions.issue(row, { kiosk: false, ip: "203.0.113.5" });
+    await h.services.db.update(userSessions).set({ verified: false }).where(eq(userSessions.userId, id)).run();
     expect(await generate(`postern_session=${signed.token}`)).toMatchObject({
       status: 401,
       body: { Err: "err.invalidSession" },
@@ -380,8 +380,8 @@ describe("throttling hooks", () => {
       status: 429,
       body: { Err: "Too many requests. Please try again in..." },
     });
-    expect(actions("totpCodeFailed")).toHaveLength(0);
-    expect(aliceRow().totpLastStep).toBe(totpStep(h.clock.now()));
+    expect(await actions("totpCodeFailed")).toHaveLength(0);
+    expect((await aliceRow()).totpLastStep).toBe(totpStep(h.clock.now()));
     h.services.totp.useHooks({});
     expect((await verify(l.cookie, code)).status).toBe(200);
   });

@@ -14,8 +14,8 @@ import type { UserSessionContext } from "../../services/auth/user-sessions.ts";
 import type { TotpSubject } from "../../services/auth/totp.ts";
 
 /** The pending session of the cookie (401 err.invalidSession when there is none), and who it is. */
-function pending(c: Context<AppEnv>): { session: UserSessionContext; subject: TotpSubject } {
-  const session = c.var.services.userSessions.resolve(readSessionCookie(c, USER_COOKIE), { allowPending: true });
+async function pending(c: Context<AppEnv>): Promise<{ session: UserSessionContext; subject: TotpSubject }> {
+  const session = c.var.services.userSessions.resolve(await readSessionCookie(c, USER_COOKIE), { allowPending: true });
   return {
     session,
     subject: {
@@ -31,18 +31,18 @@ function pending(c: Context<AppEnv>): { session: UserSessionContext; subject: To
 /** GET /otp/generate and POST /otp/verify. */
 export const otpRoutes = new Hono<AppEnv>()
   // GET /otp/generate
-  .get("/otp/generate", (c) => {
-    const { subject } = pending(c);
-    return c.json(c.var.services.totp.generate(subject), 200);
+  .get("/otp/generate", async (c) => {
+    const { subject } = await pending(c);
+    return c.json(await c.var.services.totp.generate(subject), 200);
   })
   // POST /otp/verify
   .post("/otp/verify", async (c) => {
-    const { session, subject } = pending(c);
+    const { session, subject } = await pending(c);
     const body = await parseBody(c, OtpVerifyRequestSchema);
     await c.var.services.totp.verify(subject, body.Code);
     // A new session token once the code verified: the pending one is spent (session fixation).
-    const token = c.var.services.userSessions.completeTotpSignIn(session);
-    setSessionCookie(c, USER_COOKIE, token, session.endsAt);
+    const token = await c.var.services.userSessions.completeTotpSignIn(session);
+    await setSessionCookie(c, USER_COOKIE, token, session.endsAt);
     const res: OtpVerifyResponse = { Ends: new Date(session.endsAt).toISOString() };
     return c.json(res, 200);
   });

@@ -13,7 +13,7 @@ let root = "";
 const NEW = "fresh-Quokka-71";
 const LENGTH = { Err: "Bad request", Extra: "NewPassword: Must be between 8 and 64 characters" };
 const cookieOf = (setCookie: string) => setCookie.split(";")[0] ?? "";
-const audit = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const audit = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 const login = (UserName: string, Password: string, from?: string) =>
   apiRequest(h, "POST", "/api/login", { UserName, Password }, from ? { from } : {});
 const adminLogin = (UserName: string, Password: string) =>
@@ -48,7 +48,7 @@ async function signedInUser(userName: string, authType: "LDAP" | "SAML" | "apike
     },
     { adminName: "root", ip: "127.0.0.1" },
   );
-  const { token } = h.services.userSessions.issue(usersRepo.getUser(h.services.db, id)!, {
+  const { token } = await h.services.userSessions.issue((await usersRepo.getUser(h.services.db, id))!, {
     kiosk: false,
     ip: "203.0.113.5",
   });
@@ -89,7 +89,7 @@ describe("PUT /password", () => {
     expect(await userStatus(other, "198.51.100.20")).toBe(401);
     expect((await login("alice", "alice-password")).status).toBe(401);
     expect((await login("alice", NEW)).status).toBe(200);
-    expect(audit("passwordChanged").map((e) => [e.userName, e.adminName, e.ipAddress, e.description])).toEqual([
+    expect((await audit("passwordChanged")).map((e) => [e.userName, e.adminName, e.ipAddress, e.description])).toEqual([
       ["alice", "", "203.0.113.5", "other sessions ended: 1"],
     ]);
   });
@@ -133,8 +133,8 @@ describe("PUT /password", () => {
     expect(await put(ok, "")).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
     expect(await put(ok, root)).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
     expect((await login("alice", "alice-password")).status).toBe(200);
-    expect(audit("passwordChanged")).toEqual([]);
-    expect(audit("passwordChangeFailed").map((e) => e.errorMessage)).toEqual([
+    expect(await audit("passwordChanged")).toEqual([]);
+    expect((await audit("passwordChangeFailed")).map((e) => e.errorMessage)).toEqual([
       "err.passwordsDontMatch",
       "err.passwordsDontMatch",
       "Password is too weak",
@@ -201,7 +201,7 @@ describe("PUT /password", () => {
     expect(r).toMatchObject({ status: 429, body: { Err: "Too many requests. Please try again in...", Extra: "60" } });
     expect(r.headers.get("retry-after")).toBe("60");
     expect((await login("alice", "alice-password")).status).toBe(429);
-    expect(audit("passwordChangeFailed").at(-1)?.errorMessage).toBe("Too many requests. Please try again in...");
+    expect((await audit("passwordChangeFailed")).at(-1)?.errorMessage).toBe("Too many requests. Please try again in...");
   });
 });
 
@@ -239,7 +239,7 @@ describe("POST /password (older shape)", () => {
     expect((await adminLogin("root", "root-password")).status).toBe(401);
     expect((await adminLogin("root", NEW)).status).toBe(204);
     expect((await login("alice", "alice-password")).status).toBe(200); // the user's password is untouched
-    expect(audit("passwordChanged").map((e) => [e.userName, e.adminName])).toEqual([["", "root"]]);
+    expect((await audit("passwordChanged")).map((e) => [e.userName, e.adminName])).toEqual([["", "root"]]);
     expect(await post({ ExistingPassword: "wrong-password", NewPassword: NEW }, root)).toMatchObject({
       status: 403,
       body: { Err: "Invalid credentials" },
@@ -252,13 +252,13 @@ describe("POST /password (older shape)", () => {
 
   it("refuses a non-local admin and a sign-in still owing its TOTP code", async () => {
     await h.services.adminSessions.createLocalAdmin({ userName: "lee", name: "Lee", password: "lee-password" });
-    h.services.db
+    await h.services.db
       .update(admins)
       .set({ authType: "LDAP", passwordHash: null, dn: "uid=lee,dc=test" })
       .where(eq(admins.userName, "lee"))
       .run();
-    const lee = h.services.adminSessions.issue(
-      h.services.db.select().from(admins).where(eq(admins.userName, "lee")).get()!,
+    const lee = await h.services.adminSessions.issue(
+      (await h.services.db.select().from(admins).where(eq(admins.userName, "lee")).get())!,
       "203.0.113.5",
     );
     expect(

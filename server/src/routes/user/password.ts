@@ -42,15 +42,15 @@ export const passwordRoutes = new Hono<AppEnv>()
   .post("/password", async (c) => {
     const services = c.var.services;
     let admin: AdminSessionContext | null = null;
-    const adminToken = readSessionCookie(c, ADMIN_COOKIE);
+    const adminToken = await readSessionCookie(c, ADMIN_COOKIE);
     if (adminToken) {
       try {
-        admin = services.adminSessions.resolve(adminToken);
+        admin = await services.adminSessions.resolve(adminToken);
       } catch {
         admin = null; // not a live admin session: the user's password, if signed in
       }
     }
-    const user = admin ? null : services.userSessions.resolve(readSessionCookie(c, USER_COOKIE));
+    const user = admin ? null : services.userSessions.resolve(await readSessionCookie(c, USER_COOKIE));
     const body = await parseBody(c, ChangePasswordLegacyRequestSchema);
     const input = { current: body.ExistingPassword, next: body.NewPassword, confirmRequired: false };
     await withRetryAfter(c, () =>

@@ -37,8 +37,8 @@ beforeEach(async () => {
   h = createHarness();
   seed = await seedLoop(h);
   h.channel.online.add(seed.agentId);
-  setSetting(h.services.db, "PublicURL", "http://postern.test");
-  setSetting(h.services.db, "SAMLMetadataFile", idp.metadata());
+  await setSetting(h.services.db, "PublicURL", "http://postern.test");
+  await setSetting(h.services.db, "SAMLMetadataFile", idp.metadata());
 });
 afterEach(async () => {
   await h.close();
@@ -93,9 +93,9 @@ async function fresh(
 }
 
 const sessionCookie = (setCookie: string) => /postern_session=[^;]+/.exec(setCookie)?.[0] ?? "";
-const sessionCount = () => h.services.db.select().from(userSessions).all().length;
-const lastAudit = () => h.services.db.select().from(auditLog).orderBy(desc(auditLog.id)).limit(1).get();
-const userRow = (userName: string) => h.services.db.select().from(users).where(eq(users.userName, userName)).get();
+const sessionCount = async () => (await h.services.db.select().from(userSessions).all()).length;
+const lastAudit = async () => await h.services.db.select().from(auditLog).orderBy(desc(auditLog.id)).limit(1).get();
+const userRow = async (userName: string) => await h.services.db.select().from(users).where(eq(users.userName, userName)).get();
 
 /** Posts `samlResponse` and expects a refusal: redirect with the key, no session, an audit entry naming `reason`. */
 async function expectRefused(
@@ -104,13 +104,13 @@ async function expectRefused(
   key = FAILED,
   opts: Parameters<typeof acs>[1] = {},
 ): Promise<void> {
-  const sessions = sessionCount();
+  const sessions = await sessionCount();
   const r = await acs(samlResponse, opts);
   expect(r.status).toBe(303);
   expect(r.location).toBe(key);
   expect(r.setCookie).not.toMatch(/postern_session=/);
-  expect(sessionCount()).toBe(sessions);
-  const entry = lastAudit();
+  expect(await sessionCount()).toBe(sessions);
+  const entry = await lastAudit();
   expect(entry).toMatchObject({ action: "userLoginFailed", description: "SAML sign-in", ipAddress: "203.0.113.5" });
   expect(entry?.errorMessage).toMatch(reason);
 }
@@ -137,16 +137,16 @@ describe("GET /api/saml/metadata", () => {
   });
 
   it.each([
-    ["no IdP metadata", () => setSetting(h.services.db, "SAMLMetadataFile", "")],
-    ["no PublicURL", () => setSetting(h.services.db, "PublicURL", "")],
+    ["no IdP metadata", async () => await setSetting(h.services.db, "SAMLMetadataFile", "")],
+    ["no PublicURL", async () => await setSetting(h.services.db, "PublicURL", "")],
     [
       "IdP metadata without a signing certificate",
-      () => setSetting(h.services.db, "SAMLMetadataFile", idp.metadata({ withCert: false })),
+      async () => await setSetting(h.services.db, "SAMLMetadataFile", idp.metadata({ withCert: false })),
     ],
-    ["unreadable IdP metadata", () => setSetting(h.services.db, "SAMLMetadataFile", "<EntityDescriptor")],
+    ["unreadable IdP metadata", async () => await setSetting(h.services.db, "SAMLMetadataFile", "<EntityDescriptor")],
     [
       "an IdP wanting signed requests and no SP key",
-      () => setSetting(h.services.db, "SAMLMetadataFile", idp.metadata({ wantAuthnRequestsSigned: true })),
+      async () => await setSetting(h.services.db, "SAMLMetadataFile", idp.metadata({ wantAuthnRequestsSigned: true })),
     ],
   ])("answers 404 SAML not configured with %s", async (_name, change) => {
     change();
@@ -160,8 +160,8 @@ describe("GET /api/saml/metadata", () => {
   });
 
   it("is not configured for users by the admins' settings alone", async () => {
-    setSetting(h.services.db, "SAMLMetadataFile", "");
-    setSetting(h.services.db, "AdminSAMLMetadataFile", idp.metadata());
+    await setSetting(h.services.db, "SAMLMetadataFile", "");
+    await setSetting(h.services.db, "AdminSAMLMetadataFile", idp.metadata());
     expect((await apiRequest(h, "GET", "/api/saml/metadata")).status).toBe(404);
     expect((await apiRequest(h, "GET", "/api/admin/saml/metadata")).status).toBe(200);
   });
@@ -187,8 +187,8 @@ describe("IdP metadata from a URL", () => {
   });
 
   it("fetches the metadata once and signs in with it", async () => {
-    setSetting(h.services.db, "SAMLMetadataFile", "");
-    setSetting(h.services.db, "SAMLMetadataURL", `${url}/metadata`);
+    await setSetting(h.services.db, "SAMLMetadataFile", "");
+    await setSetting(h.services.db, "SAMLMetadataURL", `${url}/metadata`);
     hits = 0;
     expect((await apiRequest(h, "GET", "/api/saml/metadata")).status).toBe(200);
     const f = await fresh();
@@ -197,8 +197,8 @@ describe("IdP metadata from a URL", () => {
   });
 
   it("is not configured while the URL fails", async () => {
-    setSetting(h.services.db, "SAMLMetadataFile", "");
-    setSetting(h.services.db, "SAMLMetadataURL", `${url}/broken`);
+    await setSetting(h.services.db, "SAMLMetadataFile", "");
+    await setSetting(h.services.db, "SAMLMetadataURL", `${url}/broken`);
     expect(await apiRequest(h, "GET", "/api/saml/metadata")).toMatchObject({
       status: 404,
       body: { Err: "SAML not configured" },
@@ -214,7 +214,7 @@ describe("GET /api/login/saml", () => {
     expect(location.startsWith(`${idp.ssoUrl}?SAMLRequest=`)).toBe(true);
     expect(new URL(location).searchParams.get("Signature")).toBeNull();
     const id = requestIdOf(location);
-    const row = h.services.db.select().from(samlRequests).where(eq(samlRequests.id, id)).get();
+    const row = await h.services.db.select().from(samlRequests).where(eq(samlRequests.id, id)).get();
     expect(row).toMatchObject({ audience: "user", kiosk: true });
     expect(row!.expiresAt - row!.createdAt).toBe(300_000);
     // Plain HTTP: no binding cookie (it could not be Secure).
@@ -223,14 +223,14 @@ describe("GET /api/login/saml", () => {
 
   it("takes a missing kioskMode as false and refuses another value", async () => {
     const id = await start("");
-    expect(h.services.db.select().from(samlRequests).where(eq(samlRequests.id, id)).get()?.kiosk).toBe(false);
+    expect((await h.services.db.select().from(samlRequests).where(eq(samlRequests.id, id)).get())?.kiosk).toBe(false);
     const bad = await apiRequest(h, "GET", "/api/login/saml?kioskMode=yes");
     expect(bad.status).toBe(302);
     expect(bad.headers.get("location")).toBe("/?error=Bad%20request");
   });
 
   it("signs the AuthnRequest when the IdP wants it and an SP key is set", async () => {
-    setSetting(h.services.db, "SAMLMetadataFile", idp.metadata({ wantAuthnRequestsSigned: true }));
+    await setSetting(h.services.db, "SAMLMetadataFile", idp.metadata({ wantAuthnRequestsSigned: true }));
     await h.services.adminSettings.generateSamlKeyCert("user", actor);
     const r = await apiRequest(h, "GET", "/api/login/saml");
     const params = new URL(r.headers.get("location") ?? "").searchParams;
@@ -249,7 +249,7 @@ describe("POST /api/saml/acs: success", () => {
     expect(r.setCookie).toMatch(/HttpOnly/i);
     const status = await apiRequest(h, "GET", "/api/status", undefined, { cookie });
     expect(status).toMatchObject({ status: 200, body: { Name: "Alice Example", AuthType: "SAML" } });
-    const user = userRow("alice@example.test");
+    const user = await userRow("alice@example.test");
     expect(user).toMatchObject({
       authType: "SAML",
       name: "Alice Example",
@@ -257,10 +257,10 @@ describe("POST /api/saml/acs: success", () => {
       totpEnabled: false,
       passwordHash: null,
     });
-    const actions = h.services.db
+    const actions = (await h.services.db
       .select()
       .from(auditLog)
-      .all()
+      .all())
       .map((e) => `${e.action}:${e.userName}`);
     expect(actions).toContain("userCreated:alice@example.test");
     expect(actions.at(-1)).toBe("userLoggedIn:alice@example.test");
@@ -269,24 +269,24 @@ describe("POST /api/saml/acs: success", () => {
   });
 
   it("redirects to /home when the new dashboard is off, and follows the Name the IdP gives", async () => {
-    setSetting(h.services.db, "NewUserDashboard", false);
+    await setSetting(h.services.db, "NewUserDashboard", false);
     expect((await acs(idp.signed(await fresh("bob", { cn: ["Bob"] })))).location).toBe("/home");
-    expect(userRow("bob")?.name).toBe("Bob");
+    expect((await userRow("bob"))?.name).toBe("Bob");
     expect((await acs(idp.signed(await fresh("bob", { displayName: ["Robert"] })))).location).toBe("/home");
-    expect(userRow("bob")?.name).toBe("Robert");
-    expect(lastAudit()).toMatchObject({ action: "userLoggedIn", userName: "bob" });
+    expect((await userRow("bob"))?.name).toBe("Robert");
+    expect(await lastAudit()).toMatchObject({ action: "userLoggedIn", userName: "bob" });
     expect(
-      h.services.db
+      (await h.services.db
         .select()
         .from(auditLog)
-        .all()
+        .all())
         .some((e) => e.action === "userUpdated" && e.description.includes("name from the IdP")),
     ).toBe(true);
   });
 
   it("names the user by the NameID when no name attribute is given", async () => {
     await acs(idp.signed(await fresh("carol")));
-    expect(userRow("carol")?.name).toBe("carol");
+    expect((await userRow("carol"))?.name).toBe("carol");
   });
 
   it("accepts a response signed as a whole (assertion unsigned)", async () => {
@@ -318,36 +318,36 @@ describe("POST /api/saml/acs: success", () => {
   it("replaces saml-group membership at every sign-in and revokes grants lost with it", async () => {
     const s = h.services;
     // The ACL reaches the SAML user only through the saml group "eng".
-    const eng = s.groups.create(
+    const eng = await s.groups.create(
       { Name: "eng", Description: "", Type: "saml", ACLIDs: [seed.aclId], UserIDs: [] },
       actor,
     );
-    s.groups.create({ Name: "ops", Description: "", Type: "local", ACLIDs: [], UserIDs: [] }, actor);
+    await s.groups.create({ Name: "ops", Description: "", Type: "local", ACLIDs: [], UserIDs: [] }, actor);
     const first = await acs(idp.signed(await fresh("erin", { groups: ["eng", "ops", "unknown"] })));
     const cookie = sessionCookie(first.setCookie);
-    const userId = userRow("erin")!.id;
-    expect(s.groups.get(eng).UserIDs).toEqual([userId]);
-    expect(s.groups.ofUser(userId).map((g) => g.Name)).toEqual(["eng"]);
+    const userId = (await userRow("erin"))!.id;
+    expect((await s.groups.get(eng)).UserIDs).toEqual([userId]);
+    expect((await s.groups.ofUser(userId)).map((g) => g.Name)).toEqual(["eng"]);
     expect((await apiRequest(h, "POST", "/api/grant", { ACLID: seed.aclId, IPs: [] }, { cookie })).status).toBe(200);
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "add", ip: "203.0.113.5" })]);
 
     // Next sign-in without the group: membership gone, the live grant of the first session revoked.
     expect((await acs(idp.signed(await fresh("erin", { groups: ["ops"] })))).location).toBe("/home/new");
-    expect(s.groups.get(eng).UserIDs).toEqual([]);
+    expect((await s.groups.get(eng)).UserIDs).toEqual([]);
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.5" })]);
     expect(
-      h.services.db
+      (await h.services.db
         .select()
         .from(auditLog)
-        .all()
+        .all())
         .some((e) => e.action === "userUpdated" && e.userName === "erin" && e.description === "SAML groups: none"),
     ).toBe(true);
   });
 
   it("creates SAML users beyond the licence's user limit (they count, but are never refused)", async () => {
-    installTestLicence(h, { UserLimit: 1, UserLimitOverage: 0 });
+    await installTestLicence(h, { UserLimit: 1, UserLimitOverage: 0 });
     expect((await acs(idp.signed(await fresh("frank")))).location).toBe("/home/new");
-    expect(userRow("frank")?.authType).toBe("SAML");
+    expect((await userRow("frank"))?.authType).toBe("SAML");
     const list = (await h.services.users.list()).map((u) => [u.UserName, u.Licensed]);
     expect(list).toEqual([
       ["alice", true],
@@ -388,7 +388,7 @@ describe("POST /api/saml/acs: refusals (no session, audited)", () => {
       .replace(signedAssertion, forged)
       .replace("<samlp:Status>", `<samlp:Extensions>${signedAssertion}</samlp:Extensions><samlp:Status>`);
     await expectRefused(b64(wrapped), /exactly one assertion/);
-    expect(userRow("root@example.test")).toBeUndefined();
+    expect(await userRow("root@example.test")).toBeUndefined();
   });
 
   it("refuses signature wrapping: the signed assertion inside the signature's Object", async () => {
@@ -462,7 +462,7 @@ describe("POST /api/saml/acs: refusals (no session, audited)", () => {
   });
 
   it("refuses a request of the admins' sign-in", async () => {
-    setSetting(h.services.db, "AdminSAMLMetadataFile", idp.metadata());
+    await setSetting(h.services.db, "AdminSAMLMetadataFile", idp.metadata());
     const r = await apiRequest(h, "GET", "/api/admin/login/saml");
     const id = requestIdOf(r.headers.get("location") ?? "");
     await expectRefused(idp.signed(idp.fields(id, SP, "alice@example.test")), /InResponseTo names no pending request/);
@@ -498,11 +498,11 @@ describe("POST /api/saml/acs: refusals (no session, audited)", () => {
   it("remembers an assertion id until its NotOnOrAfter, at most 24 hours", async () => {
     const f = await fresh();
     expect((await acs(idp.signed(f))).location).toBe("/home/new");
-    const remembered = h.services.db.select().from(samlAssertions).where(eq(samlAssertions.id, f.assertionId)).get();
+    const remembered = await h.services.db.select().from(samlAssertions).where(eq(samlAssertions.id, f.assertionId)).get();
     expect(remembered?.expiresAt).toBe(f.notOnOrAfter! + 60_000);
     const far = { ...(await fresh()), notOnOrAfter: Date.now() + 10 * 365 * 86_400_000 };
     expect((await acs(idp.signed(far))).location).toBe("/home/new");
-    const capped = h.services.db.select().from(samlAssertions).where(eq(samlAssertions.id, far.assertionId)).get();
+    const capped = await h.services.db.select().from(samlAssertions).where(eq(samlAssertions.id, far.assertionId)).get();
     expect(capped!.expiresAt - h.clock.now()).toBeLessThanOrEqual(24 * 3_600_000);
     expect(capped!.expiresAt - h.clock.now()).toBeGreaterThan(23 * 3_600_000);
   });
@@ -528,19 +528,19 @@ describe("POST /api/saml/acs: refusals (no session, audited)", () => {
 
   it("never takes over an account of another kind", async () => {
     await expectRefused(idp.signed(await fresh("alice")), /not a SAML account/);
-    expect(lastAudit()?.userName).toBe("alice");
-    expect(userRow("alice")?.authType).toBe("local");
+    expect((await lastAudit())?.userName).toBe("alice");
+    expect((await userRow("alice"))?.authType).toBe("local");
   });
 
   it("answers accountDisabled for a disabled SAML user", async () => {
     await acs(idp.signed(await fresh("gina")));
-    h.services.db.update(users).set({ disabled: true }).where(eq(users.userName, "gina")).run();
-    const sessions = sessionCount();
+    await h.services.db.update(users).set({ disabled: true }).where(eq(users.userName, "gina")).run();
+    const sessions = await sessionCount();
     const r = await acs(idp.signed(await fresh("gina")));
     expect(r).toMatchObject({ status: 303, location: "/?error=accountDisabled" });
     expect(r.setCookie).not.toMatch(/postern_session=/);
-    expect(sessionCount()).toBe(sessions);
-    expect(lastAudit()).toMatchObject({
+    expect(await sessionCount()).toBe(sessions);
+    expect(await lastAudit()).toMatchObject({
       action: "userLoginFailed",
       userName: "gina",
       errorMessage: "account disabled",
@@ -549,7 +549,7 @@ describe("POST /api/saml/acs: refusals (no session, audited)", () => {
 
   it("refuses when SAML is not configured", async () => {
     const f = await fresh();
-    setSetting(h.services.db, "SAMLMetadataFile", "");
+    await setSetting(h.services.db, "SAMLMetadataFile", "");
     await expectRefused(idp.signed(f), /no IdP metadata/, "/?error=SAML%20not%20configured");
   });
 
@@ -607,7 +607,7 @@ describe("SAML users and admins of the same name", () => {
     await h.services.adminSessions.createLocalAdmin({ userName: "root", name: "Root", password: "root-password" });
     const r = await acs(idp.signed(await fresh("root")));
     expect(r.location).toBe("/home/new");
-    expect(userRow("root")?.authType).toBe("SAML");
+    expect((await userRow("root"))?.authType).toBe("SAML");
     const login = await apiRequest(h, "POST", "/api/login", {
       UserName: "root",
       Password: "root-password",
@@ -628,11 +628,11 @@ describe("throttling of sign-in starts (one address cannot fill the pending stor
   const TOO_MANY = `/?error=${encodeURIComponent("Too many requests. Please try again in...")}`;
   const startFrom = (path: string, from: string) =>
     h.app.request(`http://postern.test${path}`, { headers: { host: "postern.test" } }, socketEnv(from));
-  const pending = (audience: "user" | "admin") =>
-    h.services.db.select().from(samlRequests).where(eq(samlRequests.audience, audience)).all().length;
+  const pending = async (audience: "user" | "admin") =>
+    (await h.services.db.select().from(samlRequests).where(eq(samlRequests.audience, audience)).all()).length;
 
   it("stores at most SAML_START_LIMIT starts per address and window, then redirects with Too many requests", async () => {
-    setSetting(h.services.db, "AdminSAMLMetadataFile", idp.metadata());
+    await setSetting(h.services.db, "AdminSAMLMetadataFile", idp.metadata());
     const locations: string[] = [];
     for (let i = 0; i < 500; i++) {
       const r = await startFrom("/api/login/saml?kioskMode=false", "203.0.113.5");
@@ -640,7 +640,7 @@ describe("throttling of sign-in starts (one address cannot fill the pending stor
       locations.push(r.headers.get("location") ?? "");
       if (i === 499) expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
     }
-    expect(pending("user")).toBe(SAML_START_LIMIT);
+    expect(await pending("user")).toBe(SAML_START_LIMIT);
     expect(locations.filter((l) => l === TOO_MANY)).toHaveLength(500 - SAML_START_LIMIT);
     // The admin start from that address is throttled as well; other addresses are not affected.
     expect((await startFrom("/api/admin/login/saml", "203.0.113.5")).headers.get("location")).toBe(
@@ -650,7 +650,7 @@ describe("throttling of sign-in starts (one address cannot fill the pending stor
     expect((await startFrom("/api/admin/login/saml", "198.51.100.8")).headers.get("location")).toMatch(
       /^https:\/\/idp\./,
     );
-    expect(pending("user")).toBe(SAML_START_LIMIT + 1);
+    expect(await pending("user")).toBe(SAML_START_LIMIT + 1);
     // The block ends.
     h.clock.advance(16 * 60_000);
     expect((await startFrom("/api/login/saml", "203.0.113.5")).headers.get("location")).toMatch(/^https:\/\/idp\./);
@@ -664,11 +664,11 @@ describe("throttling of sign-in starts (one address cannot fill the pending stor
   });
 
   it("caps the pending store per audience: a full user store leaves the admins' sign-in open", async () => {
-    setSetting(h.services.db, "AdminSAMLMetadataFile", idp.metadata());
+    await setSetting(h.services.db, "AdminSAMLMetadataFile", idp.metadata());
     const now = h.clock.now();
-    h.services.db.transaction((tx) => {
+    await h.services.db.transaction(async (tx) => {
       for (let i = 0; i < MAX_PENDING_SAML_REQUESTS; i++)
-        tx.insert(samlRequests)
+        await tx.insert(samlRequests)
           .values({ id: `_flood${i}`, audience: "user", kiosk: false, createdAt: now, expiresAt: now + 60_000 })
           .run();
     });
@@ -676,13 +676,13 @@ describe("throttling of sign-in starts (one address cannot fill the pending stor
     expect((await startFrom("/api/admin/login/saml", "198.51.100.9")).headers.get("location")).toMatch(
       /^https:\/\/idp\./,
     );
-    expect(pending("admin")).toBe(1);
+    expect(await pending("admin")).toBe(1);
   });
 });
 
 describe("browser binding over TLS", () => {
-  beforeEach(() => {
-    setSetting(h.services.db, "PublicURL", "https://postern.test");
+  beforeEach(async () => {
+    await setSetting(h.services.db, "PublicURL", "https://postern.test");
   });
   const TLS_SP = { acsUrl: "https://postern.test/api/saml/acs", audience: "https://postern.test/api/saml/metadata" };
 

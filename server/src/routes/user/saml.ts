@@ -27,12 +27,12 @@ export const samlRoutes = new Hono<AppEnv>()
       const s = c.var.services;
       const ip = c.var.clientIp;
       const signIn = await s.saml.completeUser(samlResponse, { ip, binding });
-      const { token, session } = s.userSessions.issue(signIn.user, {
+      const { token, session } = await s.userSessions.issue(signIn.user, {
         kiosk: signIn.kiosk,
         ip,
         ...(signIn.minutes !== undefined ? { minutes: signIn.minutes } : {}),
       });
-      setSessionCookie(c, USER_COOKIE, token, session.endsAt);
-      return getSetting(s.db, "NewUserDashboard") ? "/home/new" : "/home";
+      await setSessionCookie(c, USER_COOKIE, token, session.endsAt);
+      return await getSetting(s.db, "NewUserDashboard") ? "/home/new" : "/home";
     }),
   );

@@ -27,11 +27,11 @@ const login = (
     { ...(opts.from ? { from: opts.from } : {}), ...(opts.headers ? { headers: opts.headers } : {}) },
   );
 const admin = (method: string, path: string, body?: unknown) => apiRequest(h, method, path, body, { cookie: root });
-const audit = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const audit = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 /** GET /status with `cookie` from `from` (the session's own address: another one would move its grants). */
 const userStatus = async (cookie: string, from = "203.0.113.5") =>
   (await apiRequest(h, "GET", "/api/status", undefined, { cookie, from })).status;
-const clearThrottle = () => h.services.db.delete(loginThrottle).run();
+const clearThrottle = async () => await h.services.db.delete(loginThrottle).run();
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return ((s[Math.floor((s.length - 1) / 2)] ?? 0) + (s[Math.ceil((s.length - 1) / 2)] ?? 0)) / 2;
@@ -80,18 +80,18 @@ describe("POST /login outcomes", () => {
       status: 401,
       body: { Err: "Invalid credentials" },
     });
-    expect(audit("userLoggedIn").map((e) => [e.userName, e.ipAddress])).toEqual([["alice", "203.0.113.5"]]);
-    expect(audit("userLoginFailed").map((e) => [e.userName, e.errorMessage, e.ipAddress])).toEqual([
+    expect((await audit("userLoggedIn")).map((e) => [e.userName, e.ipAddress])).toEqual([["alice", "203.0.113.5"]]);
+    expect((await audit("userLoginFailed")).map((e) => [e.userName, e.errorMessage, e.ipAddress])).toEqual([
       ["alice", "wrong password", "203.0.113.5"],
       ["nobody", "unknown user", "203.0.113.5"],
     ]);
   });
 
   it("refuses a disabled account with 403 accountDisabled, audited", async () => {
-    h.services.db.update(users).set({ disabled: true }).where(eq(users.id, seed.userId)).run();
+    await h.services.db.update(users).set({ disabled: true }).where(eq(users.id, seed.userId)).run();
     expect(await login("alice", "alice-password")).toMatchObject({ status: 403, body: { Err: "accountDisabled" } });
-    expect(audit("userLoginFailed").map((e) => [e.userName, e.errorMessage])).toEqual([["alice", "account disabled"]]);
-    expect(audit("userLoggedIn")).toEqual([]);
+    expect((await audit("userLoginFailed")).map((e) => [e.userName, e.errorMessage])).toEqual([["alice", "account disabled"]]);
+    expect(await audit("userLoggedIn")).toEqual([]);
     // A wrong password still answers as for anyone (nothing about the account is revealed).
     expect(await login("alice", "wrong-password")).toMatchObject({ status: 401, body: { Err: "Invalid credentials" } });
   });
@@ -99,7 +99,7 @@ describe("POST /login outcomes", () => {
   it("refuses an account past its ValidUntil with 403 accountDisabled", async () => {
     await updateAlice({ ValidUntil: new Date(h.clock.now() - 60_000).toISOString() });
     expect(await login("alice", "alice-password")).toMatchObject({ status: 403, body: { Err: "accountDisabled" } });
-    expect(audit("userLoginFailed").map((e) => e.errorMessage)).toEqual(["account disabled"]);
+    expect((await audit("userLoginFailed")).map((e) => e.errorMessage)).toEqual(["account disabled"]);
     // A ValidUntil ahead caps the session instead.
     const until = h.clock.now() + 10 * 60_000;
     await updateAlice({ ValidUntil: new Date(until).toISOString() });
@@ -148,7 +148,7 @@ describe("admin credentials on the user login (user-portal §4 'Unauthorised')",
     expect((await apiRequest(h, "GET", "/api/admin/admins", undefined, { cookie: cookieOf(r.setCookie) })).status).toBe(
       200,
     );
-    expect(audit("adminLoggedIn").map((e) => [e.adminName, e.ipAddress])).toContainEqual(["carol", "198.51.100.4"]);
+    expect((await audit("adminLoggedIn")).map((e) => [e.adminName, e.ipAddress])).toContainEqual(["carol", "198.51.100.4"]);
   });
 
   it("leaves the admin's TOTP pending (Extra names the step) and the cookie unusable until then", async () => {
@@ -209,11 +209,11 @@ describe("throttling", () => {
     expect(r).toMatchObject({ status: 429, body: { Err: TOO_MANY, Extra: "60" } });
     expect(r.headers.get("retry-after")).toBe("60");
     expect(r.setCookie).toBe("");
-    expect(audit("userLoginFailed").map((e) => e.errorMessage)).toEqual([
+    expect((await audit("userLoginFailed")).map((e) => e.errorMessage)).toEqual([
       ...Array<string>(5).fill("wrong password"),
       "too many attempts",
     ]);
-    expect(audit("userLoggedIn")).toEqual([]);
+    expect(await audit("userLoggedIn")).toEqual([]);
     // Other accounts are not blocked; after the block alice signs in, which clears her count.
     expect((await login("bob", "whatever", { from: "192.0.2.99" })).status).toBe(401);
     h.clock.advance(60_000);
@@ -225,7 +225,7 @@ describe("throttling", () => {
   it("serves many sign-ins of one account at once in turn, and still refuses parallel guesses past the limit", async () => {
     const right = await Promise.all(Array.from({ length: 12 }, () => login("alice", "alice-password")));
     expect(right.map((r) => r.status)).toEqual(Array<number>(12).fill(200));
-    expect(audit("userLoginFailed")).toEqual([]);
+    expect(await audit("userLoginFailed")).toEqual([]);
     const guesses = await Promise.all(
       Array.from({ length: 12 }, (_, i) => login("bob", `guess-${i}`, { from: `198.51.100.${i + 1}` })),
     );
@@ -256,7 +256,7 @@ describe("throttling", () => {
       expect(await verify(cookieOf(first.setCookie))).toMatchObject({ status: 401, body: { Err: "Invalid code" } });
     const blocked = await verify(cookieOf(first.setCookie), "198.51.100.99");
     expect(blocked).toMatchObject({ status: 429, body: { Err: TOO_MANY, Extra: "60" } });
-    expect(audit("totpCodeFailed").map((e) => [e.userName, e.errorMessage])).toEqual([
+    expect((await audit("totpCodeFailed")).map((e) => [e.userName, e.errorMessage])).toEqual([
       ...Array<string[]>(5).fill(["alice", "Invalid code"]),
       ["alice", "too many attempts"],
     ]);
@@ -268,10 +268,10 @@ describe("throttling", () => {
   });
 
   it("folds a flood of blocked attempts from one address: one audit entry per minute, then its Count", async () => {
-    const blockedEntries = () => audit("userLoginFailed").filter((e) => e.errorMessage === "too many attempts");
+    const blockedEntries = async () => (await audit("userLoginFailed")).filter((e) => e.errorMessage === "too many attempts");
     for (let i = 0; i < 20; i++) await login(`name${i}`, "wrong", { from: "198.51.100.66" });
     for (let i = 0; i < 200; i++) expect((await login(`guess${i}`, "x", { from: "198.51.100.66" })).status).toBe(429);
-    expect(blockedEntries()).toHaveLength(1);
+    expect(await blockedEntries()).toHaveLength(1);
     // Admin sign-ins fold the same way.
     for (let i = 0; i < 30; i++)
       await apiRequest(
@@ -281,11 +281,11 @@ describe("throttling", () => {
         { UserName: "root", Password: "wrong" },
         { from: "198.51.100.67" },
       );
-    expect(audit("adminLoginFailed").filter((e) => e.errorMessage === "too many attempts")).toHaveLength(1);
+    expect((await audit("adminLoginFailed")).filter((e) => e.errorMessage === "too many attempts")).toHaveLength(1);
     h.clock.advance(FOLD_WINDOW_MS);
-    expect(flushFoldedAudits(h.services.db, h.clock.now())).toBe(2);
-    expect(blockedEntries()).toHaveLength(2);
-    expect(blockedEntries()[1]).toMatchObject({
+    expect(await flushFoldedAudits(h.services.db, h.clock.now())).toBe(2);
+    expect(await blockedEntries()).toHaveLength(2);
+    expect((await blockedEntries())[1]).toMatchObject({
       ipAddress: "198.51.100.66",
       userName: "guess199",
       description: "(Count: 199 more like this from this address in the minute)",
@@ -294,7 +294,7 @@ describe("throttling", () => {
 
   it("answers a blocked attempt without hashing: far faster than a refused password", async () => {
     await login("warm", "up"); // the dummy hash is built once
-    clearThrottle();
+    await clearThrottle();
     const refused: number[] = [];
     for (let i = 0; i < 5; i++)
       refused.push(await timed(() => login("alice", "wrong", { from: `198.51.100.${i + 1}` })));
@@ -307,7 +307,7 @@ describe("throttling", () => {
       );
     }
     expect(median(blocked)).toBeLessThan(median(refused) / 4);
-    expect(audit("userLoginFailed").filter((e) => e.errorMessage === "too many attempts")).toHaveLength(5);
+    expect((await audit("userLoginFailed")).filter((e) => e.errorMessage === "too many attempts")).toHaveLength(5);
   });
 
   it("answers an unknown user and a wrong password alike, in time too (medians within 25%)", async () => {
@@ -317,9 +317,9 @@ describe("throttling", () => {
     const wrong: number[] = [];
     for (let i = 0; i < 20; i++) {
       let a: unknown, b: unknown;
-      clearThrottle();
+      await clearThrottle();
       unknown.push(await timed(async () => (a = await login(`nobody${i}`, "wrong-password"))));
-      clearThrottle();
+      await clearThrottle();
       wrong.push(await timed(async () => (b = await login("alice", "wrong-password"))));
       expect(a).toMatchObject({ status: 401, body: { Err: "Invalid credentials" } });
       expect(b).toMatchObject({ status: 401, body: { Err: "Invalid credentials" } });
@@ -344,7 +344,7 @@ describe("session cookies", () => {
     expect((await apiRequest(h, "POST", "/api/logout", undefined, { cookie: cookieOf(a.setCookie) })).status).toBe(204);
     expect(await userStatus(cookieOf(a.setCookie))).toBe(401);
     expect(await userStatus(cookieOf(b.setCookie))).toBe(200);
-    expect(audit("userLoggedOut")).toHaveLength(1);
+    expect(await audit("userLoggedOut")).toHaveLength(1);
   });
 
   it("marks cookies Secure over TLS, and behind a trusted proxy that says https", async () => {
@@ -370,7 +370,7 @@ describe("session cookies", () => {
     );
     expect(viaProxy.status).toBe(200);
     expect(viaProxy.headers.get("set-cookie")).toMatch(/; Secure/);
-    expect(audit("userLoggedIn").at(-1)?.ipAddress).toBe("198.51.100.50");
+    expect((await audit("userLoggedIn")).at(-1)?.ipAddress).toBe("198.51.100.50");
 
     // An untrusted peer cannot claim https.
     const spoofed = await proxied.request(
@@ -418,7 +418,7 @@ describe("CSRF", () => {
     ).toBe(403);
     expect(h.channel.take()).toEqual([]);
     expect(await userStatus(cookie)).toBe(200);
-    expect(audit("userLoggedIn")).toHaveLength(1);
+    expect(await audit("userLoggedIn")).toHaveLength(1);
   });
 
   it("allows same-origin writes", async () => {
@@ -441,7 +441,7 @@ describe("ending sessions revokes grants", () => {
   it("one user session, all user sessions, all admin sessions", async () => {
     const a = await aliceGrants("203.0.113.5");
     const b = await aliceGrants("198.51.100.20");
-    const [first] = h.services.users.sessions(seed.userId).map((s) => s.ID);
+    const [first] = (await h.services.users.sessions(seed.userId)).map((s) => s.ID);
     expect((await admin("DELETE", `/api/admin/sessions/${first}`)).status).toBe(204);
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.5" })]);
     expect(await userStatus(a)).toBe(401);
@@ -502,7 +502,7 @@ describe("session cookies over TLS (__Host- prefix)", () => {
       body: { UserName: "boss", Password: "boss-password" },
     });
     expect(a.headers.get("set-cookie")).toMatch(/^__Host-postern_admin_session=[^;]+;.*Path=\/.*Secure/);
-    setSetting(h.services.db, "PublicURL", "https://postern.example");
+    await setSetting(h.services.db, "PublicURL", "https://postern.example");
     const r = await signIn("http://postern.test");
     expect(r.headers.get("set-cookie")).toMatch(/^__Host-postern_session=[^;]+;.*Secure/);
   });

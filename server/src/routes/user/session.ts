@@ -52,17 +52,17 @@ export const sessionRoutes = new Hono<AppEnv>()
       ),
     );
     if (outcome.kind === "admin") {
-      setSessionCookie(c, ADMIN_COOKIE, outcome.token, outcome.endsAt);
+      await setSessionCookie(c, ADMIN_COOKIE, outcome.token, outcome.endsAt);
       throw new AppError(Errors.adminOnUserLogin, outcome.pending ? pendingError(outcome.pending).err : undefined);
     }
-    setSessionCookie(c, USER_COOKIE, outcome.token, outcome.session.endsAt);
+    await setSessionCookie(c, USER_COOKIE, outcome.token, outcome.session.endsAt);
     // A TOTP code is still owed: the cookie names a session that only the 2FA routes accept.
     if (outcome.pending) throw new AppError(pendingError(outcome.pending));
     return c.json({ Ends: new Date(outcome.session.endsAt).toISOString() }, 200);
   })
   // POST /logout
-  .post("/logout", requireUser, (c) => {
-    c.var.services.userSessions.logout(c.var.userSession, c.var.clientIp);
-    clearSessionCookie(c, USER_COOKIE);
+  .post("/logout", requireUser, async (c) => {
+    await c.var.services.userSessions.logout(c.var.userSession, c.var.clientIp);
+    await clearSessionCookie(c, USER_COOKIE);
     return c.body(null, 204);
   });

@@ -20,10 +20,10 @@ let openApiDocument: Record<string, unknown> | undefined;
 /** GET /system_status, GET /theme, GET /logo, GET /openapi.json and GET /ip. */
 export const systemRoutes = new Hono<AppEnv>()
   // GET /system_status
-  .get("/system_status", (c) => {
+  .get("/system_status", async (c) => {
     const db = c.var.services.db;
-    const custom = getSetting(db, "DiscoverIPURL");
-    const ipApi = ipApiUrl(c);
+    const custom = await getSetting(db, "DiscoverIPURL");
+    const ipApi = await ipApiUrl(c);
     const body: SystemStatus = {
       IPApi: ipApi,
       IPApiPorts: !ipApi ? [] : custom ? [...SPEC_DISCOVERY_PORTS] : [...discoveryPortsOf(c.var.services)],
@@ -32,17 +32,17 @@ export const systemRoutes = new Hono<AppEnv>()
     return c.json(body, 200);
   })
   // GET /theme
-  .get("/theme", (c) => {
+  .get("/theme", async (c) => {
     const db = c.var.services.db;
     const body: Theme = {
-      Accent: getSetting(db, "Accent") as Theme["Accent"],
-      HighAccessibility: getSetting(db, "HighAccessibility"),
+      Accent: await getSetting(db, "Accent") as Theme["Accent"],
+      HighAccessibility: await getSetting(db, "HighAccessibility"),
     };
     return c.json(body, 200);
   })
   // GET /logo?mode=dark|light: the branding logo (Logo for dark mode, LightModeLogo for light).
-  .get("/logo", (c) => {
-    const dataUrl = getSetting(c.var.services.db, c.req.query("mode") === "light" ? "LightModeLogo" : "Logo");
+  .get("/logo", async (c) => {
+    const dataUrl = await getSetting(c.var.services.db, c.req.query("mode") === "light" ? "LightModeLogo" : "Logo");
     const m = /^data:(image\/(?:png|jpeg));base64,(.*)$/.exec(dataUrl);
     if (!m?.[1] || m[2] === undefined) return c.json({ Err: "Not found" }, 404);
     return c.body(Buffer.from(m[2], "base64"), 200, { "content-type": m[1], "cache-control": "public, max-age=600" });
@@ -51,4 +51,4 @@ export const systemRoutes = new Hono<AppEnv>()
   .get("/openapi.json", (c) => c.json((openApiDocument ??= buildOpenApi(operations, SERVER_VERSION)), 200))
   // GET /ip: the caller's address as this server sees it (IP discovery). With a user session
   // cookie the address is recorded as observed for that session (CGNATOpen ACLs grant it).
-  .get("/ip", (c) => answerIpDiscovery(c));
+  .get("/ip", async (c) => await answerIpDiscovery(c));

@@ -22,13 +22,13 @@ export const ALLOWLIST_CHALLENGE = 'Basic realm="postern", charset="UTF-8"';
 /** Public allowlist routes (mounted at /v1/allowlists). */
 export const allowlistRoutes = new Hono<AppEnv>()
   // GET /v1/allowlists/{aclId}/{token}.txt and /v1/allowlists/{aclId}/{token}.json
-  .get("/:aclId/:file", (c) => {
+  .get("/:aclId/:file", async (c) => {
     const m = /^(.+)\.(txt|json)$/.exec(c.req.param("file"));
     if (!m) throw new AppError(Errors.notFound);
     const [, token, format] = m as unknown as [string, string, "txt" | "json"];
     let list: AllowlistBodies;
     try {
-      list = c.var.services.apiKeys.readAllowlist(
+      list = await c.var.services.apiKeys.readAllowlist(
         c.req.param("aclId"),
         token,
         keyFromAuthorization(c.req.header("authorization")),

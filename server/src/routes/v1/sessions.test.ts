@@ -16,16 +16,16 @@ const bearer = (k: string) => ({ authorization: `Bearer ${k}` });
 /** One call; each refusal is audited on its own (folding is unfolded after every call, see unfoldAudits). */
 const call = async (method: string, path: string, headers: Record<string, string>, from?: string) => {
   const r = await apiRequest(h, method, `/api/v1/sessions${path}`, undefined, { headers, ...(from ? { from } : {}) });
-  unfoldAudits(h);
+  await unfoldAudits(h);
   return r;
 };
-const audits = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
-function createKey(
+const audits = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+async function createKey(
   name: string,
   scopes: string[],
   more: { AllowedFrom?: { Prefix: string; Note: string }[]; ExpiredAfter?: string | null } = {},
-): string {
-  return h.services.apiKeys.create(
+): Promise<string> {
+  return (await h.services.apiKeys.create(
     {
       Name: name,
       Scopes: scopes,
@@ -33,7 +33,7 @@ function createKey(
       ...(more.AllowedFrom ? { AllowedFrom: more.AllowedFrom } : {}),
     },
     actor,
-  ).PlaintextKey!;
+  )).PlaintextKey!;
 }
 async function signIn(ip: string) {
   const { token, session } = await h.services.userSessions.login({
@@ -42,7 +42,7 @@ async function signIn(ip: string) {
     kiosk: false,
     ip,
   });
-  h.services.engine.grant(session.sessionId, seed.aclId, { userName: "alice", ip, click: true });
+  await h.services.engine.grant(session.sessionId, seed.aclId, { userName: "alice", ip, click: true });
   return { token, id: session.sessionId };
 }
 function expectChallenge(r: ApiResult): void {
@@ -54,7 +54,7 @@ beforeEach(async () => {
   h = createHarness();
   seed = await seedLoop(h);
   h.channel.online.add(seed.agentId);
-  key = createKey("ops", ["user.sessions"]);
+  key = await createKey("ops", ["user.sessions"]);
   first = await signIn("198.51.100.10");
   h.clock.advance(1000);
   second = await signIn("2001:db8::10");
@@ -68,7 +68,7 @@ describe("/api/v1/sessions (scope user.sessions)", () => {
   it("lists the live user sessions", async () => {
     const r = await call("GET", "", bearer(key));
     expect(r.status).toBe(200);
-    const s1 = h.services.db.select().from(userSessions).where(eq(userSessions.id, first.id)).get()!;
+    const s1 = (await h.services.db.select().from(userSessions).where(eq(userSessions.id, first.id)).get())!;
     expect(r.body).toEqual([
       {
         ID: first.id,
@@ -89,7 +89,7 @@ describe("/api/v1/sessions (scope user.sessions)", () => {
     const basic = `Basic ${Buffer.from(`ops:${key}`).toString("base64")}`;
     expect((await call("GET", "", { authorization: basic })).body).toEqual(r.body);
     // Ended and expired sessions are not listed.
-    h.services.userSessions.logout(h.services.userSessions.resolve(first.token), "127.0.0.1");
+    await h.services.userSessions.logout(h.services.userSessions.resolve(first.token), "127.0.0.1");
     expect(((await call("GET", "", bearer(key))).body as { ID: string }[]).map((s) => s.ID)).toEqual([second.id]);
     h.clock.advance(480 * 60_000);
     expect((await call("GET", "", bearer(key))).body).toEqual([]);
@@ -103,11 +103,11 @@ describe("/api/v1/sessions (scope user.sessions)", () => {
     ]);
     expect(() => h.services.userSessions.resolve(first.token)).toThrow(expect.objectContaining({ status: 401 }));
     expect(h.services.userSessions.resolve(second.token).sessionId).toBe(second.id);
-    expect(h.services.db.select().from(userSessions).where(eq(userSessions.id, first.id)).get()).toMatchObject({
+    expect(await h.services.db.select().from(userSessions).where(eq(userSessions.id, first.id)).get()).toMatchObject({
       endReason: "apiKey",
       endedAt: expect.any(Number),
     });
-    expect(audits("sessionDeleted")).toEqual([
+    expect(await audits("sessionDeleted")).toEqual([
       expect.objectContaining({ userName: "alice", ipAddress: "192.0.2.44", description: 'ended with API key "ops"' }),
     ]);
     expect(((await call("GET", "", bearer(key))).body as { ID: string }[]).map((s) => s.ID)).toEqual([second.id]);
@@ -116,15 +116,15 @@ describe("/api/v1/sessions (scope user.sessions)", () => {
       expect(await call("DELETE", `/${id}`, bearer(key))).toMatchObject({ status: 404, body: { Err: "Not found" } });
     }
     expect(h.channel.take()).toHaveLength(0);
-    expect(audits("sessionDeleted")).toHaveLength(1);
+    expect(await audits("sessionDeleted")).toHaveLength(1);
   });
 
   it("refuses missing, wrong and expired keys (401 challenge), keys lacking the scope or used from elsewhere (403), audited", async () => {
-    const expiring = createKey("expiring", ["user.sessions"], {
+    const expiring = await createKey("expiring", ["user.sessions"], {
       ExpiredAfter: new Date(h.clock.now() + 1000).toISOString(),
     });
-    const otherScope = createKey("agents only", ["agent.register"]);
-    const fenced = createKey("fenced", ["user.sessions"], {
+    const otherScope = await createKey("agents only", ["agent.register"]);
+    const fenced = await createKey("fenced", ["user.sessions"], {
       AllowedFrom: [
         { Prefix: "10.0.0.0/8", Note: "lan" },
         { Prefix: "fd00::/8", Note: "" },
@@ -151,7 +151,7 @@ describe("/api/v1/sessions (scope user.sessions)", () => {
         body: { Err: "Unauthorised" },
       });
     }
-    const refused = audits("apiKeyAccessDenied");
+    const refused = await audits("apiKeyAccessDenied");
     expect(refused).toHaveLength(16);
     expect(refused.map((a) => a.description)).toEqual(
       expect.arrayContaining([
@@ -165,6 +165,6 @@ describe("/api/v1/sessions (scope user.sessions)", () => {
     // Nothing was ended or revoked by the refused calls.
     expect(h.channel.take()).toHaveLength(0);
     expect(h.services.userSessions.resolve(first.token).sessionId).toBe(first.id);
-    expect(audits("sessionDeleted")).toHaveLength(0);
+    expect(await audits("sessionDeleted")).toHaveLength(0);
   });
 });

@@ -17,9 +17,9 @@ import type { ApiKeyRow } from "../../repositories/api-keys.ts";
 export const SESSIONS_CHALLENGE = 'Bearer realm="postern"';
 
 /** Authenticates the request's key for user.sessions; sets the challenge header on 401. */
-function sessionsKey(c: Context<AppEnv>): ApiKeyRow {
+async function sessionsKey(c: Context<AppEnv>): Promise<ApiKeyRow> {
   try {
-    return c.var.services.apiKeys.authenticate(
+    return await c.var.services.apiKeys.authenticate(
       keyFromAuthorization(c.req.header("authorization")),
       c.var.clientIp,
       ApiKeyScopeName.userSessions,
@@ -33,15 +33,15 @@ function sessionsKey(c: Context<AppEnv>): ApiKeyRow {
 /** User-sessions API routes (mounted at /v1/sessions). */
 export const apiSessionRoutes = new Hono<AppEnv>()
   // GET /v1/sessions
-  .get("/", (c) => {
-    sessionsKey(c);
-    return c.json(c.var.services.apiKeys.liveSessions(), 200);
+  .get("/", async (c) => {
+    await sessionsKey(c);
+    return c.json(await c.var.services.apiKeys.liveSessions(), 200);
   })
   // DELETE /v1/sessions/{id}
-  .delete("/:id", (c) => {
-    const key = sessionsKey(c);
+  .delete("/:id", async (c) => {
+    const key = await sessionsKey(c);
     const id = IdSchema.safeParse(c.req.param("id"));
     if (!id.success) throw new AppError(Errors.notFound, "session");
-    c.var.services.apiKeys.endSession(id.data.toLowerCase(), key, c.var.clientIp);
+    await c.var.services.apiKeys.endSession(id.data.toLowerCase(), key, c.var.clientIp);
     return c.body(null, 204);
   });

@@ -25,10 +25,10 @@ const call = async (
     headers: opts.headers ?? {},
     from: opts.from ?? ROBOT_IP,
   });
-  unfoldAudits(h);
+  await unfoldAudits(h);
   return r;
 };
-const audits = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const audits = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 
 /** Creates an API-key user with a key (the admin path); returns the id and the plaintext key. */
 async function apiKeyUser(
@@ -52,12 +52,12 @@ async function apiKeyUser(
   return { id: created.ID, key: created.ApiKey.PlaintextKey! };
 }
 /** Creates another key with `scopes` through the admin API-key service. */
-function extraKey(
+async function extraKey(
   name: string,
   scopes: string[],
   more: { ExpiredAfter?: string | null; AllowedFrom?: { Prefix: string; Note: string }[] } = {},
-): string {
-  return h.services.apiKeys.create(
+): Promise<string> {
+  return (await h.services.apiKeys.create(
     {
       Name: name,
       Scopes: scopes,
@@ -65,7 +65,7 @@ function extraKey(
       ...(more.AllowedFrom ? { AllowedFrom: more.AllowedFrom } : {}),
     },
     actor,
-  ).PlaintextKey!;
+  )).PlaintextKey!;
 }
 function expectChallenge(r: ApiResult): void {
   expect(r).toMatchObject({ status: 401, body: { Err: "Unauthorised" } });
@@ -90,7 +90,7 @@ describe("POST /api/v1/user_sessions", () => {
     const body = ApiKeyUserSessionSchema.parse(r.body);
     expect(r.headers.get("cache-control")).toBe("no-store");
     expect(r.setCookie).toBe("");
-    const row = h.services.db.select().from(userSessions).where(eq(userSessions.id, body.ID)).get()!;
+    const row = (await h.services.db.select().from(userSessions).where(eq(userSessions.id, body.ID)).get())!;
     expect(row).toMatchObject({ userId: robot.id, kiosk: false, ipAddress: ROBOT_IP, verified: true, endedAt: null });
     expect(body.Ends).toBe(new Date(row.endsAt).toISOString());
     expect(row.endsAt - row.createdAt).toBe(480 * 60_000);
@@ -105,14 +105,14 @@ describe("POST /api/v1/user_sessions", () => {
       ACLs: [{ ACLID: seed.aclId, Status: 2 }],
     });
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "add", ip: ROBOT_IP })]);
-    expect(audits("userLoggedIn")).toEqual([expect.objectContaining({ userName: "robot", ipAddress: ROBOT_IP })]);
+    expect(await audits("userLoggedIn")).toEqual([expect.objectContaining({ userName: "robot", ipAddress: ROBOT_IP })]);
     // The token is the postern_session cookie of the ordinary user calls.
     const status = await apiRequest(h, "GET", "/api/status", undefined, {
       cookie: cookieOf(body.Token),
       from: ROBOT_IP,
     });
     expect(status).toMatchObject({ status: 200, body: { Name: "ROBOT", ACLs: [{ ACLID: seed.aclId }] } });
-    expect(h.services.db.select().from(users).where(eq(users.id, robot.id)).get()!.lastLogin).toBeGreaterThanOrEqual(
+    expect((await h.services.db.select().from(users).where(eq(users.id, robot.id)).get())!.lastLogin).toBeGreaterThanOrEqual(
       row.createdAt,
     );
   });
@@ -122,7 +122,7 @@ describe("POST /api/v1/user_sessions", () => {
     expect((await call("POST", "", { headers: { authorization: basic } })).status).toBe(201);
     expect((await call("POST", "", { headers: bearer(robot.key), body: { UserName: "robot" } })).status).toBe(201);
     expect((await call("POST", "", { headers: bearer(robot.key), body: "  " })).status).toBe(201);
-    expect(audits("userLoggedIn")).toHaveLength(3);
+    expect(await audits("userLoggedIn")).toHaveLength(3);
   });
 
   it("follows the client's address on the user calls: the grants move with it", async () => {
@@ -134,7 +134,7 @@ describe("POST /api/v1/user_sessions", () => {
     });
     expect(moved).toMatchObject({ status: 200, body: { CurrentAddress: "198.51.100.99" } });
     expect(h.channel.take().map((o) => `${o.op} ${o.ip}`)).toEqual(["del 198.51.100.20", "add 198.51.100.99"]);
-    expect(audits("userIpChanged")).toEqual([
+    expect(await audits("userIpChanged")).toEqual([
       expect.objectContaining({ userName: "robot", ipAddress: "198.51.100.99" }),
     ]);
   });
@@ -164,7 +164,7 @@ describe("POST /api/v1/user_sessions", () => {
     ]) {
       expectChallenge(await call("POST", "", { headers }));
     }
-    expect(audits("apiKeyAccessDenied").map((a) => a.description)).toEqual([
+    expect((await audits("apiKeyAccessDenied")).map((a) => a.description)).toEqual([
       "no API key presented (scope user.auth)",
       "unknown or malformed API key (scope user.auth)",
       "unknown or malformed API key (scope user.auth)",
@@ -172,12 +172,12 @@ describe("POST /api/v1/user_sessions", () => {
       'API key "soon key" has expired',
       "unknown or malformed API key (scope user.auth)",
     ]);
-    expect(audits("userLoggedIn")).toHaveLength(1);
+    expect(await audits("userLoggedIn")).toHaveLength(1);
   });
 
   it("refuses a key without the user's user.auth scope, another user's key and a source outside AllowedFrom (403), audited", async () => {
     const other = await apiKeyUser("other");
-    const sessionsOnly = extraKey("sessions only", ["user.sessions"]);
+    const sessionsOnly = await extraKey("sessions only", ["user.sessions"]);
     const fenced = await apiKeyUser("fenced", {}, { AllowedFrom: [{ Prefix: "10.0.0.0/8", Note: "lan" }] });
     expect((await call("POST", "", { headers: bearer(fenced.key), from: "10.1.2.3" })).status).toBe(201);
     const cases: [string, Record<string, string>, unknown, string | undefined, string][] = [
@@ -221,72 +221,72 @@ describe("POST /api/v1/user_sessions", () => {
       const r = await call("POST", "", { headers, body, ...(from ? { from } : {}) });
       expect(r, what).toMatchObject({ status: 403, body: { Err: "Unauthorised" } });
       expect(r.headers.get("www-authenticate")).toBeNull();
-      expect(audits("apiKeyAccessDenied").at(-1)?.description, what).toBe(description);
+      expect((await audits("apiKeyAccessDenied")).at(-1)?.description, what).toBe(description);
     }
-    expect(audits("apiKeyAccessDenied")).toHaveLength(cases.length);
-    expect(audits("userLoggedIn")).toHaveLength(1);
-    expect(h.services.db.select().from(userSessions).all()).toHaveLength(1);
+    expect(await audits("apiKeyAccessDenied")).toHaveLength(cases.length);
+    expect(await audits("userLoggedIn")).toHaveLength(1);
+    expect(await h.services.db.select().from(userSessions).all()).toHaveLength(1);
   });
 
   it("refuses users who are not API-key users, deleted, disabled, past ValidUntil or unlicensed", async () => {
     const local = await apiKeyUser("was-apikey");
-    h.services.db.update(users).set({ authType: "local" }).where(eq(users.id, local.id)).run();
+    await h.services.db.update(users).set({ authType: "local" }).where(eq(users.id, local.id)).run();
     expect(await call("POST", "", { headers: bearer(local.key) })).toMatchObject({
       status: 403,
       body: { Err: "Login not permitted" },
     });
-    expect(audits("userLoginFailed").at(-1)).toMatchObject({
+    expect((await audits("userLoginFailed")).at(-1)).toMatchObject({
       userName: "was-apikey",
       ipAddress: ROBOT_IP,
       errorMessage: 'API key "was-apikey key": not an API-key user (AuthType local)',
     });
 
     const gone = await apiKeyUser("gone");
-    h.services.users.delete(gone.id, actor);
+    await h.services.users.delete(gone.id, actor);
     expect(await call("POST", "", { headers: bearer(gone.key) })).toMatchObject({
       status: 403,
       body: { Err: "Unauthorised" },
     });
-    expect(audits("userLoginFailed").at(-1)?.errorMessage).toBe(
+    expect((await audits("userLoginFailed")).at(-1)?.errorMessage).toBe(
       `API key "gone key": user.auth:${gone.id} names a deleted user`,
     );
 
-    h.services.db.update(users).set({ disabled: true }).where(eq(users.id, robot.id)).run();
+    await h.services.db.update(users).set({ disabled: true }).where(eq(users.id, robot.id)).run();
     expect(await call("POST", "", { headers: bearer(robot.key) })).toMatchObject({
       status: 403,
       body: { Err: "accountDisabled" },
     });
-    expect(audits("userLoginFailed").at(-1)).toMatchObject({ userName: "robot", errorMessage: "account disabled" });
-    h.services.db.update(users).set({ disabled: false, validUntil: h.clock.now() }).where(eq(users.id, robot.id)).run();
+    expect((await audits("userLoginFailed")).at(-1)).toMatchObject({ userName: "robot", errorMessage: "account disabled" });
+    await h.services.db.update(users).set({ disabled: false, validUntil: h.clock.now() }).where(eq(users.id, robot.id)).run();
     expect(await call("POST", "", { headers: bearer(robot.key) })).toMatchObject({
       status: 403,
       body: { Err: "accountDisabled" },
     });
 
     // A licence for one user: alice (created first) is licensed, the API-key users are not.
-    h.services.db.update(users).set({ validUntil: null }).where(eq(users.id, robot.id)).run();
-    installTestLicence(h, { UserLimit: 1, UserLimitOverage: 0 });
+    await h.services.db.update(users).set({ validUntil: null }).where(eq(users.id, robot.id)).run();
+    await installTestLicence(h, { UserLimit: 1, UserLimitOverage: 0 });
     expect(await call("POST", "", { headers: bearer(robot.key) })).toMatchObject({
       status: 403,
       body: { Err: "err.unlicensedDescription" },
     });
-    expect(audits("userLoginFailed").at(-1)).toMatchObject({
+    expect((await audits("userLoginFailed")).at(-1)).toMatchObject({
       userName: "robot",
       errorMessage: 'API key "robot key": user not licensed',
     });
-    expect(audits("userLoggedIn")).toHaveLength(0);
-    expect(h.services.db.select().from(userSessions).all()).toHaveLength(0);
+    expect(await audits("userLoggedIn")).toHaveLength(0);
+    expect(await h.services.db.select().from(userSessions).all()).toHaveLength(0);
     expect(h.channel.take()).toHaveLength(0);
   });
 
   it("a key for several users needs the UserName", async () => {
     const second = await apiKeyUser("second");
-    const both = extraKey("both", [`user.auth:${robot.id}`, `user.auth:${second.id}`]);
+    const both = await extraKey("both", [`user.auth:${robot.id}`, `user.auth:${second.id}`]);
     expect(await call("POST", "", { headers: bearer(both) })).toMatchObject({
       status: 400,
       body: { Err: "Bad request", Extra: "UserName: this API key signs in several users; name one" },
     });
-    expect(audits("userLoginFailed").at(-1)?.errorMessage).toBe('API key "both" signs in 2 users and none was named');
+    expect((await audits("userLoginFailed")).at(-1)?.errorMessage).toBe('API key "both" signs in 2 users and none was named');
     const r = await call("POST", "", { headers: bearer(both), body: { UserName: "second" } });
     expect(r).toMatchObject({ status: 201, body: { Status: { Name: "SECOND" } } });
     expect((await call("GET", "?UserName=robot", { headers: bearer(both) })).body).toEqual([]);
@@ -310,7 +310,7 @@ describe("POST /api/v1/user_sessions", () => {
       status: 400,
       body: { Err: "Bad request", Extra: expect.stringMatching(/^UserName: /) },
     });
-    expect(audits("userLoggedIn")).toHaveLength(0);
+    expect(await audits("userLoggedIn")).toHaveLength(0);
   });
 
   it("is not a cookie route, but cross-site writes are still refused", async () => {
@@ -320,7 +320,7 @@ describe("POST /api/v1/user_sessions", () => {
     expect(await call("POST", "", { headers: { ...bearer(robot.key), "sec-fetch-site": "cross-site" } })).toMatchObject(
       { status: 403 },
     );
-    expect(audits("userLoggedIn")).toHaveLength(0);
+    expect(await audits("userLoggedIn")).toHaveLength(0);
   });
 });
 
@@ -349,7 +349,7 @@ describe("GET and DELETE /api/v1/user_sessions", () => {
   it("lists the user's own live sessions only", async () => {
     const r = await call("GET", "", { headers: bearer(robot.key) });
     expect(r.status).toBe(200);
-    const row = h.services.db.select().from(userSessions).where(eq(userSessions.id, first.ID)).get()!;
+    const row = (await h.services.db.select().from(userSessions).where(eq(userSessions.id, first.ID)).get())!;
     expect(r.body).toEqual([
       {
         ID: first.ID,
@@ -382,11 +382,11 @@ describe("GET and DELETE /api/v1/user_sessions", () => {
       (await apiRequest(h, "GET", "/api/status", undefined, { cookie: cookieOf(second.Token), from: "2001:db8::20" }))
         .status,
     ).toBe(200);
-    expect(h.services.db.select().from(userSessions).where(eq(userSessions.id, first.ID)).get()).toMatchObject({
+    expect(await h.services.db.select().from(userSessions).where(eq(userSessions.id, first.ID)).get()).toMatchObject({
       endReason: "logout",
       endedAt: expect.any(Number),
     });
-    expect(audits("userLoggedOut")).toEqual([
+    expect(await audits("userLoggedOut")).toEqual([
       expect.objectContaining({
         userName: "robot",
         ipAddress: "192.0.2.44",
@@ -400,9 +400,9 @@ describe("GET and DELETE /api/v1/user_sessions", () => {
       });
     }
     expect(
-      h.services.db.select().from(userSessions).where(eq(userSessions.id, aliceSession)).get()?.endedAt,
+      (await h.services.db.select().from(userSessions).where(eq(userSessions.id, aliceSession)).get())?.endedAt,
     ).toBeNull();
-    expect(audits("userLoggedOut")).toHaveLength(1);
+    expect(await audits("userLoggedOut")).toHaveLength(1);
     expect(h.channel.take()).toHaveLength(0);
   });
 
@@ -437,12 +437,12 @@ describe("GET and DELETE /api/v1/user_sessions", () => {
       body: { Err: "Bad request" },
     });
     expect(h.channel.take()).toHaveLength(0);
-    expect(audits("userLoggedOut")).toHaveLength(0);
+    expect(await audits("userLoggedOut")).toHaveLength(0);
     expect(
-      h.services.db
+      (await h.services.db
         .select()
         .from(userSessions)
-        .all()
+        .all())
         .filter((s) => s.endedAt !== null),
     ).toHaveLength(0);
   });

@@ -61,8 +61,8 @@ export const apiKeyUserSessionRoutes = new Hono<AppEnv>()
   // POST /v1/user_sessions
   .post("/", async (c) => {
     const body = await signInBody(c);
-    const signedIn = challenged(c, () =>
-      c.var.services.apiKeyUsers.signIn(presentedKey(c), userAddress(c), body.UserName),
+    const signedIn = challenged(c, async () =>
+      await c.var.services.apiKeyUsers.signIn(presentedKey(c), userAddress(c), body.UserName),
     );
     c.header("Cache-Control", "no-store");
     return c.json(signedIn, 201);
@@ -71,7 +71,7 @@ export const apiKeyUserSessionRoutes = new Hono<AppEnv>()
   .get("/", (c) => {
     const userName = queryUserName(c);
     return c.json(
-      challenged(c, () => c.var.services.apiKeyUsers.listSessions(presentedKey(c), c.var.clientIp, userName)),
+      challenged(c, async () => await c.var.services.apiKeyUsers.listSessions(presentedKey(c), c.var.clientIp, userName)),
       200,
     );
   })
@@ -79,13 +79,13 @@ export const apiKeyUserSessionRoutes = new Hono<AppEnv>()
   .delete("/:id", (c) => {
     const userName = queryUserName(c);
     const id = IdSchema.safeParse(c.req.param("id"));
-    challenged(c, () => {
+    challenged(c, async () => {
       // A malformed id is a session that does not exist; the key is checked first either way.
       if (!id.success) {
-        c.var.services.apiKeyUsers.authenticateUser(presentedKey(c), c.var.clientIp, userName);
+        await c.var.services.apiKeyUsers.authenticateUser(presentedKey(c), c.var.clientIp, userName);
         throw new AppError(Errors.notFound, "session");
       }
-      c.var.services.apiKeyUsers.endSession(presentedKey(c), c.var.clientIp, id.data.toLowerCase(), userName);
+      await c.var.services.apiKeyUsers.endSession(presentedKey(c), c.var.clientIp, id.data.toLowerCase(), userName);
     });
     return c.body(null, 204);
   });

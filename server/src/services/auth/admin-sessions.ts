@@ -52,12 +52,12 @@ export class AdminSessionService {
    * The password must already satisfy PasswordSchema (8–64).
    */
   async createLocalAdmin(input: { userName: string; name: string; password: string }): Promise<string> {
-    if (repo.getAdminByName(this.db, input.userName)) throw new AppError(Errors.adminNameExists);
+    if (await repo.getAdminByName(this.db, input.userName)) throw new AppError(Errors.adminNameExists);
     const id = newId();
     const passwordHash = await hashPassword(input.password);
-    this.db.transaction((tx) => {
-      repo.insertAdmin(tx, { id, name: input.name, userName: input.userName, authType: "local", passwordHash });
-      writeAudit(tx, {
+    await this.db.transaction(async (tx) => {
+      await repo.insertAdmin(tx, { id, name: input.name, userName: input.userName, authType: "local", passwordHash });
+      await writeAudit(tx, {
         action: AuditAction.adminCreated,
         at: this.clock.now(),
         adminName: input.userName,
@@ -95,13 +95,13 @@ export class AdminSessionService {
     const attempt = await this.throttle.beginAuditedLogin(input.userName, input.ip, () =>
       failed("too many attempts", true),
     );
-    const admin = repo.getAdminByName(this.db, input.userName);
+    const admin = await repo.getAdminByName(this.db, input.userName);
     let ok: boolean;
     try {
       ok = await verifyCredentials(admin ?? null, input.password, this.ldap);
     } catch (e) {
       // The password was not tested (directory unreachable): the attempt does not count.
-      this.throttle.loginAbandoned(attempt);
+      await this.throttle.loginAbandoned(attempt);
       failed("sign-in failed");
       throw e;
     }
@@ -110,8 +110,8 @@ export class AdminSessionService {
       failed(admin ? "wrong password" : "unknown admin");
       throw new AppError(Errors.invalidCredentials);
     }
-    this.throttle.loginSucceeded(attempt);
-    return this.issue(admin, input.ip);
+    await this.throttle.loginSucceeded(attempt);
+    return await this.issue(admin, input.ip);
   }
 
   /**
@@ -127,10 +127,10 @@ export class AdminSessionService {
    * with TOTP (not SAML admins) get a pending session until `completeSignIn`. 403 "Login not
    * permitted" when LoginEnabled is off.
    */
-  issue(admin: repo.AdminRow, ip: string): AdminSignedIn {
+  async issue(admin: repo.AdminRow, ip: string): Promise<AdminSignedIn> {
     const now = this.clock.now();
     if (!admin.loginEnabled) {
-      writeAudit(this.db, {
+      await writeAudit(this.db, {
         action: AuditAction.adminLoginFailed,
         at: now,
         adminName: admin.userName,
@@ -144,7 +144,7 @@ export class AdminSessionService {
     const token = randomToken(16);
     const sessionId = newId();
     const endsAt = now + ADMIN_SESSION_MINUTES * 60_000;
-    repo.insertAdminSession(this.db, {
+    await repo.insertAdminSession(this.db, {
       id: sessionId,
       tokenHash: sha256(token),
       adminId: admin.id,
@@ -154,7 +154,7 @@ export class AdminSessionService {
       verified: pending === null,
     });
     const session: AdminSessionContext = { sessionId, adminId: admin.id, userName: admin.userName, name: admin.name };
-    if (pending === null) this.completeSignIn(session, ip);
+    if (pending === null) await this.completeSignIn(session, ip);
     return { token, session, pending, endsAt };
   }
 
@@ -163,20 +163,20 @@ export class AdminSessionService {
    * /admin/otp/verify): the session gets a new cookie token (the one issued before the code no
    * longer resolves), then `completeSignIn`. Returns the new token and the session's end (epoch ms).
    */
-  completeTotpSignIn(session: AdminSessionContext, ip: string): { token: string; endsAt: number } {
+  async completeTotpSignIn(session: AdminSessionContext, ip: string): Promise<{ token: string; endsAt: number }> {
     const token = randomToken(16);
-    const endsAt = repo.rotateAdminSessionToken(this.db, session.sessionId, sha256(token));
-    this.completeSignIn(session, ip);
+    const endsAt = await repo.rotateAdminSessionToken(this.db, session.sessionId, sha256(token));
+    await this.completeSignIn(session, ip);
     return { token, endsAt: endsAt ?? this.clock.now() };
   }
 
   /** Completes an admin sign-in (at once, or after the TOTP code): the session becomes usable. */
-  completeSignIn(session: AdminSessionContext, ip: string): void {
+  async completeSignIn(session: AdminSessionContext, ip: string): Promise<void> {
     const now = this.clock.now();
-    this.db.transaction((tx) => {
-      repo.verifyAdminSession(tx, session.sessionId);
-      repo.updateAdmin(tx, session.adminId, { lastLogin: now });
-      writeAudit(tx, { action: AuditAction.adminLoggedIn, at: now, adminName: session.userName, ipAddress: ip });
+    await this.db.transaction(async (tx) => {
+      await repo.verifyAdminSession(tx, session.sessionId);
+      await repo.updateAdmin(tx, session.adminId, { lastLogin: now });
+      await writeAudit(tx, { action: AuditAction.adminLoggedIn, at: now, adminName: session.userName, ipAddress: ip });
     });
   }
 
@@ -184,9 +184,9 @@ export class AdminSessionService {
    * Resolves a cookie token; throws 401 err.invalidSession when absent, ended, expired or disabled.
    * With `allowPending` a session still owing its TOTP code is accepted (only the 2FA routes).
    */
-  resolve(token: string | undefined, opts: { allowPending?: boolean } = {}): AdminSessionContext {
+  async resolve(token: string | undefined, opts: { allowPending?: boolean } = {}): Promise<AdminSessionContext> {
     if (!token) throw new AppError(Errors.invalidSession);
-    const row = repo.adminSessionByTokenHash(this.db, sha256(token));
+    const row = await repo.adminSessionByTokenHash(this.db, sha256(token));
     if (
       !row ||
       row.session.endedAt !== null ||
@@ -199,11 +199,11 @@ export class AdminSessionService {
   }
 
   /** Ends the admin session. */
-  logout(session: AdminSessionContext, ip: string): void {
+  async logout(session: AdminSessionContext, ip: string): Promise<void> {
     const now = this.clock.now();
-    this.db.transaction((tx) => {
-      repo.endAdminSessions(tx, [session.sessionId], now);
-      writeAudit(tx, { action: AuditAction.adminLoggedOut, at: now, adminName: session.userName, ipAddress: ip });
+    await this.db.transaction(async (tx) => {
+      await repo.endAdminSessions(tx, [session.sessionId], now);
+      await writeAudit(tx, { action: AuditAction.adminLoggedOut, at: now, adminName: session.userName, ipAddress: ip });
     });
   }
 }

@@ -12,19 +12,19 @@ let seed: Seeded;
 let admin = "";
 
 const post = (body: unknown) => apiRequest(h, "POST", "/api/admin/users", body, { cookie: admin });
-const audits = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
-const userNames = () =>
-  h.services.db
+const audits = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const userNames = async () =>
+  (await h.services.db
     .select()
     .from(users)
-    .all()
+    .all())
     .map((u) => u.userName)
     .sort();
-const keyNames = () =>
-  h.services.db
+const keyNames = async () =>
+  (await h.services.db
     .select()
     .from(apiKeys)
-    .all()
+    .all())
     .map((k) => k.name)
     .sort();
 const inMonths = (m: number) => new Date(h.clock.now() + m * 30 * DAY).toISOString();
@@ -76,8 +76,8 @@ describe("POST /api/admin/users with ApiKey (create the key now)", () => {
       (await apiRequest(h, "GET", `/api/admin/api-keys/${created.ApiKey.ID}`, undefined, { cookie: admin })).body,
     );
     expect(read.PlaintextKey).toBeUndefined();
-    expect(audits("userCreated").at(-1)).toMatchObject({ userName: "robot", adminName: "root" });
-    expect(audits("apiKeyCreated").map((a) => a.description)).toEqual([
+    expect((await audits("userCreated")).at(-1)).toMatchObject({ userName: "robot", adminName: "root" });
+    expect((await audits("apiKeyCreated")).map((a) => a.description)).toEqual([
       `API key "robot key" (scopes: user.auth:${created.ID})`,
     ]);
     const signIn = await apiRequest(h, "POST", "/api/v1/user_sessions", undefined, {
@@ -143,13 +143,13 @@ describe("POST /api/admin/users with ApiKey (create the key now)", () => {
     for (const [key, status, body] of refusals) {
       expect(await post(robot(key)), JSON.stringify(key)).toMatchObject({ status, body });
     }
-    expect(userNames()).toEqual(["alice"]);
-    expect(keyNames()).toEqual([]);
-    expect(audits("userCreated")).toHaveLength(1); // alice, by the seed
+    expect(await userNames()).toEqual(["alice"]);
+    expect(await keyNames()).toEqual([]);
+    expect(await audits("userCreated")).toHaveLength(1); // alice, by the seed
   });
 
   it("a taken key name is 409 and rolls the user back", async () => {
-    h.services.apiKeys.create(
+    await h.services.apiKeys.create(
       { Name: "taken", Scopes: [], ExpiredAfter: null },
       { adminName: "root", ip: "127.0.0.1" },
     );
@@ -157,25 +157,25 @@ describe("POST /api/admin/users with ApiKey (create the key now)", () => {
       status: 409,
       body: { Err: "An API key with that name already exists" },
     });
-    expect(userNames()).toEqual(["alice"]);
-    expect(keyNames()).toEqual(["taken"]);
-    expect(audits("userCreated").map((a) => a.userName)).toEqual(["alice"]);
+    expect(await userNames()).toEqual(["alice"]);
+    expect(await keyNames()).toEqual(["taken"]);
+    expect((await audits("userCreated")).map((a) => a.userName)).toEqual(["alice"]);
     // The user's own rules still come first: a taken user name is 409 and no key is made.
     expect(await post(robot({ Name: "fresh", ExpiredAfter: null }, { UserName: "alice" }))).toMatchObject({
       status: 409,
       body: { Err: "A user with that username already exists" },
     });
-    expect(keyNames()).toEqual(["taken"]);
+    expect(await keyNames()).toEqual(["taken"]);
   });
 
   it("the user limit refuses the user and its key together", async () => {
-    installTestLicence(h, { UserLimit: 1, UserLimitOverage: 0 });
+    await installTestLicence(h, { UserLimit: 1, UserLimitOverage: 0 });
     expect(await post(robot({ Name: "k", ExpiredAfter: null }))).toMatchObject({
       status: 403,
       body: { Err: "err.userLimitReached" },
     });
-    expect(userNames()).toEqual(["alice"]);
-    expect(keyNames()).toEqual([]);
+    expect(await userNames()).toEqual(["alice"]);
+    expect(await keyNames()).toEqual([]);
   });
 
   it("ApiKey is for API-key users on create only", async () => {
@@ -196,7 +196,7 @@ describe("POST /api/admin/users with ApiKey (create the key now)", () => {
         body: { Err: "Bad request", Extra: "ApiKey: only API-key users (AuthType apikey) have a key" },
       });
     }
-    expect(userNames()).toEqual(["alice"]);
+    expect(await userNames()).toEqual(["alice"]);
     const later = await post(robot(undefined));
     expect(later.status).toBe(201);
     expect(typeof later.body).toBe("string");
@@ -208,7 +208,7 @@ describe("POST /api/admin/users with ApiKey (create the key now)", () => {
       status: 400,
       body: { Err: "Bad request", Extra: expect.stringMatching(/^ApiKey: only on create/) },
     });
-    expect(keyNames()).toEqual([]);
+    expect(await keyNames()).toEqual([]);
     // A direct call without the key's creator is a programming error, not a silent drop.
     await expect(
       h.services.users.create(UserWriteSchema.parse(robot({ Name: "k", ExpiredAfter: null }, { UserName: "robot2" })), {

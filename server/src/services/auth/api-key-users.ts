@@ -74,9 +74,9 @@ export class ApiKeyUserService extends Service {
    */
   async createUser(input: UserWrite, key: UserApiKey, actor: Actor): Promise<UserCreatedWithKey> {
     let created: ApiKey | undefined;
-    const id = await this.parts.users.create({ ...input, ApiKey: key }, actor, (_tx, userId) => {
+    const id = await this.parts.users.create({ ...input, ApiKey: key }, actor, async (_tx, userId) => {
       try {
-        created = this.parts.apiKeys.create(
+        created = await this.parts.apiKeys.create(
           {
             Name: key.Name,
             Scopes: [userAuthScope(userId)],
@@ -97,8 +97,8 @@ export class ApiKeyUserService extends Service {
   }
 
   /** Writes a userLoginFailed entry and throws `error`. */
-  private refuseUser(error: ErrorEntry, userName: string, ip: string, why: string, extra?: string): never {
-    writeAudit(this.db, {
+  private async refuseUser(error: ErrorEntry, userName: string, ip: string, why: string, extra?: string): Promise<never> {
+    await writeAudit(this.db, {
       action: AuditAction.userLoginFailed,
       at: this.clock.now(),
       userName,
@@ -120,14 +120,14 @@ export class ApiKeyUserService extends Service {
    *    apikey → 403 "Login not permitted".
    * Key refusals are audited as apiKeyAccessDenied, user refusals as userLoginFailed.
    */
-  authenticateUser(presented: string | undefined, ip: string, userName?: string): ApiKeyUser {
+  async authenticateUser(presented: string | undefined, ip: string, userName?: string): Promise<ApiKeyUser> {
     const parts = parseApiKey(presented ?? "");
-    const row = parts ? getApiKey(this.db, parts.id) : undefined;
+    const row = parts ? await getApiKey(this.db, parts.id) : undefined;
     const scoped = (row?.scopes ?? []).flatMap((s) => {
       const p = parseApiKeyScope(s);
       return p?.name === ApiKeyScopeName.userAuth ? [p.id] : [];
     });
-    const named = userName !== undefined ? usersRepo.getUserByName(this.db, userName) : undefined;
+    const named = userName !== undefined ? await usersRepo.getUserByName(this.db, userName) : undefined;
     let scope: string;
     if (userName !== undefined)
       scope = named
@@ -135,9 +135,9 @@ export class ApiKeyUserService extends Service {
         : `${ApiKeyScopeName.userAuth} (no user "${userName.slice(0, MAX_QUOTED_NAME)}")`;
     else if (scoped[0] !== undefined) scope = userAuthScope(scoped[0]);
     else scope = ApiKeyScopeName.userAuth;
-    const key = this.parts.apiKeys.authenticate(presented, ip, scope);
+    const key = await this.parts.apiKeys.authenticate(presented, ip, scope);
     if (userName === undefined && scoped.length > 1) {
-      this.refuseUser(
+      await this.refuseUser(
         Errors.badRequest,
         "",
         ip,
@@ -145,10 +145,10 @@ export class ApiKeyUserService extends Service {
         "UserName: this API key signs in several users; name one",
       );
     }
-    const user = named ?? usersRepo.getUser(this.db, scoped[0] ?? "");
-    if (!user) this.refuseUser(Errors.unauthorised, "", ip, `API key "${key.name}": ${scope} names a deleted user`);
+    const user = named ?? await usersRepo.getUser(this.db, scoped[0] ?? "");
+    if (!user) await this.refuseUser(Errors.unauthorised, "", ip, `API key "${key.name}": ${scope} names a deleted user`);
     if (user.authType !== "apikey")
-      this.refuseUser(
+      await this.refuseUser(
         Errors.loginNotPermitted,
         user.userName,
         ip,
@@ -166,14 +166,14 @@ export class ApiKeyUserService extends Service {
    * oldest sessions beyond it, and every assigned ACL without ClickToGrant is granted (audit
    * userLoggedIn). Answers the session id, the cookie token (shown once), its end and the status.
    */
-  signIn(presented: string | undefined, ip: string, userName?: string): ApiKeyUserSession {
-    const { key, user } = this.authenticateUser(presented, ip, userName);
+  async signIn(presented: string | undefined, ip: string, userName?: string): Promise<ApiKeyUserSession> {
+    const { key, user } = await this.authenticateUser(presented, ip, userName);
     const now = this.clock.now();
     const disabled = user.disabled || (user.validUntil !== null && user.validUntil <= now);
-    if (!disabled && !this.parts.licensing.isUserLicensed(user.id)) {
-      this.refuseUser(Errors.unlicensedDescription, user.userName, ip, `API key "${key.name}": user not licensed`);
+    if (!disabled && !await this.parts.licensing.isUserLicensed(user.id)) {
+      await this.refuseUser(Errors.unlicensedDescription, user.userName, ip, `API key "${key.name}": user not licensed`);
     }
-    const signed = this.parts.userSessions.issue(user, {
+    const signed = await this.parts.userSessions.issue(user, {
       kiosk: false,
       ip,
       apiKey: { id: key.id, expiredAfter: key.expiredAfter },
@@ -183,7 +183,7 @@ export class ApiKeyUserService extends Service {
       ID: signed.session.sessionId,
       Token: signed.token,
       Ends: new Date(signed.session.endsAt).toISOString(),
-      Status: this.parts.status.status(signed.session),
+      Status: await this.parts.status.status(signed.session),
     };
   }
 
@@ -191,9 +191,9 @@ export class ApiKeyUserService extends Service {
    * The live sessions of the key's user, oldest first (GET /api/v1/user_sessions); refusals as in
    * `authenticateUser`. Created and Ends ISO 8601 UTC; IPAddress the session's current address.
    */
-  listSessions(presented: string | undefined, ip: string, userName?: string): ApiSession[] {
-    const { user } = this.authenticateUser(presented, ip, userName);
-    return liveUserSessions(this.db, this.clock.now(), user.id).map((s) => ({
+  async listSessions(presented: string | undefined, ip: string, userName?: string): Promise<ApiSession[]> {
+    const { user } = await this.authenticateUser(presented, ip, userName);
+    return (await liveUserSessions(this.db, this.clock.now(), user.id)).map((s) => ({
       ID: s.id,
       UserName: user.userName,
       Created: iso(s.createdAt) ?? "",
@@ -208,17 +208,17 @@ export class ApiKeyUserService extends Service {
    * audited naming the key; the revocations go to the agents after commit. Refusals as in
    * `authenticateUser`; 404 "Not found" when the session is unknown, not live, or another user's.
    */
-  endSession(presented: string | undefined, ip: string, sessionId: string, userName?: string): void {
-    const { key, user } = this.authenticateUser(presented, ip, userName);
-    const ops = this.db.transaction((tx) => {
+  async endSession(presented: string | undefined, ip: string, sessionId: string, userName?: string): Promise<void> {
+    const { key, user } = await this.authenticateUser(presented, ip, userName);
+    const ops = await this.db.transaction(async (tx) => {
       const now = this.clock.now();
-      const found = getUserSessionWithUser(tx, sessionId);
+      const found = await getUserSessionWithUser(tx, sessionId);
       const s = found?.session;
       if (!s || s.userId !== user.id || s.endedAt !== null || s.endsAt <= now)
         throw new AppError(Errors.notFound, "session");
-      const revokeOps = this.engine.revokeForSessions(tx, [s.id]);
-      usersRepo.endSessions(tx, [s.id], now, "logout");
-      writeAudit(tx, {
+      const revokeOps = await this.engine.revokeForSessions(tx, [s.id]);
+      await usersRepo.endSessions(tx, [s.id], now, "logout");
+      await writeAudit(tx, {
         action: AuditAction.userLoggedOut,
         at: now,
         userName: user.userName,

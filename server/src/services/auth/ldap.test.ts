@@ -214,16 +214,16 @@ describe("createLdapVerifier", () => {
   afterEach(async () => {
     await h.close();
   });
-  const entries = () => h.services.db.select().from(auditLog).where(eq(auditLog.action, "ldapUnavailable")).all();
-  const refusals = () => h.services.db.select().from(auditLog).where(eq(auditLog.action, "ldapSignInRefused")).all();
+  const entries = async () => await h.services.db.select().from(auditLog).where(eq(auditLog.action, "ldapUnavailable")).all();
+  const refusals = async () => await h.services.db.select().from(auditLog).where(eq(auditLog.action, "ldapSignInRefused")).all();
 
   it("resolves false and writes ldapUnavailable with the reason when the directory is down", async () => {
     h = createHarness();
     const port = await closedPort();
-    setSetting(h.services.db, "LDAPURL", `ldap://127.0.0.1:${port}`);
+    await setSetting(h.services.db, "LDAPURL", `ldap://127.0.0.1:${port}`);
     const verify = createLdapVerifier(h.services, "admin");
     await expect(verify("cn=x,dc=example,dc=org", "secret")).resolves.toBe(false);
-    expect(entries()).toEqual([
+    expect(await entries()).toEqual([
       expect.objectContaining({
         description: "admin sign-in as cn=x,dc=example,dc=org",
         errorMessage: expect.stringMatching(
@@ -231,22 +231,22 @@ describe("createLdapVerifier", () => {
         ),
       }),
     ]);
-    expect(JSON.stringify(entries())).not.toContain("secret");
+    expect(JSON.stringify(await entries())).not.toContain("secret");
   });
 
   it("writes ldapSignInRefused for a missing DN, no LDAPURL and cldap, and nothing for an empty password", async () => {
     h = createHarness();
     const verify = createLdapVerifier(h.services, "user");
     await expect(verify("cn=x,dc=example,dc=org", "secret")).resolves.toBe(false);
-    setSetting(h.services.db, "LDAPURL", "cldap://127.0.0.1");
+    await setSetting(h.services.db, "LDAPURL", "cldap://127.0.0.1");
     await expect(verify("cn=x,dc=example,dc=org", "secret")).resolves.toBe(false);
     await expect(verify("", "secret")).resolves.toBe(false);
     await expect(verify("cn=x,dc=example,dc=org", "")).resolves.toBe(false);
-    expect(refusals().map((r) => r.errorMessage)).toEqual([
+    expect((await refusals()).map((r) => r.errorMessage)).toEqual([
       "LDAP sign-in refused: LDAPURL is not set",
       "LDAP sign-in refused: cldap (connectionless LDAP over UDP) is not supported: use ldap, ldaps or ldapi",
       "LDAP sign-in refused: the account has no DN",
     ]);
-    expect(entries()).toEqual([]);
+    expect(await entries()).toEqual([]);
   });
 });

@@ -68,12 +68,12 @@ export interface LdapConfig {
 }
 
 /** Reads the LDAP settings. */
-export function readLdapConfig(db: Db | Tx): LdapConfig {
+export async function readLdapConfig(db: Db | Tx): Promise<LdapConfig> {
   return {
-    url: getSetting(db, "LDAPURL"),
-    startTls: getSetting(db, "LDAPStartTLS"),
-    skipVerifyTls: getSetting(db, "LDAPSkipVerifyTLS"),
-    caPem: getSetting(db, "LDAPCACertificate"),
+    url: await getSetting(db, "LDAPURL"),
+    startTls: await getSetting(db, "LDAPStartTLS"),
+    skipVerifyTls: await getSetting(db, "LDAPSkipVerifyTLS"),
+    caPem: await getSetting(db, "LDAPCACertificate"),
   };
 }
 
@@ -255,12 +255,12 @@ export function createLdapVerifier(
   timeouts: Partial<LdapTimeouts> = {},
 ): LdapVerifier {
   return async (dn: string, password: string): Promise<boolean> => {
-    const outcome = await ldapBind(readLdapConfig(deps.db), dn, password, timeouts);
+    const outcome = await ldapBind(await readLdapConfig(deps.db), dn, password, timeouts);
     if (outcome.ok) return true;
     if (outcome.kind === "invalidCredentials") return false;
     const action = outcome.kind === "unavailable" ? AuditAction.ldapUnavailable : AuditAction.ldapSignInRefused;
     const text = outcome.kind === "unavailable" ? "LDAP directory unavailable" : "LDAP sign-in refused";
-    writeAudit(deps.db, {
+    await writeAudit(deps.db, {
       action,
       at: deps.clock.now(),
       description: dn ? `${audience} sign-in as ${dn}` : `${audience} sign-in without a DN`,

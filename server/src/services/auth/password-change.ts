@@ -102,7 +102,7 @@ export class PasswordChangeService extends Service {
    * is too weak", 429 "Too many requests. Please try again in...", 403 "Invalid credentials").
    */
   async changeUserPassword(session: UserSessionContext, input: PasswordChangeInput, ip: string): Promise<void> {
-    const row = usersRepo.getUser(this.db, session.userId);
+    const row = await usersRepo.getUser(this.db, session.userId);
     if (!row) throw new AppError(Errors.cannotChangePassword);
     const account: Account = {
       kind: "user",
@@ -113,17 +113,17 @@ export class PasswordChangeService extends Service {
       passwordHash: row.passwordHash,
     };
     const hash = await this.checkChange(account, input, ip);
-    const ops = this.db.transaction((tx) => {
+    const ops = await this.db.transaction(async (tx) => {
       const now = this.clock.now();
-      const current = usersRepo.getUser(tx, account.id);
+      const current = await usersRepo.getUser(tx, account.id);
       // Changed while the hash was computed (no longer local, or another change won): refuse.
       if (!current || current.authType !== "local" || current.passwordHash !== account.passwordHash)
         throw new AppError(Errors.cannotChangePassword);
-      usersRepo.updateUser(tx, account.id, { passwordHash: hash });
-      const others = usersRepo.liveSessionIds(tx, account.id, now).filter((id) => id !== session.sessionId);
-      const revoke = this.engine.revokeForSessions(tx, others);
-      usersRepo.endSessions(tx, others, now, PASSWORD_CHANGED);
-      writeAudit(tx, {
+      await usersRepo.updateUser(tx, account.id, { passwordHash: hash });
+      const others = (await usersRepo.liveSessionIds(tx, account.id, now)).filter((id) => id !== session.sessionId);
+      const revoke = await this.engine.revokeForSessions(tx, others);
+      await usersRepo.endSessions(tx, others, now, PASSWORD_CHANGED);
+      await writeAudit(tx, {
         action: AuditAction.passwordChanged,
         at: now,
         userName: account.userName,
@@ -140,7 +140,7 @@ export class PasswordChangeService extends Service {
    * other sessions; `session` stays. Throws as `changeUserPassword`.
    */
   async changeAdminPassword(session: AdminSessionContext, input: PasswordChangeInput, ip: string): Promise<void> {
-    const row = getAdmin(this.db, session.adminId);
+    const row = await getAdmin(this.db, session.adminId);
     if (!row) throw new AppError(Errors.cannotChangePassword);
     const account: Account = {
       kind: "admin",
@@ -151,17 +151,17 @@ export class PasswordChangeService extends Service {
       passwordHash: row.passwordHash,
     };
     const hash = await this.checkChange(account, input, ip);
-    this.db.transaction((tx) => {
+    await this.db.transaction(async (tx) => {
       const now = this.clock.now();
-      const current = getAdmin(tx, account.id);
+      const current = await getAdmin(tx, account.id);
       if (!current || current.authType !== "local" || current.passwordHash !== account.passwordHash)
         throw new AppError(Errors.cannotChangePassword);
-      updateAdmin(tx, account.id, { passwordHash: hash });
-      const others = liveAdminSessions(tx, now, account.id)
+      await updateAdmin(tx, account.id, { passwordHash: hash });
+      const others = (await liveAdminSessions(tx, now, account.id))
         .map((s) => s.id)
         .filter((id) => id !== session.sessionId);
-      endAdminSessions(tx, others, now);
-      writeAudit(tx, {
+      await endAdminSessions(tx, others, now);
+      await writeAudit(tx, {
         action: AuditAction.passwordChanged,
         at: now,
         adminName: account.userName,
@@ -174,38 +174,38 @@ export class PasswordChangeService extends Service {
   /** Applies the rules up to the current password's check; returns the new password's hash. */
   private async checkChange(account: Account, input: PasswordChangeInput, ip: string): Promise<string> {
     if (account.authType !== "local" || !account.passwordHash) throw new AppError(Errors.cannotChangePassword);
-    const refuse = (error: AppError): AppError => {
-      this.audit(account, ip, { action: AuditAction.passwordChangeFailed, errorMessage: error.err });
+    const refuse = async (error: AppError): Promise<AppError> => {
+      await this.audit(account, ip, { action: AuditAction.passwordChangeFailed, errorMessage: error.err });
       return error;
     };
     if ((input.confirmRequired || input.confirm !== undefined) && input.confirm !== input.next)
-      throw refuse(new AppError(Errors.passwordsDontMatch));
+      throw await refuse(new AppError(Errors.passwordsDontMatch));
     const strength = await passwordStrength(input.next, [account.userName, account.name, ...account.name.split(/\s+/)]);
     if (strength.score < MIN_PASSWORD_SCORE)
-      throw refuse(new AppError(Errors.passwordTooWeak, strength.hint || undefined));
+      throw await refuse(new AppError(Errors.passwordTooWeak, strength.hint || undefined));
     let attempt;
     try {
-      attempt = this.throttle.beginLogin(account.userName, ip);
+      attempt = await this.throttle.beginLogin(account.userName, ip);
     } catch (e) {
-      throw e instanceof AppError ? refuse(e) : e;
+      throw e instanceof AppError ? await refuse(e) : e;
     }
     let right: boolean;
     try {
       right = await verifyPassword(account.passwordHash, input.current);
     } catch (e) {
-      this.throttle.loginAbandoned(attempt);
+      await this.throttle.loginAbandoned(attempt);
       throw e;
     }
     if (!right) {
       this.throttle.loginFailed(attempt);
-      throw refuse(new AppError(Errors.wrongCurrentPassword));
+      throw await refuse(new AppError(Errors.wrongCurrentPassword));
     }
-    this.throttle.loginSucceeded(attempt);
+    await this.throttle.loginSucceeded(attempt);
     return hashPassword(input.next);
   }
 
-  private audit(account: Account, ip: string, entry: Pick<AuditEntry, "action" | "errorMessage">): void {
+  private async audit(account: Account, ip: string, entry: Pick<AuditEntry, "action" | "errorMessage">): Promise<void> {
     const who = account.kind === "user" ? { userName: account.userName } : { adminName: account.userName };
-    writeAudit(this.db, { ...entry, at: this.clock.now(), ...who, ipAddress: ip });
+    await writeAudit(this.db, { ...entry, at: this.clock.now(), ...who, ipAddress: ip });
   }
 }

@@ -52,8 +52,8 @@ const blocked = (seconds: number) => ({
   extra: String(seconds),
 });
 /** `n` failed password attempts (begun, then ended as failures). */
-function fail(n: number, name = "alice", ip = "203.0.113.5"): void {
-  for (let i = 0; i < n; i++) t.loginFailed(t.beginLogin(name, ip));
+async function fail(n: number, name = "alice", ip = "203.0.113.5"): Promise<void> {
+  for (let i = 0; i < n; i++) t.loginFailed(await t.beginLogin(name, ip));
 }
 
 describe("keys", () => {
@@ -79,79 +79,79 @@ describe("keys", () => {
 });
 
 describe("password attempts", () => {
-  it("blocks an account at its fifth failure, before any further attempt, for a minute", () => {
-    fail(ACCOUNT_LIMIT - 1);
-    expect(refusal(() => t.beginLogin("alice", "203.0.113.5"))).toBeNull(); // the 5th
-    expect(refusal(() => t.beginLogin("alice", "203.0.113.5"))).toEqual(blocked(60));
-    expect(refusal(() => t.beginLogin("ALICE", "198.51.100.7"))).toEqual(blocked(60)); // any address, any case
-    expect(refusal(() => t.beginLogin("bob", "203.0.113.5"))).toBeNull(); // other accounts are not blocked
+  it("blocks an account at its fifth failure, before any further attempt, for a minute", async () => {
+    await fail(ACCOUNT_LIMIT - 1);
+    expect(refusal(async () => await t.beginLogin("alice", "203.0.113.5"))).toBeNull(); // the 5th
+    expect(refusal(async () => await t.beginLogin("alice", "203.0.113.5"))).toEqual(blocked(60));
+    expect(refusal(async () => await t.beginLogin("ALICE", "198.51.100.7"))).toEqual(blocked(60)); // any address, any case
+    expect(refusal(async () => await t.beginLogin("bob", "203.0.113.5"))).toBeNull(); // other accounts are not blocked
     clock.advance(30_000);
-    expect(refusal(() => t.beginLogin("alice", "203.0.113.5"))).toEqual(blocked(30));
+    expect(refusal(async () => await t.beginLogin("alice", "203.0.113.5"))).toEqual(blocked(30));
   });
 
-  it("doubles the block with every further failure, up to 15 minutes", () => {
-    fail(ACCOUNT_LIMIT);
+  it("doubles the block with every further failure, up to 15 minutes", async () => {
+    await fail(ACCOUNT_LIMIT);
     const waits: string[] = [];
     for (let i = 0; i < 7; i++) {
-      const r = refusal(() => t.beginLogin("alice", "203.0.113.5"));
+      const r = refusal(async () => await t.beginLogin("alice", "203.0.113.5"));
       waits.push(r?.extra ?? "");
       clock.advance(Number(r?.extra) * 1000);
-      fail(1); // the block ended: one more try, wrong
+      await fail(1); // the block ended: one more try, wrong
     }
     expect(waits).toEqual(["60", "120", "240", "480", "900", "900", "900"]);
-    expect(refusal(() => t.beginLogin("alice", "203.0.113.5"))?.extra).toBe(String(BLOCK_MAX_MS / 1000));
+    expect(refusal(async () => await t.beginLogin("alice", "203.0.113.5"))?.extra).toBe(String(BLOCK_MAX_MS / 1000));
   });
 
-  it("counts per window: failures older than 15 minutes are forgotten", () => {
-    fail(ACCOUNT_LIMIT - 1);
+  it("counts per window: failures older than 15 minutes are forgotten", async () => {
+    await fail(ACCOUNT_LIMIT - 1);
     clock.advance(WINDOW_MS);
-    fail(ACCOUNT_LIMIT - 1);
-    expect(refusal(() => t.beginLogin("alice", "203.0.113.5"))).toBeNull();
-    expect(refusal(() => t.beginLogin("alice", "203.0.113.5"))?.status).toBe(429);
+    await fail(ACCOUNT_LIMIT - 1);
+    expect(refusal(async () => await t.beginLogin("alice", "203.0.113.5"))).toBeNull();
+    expect(refusal(async () => await t.beginLogin("alice", "203.0.113.5"))?.status).toBe(429);
   });
 
-  it("forgets a blocked key only 15 quiet minutes after its block ended", () => {
-    fail(ACCOUNT_LIMIT);
+  it("forgets a blocked key only 15 quiet minutes after its block ended", async () => {
+    await fail(ACCOUNT_LIMIT);
     clock.advance(60_000); // block over
-    fail(1); // blocked again, 2 minutes
+    await fail(1); // blocked again, 2 minutes
     clock.advance(120_000 + WINDOW_MS - 1000);
-    fail(1); // not yet forgotten: this failure blocks for 4 minutes
-    expect(refusal(() => t.beginLogin("alice", "203.0.113.5"))).toEqual(blocked(240));
+    await fail(1); // not yet forgotten: this failure blocks for 4 minutes
+    expect(refusal(async () => await t.beginLogin("alice", "203.0.113.5"))).toEqual(blocked(240));
     clock.advance(240_000 + WINDOW_MS);
-    fail(ACCOUNT_LIMIT - 1); // forgotten: a fresh count
-    expect(refusal(() => t.beginLogin("alice", "203.0.113.5"))).toBeNull();
+    await fail(ACCOUNT_LIMIT - 1); // forgotten: a fresh count
+    expect(refusal(async () => await t.beginLogin("alice", "203.0.113.5"))).toBeNull();
   });
 
-  it("blocks an address at 20 failures over any accounts; IPv6 counts by /64", () => {
-    for (let i = 0; i < ADDRESS_LIMIT; i++) t.beginLogin(`user${i}`, "203.0.113.5");
-    expect(refusal(() => t.beginLogin("fresh", "203.0.113.5"))).toEqual(blocked(60));
-    expect(refusal(() => t.beginLogin("fresh", "203.0.113.6"))).toBeNull();
-    for (let i = 0; i < ADDRESS_LIMIT; i++) t.beginLogin(`v6user${i}`, `2001:db8:5:6::${i + 1}`);
-    expect(refusal(() => t.beginLogin("fresh2", "2001:db8:5:6:ffff::9"))).toEqual(blocked(60));
-    expect(refusal(() => t.beginLogin("fresh2", "2001:db8:5:7::1"))).toBeNull();
+  it("blocks an address at 20 failures over any accounts; IPv6 counts by /64", async () => {
+    for (let i = 0; i < ADDRESS_LIMIT; i++) await t.beginLogin(`user${i}`, "203.0.113.5");
+    expect(refusal(async () => await t.beginLogin("fresh", "203.0.113.5"))).toEqual(blocked(60));
+    expect(refusal(async () => await t.beginLogin("fresh", "203.0.113.6"))).toBeNull();
+    for (let i = 0; i < ADDRESS_LIMIT; i++) await t.beginLogin(`v6user${i}`, `2001:db8:5:6::${i + 1}`);
+    expect(refusal(async () => await t.beginLogin("fresh2", "2001:db8:5:6:ffff::9"))).toEqual(blocked(60));
+    expect(refusal(async () => await t.beginLogin("fresh2", "2001:db8:5:7::1"))).toBeNull();
   });
 
-  it("counts an attempt when it begins, so parallel attempts cannot outrun the limit", () => {
+  it("counts an attempt when it begins, so parallel attempts cannot outrun the limit", async () => {
     const inFlight = [];
-    for (let i = 0; i < ACCOUNT_LIMIT; i++) inFlight.push(t.beginLogin("alice", "203.0.113.5"));
-    expect(refusal(() => t.beginLogin("alice", "203.0.113.9"))?.status).toBe(429);
+    for (let i = 0; i < ACCOUNT_LIMIT; i++) inFlight.push(await t.beginLogin("alice", "203.0.113.5"));
+    expect(refusal(async () => await t.beginLogin("alice", "203.0.113.9"))?.status).toBe(429);
   });
 
   it("a sign-in blocked only by attempts in flight waits for them; the right ones let it through", async () => {
-    const inFlight = Array.from({ length: ACCOUNT_LIMIT }, () => t.beginLogin("alice", "203.0.113.5"));
+    const inFlight = Array.from({ length: ACCOUNT_LIMIT }, async () => await t.beginLogin("alice", "203.0.113.5"));
     let refused = 0;
     const waiting = Array.from({ length: 3 }, () => t.beginAuditedLogin("alice", "203.0.113.5", () => refused++));
     await new Promise((resolve) => setTimeout(resolve, 60));
-    for (const attempt of inFlight) t.loginSucceeded(attempt);
+    for (const attempt of inFlight) await t.loginSucceeded(attempt);
     const started = await Promise.all(waiting);
     expect(started).toHaveLength(3);
     expect(refused).toBe(0);
-    for (const attempt of started) t.loginSucceeded(attempt);
-    expect(db.select().from(loginThrottle).all()).toEqual([]);
+    for (const attempt of started) await t.loginSucceeded(attempt);
+    expect(await db.select().from(loginThrottle).all()).toEqual([]);
   });
 
   it("a sign-in waiting on attempts in flight is refused once they turn out wrong", async () => {
-    const inFlight = Array.from({ length: ACCOUNT_LIMIT }, () => t.beginLogin("alice", "203.0.113.5"));
+    const inFlight = Array.from({ length: ACCOUNT_LIMIT }, async () => await t.beginLogin("alice", "203.0.113.5"));
     let refused = 0;
     const waiting = t.beginAuditedLogin("alice", "203.0.113.5", () => refused++);
     await new Promise((resolve) => setTimeout(resolve, 60));
@@ -161,7 +161,7 @@ describe("password attempts", () => {
   });
 
   it("a key blocked by failures that ended is refused at once, with no wait", async () => {
-    fail(ACCOUNT_LIMIT);
+    await fail(ACCOUNT_LIMIT);
     const startedAt = performance.now();
     let refused = 0;
     const outcome = await t.beginAuditedLogin("alice", "203.0.113.5", () => refused++).then(() => null, refusalOf);
@@ -170,42 +170,42 @@ describe("password attempts", () => {
     expect(performance.now() - startedAt).toBeLessThan(IN_FLIGHT_WAIT_MS / 2);
   });
 
-  it("a success clears the account key and takes the attempt back from the address key only", () => {
-    fail(ACCOUNT_LIMIT - 1);
-    t.loginSucceeded(t.beginLogin("alice", "203.0.113.5")); // the 5th attempt, right: not blocked
+  it("a success clears the account key and takes the attempt back from the address key only", async () => {
+    await fail(ACCOUNT_LIMIT - 1);
+    await t.loginSucceeded(await t.beginLogin("alice", "203.0.113.5")); // the 5th attempt, right: not blocked
     expect(
-      db
+      (await db
         .select()
         .from(loginThrottle)
-        .all()
+        .all())
         .map((r) => [r.key, r.failures, r.blockedUntil]),
     ).toEqual([["ip:203.0.113.5", ACCOUNT_LIMIT - 1, null]]);
-    fail(ACCOUNT_LIMIT - 1);
-    expect(refusal(() => t.beginLogin("alice", "203.0.113.5"))).toBeNull();
+    await fail(ACCOUNT_LIMIT - 1);
+    expect(refusal(async () => await t.beginLogin("alice", "203.0.113.5"))).toBeNull();
   });
 
-  it("a success at an address's 20th attempt does not leave the address blocked", () => {
-    for (let i = 0; i < ADDRESS_LIMIT - 1; i++) t.beginLogin(`user${i}`, "203.0.113.5");
-    t.loginSucceeded(t.beginLogin("alice", "203.0.113.5"));
-    expect(refusal(() => t.beginLogin("other", "203.0.113.5"))).toBeNull(); // the 20th failure
-    expect(refusal(() => t.beginLogin("other2", "203.0.113.5"))?.status).toBe(429);
+  it("a success at an address's 20th attempt does not leave the address blocked", async () => {
+    for (let i = 0; i < ADDRESS_LIMIT - 1; i++) await t.beginLogin(`user${i}`, "203.0.113.5");
+    await t.loginSucceeded(await t.beginLogin("alice", "203.0.113.5"));
+    expect(refusal(async () => await t.beginLogin("other", "203.0.113.5"))).toBeNull(); // the 20th failure
+    expect(refusal(async () => await t.beginLogin("other2", "203.0.113.5"))?.status).toBe(429);
   });
 
-  it("an abandoned attempt (no password tested) counts for neither key", () => {
-    for (let i = 0; i < 10; i++) t.loginAbandoned(t.beginLogin("alice", "203.0.113.5"));
-    expect(db.select().from(loginThrottle).all()).toEqual([]);
+  it("an abandoned attempt (no password tested) counts for neither key", async () => {
+    for (let i = 0; i < 10; i++) await t.loginAbandoned(await t.beginLogin("alice", "203.0.113.5"));
+    expect(await db.select().from(loginThrottle).all()).toEqual([]);
   });
 
-  it("sweeps forgotten rows", () => {
-    fail(1, "a");
-    fail(1, "b");
+  it("sweeps forgotten rows", async () => {
+    await fail(1, "a");
+    await fail(1, "b");
     clock.advance(WINDOW_MS + 60_000);
-    fail(1, "c", "198.51.100.1");
+    await fail(1, "c", "198.51.100.1");
     expect(
-      db
+      (await db
         .select()
         .from(loginThrottle)
-        .all()
+        .all())
         .map((r) => r.key)
         .sort(),
     ).toEqual(["account:c", "ip:198.51.100.1"]);
@@ -213,30 +213,30 @@ describe("password attempts", () => {
 });
 
 describe("2FA codes", () => {
-  it("blocks an account's codes at the fifth wrong code; a right code clears them", () => {
+  it("blocks an account's codes at the fifth wrong code; a right code clears them", async () => {
     for (let i = 0; i < CODE_LIMIT - 1; i++) {
-      expect(refusal(() => t.checkCode("alice", "203.0.113.5"))).toBeNull();
-      t.recordCodeFailure("alice", "203.0.113.5");
+      expect(refusal(async () => await t.checkCode("alice", "203.0.113.5"))).toBeNull();
+      await t.recordCodeFailure("alice", "203.0.113.5");
     }
-    t.recordCodeSuccess("alice");
+    await t.recordCodeSuccess("alice");
     for (let i = 0; i < CODE_LIMIT; i++) {
-      expect(refusal(() => t.checkCode("alice", "203.0.113.5"))).toBeNull();
-      t.recordCodeFailure("alice", "203.0.113.5");
+      expect(refusal(async () => await t.checkCode("alice", "203.0.113.5"))).toBeNull();
+      await t.recordCodeFailure("alice", "203.0.113.5");
     }
-    expect(refusal(() => t.checkCode("Alice", "198.51.100.7"))).toEqual(blocked(60));
+    expect(refusal(async () => await t.checkCode("Alice", "198.51.100.7"))).toEqual(blocked(60));
     clock.advance(60_000);
-    expect(refusal(() => t.checkCode("alice", "203.0.113.5"))).toBeNull();
+    expect(refusal(async () => await t.checkCode("alice", "203.0.113.5"))).toBeNull();
   });
 
-  it("keeps codes apart from passwords: a right password does not clear wrong codes", () => {
-    for (let i = 0; i < CODE_LIMIT; i++) t.recordCodeFailure("alice", "203.0.113.5");
-    t.loginSucceeded(t.beginLogin("alice", "203.0.113.5"));
-    expect(refusal(() => t.checkCode("alice", "203.0.113.5"))?.status).toBe(429);
+  it("keeps codes apart from passwords: a right password does not clear wrong codes", async () => {
+    for (let i = 0; i < CODE_LIMIT; i++) await t.recordCodeFailure("alice", "203.0.113.5");
+    await t.loginSucceeded(await t.beginLogin("alice", "203.0.113.5"));
+    expect(refusal(async () => await t.checkCode("alice", "203.0.113.5"))?.status).toBe(429);
   });
 
-  it("counts wrong codes against the address too", () => {
-    for (let i = 0; i < ADDRESS_LIMIT; i++) t.recordCodeFailure(`user${i}`, "203.0.113.5");
-    expect(refusal(() => t.checkCode("fresh", "203.0.113.5"))).toEqual(blocked(60));
-    expect(refusal(() => t.beginLogin("fresh", "203.0.113.5"))).toEqual(blocked(60));
+  it("counts wrong codes against the address too", async () => {
+    for (let i = 0; i < ADDRESS_LIMIT; i++) await t.recordCodeFailure(`user${i}`, "203.0.113.5");
+    expect(refusal(async () => await t.checkCode("fresh", "203.0.113.5"))).toEqual(blocked(60));
+    expect(refusal(async () => await t.beginLogin("fresh", "203.0.113.5"))).toEqual(blocked(60));
   });
 });

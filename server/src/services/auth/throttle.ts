@@ -153,8 +153,8 @@ export class LoginThrottle {
    * attempt as a failure of both keys at once and returns it. End it with `loginSucceeded` or
    * `loginAbandoned`; a failed attempt needs nothing more.
    */
-  beginLogin(userName: string, ip: string): LoginAttempt {
-    const started = this.tryBeginLogin(userName, ip);
+  async beginLogin(userName: string, ip: string): Promise<LoginAttempt> {
+    const started = await this.tryBeginLogin(userName, ip);
     if ("waitMs" in started) throw tooManyRequests(started.waitMs);
     return started;
   }
@@ -168,7 +168,7 @@ export class LoginThrottle {
   async beginAuditedLogin(userName: string, ip: string, onBlocked: () => void): Promise<LoginAttempt> {
     const giveUpAt = performance.now() + IN_FLIGHT_WAIT_MS;
     for (;;) {
-      const started = this.tryBeginLogin(userName, ip);
+      const started = await this.tryBeginLogin(userName, ip);
       if (!("waitMs" in started)) return started;
       if (!started.inFlightOnly || performance.now() >= giveUpAt) {
         onBlocked();
@@ -179,11 +179,11 @@ export class LoginThrottle {
   }
 
   /** The password was right: the account key is cleared and the attempt taken back from the address key. */
-  loginSucceeded(attempt: LoginAttempt): void {
+  async loginSucceeded(attempt: LoginAttempt): Promise<void> {
     this.end(attempt);
-    this.db.transaction((tx) => {
-      deleteThrottle(tx, attempt.accountKey);
-      this.takeBack(tx, attempt.addressKey, ADDRESS_LIMIT, attempt.before.address);
+    await this.db.transaction(async (tx) => {
+      await deleteThrottle(tx, attempt.accountKey);
+      await this.takeBack(tx, attempt.addressKey, ADDRESS_LIMIT, attempt.before.address);
     });
   }
 
@@ -193,11 +193,11 @@ export class LoginThrottle {
   }
 
   /** The attempt tested no password (e.g. the directory was unreachable): taken back from both keys. */
-  loginAbandoned(attempt: LoginAttempt): void {
+  async loginAbandoned(attempt: LoginAttempt): Promise<void> {
     this.end(attempt);
-    this.db.transaction((tx) => {
-      this.takeBack(tx, attempt.accountKey, ACCOUNT_LIMIT, attempt.before.account);
-      this.takeBack(tx, attempt.addressKey, ADDRESS_LIMIT, attempt.before.address);
+    await this.db.transaction(async (tx) => {
+      await this.takeBack(tx, attempt.accountKey, ACCOUNT_LIMIT, attempt.before.account);
+      await this.takeBack(tx, attempt.addressKey, ADDRESS_LIMIT, attempt.before.address);
     });
   }
 
@@ -206,13 +206,13 @@ export class LoginThrottle {
    * then says for how long, and whether the block stands only because of this process's attempts in
    * flight (without them, the key's failures would be below its limit).
    */
-  private tryBeginLogin(userName: string, ip: string): LoginAttempt | Refusal {
+  private async tryBeginLogin(userName: string, ip: string): Promise<LoginAttempt | Refusal> {
     const now = this.clock.now();
-    this.prune(now);
+    await this.prune(now);
     const keys = { account: accountKey(userName), address: addressKey(ip) };
-    const attempt = this.db.transaction((tx): LoginAttempt | Refusal => {
-      const account = this.current(tx, keys.account, now);
-      const address = this.current(tx, keys.address, now);
+    const attempt = await this.db.transaction(async (tx): Promise<LoginAttempt | Refusal> => {
+      const account = await this.current(tx, keys.account, now);
+      const address = await this.current(tx, keys.address, now);
       const blocks = [
         { row: account, key: keys.account, limit: ACCOUNT_LIMIT },
         { row: address, key: keys.address, limit: ADDRESS_LIMIT },
@@ -222,8 +222,8 @@ export class LoginThrottle {
           waitMs: Math.max(...blocks.map((b) => blockedFor(b.row, now))),
           inFlightOnly: blocks.every((b) => (b.row?.failures ?? 0) - (this.inFlight.get(b.key) ?? 0) < b.limit),
         };
-      this.count(tx, keys.account, account, ACCOUNT_LIMIT, now);
-      this.count(tx, keys.address, address, ADDRESS_LIMIT, now);
+      await this.count(tx, keys.account, account, ACCOUNT_LIMIT, now);
+      await this.count(tx, keys.address, address, ADDRESS_LIMIT, now);
       return {
         accountKey: keys.account,
         addressKey: keys.address,
@@ -256,23 +256,23 @@ export class LoginThrottle {
    * `verifySync`; awaiting already-settled promises is fine), so that parallel requests cannot all
    * pass the check before their failures are counted.
    */
-  checkCode(userName: string, ip: string): void {
+  async checkCode(userName: string, ip: string): Promise<void> {
     const now = this.clock.now();
     const wait = Math.max(
-      blockedFor(this.current(this.db, codeKey(userName), now), now),
-      blockedFor(this.current(this.db, addressKey(ip), now), now),
+      blockedFor(await this.current(this.db, codeKey(userName), now), now),
+      blockedFor(await this.current(this.db, addressKey(ip), now), now),
     );
     if (wait > 0) throw tooManyRequests(wait);
   }
 
   /** Counts a wrong 2FA code of `userName` from `ip` against the account's code key and the address. */
-  recordCodeFailure(userName: string, ip: string): void {
+  async recordCodeFailure(userName: string, ip: string): Promise<void> {
     const now = this.clock.now();
-    this.prune(now);
+    await this.prune(now);
     const keys = { code: codeKey(userName), address: addressKey(ip) };
-    this.db.transaction((tx) => {
-      this.count(tx, keys.code, this.current(tx, keys.code, now), CODE_LIMIT, now);
-      this.count(tx, keys.address, this.current(tx, keys.address, now), ADDRESS_LIMIT, now);
+    await this.db.transaction(async (tx) => {
+      await this.count(tx, keys.code, await this.current(tx, keys.code, now), CODE_LIMIT, now);
+      await this.count(tx, keys.address, await this.current(tx, keys.address, now), ADDRESS_LIMIT, now);
     });
   }
 
@@ -280,18 +280,18 @@ export class LoginThrottle {
    * Before an attempt that names no account (a SAML response posted to an ACS): throws 429 when the
    * address is blocked.
    */
-  checkAddress(ip: string): void {
+  async checkAddress(ip: string): Promise<void> {
     const now = this.clock.now();
-    const wait = blockedFor(this.current(this.db, addressKey(ip), now), now);
+    const wait = blockedFor(await this.current(this.db, addressKey(ip), now), now);
     if (wait > 0) throw tooManyRequests(wait);
   }
 
   /** Counts a refused attempt that names no account (a forged, stale or replayed SAML response) against the address. */
-  recordAddressFailure(ip: string): void {
+  async recordAddressFailure(ip: string): Promise<void> {
     const now = this.clock.now();
-    this.prune(now);
+    await this.prune(now);
     const key = addressKey(ip);
-    this.db.transaction((tx) => this.count(tx, key, this.current(tx, key, now), ADDRESS_LIMIT, now));
+    await this.db.transaction(async (tx) => await this.count(tx, key, await this.current(tx, key, now), ADDRESS_LIMIT, now));
   }
 
   /**
@@ -301,26 +301,26 @@ export class LoginThrottle {
    * SAML_START_LIMIT starts in the window; otherwise counts the start. `samlStartCompleted` takes it
    * back when the sign-in completes.
    */
-  beginSamlStart(ip: string): void {
+  async beginSamlStart(ip: string): Promise<void> {
     const now = this.clock.now();
-    this.prune(now);
+    await this.prune(now);
     const keys = { start: samlStartKey(ip), address: addressKey(ip) };
-    this.db.transaction((tx) => {
-      const start = this.current(tx, keys.start, now);
-      const wait = Math.max(blockedFor(start, now), blockedFor(this.current(tx, keys.address, now), now));
+    await this.db.transaction(async (tx) => {
+      const start = await this.current(tx, keys.start, now);
+      const wait = Math.max(blockedFor(start, now), blockedFor(await this.current(tx, keys.address, now), now));
       if (wait > 0) throw tooManyRequests(wait);
-      this.count(tx, keys.start, start, SAML_START_LIMIT, now);
+      await this.count(tx, keys.start, start, SAML_START_LIMIT, now);
     });
   }
 
   /** A SAML sign-in from `ip` completed: its start is taken back (completed sign-ins never add up to a block). */
-  samlStartCompleted(ip: string): void {
-    this.db.transaction((tx) => this.takeBack(tx, samlStartKey(ip), SAML_START_LIMIT, null));
+  async samlStartCompleted(ip: string): Promise<void> {
+    await this.db.transaction(async (tx) => await this.takeBack(tx, samlStartKey(ip), SAML_START_LIMIT, null));
   }
 
   /** A right 2FA code of `userName`: clears the account's code key (the address key stays). */
-  recordCodeSuccess(userName: string): void {
-    deleteThrottle(this.db, codeKey(userName));
+  async recordCodeSuccess(userName: string): Promise<void> {
+    await deleteThrottle(this.db, codeKey(userName));
   }
 
   /**
@@ -335,12 +335,12 @@ export class LoginThrottle {
     onCodeSuccess: (a: CodeAttemptInfo) => void;
   } {
     return {
-      beforeCode: (a) => {
+      beforeCode: async (a) => {
         try {
-          this.checkCode(a.userName, a.ip);
+          await this.checkCode(a.userName, a.ip);
         } catch (e) {
           const who = a.kind === "admin" ? { adminName: a.userName } : { userName: a.userName };
-          writeFoldedAudit(this.db, {
+          await writeFoldedAudit(this.db, {
             action: AuditAction.totpCodeFailed,
             at: this.clock.now(),
             ...who,
@@ -350,43 +350,43 @@ export class LoginThrottle {
           throw e;
         }
       },
-      onCodeFailure: (a) => this.recordCodeFailure(a.userName, a.ip),
-      onCodeSuccess: (a) => this.recordCodeSuccess(a.userName),
+      onCodeFailure: async (a) => await this.recordCodeFailure(a.userName, a.ip),
+      onCodeSuccess: async (a) => await this.recordCodeSuccess(a.userName),
     };
   }
 
   /** The key's row unless it is forgotten (window and block ended WINDOW_MS ago). */
-  private current(q: Db | Tx, key: string, now: number): ThrottleRow | null {
-    const row = getThrottle(q, key);
+  private async current(q: Db | Tx, key: string, now: number): Promise<ThrottleRow | null> {
+    const row = await getThrottle(q, key);
     if (!row) return null;
     const forgotten = now >= row.windowStart + WINDOW_MS && now >= (row.blockedUntil ?? 0) + WINDOW_MS;
     return forgotten ? null : row;
   }
 
   /** Counts one failure; the failure reaching `limit` and every one after it blocks, doubling. */
-  private count(tx: Tx, key: string, row: ThrottleRow | null, limit: number, now: number): void {
+  private async count(tx: Tx, key: string, row: ThrottleRow | null, limit: number, now: number): Promise<void> {
     const failures = (row?.failures ?? 0) + 1;
     const blockedUntil =
       failures >= limit
         ? now + Math.min(BLOCK_BASE_MS * 2 ** Math.min(failures - limit, 20), BLOCK_MAX_MS)
         : (row?.blockedUntil ?? null);
-    putThrottle(tx, { key, failures, windowStart: row?.windowStart ?? now, blockedUntil });
+    await putThrottle(tx, { key, failures, windowStart: row?.windowStart ?? now, blockedUntil });
   }
 
   /** Takes one counted failure back; below the limit again, the block it set is undone. */
-  private takeBack(tx: Tx, key: string, limit: number, blockedBefore: number | null): void {
-    const row = getThrottle(tx, key);
+  private async takeBack(tx: Tx, key: string, limit: number, blockedBefore: number | null): Promise<void> {
+    const row = await getThrottle(tx, key);
     if (!row) return;
     const failures = Math.max(0, row.failures - 1);
-    if (failures === 0 && blockedBefore === null) return deleteThrottle(tx, key);
-    putThrottle(tx, { ...row, failures, blockedUntil: failures < limit ? blockedBefore : row.blockedUntil });
+    if (failures === 0 && blockedBefore === null) return await deleteThrottle(tx, key);
+    await putThrottle(tx, { ...row, failures, blockedUntil: failures < limit ? blockedBefore : row.blockedUntil });
   }
 
   /** Sweeps forgotten rows, at most once a minute. */
-  private prune(now: number): void {
+  private async prune(now: number): Promise<void> {
     if (now - this.lastPrune < PRUNE_EVERY_MS) return;
     this.lastPrune = now;
-    pruneThrottle(this.db, now - WINDOW_MS);
+    await pruneThrottle(this.db, now - WINDOW_MS);
   }
 }
 

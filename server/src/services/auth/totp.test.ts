@@ -67,8 +67,8 @@ describe("TotpService", () => {
   beforeEach(async () => {
     h = createHarness();
     await h.services.adminSessions.createLocalAdmin({ userName: "bob", name: "Bob", password: "bob-password" });
-    const row = h.services.db.select().from(admins).where(eq(admins.userName, "bob")).get()!;
-    h.services.db.update(admins).set({ totpEnabled: true }).where(eq(admins.id, row.id)).run();
+    const row = (await h.services.db.select().from(admins).where(eq(admins.userName, "bob")).get())!;
+    await h.services.db.update(admins).set({ totpEnabled: true }).where(eq(admins.id, row.id)).run();
     const signed = await h.services.adminSessions.login({ userName: "bob", password: "bob-password", ip: "127.0.0.1" });
     expect(signed.pending).toBe("enrol");
     subject = {
@@ -83,55 +83,55 @@ describe("TotpService", () => {
     await h.close();
   });
 
-  it("keeps the enrolment key sealed in a setting, so a restarted server shows the same secret", () => {
-    const first = h.services.totp.generate(subject).Secret;
-    const sealed = getSetting(h.services.db, "TotpEnrolmentKeySealed");
+  it("keeps the enrolment key sealed in a setting, so a restarted server shows the same secret", async () => {
+    const first = (await h.services.totp.generate(subject)).Secret;
+    const sealed = await getSetting(h.services.db, "TotpEnrolmentKeySealed");
     expect(sealed).toMatch(/^v1\./);
     const restarted = new TotpService(
       { db: h.services.db, clock: h.clock, engine: h.services.engine },
       h.services.secrets,
     );
-    expect(restarted.generate(subject).Secret).toBe(first);
-    expect(getSetting(h.services.db, "TotpEnrolmentKeySealed")).toBe(sealed);
+    expect((await restarted.generate(subject)).Secret).toBe(first);
+    expect(await getSetting(h.services.db, "TotpEnrolmentKeySealed")).toBe(sealed);
   });
 
-  it("replaces an enrolment key it cannot open (another data-dir key): only enrolments in progress change", () => {
-    const first = h.services.totp.generate(subject).Secret;
+  it("replaces an enrolment key it cannot open (another data-dir key): only enrolments in progress change", async () => {
+    const first = (await h.services.totp.generate(subject)).Secret;
     const otherKey = new TotpService(
       { db: h.services.db, clock: h.clock, engine: h.services.engine },
       new SecretBox(randomBytes(32)),
     );
-    const second = otherKey.generate(subject).Secret;
+    const second = (await otherKey.generate(subject)).Secret;
     expect(second).not.toBe(first);
-    expect(getSetting(h.services.db, "TotpEnrolmentKeySealed")).not.toBe("");
+    expect(await getSetting(h.services.db, "TotpEnrolmentKeySealed")).not.toBe("");
     // A corrupt value is replaced too.
-    setSetting(h.services.db, "TotpEnrolmentKeySealed", "garbage");
-    expect(h.services.totp.generate(subject).Secret).toMatch(/^[A-Z2-7]{32}$/);
+    await setSetting(h.services.db, "TotpEnrolmentKeySealed", "garbage");
+    expect((await h.services.totp.generate(subject)).Secret).toMatch(/^[A-Z2-7]{32}$/);
   });
 
-  it("writes a step only when it is later than the stored one and the secret is the expected one", () => {
+  it("writes a step only when it is later than the stored one and the secret is the expected one", async () => {
     const db = h.services.db;
-    expect(recordTotpStep(db, "admin", subject.accountId, 100, { expectSecretEnc: null, newSecretEnc: "v1.a" })).toBe(
+    expect(await recordTotpStep(db, "admin", subject.accountId, 100, { expectSecretEnc: null, newSecretEnc: "v1.a" })).toBe(
       true,
     );
-    expect(recordTotpStep(db, "admin", subject.accountId, 100, { expectSecretEnc: "v1.a" })).toBe(false);
-    expect(recordTotpStep(db, "admin", subject.accountId, 99, { expectSecretEnc: "v1.a" })).toBe(false);
+    expect(await recordTotpStep(db, "admin", subject.accountId, 100, { expectSecretEnc: "v1.a" })).toBe(false);
+    expect(await recordTotpStep(db, "admin", subject.accountId, 99, { expectSecretEnc: "v1.a" })).toBe(false);
     // A concurrent enrolment already stored a secret: a second one does not overwrite it.
-    expect(recordTotpStep(db, "admin", subject.accountId, 200, { expectSecretEnc: null, newSecretEnc: "v1.b" })).toBe(
+    expect(await recordTotpStep(db, "admin", subject.accountId, 200, { expectSecretEnc: null, newSecretEnc: "v1.b" })).toBe(
       false,
     );
-    expect(recordTotpStep(db, "admin", subject.accountId, 101, { expectSecretEnc: "v1.a" })).toBe(true);
-    expect(db.select().from(admins).where(eq(admins.id, subject.accountId)).get()).toMatchObject({
+    expect(await recordTotpStep(db, "admin", subject.accountId, 101, { expectSecretEnc: "v1.a" })).toBe(true);
+    expect(await db.select().from(admins).where(eq(admins.id, subject.accountId)).get()).toMatchObject({
       totpSecretEnc: "v1.a",
       totpLastStep: 101,
     });
   });
 
-  it("defers only admins", () => {
-    setSetting(h.services.db, "AllowAdminTotpDeferral", true);
-    expect(() => h.services.totp.deferEnrolment({ ...subject, kind: "user" })).toThrow(
+  it("defers only admins", async () => {
+    await setSetting(h.services.db, "AllowAdminTotpDeferral", true);
+    expect(async () => await h.services.totp.deferEnrolment({ ...subject, kind: "user" })).toThrow(
       "2FA enrolment cannot be deferred",
     );
-    expect(() => h.services.totp.deferEnrolment(subject)).not.toThrow();
+    expect(async () => await h.services.totp.deferEnrolment(subject)).not.toThrow();
   });
 });

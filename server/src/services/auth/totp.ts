@@ -142,10 +142,10 @@ export class TotpService extends Service {
    * verified" when the account already has a secret (it verifies instead), 401 err.invalidSession
    * when the account no longer has TOTP (sign in again).
    */
-  generate(subject: TotpSubject): OtpGenerateResponse {
-    const account = this.pendingAccount(subject);
+  async generate(subject: TotpSubject): Promise<OtpGenerateResponse> {
+    const account = await this.pendingAccount(subject);
     if (account.secretEnc !== null) throw new AppError(Errors.userAlreadyVerified);
-    const secret = this.enrolmentSecret(subject);
+    const secret = await this.enrolmentSecret(subject);
     return { Secret: secret, URL: totpUrl(account.userName, secret) };
   }
 
@@ -159,7 +159,7 @@ export class TotpService extends Service {
    * TOTP, and whatever `hooks.beforeCode` throws (429 when throttled).
    */
   async verify(subject: TotpSubject, code: string): Promise<TotpOutcome> {
-    this.pendingAccount(subject);
+    await this.pendingAccount(subject);
     const attempt: CodeAttempt = {
       kind: subject.kind,
       accountId: subject.accountId,
@@ -169,7 +169,7 @@ export class TotpService extends Service {
     await this.hooks.beforeCode?.(attempt);
     // From here to the write nothing awaits: the read, the check and the conditional write of the
     // step run as one step of the event loop, and the write re-checks the step in SQL.
-    const outcome = this.checkAndRecord(subject, code);
+    const outcome = await this.checkAndRecord(subject, code);
     if (outcome === null) {
       await this.hooks.onCodeFailure?.(attempt);
       throw new AppError(Errors.invalidCode);
@@ -186,13 +186,13 @@ export class TotpService extends Service {
    * for an enrolled admin (who must give a code), 409 "Already verified 2FA" for a completed
    * session, 401 err.invalidSession when the admin no longer has TOTP.
    */
-  deferEnrolment(subject: TotpSubject): void {
+  async deferEnrolment(subject: TotpSubject): Promise<void> {
     if (subject.kind !== "admin") throw new AppError(Errors.deferralNotAllowed);
-    this.db.transaction((tx) => {
-      const account = this.pendingAccount(subject, tx);
-      if (!getSetting(tx, "AllowAdminTotpDeferral")) throw new AppError(Errors.deferralNotAllowed);
+    await this.db.transaction(async (tx) => {
+      const account = await this.pendingAccount(subject, tx);
+      if (!await getSetting(tx, "AllowAdminTotpDeferral")) throw new AppError(Errors.deferralNotAllowed);
       if (account.secretEnc !== null) throw new AppError(Errors.userAlreadyVerified);
-      writeAudit(tx, {
+      await writeAudit(tx, {
         action: AuditAction.totpEnrolmentDeferred,
         at: this.clock.now(),
         adminName: subject.userName,
@@ -202,11 +202,11 @@ export class TotpService extends Service {
   }
 
   /** Reads the account of a session that still owes its code, or throws (see `generate`). */
-  private pendingAccount(subject: TotpSubject, q: Parameters<typeof repo.getTotpAccount>[0] = this.db): TotpAccountRow {
-    const verified = repo.sessionVerified(q, subject.kind, subject.sessionId);
+  private async pendingAccount(subject: TotpSubject, q: Parameters<typeof repo.getTotpAccount>[0] = this.db): Promise<TotpAccountRow> {
+    const verified = await repo.sessionVerified(q, subject.kind, subject.sessionId);
     if (verified === undefined) throw new AppError(Errors.invalidSession);
     if (verified) throw new AppError(Errors.alreadyVerified2fa);
-    const account = repo.getTotpAccount(q, subject.kind, subject.accountId);
+    const account = await repo.getTotpAccount(q, subject.kind, subject.accountId);
     // TOTP turned off (or the account became SAML) while the sign-in was pending: sign in again.
     if (!account || !account.totpEnabled || account.authType === "SAML" || account.authType === "apikey")
       throw new AppError(Errors.invalidSession);
@@ -214,24 +214,24 @@ export class TotpService extends Service {
   }
 
   /** Checks the code and records its step (and, at enrolment, the sealed secret); null when refused. */
-  private checkAndRecord(subject: TotpSubject, code: string): TotpOutcome | null {
+  private async checkAndRecord(subject: TotpSubject, code: string): Promise<TotpOutcome | null> {
     const now = this.clock.now();
-    const account = this.pendingAccount(subject);
+    const account = await this.pendingAccount(subject);
     const enrolling = account.secretEnc === null;
     const secret = enrolling
-      ? this.enrolmentSecret(subject)
+      ? await this.enrolmentSecret(subject)
       : this.secrets.open(this.purpose(subject), account.secretEnc!);
     const step = checkTotpCode(secret, code, now, account.lastStep);
     const who: Pick<AuditEntry, "userName" | "adminName"> =
       subject.kind === "user" ? { userName: subject.userName } : { adminName: subject.userName };
     if (step !== null) {
-      const recorded = this.db.transaction((tx) => {
-        const ok = repo.recordTotpStep(tx, subject.kind, subject.accountId, step, {
+      const recorded = await this.db.transaction(async (tx) => {
+        const ok = await repo.recordTotpStep(tx, subject.kind, subject.accountId, step, {
           expectSecretEnc: account.secretEnc,
           ...(enrolling ? { newSecretEnc: this.secrets.seal(this.purpose(subject), secret) } : {}),
         });
         if (ok)
-          writeAudit(tx, {
+          await writeAudit(tx, {
             action: enrolling ? AuditAction.totpEnrolled : AuditAction.totpVerified,
             at: now,
             ...who,
@@ -241,7 +241,7 @@ export class TotpService extends Service {
       });
       if (recorded) return enrolling ? "enrolled" : "verified";
     }
-    writeAudit(this.db, {
+    await writeAudit(this.db, {
       action: AuditAction.totpCodeFailed,
       at: now,
       ...who,
@@ -258,8 +258,8 @@ export class TotpService extends Service {
   }
 
   /** The base32 enrolment secret of a pending session (see the file comment). */
-  private enrolmentSecret(subject: TotpSubject): string {
-    const mac = createHmac("sha256", this.enrolmentKey())
+  private async enrolmentSecret(subject: TotpSubject): Promise<string> {
+    const mac = createHmac("sha256", await this.enrolmentKey())
       .update(`${subject.kind}\0${subject.accountId}\0${subject.sessionId}`)
       .digest();
     return base32.encode(mac.subarray(0, TOTP_SECRET_BYTES), { padding: false });
@@ -270,8 +270,8 @@ export class TotpService extends Service {
    * and again if the stored one cannot be opened (the data dir's key changed: only enrolments in
    * progress are affected).
    */
-  private enrolmentKey(): Buffer {
-    const sealed = getSetting(this.db, "TotpEnrolmentKeySealed");
+  private async enrolmentKey(): Promise<Buffer> {
+    const sealed = await getSetting(this.db, "TotpEnrolmentKeySealed");
     if (this.enrolmentKeyCache?.sealed === sealed && sealed !== "") return this.enrolmentKeyCache.key;
     if (sealed !== "") {
       try {
@@ -286,7 +286,7 @@ export class TotpService extends Service {
     }
     const key = randomBytes(32);
     const fresh = this.secrets.seal(ENROLMENT_KEY_PURPOSE, key.toString("base64"));
-    setSetting(this.db, "TotpEnrolmentKeySealed", fresh);
+    await setSetting(this.db, "TotpEnrolmentKeySealed", fresh);
     this.enrolmentKeyCache = { sealed: fresh, key };
     return key;
   }

@@ -107,8 +107,8 @@ export class UserSessionService extends Service {
     const attempt = await this.throttle.beginAuditedLogin(input.userName, input.ip, () =>
       failed("too many attempts", true),
     );
-    const user = passwordUser(usersRepo.getUserByName(this.db, input.userName));
-    const admin = !user && admins ? getAdminByName(this.db, input.userName) : undefined;
+    const user = passwordUser(await usersRepo.getUserByName(this.db, input.userName));
+    const admin = !user && admins ? await getAdminByName(this.db, input.userName) : undefined;
     let ok: boolean;
     try {
       ok =
@@ -117,7 +117,7 @@ export class UserSessionService extends Service {
           : await admins.checkPassword(admin, input.password);
     } catch (e) {
       // The password was not tested (directory unreachable): the attempt does not count.
-      this.throttle.loginAbandoned(attempt);
+      await this.throttle.loginAbandoned(attempt);
       failed("sign-in failed");
       throw e;
     }
@@ -126,9 +126,9 @@ export class UserSessionService extends Service {
       failed(user || admin ? "wrong password" : "unknown user");
       throw new AppError(Errors.invalidCredentials);
     }
-    this.throttle.loginSucceeded(attempt);
-    if (user) return { kind: "user", ...this.issue(user, { kiosk: input.kiosk, ip: input.ip }) };
-    return { kind: "admin", ...admins!.issue(admin!, input.ip) };
+    await this.throttle.loginSucceeded(attempt);
+    if (user) return { kind: "user", ...await this.issue(user, { kiosk: input.kiosk, ip: input.ip }) };
+    return { kind: "admin", ...await admins!.issue(admin!, input.ip) };
   }
 
   /**
@@ -139,13 +139,13 @@ export class UserSessionService extends Service {
    * deleted (docs/decisions.md "Access ends with the account"). Users with TOTP (not SAML or API-key
    * users) get a pending session. Throws 403 accountDisabled for a disabled or expired account.
    */
-  issue(
+  async issue(
     user: usersRepo.UserRow,
     opts: { kiosk: boolean; ip: string; minutes?: number; apiKey?: { id: string; expiredAfter: number | null } },
-  ): SignedIn {
+  ): Promise<SignedIn> {
     const now = this.clock.now();
     if (user.disabled || (user.validUntil !== null && user.validUntil <= now)) {
-      writeAudit(this.db, {
+      await writeAudit(this.db, {
         action: AuditAction.userLoginFailed,
         at: now,
         userName: user.userName,
@@ -162,13 +162,13 @@ export class UserSessionService extends Service {
         : null;
     const token = randomToken(16);
     const sessionId = newId();
-    const minutes = opts.minutes ?? (opts.kiosk ? getSetting(this.db, "KioskSessionDuration") : user.durationMinutes);
+    const minutes = opts.minutes ?? (opts.kiosk ? await getSetting(this.db, "KioskSessionDuration") : user.durationMinutes);
     const endsAt = Math.min(
       now + minutes * 60_000,
       user.validUntil ?? Number.POSITIVE_INFINITY,
       opts.apiKey?.expiredAfter ?? Number.POSITIVE_INFINITY,
     );
-    sessionsRepo.insertUserSession(this.db, {
+    await sessionsRepo.insertUserSession(this.db, {
       id: sessionId,
       tokenHash: sha256(token),
       userId: user.id,
@@ -189,7 +189,7 @@ export class UserSessionService extends Service {
       ipAddress: opts.ip,
       validUntil: user.validUntil,
     };
-    if (pending === null) this.completeSignIn(session);
+    if (pending === null) await this.completeSignIn(session);
     return { token, session, pending };
   }
 
@@ -198,10 +198,10 @@ export class UserSessionService extends Service {
    * token, so the one issued before the code was given no longer resolves (a token planted or seen
    * before 2FA is worth nothing after it), then `completeSignIn`. Returns the new token.
    */
-  completeTotpSignIn(session: UserSessionContext): string {
+  async completeTotpSignIn(session: UserSessionContext): Promise<string> {
     const token = randomToken(16);
-    sessionsRepo.rotateUserSessionToken(this.db, session.sessionId, sha256(token));
-    this.completeSignIn(session);
+    await sessionsRepo.rotateUserSessionToken(this.db, session.sessionId, sha256(token));
+    await this.completeSignIn(session);
     return token;
   }
 
@@ -210,35 +210,35 @@ export class UserSessionService extends Service {
    * LastLogin is set, SessionLimit ends the oldest sessions beyond it, and every assigned ACL without
    * ClickToGrant is granted.
    */
-  completeSignIn(session: UserSessionContext): void {
+  async completeSignIn(session: UserSessionContext): Promise<void> {
     const now = this.clock.now();
     let autoGrant: string[] = [];
-    const ops = this.db.transaction((tx) => {
-      sessionsRepo.verifyUserSession(tx, session.sessionId);
-      const user = usersRepo.getUser(tx, session.userId)!;
-      usersRepo.updateUser(tx, user.id, { lastLogin: now });
-      const aclIds = usersRepo.assignedAclIds(tx, user.id);
-      ensureGrantRows(tx, session.sessionId, aclIds, now, newId);
-      autoGrant = aclIds.filter((id) => getAcl(tx, id)?.clickToGrant === false);
+    const ops = await this.db.transaction(async (tx) => {
+      await sessionsRepo.verifyUserSession(tx, session.sessionId);
+      const user = (await usersRepo.getUser(tx, session.userId))!;
+      await usersRepo.updateUser(tx, user.id, { lastLogin: now });
+      const aclIds = await usersRepo.assignedAclIds(tx, user.id);
+      await ensureGrantRows(tx, session.sessionId, aclIds, now, newId);
+      autoGrant = aclIds.filter(async (id) => (await getAcl(tx, id))?.clickToGrant === false);
       // SessionLimit: the oldest sessions beyond the limit end (null means unlimited).
       let ended: string[] = [];
       if (user.sessionLimit !== null) {
-        const live = usersRepo.liveSessionIds(tx, user.id, now);
+        const live = await usersRepo.liveSessionIds(tx, user.id, now);
         ended = live.slice(0, Math.max(0, live.length - user.sessionLimit));
-        usersRepo.endSessions(tx, ended, now, "sessionLimit");
+        await usersRepo.endSessions(tx, ended, now, "sessionLimit");
       }
-      writeAudit(tx, {
+      await writeAudit(tx, {
         action: AuditAction.userLoggedIn,
         at: now,
         userName: user.userName,
         ipAddress: session.ipAddress,
       });
-      return this.engine.revokeForSessions(tx, ended);
+      return await this.engine.revokeForSessions(tx, ended);
     });
     this.engine.dispatch(ops);
     for (const aclId of autoGrant) {
       try {
-        this.engine.grant(session.sessionId, aclId, {
+        await this.engine.grant(session.sessionId, aclId, {
           userName: session.userName,
           ip: session.ipAddress,
           click: false,
@@ -281,12 +281,12 @@ export class UserSessionService extends Service {
   }
 
   /** Ends the session and revokes its grants (POST /logout). */
-  logout(session: UserSessionContext, ip: string): void {
-    const ops = this.db.transaction((tx) => {
+  async logout(session: UserSessionContext, ip: string): Promise<void> {
+    const ops = await this.db.transaction(async (tx) => {
       const now = this.clock.now();
-      usersRepo.endSessions(tx, [session.sessionId], now, "logout");
-      writeAudit(tx, { action: AuditAction.userLoggedOut, at: now, userName: session.userName, ipAddress: ip });
-      return this.engine.revokeForSessions(tx, [session.sessionId]);
+      await usersRepo.endSessions(tx, [session.sessionId], now, "logout");
+      await writeAudit(tx, { action: AuditAction.userLoggedOut, at: now, userName: session.userName, ipAddress: ip });
+      return await this.engine.revokeForSessions(tx, [session.sessionId]);
     });
     this.engine.dispatch(ops);
   }

@@ -133,13 +133,13 @@ export class GelfForwarder {
     this.behind = false;
     let sent = 0;
     try {
-      const url = getSetting(this.db, "GELFListenerURL").trim();
+      const url = (await getSetting(this.db, "GELFListenerURL")).trim();
       if (url === "") {
         this.disconnect();
         this.failures = 0;
         this.retryAt = 0;
-        if (getSetting(this.db, "GELFForwardedID") !== NOT_FORWARDING)
-          setSetting(this.db, "GELFForwardedID", NOT_FORWARDING);
+        if (await getSetting(this.db, "GELFForwardedID") !== NOT_FORWARDING)
+          await setSetting(this.db, "GELFForwardedID", NOT_FORWARDING);
         return 0;
       }
       const target = parseGelfUrl(url);
@@ -153,23 +153,23 @@ export class GelfForwarder {
         this.warnedUrl = url;
         return 0;
       }
-      const ca = getSetting(this.db, "GELFCACertificate");
+      const ca = await getSetting(this.db, "GELFCACertificate");
       const wanted = `${url}\n${ca}`;
       if (this.connectedFor !== wanted && this.transport) this.disconnect();
-      let cursor = getSetting(this.db, "GELFForwardedID");
+      let cursor = await getSetting(this.db, "GELFForwardedID");
       if (cursor < 0) {
-        cursor = auditRepo.maxAuditIdBefore(this.db, this.clock.now() - this.startWindowMs);
-        setSetting(this.db, "GELFForwardedID", cursor);
+        cursor = await auditRepo.maxAuditIdBefore(this.db, this.clock.now() - this.startWindowMs);
+        await setSetting(this.db, "GELFForwardedID", cursor);
       }
       if (Date.now() < this.retryAt) return 0;
       for (let batch = 0; batch < this.maxBatchesPerPoll; batch++) {
-        const rows = auditRepo.auditEntriesAfterId(this.db, cursor, this.batchSize);
+        const rows = await auditRepo.auditEntriesAfterId(this.db, cursor, this.batchSize);
         const last = rows.at(-1);
         if (!last) return sent;
         const transport = await this.connect(target, ca, wanted);
         await transport.send(rows.map((row) => encodeGelf(gelfMessage(row, this.host))));
         cursor = last.id;
-        setSetting(this.db, "GELFForwardedID", cursor);
+        await setSetting(this.db, "GELFForwardedID", cursor);
         sent += rows.length;
         if (this.failures > 0) this.log.info({ url }, "GELF forwarding resumed");
         this.failures = 0;

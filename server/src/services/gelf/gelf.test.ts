@@ -32,8 +32,8 @@ afterEach(async () => {
   await h.close();
 });
 
-function write(entry: Partial<AuditEntry>): void {
-  writeAudit(h.services.db, { action: AuditAction.userLoggedIn, at: h.clock.now(), ...entry });
+async function write(entry: Partial<AuditEntry>): Promise<void> {
+  await writeAudit(h.services.db, { action: AuditAction.userLoggedIn, at: h.clock.now(), ...entry });
 }
 function forwarder(opts: Partial<GelfForwarderOptions> = {}): GelfForwarder {
   const f = new GelfForwarder({
@@ -271,10 +271,10 @@ describe("GELF messages", () => {
 describe("GELF forwarding", () => {
   it("sends each entry as one UDP datagram, from enabling on, and stores the position", async () => {
     const udp = await udpListener();
-    write({ description: "long before enabling", at: h.clock.now() - 60_000 });
-    setSetting(h.services.db, "GELFListenerURL", `udp://127.0.0.1:${udp.port}`);
-    write({ description: "one", userName: "alice", ipAddress: "203.0.113.5" });
-    write({ description: "two", action: AuditAction.grantError, errorMessage: "refused" });
+    await write({ description: "long before enabling", at: h.clock.now() - 60_000 });
+    await setSetting(h.services.db, "GELFListenerURL", `udp://127.0.0.1:${udp.port}`);
+    await write({ description: "one", userName: "alice", ipAddress: "203.0.113.5" });
+    await write({ description: "two", action: AuditAction.grantError, errorMessage: "refused" });
     const f = forwarder();
     expect(await f.poll()).toBe(2);
     await waitFor(() => udp.messages.length === 2, "two datagrams");
@@ -291,22 +291,22 @@ describe("GELF forwarding", () => {
     });
     expect(typeof one.timestamp).toBe("number");
     expect(udp.messages.find((m) => m._description === "two")).toMatchObject({ level: 3, _error_message: "refused" });
-    expect(getSetting(h.services.db, "GELFForwardedID")).toBe(Math.max(...udp.messages.map((m) => m._audit_id)));
+    expect(await getSetting(h.services.db, "GELFForwardedID")).toBe(Math.max(...udp.messages.map((m) => m._audit_id)));
     expect(udp.sizes.every((s) => s <= GELF_MAX_BYTES)).toBe(true);
     expect(await f.poll()).toBe(0);
   });
 
   it("frames messages over TCP with a null byte, in order, and never sends rolled-back entries", async () => {
     const tcp = await streamListener();
-    setSetting(h.services.db, "GELFListenerURL", `tcp://127.0.0.1:${tcp.port}`);
-    write({ description: "a" });
-    expect(() =>
-      h.services.db.transaction((tx) => {
-        writeAudit(tx, { action: AuditAction.aclCreated, at: h.clock.now(), description: "rolled back" });
+    await setSetting(h.services.db, "GELFListenerURL", `tcp://127.0.0.1:${tcp.port}`);
+    await write({ description: "a" });
+    expect(async () =>
+      await h.services.db.transaction(async (tx) => {
+        await writeAudit(tx, { action: AuditAction.aclCreated, at: h.clock.now(), description: "rolled back" });
         throw new Error("change failed");
       }),
     ).toThrow("change failed");
-    for (let i = 0; i < 450; i++) write({ description: `n${i}` });
+    for (let i = 0; i < 450; i++) await write({ description: `n${i}` });
     const f = forwarder({ batchSize: 100, maxBatchesPerPoll: 3 });
     expect(await f.poll()).toBe(300);
     expect(await f.poll()).toBe(151);
@@ -317,14 +317,14 @@ describe("GELF forwarding", () => {
 
   it("resumes after the last forwarded entry when restarted", async () => {
     const tcp = await streamListener();
-    setSetting(h.services.db, "GELFListenerURL", `tcp://127.0.0.1:${tcp.port}`);
-    write({ description: "1" });
-    write({ description: "2" });
+    await setSetting(h.services.db, "GELFListenerURL", `tcp://127.0.0.1:${tcp.port}`);
+    await write({ description: "1" });
+    await write({ description: "2" });
     const first = forwarder();
     expect(await first.poll()).toBe(2);
     await first.stop();
-    write({ description: "3" });
-    write({ description: "4" });
+    await write({ description: "3" });
+    await write({ description: "4" });
     const second = forwarder();
     second.start();
     await waitFor(() => tcp.messages.length === 4, "four frames");
@@ -334,20 +334,20 @@ describe("GELF forwarding", () => {
 
   it("retries a TCP listener that is down, and reconnects after the listener drops the connection", async () => {
     const port = await freePort();
-    setSetting(h.services.db, "GELFListenerURL", `tcp://127.0.0.1:${port}`);
-    write({ description: "while down" });
+    await setSetting(h.services.db, "GELFListenerURL", `tcp://127.0.0.1:${port}`);
+    await write({ description: "while down" });
     const f = forwarder();
     expect(await f.poll()).toBe(0);
-    const before = getSetting(h.services.db, "GELFForwardedID");
+    const before = await getSetting(h.services.db, "GELFForwardedID");
     expect(before).toBe(0);
     const tcp = await streamListener(undefined, port);
     f.start();
     await waitFor(() => tcp.messages.length === 1, "the entry written while down");
-    expect(getSetting(h.services.db, "GELFForwardedID")).toBe(tcp.messages[0]!._audit_id);
+    expect(await getSetting(h.services.db, "GELFForwardedID")).toBe(tcp.messages[0]!._audit_id);
 
     tcp.dropConnections();
     await new Promise((r) => setTimeout(r, 50));
-    write({ description: "after drop" });
+    await write({ description: "after drop" });
     await waitFor(() => tcp.messages.length === 2, "the entry written after the drop");
     expect(descriptions(tcp.messages)).toEqual(["while down", "after drop"]);
     expect(tcp.connections()).toBe(2);
@@ -356,14 +356,14 @@ describe("GELF forwarding", () => {
   it("verifies the TLS listener's certificate, trusting the CA of GELFCACertificate", async () => {
     const { caPem, certPem, keyPem } = await makeCertificates();
     const tls = await streamListener(() => createTlsServer({ cert: certPem, key: keyPem }), 0, "secureConnection");
-    setSetting(h.services.db, "GELFListenerURL", `tls://127.0.0.1:${tls.port}`);
-    write({ description: "secret" });
+    await setSetting(h.services.db, "GELFListenerURL", `tls://127.0.0.1:${tls.port}`);
+    await write({ description: "secret" });
     const f = forwarder({ backoffMs: { initial: 1, max: 1 } });
     expect(await f.poll()).toBe(0);
     await new Promise((r) => setTimeout(r, 20));
     expect(tls.messages).toEqual([]);
 
-    setSetting(h.services.db, "GELFCACertificate", caPem);
+    await setSetting(h.services.db, "GELFCACertificate", caPem);
     await new Promise((r) => setTimeout(r, 5));
     expect(await f.poll()).toBe(1);
     await waitFor(() => tls.messages.length === 1, "one TLS frame");
@@ -372,19 +372,19 @@ describe("GELF forwarding", () => {
 
   it("stops and forgets the position when the URL is cleared, and starts afresh when set again", async () => {
     const udp = await udpListener();
-    setSetting(h.services.db, "GELFListenerURL", `udp://127.0.0.1:${udp.port}`);
-    write({ description: "before" });
+    await setSetting(h.services.db, "GELFListenerURL", `udp://127.0.0.1:${udp.port}`);
+    await write({ description: "before" });
     const f = forwarder();
     expect(await f.poll()).toBe(1);
-    setSetting(h.services.db, "GELFListenerURL", "");
-    write({ description: "while off", at: h.clock.now() - 60_000 });
+    await setSetting(h.services.db, "GELFListenerURL", "");
+    await write({ description: "while off", at: h.clock.now() - 60_000 });
     expect(await f.poll()).toBe(0);
-    expect(getSetting(h.services.db, "GELFForwardedID")).toBe(-1);
-    setSetting(h.services.db, "GELFListenerURL", "http://not-gelf:1");
+    expect(await getSetting(h.services.db, "GELFForwardedID")).toBe(-1);
+    await setSetting(h.services.db, "GELFListenerURL", "http://not-gelf:1");
     expect(await f.poll()).toBe(0);
-    expect(getSetting(h.services.db, "GELFForwardedID")).toBe(-1);
-    setSetting(h.services.db, "GELFListenerURL", `udp://127.0.0.1:${udp.port}`);
-    write({ description: "after" });
+    expect(await getSetting(h.services.db, "GELFForwardedID")).toBe(-1);
+    await setSetting(h.services.db, "GELFListenerURL", `udp://127.0.0.1:${udp.port}`);
+    await write({ description: "after" });
     expect(await f.poll()).toBe(1);
     await waitFor(() => udp.messages.length === 2, "two datagrams");
     expect(descriptions(udp.messages)).toEqual(["before", "after"]);

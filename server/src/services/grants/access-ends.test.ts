@@ -25,7 +25,7 @@ const meta = { userName: "alice", ip: "203.0.113.5", click: true };
 beforeEach(async () => {
   h = createHarness();
   seed = await seedLoop(h, { clickToGrant: true });
-  h.services.db.update(acls).set({ cgnatOpen: true }).where(eq(acls.id, seed.aclId)).run();
+  await h.services.db.update(acls).set({ cgnatOpen: true }).where(eq(acls.id, seed.aclId)).run();
   h.channel.online.add(seed.agentId);
 });
 afterEach(async () => {
@@ -46,8 +46,8 @@ async function signIn(ip: string): Promise<UserSessionContext & { token: string 
 /** Signs in from `ip`, grants the ACL and acknowledges the agent's add; clears the recorded ops. */
 async function grantedSession(ip: string): Promise<UserSessionContext & { token: string }> {
   const s = await signIn(ip);
-  h.services.engine.grant(s.sessionId, seed.aclId, { ...meta, ip });
-  h.services.engine.handleResults("edge", [{ key: seed.aclId, ip, op: "add", ok: true }]);
+  await h.services.engine.grant(s.sessionId, seed.aclId, { ...meta, ip });
+  await h.services.engine.handleResults("edge", [{ key: seed.aclId, ip, op: "add", ok: true }]);
   h.channel.take();
   return s;
 }
@@ -67,14 +67,14 @@ function alice(validUntil: number | null): UserWrite {
   };
 }
 
-function sessionRow(id: string) {
-  return h.services.db.select().from(userSessions).where(eq(userSessions.id, id)).get()!;
+async function sessionRow(id: string) {
+  return (await h.services.db.select().from(userSessions).where(eq(userSessions.id, id)).get())!;
 }
-function grantOf(sessionId: string) {
-  return getGrantFor(h.services.db, sessionId, seed.aclId)!;
+async function grantOf(sessionId: string) {
+  return (await getGrantFor(h.services.db, sessionId, seed.aclId))!;
 }
-function audits(action: string) {
-  return h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+async function audits(action: string) {
+  return await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 }
 
 describe("account expiry ends access", () => {
@@ -85,21 +85,21 @@ describe("account expiry ends access", () => {
     expect(h.channel.take()).toEqual([
       { op: "add", target: expect.anything(), ip: "203.0.113.10", expiresAt: validUntil },
     ]);
-    expect(sessionRow(s.sessionId).endsAt).toBe(validUntil);
-    expect(grantOf(s.sessionId).expiresAt).toBe(validUntil);
-    expect(h.services.engine.desiredState(seed.agentId)[0]?.entries).toEqual([
+    expect((await sessionRow(s.sessionId)).endsAt).toBe(validUntil);
+    expect((await grantOf(s.sessionId)).expiresAt).toBe(validUntil);
+    expect((await h.services.engine.desiredState(seed.agentId))[0]?.entries).toEqual([
       expect.objectContaining({ ip: "203.0.113.10", expiresAt: validUntil }),
     ]);
 
     h.clock.advance(4_000); // the test clock runs on in real time: keep a margin
-    h.services.engine.sweep();
+    await h.services.engine.sweep();
     expect(h.channel.take()).toEqual([]);
     h.clock.advance(1_000);
-    h.services.engine.sweep();
+    await h.services.engine.sweep();
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.10" })]);
-    expect(sessionRow(s.sessionId)).toMatchObject({ endReason: "accountExpired" });
-    expect(grantOf(s.sessionId).status).toBe(GrantStatus.Revoking);
-    expect(audits("sessionExpired")).toEqual([
+    expect(await sessionRow(s.sessionId)).toMatchObject({ endReason: "accountExpired" });
+    expect((await grantOf(s.sessionId)).status).toBe(GrantStatus.Revoking);
+    expect(await audits("sessionExpired")).toEqual([
       expect.objectContaining({ userName: "alice", description: "session ended: the account expired (ValidUntil)" }),
     ]);
   });
@@ -117,9 +117,9 @@ describe("account expiry ends access", () => {
         expect.objectContaining({ op: "del", ip: "203.0.113.12" }),
       ]),
     );
-    expect(sessionRow(a.sessionId).endReason).toBe("accountExpired");
-    expect(sessionRow(b.sessionId).endReason).toBe("accountExpired");
-    expect(audits("sessionExpired")).toHaveLength(2);
+    expect((await sessionRow(a.sessionId)).endReason).toBe("accountExpired");
+    expect((await sessionRow(b.sessionId)).endReason).toBe("accountExpired");
+    expect(await audits("sessionExpired")).toHaveLength(2);
   });
 
   it("a later ValidUntil never lengthens a session, and never revives an ended one", async () => {
@@ -129,28 +129,28 @@ describe("account expiry ends access", () => {
     h.channel.take();
     await h.services.users.update(seed.userId, alice(null), actor);
     expect(h.channel.take()).toEqual([]);
-    expect(sessionRow(live.sessionId).endsAt).toBe(first);
-    expect(grantOf(live.sessionId).expiresAt).toBe(first);
+    expect((await sessionRow(live.sessionId)).endsAt).toBe(first);
+    expect((await grantOf(live.sessionId)).expiresAt).toBe(first);
 
     h.clock.advance(60_000);
-    h.services.engine.sweep();
-    expect(sessionRow(live.sessionId).endedAt).not.toBeNull();
+    await h.services.engine.sweep();
+    expect((await sessionRow(live.sessionId)).endedAt).not.toBeNull();
     await h.services.users.update(seed.userId, alice(h.clock.now() + 3_600_000), actor);
-    expect(sessionRow(live.sessionId).endedAt).not.toBeNull();
+    expect((await sessionRow(live.sessionId)).endedAt).not.toBeNull();
     expect(() => h.services.userSessions.resolve(live.token)).toThrow();
-    expect(() => h.services.engine.grant(live.sessionId, seed.aclId, meta)).toThrow();
-    expect(h.services.users.sessions(seed.userId)).toEqual([]);
+    expect(async () => await h.services.engine.grant(live.sessionId, seed.aclId, meta)).toThrow();
+    expect(await h.services.users.sessions(seed.userId)).toEqual([]);
   });
 
   it("the sweep bounds sessions by the user's ValidUntil itself, however it was set", async () => {
     const s = await grantedSession("203.0.113.14");
     // Not through UserService (e.g. a restored database): the session's own end is still hours away.
     const validUntil = h.clock.now() + 1_000;
-    h.services.db.update(users).set({ validUntil }).where(eq(users.id, seed.userId)).run();
+    await h.services.db.update(users).set({ validUntil }).where(eq(users.id, seed.userId)).run();
     h.clock.advance(1_000);
-    h.services.engine.sweep();
+    await h.services.engine.sweep();
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.14" })]);
-    expect(sessionRow(s.sessionId).endReason).toBe("accountExpired");
+    expect((await sessionRow(s.sessionId)).endReason).toBe("accountExpired");
   });
 });
 
@@ -161,10 +161,10 @@ describe("API keys end the sessions they signed in", () => {
       { Name: "robot-key", ExpiredAfter: expiredAfter === null ? null : new Date(expiredAfter).toISOString() },
       actor,
     );
-    const signed = h.services.apiKeyUsers.signIn(created.ApiKey.PlaintextKey!, "203.0.113.40");
+    const signed = await h.services.apiKeyUsers.signIn(created.ApiKey.PlaintextKey!, "203.0.113.40");
     const session = h.services.userSessions.resolve(signed.Token);
-    h.services.engine.grant(session.sessionId, seed.aclId, { userName: "robot", ip: "203.0.113.40", click: true });
-    h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.40", op: "add", ok: true }]);
+    await h.services.engine.grant(session.sessionId, seed.aclId, { userName: "robot", ip: "203.0.113.40", click: true });
+    await h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.40", op: "add", ok: true }]);
     h.channel.take();
     return { keyId: created.ApiKey.ID, session, token: signed.Token };
   }
@@ -172,94 +172,94 @@ describe("API keys end the sessions they signed in", () => {
   it("deleting the key ends its sessions and revokes their grants in the same call", async () => {
     const other = await grantedSession("203.0.113.41");
     const { keyId, session, token } = await keyUser(null);
-    expect(sessionRow(session.sessionId).apiKeyId).toBe(keyId);
-    h.services.apiKeys.delete(keyId, actor);
+    expect((await sessionRow(session.sessionId)).apiKeyId).toBe(keyId);
+    await h.services.apiKeys.delete(keyId, actor);
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.40" })]);
-    expect(sessionRow(session.sessionId).endReason).toBe("apiKeyDeleted");
+    expect((await sessionRow(session.sessionId)).endReason).toBe("apiKeyDeleted");
     expect(() => h.services.userSessions.resolve(token)).toThrow();
-    expect(audits("sessionExpired")).toEqual([
+    expect(await audits("sessionExpired")).toEqual([
       expect.objectContaining({ userName: "robot", description: "session ended: its API key was deleted" }),
     ]);
-    expect(sessionRow(other.sessionId).endedAt).toBeNull();
+    expect((await sessionRow(other.sessionId)).endedAt).toBeNull();
   });
 
   it("the key's expiry bounds the session (and the agent's entry) and the sweep ends it then", async () => {
     const expiredAfter = h.clock.now() + 10_000;
     const { session } = await keyUser(expiredAfter);
-    expect(sessionRow(session.sessionId).endsAt).toBe(expiredAfter);
-    expect(h.services.engine.desiredState(seed.agentId)[0]?.entries).toEqual([
+    expect((await sessionRow(session.sessionId)).endsAt).toBe(expiredAfter);
+    expect((await h.services.engine.desiredState(seed.agentId))[0]?.entries).toEqual([
       expect.objectContaining({ ip: "203.0.113.40", expiresAt: expiredAfter }),
     ]);
     h.clock.advance(10_000);
-    h.services.engine.sweep();
+    await h.services.engine.sweep();
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.40" })]);
-    expect(sessionRow(session.sessionId).endReason).toBe("apiKeyExpired");
+    expect((await sessionRow(session.sessionId)).endReason).toBe("apiKeyExpired");
   });
 });
 
 describe("observed addresses do not outlive their network", () => {
   it("are dropped when the main address changes: the moved grant carries only the new address", async () => {
     const s = await signIn("198.51.100.22");
-    h.services.status.observe(s, "198.51.100.23", 8000);
-    h.services.engine.grant(s.sessionId, seed.aclId, { ...meta, ip: "198.51.100.22" });
-    expect(getGrantAddresses(h.services.db, grantOf(s.sessionId).id).sort()).toEqual([
+    await h.services.status.observe(s, "198.51.100.23", 8000);
+    await h.services.engine.grant(s.sessionId, seed.aclId, { ...meta, ip: "198.51.100.22" });
+    expect((await getGrantAddresses(h.services.db, (await grantOf(s.sessionId)).id)).sort()).toEqual([
       "198.51.100.22",
       "198.51.100.23",
     ]);
-    h.services.status.followAddress(s, "198.51.100.23");
-    h.services.status.followAddress(s, "198.51.100.24");
-    expect(getGrantAddresses(h.services.db, grantOf(s.sessionId).id)).toEqual(["198.51.100.24"]);
-    expect(sessionRow(s.sessionId)).toMatchObject({ discoveredIps: [], observedUntil: null });
-    expect(h.services.engine.desiredState(seed.agentId)[0]?.entries.map((e) => e.ip)).toEqual(["198.51.100.24"]);
+    await h.services.status.followAddress(s, "198.51.100.23");
+    await h.services.status.followAddress(s, "198.51.100.24");
+    expect(await getGrantAddresses(h.services.db, (await grantOf(s.sessionId)).id)).toEqual(["198.51.100.24"]);
+    expect(await sessionRow(s.sessionId)).toMatchObject({ discoveredIps: [], observedUntil: null });
+    expect((await h.services.engine.desiredState(seed.agentId))[0]?.entries.map((e) => e.ip)).toEqual(["198.51.100.24"]);
   });
 
   it(`age out ${OBSERVED_ADDRESS_TTL_MS / 60_000} minutes after last seen: only they leave the grant and the target`, async () => {
     const s = await signIn("198.51.100.30");
     const before = h.clock.now();
-    h.services.status.observe(s, "198.51.100.31", 8000);
+    await h.services.status.observe(s, "198.51.100.31", 8000);
     const after = h.clock.now();
-    h.services.engine.grant(s.sessionId, seed.aclId, { ...meta, ip: "198.51.100.30" });
-    h.services.engine.handleResults("edge", [
+    await h.services.engine.grant(s.sessionId, seed.aclId, { ...meta, ip: "198.51.100.30" });
+    await h.services.engine.handleResults("edge", [
       { key: seed.aclId, ip: "198.51.100.30", op: "add", ok: true },
       { key: seed.aclId, ip: "198.51.100.31", op: "add", ok: true },
     ]);
     h.channel.take();
-    const until = sessionRow(s.sessionId).observedUntil!;
+    const until = (await sessionRow(s.sessionId)).observedUntil!;
     expect(until).toBeGreaterThanOrEqual(before + OBSERVED_ADDRESS_TTL_MS);
     expect(until).toBeLessThanOrEqual(after + OBSERVED_ADDRESS_TTL_MS);
     h.clock.advance(OBSERVED_ADDRESS_TTL_MS - 1_000); // the test clock runs on in real time: keep a margin
-    h.services.engine.sweep();
+    await h.services.engine.sweep();
     expect(h.channel.take()).toEqual([]);
-    expect(h.services.status.logIps(s, [{ Port: 8000, IP: "198.51.100.31" }])).toEqual(["198.51.100.31"]);
+    expect(await h.services.status.logIps(s, [{ Port: 8000, IP: "198.51.100.31" }])).toEqual(["198.51.100.31"]);
     h.clock.advance(1_000);
-    h.services.engine.sweep();
+    await h.services.engine.sweep();
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "198.51.100.31" })]);
-    const g = grantOf(s.sessionId);
+    const g = await grantOf(s.sessionId);
     expect(g.status).toBe(GrantStatus.Granted);
-    expect(getGrantAddresses(h.services.db, g.id)).toEqual(["198.51.100.30"]);
-    expect(sessionRow(s.sessionId)).toMatchObject({ discoveredIps: [], observedUntil: null });
-    expect(h.services.status.logIps(s, [{ Port: 8000, IP: "198.51.100.31" }])).toEqual([]);
+    expect(await getGrantAddresses(h.services.db, g.id)).toEqual(["198.51.100.30"]);
+    expect(await sessionRow(s.sessionId)).toMatchObject({ discoveredIps: [], observedUntil: null });
+    expect(await h.services.status.logIps(s, [{ Port: 8000, IP: "198.51.100.31" }])).toEqual([]);
   });
 
   it("a refreshed observation keeps the address; an address another grant holds stays on the target", async () => {
     const other = await grantedSession("198.51.100.41");
     const s = await signIn("198.51.100.40");
-    h.services.status.observe(s, "198.51.100.41", 8000);
-    h.services.engine.grant(s.sessionId, seed.aclId, { ...meta, ip: "198.51.100.40" });
+    await h.services.status.observe(s, "198.51.100.41", 8000);
+    await h.services.engine.grant(s.sessionId, seed.aclId, { ...meta, ip: "198.51.100.40" });
     h.channel.take();
     h.clock.advance(OBSERVED_ADDRESS_TTL_MS - 1_000);
-    h.services.status.observe(s, "198.51.100.41", 8000);
+    await h.services.status.observe(s, "198.51.100.41", 8000);
     h.clock.advance(1_000);
-    h.services.engine.sweep();
-    expect(getGrantAddresses(h.services.db, grantOf(s.sessionId).id).sort()).toEqual([
+    await h.services.engine.sweep();
+    expect((await getGrantAddresses(h.services.db, (await grantOf(s.sessionId)).id)).sort()).toEqual([
       "198.51.100.40",
       "198.51.100.41",
     ]);
     h.clock.advance(OBSERVED_ADDRESS_TTL_MS);
-    h.services.engine.sweep();
-    expect(getGrantAddresses(h.services.db, grantOf(s.sessionId).id)).toEqual(["198.51.100.40"]);
+    await h.services.engine.sweep();
+    expect(await getGrantAddresses(h.services.db, (await grantOf(s.sessionId)).id)).toEqual(["198.51.100.40"]);
     // 198.51.100.41 is still the other session's own address: no del for it.
     expect(h.channel.take().filter((o) => o.ip === "198.51.100.41" && o.op === "del")).toEqual([]);
-    expect(grantOf(other.sessionId).status).toBe(GrantStatus.Granted);
+    expect((await grantOf(other.sessionId)).status).toBe(GrantStatus.Granted);
   });
 });

@@ -18,8 +18,8 @@ async function signIn(ip: string) {
   });
   return session;
 }
-function entry(sessionId: string, aclId: string) {
-  const status = h.services.status.status({ ...sessionOf(sessionId) });
+async function entry(sessionId: string, aclId: string) {
+  const status = await h.services.status.status({ ...sessionOf(sessionId) });
   return status.ACLs.find((a) => a.ACLID === aclId)!;
 }
 const sessions = new Map<string, Awaited<ReturnType<typeof signIn>>>();
@@ -45,8 +45,8 @@ afterEach(async () => {
 describe("grant engine", () => {
   it("creates a ready entry at login and grants on click: Pending until the agent acks, then Granted", async () => {
     const s = await newSession("203.0.113.5");
-    expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Created);
-    h.services.engine.grant(s.sessionId, seed.aclId, meta);
+    expect((await entry(s.sessionId, seed.aclId)).Status).toBe(GrantStatus.Created);
+    await h.services.engine.grant(s.sessionId, seed.aclId, meta);
     const ops = h.channel.take();
     expect(ops).toHaveLength(1);
     expect(ops[0]).toMatchObject({
@@ -55,9 +55,9 @@ describe("grant engine", () => {
       user: "alice", // the grant's user, for script knoc_username and webhooks
       target: { key: seed.aclId, acl: { haproxy: { ID: 1 } } },
     });
-    expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Pending);
-    h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.5", op: "add", ok: true }]);
-    const e = entry(s.sessionId, seed.aclId);
+    expect((await entry(s.sessionId, seed.aclId)).Status).toBe(GrantStatus.Pending);
+    await h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.5", op: "add", ok: true }]);
+    const e = await entry(s.sessionId, seed.aclId);
     expect(e.Status).toBe(GrantStatus.Granted);
     // Expiry: the earliest of session end (480 min) and MaximumGrantDuration (300 s).
     expect(Date.parse(e.ExpiredAfter) - h.clock.now()).toBeLessThanOrEqual(300_000);
@@ -66,14 +66,14 @@ describe("grant engine", () => {
 
   it("reports GrantError when the agent refuses (the user sees err.grantFailed, the audit the target's message)", async () => {
     const s = await newSession("203.0.113.5");
-    h.services.engine.grant(s.sessionId, seed.aclId, meta);
-    h.services.engine.handleResults("edge", [
+    await h.services.engine.grant(s.sessionId, seed.aclId, meta);
+    await h.services.engine.handleResults("edge", [
       { key: seed.aclId, ip: "203.0.113.5", op: "add", ok: false, error: "no such acl" },
     ]);
-    const e = entry(s.sessionId, seed.aclId);
+    const e = await entry(s.sessionId, seed.aclId);
     expect(e.Status).toBe(GrantStatus.GrantError);
     expect(e.Error).toBe(GrantErrorKey.grantFailed);
-    expect(h.services.db.select().from(auditLog).where(eq(auditLog.action, "grantError")).all()).toEqual([
+    expect(await h.services.db.select().from(auditLog).where(eq(auditLog.action, "grantError")).all()).toEqual([
       expect.objectContaining({ errorMessage: "no such acl", agentName: "edge", ipAddress: "203.0.113.5" }),
     ]);
   });
@@ -81,53 +81,53 @@ describe("grant engine", () => {
   it("marks AgentOffline when the agent is not connected, and Pending again when it returns", async () => {
     h.channel.online.clear();
     const s = await newSession("203.0.113.5");
-    h.services.engine.grant(s.sessionId, seed.aclId, meta);
-    expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.AgentOffline);
+    await h.services.engine.grant(s.sessionId, seed.aclId, meta);
+    expect((await entry(s.sessionId, seed.aclId)).Status).toBe(GrantStatus.AgentOffline);
     expect(h.channel.take()).toHaveLength(0);
     // The desired state sent on reconnect carries the entry.
-    const desired = h.services.engine.desiredState(seed.agentId);
+    const desired = await h.services.engine.desiredState(seed.agentId);
     expect(desired[0]?.entries.map((e) => [e.ip, e.user])).toEqual([["203.0.113.5", "alice"]]);
-    h.services.engine.agentConnected(seed.agentId);
-    expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Pending);
+    await h.services.engine.agentConnected(seed.agentId);
+    expect((await entry(s.sessionId, seed.aclId)).Status).toBe(GrantStatus.Pending);
   });
 
   it("reference-counts an address shared by two sessions: it leaves only with the last grant", async () => {
     const a = await newSession("198.51.100.7");
     const b = await newSession("198.51.100.7");
-    h.services.engine.grant(a.sessionId, seed.aclId, meta);
-    h.services.engine.grant(b.sessionId, seed.aclId, meta);
+    await h.services.engine.grant(a.sessionId, seed.aclId, meta);
+    await h.services.engine.grant(b.sessionId, seed.aclId, meta);
     h.channel.take();
-    h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "198.51.100.7", op: "add", ok: true }]);
-    h.services.engine.revokeEntry(a.sessionId, entry(a.sessionId, seed.aclId).ID, meta);
+    await h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "198.51.100.7", op: "add", ok: true }]);
+    await h.services.engine.revokeEntry(a.sessionId, (await entry(a.sessionId, seed.aclId)).ID, meta);
     expect(h.channel.take().filter((o) => o.op === "del")).toHaveLength(0);
-    expect(entry(a.sessionId, seed.aclId).Status).toBe(GrantStatus.Revoked);
-    expect(entry(b.sessionId, seed.aclId).Status).toBe(GrantStatus.Granted);
-    h.services.engine.revokeEntry(b.sessionId, entry(b.sessionId, seed.aclId).ID, meta);
+    expect((await entry(a.sessionId, seed.aclId)).Status).toBe(GrantStatus.Revoked);
+    expect((await entry(b.sessionId, seed.aclId)).Status).toBe(GrantStatus.Granted);
+    await h.services.engine.revokeEntry(b.sessionId, (await entry(b.sessionId, seed.aclId)).ID, meta);
     const ops = h.channel.take();
     expect(ops).toEqual([expect.objectContaining({ op: "del", ip: "198.51.100.7" })]);
-    expect(entry(b.sessionId, seed.aclId).Status).toBe(GrantStatus.Revoking);
-    h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "198.51.100.7", op: "del", ok: true }]);
-    expect(entry(b.sessionId, seed.aclId).Status).toBe(GrantStatus.Revoked);
+    expect((await entry(b.sessionId, seed.aclId)).Status).toBe(GrantStatus.Revoking);
+    await h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "198.51.100.7", op: "del", ok: true }]);
+    expect((await entry(b.sessionId, seed.aclId)).Status).toBe(GrantStatus.Revoked);
   });
 
   it("expires a grant at MaximumGrantDuration by the clock, sending del", async () => {
     const s = await newSession("203.0.113.9");
-    h.services.engine.grant(s.sessionId, seed.aclId, meta);
-    h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.9", op: "add", ok: true }]);
+    await h.services.engine.grant(s.sessionId, seed.aclId, meta);
+    await h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.9", op: "add", ok: true }]);
     h.channel.take();
     h.clock.advance(299_000);
-    expect(h.services.engine.sweep()).toBe(0);
+    expect(await h.services.engine.sweep()).toBe(0);
     h.clock.advance(2_000);
-    expect(h.services.engine.sweep()).toBe(1);
+    expect(await h.services.engine.sweep()).toBe(1);
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.9" })]);
-    expect(h.services.engine.desiredState(seed.agentId)[0]?.entries).toEqual([]);
+    expect((await h.services.engine.desiredState(seed.agentId))[0]?.entries).toEqual([]);
   });
 
   it("revokes on logout and ends the session", async () => {
     const s = await newSession("203.0.113.10");
-    h.services.engine.grant(s.sessionId, seed.aclId, meta);
+    await h.services.engine.grant(s.sessionId, seed.aclId, meta);
     h.channel.take();
-    h.services.userSessions.logout(s, "203.0.113.10");
+    await h.services.userSessions.logout(s, "203.0.113.10");
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.10" })]);
     expect(() => h.services.userSessions.resolve("nope")).toThrow();
   });
@@ -139,30 +139,30 @@ describe("grant engine", () => {
     h.channel.online.add(seed.agentId);
     const s = await newSession("203.0.113.11");
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "add", ip: "203.0.113.11" })]);
-    expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Pending);
+    expect((await entry(s.sessionId, seed.aclId)).Status).toBe(GrantStatus.Pending);
   });
 
   it("moves a grant to the user's new address keeping its expiry", async () => {
     const s = await newSession("203.0.113.20");
-    h.services.engine.grant(s.sessionId, seed.aclId, meta);
-    h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.20", op: "add", ok: true }]);
-    const before = entry(s.sessionId, seed.aclId).ExpiredAfter;
+    await h.services.engine.grant(s.sessionId, seed.aclId, meta);
+    await h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.20", op: "add", ok: true }]);
+    const before = (await entry(s.sessionId, seed.aclId)).ExpiredAfter;
     h.channel.take();
     h.clock.advance(10_000);
-    h.services.status.followAddress(s, "203.0.113.21");
+    await h.services.status.followAddress(s, "203.0.113.21");
     const ops = h.channel.take();
     expect(ops).toEqual([
       expect.objectContaining({ op: "del", ip: "203.0.113.20" }),
       expect.objectContaining({ op: "add", ip: "203.0.113.21" }),
     ]);
-    expect(entry(s.sessionId, seed.aclId).ExpiredAfter).toBe(before);
+    expect((await entry(s.sessionId, seed.aclId)).ExpiredAfter).toBe(before);
   });
 
   it("revokes grants when the ACL is removed from the user", async () => {
     const s = await newSession("203.0.113.30");
-    h.services.engine.grant(s.sessionId, seed.aclId, meta);
+    await h.services.engine.grant(s.sessionId, seed.aclId, meta);
     h.channel.take();
-    const u = h.services.users.get(seed.userId);
+    const u = await h.services.users.get(seed.userId);
     await h.services.users.update(
       seed.userId,
       { ...u, AclIds: [], PlainPassword: undefined, ConfirmPassword: undefined, ValidUntil: null },
@@ -173,72 +173,72 @@ describe("grant engine", () => {
 
   it("refuses to grant an ACL no longer assigned to the user", async () => {
     const s = await newSession("203.0.113.40");
-    const u = h.services.users.get(seed.userId);
+    const u = await h.services.users.get(seed.userId);
     await h.services.users.update(
       seed.userId,
       { ...u, AclIds: [], PlainPassword: undefined, ConfirmPassword: undefined, ValidUntil: null },
       { adminName: "a", ip: "" },
     );
-    expect(() => h.services.engine.grant(s.sessionId, seed.aclId, meta)).toThrow(/Unauthorised/);
+    expect(async () => await h.services.engine.grant(s.sessionId, seed.aclId, meta)).toThrow(/Unauthorised/);
     expect(h.channel.take()).toHaveLength(0);
   });
 
   it("makes every grant holding a refused entry GrantError and takes the entry back, whatever the order of results", async () => {
     const s = await newSession("203.0.113.50");
-    h.services.engine.grant(s.sessionId, seed.aclId, meta);
+    await h.services.engine.grant(s.sessionId, seed.aclId, meta);
     h.channel.take();
-    h.services.engine.handleResults("edge", [
+    await h.services.engine.handleResults("edge", [
       { key: seed.aclId, ip: "203.0.113.50", op: "add", ok: true },
       { key: seed.aclId, ip: "203.0.113.50", op: "add", ok: false, error: "file not writable" },
     ]);
-    const e = entry(s.sessionId, seed.aclId);
+    const e = await entry(s.sessionId, seed.aclId);
     expect(e).toMatchObject({ Status: GrantStatus.GrantError, Error: GrantErrorKey.grantFailed, ExpiredAfter: "" });
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.50" })]);
     // Revoking the failed grant also takes back whatever the agent may hold, and is ready again.
-    h.services.engine.revokeEntry(s.sessionId, e.ID, meta);
+    await h.services.engine.revokeEntry(s.sessionId, e.ID, meta);
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.50" })]);
-    expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Revoked);
+    expect((await entry(s.sessionId, seed.aclId)).Status).toBe(GrantStatus.Revoked);
   });
 
   it("settles Revoking grants when the agent acknowledges a full sync (a lost del ack cannot leave them stuck)", async () => {
     const s = await newSession("203.0.113.60");
-    h.services.engine.grant(s.sessionId, seed.aclId, meta);
-    h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.60", op: "add", ok: true }]);
-    h.services.engine.revokeEntry(s.sessionId, entry(s.sessionId, seed.aclId).ID, meta);
-    expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Revoking);
+    await h.services.engine.grant(s.sessionId, seed.aclId, meta);
+    await h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.60", op: "add", ok: true }]);
+    await h.services.engine.revokeEntry(s.sessionId, (await entry(s.sessionId, seed.aclId)).ID, meta);
+    expect((await entry(s.sessionId, seed.aclId)).Status).toBe(GrantStatus.Revoking);
     // The connection drops before the del is acknowledged; the agent reconnects and acks the sync.
-    h.services.engine.agentDisconnected(seed.agentId);
+    await h.services.engine.agentDisconnected(seed.agentId);
     h.clock.advance(10);
-    h.services.engine.agentConnected(seed.agentId);
-    h.services.engine.handleSyncAck(seed.agentId, "edge", h.clock.now(), []);
-    expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Revoked);
-    h.services.engine.grant(s.sessionId, seed.aclId, meta);
-    expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Pending);
+    await h.services.engine.agentConnected(seed.agentId);
+    await h.services.engine.handleSyncAck(seed.agentId, "edge", h.clock.now(), []);
+    expect((await entry(s.sessionId, seed.aclId)).Status).toBe(GrantStatus.Revoked);
+    await h.services.engine.grant(s.sessionId, seed.aclId, meta);
+    expect((await entry(s.sessionId, seed.aclId)).Status).toBe(GrantStatus.Pending);
   });
 
   it("marks grants left Pending by a server restart AgentOffline", async () => {
     const s = await newSession("203.0.113.70");
-    h.services.engine.grant(s.sessionId, seed.aclId, meta);
-    expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.Pending);
-    h.services.engine.recoverAfterRestart();
-    expect(entry(s.sessionId, seed.aclId).Status).toBe(GrantStatus.AgentOffline);
+    await h.services.engine.grant(s.sessionId, seed.aclId, meta);
+    expect((await entry(s.sessionId, seed.aclId)).Status).toBe(GrantStatus.Pending);
+    await h.services.engine.recoverAfterRestart();
+    expect((await entry(s.sessionId, seed.aclId)).Status).toBe(GrantStatus.AgentOffline);
   });
 
   it("does not move grants when a dual-stack client alternates families", async () => {
     const s = await newSession("203.0.113.80");
-    h.services.engine.grant(s.sessionId, seed.aclId, meta);
+    await h.services.engine.grant(s.sessionId, seed.aclId, meta);
     h.channel.take();
-    h.services.status.followAddress(s, "2001:db8::80");
+    await h.services.status.followAddress(s, "2001:db8::80");
     expect(h.channel.take()).toHaveLength(0);
     expect(s.ipAddress).toBe("203.0.113.80");
   });
 
   it("ends current grants when the ACL's address rules change", async () => {
     const s = await newSession("203.0.113.90");
-    h.services.engine.grant(s.sessionId, seed.aclId, meta);
+    await h.services.engine.grant(s.sessionId, seed.aclId, meta);
     h.channel.take();
-    const acl = h.services.acls.get(seed.aclId);
-    h.services.acls.update(
+    const acl = await h.services.acls.get(seed.aclId);
+    await h.services.acls.update(
       seed.aclId,
       {
         ...acl,
@@ -251,19 +251,19 @@ describe("grant engine", () => {
       { adminName: "a", ip: "" },
     );
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.90" })]);
-    h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.90", op: "del", ok: true }]);
-    h.services.engine.grant(s.sessionId, seed.aclId, meta);
-    expect(entry(s.sessionId, seed.aclId)).toMatchObject({ Status: GrantStatus.GrantError, DisableForUser: true });
+    await h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.90", op: "del", ok: true }]);
+    await h.services.engine.grant(s.sessionId, seed.aclId, meta);
+    expect(await entry(s.sessionId, seed.aclId)).toMatchObject({ Status: GrantStatus.GrantError, DisableForUser: true });
   });
 
   it("publishes a grant on a passive allowlist (status 6) with no agent, and takes it off at expiry", async () => {
     const actor = { adminName: "a", ip: "" };
-    const backendId = h.services.backends.create(
+    const backendId = await h.services.backends.create(
       { Name: "list", AgentID: "00000000-0000-0000-0000-000000000000", Config: { allowlist: {} } },
       actor,
     );
-    const acl = h.services.acls.get(seed.aclId);
-    const listAcl = h.services.acls.create(
+    const acl = await h.services.acls.get(seed.aclId);
+    const listAcl = await h.services.acls.create(
       {
         ...acl,
         Description: "Vendor allowlist",
@@ -281,43 +281,43 @@ describe("grant engine", () => {
       },
       actor,
     );
-    const u = h.services.users.get(seed.userId);
+    const u = await h.services.users.get(seed.userId);
     await h.services.users.update(
       seed.userId,
       { ...u, AclIds: [seed.aclId, listAcl], PlainPassword: undefined, ConfirmPassword: undefined, ValidUntil: null },
       actor,
     );
     const s = await newSession("198.51.100.99");
-    h.services.engine.grant(s.sessionId, listAcl, meta);
+    await h.services.engine.grant(s.sessionId, listAcl, meta);
     expect(h.channel.take()).toHaveLength(0);
-    expect(entry(s.sessionId, listAcl).Status).toBe(GrantStatus.Published);
-    expect(publishedAddresses(h.services.db, listAcl, h.clock.now())).toEqual(["198.51.100.99"]);
+    expect((await entry(s.sessionId, listAcl)).Status).toBe(GrantStatus.Published);
+    expect(await publishedAddresses(h.services.db, listAcl, h.clock.now())).toEqual(["198.51.100.99"]);
     h.clock.advance(301_000);
-    h.services.engine.sweep();
-    expect(entry(s.sessionId, listAcl).Status).toBe(GrantStatus.Revoked);
-    expect(publishedAddresses(h.services.db, listAcl, h.clock.now())).toEqual([]);
+    await h.services.engine.sweep();
+    expect((await entry(s.sessionId, listAcl)).Status).toBe(GrantStatus.Revoked);
+    expect(await publishedAddresses(h.services.db, listAcl, h.clock.now())).toEqual([]);
   });
 
   it("applies a sync acknowledgement in bulk: waiting grants Granted, reported failures GrantError, later grants untouched", async () => {
     h.channel.online.clear();
     const a = await newSession("203.0.113.101");
     const b = await newSession("203.0.113.102");
-    h.services.engine.grant(a.sessionId, seed.aclId, meta);
-    h.services.engine.grant(b.sessionId, seed.aclId, meta);
+    await h.services.engine.grant(a.sessionId, seed.aclId, meta);
+    await h.services.engine.grant(b.sessionId, seed.aclId, meta);
     h.channel.online.add(seed.agentId);
-    h.services.engine.agentConnected(seed.agentId);
+    await h.services.engine.agentConnected(seed.agentId);
     const sentAt = h.clock.now();
     h.clock.advance(5);
     const c = await newSession("203.0.113.103");
-    h.services.engine.grant(c.sessionId, seed.aclId, meta); // after the sync was sent: its own apply decides
-    h.services.engine.handleSyncAck(seed.agentId, "edge", sentAt, [
+    await h.services.engine.grant(c.sessionId, seed.aclId, meta); // after the sync was sent: its own apply decides
+    await h.services.engine.handleSyncAck(seed.agentId, "edge", sentAt, [
       { key: seed.aclId, ip: "203.0.113.102", op: "add", ok: false, error: "set full" },
     ]);
-    expect(entry(a.sessionId, seed.aclId).Status).toBe(GrantStatus.Granted);
-    expect(entry(b.sessionId, seed.aclId)).toMatchObject({
+    expect((await entry(a.sessionId, seed.aclId)).Status).toBe(GrantStatus.Granted);
+    expect(await entry(b.sessionId, seed.aclId)).toMatchObject({
       Status: GrantStatus.GrantError,
       Error: GrantErrorKey.grantFailed,
     });
-    expect(entry(c.sessionId, seed.aclId).Status).toBe(GrantStatus.Pending);
+    expect((await entry(c.sessionId, seed.aclId)).Status).toBe(GrantStatus.Pending);
   });
 });

@@ -101,26 +101,26 @@ export class GrantEngine {
    * holds. Throws 403 when the ACL is not (or no longer) assigned to the session's user, 404 for an
    * unknown or ended session.
    */
-  grant(
+  async grant(
     sessionId: string,
     aclId: string,
     meta: { userName: string; ip: string; click: boolean },
     keepExpiresAt?: number | null,
-  ): void {
+  ): Promise<void> {
     const ops: Ops = new Map();
-    this.db.transaction((tx) => {
+    await this.db.transaction(async (tx) => {
       const now = this.clock.now();
-      const row = repo.getGrantFor(tx, sessionId, aclId);
+      const row = await repo.getGrantFor(tx, sessionId, aclId);
       if (!row) throw new AppError(Errors.unauthorised);
-      const session = getUserSession(tx, sessionId);
+      const session = await getUserSession(tx, sessionId);
       if (!session || session.endedAt !== null) throw new AppError(Errors.notFound, "session");
-      if (!assignedAclIds(tx, session.userId).includes(aclId)) throw new AppError(Errors.unauthorised);
-      requireUserLicensed(tx, session.userId, now); // 403 err.unlicensedDescription (licensing/gates.ts)
+      if (!(await assignedAclIds(tx, session.userId)).includes(aclId)) throw new AppError(Errors.unauthorised);
+      await requireUserLicensed(tx, session.userId, now); // 403 err.unlicensedDescription (licensing/gates.ts)
       if ((repo.HOLDING_STATUSES as readonly number[]).includes(row.status)) return;
       if (row.status === GrantStatus.Revoking && keepExpiresAt === undefined) return;
-      const acl = getAcl(tx, aclId);
+      const acl = await getAcl(tx, aclId);
       if (!acl) throw new AppError(Errors.notFound, "ACL");
-      const src = repo.aclTargetSource(tx, aclId);
+      const src = await repo.aclTargetSource(tx, aclId);
       const target = src ? toTarget(src) : null;
       const ips = grantAddresses({
         sessionIp: session.ipAddress,
@@ -130,7 +130,7 @@ export class GrantEngine {
         exclusions: IpExclusionsSchema.parse(acl.ipExclusions),
       });
       if (meta.click)
-        writeAudit(tx, {
+        await writeAudit(tx, {
           action: AuditAction.clickedToGrant,
           at: now,
           userName: meta.userName,
@@ -143,16 +143,16 @@ export class GrantEngine {
       const expiresAt = Math.min(session.endsAt, maxEnd, keepExpiresAt ?? Number.POSITIVE_INFINITY);
       if (src && isAgentless(src.backendType) && ips.length > 0) {
         // Passive allowlist: the address is published by the server itself (status 6).
-        repo.setGrantAddresses(tx, row.id, ips);
-        repo.setGrantStatus(tx, row.id, GrantStatus.Published, now, { grantedAt: now, expiresAt });
+        await repo.setGrantAddresses(tx, row.id, ips);
+        await repo.setGrantStatus(tx, row.id, GrantStatus.Published, now, { grantedAt: now, expiresAt });
         return;
       }
       if (!target || !src?.agentId) {
-        repo.setGrantStatus(tx, row.id, GrantStatus.GrantError, now, {
+        await repo.setGrantStatus(tx, row.id, GrantStatus.GrantError, now, {
           error: "This ACL has no agent to enforce it",
           expiresAt: null,
         });
-        writeAudit(tx, {
+        await writeAudit(tx, {
           action: AuditAction.grantError,
           at: now,
           userName: meta.userName,
@@ -162,11 +162,11 @@ export class GrantEngine {
         return;
       }
       if (ips.length === 0) {
-        repo.setGrantStatus(tx, row.id, GrantStatus.GrantError, now, {
+        await repo.setGrantStatus(tx, row.id, GrantStatus.GrantError, now, {
           error: "Your address is not allowed for this ACL",
           expiresAt: null,
         });
-        writeAudit(tx, {
+        await writeAudit(tx, {
           action: AuditAction.grantError,
           at: now,
           userName: meta.userName,
@@ -177,13 +177,13 @@ export class GrantEngine {
         return;
       }
       const online = this.channel.isConnected(src.agentId);
-      repo.setGrantAddresses(tx, row.id, ips);
-      repo.setGrantStatus(tx, row.id, online ? GrantStatus.Pending : GrantStatus.AgentOffline, now, {
+      await repo.setGrantAddresses(tx, row.id, ips);
+      await repo.setGrantStatus(tx, row.id, online ? GrantStatus.Pending : GrantStatus.AgentOffline, now, {
         grantedAt: now,
         expiresAt,
       });
       for (const ip of ips) {
-        const entryExpiresAt = repo.entryExpiry(tx, aclId, ip, now) ?? expiresAt;
+        const entryExpiresAt = await repo.entryExpiry(tx, aclId, ip, now) ?? expiresAt;
         pushOp(ops, src.agentId, { op: "add", target, ip, expiresAt: entryExpiresAt, user: meta.userName });
       }
     });
@@ -194,30 +194,30 @@ export class GrantEngine {
    * Grants a grant again on the session's current address, keeping `expiresAt` (epoch ms): used
    * when the user's address changed (docs/reference.md design: the grant moves and keeps its expiry).
    */
-  regrant(grantId: string, expiresAt: number | null, meta: { userName: string; ip: string }): void {
-    const row = repo.getGrant(this.db, grantId);
+  async regrant(grantId: string, expiresAt: number | null, meta: { userName: string; ip: string }): Promise<void> {
+    const row = await repo.getGrant(this.db, grantId);
     if (!row) return;
-    this.grant(row.sessionId, row.aclId, { ...meta, click: false }, expiresAt);
+    await this.grant(row.sessionId, row.aclId, { ...meta, click: false }, expiresAt);
   }
 
   /**
    * Revokes one status entry of a session (DELETE /sessions/current/granted-acls/{id}). Throws 404
    * when the entry is not the session's.
    */
-  revokeEntry(sessionId: string, grantId: string, meta: { userName: string; ip: string }): void {
+  async revokeEntry(sessionId: string, grantId: string, meta: { userName: string; ip: string }): Promise<void> {
     const ops: Ops = new Map();
-    this.db.transaction((tx) => {
-      const row = repo.getGrant(tx, grantId);
+    await this.db.transaction(async (tx) => {
+      const row = await repo.getGrant(tx, grantId);
       if (!row || row.sessionId !== sessionId) throw new AppError(Errors.notFound, "grant");
-      const acl = getAcl(tx, row.aclId);
-      writeAudit(tx, {
+      const acl = await getAcl(tx, row.aclId);
+      await writeAudit(tx, {
         action: AuditAction.clickedToRevoke,
         at: this.clock.now(),
         userName: meta.userName,
         ipAddress: meta.ip,
         aclDescription: acl?.description ?? "",
       });
-      this.revokeInTx(tx, [row], ops);
+      await this.revokeInTx(tx, [row], ops);
     });
     this.send(ops);
   }
@@ -229,14 +229,14 @@ export class GrantEngine {
    * removes the entry). A grant in GrantError is revoked too: whatever the agent may have applied of
    * it is removed, and it becomes 9 at once.
    */
-  revokeInTx(tx: Tx, rows: readonly repo.GrantRow[], ops: Ops): void {
+  async revokeInTx(tx: Tx, rows: readonly repo.GrantRow[], ops: Ops): Promise<void> {
     const now = this.clock.now();
     for (const row of rows) {
       const holding = (repo.HOLDING_STATUSES as readonly number[]).includes(row.status);
       if (!holding && row.status !== GrantStatus.GrantError) continue;
-      if (holding) repo.setGrantStatus(tx, row.id, GrantStatus.Revoking, now);
-      const waiting = this.removalOps(tx, row, ops);
-      if (!holding || !waiting) repo.setGrantStatus(tx, row.id, GrantStatus.Revoked, now, { expiresAt: null });
+      if (holding) await repo.setGrantStatus(tx, row.id, GrantStatus.Revoking, now);
+      const waiting = await this.removalOps(tx, row, ops);
+      if (!holding || !waiting) await repo.setGrantStatus(tx, row.id, GrantStatus.Revoked, now, { expiresAt: null });
     }
   }
 
@@ -246,20 +246,20 @@ export class GrantEngine {
    * or an `add` with the shorter remaining expiry when others still hold it. Returns true when a
    * `del` went to a connected agent (its acknowledgement decides 9 or 10).
    */
-  private removalOps(
+  private async removalOps(
     tx: Tx,
     row: repo.GrantRow,
     ops: Ops,
-    ips: readonly string[] = repo.getGrantAddresses(tx, row.id),
-  ): boolean {
-    const src = repo.aclTargetSource(tx, row.aclId);
+    ips: readonly string[] = await repo.getGrantAddresses(tx, row.id),
+  ): Promise<boolean> {
+    const src = await repo.aclTargetSource(tx, row.aclId);
     const target = src ? toTarget(src) : null;
     if (!target || !src?.agentId) return false;
     const now = this.clock.now();
     const online = this.channel.isConnected(src.agentId);
     let waiting = false;
     for (const ip of ips) {
-      const remaining = repo.entryExpiry(tx, row.aclId, ip, now, row.id);
+      const remaining = await repo.entryExpiry(tx, row.aclId, ip, now, row.id);
       if (remaining === null) {
         pushOp(ops, src.agentId, { op: "del", target, ip });
         waiting ||= online;
@@ -275,16 +275,16 @@ export class GrantEngine {
    * unassigned, user disabled or deleted). Call inside the caller's transaction; send the returned
    * ops with `dispatch` after commit.
    */
-  revokeForSessions(tx: Tx, sessionIds: readonly string[]): Ops {
+  async revokeForSessions(tx: Tx, sessionIds: readonly string[]): Promise<Ops> {
     const ops: Ops = new Map();
-    this.revokeInTx(tx, repo.holdingGrantsOfSessions(tx, sessionIds), ops);
+    await this.revokeInTx(tx, await repo.holdingGrantsOfSessions(tx, sessionIds), ops);
     return ops;
   }
 
   /** Revokes every holding grant on the given ACLs; see `revokeForSessions`. */
-  revokeForAcls(tx: Tx, aclIds: readonly string[]): Ops {
+  async revokeForAcls(tx: Tx, aclIds: readonly string[]): Promise<Ops> {
     const ops: Ops = new Map();
-    this.revokeInTx(tx, repo.holdingGrantsOfAcls(tx, aclIds), ops);
+    await this.revokeInTx(tx, await repo.holdingGrantsOfAcls(tx, aclIds), ops);
     return ops;
   }
 
@@ -300,25 +300,25 @@ export class GrantEngine {
    * still hold (`endDueSessions`), and takes aged-out observed addresses out of the grants
    * (`pruneObserved`). Returns how many grants expired on their own.
    */
-  sweep(): number {
+  async sweep(): Promise<number> {
     const ops: Ops = new Map();
     let count = 0;
-    this.db.transaction((tx) => {
+    await this.db.transaction(async (tx) => {
       const now = this.clock.now();
-      const due = repo.dueGrants(tx, now);
+      const due = await repo.dueGrants(tx, now);
       for (const g of due) {
-        const acl = getAcl(tx, g.aclId);
-        writeAudit(tx, {
+        const acl = await getAcl(tx, g.aclId);
+        await writeAudit(tx, {
           action: AuditAction.grantExpired,
           at: now,
           aclDescription: acl?.description ?? "",
           description: g.id,
         });
       }
-      this.revokeInTx(tx, due, ops);
+      await this.revokeInTx(tx, due, ops);
       count = due.length;
-      this.endDueSessions(tx, ops);
-      this.pruneObserved(tx, now, ops);
+      await this.endDueSessions(tx, ops);
+      await this.pruneObserved(tx, now, ops);
     });
     this.send(ops);
     return count;
@@ -334,14 +334,14 @@ export class GrantEngine {
    * move such a bound (a user's ValidUntil, deleting a key) so that their sessions end in the same
    * transaction. Returns how many sessions ended.
    */
-  endDueSessions(tx: Tx, ops: Ops): number {
+  async endDueSessions(tx: Tx, ops: Ops): Promise<number> {
     const now = this.clock.now();
-    const due = repo.dueSessions(tx, now);
+    const due = await repo.dueSessions(tx, now);
     for (const s of due) {
       const end = sessionEndCause(s, now);
-      this.revokeInTx(tx, repo.holdingGrantsOfSessions(tx, [s.id]), ops);
-      endSessions(tx, [s.id], now, end.reason);
-      writeAudit(tx, {
+      await this.revokeInTx(tx, await repo.holdingGrantsOfSessions(tx, [s.id]), ops);
+      await endSessions(tx, [s.id], now, end.reason);
+      await writeAudit(tx, {
         action: AuditAction.sessionExpired,
         at: now,
         userName: s.userName,
@@ -358,21 +358,21 @@ export class GrantEngine {
    * their own even without the server). Never lengthens anything. An `end` not after now changes
    * nothing here: `endDueSessions` ends those sessions.
    */
-  shortenSessions(tx: Tx, sessionIds: readonly string[], end: number, ops: Ops): void {
+  async shortenSessions(tx: Tx, sessionIds: readonly string[], end: number, ops: Ops): Promise<void> {
     const now = this.clock.now();
     if (end <= now) return;
-    for (const s of repo.sessionsEndingAfter(tx, sessionIds, end)) {
-      repo.setSessionEnd(tx, s.id, end);
-      for (const g of repo.holdingGrantsOfSessions(tx, [s.id])) {
+    for (const s of await repo.sessionsEndingAfter(tx, sessionIds, end)) {
+      await repo.setSessionEnd(tx, s.id, end);
+      for (const g of await repo.holdingGrantsOfSessions(tx, [s.id])) {
         if (g.expiresAt !== null && g.expiresAt <= end) continue;
-        const ips = repo.getGrantAddresses(tx, g.id);
-        const before = new Map(ips.map((ip) => [ip, repo.entryExpiry(tx, g.aclId, ip, now)]));
-        repo.setGrantExpiry(tx, g.id, end);
-        const src = repo.aclTargetSource(tx, g.aclId);
+        const ips = await repo.getGrantAddresses(tx, g.id);
+        const before = new Map(ips.map(async (ip) => [ip, await repo.entryExpiry(tx, g.aclId, ip, now)]));
+        await repo.setGrantExpiry(tx, g.id, end);
+        const src = await repo.aclTargetSource(tx, g.aclId);
         const target = src ? toTarget(src) : null;
         if (!target || !src?.agentId) continue;
         for (const ip of ips) {
-          const after = repo.entryExpiry(tx, g.aclId, ip, now) ?? end;
+          const after = await repo.entryExpiry(tx, g.aclId, ip, now) ?? end;
           const was = before.get(ip) ?? null;
           if (was === null || after < was) pushOp(ops, src.agentId, { op: "add", target, ip, expiresAt: after });
         }
@@ -385,11 +385,11 @@ export class GrantEngine {
    * live sessions holding them, and takes them out of those sessions' grants and the firewall
    * (`narrowGrants`).
    */
-  private pruneObserved(tx: Tx, now: number, ops: Ops): void {
-    for (const s of repo.sessionsWithStaleObserved(tx, now)) {
+  private async pruneObserved(tx: Tx, now: number, ops: Ops): Promise<void> {
+    for (const s of await repo.sessionsWithStaleObserved(tx, now)) {
       const kept = currentObserved(s.discoveredIps, now);
-      repo.setObserved(tx, s.id, kept, observedUntil(kept));
-      this.narrowGrants(
+      await repo.setObserved(tx, s.id, kept, observedUntil(kept));
+      await this.narrowGrants(
         tx,
         s.id,
         s.ipAddress,
@@ -405,9 +405,9 @@ export class GrantEngine {
    * holding the rest, with its expiry; the removed addresses leave the target unless another grant
    * holds them (`removalOps`). A grant left with no address is revoked. Nothing is added.
    */
-  private narrowGrants(tx: Tx, sessionId: string, sessionIp: string, extraIps: readonly string[], ops: Ops): void {
-    for (const g of repo.holdingGrantsOfSessions(tx, [sessionId])) {
-      const acl = getAcl(tx, g.aclId);
+  private async narrowGrants(tx: Tx, sessionId: string, sessionIp: string, extraIps: readonly string[], ops: Ops): Promise<void> {
+    for (const g of await repo.holdingGrantsOfSessions(tx, [sessionId])) {
+      const acl = await getAcl(tx, g.aclId);
       if (!acl) continue;
       const allowed = new Set(
         grantAddresses({
@@ -418,15 +418,15 @@ export class GrantEngine {
           exclusions: IpExclusionsSchema.parse(acl.ipExclusions),
         }),
       );
-      const have = repo.getGrantAddresses(tx, g.id);
+      const have = await repo.getGrantAddresses(tx, g.id);
       const drop = have.filter((ip) => !allowed.has(ip));
       if (drop.length === 0) continue;
       if (drop.length === have.length) {
-        this.revokeInTx(tx, [g], ops);
+        await this.revokeInTx(tx, [g], ops);
         continue;
       }
-      repo.removeGrantAddresses(tx, g.id, drop);
-      this.removalOps(tx, g, ops, drop);
+      await repo.removeGrantAddresses(tx, g.id, drop);
+      await this.removalOps(tx, g, ops, drop);
     }
   }
 
@@ -434,30 +434,30 @@ export class GrantEngine {
    * The full desired state of an agent: every target bound to it with every live entry (latest
    * expiry per address). Sent on every (re)connect.
    */
-  desiredState(agentId: string): TargetState[] {
+  async desiredState(agentId: string): Promise<TargetState[]> {
     const now = this.clock.now();
     const byAcl = new Map<string, TargetState>();
-    for (const src of repo.agentTargetSources(this.db, agentId)) {
+    for (const src of await repo.agentTargetSources(this.db, agentId)) {
       const target = toTarget(src);
       if (target) byAcl.set(src.aclId, { target, entries: [] });
     }
-    for (const e of repo.agentEntries(this.db, agentId, now)) {
+    for (const e of await repo.agentEntries(this.db, agentId, now)) {
       byAcl.get(e.aclId)?.entries.push({ ip: e.ip, expiresAt: e.expiresAt, ...(e.user ? { user: e.user } : {}) });
     }
     return [...byAcl.values()];
   }
 
   /** The agent connected: its offline grants wait for the sync's acknowledgement (3 → 2). */
-  agentConnected(agentId: string): void {
-    this.db.transaction((tx) =>
-      repo.moveAgentGrants(tx, agentId, [GrantStatus.AgentOffline], GrantStatus.Pending, this.clock.now()),
+  async agentConnected(agentId: string): Promise<void> {
+    await this.db.transaction(async (tx) =>
+      await repo.moveAgentGrants(tx, agentId, [GrantStatus.AgentOffline], GrantStatus.Pending, this.clock.now()),
     );
   }
 
   /** The agent went away: grants still waiting for it become AgentOffline (2, 5 → 3). */
-  agentDisconnected(agentId: string): void {
-    this.db.transaction((tx) =>
-      repo.moveAgentGrants(
+  async agentDisconnected(agentId: string): Promise<void> {
+    await this.db.transaction(async (tx) =>
+      await repo.moveAgentGrants(
         tx,
         agentId,
         [GrantStatus.Pending, GrantStatus.Read],
@@ -471,9 +471,9 @@ export class GrantEngine {
    * After a server start no agent is connected yet: grants left waiting (2, 5) become AgentOffline
    * (3) until their agent's sync is acknowledged.
    */
-  recoverAfterRestart(): void {
-    this.db.transaction((tx) =>
-      repo.moveAllGrants(tx, [GrantStatus.Pending, GrantStatus.Read], GrantStatus.AgentOffline, this.clock.now()),
+  async recoverAfterRestart(): Promise<void> {
+    await this.db.transaction(async (tx) =>
+      await repo.moveAllGrants(tx, [GrantStatus.Pending, GrantStatus.Read], GrantStatus.AgentOffline, this.clock.now()),
     );
   }
 
@@ -483,35 +483,35 @@ export class GrantEngine {
    * target's message, and takes back what the agent may have applied of them; a successful del
    * makes Revoking grants Revoked, a failed one Revoked with error (10).
    */
-  handleResults(agentName: string, results: readonly EntryResult[]): void {
+  async handleResults(agentName: string, results: readonly EntryResult[]): Promise<void> {
     if (results.length === 0) return;
     const ops: Ops = new Map();
-    this.db.transaction((tx) => this.applyResults(tx, agentName, results, ops));
+    await this.db.transaction(async (tx) => await this.applyResults(tx, agentName, results, ops));
     this.send(ops);
   }
 
-  private applyResults(tx: Tx, agentName: string, results: readonly EntryResult[], ops: Ops): void {
+  private async applyResults(tx: Tx, agentName: string, results: readonly EntryResult[], ops: Ops): Promise<void> {
     const now = this.clock.now();
     // Failures first, so that a grant with several addresses is an error whatever the order of results.
     const ordered = [...results.filter((r) => !r.ok), ...results.filter((r) => r.ok)];
     for (const r of ordered) {
       if (r.op === "add" && r.ok) {
-        for (const g of repo.grantsHolding(tx, r.key, r.ip, [
+        for (const g of await repo.grantsHolding(tx, r.key, r.ip, [
           GrantStatus.Pending,
           GrantStatus.AgentOffline,
           GrantStatus.Read,
         ])) {
-          repo.setGrantStatus(tx, g.id, GrantStatus.Granted, now);
+          await repo.setGrantStatus(tx, g.id, GrantStatus.Granted, now);
           if (g.status !== GrantStatus.AgentOffline) this.onGrantAcknowledged?.((now - g.updatedAt) / 1000);
         }
       } else if (r.op === "add") {
-        const failed = repo.grantsHolding(tx, r.key, r.ip, repo.HOLDING_STATUSES);
+        const failed = await repo.grantsHolding(tx, r.key, r.ip, repo.HOLDING_STATUSES);
         for (const g of failed) {
-          repo.setGrantStatus(tx, g.id, GrantStatus.GrantError, now, {
+          await repo.setGrantStatus(tx, g.id, GrantStatus.GrantError, now, {
             error: r.error ?? "refused by the target",
             expiresAt: null,
           });
-          writeAudit(tx, {
+          await writeAudit(tx, {
             action: AuditAction.grantError,
             at: now,
             agentName,
@@ -519,16 +519,16 @@ export class GrantEngine {
             errorMessage: r.error ?? "",
           });
         }
-        for (const g of failed) this.removalOps(tx, g, ops);
+        for (const g of failed) await this.removalOps(tx, g, ops);
       } else {
-        for (const g of repo.grantsHolding(tx, r.key, r.ip, [GrantStatus.Revoking])) {
-          if (r.ok) repo.setGrantStatus(tx, g.id, GrantStatus.Revoked, now, { expiresAt: null });
+        for (const g of await repo.grantsHolding(tx, r.key, r.ip, [GrantStatus.Revoking])) {
+          if (r.ok) await repo.setGrantStatus(tx, g.id, GrantStatus.Revoked, now, { expiresAt: null });
           else {
-            repo.setGrantStatus(tx, g.id, GrantStatus.RevokedWithError, now, {
+            await repo.setGrantStatus(tx, g.id, GrantStatus.RevokedWithError, now, {
               error: r.error ?? "refused by the target",
               expiresAt: null,
             });
-            writeAudit(tx, {
+            await writeAudit(tx, {
               action: AuditAction.revokeError,
               at: now,
               agentName,
@@ -548,17 +548,17 @@ export class GrantEngine {
    * Revoked; the few results the agent reports as failed are applied first (GrantError, or Revoked
    * with error), so they are not swept up.
    */
-  handleSyncAck(agentId: string, agentName: string, sentAt: number, results: readonly EntryResult[]): void {
+  async handleSyncAck(agentId: string, agentName: string, sentAt: number, results: readonly EntryResult[]): Promise<void> {
     const ops: Ops = new Map();
-    this.db.transaction((tx) => {
+    await this.db.transaction(async (tx) => {
       const now = this.clock.now();
-      this.applyResults(
+      await this.applyResults(
         tx,
         agentName,
         results.filter((r) => !r.ok),
         ops,
       );
-      repo.moveAgentGrants(
+      await repo.moveAgentGrants(
         tx,
         agentId,
         [GrantStatus.Pending, GrantStatus.AgentOffline, GrantStatus.Read],
@@ -566,7 +566,7 @@ export class GrantEngine {
         now,
         sentAt,
       );
-      repo.moveAgentGrants(tx, agentId, [GrantStatus.Revoking], GrantStatus.Revoked, now, sentAt);
+      await repo.moveAgentGrants(tx, agentId, [GrantStatus.Revoking], GrantStatus.Revoked, now, sentAt);
     });
     this.send(ops);
   }

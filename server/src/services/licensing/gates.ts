@@ -27,8 +27,8 @@ export const failedToRefresh = (reason: string) => new AppError(Errors.failedToR
  * Knocs"); returns its payload. Throws 403 err.youDoNotHaveALicense — with Extra err.licenseExpired
  * for an expired licence, or err.failedToRefreshLicenseStatus when the store is broken.
  */
-export function requireLicence(q: Q, now: number): LicensePayload {
-  const l = readInstalledLicence(q);
+export async function requireLicence(q: Q, now: number): Promise<LicensePayload> {
+  const l = await readInstalledLicence(q);
   if (l.kind === "none") throw new AppError(Errors.youDoNotHaveALicense);
   if (l.kind === "broken") throw new AppError(Errors.youDoNotHaveALicense, Errors.failedToRefreshLicenseStatus.err);
   if (isExpired(l.payload, now)) throw new AppError(Errors.youDoNotHaveALicense, Errors.licenseExpired.err);
@@ -49,12 +49,12 @@ export type UserCreator = "admin" | "idp";
  * No licence installed: no limit. A broken store: 500 err.failedToRefreshLicenseStatus (the limit
  * is unknown).
  */
-export function requireUserSlot(q: Q, by: UserCreator): void {
+export async function requireUserSlot(q: Q, by: UserCreator): Promise<void> {
   if (by === "idp") return;
-  const l = readInstalledLicence(q);
+  const l = await readInstalledLicence(q);
   if (l.kind === "none") return;
   if (l.kind === "broken") throw failedToRefresh(l.reason);
-  if (repo.countUsers(q) >= allowedUsers(l.payload)) throw new AppError(Errors.userLimitReached);
+  if (await repo.countUsers(q) >= allowedUsers(l.payload)) throw new AppError(Errors.userLimitReached);
 }
 
 /**
@@ -63,12 +63,12 @@ export function requireUserSlot(q: Q, by: UserCreator): void {
  * the limit. No licence installed: no limit (as for users). A broken store: 500
  * err.failedToRefreshLicenseStatus (the limit is unknown). Call it in the creating transaction.
  */
-export function requireMachineSlot(q: Q): void {
-  const l = readInstalledLicence(q);
+export async function requireMachineSlot(q: Q): Promise<void> {
+  const l = await readInstalledLicence(q);
   if (l.kind === "none") return;
   if (l.kind === "broken") throw failedToRefresh(l.reason);
   const max = l.payload.MaxMachines;
-  const agents = repo.countAgents(q);
+  const agents = await repo.countAgents(q);
   if (agents >= max)
     throw new AppError(
       Errors.machineLimitReached,
@@ -82,8 +82,8 @@ export function requireMachineSlot(q: Q): void {
  * SessionLimit and a larger value is refused with 400 "Bad request", Extra "SessionLimit: must be
  * between 1 and N (the licence's SessionLimit)". Without a readable licence the value is kept.
  */
-export function licensedSessionLimit(q: Q, requested: number | null): number | null {
-  const l = readInstalledLicence(q);
+export async function licensedSessionLimit(q: Q, requested: number | null): Promise<number | null> {
+  const l = await readInstalledLicence(q);
   if (l.kind !== "installed") return requested;
   const max = l.payload.SessionLimit;
   if (requested === null) return max;
@@ -97,8 +97,8 @@ export function licensedSessionLimit(q: Q, requested: number | null): number | n
  * installed (not yet enforced) or a licence that has not expired; false when it has expired or the
  * store is broken.
  */
-export function usersAdmitted(q: Q, now: number): boolean {
-  const l = readInstalledLicence(q);
+export async function usersAdmitted(q: Q, now: number): Promise<boolean> {
+  const l = await readInstalledLicence(q);
   if (l.kind === "none") return true;
   if (l.kind === "broken") return false;
   return !isExpired(l.payload, now);
@@ -111,22 +111,22 @@ export function usersAdmitted(q: Q, now: number): boolean {
  * Nobody is licensed when the install does not admit users (see usersAdmitted); everybody is when no
  * licence is installed.
  */
-export function licensedUsers(q: Q, now: number): (userId: string) => boolean {
-  const l = readInstalledLicence(q);
+export async function licensedUsers(q: Q, now: number): Promise<(userId: string) => boolean> {
+  const l = await readInstalledLicence(q);
   if (l.kind === "none") return () => true;
   if (l.kind === "broken" || isExpired(l.payload, now)) return () => false;
   const allowed = allowedUsers(l.payload);
-  if (repo.countUsers(q) <= allowed) return () => true;
-  const ids = new Set(repo.firstUserIds(q, allowed));
+  if (await repo.countUsers(q) <= allowed) return () => true;
+  const ids = new Set(await repo.firstUserIds(q, allowed));
   return (userId) => ids.has(userId);
 }
 
 /** The ids of every licensed user (the rule of licensedUsers, as a set). */
-export function licensedUserIds(q: Q, now: number): Set<string> {
-  const l = readInstalledLicence(q);
+export async function licensedUserIds(q: Q, now: number): Promise<Set<string>> {
+  const l = await readInstalledLicence(q);
   if (l.kind === "broken" || (l.kind === "installed" && isExpired(l.payload, now))) return new Set();
-  const total = repo.countUsers(q);
-  return new Set(repo.firstUserIds(q, l.kind === "none" ? total : Math.min(total, allowedUsers(l.payload))));
+  const total = await repo.countUsers(q);
+  return new Set(await repo.firstUserIds(q, l.kind === "none" ? total : Math.min(total, allowedUsers(l.payload))));
 }
 
 /**
@@ -134,20 +134,20 @@ export function licensedUserIds(q: Q, now: number): Set<string> {
  * (usersAdmitted) and whether this user is licensed (as licensedUsers, with one position query;
  * false for an unknown user).
  */
-export function userLicence(q: Q, userId: string, now: number): { admitted: boolean; licensed: boolean } {
-  const l = readInstalledLicence(q);
+export async function userLicence(q: Q, userId: string, now: number): Promise<{ admitted: boolean; licensed: boolean }> {
+  const l = await readInstalledLicence(q);
   if (l.kind === "none") return { admitted: true, licensed: true };
   if (l.kind === "broken" || isExpired(l.payload, now)) return { admitted: false, licensed: false };
-  const position = repo.userPosition(q, userId);
+  const position = await repo.userPosition(q, userId);
   return { admitted: true, licensed: position !== null && position < allowedUsers(l.payload) };
 }
 
 /** Whether one user is licensed (see userLicence). */
-export function isUserLicensed(q: Q, userId: string, now: number): boolean {
-  return userLicence(q, userId, now).licensed;
+export async function isUserLicensed(q: Q, userId: string, now: number): Promise<boolean> {
+  return (await userLicence(q, userId, now)).licensed;
 }
 
 /** The grant gate: throws 403 err.unlicensedDescription unless the user is licensed (isUserLicensed). */
-export function requireUserLicensed(q: Q, userId: string, now: number): void {
-  if (!isUserLicensed(q, userId, now)) throw new AppError(Errors.unlicensedDescription);
+export async function requireUserLicensed(q: Q, userId: string, now: number): Promise<void> {
+  if (!await isUserLicensed(q, userId, now)) throw new AppError(Errors.unlicensedDescription);
 }

@@ -32,11 +32,11 @@ async function addUser(over: Partial<UserWrite> = {}): Promise<string> {
   );
 }
 /** Creates a SAML user the way the IdP's first sign-in does, one millisecond after the previous user; returns its id. */
-function addIdpUser(): string {
+async function addIdpUser(): Promise<string> {
   n += 1;
   h.clock.advance(1);
   const provisioning = new SamlProvisioning({ db: h.services.db, clock: h.clock, engine: h.services.engine });
-  return provisioning.provisionUser({ userName: `saml${n}`, name: null, groups: [], ip: "127.0.0.1" }).id;
+  return (await provisioning.provisionUser({ userName: `saml${n}`, name: null, groups: [], ip: "127.0.0.1" })).id;
 }
 /** Creates local user "bob" (password "bob-password") assigned to the seeded ACL. */
 async function addBob(): Promise<string> {
@@ -52,7 +52,7 @@ async function addBob(): Promise<string> {
     actor,
   );
 }
-const userCount = () => h.services.db.select().from(users).all().length;
+const userCount = async () => (await h.services.db.select().from(users).all()).length;
 
 /** Signs a user in over the API from `from`; returns the cookie. */
 async function signIn(userName: string, password: string, from = "203.0.113.5"): Promise<string> {
@@ -99,7 +99,7 @@ afterEach(async () => {
 
 describe("with no licence installed", () => {
   it("is unlicensed: Knocs refused, users neither limited nor refused", async () => {
-    expect(h.services.licensing.status()).toEqual({
+    expect(await h.services.licensing.status()).toEqual({
       Licensed: false,
       ID: "",
       UserLimit: 0,
@@ -109,14 +109,14 @@ describe("with no licence installed", () => {
       Expires: null,
       State: "unlicensed",
     });
-    expect(h.services.licensing.summary()).toBeNull();
-    expect(appError(() => h.services.licensing.requireLicence())).toMatchObject({
+    expect(await h.services.licensing.summary()).toBeNull();
+    expect(appError(async () => await h.services.licensing.requireLicence())).toMatchObject({
       status: 403,
       err: "err.youDoNotHaveALicense",
       extra: undefined,
     });
     for (let i = 0; i < 5; i++) await addUser();
-    expect(h.services.users.list().every((u) => u.Licensed)).toBe(true);
+    expect((await h.services.users.list()).every((u) => u.Licensed)).toBe(true);
     const cookie = await signIn("alice", "alice-password");
     const status = await apiRequest(h, "GET", "/api/status", undefined, { cookie });
     expect(status.body).toMatchObject({ Licensed: true, UserLicensed: true });
@@ -126,14 +126,14 @@ describe("with no licence installed", () => {
 
   it("keeps SessionLimit as given (null is unlimited)", async () => {
     const id = await addUser({ SessionLimit: null });
-    expect(h.services.users.get(id).SessionLimit).toBeNull();
-    expect(h.services.users.get(await addUser({ SessionLimit: 50 })).SessionLimit).toBe(50);
+    expect((await h.services.users.get(id)).SessionLimit).toBeNull();
+    expect((await h.services.users.get(await addUser({ SessionLimit: 50 }))).SessionLimit).toBe(50);
   });
 });
 
 describe("installing", () => {
-  it("installs a verified key, replaces the installed one, and audits it", () => {
-    const first = trustTestKey(h).install(issueTestLicence({ ID: "first" }), actor);
+  it("installs a verified key, replaces the installed one, and audits it", async () => {
+    const first = await trustTestKey(h).install(issueTestLicence({ ID: "first" }), actor);
     expect(first).toEqual({
       Licensed: true,
       ID: "first",
@@ -144,11 +144,11 @@ describe("installing", () => {
       Expires: null,
       State: "active",
     });
-    h.services.licensing.install("free", actor);
-    const rows = h.services.db.select().from(licenses).all();
+    await h.services.licensing.install("free", actor);
+    const rows = await h.services.db.select().from(licenses).all();
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ id: "free", key: "free" });
-    expect(h.services.licensing.status()).toMatchObject({
+    expect(await h.services.licensing.status()).toMatchObject({
       ID: "free",
       UserLimit: 1,
       SessionLimit: 1,
@@ -156,34 +156,34 @@ describe("installing", () => {
       Expires: null,
       State: "active",
     });
-    const audit = h.services.db.select().from(auditLog).where(eq(auditLog.action, "licenseInstalled")).all();
+    const audit = await h.services.db.select().from(auditLog).where(eq(auditLog.action, "licenseInstalled")).all();
     expect(audit.map((a) => [a.adminName, a.description])).toEqual([
       ["test-admin", "licence first: 10 users (+30%), 3 sessions per user, 5 machines, expires never"],
       ["test-admin", "licence free: 1 users (+0%), 1 sessions per user, 1 machines, expires never"],
     ]);
   });
 
-  it("refuses an already expired licence and keeps the installed one", () => {
-    installTestLicence(h, { ID: "good" });
+  it("refuses an already expired licence and keeps the installed one", async () => {
+    await installTestLicence(h, { ID: "good" });
     const expires = new Date(h.clock.now() - DAY).toISOString();
     expect(
-      appError(() => h.services.licensing.install(issueTestLicence({ ID: "old", Expires: expires }), actor)),
+      appError(async () => await h.services.licensing.install(issueTestLicence({ ID: "old", Expires: expires }), actor)),
     ).toMatchObject({ status: 400, err: "err.licenseExpired", extra: expires });
-    expect(h.services.licensing.status().ID).toBe("good");
+    expect((await h.services.licensing.status()).ID).toBe("good");
   });
 
-  it("refuses a signed key when the server trusts no public key", () => {
-    expect(appError(() => h.services.licensing.install(issueTestLicence(), actor))).toMatchObject({
+  it("refuses a signed key when the server trusts no public key", async () => {
+    expect(appError(async () => await h.services.licensing.install(issueTestLicence(), actor))).toMatchObject({
       status: 400,
       err: "err.invalidLicenseSignature",
     });
-    expect(h.services.db.select().from(licenses).all()).toHaveLength(0);
+    expect(await h.services.db.select().from(licenses).all()).toHaveLength(0);
   });
 
-  it("summarises the licence for the admin status, with the overage as a count", () => {
+  it("summarises the licence for the admin status, with the overage as a count", async () => {
     const expires = new Date(h.clock.now() + 100 * DAY).toISOString();
-    installTestLicence(h, { UserLimit: 10, UserLimitOverage: 30, SessionLimit: 3, Expires: expires });
-    expect(h.services.licensing.summary()).toEqual({
+    await installTestLicence(h, { UserLimit: 10, UserLimitOverage: 30, SessionLimit: 3, Expires: expires });
+    expect(await h.services.licensing.summary()).toEqual({
       UserLimit: 10,
       UserLimitOverage: 3,
       UserLimitOveragePercentage: 30,
@@ -192,44 +192,44 @@ describe("installing", () => {
     });
   });
 
-  it("counts agents as machines", () => {
-    installTestLicence(h);
-    h.services.agents.create("edge-2", "http://127.0.0.1:8080", actor);
-    expect(h.services.licensing.status()).toMatchObject({ MachineCount: 2, MaxMachines: 5 });
+  it("counts agents as machines", async () => {
+    await installTestLicence(h);
+    await h.services.agents.create("edge-2", "http://127.0.0.1:8080", actor);
+    expect(await h.services.licensing.status()).toMatchObject({ MachineCount: 2, MaxMachines: 5 });
   });
 
-  it("reports expiringSoon and expired as time passes", () => {
-    installTestLicence(h, { Expires: new Date(h.clock.now() + 61 * DAY).toISOString() });
-    expect(h.services.licensing.status()).toMatchObject({ State: "active", Licensed: true });
+  it("reports expiringSoon and expired as time passes", async () => {
+    await installTestLicence(h, { Expires: new Date(h.clock.now() + 61 * DAY).toISOString() });
+    expect(await h.services.licensing.status()).toMatchObject({ State: "active", Licensed: true });
     h.clock.advance(DAY + 1000);
-    expect(h.services.licensing.status()).toMatchObject({ State: "expiringSoon", Licensed: true });
+    expect(await h.services.licensing.status()).toMatchObject({ State: "expiringSoon", Licensed: true });
     h.clock.advance(60 * DAY);
-    expect(h.services.licensing.status()).toMatchObject({ State: "expired", Licensed: false });
+    expect(await h.services.licensing.status()).toMatchObject({ State: "expired", Licensed: false });
   });
 });
 
 describe("the user limit", () => {
   // UserLimit 4 + 50 % → 2 more: six users may exist. seedLoop created alice (1).
-  beforeEach(() => {
-    installTestLicence(h, { UserLimit: 4, UserLimitOverage: 50 });
+  beforeEach(async () => {
+    await installTestLicence(h, { UserLimit: 4, UserLimitOverage: 50 });
   });
 
   it("creates users at the limit and at limit + overage − 1, and refuses at limit + overage", async () => {
     await addUser();
     await addUser();
     await addUser();
-    expect(userCount()).toBe(4); // at the limit
-    expect(h.services.licensing.status().State).toBe("active");
+    expect(await userCount()).toBe(4); // at the limit
+    expect((await h.services.licensing.status()).State).toBe("active");
     await addUser();
-    expect(userCount()).toBe(5); // limit + overage − 1
-    expect(h.services.licensing.status().State).toBe("overLimit");
+    expect(await userCount()).toBe(5); // limit + overage − 1
+    expect((await h.services.licensing.status()).State).toBe("overLimit");
     await addUser();
-    expect(userCount()).toBe(6); // limit + overage
+    expect(await userCount()).toBe(6); // limit + overage
     expect(await appErrorAsync(addUser())).toMatchObject({ status: 403, err: "err.userLimitReached" });
     expect(
       await appErrorAsync(addUser({ AuthType: "local", PlainPassword: "password-1", ConfirmPassword: "password-1" })),
     ).toMatchObject({ err: "err.userLimitReached" });
-    expect(userCount()).toBe(6);
+    expect(await userCount()).toBe(6);
     // Through the API too.
     const admin = await signInAdmin(h);
     const r = await apiRequest(
@@ -240,7 +240,7 @@ describe("the user limit", () => {
       { cookie: admin },
     );
     expect(r).toMatchObject({ status: 403, body: { Err: "err.userLimitReached" } });
-    expect(h.services.users.list().every((u) => u.Licensed)).toBe(true);
+    expect((await h.services.users.list()).every((u) => u.Licensed)).toBe(true);
   });
 
   it("never counts admins", async () => {
@@ -251,71 +251,71 @@ describe("the user limit", () => {
         password: "root-password",
       });
     for (let i = 0; i < 5; i++) await addUser();
-    expect(userCount()).toBe(6);
-    expect(h.services.licensing.status().State).toBe("overLimit");
+    expect(await userCount()).toBe(6);
+    expect((await h.services.licensing.status()).State).toBe("overLimit");
     expect(await appErrorAsync(addUser())).toMatchObject({ err: "err.userLimitReached" });
   });
 
   it("lets SAML users (created at first sign-in) exceed the limit; they count, and those beyond are not licensed", async () => {
     for (let i = 0; i < 5; i++) await addUser();
-    const saml1 = addIdpUser();
-    const saml2 = addIdpUser();
-    expect(userCount()).toBe(8);
+    const saml1 = await addIdpUser();
+    const saml2 = await addIdpUser();
+    expect(await userCount()).toBe(8);
     expect(await appErrorAsync(addUser())).toMatchObject({ err: "err.userLimitReached" });
     // A SAML user an admin creates is refused like any other.
     expect(await appErrorAsync(addUser({ AuthType: "SAML" }))).toMatchObject({ err: "err.userLimitReached" });
-    const licensed = new Map(h.services.users.list().map((u) => [u.ID, u.Licensed]));
+    const licensed = new Map((await h.services.users.list()).map((u) => [u.ID, u.Licensed]));
     expect([...licensed.values()].filter(Boolean)).toHaveLength(6);
     expect(licensed.get(seed.userId)).toBe(true);
     expect(licensed.get(saml1)).toBe(false);
     expect(licensed.get(saml2)).toBe(false);
-    expect(h.services.users.get(saml1).Licensed).toBe(false);
-    expect(isUserLicensed(h.services.db, saml2, h.clock.now())).toBe(false);
-    expect(isUserLicensed(h.services.db, seed.userId, h.clock.now())).toBe(true);
-    expect(isUserLicensed(h.services.db, "11111111-1111-1111-1111-111111111111", h.clock.now())).toBe(false);
-    expect(h.services.licensing.licensedUserIds()).toEqual(
+    expect((await h.services.users.get(saml1)).Licensed).toBe(false);
+    expect(await isUserLicensed(h.services.db, saml2, h.clock.now())).toBe(false);
+    expect(await isUserLicensed(h.services.db, seed.userId, h.clock.now())).toBe(true);
+    expect(await isUserLicensed(h.services.db, "11111111-1111-1111-1111-111111111111", h.clock.now())).toBe(false);
+    expect(await h.services.licensing.licensedUserIds()).toEqual(
       new Set([...licensed].filter(([, l]) => l).map(([id]) => id)),
     );
   });
 
   it("licenses users in creation order (CreatedAt, then ID)", async () => {
     const ids = [seed.userId];
-    for (let i = 0; i < 7; i++) ids.push(addIdpUser());
+    for (let i = 0; i < 7; i++) ids.push(await addIdpUser());
     // Two users created in the same millisecond: the smaller ID comes first.
     const same = h.clock.now();
-    h.services.db.update(users).set({ createdAt: same }).where(eq(users.id, ids[4]!)).run();
-    h.services.db.update(users).set({ createdAt: same }).where(eq(users.id, ids[7]!)).run();
+    await h.services.db.update(users).set({ createdAt: same }).where(eq(users.id, ids[4]!)).run();
+    await h.services.db.update(users).set({ createdAt: same }).where(eq(users.id, ids[7]!)).run();
     const tied = [ids[4]!, ids[7]!].sort();
     const expected = [...ids.slice(0, 4), ids[5]!, ids[6]!, ...tied].slice(0, 6);
-    expect(licensedUserIds(h.services.db, h.clock.now())).toEqual(new Set(expected));
-    for (const id of ids) expect(isUserLicensed(h.services.db, id, h.clock.now())).toBe(expected.includes(id));
+    expect(await licensedUserIds(h.services.db, h.clock.now())).toEqual(new Set(expected));
+    for (const id of ids) expect(await isUserLicensed(h.services.db, id, h.clock.now())).toBe(expected.includes(id));
   });
 
   it("caps SessionLimit at the licence's, defaulting to it", async () => {
-    installTestLicence(h, { UserLimit: 4, UserLimitOverage: 50, SessionLimit: 3 });
-    expect(h.services.users.get(await addUser({ SessionLimit: null })).SessionLimit).toBe(3);
+    await installTestLicence(h, { UserLimit: 4, UserLimitOverage: 50, SessionLimit: 3 });
+    expect((await h.services.users.get(await addUser({ SessionLimit: null }))).SessionLimit).toBe(3);
     const id = await addUser({ SessionLimit: 2 });
-    expect(h.services.users.get(id).SessionLimit).toBe(2);
+    expect((await h.services.users.get(id)).SessionLimit).toBe(2);
     expect(await appErrorAsync(addUser({ SessionLimit: 4 }))).toMatchObject({
       status: 400,
       err: "Bad request",
       extra: "SessionLimit: must be between 1 and 3 (the licence's SessionLimit)",
     });
-    const u = h.services.users.get(id);
+    const u = await h.services.users.get(id);
     const write = UserWriteSchema.parse({ ...u, SessionLimit: 5 });
     expect(await appErrorAsync(h.services.users.update(id, write, actor))).toMatchObject({
       status: 400,
       extra: "SessionLimit: must be between 1 and 3 (the licence's SessionLimit)",
     });
     await h.services.users.update(id, { ...write, SessionLimit: null }, actor);
-    expect(h.services.users.get(id).SessionLimit).toBe(3);
+    expect((await h.services.users.get(id)).SessionLimit).toBe(3);
   });
 });
 
 describe("grants and the session status", () => {
   it("refuses a grant to an unlicensed user with err.unlicensedDescription while a licensed one succeeds", async () => {
     const bobId = await addBob();
-    trustTestKey(h).install("free", actor); // one user: alice (created first) is licensed, bob is not
+    await trustTestKey(h).install("free", actor); // one user: alice (created first) is licensed, bob is not
     const alice = await signIn("alice", "alice-password");
     const bob = await signIn("bob", "bob-password", "198.51.100.7");
     expect((await apiRequest(h, "GET", "/api/status", undefined, { cookie: bob })).body).toMatchObject({
@@ -338,20 +338,20 @@ describe("grants and the session status", () => {
     const granted = await apiRequest(h, "POST", "/api/grant", { ACLID: seed.aclId, IPs: [] }, { cookie: alice });
     expect(granted.status).toBe(200);
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "add", ip: "203.0.113.5" })]);
-    expect(h.services.users.get(bobId).Licensed).toBe(false);
+    expect((await h.services.users.get(bobId)).Licensed).toBe(false);
     // Bob can still sign out (docs/reference.md user-portal §6: unlicensed users can only log out).
     expect((await apiRequest(h, "POST", "/api/logout", undefined, { cookie: bob })).status).toBe(204);
   });
 
   it("refuses everyone once the licence has expired, and a moved address does not fail the request", async () => {
-    installTestLicence(h, { Expires: new Date(h.clock.now() + 60 * 60_000).toISOString() });
+    await installTestLicence(h, { Expires: new Date(h.clock.now() + 60 * 60_000).toISOString() });
     const alice = await signIn("alice", "alice-password");
     expect((await apiRequest(h, "POST", "/api/grant", { ACLID: seed.aclId, IPs: [] }, { cookie: alice })).status).toBe(
       200,
     );
     h.channel.take();
     h.clock.advance(2 * 60 * 60_000); // the licence expired; the 480-minute session goes on
-    expect(appError(() => h.services.licensing.requireLicence())).toMatchObject({
+    expect(appError(async () => await h.services.licensing.requireLicence())).toMatchObject({
       status: 403,
       err: "err.youDoNotHaveALicense",
       extra: "err.licenseExpired",
@@ -368,41 +368,41 @@ describe("grants and the session status", () => {
       { cookie: alice, from: "203.0.113.77" },
     );
     expect(refused).toMatchObject({ status: 403, body: { Err: "err.unlicensedDescription" } });
-    expect(h.services.users.get(seed.userId).Licensed).toBe(false);
+    expect((await h.services.users.get(seed.userId)).Licensed).toBe(false);
   });
 });
 
 describe("a broken licence store", () => {
   it("answers err.failedToRefreshLicenseStatus when more than one licence is stored", async () => {
-    installTestLicence(h);
-    h.services.db.insert(licenses).values({ id: "second", key: "free", payload: {}, installedAt: h.clock.now() }).run();
-    expect(appError(() => h.services.licensing.status())).toMatchObject({
+    await installTestLicence(h);
+    await h.services.db.insert(licenses).values({ id: "second", key: "free", payload: {}, installedAt: h.clock.now() }).run();
+    expect(appError(async () => await h.services.licensing.status())).toMatchObject({
       status: 500,
       err: "err.failedToRefreshLicenseStatus",
       extra: "2 licences are installed; expected exactly one",
     });
-    expect(h.services.licensing.summary()).toBeNull();
-    expect(appError(() => requireLicence(h.services.db, h.clock.now()))).toMatchObject({
+    expect(await h.services.licensing.summary()).toBeNull();
+    expect(appError(async () => await requireLicence(h.services.db, h.clock.now()))).toMatchObject({
       status: 403,
       err: "err.youDoNotHaveALicense",
       extra: "err.failedToRefreshLicenseStatus",
     });
     expect(await appErrorAsync(addUser())).toMatchObject({ status: 500, err: "err.failedToRefreshLicenseStatus" });
-    expect(isUserLicensed(h.services.db, seed.userId, h.clock.now())).toBe(false);
+    expect(await isUserLicensed(h.services.db, seed.userId, h.clock.now())).toBe(false);
   });
 
-  it("answers err.failedToRefreshLicenseStatus when the stored key is unparsable or missing", () => {
-    h.services.db.insert(licenses).values({ id: "bad", key: "garbage", payload: {}, installedAt: h.clock.now() }).run();
-    expect(appError(() => h.services.licensing.status())).toMatchObject({
+  it("answers err.failedToRefreshLicenseStatus when the stored key is unparsable or missing", async () => {
+    await h.services.db.insert(licenses).values({ id: "bad", key: "garbage", payload: {}, installedAt: h.clock.now() }).run();
+    expect(appError(async () => await h.services.licensing.status())).toMatchObject({
       status: 500,
       err: "err.failedToRefreshLicenseStatus",
       extra: "the installed licence key cannot be parsed",
     });
-    h.services.db.update(licenses).set({ key: "" }).run();
-    expect(appError(() => h.services.licensing.status())).toMatchObject({
+    await h.services.db.update(licenses).set({ key: "" }).run();
+    expect(appError(async () => await h.services.licensing.status())).toMatchObject({
       status: 500,
       extra: "the installed licence has no key",
     });
-    expect(h.services.licensing.usersAdmitted()).toBe(false);
+    expect(await h.services.licensing.usersAdmitted()).toBe(false);
   });
 });

@@ -43,10 +43,10 @@ export class LicensingService extends Service {
    * "unlicensed", ID "" and zero limits. Throws 500 err.failedToRefreshLicenseStatus (Extra: why)
    * when the store is broken (store.ts).
    */
-  status(): LicenseStatus {
+  async status(): Promise<LicenseStatus> {
     const now = this.clock.now();
-    const l = readInstalledLicence(this.db);
-    const MachineCount = repo.countAgents(this.db);
+    const l = await readInstalledLicence(this.db);
+    const MachineCount = await repo.countAgents(this.db);
     if (l.kind === "none")
       return {
         Licensed: false,
@@ -60,7 +60,7 @@ export class LicensingService extends Service {
       };
     if (l.kind === "broken") throw failedToRefresh(l.reason);
     const p = l.payload;
-    const State = licenceState(p, repo.countUsers(this.db), now);
+    const State = licenceState(p, await repo.countUsers(this.db), now);
     return {
       Licensed: State !== "expired",
       ID: p.ID,
@@ -74,8 +74,8 @@ export class LicensingService extends Service {
   }
 
   /** The admin status's `Licensing` (docs/reference.md admin-console §3); null when no readable licence is installed. */
-  summary(): Licensing | null {
-    const l = readInstalledLicence(this.db);
+  async summary(): Promise<Licensing | null> {
+    const l = await readInstalledLicence(this.db);
     if (l.kind !== "installed") return null;
     const p = l.payload;
     return {
@@ -94,14 +94,14 @@ export class LicensingService extends Service {
    * (untrusted or tampered) or err.licenseExpired (Expires already passed; the installed licence is
    * kept).
    */
-  install(key: string, actor: Actor): LicenseStatus {
+  async install(key: string, actor: Actor): Promise<LicenseStatus> {
     const k = key.trim();
     const payload = verifyLicense(k, this.trusted);
     const now = this.clock.now();
     if (isExpired(payload, now)) throw new AppError(Errors.licenseExpired, payload.Expires ?? undefined);
-    this.db.transaction((tx) => {
-      storeLicence(tx, k, payload, now);
-      writeAudit(tx, {
+    await this.db.transaction(async (tx) => {
+      await storeLicence(tx, k, payload, now);
+      await writeAudit(tx, {
         action: AuditAction.licenseInstalled,
         at: now,
         adminName: actor.adminName,
@@ -109,27 +109,27 @@ export class LicensingService extends Service {
         description: describe(payload),
       });
     });
-    return this.status();
+    return await this.status();
   }
 
   /** requireLicence of gates.ts on this database: 403 err.youDoNotHaveALicense without a valid, unexpired licence. */
-  requireLicence(): LicensePayload {
-    return requireLicence(this.db, this.clock.now());
+  async requireLicence(): Promise<LicensePayload> {
+    return await requireLicence(this.db, this.clock.now());
   }
 
   /** Whether the install lets users in (the session status's `Licensed`; gates.ts usersAdmitted). */
-  usersAdmitted(): boolean {
-    return usersAdmitted(this.db, this.clock.now());
+  async usersAdmitted(): Promise<boolean> {
+    return await usersAdmitted(this.db, this.clock.now());
   }
 
   /** Whether this user is licensed (gates.ts isUserLicensed). */
-  isUserLicensed(userId: string): boolean {
-    return isUserLicensed(this.db, userId, this.clock.now());
+  async isUserLicensed(userId: string): Promise<boolean> {
+    return await isUserLicensed(this.db, userId, this.clock.now());
   }
 
   /** The ids of every licensed user (gates.ts licensedUserIds). */
-  licensedUserIds(): Set<string> {
-    return licensedUserIds(this.db, this.clock.now());
+  async licensedUserIds(): Promise<Set<string>> {
+    return await licensedUserIds(this.db, this.clock.now());
   }
 }
 

@@ -30,8 +30,8 @@ function decodeCached(key: string): LicensePayload {
 }
 
 /** Reads the installed licence (see the module comment for "broken"). */
-export function readInstalledLicence(q: Db | Tx): InstalledLicence {
-  const rows = repo.listLicenses(q);
+export async function readInstalledLicence(q: Db | Tx): Promise<InstalledLicence> {
+  const rows = await repo.listLicenses(q);
   if (rows.length === 0) return { kind: "none" };
   if (rows.length > 1) return { kind: "broken", reason: `${rows.length} licences are installed; expected exactly one` };
   const row = rows[0];
@@ -48,6 +48,6 @@ export function readInstalledLicence(q: Db | Tx): InstalledLicence {
  * stored as given (`free` for the free licence); the payload is stored alongside for reading by
  * humans; `now` is epoch milliseconds.
  */
-export function storeLicence(tx: Tx, key: string, payload: LicensePayload, now: number): void {
-  repo.replaceLicense(tx, { id: payload.ID, key, payload: { ...payload }, installedAt: now });
+export async function storeLicence(tx: Tx, key: string, payload: LicensePayload, now: number): Promise<void> {
+  await repo.replaceLicense(tx, { id: payload.ID, key, payload: { ...payload }, installedAt: now });
 }

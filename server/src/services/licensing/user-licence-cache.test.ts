@@ -44,32 +44,32 @@ describe("UserLicenceCache", () => {
   it("agrees with the counting gate through every change", async () => {
     const cache = new UserLicenceCache(h.services.db);
     const ids: string[] = [];
-    const agree = () => {
+    const agree = async () => {
       const now = h.clock.now();
       for (const id of [...ids, "no-such-user"])
-        expect(cache.userLicence(id, now), id).toEqual(userLicence(h.services.db, id, now));
+        expect(await cache.userLicence(id, now), id).toEqual(await userLicence(h.services.db, id, now));
     };
-    agree(); // no licence
+    await agree(); // no licence
     for (let i = 0; i < 7; i++) ids.push(await addUser(i));
-    agree();
-    licenseHarness(h, { UserLimit: 4, UserLimitOverage: 0 });
-    agree();
-    expect(ids.filter((id) => cache.userLicence(id, h.clock.now()).licensed)).toHaveLength(4);
+    await agree();
+    await licenseHarness(h, { UserLimit: 4, UserLimitOverage: 0 });
+    await agree();
+    expect(ids.filter(async (id) => (await cache.userLicence(id, h.clock.now())).licensed)).toHaveLength(4);
     // Deleting a licensed user moves the next one in.
-    h.services.users.delete(ids[1]!, actor);
+    await h.services.users.delete(ids[1]!, actor);
     ids.splice(1, 1);
-    agree();
-    expect(cache.userLicence(ids[3]!, h.clock.now()).licensed).toBe(true);
-    licenseHarness(h, { UserLimit: 2, UserLimitOverage: 50 }); // 3 allowed
-    agree();
-    licenseHarness(h, { UserLimit: 100 });
-    agree();
-    licenseHarness(h, { UserLimit: 3, Expires: new Date(h.clock.now() + 1000).toISOString() });
-    agree();
+    await agree();
+    expect((await cache.userLicence(ids[3]!, h.clock.now())).licensed).toBe(true);
+    await licenseHarness(h, { UserLimit: 2, UserLimitOverage: 50 }); // 3 allowed
+    await agree();
+    await licenseHarness(h, { UserLimit: 100 });
+    await agree();
+    await licenseHarness(h, { UserLimit: 3, Expires: new Date(h.clock.now() + 1000).toISOString() });
+    await agree();
     h.clock.advance(2000);
-    agree();
-    expect(cache.userLicence(ids[0]!, h.clock.now())).toEqual({ admitted: false, licensed: false });
-    unlicenseHarness(h);
-    agree();
+    await agree();
+    expect(await cache.userLicence(ids[0]!, h.clock.now())).toEqual({ admitted: false, licensed: false });
+    await unlicenseHarness(h);
+    await agree();
   });
 });

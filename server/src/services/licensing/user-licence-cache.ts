@@ -25,16 +25,16 @@ export class UserLicenceCache {
   }
 
   /** As gates.ts `userLicence`: `admitted` (the licence lets users in at all) and `licensed` (this user is within the limit). `now` in epoch ms. */
-  userLicence(userId: string, now: number): { admitted: boolean; licensed: boolean } {
-    const l = readInstalledLicence(this.#db);
+  async userLicence(userId: string, now: number): Promise<{ admitted: boolean; licensed: boolean }> {
+    const l = await readInstalledLicence(this.#db);
     if (l.kind === "none") return { admitted: true, licensed: true };
     if (l.kind === "broken" || isExpired(l.payload, now)) return { admitted: false, licensed: false };
     const allowed = allowedUsers(l.payload);
-    const key = repo.userRankKey(this.#db, userId);
+    const key = await repo.userRankKey(this.#db, userId);
     if (!key || allowed <= 0) return { admitted: true, licensed: false };
-    const version = repo.usersVersion(this.#db);
+    const version = await repo.usersVersion(this.#db);
     if (version !== this.#version || allowed !== this.#allowed) {
-      this.#cutoff = repo.rankKeyAt(this.#db, allowed - 1);
+      this.#cutoff = await repo.rankKeyAt(this.#db, allowed - 1);
       this.#version = version;
       this.#allowed = allowed;
     }

@@ -77,48 +77,48 @@ export class SamlProvisioning extends Service {
    * no longer reached are revoked). `ip` is the caller's address for the audit. Throws SamlError
    * "Authentication failed" when the UserName belongs to an account that is not a SAML account.
    */
-  provisionUser(input: { userName: string; name: string | null; groups: readonly string[]; ip: string }): UserRow {
+  async provisionUser(input: { userName: string; name: string | null; groups: readonly string[]; ip: string }): Promise<UserRow> {
     const now = this.clock.now();
-    const { user, ops } = this.db.transaction((tx) => {
+    const { user, ops } = await this.db.transaction(async (tx) => {
       const ops: Ops = new Map();
-      let row = usersRepo.getUserByName(tx, input.userName);
+      let row = await usersRepo.getUserByName(tx, input.userName);
       if (row && row.authType !== "SAML") throw refused("the account is not a SAML account", input.userName);
       const changes: string[] = [];
       if (!row) {
-        requireUserSlot(tx, "idp");
+        await requireUserSlot(tx, "idp");
         const id = newId();
-        usersRepo.insertUser(tx, {
+        await usersRepo.insertUser(tx, {
           id,
           name: input.name ?? input.userName,
           userName: input.userName,
           durationMinutes: Limits.defaultUserDurationMinutes,
-          sessionLimit: licensedSessionLimit(tx, null),
+          sessionLimit: await licensedSessionLimit(tx, null),
           authType: "SAML",
           totpEnabled: false,
           createdAt: now,
         });
-        writeAudit(tx, {
+        await writeAudit(tx, {
           action: AuditAction.userCreated,
           at: now,
           userName: input.userName,
           ipAddress: input.ip,
           description: "created at the first SAML sign-in",
         });
-        row = usersRepo.getUser(tx, id)!;
+        row = (await usersRepo.getUser(tx, id))!;
       } else if (input.name !== null && input.name !== row.name) {
-        usersRepo.updateUser(tx, row.id, { name: input.name });
+        await usersRepo.updateUser(tx, row.id, { name: input.name });
         changes.push("name from the IdP");
       }
-      const wanted = samlRepo.samlGroupsByNames(tx, input.groups);
-      const current = new Set(samlRepo.samlGroupIdsOfUser(tx, row.id));
+      const wanted = await samlRepo.samlGroupsByNames(tx, input.groups);
+      const current = new Set(await samlRepo.samlGroupIdsOfUser(tx, row.id));
       if (wanted.length !== current.size || wanted.some((g) => !current.has(g.id))) {
-        const before = reachOf(tx, [row.id]);
-        samlRepo.setSamlGroupIdsOfUser(
+        const before = await reachOf(tx, [row.id]);
+        await samlRepo.setSamlGroupIdsOfUser(
           tx,
           row.id,
           wanted.map((g) => g.id),
         );
-        revokeLostAccess(tx, this.engine, now, before, ops);
+        await revokeLostAccess(tx, this.engine, now, before, ops);
         changes.push(
           `SAML groups: ${
             wanted
@@ -129,14 +129,14 @@ export class SamlProvisioning extends Service {
         );
       }
       if (changes.length > 0)
-        writeAudit(tx, {
+        await writeAudit(tx, {
           action: AuditAction.userUpdated,
           at: now,
           userName: input.userName,
           ipAddress: input.ip,
           description: changes.join("; "),
         });
-      return { user: usersRepo.getUser(tx, row.id)!, ops };
+      return { user: (await usersRepo.getUser(tx, row.id))!, ops };
     });
     this.engine.dispatch(ops);
     return user;
@@ -149,16 +149,16 @@ export class SamlProvisioning extends Service {
    * the admin IdP's people get here. Throws SamlError "Authentication failed" when the UserName
    * belongs to an admin that is not a SAML admin (never taken over).
    */
-  provisionAdmin(input: { userName: string; name: string | null; ip: string }): AdminRow {
-    return this.db.transaction((tx) => {
-      const admin = getAdminByName(tx, input.userName);
+  async provisionAdmin(input: { userName: string; name: string | null; ip: string }): Promise<AdminRow> {
+    return await this.db.transaction(async (tx) => {
+      const admin = await getAdminByName(tx, input.userName);
       if (admin) {
         if (admin.authType !== "SAML") throw refused("the admin is not a SAML admin", input.userName);
         return admin;
       }
       const id = newId();
       const now = this.clock.now();
-      insertAdmin(tx, {
+      await insertAdmin(tx, {
         id,
         name: input.name ?? input.userName,
         userName: input.userName,
@@ -167,14 +167,14 @@ export class SamlProvisioning extends Service {
         loginEnabled: true,
         createdAt: now,
       });
-      writeAudit(tx, {
+      await writeAudit(tx, {
         action: AuditAction.adminAutoCreated,
         at: now,
         adminName: input.userName,
         ipAddress: input.ip,
         description: "created at the first sign-in through the admin IdP",
       });
-      return getAdmin(tx, id)!;
+      return (await getAdmin(tx, id))!;
     });
   }
 }

@@ -92,10 +92,10 @@ export class SamlService extends Service {
     const k = SETTINGS[audience];
     const inputs: SamlInputs = {
       audience,
-      publicUrl: getSetting(this.db, "PublicURL"),
-      idpMetadataXml: await this.caches[audience].get(getSetting(this.db, k.file), getSetting(this.db, k.url)),
-      spKeyPem: this.settings.samlKey(audience),
-      spCertPem: getSetting(this.db, k.cert),
+      publicUrl: await getSetting(this.db, "PublicURL"),
+      idpMetadataXml: await this.caches[audience].get(await getSetting(this.db, k.file), await getSetting(this.db, k.url)),
+      spKeyPem: await this.settings.samlKey(audience),
+      spCertPem: await getSetting(this.db, k.cert),
     };
     const key = JSON.stringify(inputs);
     const cached = this.built.get(audience);
@@ -123,15 +123,15 @@ export class SamlService extends Service {
     opts: { kiosk: boolean; ip: string },
   ): Promise<{ url: string; requestId: string; expiresAt: number }> {
     const setup = await this.setup(audience);
-    this.throttle.beginSamlStart(opts.ip);
+    await this.throttle.beginSamlStart(opts.ip);
     const now = this.clock.now();
     const expiresAt = now + SAML_REQUEST_TTL_MS;
-    return this.db.transaction((tx) => {
-      samlRepo.purgeExpired(tx, now);
-      if (samlRepo.pendingRequestCount(tx, audience, now) >= MAX_PENDING_SAML_REQUESTS)
+    return await this.db.transaction(async (tx) => {
+      await samlRepo.purgeExpired(tx, now);
+      if (await samlRepo.pendingRequestCount(tx, audience, now) >= MAX_PENDING_SAML_REQUESTS)
         throw new SamlError(Errors.tooManyRequests.err, "too many SAML sign-ins pending");
       const { id, context } = setup.sp.createLoginRequest(setup.idp, "redirect");
-      samlRepo.insertRequest(tx, { id, audience, kiosk: opts.kiosk, createdAt: now, expiresAt });
+      await samlRepo.insertRequest(tx, { id, audience, kiosk: opts.kiosk, createdAt: now, expiresAt });
       return { url: context, requestId: id, expiresAt };
     });
   }
@@ -145,7 +145,7 @@ export class SamlService extends Service {
   async completeUser(samlResponse: string, ctx: { ip: string; binding: BrowserBinding }): Promise<SamlUserSignIn> {
     return this.audited("user", ctx.ip, async () => {
       const { assertion, kiosk } = await this.verifyAndConsume("user", samlResponse, ctx.binding);
-      const user = this.provisioning.provisionUser({
+      const user = await this.provisioning.provisionUser({
         userName: assertion.nameId,
         name: nameFrom(assertion.attributes),
         groups: groupsFrom(assertion.attributes),
@@ -153,7 +153,7 @@ export class SamlService extends Service {
       });
       const asked = sessionMinutesFrom(assertion.attributes);
       const minutes =
-        asked === null ? undefined : kiosk ? Math.min(asked, getSetting(this.db, "KioskSessionDuration")) : asked;
+        asked === null ? undefined : kiosk ? Math.min(asked, await getSetting(this.db, "KioskSessionDuration")) : asked;
       return { user, kiosk, minutes };
     });
   }
@@ -166,7 +166,7 @@ export class SamlService extends Service {
   async completeAdmin(samlResponse: string, ctx: { ip: string; binding: BrowserBinding }): Promise<AdminRow> {
     return this.audited("admin", ctx.ip, async () => {
       const { assertion } = await this.verifyAndConsume("admin", samlResponse, ctx.binding);
-      return this.provisioning.provisionAdmin({
+      return await this.provisioning.provisionAdmin({
         userName: assertion.nameId,
         name: nameFrom(assertion.attributes),
         ip: ctx.ip,
@@ -184,12 +184,12 @@ export class SamlService extends Service {
     const assertion = await verifyLoginResponse(setup, samlResponse, now);
     if (binding.required && binding.requestId !== assertion.inResponseTo)
       throw refused("the sign-in was not started in this browser", assertion.nameId);
-    const request = this.db.transaction((tx) => {
-      samlRepo.purgeExpired(tx, now);
-      const row = samlRepo.consumeRequest(tx, assertion.inResponseTo, audience, now);
+    const request = await this.db.transaction(async (tx) => {
+      await samlRepo.purgeExpired(tx, now);
+      const row = await samlRepo.consumeRequest(tx, assertion.inResponseTo, audience, now);
       if (!row) throw refused("InResponseTo names no pending request", assertion.nameId);
-      if (samlRepo.assertionSeen(tx, assertion.assertionId)) throw refused("assertion replayed", assertion.nameId);
-      samlRepo.rememberAssertion(tx, assertion.assertionId, assertion.rememberUntil);
+      if (await samlRepo.assertionSeen(tx, assertion.assertionId)) throw refused("assertion replayed", assertion.nameId);
+      await samlRepo.rememberAssertion(tx, assertion.assertionId, assertion.rememberUntil);
       return row;
     });
     return { assertion, kiosk: request.kiosk };
@@ -199,12 +199,12 @@ export class SamlService extends Service {
    * Audits and logs a refused ACS step (userLoginFailed / adminLoginFailed, description "SAML
    * sign-in", errorMessage the reason, the NameID once verified). `ip` is the caller's address.
    */
-  auditRefusal(audience: SamlAudience, ip: string, err: SamlError): void {
+  async auditRefusal(audience: SamlAudience, ip: string, err: SamlError): Promise<void> {
     this.log.warn({ audience, ip, reason: err.reason, userName: err.userName }, "SAML sign-in refused");
     const entry = { at: this.clock.now(), ipAddress: ip, errorMessage: err.reason, description: "SAML sign-in" };
     if (audience === "user")
-      writeAudit(this.db, { ...entry, action: AuditAction.userLoginFailed, userName: err.userName ?? "" });
-    else writeAudit(this.db, { ...entry, action: AuditAction.adminLoginFailed, adminName: err.userName ?? "" });
+      await writeAudit(this.db, { ...entry, action: AuditAction.userLoginFailed, userName: err.userName ?? "" });
+    else await writeAudit(this.db, { ...entry, action: AuditAction.adminLoginFailed, adminName: err.userName ?? "" });
   }
 
   /** Runs an ACS step; a refusal (or an unexpected error, logged) is audited, then thrown as SamlError. */
@@ -214,7 +214,7 @@ export class SamlService extends Service {
     } catch (err) {
       if (!(err instanceof SamlError)) this.log.error({ err }, "SAML sign-in failed unexpectedly");
       const e = err instanceof SamlError ? err : refused("internal error");
-      this.auditRefusal(audience, ip, e);
+      await this.auditRefusal(audience, ip, e);
       throw e;
     }
   }

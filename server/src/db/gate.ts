@@ -1,0 +1,55 @@
+/**
+ * The SQLite transaction gate (issue #12 item 1). SQLite here is one connection shared by every request;
+ * with asynchronous repositories a transaction's statements are spread over several turns of the event
+ * loop, and a statement of another request run in between would land inside that transaction (and be
+ * rolled back with it, or read what it has not committed yet). The gate runs transactions one at a time
+ * and holds every statement from outside the open transaction until it ends. Which statements are inside
+ * is known from an AsyncLocalStorage context entered for the transaction's whole callback.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+
+/** Serialises transactions and keeps other statements out of an open one. */
+export class TransactionGate {
+  private readonly context = new AsyncLocalStorage<object>();
+  /** The open transaction: its context marker and a promise settled when it ends. */
+  private open: { readonly marker: object; readonly ended: Promise<void> } | null = null;
+  /** The end of the last transaction queued; the next one starts after it. */
+  private queue: Promise<void> = Promise.resolve();
+
+  /** True when the caller runs inside the open transaction's callback. */
+  inside(): boolean {
+    return this.open !== null && this.context.getStore() === this.open.marker;
+  }
+
+  /**
+   * Resolves when a statement of the caller may run: at once when no transaction is open or the caller
+   * is inside it, otherwise when the open transaction (and any that start before the caller resumes) ended.
+   */
+  async pass(): Promise<void> {
+    while (this.open && this.context.getStore() !== this.open.marker) await this.open.ended;
+  }
+
+  /**
+   * Runs `body` as the one open transaction, after the ones queued before it.
+   * @throws Error when called from inside an open transaction (use the transaction handle's nested
+   *   `transaction`, a savepoint, instead); otherwise whatever `body` throws.
+   */
+  async exclusive<T>(body: () => Promise<T>): Promise<T> {
+    if (this.inside()) throw new Error("a transaction was started on the database inside another one");
+    const before = this.queue;
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    this.queue = before.then(() => ended);
+    await before;
+    // Statements waiting in `pass` may still hold an older `ended`; they re-check `open` on waking.
+    await this.pass();
+    const marker = {};
+    this.open = { marker, ended };
+    try {
+      return await this.context.run(marker, body);
+    } finally {
+      this.open = null;
+      end();
+    }
+  }
+}
