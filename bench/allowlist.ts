@@ -98,10 +98,12 @@ async function main(): Promise<void> {
     const aclId = newId();
     const userId = newId();
     const now = clock.now();
-    await db.insert(backends)
+    await db
+      .insert(backends)
       .values({ id: backendId, name: "bench allowlist", agentId: null, type: "allowlist", config: { allowlist: {} } })
       .run();
-    await db.insert(acls)
+    await db
+      .insert(acls)
       .values({
         id: aclId,
         description: "Bench allowlist",
@@ -119,7 +121,8 @@ async function main(): Promise<void> {
     for (let from = 0; from < ENTRIES; from += SEED_BATCH) {
       await db.transaction(async (tx) => {
         const sessionIds = Array.from({ length: Math.min(SEED_BATCH, ENTRIES - from) }, () => newId());
-        await tx.insert(userSessions)
+        await tx
+          .insert(userSessions)
           .values(
             sessionIds.map((id, k) => ({
               id,
@@ -131,12 +134,12 @@ async function main(): Promise<void> {
             })),
           )
           .run();
-        sessionIds.forEach(async (sessionId, k) => {
+        for (const [k, sessionId] of sessionIds.entries()) {
           await ensureGrantRows(tx, sessionId, [aclId], now, newId);
           const grantId = (await getGrantFor(tx, sessionId, aclId))!.id;
           await setGrantStatus(tx, grantId, 6, now, { grantedAt: now, expiresAt });
           await setGrantAddresses(tx, grantId, [addressOf(from + k)]);
-        });
+        }
       });
       // Every drizzle call prepares a better-sqlite3 statement; its native memory (~3 kB) is freed
       // by a finaliser that runs only after a GC and a turn of the event loop. Without both, the
@@ -145,10 +148,12 @@ async function main(): Promise<void> {
       await new Promise((resolve) => setImmediate(resolve));
       await new Promise((resolve) => setImmediate(resolve));
     }
-    const key = (await apiKeys.create(
-      { Name: "bench reader", Scopes: [`allowlist.read:${aclId}`], ExpiredAfter: null },
-      { adminName: "bench", ip: "127.0.0.1" },
-    )).PlaintextKey!;
+    const key = (
+      await apiKeys.create(
+        { Name: "bench reader", Scopes: [`allowlist.read:${aclId}`], ExpiredAfter: null },
+        { adminName: "bench", ip: "127.0.0.1" },
+      )
+    ).PlaintextKey!;
     const seeded = (await publishedAddresses(db, aclId, clock.now())).length;
     console.log(
       `seeded ${seeded} published addresses in ${((performance.now() - t0) / 1000).toFixed(1)} s (directly through the repositories, see the header); RSS ${(process.memoryUsage().rss / 1048576).toFixed(0)} MB`,

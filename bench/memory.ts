@@ -241,10 +241,12 @@ async function seed(db: Db, o: Options, haproxy: MultiAclHaproxy): Promise<Seede
   const agentId = newId();
   const agentToken = randomToken(24);
   const backendId = newId();
-  await db.insert(agents)
+  await db
+    .insert(agents)
     .values({ id: agentId, name: "bench agent", tokenHash: sha256(agentToken), tokenExpiresAt: now + 3_600_000 })
     .run();
-  await db.insert(backends)
+  await db
+    .insert(backends)
     .values({
       id: backendId,
       name: "bench haproxy",
@@ -254,7 +256,8 @@ async function seed(db: Db, o: Options, haproxy: MultiAclHaproxy): Promise<Seede
     })
     .run();
   const aclIds = haproxy.aclIds.map(() => newId());
-  await db.insert(acls)
+  await db
+    .insert(acls)
     .values(
       aclIds.map((id, i) => ({
         id,
@@ -270,10 +273,10 @@ async function seed(db: Db, o: Options, haproxy: MultiAclHaproxy): Promise<Seede
     .run();
   const tokens: string[] = new Array<string>(o.sessions);
   let markerGrantId = "";
-  const chunked = <T>(rows: readonly T[], insert: (part: T[]) => void): void => {
-    for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) insert(rows.slice(i, i + ROWS_PER_INSERT));
+  const chunked = async <T>(rows: readonly T[], insert: (part: T[]) => Promise<unknown>): Promise<void> => {
+    for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await insert(rows.slice(i, i + ROWS_PER_INSERT));
   };
-  await seedBatches(db, o.sessions, SEED_BATCH, (tx, from, to) => {
+  await seedBatches(db, o.sessions, SEED_BATCH, async (tx, from, to) => {
     const userRows: (typeof users.$inferInsert)[] = [];
     const sessionRows: (typeof userSessions.$inferInsert)[] = [];
     const assignRows: (typeof userAcls.$inferInsert)[] = [];
@@ -310,11 +313,11 @@ async function seed(db: Db, o: Options, haproxy: MultiAclHaproxy): Promise<Seede
         addressRows.push({ grantId: id, ip });
       }
     }
-    chunked(userRows, async (part) => await tx.insert(users).values(part).run());
-    chunked(sessionRows, async (part) => await tx.insert(userSessions).values(part).run());
-    chunked(assignRows, async (part) => await tx.insert(userAcls).values(part).run());
-    chunked(grantRows, async (part) => await tx.insert(grants).values(part).run());
-    chunked(addressRows, async (part) => await tx.insert(grantAddresses).values(part).run());
+    await chunked(userRows, (part) => tx.insert(users).values(part).run());
+    await chunked(sessionRows, (part) => tx.insert(userSessions).values(part).run());
+    await chunked(assignRows, (part) => tx.insert(userAcls).values(part).run());
+    await chunked(grantRows, (part) => tx.insert(grants).values(part).run());
+    await chunked(addressRows, (part) => tx.insert(grantAddresses).values(part).run());
   });
   return { agentToken, tokens, markerGrantId };
 }
@@ -460,7 +463,9 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
   let acked = false;
   while (performance.now() - syncStart < SYNC_TIMEOUT_MS) {
     if (agentChild.exitCode !== null) throw new Error(`the agent exited (${agentChild.exitCode}):\n${agentOutput()}`);
-    if ((await db.select({ s: grants.status }).from(grants).where(eq(grants.id, seeded.markerGrantId)).get())?.s === 0) {
+    if (
+      (await db.select({ s: grants.status }).from(grants).where(eq(grants.id, seeded.markerGrantId)).get())?.s === 0
+    ) {
       acked = true;
       break;
     }

@@ -298,7 +298,7 @@ export async function seedBatches(
   db: Db,
   total: number,
   batch: number,
-  fill: (tx: Tx, from: number, to: number) => void,
+  fill: (tx: Tx, from: number, to: number) => Promise<void>,
 ): Promise<void> {
   for (let from = 0; from < total; from += batch) {
     const to = Math.min(total, from + batch);

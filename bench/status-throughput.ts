@@ -176,8 +176,8 @@ function parseOptions(argv: readonly string[]): Options {
 }
 
 /** Calls `insert` on `rows` in slices of ROWS_PER_INSERT (one multi-row INSERT each). */
-function insertChunked<T>(rows: readonly T[], insert: (part: T[]) => void): void {
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) insert(rows.slice(i, i + ROWS_PER_INSERT));
+async function insertChunked<T>(rows: readonly T[], insert: (part: T[]) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await insert(rows.slice(i, i + ROWS_PER_INSERT));
 }
 
 /**
@@ -188,10 +188,12 @@ async function seed(db: Db, o: Options): Promise<string[]> {
   const endsAt = now + 8 * 3_600_000;
   const agentId = newId();
   const backendId = newId();
-  await db.insert(agents)
+  await db
+    .insert(agents)
     .values({ id: agentId, name: "bench agent", tokenHash: sha256(randomToken(24)), tokenExpiresAt: now + 3_600_000 })
     .run();
-  await db.insert(backends)
+  await db
+    .insert(backends)
     .values({
       id: backendId,
       name: "bench haproxy",
@@ -201,7 +203,8 @@ async function seed(db: Db, o: Options): Promise<string[]> {
     })
     .run();
   const aclIds = Array.from({ length: o.acls }, () => newId());
-  await db.insert(acls)
+  await db
+    .insert(acls)
     .values(
       aclIds.map((id, i) => ({
         id,
@@ -220,12 +223,13 @@ async function seed(db: Db, o: Options): Promise<string[]> {
   if (o.assign === "group") {
     groupId = newId();
     await db.insert(groups).values({ id: groupId, name: "bench group", type: "local" }).run();
-    await db.insert(groupAcls)
+    await db
+      .insert(groupAcls)
       .values(aclIds.map((aclId) => ({ groupId, aclId })))
       .run();
   }
   const tokens: string[] = new Array<string>(o.sessions);
-  await seedBatches(db, o.sessions, SEED_BATCH, (tx, from, to) => {
+  await seedBatches(db, o.sessions, SEED_BATCH, async (tx, from, to) => {
     const userRows: (typeof users.$inferInsert)[] = [];
     const sessionRows: (typeof userSessions.$inferInsert)[] = [];
     const userAclRows: (typeof userAcls.$inferInsert)[] = [];
@@ -264,12 +268,12 @@ async function seed(db: Db, o: Options): Promise<string[]> {
         }
       });
     }
-    insertChunked(userRows, async (part) => await tx.insert(users).values(part).run());
-    insertChunked(sessionRows, async (part) => await tx.insert(userSessions).values(part).run());
-    insertChunked(groupUserRows, async (part) => await tx.insert(groupUsers).values(part).run());
-    insertChunked(userAclRows, async (part) => await tx.insert(userAcls).values(part).run());
-    insertChunked(grantRows, async (part) => await tx.insert(grants).values(part).run());
-    insertChunked(addressRows, async (part) => await tx.insert(grantAddresses).values(part).run());
+    await insertChunked(userRows, (part) => tx.insert(users).values(part).run());
+    await insertChunked(sessionRows, (part) => tx.insert(userSessions).values(part).run());
+    await insertChunked(groupUserRows, (part) => tx.insert(groupUsers).values(part).run());
+    await insertChunked(userAclRows, (part) => tx.insert(userAcls).values(part).run());
+    await insertChunked(grantRows, (part) => tx.insert(grants).values(part).run());
+    await insertChunked(addressRows, (part) => tx.insert(grantAddresses).values(part).run());
   });
   return tokens;
 }

@@ -32,11 +32,11 @@ export function dataDirOf(opts: GlobalOptions): string {
 }
 
 /** Opens the migrated database of the data directory; throws a readable error otherwise. */
-export function openMigrated(opts: GlobalOptions): ReturnType<typeof openDatabase> {
+export async function openMigrated(opts: GlobalOptions): Promise<ReturnType<typeof openDatabase>> {
   const file = databasePath(dataDirOf(opts));
   if (!existsSync(file)) throw new Error(`no database at ${file}: run \`postern db migrate\` first`);
   const database = openDatabase(file);
-  if (pendingMigrations(database.db) > 0) {
+  if ((await pendingMigrations(database.db)) > 0) {
     database.close();
     throw new Error("the database has pending migrations: run `postern db migrate` first");
   }

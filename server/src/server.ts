@@ -77,9 +77,12 @@ export interface StartOptions {
  * Configured ports that cannot be bound stop the start; setting ports that cannot be bound are
  * logged and left out (a setting must not keep the server from starting).
  */
-export async function discoveryPortsAtStart(db: Services["db"], configured: readonly number[]): Promise<readonly number[]> {
+export async function discoveryPortsAtStart(
+  db: Services["db"],
+  configured: readonly number[],
+): Promise<readonly number[]> {
   if (configured.length > 0) return configured;
-  return await getSetting(db, "AdditionalClientIPs") ? await getSetting(db, "AdditionalClientIPPorts") : [];
+  return (await getSetting(db, "AdditionalClientIPs")) ? await getSetting(db, "AdditionalClientIPPorts") : [];
 }
 
 /** A running server. */
@@ -120,8 +123,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const log = opts.logger ?? createLogger(opts.logLevel ?? "info");
   const clock = opts.clock ?? systemClock;
   const database = openDatabase(databasePath(opts.dataDir));
-  if (opts.migrate) migrateDatabase(database.db);
-  else if (pendingMigrations(database.db) > 0) {
+  if (opts.migrate) await migrateDatabase(database.db);
+  else if ((await pendingMigrations(database.db)) > 0) {
     database.close();
     throw new Error("the database has pending migrations: run `postern db migrate` first");
   }
@@ -137,6 +140,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     serverKey: loadOrCreateServerSigningKey(opts.dataDir),
     ...(opts.agentTokenHours !== undefined ? { agentTokenLifetimeMs: opts.agentTokenHours * 3_600_000 } : {}),
   });
+  await services.adminSettings.applyDebugMode();
   await services.engine.recoverAfterRestart();
   const trustedProxies = parseTrustedProxies(opts.trustedProxies ?? []);
   const pinOf = (t: typeof tls) => (t && tlsConfig.mode === "self-signed" ? tlsPinOf(t.cert) : undefined);
@@ -184,13 +188,20 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       services.hub.handleUpgrade(req, socket, head);
     else socket.destroy();
   });
-  const sweep = setInterval(async () => {
+  // One sweep at a time: a tick that finds the last sweep still running is skipped.
+  let sweeping: Promise<void> | null = null;
+  const sweepOnce = async (): Promise<void> => {
     try {
       await services.engine.sweep();
       await flushFoldedAudits(database.db, clock.now());
     } catch (err) {
       log.error({ err }, "expiry sweep failed");
+    } finally {
+      sweeping = null;
     }
+  };
+  const sweep = setInterval(() => {
+    sweeping ??= sweepOnce();
   }, SWEEP_INTERVAL_MS);
   const gelf = new GelfForwarder({ db: database.db, clock, log });
   gelf.start();
@@ -219,6 +230,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     },
     close: async () => {
       clearInterval(sweep);
+      await sweeping;
       await discovery?.close();
       await gelf.stop();
       await services.hub.close();

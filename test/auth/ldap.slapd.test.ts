@@ -79,7 +79,7 @@ describe.skipIf(!available)("LDAP sign-in on a real slapd", () => {
     await slapd.stop();
   });
   beforeEach(async () => {
-    h = createHarness();
+    h = await createHarness();
     admin = await signInAdmin(h);
   });
   afterEach(async () => {
@@ -103,7 +103,8 @@ describe.skipIf(!available)("LDAP sign-in on a real slapd", () => {
   };
   const login = (userName: string, password: string) =>
     apiRequest(h, "POST", "/api/login", { UserName: userName, Password: password, KioskMode: false });
-  const audit = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+  const audit = async (action: string) =>
+    await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
   /** The BIND lines slapd logged after `from` binds, as `dn ssf=N` (the connection's strength at the bind). */
   const bindsSince = (from: number) => {
     const lines = slapd
@@ -135,7 +136,9 @@ describe.skipIf(!available)("LDAP sign-in on a real slapd", () => {
     const bad = await login("bob", "not-bobs-password");
     expect(bad).toMatchObject({ status: 401, body: { Err: "Invalid credentials" } });
     expect(bad.setCookie).toBe("");
-    expect(await audit("userLoginFailed")).toEqual([expect.objectContaining({ userName: "bob", ipAddress: "203.0.113.5" })]);
+    expect(await audit("userLoginFailed")).toEqual([
+      expect.objectContaining({ userName: "bob", ipAddress: "203.0.113.5" }),
+    ]);
     expect(await audit("ldapUnavailable")).toEqual([]);
     expect(await audit("ldapSignInRefused")).toEqual([]);
     expect(slapd.bindCount() - before).toBe(2);

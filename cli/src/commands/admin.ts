@@ -22,7 +22,7 @@ export function registerAdmin(program: Command): void {
       const password = await readStdin();
       const check = PasswordSchema.safeParse(password);
       if (!check.success) throw new Error(`password: ${check.error.issues[0]?.message ?? "invalid"}`);
-      const database = openMigrated(g);
+      const database = await openMigrated(g);
       try {
         const id = await new AdminSessionService(database.db, systemClock).createLocalAdmin({
           userName: opts.username,

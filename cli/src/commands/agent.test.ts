@@ -12,6 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { databasePath, openDatabase } from "@postern/server";
+import { eq } from "drizzle-orm";
+import { agents } from "../../../server/src/db/schema.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 /** Each CLI start takes about a second here (type stripping of the server). */
@@ -29,16 +31,14 @@ function postern(args: string[], env: Record<string, string> = {}) {
 }
 
 /** The stored token columns of agent `name`. */
-function tokenColumns(name: string): { hash: string | null; expiresAt: number | null } {
+async function tokenColumns(name: string): Promise<{ hash: string | null; expiresAt: number | null } | undefined> {
   const database = openDatabase(databasePath(join(dir, "data")));
   try {
-    // The driver underneath drizzle (better-sqlite3), for one plain read.
-    const driver = (database.db as unknown as { $client: { prepare(q: string): { get(...a: unknown[]): unknown } } })
-      .$client;
-    const row = driver
-      .prepare("SELECT token_hash AS hash, token_expires_at AS expiresAt FROM agents WHERE name = ?")
-      .get(name) as { hash: string | null; expiresAt: number | null };
-    return row;
+    return await database.db
+      .select({ hash: agents.tokenHash, expiresAt: agents.tokenExpiresAt })
+      .from(agents)
+      .where(eq(agents.name, name))
+      .get();
   } finally {
     database.close();
   }
@@ -55,14 +55,14 @@ afterAll(() => {
 describe("postern agent", () => {
   it(
     "create stores the token's SHA-256 expiring after POSTERN_AGENT_TOKEN_HOURS, and refuses beyond MaxMachines",
-    () => {
+    async () => {
       const before = Date.now();
       const created = postern(["agent", "create", "edge", "--json", "--server-url", "https://postern.test"], {
         POSTERN_AGENT_TOKEN_HOURS: "2",
       });
       expect(created.code).toBe(0);
       const token = (JSON.parse(created.stdout) as { Token: string }).Token;
-      const stored = tokenColumns("edge");
+      const stored = (await tokenColumns("edge"))!;
       expect(stored.hash).toBe(createHash("sha256").update(token).digest("hex"));
       expect(stored.expiresAt).toBeGreaterThanOrEqual(before + 2 * 3_600_000);
       expect(stored.expiresAt).toBeLessThanOrEqual(Date.now() + 2 * 3_600_000);
@@ -78,7 +78,7 @@ describe("postern agent", () => {
       expect(refused.stderr).toContain(
         "err.machineLimitReached: MaxMachines 1: the licence covers 1 agent and 1 exists",
       );
-      expect(tokenColumns("second")).toBeUndefined();
+      expect(await tokenColumns("second")).toBeUndefined();
     },
     SLOW,
   );

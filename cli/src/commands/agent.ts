@@ -53,12 +53,17 @@ export function registerAgent(program: Command): void {
       const g = cmd.optsWithGlobals<GlobalOptions>();
       const config = serverConfigOf();
       const tokenLifetimeMs = config ? config.agentTokenHours * 3_600_000 : agentTokenLifetimeMs(process.env);
-      const database = openMigrated(g);
+      const database = await openMigrated(g);
       try {
         const noHub = { isConnected: () => false, disconnect: () => undefined };
         const url = serverUrl(opts.serverUrl, await getSetting(database.db, "PublicURL"), config);
         const service = new AgentService(database.db, systemClock, noHub, { tokenLifetimeMs });
-        const created = await service.create(name, url, { adminName: "cli", ip: "" }, selfSignedPin(config, dataDirOf(g)));
+        const created = await service.create(
+          name,
+          url,
+          { adminName: "cli", ip: "" },
+          selfSignedPin(config, dataDirOf(g)),
+        );
         output(
           g,
           created,

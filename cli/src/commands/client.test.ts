@@ -64,7 +64,8 @@ async function apiKeyUser(userName: string): Promise<{ id: string; key: string }
   return entry;
 }
 const liveSessions = async (userId: string) => await server.services.users.sessions(userId);
-const audits = async (action: string) => await server.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const audits = async (action: string) =>
+  await server.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 
 /** A running `postern client` child: its output so far, and its exit. */
 interface Run {

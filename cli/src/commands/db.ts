@@ -15,13 +15,13 @@ export function registerDb(program: Command): void {
   const db = program.command("db").description("database maintenance");
   db.command("migrate")
     .description("create the database if needed and apply pending migrations")
-    .action((_opts, cmd: Command) => {
+    .action(async (_opts, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
       const dir = dataDirOf(g);
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const database = openDatabase(databasePath(dir));
       try {
-        const applied = migrateDatabase(database.db);
+        const applied = await migrateDatabase(database.db);
         say(
           applied > 0
             ? `applied ${applied} migration(s) to ${databasePath(dir)}`

@@ -73,8 +73,8 @@ function describeStatus(s: LicenseStatus, now: number): string {
 }
 
 /** A licensing service over the data directory's database, trusting POSTERN_LICENSE_PUBLIC_KEYS. */
-function withLicensing<T>(g: GlobalOptions, fn: (l: LicensingService) => T): T {
-  const database = openMigrated(g);
+async function withLicensing<T>(g: GlobalOptions, fn: (l: LicensingService) => Promise<T>): Promise<T> {
+  const database = await openMigrated(g);
   try {
     const engine = new GrantEngine(database.db, systemClock, createLogger("silent"));
     const licensing = new LicensingService({
@@ -83,7 +83,7 @@ function withLicensing<T>(g: GlobalOptions, fn: (l: LicensingService) => T): T {
       engine,
       licensePublicKeys: [process.env["POSTERN_LICENSE_PUBLIC_KEYS"] ?? ""],
     });
-    return fn(licensing);
+    return await fn(licensing);
   } finally {
     database.close();
   }
@@ -162,9 +162,9 @@ export function registerLicense(program: Command): void {
       "verify a licence key (or free) against POSTERN_LICENSE_PUBLIC_KEYS and install it, replacing the installed one",
     )
     .argument("<key>", "licence key, or free for the free single-user licence")
-    .action((key: string, _opts: unknown, cmd: Command) => {
+    .action(async (key: string, _opts: unknown, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
-      const status = withLicensing(g, async (l) => await l.install(key, { adminName: "cli", ip: "" }));
+      const status = await withLicensing(g, async (l) => await l.install(key, { adminName: "cli", ip: "" }));
       say(`licence ${status.ID} installed`);
       output(g, status, describeStatus(status, Date.now()));
     });
@@ -172,9 +172,9 @@ export function registerLicense(program: Command): void {
   license
     .command("show")
     .description("print the installed licence's status")
-    .action((_opts: unknown, cmd: Command) => {
+    .action(async (_opts: unknown, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
-      const status = withLicensing(g, async (l) => await l.status());
+      const status = await withLicensing(g, async (l) => await l.status());
       output(g, status, describeStatus(status, Date.now()));
     });
 }

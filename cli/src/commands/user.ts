@@ -30,7 +30,7 @@ export function registerUser(program: Command): void {
         ConfirmPassword: password,
         Duration: Number(opts.duration),
       });
-      const database = openMigrated(g);
+      const database = await openMigrated(g);
       try {
         const engine = new GrantEngine(database.db, systemClock, createLogger("silent"));
         const id = await new UserService({ db: database.db, clock: systemClock, engine }).create(input, {

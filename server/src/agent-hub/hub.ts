@@ -13,7 +13,7 @@
 import { createHash, createPublicKey, verify as verifySignature, randomBytes, sign } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { WebSocketServer, type WebSocket } from "ws";
+import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import {
   AGENT_NONCE_PARAM,
   AGENT_PRE_HELLO_MAX_BYTES,
@@ -197,7 +197,10 @@ export class AgentHub implements AgentChannel {
         this.guard("close", async () => await this.engine.agentDisconnected(conn!.agentId));
       }
     });
-    ws.on("message", async (data) => {
+    // One message at a time per socket, in arrival order: a message is handled to the end (its
+    // database work included) before the next one starts.
+    let handled: Promise<void> = Promise.resolve();
+    const handle = async (data: RawData): Promise<void> => {
       if (tooBig) return;
       let msg;
       try {
@@ -223,17 +226,16 @@ export class AgentHub implements AgentChannel {
       } catch (err) {
         this.log.error({ err }, "agent message failed");
       }
+    };
+    ws.on("message", (data) => {
+      handled = handled.then(() => handle(data));
     });
     this.send(ws, framing, { type: "challenge", nonce, protocol: AGENT_PROTOCOL_VERSION });
   }
 
   /** Runs a socket event's work; a failure (e.g. the database busy) is logged, never thrown into the event loop. */
-  private guard(event: string, work: () => unknown): void {
-    try {
-      work();
-    } catch (err) {
-      this.log.error({ err, event }, "agent event failed");
-    }
+  private guard(event: string, work: () => Promise<unknown>): void {
+    work().catch((err: unknown) => this.log.error({ err, event }, "agent event failed"));
   }
 
   private async authenticate(
@@ -323,7 +325,12 @@ export class AgentHub implements AgentChannel {
    * sync removes whatever else the target holds) — and a target still on one of the agent's
    * backends. The rest is dropped and logged (at most five shown).
    */
-  private async ownResults(conn: Connection, seq: number, pending: Pending, results: EntryResult[]): Promise<EntryResult[]> {
+  private async ownResults(
+    conn: Connection,
+    seq: number,
+    pending: Pending,
+    results: EntryResult[],
+  ): Promise<EntryResult[]> {
     if (results.length === 0) return results;
     const ownTargets = new Set((await agentTargetSources(this.db, conn.agentId)).map((t) => t.aclId));
     let sent: (r: EntryResult) => boolean;

@@ -63,14 +63,18 @@ export function openDatabase(file: string): OpenDatabase {
   sqlite.pragma("synchronous = NORMAL");
   cacheStatements(sqlite);
   const gate = new TransactionGate();
-  const run = (text: string, params: unknown[], method: "run" | "all" | "values" | "get"): { rows: unknown[] } => {
+  const run = (
+    text: string,
+    params: unknown[],
+    method: "run" | "all" | "values" | "get",
+  ): { rows: unknown[]; changes?: number } => {
     const statement = sqlite.prepare(text);
     if (method === "run" || !statement.reader) {
-      statement.run(...params);
-      return { rows: [] };
+      const { changes } = statement.run(...params);
+      return { rows: [], changes };
     }
     statement.raw(true);
-    if (method === "get") return { rows: (statement.get(...params) as unknown[] | undefined) as unknown[] };
+    if (method === "get") return { rows: statement.get(...params) as unknown[] | undefined as unknown[] };
     return { rows: statement.all(...params) };
   };
   const db = drizzleAsync(
@@ -114,6 +118,15 @@ export function rawStatement<Row extends unknown[]>(db: Db, text: string): RawSt
   };
 }
 
+/**
+ * How many rows a write without `returning` changed, from what awaiting it gave (`await q.delete(...)`):
+ * SQLite's `changes`, PostgreSQL's `rowCount`; 0 when the result says nothing.
+ */
+export function changedRows(result: unknown): number {
+  const r = result as { changes?: number; rowCount?: number | null } | undefined;
+  return r?.changes ?? r?.rowCount ?? 0;
+}
+
 /** Path of the SQLite database inside a data directory. */
 export function databasePath(dataDir: string): string {
   return join(dataDir, "postern.db");
@@ -138,7 +151,9 @@ export async function pendingMigrations(db: Db): Promise<number> {
   const all = readMigrationFiles({ migrationsFolder });
   let applied: number;
   try {
-    applied = (await drizzleSync(sqlite).get<{ n: number } | undefined>(sql`SELECT count(*) AS n FROM __drizzle_migrations`))?.n ?? 0;
+    applied =
+      (await drizzleSync(sqlite).get<{ n: number } | undefined>(sql`SELECT count(*) AS n FROM __drizzle_migrations`))
+        ?.n ?? 0;
   } catch {
     applied = 0;
   }

@@ -49,8 +49,8 @@ describe("overTls", () => {
 describe("X-Forwarded-For over HTTP (behind a trusted proxy at 127.0.0.1)", () => {
   let h: Harness;
   let app: ReturnType<typeof createApp>;
-  beforeEach(() => {
-    h = createHarness();
+  beforeEach(async () => {
+    h = await createHarness();
     app = createApp(h.services, "/nonexistent", parseTrustedProxies(["127.0.0.1"]));
   });
   afterEach(async () => {

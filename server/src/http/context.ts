@@ -51,7 +51,7 @@ export async function secureCookies(c: Context<AppEnv>): Promise<boolean> {
 
 /** The name a cookie has on this request: `__Host-<name>` when `secureCookies`, else `name`. */
 export async function cookieName(c: Context<AppEnv>, name: string): Promise<string> {
-  return await secureCookies(c) ? `${HOST_COOKIE_PREFIX}${name}` : name;
+  return (await secureCookies(c)) ? `${HOST_COOKIE_PREFIX}${name}` : name;
 }
 
 /**
@@ -140,7 +140,7 @@ export function csrfGuard(): MiddlewareHandler<AppEnv> {
 
 /** Requires a live user session (401 err.invalidSession otherwise). */
 export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
-  c.set("userSession", c.var.services.userSessions.resolve(await readSessionCookie(c, USER_COOKIE)));
+  c.set("userSession", await c.var.services.userSessions.resolve(await readSessionCookie(c, USER_COOKIE)));
   await next();
 };
 

@@ -64,8 +64,8 @@ function call(
 let h: Harness;
 let listeners: DiscoveryListeners | undefined;
 
-beforeEach(() => {
-  h = createHarness();
+beforeEach(async () => {
+  h = await createHarness();
 });
 afterEach(async () => {
   await listeners?.close();
@@ -303,7 +303,7 @@ describe("the additional client IP addresses settings (multi-port discovery with
         ((await (await fetch(`${s.url}/api/system_status`)).json()) as { IPApiPorts: number[] }).IPApiPorts;
       const store = async (values: Record<string, unknown>) => {
         const database = openDatabase(databasePath(dataDir));
-        migrateDatabase(database.db);
+        await migrateDatabase(database.db);
         for (const [k, v] of Object.entries(values)) await setSetting(database.db, k as "AdditionalClientIPs", v);
         database.close();
       };

@@ -44,8 +44,8 @@ import { securityHeaders } from "./security-headers.ts";
  */
 export async function ipApiUrl(c: Context<AppEnv>): Promise<string> {
   const db = c.var.services.db;
-  if (!await getSetting(db, "DiscoverIP")) return "";
-  return await getSetting(db, "DiscoverIPURL") || `${await publicUrl(c)}/api/ip`;
+  if (!(await getSetting(db, "DiscoverIP"))) return "";
+  return (await getSetting(db, "DiscoverIPURL")) || `${await publicUrl(c)}/api/ip`;
 }
 
 /** The ports an outside discovery service (the DiscoverIPURL setting) is asked on (docs/reference.md user-portal §7). */
@@ -95,7 +95,7 @@ export async function answerIpDiscovery(c: Context<AppEnv>): Promise<Response> {
   const token = await readSessionCookie(c, USER_COOKIE);
   if (token) {
     try {
-      const session = services.userSessions.resolve(token);
+      const session = await services.userSessions.resolve(token);
       await services.status.observe(session, c.var.clientIp, listenerPort(c.req.url));
     } catch {
       // no live session: discovery only

@@ -20,8 +20,8 @@ function sample(text: string, series: string): number | undefined {
 
 describe("GET /metrics", () => {
   let h: Harness;
-  beforeEach(() => {
-    h = createHarness();
+  beforeEach(async () => {
+    h = await createHarness();
   });
   afterEach(async () => {
     await h.close();

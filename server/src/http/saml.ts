@@ -32,8 +32,12 @@ export const SAML_REQUEST_COOKIES: Record<SamlAudience, string> = {
 };
 
 /** Sets the binding cookie to `requestId` when cookies are secure (see the file comment). */
-export async function bindRequestToBrowser(c: Context<AppEnv>, audience: SamlAudience, requestId: string): Promise<void> {
-  if (!await secureCookies(c)) return;
+export async function bindRequestToBrowser(
+  c: Context<AppEnv>,
+  audience: SamlAudience,
+  requestId: string,
+): Promise<void> {
+  if (!(await secureCookies(c))) return;
   setCookie(c, SAML_REQUEST_COOKIES[audience], requestId, {
     httpOnly: true,
     secure: true,

@@ -14,8 +14,8 @@ let h: Harness;
 let webDir: string;
 let app: ReturnType<typeof createApp>;
 
-beforeEach(() => {
-  h = createHarness();
+beforeEach(async () => {
+  h = await createHarness();
   webDir = mkdtempSync(join(tmpdir(), "postern-web-"));
   mkdirSync(join(webDir, "assets"));
   writeFileSync(join(webDir, "index.html"), "<!doctype html><title>Postern</title>");

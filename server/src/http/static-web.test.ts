@@ -15,8 +15,8 @@ describe("staticWeb (issue #9 item 17: precompressed assets; admin-console §2: 
   let app: Hono<AppEnv>;
   let h: Harness;
 
-  beforeAll(() => {
-    h = createHarness();
+  beforeAll(async () => {
+    h = await createHarness();
     dir = mkdtempSync(join(tmpdir(), "postern-static-"));
     mkdirSync(join(dir, "assets"));
     writeFileSync(join(dir, "index.html"), "<title>portal</title>");

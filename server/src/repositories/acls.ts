@@ -21,12 +21,7 @@ export async function getAcl(q: Q, id: string): Promise<AclRow | undefined> {
 
 /** Ids of the ACLs whose parent is `id` (Passive+ children). */
 export async function childAclIds(q: Q, id: string): Promise<string[]> {
-  return (await q
-    .select({ id: acls.id })
-    .from(acls)
-    .where(eq(acls.parentId, id))
-    .all())
-    .map((r) => r.id);
+  return (await q.select({ id: acls.id }).from(acls).where(eq(acls.parentId, id)).all()).map((r) => r.id);
 }
 
 /** Inserts an ACL row. */

@@ -72,7 +72,8 @@ export async function getAdminSession(q: Q, id: string): Promise<AdminSessionRow
 /** Ends the given admin sessions at `now` (epoch ms). */
 export async function endAdminSessions(q: Q, ids: readonly string[], now: number): Promise<void> {
   for (let i = 0; i < ids.length; i += 500) {
-    await q.update(adminSessions)
+    await q
+      .update(adminSessions)
       .set({ endedAt: now })
       .where(inArray(adminSessions.id, ids.slice(i, i + 500)))
       .run();
@@ -86,12 +87,14 @@ export async function insertAdminSession(q: Q, row: typeof adminSessions.$inferI
 
 /** Gives an admin session a new cookie token hash; answers its end (epoch ms), undefined when unknown. */
 export async function rotateAdminSessionToken(q: Q, sessionId: string, tokenHash: string): Promise<number | undefined> {
-  return (await q
-    .update(adminSessions)
-    .set({ tokenHash })
-    .where(eq(adminSessions.id, sessionId))
-    .returning({ endsAt: adminSessions.endsAt })
-    .get())?.endsAt;
+  return (
+    await q
+      .update(adminSessions)
+      .set({ tokenHash })
+      .where(eq(adminSessions.id, sessionId))
+      .returning({ endsAt: adminSessions.endsAt })
+      .get()
+  )?.endsAt;
 }
 
 /** Marks an admin session verified (its sign-in completed). */

@@ -49,5 +49,9 @@ export async function deleteAgent(q: Q, id: string): Promise<void> {
 
 /** The backends attached to an agent, as id and name. */
 export async function backendsOfAgent(q: Q, agentId: string): Promise<{ ID: string; Name: string }[]> {
-  return await q.select({ ID: backends.id, Name: backends.name }).from(backends).where(eq(backends.agentId, agentId)).all();
+  return await q
+    .select({ ID: backends.id, Name: backends.name })
+    .from(backends)
+    .where(eq(backends.agentId, agentId))
+    .all();
 }

@@ -4,7 +4,7 @@
  * No rules here.
  */
 import { and, asc, eq, gt, inArray, isNull } from "drizzle-orm";
-import type { Db, Tx } from "../db/index.ts";
+import { changedRows, type Db, type Tx } from "../db/index.ts";
 import { acls, apiKeys, backends, users, userSessions } from "../db/schema.ts";
 
 type Q = Db | Tx;
@@ -46,7 +46,7 @@ export async function touchApiKey(q: Q, id: string, at: number): Promise<void> {
 
 /** Deletes a key; returns whether a row went. */
 export async function deleteApiKey(q: Q, id: string): Promise<boolean> {
-  return (await q.delete(apiKeys).where(eq(apiKeys.id, id)).run()).changes > 0;
+  return changedRows(await q.delete(apiKeys).where(eq(apiKeys.id, id)).run()) > 0;
 }
 
 /** An ACL on an allowlist backend: its id, description and Config (Config.allowlist holds Token, ApiKeyId, …). */

@@ -17,7 +17,8 @@ export async function getFold(q: Q, key: string): Promise<AuditFoldRow | undefin
 
 /** Writes one key's row (insert or replace). */
 export async function putFold(q: Q, row: AuditFoldRow): Promise<void> {
-  await q.insert(auditFolds)
+  await q
+    .insert(auditFolds)
     .values(row)
     .onConflictDoUpdate({
       target: auditFolds.key,

@@ -5,7 +5,7 @@
  */
 import { and, asc, desc, eq, gt, lt, or, sql } from "drizzle-orm";
 import type { SQL } from "drizzle-orm";
-import type { Db, Tx } from "../db/index.ts";
+import { changedRows, type Db, type Tx } from "../db/index.ts";
 import { auditLog } from "../db/schema.ts";
 
 type Q = Db | Tx;
@@ -53,7 +53,10 @@ export async function countAuditEntries(q: Q, search: string): Promise<number> {
 }
 
 /** One page of entries matching the search, newest first (time, then sequence number). */
-export async function listAuditEntries(q: Q, opts: { search: string; limit: number; offset: number }): Promise<AuditRow[]> {
+export async function listAuditEntries(
+  q: Q,
+  opts: { search: string; limit: number; offset: number },
+): Promise<AuditRow[]> {
   return await q
     .select()
     .from(auditLog)
@@ -87,7 +90,7 @@ export async function auditEntriesOlderThan(
 
 /** Deletes the entries written before `cutoffMs` (epoch ms); returns how many were deleted. */
 export async function deleteAuditEntriesBefore(q: Q, cutoffMs: number): Promise<number> {
-  return (await q.delete(auditLog).where(lt(auditLog.at, cutoffMs)).run()).changes;
+  return changedRows(await q.delete(auditLog).where(lt(auditLog.at, cutoffMs)).run());
 }
 
 /** Up to `limit` entries with a sequence number above `afterId`, in the order they were written. */
@@ -98,21 +101,25 @@ export async function auditEntriesAfterId(q: Q, afterId: number, limit: number):
 /** The highest sequence number written so far (0 when the log is empty). */
 export async function maxAuditId(q: Q): Promise<number> {
   return (
-    (await q
-      .select({ id: sql<number | null>`max(${auditLog.id})` })
-      .from(auditLog)
-      .get())?.id ?? 0
+    (
+      await q
+        .select({ id: sql<number | null>`max(${auditLog.id})` })
+        .from(auditLog)
+        .get()
+    )?.id ?? 0
   );
 }
 
 /** The highest sequence number among entries written before `atMs` (epoch ms); 0 when there is none. */
 export async function maxAuditIdBefore(q: Q, atMs: number): Promise<number> {
   return (
-    (await q
-      .select({ id: sql<number | null>`max(${auditLog.id})` })
-      .from(auditLog)
-      .where(lt(auditLog.at, atMs))
-      .get())?.id ?? 0
+    (
+      await q
+        .select({ id: sql<number | null>`max(${auditLog.id})` })
+        .from(auditLog)
+        .where(lt(auditLog.at, atMs))
+        .get()
+    )?.id ?? 0
   );
 }
 

@@ -37,12 +37,12 @@ export async function getBackend(q: Q, id: string): Promise<BackendRow | undefin
 export async function backendNameTaken(q: Q, name: string, exceptId?: string): Promise<boolean> {
   const where =
     exceptId === undefined ? eq(backends.name, name) : and(eq(backends.name, name), ne(backends.id, exceptId));
-  return await q.select({ id: backends.id }).from(backends).where(where).get() !== undefined;
+  return (await q.select({ id: backends.id }).from(backends).where(where).get()) !== undefined;
 }
 
 /** True when at least one backend exists. */
 export async function anyBackend(q: Q): Promise<boolean> {
-  return await q.select({ id: backends.id }).from(backends).limit(1).get() !== undefined;
+  return (await q.select({ id: backends.id }).from(backends).limit(1).get()) !== undefined;
 }
 
 /** Inserts a backend row. */
@@ -51,7 +51,11 @@ export async function insertBackend(q: Q, row: typeof backends.$inferInsert): Pr
 }
 
 /** Updates columns of a backend. */
-export async function updateBackend(q: Q, id: string, set: Partial<Omit<BackendRow, "id" | "createdAt">>): Promise<void> {
+export async function updateBackend(
+  q: Q,
+  id: string,
+  set: Partial<Omit<BackendRow, "id" | "createdAt">>,
+): Promise<void> {
   await q.update(backends).set(set).where(eq(backends.id, id)).run();
 }
 
@@ -61,7 +65,10 @@ export async function deleteBackend(q: Q, id: string): Promise<void> {
 }
 
 /** Ids and configs of the ACLs on a backend. */
-export async function aclsOfBackend(q: Q, backendId: string): Promise<{ id: string; config: Record<string, unknown> }[]> {
+export async function aclsOfBackend(
+  q: Q,
+  backendId: string,
+): Promise<{ id: string; config: Record<string, unknown> }[]> {
   return await q.select({ id: acls.id, config: acls.config }).from(acls).where(eq(acls.backendId, backendId)).all();
 }
 
@@ -72,7 +79,7 @@ export async function setAclConfig(q: Q, aclId: string, config: Record<string, u
 
 /** True when at least one agent exists. */
 export async function anyAgent(q: Q): Promise<boolean> {
-  return await q.select({ id: agents.id }).from(agents).limit(1).get() !== undefined;
+  return (await q.select({ id: agents.id }).from(agents).limit(1).get()) !== undefined;
 }
 
 /** Reads the gate columns of one agent. */

@@ -66,12 +66,9 @@ export async function ensureGrantRows(
   const created: string[] = [];
   if (aclIds.length === 0) return created;
   const existing = new Set(
-    (await q
-      .select({ aclId: grants.aclId })
-      .from(grants)
-      .where(eq(grants.sessionId, sessionId))
-      .all())
-      .map((r) => r.aclId),
+    (await q.select({ aclId: grants.aclId }).from(grants).where(eq(grants.sessionId, sessionId)).all()).map(
+      (r) => r.aclId,
+    ),
   );
   for (const aclId of aclIds) {
     if (existing.has(aclId)) continue;
@@ -92,7 +89,8 @@ export async function setGrantStatus(
   fields: { error?: string; grantedAt?: number | null; expiresAt?: number | null } = {},
 ): Promise<void> {
   const error = fields.error ?? "";
-  await q.update(grants)
+  await q
+    .update(grants)
     .set({
       status,
       error,
@@ -113,19 +111,22 @@ export async function setGrantAddresses(q: Q, grantId: string, ips: readonly str
 
 /** Reads the addresses of a grant. */
 export async function getGrantAddresses(q: Q, grantId: string): Promise<string[]> {
-  return (await q
-    .select({ ip: grantAddresses.ip })
-    .from(grantAddresses)
-    .where(eq(grantAddresses.grantId, grantId))
-    .all())
-    .map((r) => r.ip);
+  return (
+    await q.select({ ip: grantAddresses.ip }).from(grantAddresses).where(eq(grantAddresses.grantId, grantId)).all()
+  ).map((r) => r.ip);
 }
 
 /**
  * The expiry an (ACL, address) entry must carry: the latest expiry over the holding grants that
  * carry it, excluding `exceptGrantId`; null when no other grant holds it (the entry must go).
  */
-export async function entryExpiry(q: Q, aclId: string, ip: string, now: number, exceptGrantId?: string): Promise<number | null> {
+export async function entryExpiry(
+  q: Q,
+  aclId: string,
+  ip: string,
+  now: number,
+  exceptGrantId?: string,
+): Promise<number | null> {
   const row = await q
     .select({ max: sql<number | null>`max(${grants.expiresAt})` })
     .from(grants)
@@ -145,13 +146,14 @@ export async function entryExpiry(q: Q, aclId: string, ip: string, now: number, 
 
 /** Holding grants of an ACL carrying `ip` whose status is one of `statuses`. */
 export async function grantsHolding(q: Q, aclId: string, ip: string, statuses: readonly number[]): Promise<GrantRow[]> {
-  return (await q
-    .select({ g: grants })
-    .from(grants)
-    .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
-    .where(and(eq(grants.aclId, aclId), eq(grantAddresses.ip, ip), inArray(grants.status, [...statuses])))
-    .all())
-    .map((r) => r.g);
+  return (
+    await q
+      .select({ g: grants })
+      .from(grants)
+      .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
+      .where(and(eq(grants.aclId, aclId), eq(grantAddresses.ip, ip), inArray(grants.status, [...statuses])))
+      .all()
+  ).map((r) => r.g);
 }
 
 /** The number of grants in each status (status code → count; statuses with none are left out). */
@@ -208,7 +210,10 @@ const targetColumns = {
 };
 
 /** The target source (ACL + backend) of one ACL, with the backend's agent. */
-export async function aclTargetSource(q: Q, aclId: string): Promise<(TargetSource & { agentId: string | null }) | undefined> {
+export async function aclTargetSource(
+  q: Q,
+  aclId: string,
+): Promise<(TargetSource & { agentId: string | null }) | undefined> {
   return await q
     .select(targetColumns)
     .from(acls)
@@ -219,14 +224,15 @@ export async function aclTargetSource(q: Q, aclId: string): Promise<(TargetSourc
 
 /** The live addresses published on an allowlist ACL (grants in status 6 not yet expired), sorted. */
 export async function publishedAddresses(q: Q, aclId: string, now: number): Promise<string[]> {
-  return (await q
-    .selectDistinct({ ip: grantAddresses.ip })
-    .from(grants)
-    .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
-    .where(and(eq(grants.aclId, aclId), eq(grants.status, 6), gt(grants.expiresAt, now)))
-    .orderBy(grantAddresses.ip)
-    .all())
-    .map((r) => r.ip);
+  return (
+    await q
+      .selectDistinct({ ip: grantAddresses.ip })
+      .from(grants)
+      .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
+      .where(and(eq(grants.aclId, aclId), eq(grants.status, 6), gt(grants.expiresAt, now)))
+      .orderBy(grantAddresses.ip)
+      .all()
+  ).map((r) => r.ip);
 }
 
 /**
@@ -424,20 +430,31 @@ export async function sessionsWithStaleObserved(
 /** The addresses the server observed for a session (discovery ports, the other family), as stored. */
 export async function getObserved(q: Q, sessionId: string): Promise<ObservedAddress[]> {
   return (
-    (await q.select({ d: userSessions.discoveredIps }).from(userSessions).where(eq(userSessions.id, sessionId)).get())?.d ?? []
+    (await q.select({ d: userSessions.discoveredIps }).from(userSessions).where(eq(userSessions.id, sessionId)).get())
+      ?.d ?? []
   );
 }
 
 /** Sets the observed addresses of a session and when the first of them ages out. */
-export async function setObserved(q: Q, sessionId: string, list: readonly ObservedAddress[], until: number | null): Promise<void> {
-  await q.update(userSessions)
+export async function setObserved(
+  q: Q,
+  sessionId: string,
+  list: readonly ObservedAddress[],
+  until: number | null,
+): Promise<void> {
+  await q
+    .update(userSessions)
     .set({ discoveredIps: [...list], observedUntil: until })
     .where(eq(userSessions.id, sessionId))
     .run();
 }
 
 /** Live sessions among `ids` ending after `end` (epoch ms), with their end. */
-export async function sessionsEndingAfter(q: Q, ids: readonly string[], end: number): Promise<{ id: string; endsAt: number }[]> {
+export async function sessionsEndingAfter(
+  q: Q,
+  ids: readonly string[],
+  end: number,
+): Promise<{ id: string; endsAt: number }[]> {
   if (ids.length === 0) return [];
   return await q
     .select({ id: userSessions.id, endsAt: userSessions.endsAt })
@@ -459,7 +476,8 @@ export async function setGrantExpiry(q: Q, grantId: string, expiresAt: number): 
 /** Removes addresses from a grant. */
 export async function removeGrantAddresses(q: Q, grantId: string, ips: readonly string[]): Promise<void> {
   if (ips.length === 0) return;
-  await q.delete(grantAddresses)
+  await q
+    .delete(grantAddresses)
     .where(and(eq(grantAddresses.grantId, grantId), inArray(grantAddresses.ip, [...ips])))
     .run();
 }

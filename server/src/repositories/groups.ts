@@ -43,32 +43,28 @@ export async function deleteGroup(q: Q, id: string): Promise<void> {
 
 /** The ACL ids the group grants (Group.ACLIDs). */
 export async function groupAclIds(q: Q, groupId: string): Promise<string[]> {
-  return (await q
-    .select({ id: groupAcls.aclId })
-    .from(groupAcls)
-    .where(eq(groupAcls.groupId, groupId))
-    .all())
-    .map((r) => r.id);
+  return (await q.select({ id: groupAcls.aclId }).from(groupAcls).where(eq(groupAcls.groupId, groupId)).all()).map(
+    (r) => r.id,
+  );
 }
 
 /** The ids of the group's members (Group.UserIDs). */
 export async function groupUserIds(q: Q, groupId: string): Promise<string[]> {
-  return (await q
-    .select({ id: groupUsers.userId })
-    .from(groupUsers)
-    .where(eq(groupUsers.groupId, groupId))
-    .all())
-    .map((r) => r.id);
+  return (await q.select({ id: groupUsers.userId }).from(groupUsers).where(eq(groupUsers.groupId, groupId)).all()).map(
+    (r) => r.id,
+  );
 }
 
 /** How many of the group's ACLs admins see (Passive+ hidden children are not counted). */
 export async function visibleAclCount(q: Q, groupId: string): Promise<number> {
-  return (await q
-    .select({ id: groupAcls.aclId })
-    .from(groupAcls)
-    .innerJoin(acls, eq(acls.id, groupAcls.aclId))
-    .where(and(eq(groupAcls.groupId, groupId), eq(acls.hideFromAdmins, false)))
-    .all()).length;
+  return (
+    await q
+      .select({ id: groupAcls.aclId })
+      .from(groupAcls)
+      .innerJoin(acls, eq(acls.id, groupAcls.aclId))
+      .where(and(eq(groupAcls.groupId, groupId), eq(acls.hideFromAdmins, false)))
+      .all()
+  ).length;
 }
 
 /** Replaces the group's ACLs. */
@@ -85,14 +81,15 @@ export async function setGroupUserIds(q: Q, groupId: string, userIds: readonly s
 
 /** The groups a user is a member of, by name. */
 export async function groupsOfUser(q: Q, userId: string): Promise<GroupRow[]> {
-  return (await q
-    .select({ g: groups })
-    .from(groups)
-    .innerJoin(groupUsers, eq(groupUsers.groupId, groups.id))
-    .where(eq(groupUsers.userId, userId))
-    .orderBy(asc(groups.name))
-    .all())
-    .map((r) => r.g);
+  return (
+    await q
+      .select({ g: groups })
+      .from(groups)
+      .innerJoin(groupUsers, eq(groupUsers.groupId, groups.id))
+      .where(eq(groupUsers.userId, userId))
+      .orderBy(asc(groups.name))
+      .all()
+  ).map((r) => r.g);
 }
 
 /** Splits ids into chunks that stay well below SQLite's bound-parameter limit. */
@@ -103,27 +100,31 @@ function chunks(ids: readonly string[]): string[][] {
   return out;
 }
 
+/** Runs `query` on each chunk of `ids` in turn and joins the rows. */
+async function inChunks<T>(ids: readonly string[], query: (part: string[]) => Promise<T[]>): Promise<T[]> {
+  const out: T[] = [];
+  for (const part of chunks(ids)) out.push(...(await query(part)));
+  return out;
+}
+
 /** Which of `ids` are users, with their AuthType. */
-export function usersByIds(q: Q, ids: readonly string[]): { id: string; authType: string }[] {
-  return chunks(ids).flatMap(async (part) =>
-    await q.select({ id: users.id, authType: users.authType }).from(users).where(inArray(users.id, part)).all(),
+export async function usersByIds(q: Q, ids: readonly string[]): Promise<{ id: string; authType: string }[]> {
+  return inChunks(ids, (part) =>
+    q.select({ id: users.id, authType: users.authType }).from(users).where(inArray(users.id, part)).all(),
   );
 }
 
 /** Which of `ids` are ACLs. */
-export function existingAclIds(q: Q, ids: readonly string[]): string[] {
-  return chunks(ids).flatMap(async (part) =>
-    (await q
-      .select({ id: acls.id })
-      .from(acls)
-      .where(inArray(acls.id, part))
-      .all())
-      .map((r) => r.id),
-  );
+export async function existingAclIds(q: Q, ids: readonly string[]): Promise<string[]> {
+  const rows = await inChunks(ids, (part) => q.select({ id: acls.id }).from(acls).where(inArray(acls.id, part)).all());
+  return rows.map((r) => r.id);
 }
 
 /** The (ACL, group) pairs through which a user reaches ACLs, with the group's name. */
-export async function aclsViaGroups(q: Q, userId: string): Promise<{ aclId: string; groupId: string; groupName: string }[]> {
+export async function aclsViaGroups(
+  q: Q,
+  userId: string,
+): Promise<{ aclId: string; groupId: string; groupName: string }[]> {
   return await q
     .select({ aclId: groupAcls.aclId, groupId: groups.id, groupName: groups.name })
     .from(groupAcls)
@@ -135,24 +136,25 @@ export async function aclsViaGroups(q: Q, userId: string): Promise<{ aclId: stri
 }
 
 /** The display fields of the given ACLs. */
-export function aclSummaries(
+export async function aclSummaries(
   q: Q,
   ids: readonly string[],
-): { id: string; description: string; url: string; category: string; icon: string; hideFromAdmins: boolean }[] {
-  return chunks(ids)
-    .flatMap(async (part) =>
-      await q
-        .select({
-          id: acls.id,
-          description: acls.description,
-          url: acls.url,
-          category: acls.category,
-          icon: acls.icon,
-          hideFromAdmins: acls.hideFromAdmins,
-        })
-        .from(acls)
-        .where(inArray(acls.id, part))
-        .all(),
-    )
-    .sort((a, b) => a.description.localeCompare(b.description));
+): Promise<
+  { id: string; description: string; url: string; category: string; icon: string; hideFromAdmins: boolean }[]
+> {
+  const rows = await inChunks(ids, (part) =>
+    q
+      .select({
+        id: acls.id,
+        description: acls.description,
+        url: acls.url,
+        category: acls.category,
+        icon: acls.icon,
+        hideFromAdmins: acls.hideFromAdmins,
+      })
+      .from(acls)
+      .where(inArray(acls.id, part))
+      .all(),
+  );
+  return rows.sort((a, b) => a.description.localeCompare(b.description));
 }

@@ -10,45 +10,41 @@ type Q = Db | Tx;
 
 /** Users the ACL is assigned to directly. */
 export async function aclUserIds(q: Q, aclId: string): Promise<string[]> {
-  return (await q
-    .select({ id: userAcls.userId })
-    .from(userAcls)
-    .where(eq(userAcls.aclId, aclId))
-    .all())
-    .map((r) => r.id);
+  return (await q.select({ id: userAcls.userId }).from(userAcls).where(eq(userAcls.aclId, aclId)).all()).map(
+    (r) => r.id,
+  );
 }
 
 /** Groups the ACL is assigned to. */
 export async function aclGroupIds(q: Q, aclId: string): Promise<string[]> {
-  return (await q
-    .select({ id: groupAcls.groupId })
-    .from(groupAcls)
-    .where(eq(groupAcls.aclId, aclId))
-    .all())
-    .map((r) => r.id);
+  return (await q.select({ id: groupAcls.groupId }).from(groupAcls).where(eq(groupAcls.aclId, aclId)).all()).map(
+    (r) => r.id,
+  );
 }
 
 /** Users reaching the ACL directly or through a group. */
 export async function aclReachingUserIds(q: Q, aclId: string): Promise<string[]> {
-  const viaGroups = (await q
-    .select({ id: groupUsers.userId })
-    .from(groupUsers)
-    .innerJoin(groupAcls, eq(groupAcls.groupId, groupUsers.groupId))
-    .where(eq(groupAcls.aclId, aclId))
-    .all())
-    .map((r) => r.id);
-  return [...new Set([...await aclUserIds(q, aclId), ...viaGroups])];
+  const viaGroups = (
+    await q
+      .select({ id: groupUsers.userId })
+      .from(groupUsers)
+      .innerJoin(groupAcls, eq(groupAcls.groupId, groupUsers.groupId))
+      .where(eq(groupAcls.aclId, aclId))
+      .all()
+  ).map((r) => r.id);
+  return [...new Set([...(await aclUserIds(q, aclId)), ...viaGroups])];
 }
 
 /** Members of the given groups. */
 export async function membersOf(q: Q, groupIds: readonly string[]): Promise<string[]> {
   if (groupIds.length === 0) return [];
-  return (await q
-    .select({ id: groupUsers.userId })
-    .from(groupUsers)
-    .where(inArray(groupUsers.groupId, [...groupIds]))
-    .all())
-    .map((r) => r.id);
+  return (
+    await q
+      .select({ id: groupUsers.userId })
+      .from(groupUsers)
+      .where(inArray(groupUsers.groupId, [...groupIds]))
+      .all()
+  ).map((r) => r.id);
 }
 
 /** Makes the ACL's direct user assignments exactly `userIds`. */
@@ -67,12 +63,13 @@ export async function setAclGroups(q: Q, aclId: string, groupIds: readonly strin
 export async function unknownUserIds(q: Q, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];
   const known = new Set(
-    (await q
-      .select({ id: users.id })
-      .from(users)
-      .where(inArray(users.id, [...ids]))
-      .all())
-      .map((r) => r.id),
+    (
+      await q
+        .select({ id: users.id })
+        .from(users)
+        .where(inArray(users.id, [...ids]))
+        .all()
+    ).map((r) => r.id),
   );
   return ids.filter((id) => !known.has(id));
 }
@@ -81,12 +78,13 @@ export async function unknownUserIds(q: Q, ids: readonly string[]): Promise<stri
 export async function unknownGroupIds(q: Q, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];
   const known = new Set(
-    (await q
-      .select({ id: groups.id })
-      .from(groups)
-      .where(inArray(groups.id, [...ids]))
-      .all())
-      .map((r) => r.id),
+    (
+      await q
+        .select({ id: groups.id })
+        .from(groups)
+        .where(inArray(groups.id, [...ids]))
+        .all()
+    ).map((r) => r.id),
   );
   return ids.filter((id) => !known.has(id));
 }
@@ -98,12 +96,7 @@ export async function aclsOnBackend(q: Q, backendId: string): Promise<number> {
 
 /** Child ACLs (Passive+) of an ACL. */
 export async function childAclIds(q: Q, aclId: string): Promise<string[]> {
-  return (await q
-    .select({ id: acls.id })
-    .from(acls)
-    .where(eq(acls.parentId, aclId))
-    .all())
-    .map((r) => r.id);
+  return (await q.select({ id: acls.id }).from(acls).where(eq(acls.parentId, aclId)).all()).map((r) => r.id);
 }
 
 /** Adds a scope to an API key (a Knoc reusing an existing key for its allowlist). */
@@ -111,7 +104,8 @@ export async function addApiKeyScope(q: Q, keyId: string, scope: string): Promis
   const row = await q.select({ scopes: apiKeys.scopes }).from(apiKeys).where(eq(apiKeys.id, keyId)).get();
   if (!row) return false;
   if (!row.scopes.includes(scope))
-    await q.update(apiKeys)
+    await q
+      .update(apiKeys)
       .set({ scopes: [...row.scopes, scope] })
       .where(eq(apiKeys.id, keyId))
       .run();
@@ -129,7 +123,8 @@ export async function removeApiKeyScope(q: Q, keyId: string, scope: string): Pro
 
 /** Sets an ACL's raw config (the Knoc's own bookkeeping, e.g. the API key id of its allowlist). */
 export async function setAclConfig(q: Q, aclId: string, config: Record<string, unknown>): Promise<void> {
-  await q.update(acls)
+  await q
+    .update(acls)
     .set({ config })
     .where(and(eq(acls.id, aclId)))
     .run();

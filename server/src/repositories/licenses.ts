@@ -36,13 +36,9 @@ export async function countAgents(q: Q): Promise<number> {
 
 /** Ids of the first `limit` users in creation order (CreatedAt, then ID). */
 export async function firstUserIds(q: Q, limit: number): Promise<string[]> {
-  return (await q
-    .select({ id: users.id })
-    .from(users)
-    .orderBy(asc(users.createdAt), asc(users.id))
-    .limit(limit)
-    .all())
-    .map((r) => r.id);
+  return (
+    await q.select({ id: users.id }).from(users).orderBy(asc(users.createdAt), asc(users.id)).limit(limit).all()
+  ).map((r) => r.id);
 }
 
 /**
@@ -82,5 +78,8 @@ export async function rankKeyAt(q: Q, index: number): Promise<RankKey | undefine
 
 /** The `users` change counter (raised by triggers when a user is added or removed or its rank key changes). */
 export async function usersVersion(q: Q): Promise<number> {
-  return (await q.get<{ value: number } | undefined>(sql`SELECT value FROM change_counters WHERE name = 'users'`))?.value ?? -1;
+  return (
+    (await q.get<{ value: number } | undefined>(sql`SELECT value FROM change_counters WHERE name = 'users'`))?.value ??
+    -1
+  );
 }

@@ -3,7 +3,7 @@
  * "code:<name>", "ip:<address>"). Times in epoch ms.
  */
 import { and, eq, lte, sql } from "drizzle-orm";
-import type { Db, Tx } from "../db/index.ts";
+import { changedRows, type Db, type Tx } from "../db/index.ts";
 import { loginThrottle } from "../db/schema.ts";
 
 type Q = Db | Tx;
@@ -17,7 +17,8 @@ export async function getThrottle(q: Q, key: string): Promise<ThrottleRow | unde
 
 /** Writes one key's row (insert or replace). */
 export async function putThrottle(q: Q, row: ThrottleRow): Promise<void> {
-  await q.insert(loginThrottle)
+  await q
+    .insert(loginThrottle)
     .values(row)
     .onConflictDoUpdate({
       target: loginThrottle.key,
@@ -36,13 +37,15 @@ export async function deleteThrottle(q: Q, key: string): Promise<void> {
  * before it. Returns how many went.
  */
 export async function pruneThrottle(q: Q, staleBefore: number): Promise<number> {
-  return (await q
-    .delete(loginThrottle)
-    .where(
-      and(
-        lte(loginThrottle.windowStart, staleBefore),
-        lte(sql`coalesce(${loginThrottle.blockedUntil}, 0)`, staleBefore),
-      ),
-    )
-    .run()).changes;
+  return changedRows(
+    await q
+      .delete(loginThrottle)
+      .where(
+        and(
+          lte(loginThrottle.windowStart, staleBefore),
+          lte(sql`coalesce(${loginThrottle.blockedUntil}, 0)`, staleBefore),
+        ),
+      )
+      .run(),
+  );
 }

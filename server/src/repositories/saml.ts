@@ -19,11 +19,13 @@ export async function insertRequest(q: Q, row: SamlRequestRow): Promise<void> {
 /** How many stored AuthnRequests of `audience` are still pending (not expired at `now`). */
 export async function pendingRequestCount(q: Q, audience: "user" | "admin", now: number): Promise<number> {
   return (
-    (await q
-      .select({ n: count() })
-      .from(samlRequests)
-      .where(and(eq(samlRequests.audience, audience), gt(samlRequests.expiresAt, now)))
-      .get())?.n ?? 0
+    (
+      await q
+        .select({ n: count() })
+        .from(samlRequests)
+        .where(and(eq(samlRequests.audience, audience), gt(samlRequests.expiresAt, now)))
+        .get()
+    )?.n ?? 0
   );
 }
 
@@ -31,7 +33,12 @@ export async function pendingRequestCount(q: Q, audience: "user" | "admin", now:
  * Removes and returns the request `id` of `audience` when it is still pending at `now`; undefined
  * when unknown, of the other audience, expired or already consumed. Each request is used once.
  */
-export async function consumeRequest(q: Q, id: string, audience: "user" | "admin", now: number): Promise<SamlRequestRow | undefined> {
+export async function consumeRequest(
+  q: Q,
+  id: string,
+  audience: "user" | "admin",
+  now: number,
+): Promise<SamlRequestRow | undefined> {
   const row = await q.select().from(samlRequests).where(eq(samlRequests.id, id)).get();
   if (!row || row.audience !== audience || row.expiresAt <= now) return undefined;
   await q.delete(samlRequests).where(eq(samlRequests.id, id)).run();
@@ -40,7 +47,10 @@ export async function consumeRequest(q: Q, id: string, audience: "user" | "admin
 
 /** Whether an assertion id was already accepted (and is still remembered). */
 export async function assertionSeen(q: Q, id: string): Promise<boolean> {
-  return await q.select({ id: samlAssertions.id }).from(samlAssertions).where(eq(samlAssertions.id, id)).get() !== undefined;
+  return (
+    (await q.select({ id: samlAssertions.id }).from(samlAssertions).where(eq(samlAssertions.id, id)).get()) !==
+    undefined
+  );
 }
 
 /** Remembers an accepted assertion id until `expiresAt`. */
@@ -66,13 +76,14 @@ export async function samlGroupsByNames(q: Q, names: readonly string[]): Promise
 
 /** The ids of the groups of type saml the user is a member of. */
 export async function samlGroupIdsOfUser(q: Q, userId: string): Promise<string[]> {
-  return (await q
-    .select({ id: groupUsers.groupId })
-    .from(groupUsers)
-    .innerJoin(groups, eq(groups.id, groupUsers.groupId))
-    .where(and(eq(groupUsers.userId, userId), eq(groups.type, "saml")))
-    .all())
-    .map((r) => r.id);
+  return (
+    await q
+      .select({ id: groupUsers.groupId })
+      .from(groupUsers)
+      .innerJoin(groups, eq(groups.id, groupUsers.groupId))
+      .where(and(eq(groupUsers.userId, userId), eq(groups.type, "saml")))
+      .all()
+  ).map((r) => r.id);
 }
 
 /** Replaces the user's membership in groups of type saml by `groupIds` (other groups are untouched). */
@@ -81,8 +92,10 @@ export async function setSamlGroupIdsOfUser(q: Q, userId: string, groupIds: read
   const wanted = new Set(groupIds);
   const drop = current.filter((id) => !wanted.has(id));
   if (drop.length > 0)
-    await q.delete(groupUsers)
+    await q
+      .delete(groupUsers)
       .where(and(eq(groupUsers.userId, userId), inArray(groupUsers.groupId, drop)))
       .run();
-  for (const groupId of wanted) if (!current.includes(groupId)) await q.insert(groupUsers).values({ groupId, userId }).run();
+  for (const groupId of wanted)
+    if (!current.includes(groupId)) await q.insert(groupUsers).values({ groupId, userId }).run();
 }

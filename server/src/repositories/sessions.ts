@@ -26,7 +26,10 @@ export async function liveUserSessions(q: Q, now: number, userId?: string): Prom
 }
 
 /** Reads a user session by its public id, with its user's name. */
-export async function getUserSessionWithUser(q: Q, id: string): Promise<{ session: UserSessionRow; userName: string } | undefined> {
+export async function getUserSessionWithUser(
+  q: Q,
+  id: string,
+): Promise<{ session: UserSessionRow; userName: string } | undefined> {
   return await q
     .select({ session: userSessions, userName: users.userName })
     .from(userSessions)
@@ -59,14 +62,14 @@ export async function verifyUserSession(q: Q, sessionId: string): Promise<void> 
  */
 export function prepareSessionByTokenHash(
   db: Db,
-): (tokenHash: string) => { session: UserSessionRow; user: typeof users.$inferSelect } | undefined {
+): (tokenHash: string) => Promise<{ session: UserSessionRow; user: typeof users.$inferSelect } | undefined> {
   const statement = db
     .select({ session: userSessions, user: users })
     .from(userSessions)
     .innerJoin(users, eq(users.id, userSessions.userId))
     .where(eq(userSessions.tokenHash, sql.placeholder("hash")))
     .prepare();
-  return async (tokenHash) => await statement.get({ hash: tokenHash });
+  return (tokenHash) => statement.get({ hash: tokenHash });
 }
 
 /** Moves a user session to a new main address. */
@@ -77,11 +80,13 @@ export async function setSessionAddress(q: Q, sessionId: string, ip: string): Pr
 /** How many user sessions are live (not ended, ending after `now`, epoch ms). */
 export async function countLiveSessions(q: Q, now: number): Promise<number> {
   return (
-    (await q
-      .select({ n: count() })
-      .from(userSessions)
-      .where(and(isNull(userSessions.endedAt), gt(userSessions.endsAt, now)))
-      .get())?.n ?? 0
+    (
+      await q
+        .select({ n: count() })
+        .from(userSessions)
+        .where(and(isNull(userSessions.endedAt), gt(userSessions.endsAt, now)))
+        .get()
+    )?.n ?? 0
   );
 }
 

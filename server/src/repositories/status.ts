@@ -4,8 +4,7 @@
  * of the whole ACL row was most of the request's cost). The ACLs' unchanging parts are read apart
  * (acls.ts `getAcl`) and kept by the status service while the `acls` change counter stays the same.
  */
-import type { Database } from "better-sqlite3";
-import type { Db } from "../db/index.ts";
+import { rawStatement, type Db } from "../db/index.ts";
 
 /** One ACL the session's user reaches with the session's status entry: [aclId, grantId, status, error, expiresAt] (grant fields null when there is no entry yet). */
 export type SessionGrantRow = [
@@ -19,15 +18,15 @@ export type SessionGrantRow = [
 /** The prepared status reads of one database. */
 export interface StatusReads {
   /** Every ACL the user reaches (directly or through a group) with the session's entry. */
-  rows(sessionId: string, userId: string): SessionGrantRow[];
+  rows(sessionId: string, userId: string): Promise<SessionGrantRow[]>;
   /** The `acls` change counter (raised by a trigger on every write to acls). */
-  aclsVersion(): number;
+  aclsVersion(): Promise<number>;
 }
 
 /** Prepares the status reads on `db` (once per service). */
 export function prepareStatusReads(db: Db): StatusReads {
-  const client = (db as unknown as { $client: Database }).$client;
-  const rows = client.prepare(
+  const rows = rawStatement<SessionGrantRow>(
+    db,
     `SELECT a.id, g.id, g.status, g.error, g.expires_at
          FROM acls a
          LEFT JOIN grants g ON g.acl_id = a.id AND g.session_id = @sessionId
@@ -35,11 +34,9 @@ export function prepareStatusReads(db: Db): StatusReads {
                        UNION SELECT ga.acl_id FROM group_acls ga JOIN group_users gu ON gu.group_id = ga.group_id
                         WHERE gu.user_id = @userId)`,
   );
-  const version = client.prepare(`SELECT value FROM change_counters WHERE name = 'acls'`);
-  // The modes are set on every run: the statement cache (db/statement-cache.ts) resets them when it
-  // hands a statement of the same text to anyone else.
+  const version = rawStatement<[number]>(db, `SELECT value FROM change_counters WHERE name = 'acls'`);
   return {
-    rows: (sessionId, userId) => rows.raw(true).all({ sessionId, userId }) as SessionGrantRow[],
-    aclsVersion: () => (version.pluck(true).get() as number | undefined) ?? -1,
+    rows: (sessionId, userId) => rows.all({ sessionId, userId }),
+    aclsVersion: async () => ((await version.value()) as number | undefined) ?? -1,
   };
 }

@@ -3,7 +3,7 @@
  * `totp_last_step`) and whether a sign-in session still owes its code (`verified`).
  */
 import { and, eq, isNull, lt, or } from "drizzle-orm";
-import type { Db, Tx } from "../db/index.ts";
+import { changedRows, type Db, type Tx } from "../db/index.ts";
 import { admins, adminSessions, users, userSessions } from "../db/schema.ts";
 
 type Q = Db | Tx;
@@ -80,5 +80,5 @@ export async function recordTotpStep(
     .set(set)
     .where(and(eq(t.id, id), sameSecret, or(isNull(t.totpLastStep), lt(t.totpLastStep, step))))
     .run();
-  return res.changes === 1;
+  return changedRows(res) === 1;
 }

@@ -26,12 +26,9 @@ export async function listUsers(q: Q): Promise<UserRow[]> {
 
 /** The ACL ids assigned to the user directly (User.AclIds). */
 export async function directAclIds(q: Q, userId: string): Promise<string[]> {
-  return (await q
-    .select({ id: userAcls.aclId })
-    .from(userAcls)
-    .where(eq(userAcls.userId, userId))
-    .all())
-    .map((r) => r.id);
+  return (await q.select({ id: userAcls.aclId }).from(userAcls).where(eq(userAcls.userId, userId)).all()).map(
+    (r) => r.id,
+  );
 }
 
 /** Replaces the user's direct ACL assignments. */
@@ -43,31 +40,34 @@ export async function setDirectAclIds(q: Q, userId: string, aclIds: readonly str
 /** Every ACL id the user reaches, directly or through a group. */
 export async function assignedAclIds(q: Q, userId: string): Promise<string[]> {
   const direct = await directAclIds(q, userId);
-  const viaGroups = (await q
-    .select({ id: groupAcls.aclId })
-    .from(groupAcls)
-    .innerJoin(groupUsers, eq(groupUsers.groupId, groupAcls.groupId))
-    .where(eq(groupUsers.userId, userId))
-    .all())
-    .map((r) => r.id);
+  const viaGroups = (
+    await q
+      .select({ id: groupAcls.aclId })
+      .from(groupAcls)
+      .innerJoin(groupUsers, eq(groupUsers.groupId, groupAcls.groupId))
+      .where(eq(groupUsers.userId, userId))
+      .all()
+  ).map((r) => r.id);
   return [...new Set([...direct, ...viaGroups])];
 }
 
 /** Ids of the user's live sessions (not ended, end in the future). */
 export async function liveSessionIds(q: Q, userId: string, now: number): Promise<string[]> {
-  return (await q
-    .select({ id: userSessions.id })
-    .from(userSessions)
-    .where(and(eq(userSessions.userId, userId), isNull(userSessions.endedAt), gt(userSessions.endsAt, now)))
-    .orderBy(userSessions.createdAt)
-    .all())
-    .map((r) => r.id);
+  return (
+    await q
+      .select({ id: userSessions.id })
+      .from(userSessions)
+      .where(and(eq(userSessions.userId, userId), isNull(userSessions.endedAt), gt(userSessions.endsAt, now)))
+      .orderBy(userSessions.createdAt)
+      .all()
+  ).map((r) => r.id);
 }
 
 /** Ends the given sessions with a reason. */
 export async function endSessions(q: Q, ids: readonly string[], now: number, reason: string): Promise<void> {
   if (ids.length === 0) return;
-  await q.update(userSessions)
+  await q
+    .update(userSessions)
     .set({ endedAt: now, endReason: reason })
     .where(inArray(userSessions.id, [...ids]))
     .run();

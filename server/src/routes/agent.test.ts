@@ -20,7 +20,7 @@ let h: Harness;
 let admin = "";
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   admin = await signInAdmin(h);
 });
 afterEach(async () => {
@@ -29,7 +29,8 @@ afterEach(async () => {
 
 const agentCount = async () => (await h.services.db.select({ n: count() }).from(agents).get())?.n ?? 0;
 const agentRow = async (id: string) => await h.services.db.select().from(agents).where(eq(agents.id, id)).get();
-const audits = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const audits = async (action: string) =>
+  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 const keys = { SigningPublicKey: "c2lnbmluZw==", BoxPublicKey: "Ym94", Version: "1.9.0", Capabilities: {} };
 const enrolWith = (token: string) => apiRequest(h, "POST", "/api/agent/enrol", { Token: token, ...keys });
 async function createAgent(name: string): Promise<{ ID: string; Token: string }> {
@@ -42,15 +43,17 @@ async function createKey(
   scopes: string[],
   more: { AllowedFrom?: { Prefix: string; Note: string }[]; ExpiredAfter?: string | null } = {},
 ): Promise<string> {
-  return (await h.services.apiKeys.create(
-    {
-      Name: name,
-      Scopes: scopes,
-      ExpiredAfter: more.ExpiredAfter ?? null,
-      ...(more.AllowedFrom ? { AllowedFrom: more.AllowedFrom } : {}),
-    },
-    actor,
-  )).PlaintextKey!;
+  return (
+    await h.services.apiKeys.create(
+      {
+        Name: name,
+        Scopes: scopes,
+        ExpiredAfter: more.ExpiredAfter ?? null,
+        ...(more.AllowedFrom ? { AllowedFrom: more.AllowedFrom } : {}),
+      },
+      actor,
+    )
+  ).PlaintextKey!;
 }
 const register = (key: string | undefined, name: string, from = "198.51.100.7") =>
   apiRequest(
@@ -140,7 +143,9 @@ describe("POST /api/agent/register (issue #8 item 6)", () => {
       version: "1.9.0",
       externalIp: "198.51.100.7",
     });
-    expect((await audits("agentCreated")).find((a) => a.agentName === "edge-7")?.description).toContain('"provisioning"');
+    expect((await audits("agentCreated")).find((a) => a.agentName === "edge-7")?.description).toContain(
+      '"provisioning"',
+    );
     expect((await audits("agentEnrolled")).find((a) => a.agentName === "edge-7")).toBeDefined();
   });
 

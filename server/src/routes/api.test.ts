@@ -14,7 +14,7 @@ async function req(method: string, path: string, body?: unknown, cookie = "", ex
 const cookieOf = (setCookie: string) => setCookie.split(";")[0] ?? "";
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   seed = await seedLoop(h);
   h.channel.online.add(seed.agentId);
   await h.services.adminSessions.createLocalAdmin({ userName: "root", name: "Root", password: "root-password" });

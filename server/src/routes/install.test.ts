@@ -29,7 +29,7 @@ describe("/install", () => {
   let dir: string;
   let pin: TlsPin;
   beforeEach(async () => {
-    h = createHarness();
+    h = await createHarness();
     dir = mkdtempSync(join(tmpdir(), "postern-install-"));
     pin = tlsPinOf((await makeSelfSigned(["postern.test"])).cert);
   });

@@ -108,10 +108,8 @@ export class AclService extends Service {
 
   /** Lists ACLs by description (hidden-from-admins children excluded). */
   async list(): Promise<Acl[]> {
-    return (await repo
-      .listAcls(this.db))
-      .filter((r) => !r.hideFromAdmins)
-      .map(async (r) => await this.toWire(r));
+    const rows = (await repo.listAcls(this.db)).filter((r) => !r.hideFromAdmins);
+    return Promise.all(rows.map((r) => this.toWire(r)));
   }
 
   /** Reads one ACL; 404 when unknown. */
@@ -122,7 +120,7 @@ export class AclService extends Service {
   }
 
   private async backendFor(tx: Tx, backendId: string): Promise<BackendRow> {
-    if (!await backendRepo.anyBackend(tx)) throw new AppError(Errors.createBackendBeforeACL);
+    if (!(await backendRepo.anyBackend(tx))) throw new AppError(Errors.createBackendBeforeACL);
     const backend = await backendRepo.getBackend(tx, backendId);
     if (!backend) throw new AppError(Errors.noBackendSelected);
     return backend;
@@ -132,7 +130,12 @@ export class AclService extends Service {
    * The sealed values this ACL held on its previous backend that it may keep on `backend` (same
    * agent), removing them from a previous backend it leaves.
    */
-  private async takePreviousSealed(tx: Tx, aclId: string, previousBackendId: string, backend: BackendRow): Promise<SealedSecrets> {
+  private async takePreviousSealed(
+    tx: Tx,
+    aclId: string,
+    previousBackendId: string,
+    backend: BackendRow,
+  ): Promise<SealedSecrets> {
     const old = previousBackendId === backend.id ? backend : await backendRepo.getBackend(tx, previousBackendId);
     if (!old) return {};
     const keys = aclKeysOf(old.sealedSecrets, aclId);

@@ -102,11 +102,10 @@ export class AdminSettingsService {
     this.clock = clock;
     this.secrets = secrets;
     this.logging = logging;
-    await this.applyDebugMode();
   }
 
-  /** Sets the root logger's level from the DebugMode setting (no-op without `logging`). */
-  private async applyDebugMode(): Promise<void> {
+  /** Sets the root logger's level from the DebugMode setting (no-op without `logging`); the server calls it at start. */
+  async applyDebugMode(): Promise<void> {
     if (this.logging) applyDebugMode(this.logging.log, await getSetting(this.db, "DebugMode"), this.logging.baseLevel);
   }
 
@@ -118,9 +117,9 @@ export class AdminSettingsService {
       DiscoverIPURL: await g("DiscoverIPURL"),
       DebugMode: await g("DebugMode"),
       GELFListenerURL: await g("GELFListenerURL"),
-      GELFCACertificateSet: await g("GELFCACertificate") !== "",
+      GELFCACertificateSet: (await g("GELFCACertificate")) !== "",
       KioskSessionDuration: await g("KioskSessionDuration"),
-      Accent: await g("Accent") as GeneralSettings["Accent"],
+      Accent: (await g("Accent")) as GeneralSettings["Accent"],
       HighAccessibility: await g("HighAccessibility"),
       Logo: await g("Logo"),
       LightModeLogo: await g("LightModeLogo"),
@@ -176,17 +175,17 @@ export class AdminSettingsService {
     return {
       SAMLMetadataURL: await g("SAMLMetadataURL"),
       SAMLMetadataFile: await g("SAMLMetadataFile"),
-      SAMLKeyFileSet: await g("SAMLKeySealed") !== "",
-      SAMLCertFileSet: await g("SAMLCert") !== "",
+      SAMLKeyFileSet: (await g("SAMLKeySealed")) !== "",
+      SAMLCertFileSet: (await g("SAMLCert")) !== "",
       AdminSAMLMetadataURL: await g("AdminSAMLMetadataURL"),
       AdminSAMLMetadataFile: await g("AdminSAMLMetadataFile"),
-      AdminSAMLKeyFileSet: await g("AdminSAMLKeySealed") !== "",
-      AdminSAMLCertFileSet: await g("AdminSAMLCert") !== "",
+      AdminSAMLKeyFileSet: (await g("AdminSAMLKeySealed")) !== "",
+      AdminSAMLCertFileSet: (await g("AdminSAMLCert")) !== "",
       PublicURL: await g("PublicURL"),
       LDAPURL: await g("LDAPURL"),
       LDAPStartTLS: await g("LDAPStartTLS"),
       LDAPSkipVerifyTLS: await g("LDAPSkipVerifyTLS"),
-      LDAPCACertificateSet: await g("LDAPCACertificate") !== "",
+      LDAPCACertificateSet: (await g("LDAPCACertificate")) !== "",
       AllowAdminTotpDeferral: await g("AllowAdminTotpDeferral"),
     };
   }
@@ -221,8 +220,8 @@ export class AdminSettingsService {
       const certificate = cert ? checkCertificate(`${p}SAMLCertFile`, cert) : null;
       const removeKey = input[`Remove${p}SAMLKeyFile` as "RemoveSAMLKeyFile"] === true;
       const removeCert = input[`Remove${p}SAMLCertFile` as "RemoveSAMLCertFile"] === true;
-      const finalKey = removeKey ? "" : key || await this.samlKey(audience);
-      const finalCert = removeCert ? "" : cert || await getSetting(this.db, k.cert);
+      const finalKey = removeKey ? "" : key || (await this.samlKey(audience));
+      const finalCert = removeCert ? "" : cert || (await getSetting(this.db, k.cert));
       if (
         finalKey &&
         finalCert &&

@@ -27,8 +27,8 @@ export const ACTIVITY_ENTRIES = 10;
 export class AdminStatusService {
   private readonly db: Db;
   private readonly clock: Clock;
-  private readonly licensing: () => Licensing | null;
-  constructor(db: Db, clock: Clock, licensing: () => Licensing | null) {
+  private readonly licensing: () => Promise<Licensing | null>;
+  constructor(db: Db, clock: Clock, licensing: () => Promise<Licensing | null>) {
     this.db = db;
     this.clock = clock;
     this.licensing = licensing;
@@ -50,7 +50,7 @@ export class AdminStatusService {
       MinimumRequiredAgentVersion: MINIMUM_REQUIRED_AGENT_VERSION,
       LatestChangeLogsUrl: "",
       ExperimentalFeatures: await getSetting(this.db, "ExperimentalFeatures"),
-      Licensing: this.licensing(),
+      Licensing: await this.licensing(),
     };
   }
 }

@@ -56,10 +56,12 @@ export class AdminService extends Service {
 
   /** The admin's live sessions, oldest first (GET /admin/admins/{id}/sessions); 404 when unknown. */
   async sessions(id: string): Promise<AdminSession[]> {
-    if (!await repo.getAdmin(this.db, id)) throw new AppError(Errors.notFound, "admin");
-    return (await repo
-      .liveAdminSessions(this.db, this.clock.now(), id))
-      .map((s) => ({ ID: s.id, Created: iso(s.createdAt) ?? "", IPAddress: s.ipAddress }));
+    if (!(await repo.getAdmin(this.db, id))) throw new AppError(Errors.notFound, "admin");
+    return (await repo.liveAdminSessions(this.db, this.clock.now(), id)).map((s) => ({
+      ID: s.id,
+      Created: iso(s.createdAt) ?? "",
+      IPAddress: s.ipAddress,
+    }));
   }
 
   /** 400 err.passwordsDontMatch unless a given password comes with an equal ConfirmPassword. */

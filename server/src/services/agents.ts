@@ -87,7 +87,7 @@ export class AgentService {
 
   /** Lists every agent by name. */
   async list(): Promise<Agent[]> {
-    return (await repo.listAgents(this.db)).map(async (r) => await this.toWire(r));
+    return Promise.all((await repo.listAgents(this.db)).map((r) => this.toWire(r)));
   }
 
   /** Reads one agent; 404 when unknown. */
@@ -103,7 +103,7 @@ export class AgentService {
    * err.machineLimitReached, see requireMachineSlot).
    */
   private async insertAgent(tx: Tx, row: NewAgentRow): Promise<void> {
-    if (await repo.agentIdByName(tx, row.name) !== undefined) throw new AppError(Errors.agentNameExists);
+    if ((await repo.agentIdByName(tx, row.name)) !== undefined) throw new AppError(Errors.agentNameExists);
     await requireMachineSlot(tx);
     await repo.insertAgent(tx, row);
   }
@@ -228,8 +228,20 @@ export class AgentService {
         externalIp: ip,
       });
       const description = `by API key "${keyName}" (scope agent.register)`;
-      await writeAudit(tx, { action: AuditAction.agentCreated, at: now, ipAddress: ip, agentName: req.Name, description });
-      await writeAudit(tx, { action: AuditAction.agentEnrolled, at: now, ipAddress: ip, agentName: req.Name, description });
+      await writeAudit(tx, {
+        action: AuditAction.agentCreated,
+        at: now,
+        ipAddress: ip,
+        agentName: req.Name,
+        description,
+      });
+      await writeAudit(tx, {
+        action: AuditAction.agentEnrolled,
+        at: now,
+        ipAddress: ip,
+        agentName: req.Name,
+        description,
+      });
       return answer;
     });
   }

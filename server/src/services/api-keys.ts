@@ -173,7 +173,7 @@ export class ApiKeyService extends Service {
   /** Lists every key by name (docs/reference.md admin-console §2 "API keys"); never carries a secret. */
   async list(): Promise<ApiKey[]> {
     const linked = await this.linkedScopes(this.db);
-    return (await repo.listApiKeys(this.db)).map(async (r) => await this.toWire(this.db, r, linked));
+    return Promise.all((await repo.listApiKeys(this.db)).map((r) => this.toWire(this.db, r, linked)));
   }
 
   /** Reads one key; 404 "Not found" when unknown. */
@@ -198,7 +198,7 @@ export class ApiKeyService extends Service {
       throw new AppError(Errors.createAllowlistFirst);
     for (const { scope, p } of parsed) {
       if (p === null) throw new AppError(Errors.badRequest, `Scopes: ${scope}: Invalid scope`);
-      if (p.name === ApiKeyScopeName.allowlistRead && !await repo.getAllowlistAcl(tx, p.id)) {
+      if (p.name === ApiKeyScopeName.allowlistRead && !(await repo.getAllowlistAcl(tx, p.id))) {
         throw new AppError(Errors.badRequest, `Scopes: ${scope}: no allowlist ACL has this id`);
       }
       if (p.name === ApiKeyScopeName.userAuth && (await repo.usersByIds(tx, [p.id])).get(p.id)?.authType !== "apikey") {
@@ -246,7 +246,7 @@ export class ApiKeyService extends Service {
         description: `API key "${input.Name}" (scopes: ${scopes.join(", ") || "none"})`,
       });
       const row = (await repo.getApiKey(tx, id))!;
-      return { ...await this.toWire(tx, row, await this.linkedScopes(tx)), PlaintextKey: formatApiKey(id, secret) };
+      return { ...(await this.toWire(tx, row, await this.linkedScopes(tx))), PlaintextKey: formatApiKey(id, secret) };
     });
   }
 
@@ -327,7 +327,13 @@ export class ApiKeyService extends Service {
   }
 
   /** Refuses a presented key or allowlist read: the audit entry is folded per address and minute (audit-fold.ts). */
-  private async refuse(status: 401 | 403, at: number, ip: string, audit: RefusalAudit, description: string): Promise<never> {
+  private async refuse(
+    status: 401 | 403,
+    at: number,
+    ip: string,
+    audit: RefusalAudit,
+    description: string,
+  ): Promise<never> {
     await writeFoldedAudit(this.db, {
       action: audit.action,
       at,
@@ -355,20 +361,20 @@ export class ApiKeyService extends Service {
   ): Promise<ApiKeyRow> {
     const now = this.clock.now();
     if (presented === undefined)
-      await this.refuse(401, now, sourceIp, audit, `no API key presented (scope ${requiredScope})`);
+      return this.refuse(401, now, sourceIp, audit, `no API key presented (scope ${requiredScope})`);
     const parts = parseApiKey(presented);
     const row = parts ? await repo.getApiKey(this.db, parts.id) : undefined;
     const expected = Buffer.from(row?.secretHash ?? DUMMY_HASH, "hex");
     const given = Buffer.from(sha256(parts?.secret ?? ""), "hex");
     const secretOk = expected.length === given.length && timingSafeEqual(expected, given);
     if (!row || !secretOk)
-      await this.refuse(401, now, sourceIp, audit, `unknown or malformed API key (scope ${requiredScope})`);
+      return this.refuse(401, now, sourceIp, audit, `unknown or malformed API key (scope ${requiredScope})`);
     if (row.expiredAfter !== null && row.expiredAfter <= now)
-      await this.refuse(401, now, sourceIp, audit, `API key "${row.name}" has expired`);
+      return this.refuse(401, now, sourceIp, audit, `API key "${row.name}" has expired`);
     if (!insideAny(row.allowedFrom, sourceIp))
-      await this.refuse(403, now, sourceIp, audit, `API key "${row.name}" used from outside its AllowedFrom`);
-    if (!await this.hasScope(row, requiredScope))
-      await this.refuse(403, now, sourceIp, audit, `API key "${row.name}" lacks scope ${requiredScope}`);
+      return this.refuse(403, now, sourceIp, audit, `API key "${row.name}" used from outside its AllowedFrom`);
+    if (!(await this.hasScope(row, requiredScope)))
+      return this.refuse(403, now, sourceIp, audit, `API key "${row.name}" lacks scope ${requiredScope}`);
     if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
       await repo.touchApiKey(this.db, row.id, now);
       return { ...row, lastUsedAt: now };
@@ -389,7 +395,12 @@ export class ApiKeyService extends Service {
    * Every refusal writes an `allowlistAccessDenied` audit entry, folded per address and minute
    * (audit-fold.ts: one entry, then one with the Count of the rest).
    */
-  async readAllowlist(aclId: string, token: string, presented: string | undefined, sourceIp: string): Promise<AllowlistBodies> {
+  async readAllowlist(
+    aclId: string,
+    token: string,
+    presented: string | undefined,
+    sourceIp: string,
+  ): Promise<AllowlistBodies> {
     const now = this.clock.now();
     const acl = await repo.getAllowlistAcl(this.db, aclId.toLowerCase());
     const config = acl ? allowlistConfig(acl.config) : undefined;
@@ -408,7 +419,7 @@ export class ApiKeyService extends Service {
     if (presented !== undefined) {
       await this.authenticate(presented, sourceIp, allowlistReadScope(acl.id), audit);
     } else if (!(config.AllowAccessByIp && insideAny(config.AllowedIpAddresses, sourceIp))) {
-      await this.refuse(
+      return this.refuse(
         401,
         now,
         sourceIp,

@@ -7,8 +7,8 @@ import { AuditAction } from "./audit.ts";
 import { FOLD_WINDOW_MS, MAX_FOLD_KEYS, flushFoldedAudits, foldKey, writeFoldedAudit } from "./audit-fold.ts";
 
 let h: Harness;
-beforeEach(() => {
-  h = createHarness();
+beforeEach(async () => {
+  h = await createHarness();
 });
 afterEach(async () => {
   await h.close();
@@ -54,7 +54,8 @@ describe("audit folding", () => {
     const now = h.clock.now();
     await h.services.db.transaction(async (tx) => {
       for (let i = 0; i < MAX_FOLD_KEYS; i++)
-        await tx.insert(auditFolds)
+        await tx
+          .insert(auditFolds)
           .values({ key: `filler:${i}`, windowStart: now, folded: 0, last: null })
           .run();
     });
@@ -62,6 +63,8 @@ describe("audit folding", () => {
     expect(await entries()).toHaveLength(1);
     h.clock.advance(FOLD_WINDOW_MS);
     await flushFoldedAudits(h.services.db, h.clock.now());
-    expect((await entries()).at(-1)?.description).toBe("refused (Count: 49 more like this from new addresses in the minute)");
+    expect((await entries()).at(-1)?.description).toBe(
+      "refused (Count: 49 more like this from new addresses in the minute)",
+    );
   });
 });

@@ -40,7 +40,7 @@ export async function writeFoldedAudit(q: Db | Tx, entry: AuditEntry): Promise<v
   const now = entry.at;
   let key = foldKey(entry);
   let row = await repo.getFold(q, key);
-  if (!row && await repo.foldCount(q) >= MAX_FOLD_KEYS) {
+  if (!row && (await repo.foldCount(q)) >= MAX_FOLD_KEYS) {
     key = `${entry.action}:*`;
     row = await repo.getFold(q, key);
   }

@@ -148,7 +148,7 @@ export class BackendService extends Service {
   /** Checks the agent of a backend of `type` (`agentGateProblem`); returns it, or null for agentless types. */
   private async checkAgent(tx: Tx, agentId: string, type: BackendType): Promise<AgentGateRow | null> {
     if (isAgentless(type)) return null;
-    if (!await repo.anyAgent(tx)) throw new AppError(Errors.createAgentBeforeBackend);
+    if (!(await repo.anyAgent(tx))) throw new AppError(Errors.createAgentBeforeBackend);
     const agent = agentId === NONE_ID ? undefined : await repo.getAgentGate(tx, agentId);
     const problem = agentGateProblem(agent, type, agent ? await repo.listAgentGates(tx) : []);
     if (problem) fail(problem);

@@ -43,7 +43,9 @@ export async function revokeLostAccess(
     const still = new Set(await assignedAclIds(tx, userId));
     const lost = new Set([...had].filter((a) => !still.has(a)));
     if (lost.size === 0) continue;
-    const rows = (await holdingGrantsOfSessions(tx, await liveSessionIds(tx, userId, now))).filter((g) => lost.has(g.aclId));
+    const rows = (await holdingGrantsOfSessions(tx, await liveSessionIds(tx, userId, now))).filter((g) =>
+      lost.has(g.aclId),
+    );
     await engine.revokeInTx(tx, rows, ops);
   }
 }
@@ -67,7 +69,7 @@ export class GroupService extends Service {
 
   /** Lists every group by name (GET /admin/groups). */
   async list(): Promise<Group[]> {
-    return (await repo.listGroups(this.db)).map(async (r) => await this.toWire(r));
+    return Promise.all((await repo.listGroups(this.db)).map((r) => this.toWire(r)));
   }
 
   /** Reads one group (GET /admin/groups/{id}); 404 Not found when unknown. */
@@ -79,13 +81,13 @@ export class GroupService extends Service {
 
   /** The groups a user is a member of, by name (GET /admin/users/{id}/groups); 404 for an unknown user. */
   async ofUser(userId: string): Promise<Group[]> {
-    if (!await getUser(this.db, userId)) throw new AppError(Errors.notFound, "user");
-    return (await repo.groupsOfUser(this.db, userId)).map(async (r) => await this.toWire(r));
+    if (!(await getUser(this.db, userId))) throw new AppError(Errors.notFound, "user");
+    return Promise.all((await repo.groupsOfUser(this.db, userId)).map((r) => this.toWire(r)));
   }
 
   /** 400 Bad request when an ACL id is unknown. */
-  private checkAcls(tx: Tx, aclIds: readonly string[]): void {
-    const known = new Set(repo.existingAclIds(tx, aclIds));
+  private async checkAcls(tx: Tx, aclIds: readonly string[]): Promise<void> {
+    const known = new Set(await repo.existingAclIds(tx, aclIds));
     const unknown = aclIds.find((id) => !known.has(id));
     if (unknown) throw new AppError(Errors.badRequest, `ACLIDs: unknown ACL ${unknown}`);
   }
@@ -95,9 +97,9 @@ export class GroupService extends Service {
    * otherwise the given users, which must exist (400 Bad request) and not be SAML users (400 Bad
    * request "UserIDs: SAML users cannot be members of a local group").
    */
-  private checkMembers(tx: Tx, type: Group["Type"], userIds: readonly string[]): string[] {
+  private async checkMembers(tx: Tx, type: Group["Type"], userIds: readonly string[]): Promise<string[]> {
     if (type === "saml") return [];
-    const found = new Map(repo.usersByIds(tx, userIds).map((u) => [u.id, u.authType]));
+    const found = new Map((await repo.usersByIds(tx, userIds)).map((u) => [u.id, u.authType]));
     for (const id of userIds) {
       const authType = found.get(id);
       if (authType === undefined) throw new AppError(Errors.badRequest, `UserIDs: unknown user ${id}`);
@@ -115,10 +117,16 @@ export class GroupService extends Service {
     const id = newId();
     await this.db.transaction(async (tx) => {
       if (await repo.getGroupByName(tx, input.Name)) throw new AppError(Errors.groupNameExists);
-      this.checkAcls(tx, input.ACLIDs);
-      const members = this.checkMembers(tx, input.Type, input.UserIDs);
+      await this.checkAcls(tx, input.ACLIDs);
+      const members = await this.checkMembers(tx, input.Type, input.UserIDs);
       const now = this.clock.now();
-      await repo.insertGroup(tx, { id, name: input.Name, description: input.Description, type: input.Type, createdAt: now });
+      await repo.insertGroup(tx, {
+        id,
+        name: input.Name,
+        description: input.Description,
+        type: input.Type,
+        createdAt: now,
+      });
       await repo.setGroupAclIds(tx, id, input.ACLIDs);
       await repo.setGroupUserIds(tx, id, members);
       await writeAudit(tx, {
@@ -144,8 +152,8 @@ export class GroupService extends Service {
       if (row.type !== input.Type) throw new AppError(Errors.cannotChangeGroupType);
       const clash = await repo.getGroupByName(tx, input.Name);
       if (clash && clash.id !== id) throw new AppError(Errors.groupNameExists);
-      this.checkAcls(tx, input.ACLIDs);
-      const members = row.type === "saml" ? null : this.checkMembers(tx, row.type, input.UserIDs);
+      await this.checkAcls(tx, input.ACLIDs);
+      const members = row.type === "saml" ? null : await this.checkMembers(tx, row.type, input.UserIDs);
       const before = await reachOf(tx, await repo.groupUserIds(tx, id));
       const now = this.clock.now();
       await repo.updateGroup(tx, id, { name: input.Name, description: input.Description });

@@ -138,7 +138,7 @@ export function createServices(opts: {
     jsBundleHash: opts.jsBundleHash,
     secrets,
     adminSettings: new AdminSettingsService(db, clock, secrets, { log, baseLevel: opts.logLevel ?? log.level }),
-    adminStatus: new AdminStatusService(db, clock, async () => await licensing.summary()),
+    adminStatus: new AdminStatusService(db, clock, () => licensing.summary()),
     knocs: new KnocService(deps, { backends, acls, apiKeys, agents, licensing }),
     saml: new SamlService({ ...deps, log, settings: new AdminSettingsService(db, clock, secrets) }),
     throttle,

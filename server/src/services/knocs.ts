@@ -60,7 +60,7 @@ export class KnocService extends Service {
 
   /** Every Knoc shown to admins (hidden Passive+ children are part of their parent). */
   async list(baseUrl: string): Promise<Knoc[]> {
-    return (await this.parts.acls.list()).map(async (acl) => await this.view(acl.ID, baseUrl));
+    return Promise.all((await this.parts.acls.list()).map((acl) => this.view(acl.ID, baseUrl)));
   }
 
   /** One Knoc (a Passive+ child's id reads the child). 404 when unknown. */
@@ -77,7 +77,9 @@ export class KnocService extends Service {
       ? knocKind((await this.parts.backends.get(child.BackendID)).Config, child.Config)
       : knocKind(backend.Config, acl.Config);
     const agentName =
-      backend.AgentID !== NONE_ID ? ((await this.parts.agents.list()).find((a) => a.ID === backend.AgentID)?.Name ?? "") : "";
+      backend.AgentID !== NONE_ID
+        ? ((await this.parts.agents.list()).find((a) => a.ID === backend.AgentID)?.Name ?? "")
+        : "";
     const assignedTo = acl.ParentID !== NONE_ID ? acl.ParentID : id;
     const token = acl.Config.allowlist?.Token;
     return {
@@ -179,7 +181,7 @@ export class KnocService extends Service {
       keyId = key.ID;
       plaintext = key.PlaintextKey;
     } else if (ws.apiKeyOption === "existing") {
-      if (!ws.existingApiKey || !await repo.addApiKeyScope(tx, ws.existingApiKey, scope))
+      if (!ws.existingApiKey || !(await repo.addApiKeyScope(tx, ws.existingApiKey, scope)))
         throw new AppError(Errors.badRequest, "existingApiKey: choose an existing API key");
       keyId = ws.existingApiKey;
     }
@@ -249,7 +251,13 @@ export class KnocService extends Service {
    * Makes the ACL's assignments exactly the given users and groups (the wizard's and the update
    * page's selection); users who lose the ACL by every path lose their live grants on it.
    */
-  private async assign(tx: Tx, aclId: string, userIds: readonly string[], groupIds: readonly string[], ops: Ops): Promise<void> {
+  private async assign(
+    tx: Tx,
+    aclId: string,
+    userIds: readonly string[],
+    groupIds: readonly string[],
+    ops: Ops,
+  ): Promise<void> {
     const unknownUsers = await repo.unknownUserIds(tx, userIds);
     if (unknownUsers.length) throw new AppError(Errors.badRequest, `userIds: unknown user ${unknownUsers[0]}`);
     const unknownGroups = await repo.unknownGroupIds(tx, groupIds);
@@ -272,10 +280,10 @@ export class KnocService extends Service {
       const acl = await this.parts.acls.get(id);
       if (acl.HideFromAdmins && acl.ParentID !== NONE_ID)
         throw new AppError(Errors.badRequest, "delete the parent Knoc");
-      for (const aclId of [...await repo.childAclIds(tx, id), id]) {
+      for (const aclId of [...(await repo.childAclIds(tx, id)), id]) {
         const row = await this.parts.acls.get(aclId);
         await this.parts.acls.delete(aclId, actor);
-        if (await repo.aclsOnBackend(tx, row.BackendID) === 0) await this.parts.backends.delete(row.BackendID, actor);
+        if ((await repo.aclsOnBackend(tx, row.BackendID)) === 0) await this.parts.backends.delete(row.BackendID, actor);
       }
       const keyId = acl.Config.allowlist?.ApiKeyId;
       if (keyId && keyId !== NONE_ID) {
@@ -294,7 +302,7 @@ export class KnocService extends Service {
 
   /** 404 unless `id` is a Knoc. */
   async exists(id: string): Promise<void> {
-    if (!await getAcl(this.db, id)) throw new AppError(Errors.notFound, "Knoc");
+    if (!(await getAcl(this.db, id))) throw new AppError(Errors.notFound, "Knoc");
   }
 }
 

@@ -17,7 +17,7 @@ describe("status read with the ACLs kept ready", () => {
   let session: UserSessionContext;
   const actor = { adminName: "root", ip: "127.0.0.1" };
   beforeEach(async () => {
-    h = createHarness();
+    h = await createHarness();
     seed = await seedLoop(h);
     session = (
       await h.services.userSessions.login({

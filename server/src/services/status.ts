@@ -135,12 +135,12 @@ export class StatusService extends Service {
    */
   private async rowsOf(session: UserSessionContext, now: number): Promise<SessionGrantRow[]> {
     const reads = (this.reads ??= prepareStatusReads(this.db));
-    const version = reads.aclsVersion();
+    const version = await reads.aclsVersion();
     if (version !== this.aclsVersion) {
       this.aclParts.clear();
       this.aclsVersion = version;
     }
-    const rows = reads.rows(session.sessionId, session.userId);
+    const rows = await reads.rows(session.sessionId, session.userId);
     const missing = rows.filter((r) => r[1] === null).map((r) => r[0]);
     if (missing.length === 0) return rows;
     await grantsRepo.ensureGrantRows(this.db, session.sessionId, missing, now, newId);

@@ -47,7 +47,7 @@ export class UserService extends Service {
   /** Lists users. */
   async list(): Promise<User[]> {
     const licensed = await licensedUsers(this.db, this.clock.now());
-    return (await repo.listUsers(this.db)).map(async (r) => await this.toWire(r, licensed(r.id)));
+    return Promise.all((await repo.listUsers(this.db)).map((r) => this.toWire(r, licensed(r.id))));
   }
 
   /** Reads one user; 404 when unknown. */
@@ -65,7 +65,7 @@ export class UserService extends Service {
 
   private async checkAcls(tx: Tx, aclIds: readonly string[]): Promise<void> {
     for (const id of aclIds) {
-      if (!await getAcl(tx, id)) throw new AppError(Errors.badRequest, `AclIds: unknown ACL ${id}`);
+      if (!(await getAcl(tx, id))) throw new AppError(Errors.badRequest, `AclIds: unknown ACL ${id}`);
     }
   }
 
@@ -76,7 +76,7 @@ export class UserService extends Service {
    * Extra `ApiKey: …`) and is created by `inTx`, which runs inside the creating transaction after the
    * user row and its audit entry: its failure rolls the user back (see auth/api-key-users.ts).
    */
-  async create(input: UserWrite, actor: Actor, inTx?: (tx: Tx, userId: string) => void): Promise<string> {
+  async create(input: UserWrite, actor: Actor, inTx?: (tx: Tx, userId: string) => Promise<void>): Promise<string> {
     this.checkWrite(input, "create");
     if (input.ApiKey !== undefined && input.AuthType !== "apikey")
       throw new AppError(Errors.badRequest, "ApiKey: only API-key users (AuthType apikey) have a key");
@@ -111,7 +111,7 @@ export class UserService extends Service {
         ipAddress: actor.ip,
         userName: input.UserName,
       });
-      inTx?.(tx, id);
+      await inTx?.(tx, id);
     });
     return id;
   }
@@ -208,7 +208,7 @@ export class UserService extends Service {
 
   /** The user's live sessions, oldest first (GET /admin/users/{id}/sessions); 404 for an unknown user. */
   async sessions(id: string): Promise<UserSession[]> {
-    if (!await repo.getUser(this.db, id)) throw new AppError(Errors.notFound, "user");
+    if (!(await repo.getUser(this.db, id))) throw new AppError(Errors.notFound, "user");
     return (await liveUserSessions(this.db, this.clock.now(), id)).map((s) => ({
       ID: s.id,
       Created: iso(s.createdAt) ?? "",
@@ -222,7 +222,7 @@ export class UserService extends Service {
    * 404 for an unknown user.
    */
   async acls(id: string): Promise<UserAcl[]> {
-    if (!await repo.getUser(this.db, id)) throw new AppError(Errors.notFound, "user");
+    if (!(await repo.getUser(this.db, id))) throw new AppError(Errors.notFound, "user");
     const direct = new Set(await repo.directAclIds(this.db, id));
     const via = new Map<string, { ID: string; Name: string }[]>();
     for (const r of await aclsViaGroups(this.db, id)) {
@@ -230,7 +230,7 @@ export class UserService extends Service {
       list.push({ ID: r.groupId, Name: r.groupName });
       via.set(r.aclId, list);
     }
-    return aclSummaries(this.db, [...direct, ...via.keys()])
+    return (await aclSummaries(this.db, [...direct, ...via.keys()]))
       .filter((a) => !a.hideFromAdmins)
       .map((a) => ({
         ID: a.id,

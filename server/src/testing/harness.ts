@@ -44,9 +44,9 @@ export interface Harness {
 }
 
 /** Builds a fresh harness over an empty in-memory database. */
-export function createHarness(): Harness {
+export async function createHarness(): Promise<Harness> {
   const database = openDatabase(":memory:");
-  migrateDatabase(database.db);
+  await migrateDatabase(database.db);
   const clock = new TestClock();
   const services = createServices({ db: database.db, clock, log: createLogger("silent"), jsBundleHash: "test" });
   const channel = new RecordingChannel();

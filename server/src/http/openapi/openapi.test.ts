@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { apiRequest, createHarness } from "../../testing/harness.ts";
 import { operations } from "./operations.ts";
 
-const h = createHarness();
+const h = await createHarness();
 afterAll(async () => {
   await h.close();
 });

@@ -13,7 +13,7 @@ let admin: AdminClient;
 let agent: { id: string; keys: BoxKeys };
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   await licenseHarness(h);
   admin = await adminClient(h);
   agent = await makeAgent(h, "edge");

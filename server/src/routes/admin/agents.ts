@@ -20,7 +20,10 @@ export const agentRoutes = new Hono<AppEnv>()
   // POST /admin/agents
   .post("/", async (c) => {
     const body = await parseBody(c, AgentWriteSchema);
-    return c.json(await c.var.services.agents.create(body.Name, await publicUrl(c), actorOf(c), c.var.serverTlsPin), 201);
+    return c.json(
+      await c.var.services.agents.create(body.Name, await publicUrl(c), actorOf(c), c.var.serverTlsPin),
+      201,
+    );
   })
   // PUT /admin/agents/{id}
   .put("/:id", async (c) => {

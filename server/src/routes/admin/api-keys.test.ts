@@ -15,7 +15,8 @@ const UNKNOWN = "11111111-1111-4111-8111-111111111111";
 const inDays = (days: number) => new Date(h.clock.now() + days * 86_400_000).toISOString();
 const call = (method: string, path: string, body?: unknown, cookie = admin) =>
   apiRequest(h, method, `/api/admin/api-keys${path}`, body, { cookie });
-const audits = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const audits = async (action: string) =>
+  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 
 async function createAllowlistAcl(description: string, apiKeyId = NONE): Promise<string> {
   const backendId = await h.services.backends.create(
@@ -56,7 +57,7 @@ async function createApiUser(): Promise<string> {
 }
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   seed = await seedLoop(h);
   admin = await signInAdmin(h);
 });

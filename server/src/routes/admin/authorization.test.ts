@@ -10,7 +10,7 @@ import { adminSessions, auditLog } from "../../db/schema.ts";
 import { apiRequest, createHarness, seedLoop, signInAdmin } from "../../testing/harness.ts";
 import type { Harness } from "../../testing/harness.ts";
 
-const h: Harness = createHarness();
+const h: Harness = await createHarness();
 let userCookie = "";
 let expiredAdmin = "";
 let adminCookie = "";

@@ -13,7 +13,7 @@ let admin: AdminClient;
 let agent: { id: string; keys: BoxKeys };
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   await licenseHarness(h); // the test that creates an ACL needs one
   admin = await adminClient(h);
   agent = await makeAgent(h, "edge");
@@ -336,7 +336,7 @@ describe("backend types", () => {
 
 describe("agent gates", () => {
   it("an agent must exist before a backend; allowlist needs none", async () => {
-    const bare = createHarness();
+    const bare = await createHarness();
     try {
       const client = await adminClient(bare);
       expect(await client.req("POST", "/api/admin/backends", { Name: "x", Config: { ipset: {} } })).toEqual({
@@ -387,7 +387,7 @@ describe("agent gates", () => {
   });
 
   it("a type no agent is capable of answers err.backendTypeNoAgents; one other agents can do, err.agentIncapable", async () => {
-    const bare = createHarness();
+    const bare = await createHarness();
     try {
       const client = await adminClient(bare);
       const linux = await makeAgent(bare, "linux", {
@@ -501,10 +501,7 @@ describe("sealed secrets", () => {
     expect((await update(id, { panos: { Hostname: "pa.example.com", ApiKey: "panos-key-2" } })).status).toBe(200);
     expect(openSealed((await row(id)).sealedSecrets["ApiKey"]!, agent.keys)).toBe("panos-key-2");
     expect(JSON.stringify((await admin.req("GET", "/api/admin/backends")).body)).not.toContain("panos-key");
-    const audit = (await h.services.db
-      .select()
-      .from(auditLog)
-      .all())
+    const audit = (await h.services.db.select().from(auditLog).all())
       .filter((e) => e.action.startsWith("backend"))
       .map((e) => e.description);
     expect(audit).toEqual(["b1", "b1", "b1 (secrets entered: ApiKey)"]);

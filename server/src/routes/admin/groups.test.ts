@@ -55,16 +55,13 @@ async function grantStatus(aclId: string): Promise<number | undefined> {
 }
 
 async function audited(action: string): Promise<string[]> {
-  return (await h.services.db
-    .select()
-    .from(auditLog)
-    .where(eq(auditLog.action, action))
-    .all())
-    .map((r) => r.description);
+  return (await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all()).map(
+    (r) => r.description,
+  );
 }
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   seed = await seedLoop(h);
   h.channel.online.add(seed.agentId);
   admin = await signInAdmin(h);

@@ -30,7 +30,7 @@ const linux = (extra: Record<string, unknown> = {}) => ({
 });
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   seed = await seedLoop(h, { licence: false });
   admin = await signInAdmin(h);
   const agent = await h.services.agents.create("firewall", "http://127.0.0.1", actor);

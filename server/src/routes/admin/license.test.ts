@@ -16,7 +16,7 @@ let h: Harness;
 let admin = "";
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   await seedLoop(h, { licence: false });
   trustTestKey(h);
   admin = await signInAdmin(h);
@@ -173,7 +173,7 @@ describe("POST /api/admin/settings/license", () => {
   });
 
   it("refuses signed licences when the server trusts no public key", async () => {
-    const untrusting = createHarness();
+    const untrusting = await createHarness();
     try {
       await seedLoop(untrusting);
       const cookie = await signInAdmin(untrusting);

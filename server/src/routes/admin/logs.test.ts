@@ -92,7 +92,7 @@ function parseCsv(text: string): string[][] {
 }
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   await h.services.adminSessions.createLocalAdmin({ userName: "root", name: "Root", password: "root-password" });
   adminCookie = await adminLogin();
 });

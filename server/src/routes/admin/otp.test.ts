@@ -18,7 +18,8 @@ let bobId = "";
 
 const cookieOf = (setCookie: string) => setCookie.split(";")[0] ?? "";
 const bobRow = async () => (await h.services.db.select().from(admins).where(eq(admins.id, bobId)).get())!;
-const actions = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const actions = async (action: string) =>
+  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 const codeAt = (secret: string, offsetSeconds = 0) =>
   generateSync({ secret, epoch: Math.floor(h.clock.now() / 1000) + offsetSeconds });
 
@@ -47,7 +48,7 @@ async function enrolBob(): Promise<{ secret: string; cookie: string }> {
 }
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   root = await signInAdmin(h);
   const r = await apiRequest(
     h,
@@ -281,7 +282,9 @@ describe("admin 2FA reset", () => {
       (await apiRequest(h, "DELETE", `/api/admin/admins/${bobId}/totpToken`, undefined, { cookie: root })).status,
     ).toBe(204);
     expect(await bobRow()).toMatchObject({ totpEnabled: true, totpSecretEnc: null, totpLastStep: null });
-    expect(await actions("totpReset")).toEqual([expect.objectContaining({ adminName: "root", description: "admin bob" })]);
+    expect(await actions("totpReset")).toEqual([
+      expect.objectContaining({ adminName: "root", description: "admin bob" }),
+    ]);
     const l = await login();
     expect(l).toMatchObject({ status: 401, body: { Err: "err.totpEnrolmentRequired" } });
     expect(await verify(l.cookie, { Code: codeAt(secret, 30) })).toMatchObject({

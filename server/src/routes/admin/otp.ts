@@ -16,7 +16,9 @@ import type { TotpSubject } from "../../services/auth/totp.ts";
 
 /** The pending admin session of the cookie (401 err.invalidSession when there is none), and who it is. */
 async function pending(c: Context<AppEnv>): Promise<{ session: AdminSessionContext; subject: TotpSubject }> {
-  const session = await c.var.services.adminSessions.resolve(await readSessionCookie(c, ADMIN_COOKIE), { allowPending: true });
+  const session = await c.var.services.adminSessions.resolve(await readSessionCookie(c, ADMIN_COOKIE), {
+    allowPending: true,
+  });
   return {
     session,
     subject: {

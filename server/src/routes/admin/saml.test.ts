@@ -21,7 +21,7 @@ beforeAll(async () => {
   idp = new FakeIdp(await makeKeyPair("idp.example.test"));
 });
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   await setSetting(h.services.db, "PublicURL", "http://postern.test");
   await setSetting(h.services.db, "AdminSAMLMetadataFile", idp.metadata());
   await h.services.admins.create(
@@ -115,7 +115,8 @@ describe("admin SAML", () => {
   });
 
   it("creates an admin at the first sign-in through the admin IdP (audit admin auto-created)", async () => {
-    const nobody = async () => await h.services.db.select().from(admins).where(eq(admins.userName, "nobody@example.test")).get();
+    const nobody = async () =>
+      await h.services.db.select().from(admins).where(eq(admins.userName, "nobody@example.test")).get();
     const autoCreated = async () =>
       await h.services.db.select().from(auditLog).where(eq(auditLog.action, "adminAutoCreated")).all();
     expect(await nobody()).toBeUndefined();
@@ -145,7 +146,9 @@ describe("admin SAML", () => {
     const again = await acs(idp.signed(idp.fields(await start(), ADMIN_SP, "nobody@example.test")));
     expect(again).toMatchObject({ status: 303, location: "/admin/home" });
     expect(await autoCreated()).toHaveLength(1);
-    expect(await h.services.db.select().from(admins).where(eq(admins.userName, "nobody@example.test")).all()).toHaveLength(1);
+    expect(
+      await h.services.db.select().from(admins).where(eq(admins.userName, "nobody@example.test")).all(),
+    ).toHaveLength(1);
   });
 
   it("creates no admin from a response of the user IdP's audience", async () => {
@@ -165,7 +168,11 @@ describe("admin SAML", () => {
   });
 
   it("answers Login not permitted for a SAML admin with login turned off", async () => {
-    await h.services.db.update(admins).set({ loginEnabled: false }).where(eq(admins.userName, "sam@example.test")).run();
+    await h.services.db
+      .update(admins)
+      .set({ loginEnabled: false })
+      .where(eq(admins.userName, "sam@example.test"))
+      .run();
     const r = await acs(idp.signed(idp.fields(await start(), ADMIN_SP, "sam@example.test")));
     expect(r).toMatchObject({ status: 303, location: "/admin?error=Login%20not%20permitted" });
     expect(r.setCookie).not.toMatch(/postern_admin_session=/);

@@ -13,7 +13,8 @@ const actor = { adminName: "test-admin", ip: "127.0.0.1" };
 
 const req = (method: string, path: string, body?: unknown, cookie = root) =>
   apiRequest(h, method, path, body, { cookie });
-const audit = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const audit = async (action: string) =>
+  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 
 /** Signs alice in from `from` and grants the seeded ACL; returns her cookie (the add op is consumed). */
 async function aliceGrants(from = "203.0.113.5"): Promise<string> {
@@ -51,7 +52,7 @@ async function secondAdmin(): Promise<{ id: string; cookie: string }> {
 }
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   seed = await seedLoop(h);
   h.channel.online.add(seed.agentId);
   root = await signInAdmin(h);

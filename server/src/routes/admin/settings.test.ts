@@ -16,7 +16,7 @@ const PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPh
 const METADATA = `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://idp.example"></md:EntityDescriptor>`;
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   admin = await signInAdmin(h);
 });
 afterEach(async () => {
@@ -100,9 +100,9 @@ describe("settings", () => {
     });
     expect(gen.status).toBe(200);
     const cert = (gen.body as { Cert: string }).Cert;
-    expect(new X509Certificate(cert).checkPrivateKey(createPrivateKey(await h.services.adminSettings.samlKey("user")))).toBe(
-      true,
-    );
+    expect(
+      new X509Certificate(cert).checkPrivateKey(createPrivateKey(await h.services.adminSettings.samlKey("user"))),
+    ).toBe(true);
     // A key that does not belong to the stored certificate is refused.
     expect(
       await apiRequest(h, "POST", "/api/admin/settings/authentication", { SAMLKeyFile: keyPem }, { cookie: admin }),
@@ -163,7 +163,9 @@ describe("settings", () => {
       (await apiRequest(h, "GET", "/api/admin/settings/authentication", undefined, { cookie: secureAdmin })).body,
     );
     expect(read).not.toContain("PRIVATE KEY");
-    const row = JSON.stringify(await h.services.db.select().from(settings).where(eq(settings.key, "SAMLKeySealed")).get());
+    const row = JSON.stringify(
+      await h.services.db.select().from(settings).where(eq(settings.key, "SAMLKeySealed")).get(),
+    );
     expect(row).not.toContain("PRIVATE KEY");
     const removed = await apiRequest(
       h,
@@ -215,7 +217,7 @@ describe("settings", () => {
       ["trace", "trace"],
     ] as const) {
       const database = openDatabase(":memory:");
-      migrateDatabase(database.db);
+      await migrateDatabase(database.db);
       await setSetting(database.db, "DebugMode", true);
       const services = createServices({
         db: database.db,

@@ -27,7 +27,10 @@ export const settingsRoutes = new Hono<AppEnv>()
   // POST /admin/settings/authentication
   .post("/authentication", async (c) =>
     c.json(
-      await c.var.services.adminSettings.updateAuthentication(await parseBody(c, AuthenticationUpdateSchema), actorOf(c)),
+      await c.var.services.adminSettings.updateAuthentication(
+        await parseBody(c, AuthenticationUpdateSchema),
+        actorOf(c),
+      ),
       200,
     ),
   )

@@ -7,7 +7,7 @@ let h: Harness;
 let admin = "";
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   await seedLoop(h, { licence: false });
   admin = await signInAdmin(h);
 });

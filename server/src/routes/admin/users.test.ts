@@ -11,10 +11,11 @@ let cookie: string;
 
 const req = (method: string, path: string, body?: unknown) => apiRequest(h, method, path, body, { cookie });
 const userCount = async () => (await h.services.db.select().from(users).all()).length;
-const userRow = async (userName: string) => await h.services.db.select().from(users).where(eq(users.userName, userName)).get();
+const userRow = async (userName: string) =>
+  await h.services.db.select().from(users).where(eq(users.userName, userName)).get();
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   seed = await seedLoop(h);
   cookie = await signInAdmin(h);
 });

@@ -17,7 +17,7 @@ let seed: Seeded;
 let cookie = "";
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   seed = await seedLoop(h);
   h.channel.online.add(seed.agentId);
   const login = await apiRequest(h, "POST", "/api/login", {
@@ -37,7 +37,8 @@ const status = async () => {
   return r;
 };
 const entryOf = (body: unknown) => (body as SessionStatus).ACLs.find((a) => a.ACLID === seed.aclId)!;
-const audits = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const audits = async (action: string) =>
+  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 
 describe("grant errors in GET /api/status", () => {
   it("show err.grantFailed, never the target's address or the exception; the audit log has the full text", async () => {
@@ -66,7 +67,9 @@ describe("grant errors in GET /api/status", () => {
     const r = await status();
     expect(entryOf(r.body)).toMatchObject({ Status: GrantStatus.RevokedWithError, Error: GrantErrorKey.revokeFailed });
     expect(JSON.stringify(r.body)).not.toContain("ipset");
-    expect(await audits("revokeError")).toEqual([expect.objectContaining({ errorMessage: `ipset del failed: ${LEAK}` })]);
+    expect(await audits("revokeError")).toEqual([
+      expect.objectContaining({ errorMessage: `ipset del failed: ${LEAK}` }),
+    ]);
   });
 
   it("show err.addressNotAllowed when the user's address is excluded", async () => {

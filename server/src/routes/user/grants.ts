@@ -30,7 +30,11 @@ export const grantRoutes = new Hono<AppEnv>()
   .post("/grant", signedIn, async (c) => {
     const body = await parseBody(c, GrantRequestSchema);
     const s = c.var.userSession;
-    await c.var.services.engine.grant(s.sessionId, body.ACLID, { userName: s.userName, ip: userAddress(c), click: true });
+    await c.var.services.engine.grant(s.sessionId, body.ACLID, {
+      userName: s.userName,
+      ip: userAddress(c),
+      click: true,
+    });
     return c.json(await c.var.services.status.status(s), 200);
   })
   // DELETE /sessions/current/granted-acls/{id}

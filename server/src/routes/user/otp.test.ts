@@ -20,7 +20,8 @@ let seed: Seeded;
 
 const cookieOf = (setCookie: string) => setCookie.split(";")[0] ?? "";
 const aliceRow = async () => (await h.services.db.select().from(users).where(eq(users.id, seed.userId)).get())!;
-const actions = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const actions = async (action: string) =>
+  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 
 /** The code of `secret` at the test clock's time plus `offsetSeconds`. */
 const codeAt = (secret: string, offsetSeconds = 0) =>
@@ -53,7 +54,7 @@ async function enrolAlice(): Promise<{ secret: string; cookie: string }> {
 }
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   seed = await seedLoop(h);
   h.channel.online.add(seed.agentId);
   await h.services.db.update(users).set({ totpEnabled: true }).where(eq(users.id, seed.userId)).run();
@@ -81,7 +82,11 @@ describe("enrolment", () => {
 
     const v = await verify(l.cookie, codeAt(Secret));
     expect(v.status).toBe(200);
-    const session = (await h.services.db.select().from(userSessions).where(eq(userSessions.userId, seed.userId)).get())!;
+    const session = (await h.services.db
+      .select()
+      .from(userSessions)
+      .where(eq(userSessions.userId, seed.userId))
+      .get())!;
     expect(v.body).toEqual({ Ends: new Date(session.endsAt).toISOString() });
     expect(session.verified).toBe(true);
     // The session id (cookie token) is rotated when 2FA completes: the pending token is spent.
@@ -95,7 +100,9 @@ describe("enrolment", () => {
 
     const row = await aliceRow();
     expect(row.totpLastStep).toBe(totpStep(h.clock.now()));
-    expect(await actions("totpEnrolled")).toEqual([expect.objectContaining({ userName: "alice", ipAddress: "203.0.113.5" })]);
+    expect(await actions("totpEnrolled")).toEqual([
+      expect.objectContaining({ userName: "alice", ipAddress: "203.0.113.5" }),
+    ]);
     expect(await actions("userLoggedIn")).toHaveLength(1);
   });
 
@@ -166,7 +173,9 @@ describe("verification", () => {
     expect(v.body).toHaveProperty("Ends");
     expect((await status(l.cookie)).status).toBe(401);
     expect((await status(cookieOf(v.setCookie))).status).toBe(200);
-    expect(await actions("totpVerified")).toEqual([expect.objectContaining({ userName: "alice", ipAddress: "203.0.113.5" })]);
+    expect(await actions("totpVerified")).toEqual([
+      expect.objectContaining({ userName: "alice", ipAddress: "203.0.113.5" }),
+    ]);
   });
 
   it("never accepts a used time step twice, even within the window", async () => {

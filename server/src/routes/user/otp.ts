@@ -15,7 +15,9 @@ import type { TotpSubject } from "../../services/auth/totp.ts";
 
 /** The pending session of the cookie (401 err.invalidSession when there is none), and who it is. */
 async function pending(c: Context<AppEnv>): Promise<{ session: UserSessionContext; subject: TotpSubject }> {
-  const session = c.var.services.userSessions.resolve(await readSessionCookie(c, USER_COOKIE), { allowPending: true });
+  const session = await c.var.services.userSessions.resolve(await readSessionCookie(c, USER_COOKIE), {
+    allowPending: true,
+  });
   return {
     session,
     subject: {

@@ -13,7 +13,8 @@ let root = "";
 const NEW = "fresh-Quokka-71";
 const LENGTH = { Err: "Bad request", Extra: "NewPassword: Must be between 8 and 64 characters" };
 const cookieOf = (setCookie: string) => setCookie.split(";")[0] ?? "";
-const audit = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const audit = async (action: string) =>
+  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 const login = (UserName: string, Password: string, from?: string) =>
   apiRequest(h, "POST", "/api/login", { UserName, Password }, from ? { from } : {});
 const adminLogin = (UserName: string, Password: string) =>
@@ -56,7 +57,7 @@ async function signedInUser(userName: string, authType: "LDAP" | "SAML" | "apike
 }
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   seed = await seedLoop(h);
   h.channel.online.add(seed.agentId);
   root = await signInAdmin(h);
@@ -201,7 +202,9 @@ describe("PUT /password", () => {
     expect(r).toMatchObject({ status: 429, body: { Err: "Too many requests. Please try again in...", Extra: "60" } });
     expect(r.headers.get("retry-after")).toBe("60");
     expect((await login("alice", "alice-password")).status).toBe(429);
-    expect((await audit("passwordChangeFailed")).at(-1)?.errorMessage).toBe("Too many requests. Please try again in...");
+    expect((await audit("passwordChangeFailed")).at(-1)?.errorMessage).toBe(
+      "Too many requests. Please try again in...",
+    );
   });
 });
 

@@ -50,7 +50,7 @@ export const passwordRoutes = new Hono<AppEnv>()
         admin = null; // not a live admin session: the user's password, if signed in
       }
     }
-    const user = admin ? null : services.userSessions.resolve(await readSessionCookie(c, USER_COOKIE));
+    const user = admin ? null : await services.userSessions.resolve(await readSessionCookie(c, USER_COOKIE));
     const body = await parseBody(c, ChangePasswordLegacyRequestSchema);
     const input = { current: body.ExistingPassword, next: body.NewPassword, confirmRequired: false };
     await withRetryAfter(c, () =>

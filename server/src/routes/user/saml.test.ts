@@ -34,7 +34,7 @@ beforeAll(async () => {
   otherKeys = await makeKeyPair("attacker");
 });
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   seed = await seedLoop(h);
   h.channel.online.add(seed.agentId);
   await setSetting(h.services.db, "PublicURL", "http://postern.test");
@@ -95,7 +95,8 @@ async function fresh(
 const sessionCookie = (setCookie: string) => /postern_session=[^;]+/.exec(setCookie)?.[0] ?? "";
 const sessionCount = async () => (await h.services.db.select().from(userSessions).all()).length;
 const lastAudit = async () => await h.services.db.select().from(auditLog).orderBy(desc(auditLog.id)).limit(1).get();
-const userRow = async (userName: string) => await h.services.db.select().from(users).where(eq(users.userName, userName)).get();
+const userRow = async (userName: string) =>
+  await h.services.db.select().from(users).where(eq(users.userName, userName)).get();
 
 /** Posts `samlResponse` and expects a refusal: redirect with the key, no session, an audit entry naming `reason`. */
 async function expectRefused(
@@ -149,7 +150,7 @@ describe("GET /api/saml/metadata", () => {
       async () => await setSetting(h.services.db, "SAMLMetadataFile", idp.metadata({ wantAuthnRequestsSigned: true })),
     ],
   ])("answers 404 SAML not configured with %s", async (_name, change) => {
-    change();
+    await change();
     expect(await apiRequest(h, "GET", "/api/saml/metadata")).toMatchObject({
       status: 404,
       body: { Err: "SAML not configured" },
@@ -257,11 +258,7 @@ describe("POST /api/saml/acs: success", () => {
       totpEnabled: false,
       passwordHash: null,
     });
-    const actions = (await h.services.db
-      .select()
-      .from(auditLog)
-      .all())
-      .map((e) => `${e.action}:${e.userName}`);
+    const actions = (await h.services.db.select().from(auditLog).all()).map((e) => `${e.action}:${e.userName}`);
     expect(actions).toContain("userCreated:alice@example.test");
     expect(actions.at(-1)).toBe("userLoggedIn:alice@example.test");
     // The request was used: the same response is refused the second time.
@@ -276,11 +273,9 @@ describe("POST /api/saml/acs: success", () => {
     expect((await userRow("bob"))?.name).toBe("Robert");
     expect(await lastAudit()).toMatchObject({ action: "userLoggedIn", userName: "bob" });
     expect(
-      (await h.services.db
-        .select()
-        .from(auditLog)
-        .all())
-        .some((e) => e.action === "userUpdated" && e.description.includes("name from the IdP")),
+      (await h.services.db.select().from(auditLog).all()).some(
+        (e) => e.action === "userUpdated" && e.description.includes("name from the IdP"),
+      ),
     ).toBe(true);
   });
 
@@ -299,7 +294,7 @@ describe("POST /api/saml/acs: success", () => {
     const ends = async (attributes: Record<string, string[]>, query = "?kioskMode=false") => {
       const f = { ...idp.fields(await start(query), SP, "dave"), attributes };
       const cookie = sessionCookie((await acs(idp.signed(f))).setCookie);
-      const session = h.services.userSessions.resolve(cookie.split("=")[1]);
+      const session = await h.services.userSessions.resolve(cookie.split("=")[1]);
       return Math.round((session.endsAt - h.clock.now()) / 60_000);
     };
     expect(await ends({ sessionDuration: ["60"] })).toBe(60);
@@ -336,11 +331,9 @@ describe("POST /api/saml/acs: success", () => {
     expect((await s.groups.get(eng)).UserIDs).toEqual([]);
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.5" })]);
     expect(
-      (await h.services.db
-        .select()
-        .from(auditLog)
-        .all())
-        .some((e) => e.action === "userUpdated" && e.userName === "erin" && e.description === "SAML groups: none"),
+      (await h.services.db.select().from(auditLog).all()).some(
+        (e) => e.action === "userUpdated" && e.userName === "erin" && e.description === "SAML groups: none",
+      ),
     ).toBe(true);
   });
 
@@ -361,7 +354,7 @@ describe("POST /api/saml/acs: success", () => {
     const f = { ...(await fresh()), nameIdXml: "alice@example.test<!---->.evil.test" };
     const r = await acs(idp.signed(f));
     expect(r.location).toBe("/home/new");
-    const session = h.services.userSessions.resolve(sessionCookie(r.setCookie).split("=")[1]);
+    const session = await h.services.userSessions.resolve(sessionCookie(r.setCookie).split("=")[1]);
     expect(session.userName).toBe("alice@example.test.evil.test");
   });
 });
@@ -498,11 +491,19 @@ describe("POST /api/saml/acs: refusals (no session, audited)", () => {
   it("remembers an assertion id until its NotOnOrAfter, at most 24 hours", async () => {
     const f = await fresh();
     expect((await acs(idp.signed(f))).location).toBe("/home/new");
-    const remembered = await h.services.db.select().from(samlAssertions).where(eq(samlAssertions.id, f.assertionId)).get();
+    const remembered = await h.services.db
+      .select()
+      .from(samlAssertions)
+      .where(eq(samlAssertions.id, f.assertionId))
+      .get();
     expect(remembered?.expiresAt).toBe(f.notOnOrAfter! + 60_000);
     const far = { ...(await fresh()), notOnOrAfter: Date.now() + 10 * 365 * 86_400_000 };
     expect((await acs(idp.signed(far))).location).toBe("/home/new");
-    const capped = await h.services.db.select().from(samlAssertions).where(eq(samlAssertions.id, far.assertionId)).get();
+    const capped = await h.services.db
+      .select()
+      .from(samlAssertions)
+      .where(eq(samlAssertions.id, far.assertionId))
+      .get();
     expect(capped!.expiresAt - h.clock.now()).toBeLessThanOrEqual(24 * 3_600_000);
     expect(capped!.expiresAt - h.clock.now()).toBeGreaterThan(23 * 3_600_000);
   });
@@ -668,7 +669,8 @@ describe("throttling of sign-in starts (one address cannot fill the pending stor
     const now = h.clock.now();
     await h.services.db.transaction(async (tx) => {
       for (let i = 0; i < MAX_PENDING_SAML_REQUESTS; i++)
-        await tx.insert(samlRequests)
+        await tx
+          .insert(samlRequests)
           .values({ id: `_flood${i}`, audience: "user", kiosk: false, createdAt: now, expiresAt: now + 60_000 })
           .run();
     });

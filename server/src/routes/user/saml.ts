@@ -33,6 +33,6 @@ export const samlRoutes = new Hono<AppEnv>()
         ...(signIn.minutes !== undefined ? { minutes: signIn.minutes } : {}),
       });
       await setSessionCookie(c, USER_COOKIE, token, session.endsAt);
-      return await getSetting(s.db, "NewUserDashboard") ? "/home/new" : "/home";
+      return (await getSetting(s.db, "NewUserDashboard")) ? "/home/new" : "/home";
     }),
   );

@@ -27,7 +27,8 @@ const login = (
     { ...(opts.from ? { from: opts.from } : {}), ...(opts.headers ? { headers: opts.headers } : {}) },
   );
 const admin = (method: string, path: string, body?: unknown) => apiRequest(h, method, path, body, { cookie: root });
-const audit = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const audit = async (action: string) =>
+  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 /** GET /status with `cookie` from `from` (the session's own address: another one would move its grants). */
 const userStatus = async (cookie: string, from = "203.0.113.5") =>
   (await apiRequest(h, "GET", "/api/status", undefined, { cookie, from })).status;
@@ -60,7 +61,7 @@ async function updateAlice(fields: Record<string, unknown>): Promise<void> {
 }
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   seed = await seedLoop(h);
   h.channel.online.add(seed.agentId);
   root = await signInAdmin(h);
@@ -90,7 +91,9 @@ describe("POST /login outcomes", () => {
   it("refuses a disabled account with 403 accountDisabled, audited", async () => {
     await h.services.db.update(users).set({ disabled: true }).where(eq(users.id, seed.userId)).run();
     expect(await login("alice", "alice-password")).toMatchObject({ status: 403, body: { Err: "accountDisabled" } });
-    expect((await audit("userLoginFailed")).map((e) => [e.userName, e.errorMessage])).toEqual([["alice", "account disabled"]]);
+    expect((await audit("userLoginFailed")).map((e) => [e.userName, e.errorMessage])).toEqual([
+      ["alice", "account disabled"],
+    ]);
     expect(await audit("userLoggedIn")).toEqual([]);
     // A wrong password still answers as for anyone (nothing about the account is revealed).
     expect(await login("alice", "wrong-password")).toMatchObject({ status: 401, body: { Err: "Invalid credentials" } });
@@ -148,7 +151,10 @@ describe("admin credentials on the user login (user-portal §4 'Unauthorised')",
     expect((await apiRequest(h, "GET", "/api/admin/admins", undefined, { cookie: cookieOf(r.setCookie) })).status).toBe(
       200,
     );
-    expect((await audit("adminLoggedIn")).map((e) => [e.adminName, e.ipAddress])).toContainEqual(["carol", "198.51.100.4"]);
+    expect((await audit("adminLoggedIn")).map((e) => [e.adminName, e.ipAddress])).toContainEqual([
+      "carol",
+      "198.51.100.4",
+    ]);
   });
 
   it("leaves the admin's TOTP pending (Extra names the step) and the cookie unusable until then", async () => {
@@ -268,7 +274,8 @@ describe("throttling", () => {
   });
 
   it("folds a flood of blocked attempts from one address: one audit entry per minute, then its Count", async () => {
-    const blockedEntries = async () => (await audit("userLoginFailed")).filter((e) => e.errorMessage === "too many attempts");
+    const blockedEntries = async () =>
+      (await audit("userLoginFailed")).filter((e) => e.errorMessage === "too many attempts");
     for (let i = 0; i < 20; i++) await login(`name${i}`, "wrong", { from: "198.51.100.66" });
     for (let i = 0; i < 200; i++) expect((await login(`guess${i}`, "x", { from: "198.51.100.66" })).status).toBe(429);
     expect(await blockedEntries()).toHaveLength(1);

@@ -35,7 +35,7 @@ export const systemRoutes = new Hono<AppEnv>()
   .get("/theme", async (c) => {
     const db = c.var.services.db;
     const body: Theme = {
-      Accent: await getSetting(db, "Accent") as Theme["Accent"],
+      Accent: (await getSetting(db, "Accent")) as Theme["Accent"],
       HighAccessibility: await getSetting(db, "HighAccessibility"),
     };
     return c.json(body, 200);

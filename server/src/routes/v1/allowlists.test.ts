@@ -29,7 +29,8 @@ const read = async (aclId: string, file: string, opts: { headers?: Record<string
   await unfoldAudits(h);
   return r;
 };
-const denied = async () => await h.services.db.select().from(auditLog).where(eq(auditLog.action, "allowlistAccessDenied")).all();
+const denied = async () =>
+  await h.services.db.select().from(auditLog).where(eq(auditLog.action, "allowlistAccessDenied")).all();
 
 /** The Token the server minted for an allowlist ACL. */
 const tokenOf = async (aclId: string) => (await h.services.acls.get(aclId)).Config.allowlist?.Token ?? "";
@@ -92,7 +93,7 @@ function expectChallenge(r: ApiResult): void {
 }
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   seed = await seedLoop(h);
   // Prefixes without AllowAccessByIp grant nothing.
   listA = await createAllowlistAcl("Vendor A", {
@@ -148,8 +149,8 @@ describe("GET /api/v1/allowlists/{aclId}/{token}.txt|.json", () => {
     expect(await denied()).toHaveLength(0);
     // A revoked grant leaves the list; the list follows the grants.
     const s = sessions.get("198.51.100.20")!;
-    const entryId = (await h.services.status
-      .status({
+    const entryId = (
+      await h.services.status.status({
         sessionId: s,
         userId: seed.userId,
         userName: "alice",
@@ -158,8 +159,8 @@ describe("GET /api/v1/allowlists/{aclId}/{token}.txt|.json", () => {
         endsAt: h.clock.now() + 3_600_000,
         ipAddress: "198.51.100.20",
         validUntil: null,
-      }))
-      .ACLs.find((a) => a.ACLID === listA)!;
+      })
+    ).ACLs.find((a) => a.ACLID === listA)!;
     expect(entryId.Status).toBe(GrantStatus.Published);
     await h.services.engine.revokeEntry(s, entryId.ID, { userName: "alice", ip: "198.51.100.20" });
     expect((await read(listA, `${TOKEN_A}.txt`, { headers: basic("x", key.PlaintextKey) })).body).toBe(
@@ -341,7 +342,9 @@ describe("GET /api/v1/allowlists/{aclId}/{token}.txt|.json", () => {
   it("lets a key read the allowlist whose ApiKeyId names it, without the scope stored", async () => {
     const key = await createKey("wizard", []);
     const linked = await createAllowlistAcl("Linked", { ApiKeyId: key.ID });
-    expect(await read(linked, `${await tokenOf(linked)}.json`, { headers: basic("x", key.PlaintextKey) })).toMatchObject({
+    expect(
+      await read(linked, `${await tokenOf(linked)}.json`, { headers: basic("x", key.PlaintextKey) }),
+    ).toMatchObject({
       status: 200,
       body: [],
     });

@@ -19,21 +19,24 @@ const call = async (method: string, path: string, headers: Record<string, string
   await unfoldAudits(h);
   return r;
 };
-const audits = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const audits = async (action: string) =>
+  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 async function createKey(
   name: string,
   scopes: string[],
   more: { AllowedFrom?: { Prefix: string; Note: string }[]; ExpiredAfter?: string | null } = {},
 ): Promise<string> {
-  return (await h.services.apiKeys.create(
-    {
-      Name: name,
-      Scopes: scopes,
-      ExpiredAfter: more.ExpiredAfter ?? null,
-      ...(more.AllowedFrom ? { AllowedFrom: more.AllowedFrom } : {}),
-    },
-    actor,
-  )).PlaintextKey!;
+  return (
+    await h.services.apiKeys.create(
+      {
+        Name: name,
+        Scopes: scopes,
+        ExpiredAfter: more.ExpiredAfter ?? null,
+        ...(more.AllowedFrom ? { AllowedFrom: more.AllowedFrom } : {}),
+      },
+      actor,
+    )
+  ).PlaintextKey!;
 }
 async function signIn(ip: string) {
   const { token, session } = await h.services.userSessions.login({
@@ -51,7 +54,7 @@ function expectChallenge(r: ApiResult): void {
 }
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   seed = await seedLoop(h);
   h.channel.online.add(seed.agentId);
   key = await createKey("ops", ["user.sessions"]);
@@ -89,7 +92,7 @@ describe("/api/v1/sessions (scope user.sessions)", () => {
     const basic = `Basic ${Buffer.from(`ops:${key}`).toString("base64")}`;
     expect((await call("GET", "", { authorization: basic })).body).toEqual(r.body);
     // Ended and expired sessions are not listed.
-    await h.services.userSessions.logout(h.services.userSessions.resolve(first.token), "127.0.0.1");
+    await h.services.userSessions.logout(await h.services.userSessions.resolve(first.token), "127.0.0.1");
     expect(((await call("GET", "", bearer(key))).body as { ID: string }[]).map((s) => s.ID)).toEqual([second.id]);
     h.clock.advance(480 * 60_000);
     expect((await call("GET", "", bearer(key))).body).toEqual([]);
@@ -101,8 +104,10 @@ describe("/api/v1/sessions (scope user.sessions)", () => {
     expect(h.channel.take()).toEqual([
       expect.objectContaining({ op: "del", ip: "198.51.100.10", target: expect.objectContaining({ key: seed.aclId }) }),
     ]);
-    expect(() => h.services.userSessions.resolve(first.token)).toThrow(expect.objectContaining({ status: 401 }));
-    expect(h.services.userSessions.resolve(second.token).sessionId).toBe(second.id);
+    await expect(h.services.userSessions.resolve(first.token)).rejects.toThrow(
+      expect.objectContaining({ status: 401 }),
+    );
+    expect((await h.services.userSessions.resolve(second.token)).sessionId).toBe(second.id);
     expect(await h.services.db.select().from(userSessions).where(eq(userSessions.id, first.id)).get()).toMatchObject({
       endReason: "apiKey",
       endedAt: expect.any(Number),
@@ -164,7 +169,7 @@ describe("/api/v1/sessions (scope user.sessions)", () => {
     );
     // Nothing was ended or revoked by the refused calls.
     expect(h.channel.take()).toHaveLength(0);
-    expect(h.services.userSessions.resolve(first.token).sessionId).toBe(first.id);
+    expect((await h.services.userSessions.resolve(first.token)).sessionId).toBe(first.id);
     expect(await audits("sessionDeleted")).toHaveLength(0);
   });
 });

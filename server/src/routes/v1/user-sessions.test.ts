@@ -28,7 +28,8 @@ const call = async (
   await unfoldAudits(h);
   return r;
 };
-const audits = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const audits = async (action: string) =>
+  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
 
 /** Creates an API-key user with a key (the admin path); returns the id and the plaintext key. */
 async function apiKeyUser(
@@ -57,15 +58,17 @@ async function extraKey(
   scopes: string[],
   more: { ExpiredAfter?: string | null; AllowedFrom?: { Prefix: string; Note: string }[] } = {},
 ): Promise<string> {
-  return (await h.services.apiKeys.create(
-    {
-      Name: name,
-      Scopes: scopes,
-      ExpiredAfter: more.ExpiredAfter ?? null,
-      ...(more.AllowedFrom ? { AllowedFrom: more.AllowedFrom } : {}),
-    },
-    actor,
-  )).PlaintextKey!;
+  return (
+    await h.services.apiKeys.create(
+      {
+        Name: name,
+        Scopes: scopes,
+        ExpiredAfter: more.ExpiredAfter ?? null,
+        ...(more.AllowedFrom ? { AllowedFrom: more.AllowedFrom } : {}),
+      },
+      actor,
+    )
+  ).PlaintextKey!;
 }
 function expectChallenge(r: ApiResult): void {
   expect(r).toMatchObject({ status: 401, body: { Err: "Unauthorised" } });
@@ -74,7 +77,7 @@ function expectChallenge(r: ApiResult): void {
 const cookieOf = (token: string) => `postern_session=${token}`;
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   seed = await seedLoop(h, { clickToGrant: false });
   h.channel.online.add(seed.agentId);
   robot = await apiKeyUser("robot");
@@ -112,9 +115,9 @@ describe("POST /api/v1/user_sessions", () => {
       from: ROBOT_IP,
     });
     expect(status).toMatchObject({ status: 200, body: { Name: "ROBOT", ACLs: [{ ACLID: seed.aclId }] } });
-    expect((await h.services.db.select().from(users).where(eq(users.id, robot.id)).get())!.lastLogin).toBeGreaterThanOrEqual(
-      row.createdAt,
-    );
+    expect(
+      (await h.services.db.select().from(users).where(eq(users.id, robot.id)).get())!.lastLogin,
+    ).toBeGreaterThanOrEqual(row.createdAt);
   });
 
   it("accepts HTTP Basic with the key as password, and a body naming the user", async () => {
@@ -256,8 +259,15 @@ describe("POST /api/v1/user_sessions", () => {
       status: 403,
       body: { Err: "accountDisabled" },
     });
-    expect((await audits("userLoginFailed")).at(-1)).toMatchObject({ userName: "robot", errorMessage: "account disabled" });
-    await h.services.db.update(users).set({ disabled: false, validUntil: h.clock.now() }).where(eq(users.id, robot.id)).run();
+    expect((await audits("userLoginFailed")).at(-1)).toMatchObject({
+      userName: "robot",
+      errorMessage: "account disabled",
+    });
+    await h.services.db
+      .update(users)
+      .set({ disabled: false, validUntil: h.clock.now() })
+      .where(eq(users.id, robot.id))
+      .run();
     expect(await call("POST", "", { headers: bearer(robot.key) })).toMatchObject({
       status: 403,
       body: { Err: "accountDisabled" },
@@ -286,7 +296,9 @@ describe("POST /api/v1/user_sessions", () => {
       status: 400,
       body: { Err: "Bad request", Extra: "UserName: this API key signs in several users; name one" },
     });
-    expect((await audits("userLoginFailed")).at(-1)?.errorMessage).toBe('API key "both" signs in 2 users and none was named');
+    expect((await audits("userLoginFailed")).at(-1)?.errorMessage).toBe(
+      'API key "both" signs in 2 users and none was named',
+    );
     const r = await call("POST", "", { headers: bearer(both), body: { UserName: "second" } });
     expect(r).toMatchObject({ status: 201, body: { Status: { Name: "SECOND" } } });
     expect((await call("GET", "?UserName=robot", { headers: bearer(both) })).body).toEqual([]);
@@ -438,12 +450,6 @@ describe("GET and DELETE /api/v1/user_sessions", () => {
     });
     expect(h.channel.take()).toHaveLength(0);
     expect(await audits("userLoggedOut")).toHaveLength(0);
-    expect(
-      (await h.services.db
-        .select()
-        .from(userSessions)
-        .all())
-        .filter((s) => s.endedAt !== null),
-    ).toHaveLength(0);
+    expect((await h.services.db.select().from(userSessions).all()).filter((s) => s.endedAt !== null)).toHaveLength(0);
   });
 });

@@ -29,9 +29,9 @@ function presentedKey(c: Context<AppEnv>): string | undefined {
 }
 
 /** Runs `f`; a 401 gets the Bearer challenge header. */
-function challenged<T>(c: Context<AppEnv>, f: () => T): T {
+async function challenged<T>(c: Context<AppEnv>, f: () => Promise<T>): Promise<T> {
   try {
-    return f();
+    return await f();
   } catch (err) {
     if (err instanceof AppError && err.status === 401) c.header("WWW-Authenticate", SESSIONS_CHALLENGE);
     throw err;
@@ -61,25 +61,26 @@ export const apiKeyUserSessionRoutes = new Hono<AppEnv>()
   // POST /v1/user_sessions
   .post("/", async (c) => {
     const body = await signInBody(c);
-    const signedIn = challenged(c, async () =>
-      await c.var.services.apiKeyUsers.signIn(presentedKey(c), userAddress(c), body.UserName),
+    const signedIn = await challenged(
+      c,
+      async () => await c.var.services.apiKeyUsers.signIn(presentedKey(c), userAddress(c), body.UserName),
     );
     c.header("Cache-Control", "no-store");
     return c.json(signedIn, 201);
   })
   // GET /v1/user_sessions
-  .get("/", (c) => {
+  .get("/", async (c) => {
     const userName = queryUserName(c);
     return c.json(
-      challenged(c, async () => await c.var.services.apiKeyUsers.listSessions(presentedKey(c), c.var.clientIp, userName)),
+      await challenged(c, () => c.var.services.apiKeyUsers.listSessions(presentedKey(c), c.var.clientIp, userName)),
       200,
     );
   })
   // DELETE /v1/user_sessions/{id}
-  .delete("/:id", (c) => {
+  .delete("/:id", async (c) => {
     const userName = queryUserName(c);
     const id = IdSchema.safeParse(c.req.param("id"));
-    challenged(c, async () => {
+    await challenged(c, async () => {
       // A malformed id is a session that does not exist; the key is checked first either way.
       if (!id.success) {
         await c.var.services.apiKeyUsers.authenticateUser(presentedKey(c), c.var.clientIp, userName);

@@ -102,12 +102,12 @@ export class AdminSessionService {
     } catch (e) {
       // The password was not tested (directory unreachable): the attempt does not count.
       await this.throttle.loginAbandoned(attempt);
-      failed("sign-in failed");
+      await failed("sign-in failed");
       throw e;
     }
     if (!admin || !ok) {
       this.throttle.loginFailed(attempt);
-      failed(admin ? "wrong password" : "unknown admin");
+      await failed(admin ? "wrong password" : "unknown admin");
       throw new AppError(Errors.invalidCredentials);
     }
     await this.throttle.loginSucceeded(attempt);

@@ -97,7 +97,13 @@ export class ApiKeyUserService extends Service {
   }
 
   /** Writes a userLoginFailed entry and throws `error`. */
-  private async refuseUser(error: ErrorEntry, userName: string, ip: string, why: string, extra?: string): Promise<never> {
+  private async refuseUser(
+    error: ErrorEntry,
+    userName: string,
+    ip: string,
+    why: string,
+    extra?: string,
+  ): Promise<never> {
     await writeAudit(this.db, {
       action: AuditAction.userLoginFailed,
       at: this.clock.now(),
@@ -137,7 +143,7 @@ export class ApiKeyUserService extends Service {
     else scope = ApiKeyScopeName.userAuth;
     const key = await this.parts.apiKeys.authenticate(presented, ip, scope);
     if (userName === undefined && scoped.length > 1) {
-      await this.refuseUser(
+      return this.refuseUser(
         Errors.badRequest,
         "",
         ip,
@@ -145,10 +151,11 @@ export class ApiKeyUserService extends Service {
         "UserName: this API key signs in several users; name one",
       );
     }
-    const user = named ?? await usersRepo.getUser(this.db, scoped[0] ?? "");
-    if (!user) await this.refuseUser(Errors.unauthorised, "", ip, `API key "${key.name}": ${scope} names a deleted user`);
+    const user = named ?? (await usersRepo.getUser(this.db, scoped[0] ?? ""));
+    if (!user)
+      return this.refuseUser(Errors.unauthorised, "", ip, `API key "${key.name}": ${scope} names a deleted user`);
     if (user.authType !== "apikey")
-      await this.refuseUser(
+      return this.refuseUser(
         Errors.loginNotPermitted,
         user.userName,
         ip,
@@ -170,8 +177,13 @@ export class ApiKeyUserService extends Service {
     const { key, user } = await this.authenticateUser(presented, ip, userName);
     const now = this.clock.now();
     const disabled = user.disabled || (user.validUntil !== null && user.validUntil <= now);
-    if (!disabled && !await this.parts.licensing.isUserLicensed(user.id)) {
-      await this.refuseUser(Errors.unlicensedDescription, user.userName, ip, `API key "${key.name}": user not licensed`);
+    if (!disabled && !(await this.parts.licensing.isUserLicensed(user.id))) {
+      return this.refuseUser(
+        Errors.unlicensedDescription,
+        user.userName,
+        ip,
+        `API key "${key.name}": user not licensed`,
+      );
     }
     const signed = await this.parts.userSessions.issue(user, {
       kiosk: false,

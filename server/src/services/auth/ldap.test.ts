@@ -214,11 +214,13 @@ describe("createLdapVerifier", () => {
   afterEach(async () => {
     await h.close();
   });
-  const entries = async () => await h.services.db.select().from(auditLog).where(eq(auditLog.action, "ldapUnavailable")).all();
-  const refusals = async () => await h.services.db.select().from(auditLog).where(eq(auditLog.action, "ldapSignInRefused")).all();
+  const entries = async () =>
+    await h.services.db.select().from(auditLog).where(eq(auditLog.action, "ldapUnavailable")).all();
+  const refusals = async () =>
+    await h.services.db.select().from(auditLog).where(eq(auditLog.action, "ldapSignInRefused")).all();
 
   it("resolves false and writes ldapUnavailable with the reason when the directory is down", async () => {
-    h = createHarness();
+    h = await createHarness();
     const port = await closedPort();
     await setSetting(h.services.db, "LDAPURL", `ldap://127.0.0.1:${port}`);
     const verify = createLdapVerifier(h.services, "admin");
@@ -235,7 +237,7 @@ describe("createLdapVerifier", () => {
   });
 
   it("writes ldapSignInRefused for a missing DN, no LDAPURL and cldap, and nothing for an empty password", async () => {
-    h = createHarness();
+    h = await createHarness();
     const verify = createLdapVerifier(h.services, "user");
     await expect(verify("cn=x,dc=example,dc=org", "secret")).resolves.toBe(false);
     await setSetting(h.services.db, "LDAPURL", "cldap://127.0.0.1");

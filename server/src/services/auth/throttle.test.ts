@@ -22,9 +22,9 @@ let db: Db;
 let clock: TestClock;
 let t: LoginThrottle;
 
-beforeEach(() => {
+beforeEach(async () => {
   database = openDatabase(":memory:");
-  migrateDatabase(database.db);
+  await migrateDatabase(database.db);
   db = database.db;
   clock = new TestClock();
   t = new LoginThrottle(db, clock);
@@ -138,9 +138,13 @@ describe("password attempts", () => {
   });
 
   it("a sign-in blocked only by attempts in flight waits for them; the right ones let it through", async () => {
-    const inFlight = Array.from({ length: ACCOUNT_LIMIT }, async () => await t.beginLogin("alice", "203.0.113.5"));
+    const inFlight = await Promise.all(
+      Array.from({ length: ACCOUNT_LIMIT }, () => t.beginLogin("alice", "203.0.113.5")),
+    );
     let refused = 0;
-    const waiting = Array.from({ length: 3 }, () => t.beginAuditedLogin("alice", "203.0.113.5", () => refused++));
+    const waiting = Array.from({ length: 3 }, () =>
+      t.beginAuditedLogin("alice", "203.0.113.5", async () => void refused++),
+    );
     await new Promise((resolve) => setTimeout(resolve, 60));
     for (const attempt of inFlight) await t.loginSucceeded(attempt);
     const started = await Promise.all(waiting);
@@ -151,9 +155,11 @@ describe("password attempts", () => {
   });
 
   it("a sign-in waiting on attempts in flight is refused once they turn out wrong", async () => {
-    const inFlight = Array.from({ length: ACCOUNT_LIMIT }, async () => await t.beginLogin("alice", "203.0.113.5"));
+    const inFlight = await Promise.all(
+      Array.from({ length: ACCOUNT_LIMIT }, () => t.beginLogin("alice", "203.0.113.5")),
+    );
     let refused = 0;
-    const waiting = t.beginAuditedLogin("alice", "203.0.113.5", () => refused++);
+    const waiting = t.beginAuditedLogin("alice", "203.0.113.5", async () => void refused++);
     await new Promise((resolve) => setTimeout(resolve, 60));
     for (const attempt of inFlight) t.loginFailed(attempt);
     expect(await waiting.then(() => null, refusalOf)).toEqual(blocked(60));
@@ -164,7 +170,9 @@ describe("password attempts", () => {
     await fail(ACCOUNT_LIMIT);
     const startedAt = performance.now();
     let refused = 0;
-    const outcome = await t.beginAuditedLogin("alice", "203.0.113.5", () => refused++).then(() => null, refusalOf);
+    const outcome = await t
+      .beginAuditedLogin("alice", "203.0.113.5", async () => void refused++)
+      .then(() => null, refusalOf);
     expect(outcome).toEqual(blocked(60));
     expect(refused).toBe(1);
     expect(performance.now() - startedAt).toBeLessThan(IN_FLIGHT_WAIT_MS / 2);
@@ -173,13 +181,9 @@ describe("password attempts", () => {
   it("a success clears the account key and takes the attempt back from the address key only", async () => {
     await fail(ACCOUNT_LIMIT - 1);
     await t.loginSucceeded(await t.beginLogin("alice", "203.0.113.5")); // the 5th attempt, right: not blocked
-    expect(
-      (await db
-        .select()
-        .from(loginThrottle)
-        .all())
-        .map((r) => [r.key, r.failures, r.blockedUntil]),
-    ).toEqual([["ip:203.0.113.5", ACCOUNT_LIMIT - 1, null]]);
+    expect((await db.select().from(loginThrottle).all()).map((r) => [r.key, r.failures, r.blockedUntil])).toEqual([
+      ["ip:203.0.113.5", ACCOUNT_LIMIT - 1, null],
+    ]);
     await fail(ACCOUNT_LIMIT - 1);
     expect(refusal(async () => await t.beginLogin("alice", "203.0.113.5"))).toBeNull();
   });
@@ -201,14 +205,10 @@ describe("password attempts", () => {
     await fail(1, "b");
     clock.advance(WINDOW_MS + 60_000);
     await fail(1, "c", "198.51.100.1");
-    expect(
-      (await db
-        .select()
-        .from(loginThrottle)
-        .all())
-        .map((r) => r.key)
-        .sort(),
-    ).toEqual(["account:c", "ip:198.51.100.1"]);
+    expect((await db.select().from(loginThrottle).all()).map((r) => r.key).sort()).toEqual([
+      "account:c",
+      "ip:198.51.100.1",
+    ]);
   });
 });
 

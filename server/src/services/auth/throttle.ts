@@ -165,13 +165,13 @@ export class LoginThrottle {
    * refused, it calls `onBlocked` (the caller's audit entry for a blocked attempt) and throws the
    * 429. End the attempt with `loginSucceeded`, `loginFailed` or `loginAbandoned`.
    */
-  async beginAuditedLogin(userName: string, ip: string, onBlocked: () => void): Promise<LoginAttempt> {
+  async beginAuditedLogin(userName: string, ip: string, onBlocked: () => Promise<void>): Promise<LoginAttempt> {
     const giveUpAt = performance.now() + IN_FLIGHT_WAIT_MS;
     for (;;) {
       const started = await this.tryBeginLogin(userName, ip);
       if (!("waitMs" in started)) return started;
       if (!started.inFlightOnly || performance.now() >= giveUpAt) {
-        onBlocked();
+        await onBlocked();
         throw tooManyRequests(started.waitMs);
       }
       await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_POLL_MS));
@@ -291,7 +291,9 @@ export class LoginThrottle {
     const now = this.clock.now();
     await this.prune(now);
     const key = addressKey(ip);
-    await this.db.transaction(async (tx) => await this.count(tx, key, await this.current(tx, key, now), ADDRESS_LIMIT, now));
+    await this.db.transaction(
+      async (tx) => await this.count(tx, key, await this.current(tx, key, now), ADDRESS_LIMIT, now),
+    );
   }
 
   /**
@@ -330,9 +332,9 @@ export class LoginThrottle {
    * `recordCodeSuccess` after an accepted one.
    */
   codeHooks(): {
-    beforeCode: (a: CodeAttemptInfo) => void;
-    onCodeFailure: (a: CodeAttemptInfo) => void;
-    onCodeSuccess: (a: CodeAttemptInfo) => void;
+    beforeCode: (a: CodeAttemptInfo) => Promise<void>;
+    onCodeFailure: (a: CodeAttemptInfo) => Promise<void>;
+    onCodeSuccess: (a: CodeAttemptInfo) => Promise<void>;
   } {
     return {
       beforeCode: async (a) => {

@@ -65,7 +65,7 @@ describe("TotpService", () => {
   let subject: TotpSubject;
 
   beforeEach(async () => {
-    h = createHarness();
+    h = await createHarness();
     await h.services.adminSessions.createLocalAdmin({ userName: "bob", name: "Bob", password: "bob-password" });
     const row = (await h.services.db.select().from(admins).where(eq(admins.userName, "bob")).get())!;
     await h.services.db.update(admins).set({ totpEnabled: true }).where(eq(admins.id, row.id)).run();
@@ -111,15 +111,15 @@ describe("TotpService", () => {
 
   it("writes a step only when it is later than the stored one and the secret is the expected one", async () => {
     const db = h.services.db;
-    expect(await recordTotpStep(db, "admin", subject.accountId, 100, { expectSecretEnc: null, newSecretEnc: "v1.a" })).toBe(
-      true,
-    );
+    expect(
+      await recordTotpStep(db, "admin", subject.accountId, 100, { expectSecretEnc: null, newSecretEnc: "v1.a" }),
+    ).toBe(true);
     expect(await recordTotpStep(db, "admin", subject.accountId, 100, { expectSecretEnc: "v1.a" })).toBe(false);
     expect(await recordTotpStep(db, "admin", subject.accountId, 99, { expectSecretEnc: "v1.a" })).toBe(false);
     // A concurrent enrolment already stored a secret: a second one does not overwrite it.
-    expect(await recordTotpStep(db, "admin", subject.accountId, 200, { expectSecretEnc: null, newSecretEnc: "v1.b" })).toBe(
-      false,
-    );
+    expect(
+      await recordTotpStep(db, "admin", subject.accountId, 200, { expectSecretEnc: null, newSecretEnc: "v1.b" }),
+    ).toBe(false);
     expect(await recordTotpStep(db, "admin", subject.accountId, 101, { expectSecretEnc: "v1.a" })).toBe(true);
     expect(await db.select().from(admins).where(eq(admins.id, subject.accountId)).get()).toMatchObject({
       totpSecretEnc: "v1.a",

@@ -190,7 +190,7 @@ export class TotpService extends Service {
     if (subject.kind !== "admin") throw new AppError(Errors.deferralNotAllowed);
     await this.db.transaction(async (tx) => {
       const account = await this.pendingAccount(subject, tx);
-      if (!await getSetting(tx, "AllowAdminTotpDeferral")) throw new AppError(Errors.deferralNotAllowed);
+      if (!(await getSetting(tx, "AllowAdminTotpDeferral"))) throw new AppError(Errors.deferralNotAllowed);
       if (account.secretEnc !== null) throw new AppError(Errors.userAlreadyVerified);
       await writeAudit(tx, {
         action: AuditAction.totpEnrolmentDeferred,
@@ -202,7 +202,10 @@ export class TotpService extends Service {
   }
 
   /** Reads the account of a session that still owes its code, or throws (see `generate`). */
-  private async pendingAccount(subject: TotpSubject, q: Parameters<typeof repo.getTotpAccount>[0] = this.db): Promise<TotpAccountRow> {
+  private async pendingAccount(
+    subject: TotpSubject,
+    q: Parameters<typeof repo.getTotpAccount>[0] = this.db,
+  ): Promise<TotpAccountRow> {
     const verified = await repo.sessionVerified(q, subject.kind, subject.sessionId);
     if (verified === undefined) throw new AppError(Errors.invalidSession);
     if (verified) throw new AppError(Errors.alreadyVerified2fa);

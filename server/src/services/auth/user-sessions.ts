@@ -118,17 +118,17 @@ export class UserSessionService extends Service {
     } catch (e) {
       // The password was not tested (directory unreachable): the attempt does not count.
       await this.throttle.loginAbandoned(attempt);
-      failed("sign-in failed");
+      await failed("sign-in failed");
       throw e;
     }
     if (!ok) {
       this.throttle.loginFailed(attempt);
-      failed(user || admin ? "wrong password" : "unknown user");
+      await failed(user || admin ? "wrong password" : "unknown user");
       throw new AppError(Errors.invalidCredentials);
     }
     await this.throttle.loginSucceeded(attempt);
-    if (user) return { kind: "user", ...await this.issue(user, { kiosk: input.kiosk, ip: input.ip }) };
-    return { kind: "admin", ...await admins!.issue(admin!, input.ip) };
+    if (user) return { kind: "user", ...(await this.issue(user, { kiosk: input.kiosk, ip: input.ip })) };
+    return { kind: "admin", ...(await admins!.issue(admin!, input.ip)) };
   }
 
   /**
@@ -162,7 +162,8 @@ export class UserSessionService extends Service {
         : null;
     const token = randomToken(16);
     const sessionId = newId();
-    const minutes = opts.minutes ?? (opts.kiosk ? await getSetting(this.db, "KioskSessionDuration") : user.durationMinutes);
+    const minutes =
+      opts.minutes ?? (opts.kiosk ? await getSetting(this.db, "KioskSessionDuration") : user.durationMinutes);
     const endsAt = Math.min(
       now + minutes * 60_000,
       user.validUntil ?? Number.POSITIVE_INFINITY,
@@ -219,7 +220,8 @@ export class UserSessionService extends Service {
       await usersRepo.updateUser(tx, user.id, { lastLogin: now });
       const aclIds = await usersRepo.assignedAclIds(tx, user.id);
       await ensureGrantRows(tx, session.sessionId, aclIds, now, newId);
-      autoGrant = aclIds.filter(async (id) => (await getAcl(tx, id))?.clickToGrant === false);
+      autoGrant = [];
+      for (const id of aclIds) if ((await getAcl(tx, id))?.clickToGrant === false) autoGrant.push(id);
       // SessionLimit: the oldest sessions beyond the limit end (null means unlimited).
       let ended: string[] = [];
       if (user.sessionLimit !== null) {
@@ -253,11 +255,11 @@ export class UserSessionService extends Service {
    * Resolves a cookie token to a live session; throws 401 err.invalidSession otherwise. With
    * `allowPending` a session still owing its TOTP code is accepted (only the 2FA routes do that).
    */
-  resolve(token: string | undefined, opts: { allowPending?: boolean } = {}): UserSessionContext {
+  async resolve(token: string | undefined, opts: { allowPending?: boolean } = {}): Promise<UserSessionContext> {
     if (!token) throw new AppError(Errors.invalidSession);
     // Every user call resolves its session: one prepared statement, compiled once.
     this.sessionByHash ??= sessionsRepo.prepareSessionByTokenHash(this.db);
-    const row = this.sessionByHash(sha256(token));
+    const row = await this.sessionByHash(sha256(token));
     const now = this.clock.now();
     if (
       !row ||

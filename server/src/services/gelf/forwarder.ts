@@ -138,7 +138,7 @@ export class GelfForwarder {
         this.disconnect();
         this.failures = 0;
         this.retryAt = 0;
-        if (await getSetting(this.db, "GELFForwardedID") !== NOT_FORWARDING)
+        if ((await getSetting(this.db, "GELFForwardedID")) !== NOT_FORWARDING)
           await setSetting(this.db, "GELFForwardedID", NOT_FORWARDING);
         return 0;
       }

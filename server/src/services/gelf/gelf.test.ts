@@ -24,8 +24,8 @@ type Gelf = Record<string, unknown> & { _audit_id: number; _description?: string
 let h: Harness;
 const cleanups: (() => Promise<void> | void)[] = [];
 
-beforeEach(() => {
-  h = createHarness();
+beforeEach(async () => {
+  h = await createHarness();
 });
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -300,11 +300,12 @@ describe("GELF forwarding", () => {
     const tcp = await streamListener();
     await setSetting(h.services.db, "GELFListenerURL", `tcp://127.0.0.1:${tcp.port}`);
     await write({ description: "a" });
-    expect(async () =>
-      await h.services.db.transaction(async (tx) => {
-        await writeAudit(tx, { action: AuditAction.aclCreated, at: h.clock.now(), description: "rolled back" });
-        throw new Error("change failed");
-      }),
+    expect(
+      async () =>
+        await h.services.db.transaction(async (tx) => {
+          await writeAudit(tx, { action: AuditAction.aclCreated, at: h.clock.now(), description: "rolled back" });
+          throw new Error("change failed");
+        }),
     ).toThrow("change failed");
     for (let i = 0; i < 450; i++) await write({ description: `n${i}` });
     const f = forwarder({ batchSize: 100, maxBatchesPerPoll: 3 });

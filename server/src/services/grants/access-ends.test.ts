@@ -23,7 +23,7 @@ const actor = { adminName: "root", ip: "127.0.0.1" };
 const meta = { userName: "alice", ip: "203.0.113.5", click: true };
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   seed = await seedLoop(h, { clickToGrant: true });
   await h.services.db.update(acls).set({ cgnatOpen: true }).where(eq(acls.id, seed.aclId)).run();
   h.channel.online.add(seed.agentId);
@@ -137,7 +137,7 @@ describe("account expiry ends access", () => {
     expect((await sessionRow(live.sessionId)).endedAt).not.toBeNull();
     await h.services.users.update(seed.userId, alice(h.clock.now() + 3_600_000), actor);
     expect((await sessionRow(live.sessionId)).endedAt).not.toBeNull();
-    expect(() => h.services.userSessions.resolve(live.token)).toThrow();
+    await expect(h.services.userSessions.resolve(live.token)).rejects.toThrow();
     expect(async () => await h.services.engine.grant(live.sessionId, seed.aclId, meta)).toThrow();
     expect(await h.services.users.sessions(seed.userId)).toEqual([]);
   });
@@ -162,8 +162,12 @@ describe("API keys end the sessions they signed in", () => {
       actor,
     );
     const signed = await h.services.apiKeyUsers.signIn(created.ApiKey.PlaintextKey!, "203.0.113.40");
-    const session = h.services.userSessions.resolve(signed.Token);
-    await h.services.engine.grant(session.sessionId, seed.aclId, { userName: "robot", ip: "203.0.113.40", click: true });
+    const session = await h.services.userSessions.resolve(signed.Token);
+    await h.services.engine.grant(session.sessionId, seed.aclId, {
+      userName: "robot",
+      ip: "203.0.113.40",
+      click: true,
+    });
     await h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.40", op: "add", ok: true }]);
     h.channel.take();
     return { keyId: created.ApiKey.ID, session, token: signed.Token };
@@ -176,7 +180,7 @@ describe("API keys end the sessions they signed in", () => {
     await h.services.apiKeys.delete(keyId, actor);
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.40" })]);
     expect((await sessionRow(session.sessionId)).endReason).toBe("apiKeyDeleted");
-    expect(() => h.services.userSessions.resolve(token)).toThrow();
+    await expect(h.services.userSessions.resolve(token)).rejects.toThrow();
     expect(await audits("sessionExpired")).toEqual([
       expect.objectContaining({ userName: "robot", description: "session ended: its API key was deleted" }),
     ]);
@@ -210,7 +214,9 @@ describe("observed addresses do not outlive their network", () => {
     await h.services.status.followAddress(s, "198.51.100.24");
     expect(await getGrantAddresses(h.services.db, (await grantOf(s.sessionId)).id)).toEqual(["198.51.100.24"]);
     expect(await sessionRow(s.sessionId)).toMatchObject({ discoveredIps: [], observedUntil: null });
-    expect((await h.services.engine.desiredState(seed.agentId))[0]?.entries.map((e) => e.ip)).toEqual(["198.51.100.24"]);
+    expect((await h.services.engine.desiredState(seed.agentId))[0]?.entries.map((e) => e.ip)).toEqual([
+      "198.51.100.24",
+    ]);
   });
 
   it(`age out ${OBSERVED_ADDRESS_TTL_MS / 60_000} minutes after last seen: only they leave the grant and the target`, async () => {

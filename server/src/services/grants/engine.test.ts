@@ -34,7 +34,7 @@ async function newSession(ip: string) {
 const meta = { userName: "alice", ip: "203.0.113.5", click: true };
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   seed = await seedLoop(h, { clickToGrant: true, maximumGrantDurationSeconds: 300 });
   h.channel.online.add(seed.agentId);
 });
@@ -129,12 +129,12 @@ describe("grant engine", () => {
     h.channel.take();
     await h.services.userSessions.logout(s, "203.0.113.10");
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.10" })]);
-    expect(() => h.services.userSessions.resolve("nope")).toThrow();
+    await expect(h.services.userSessions.resolve("nope")).rejects.toThrow();
   });
 
   it("grants automatically at login when the ACL is not click-to-grant", async () => {
     await h.close();
-    h = createHarness();
+    h = await createHarness();
     seed = await seedLoop(h, { clickToGrant: false });
     h.channel.online.add(seed.agentId);
     const s = await newSession("203.0.113.11");
@@ -253,7 +253,10 @@ describe("grant engine", () => {
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.90" })]);
     await h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.90", op: "del", ok: true }]);
     await h.services.engine.grant(s.sessionId, seed.aclId, meta);
-    expect(await entry(s.sessionId, seed.aclId)).toMatchObject({ Status: GrantStatus.GrantError, DisableForUser: true });
+    expect(await entry(s.sessionId, seed.aclId)).toMatchObject({
+      Status: GrantStatus.GrantError,
+      DisableForUser: true,
+    });
   });
 
   it("publishes a grant on a passive allowlist (status 6) with no agent, and takes it off at expiry", async () => {

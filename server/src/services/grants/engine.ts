@@ -183,7 +183,7 @@ export class GrantEngine {
         expiresAt,
       });
       for (const ip of ips) {
-        const entryExpiresAt = await repo.entryExpiry(tx, aclId, ip, now) ?? expiresAt;
+        const entryExpiresAt = (await repo.entryExpiry(tx, aclId, ip, now)) ?? expiresAt;
         pushOp(ops, src.agentId, { op: "add", target, ip, expiresAt: entryExpiresAt, user: meta.userName });
       }
     });
@@ -246,12 +246,8 @@ export class GrantEngine {
    * or an `add` with the shorter remaining expiry when others still hold it. Returns true when a
    * `del` went to a connected agent (its acknowledgement decides 9 or 10).
    */
-  private async removalOps(
-    tx: Tx,
-    row: repo.GrantRow,
-    ops: Ops,
-    ips: readonly string[] = await repo.getGrantAddresses(tx, row.id),
-  ): Promise<boolean> {
+  private async removalOps(tx: Tx, row: repo.GrantRow, ops: Ops, given?: readonly string[]): Promise<boolean> {
+    const ips = given ?? (await repo.getGrantAddresses(tx, row.id));
     const src = await repo.aclTargetSource(tx, row.aclId);
     const target = src ? toTarget(src) : null;
     if (!target || !src?.agentId) return false;
@@ -366,13 +362,14 @@ export class GrantEngine {
       for (const g of await repo.holdingGrantsOfSessions(tx, [s.id])) {
         if (g.expiresAt !== null && g.expiresAt <= end) continue;
         const ips = await repo.getGrantAddresses(tx, g.id);
-        const before = new Map(ips.map(async (ip) => [ip, await repo.entryExpiry(tx, g.aclId, ip, now)]));
+        const before = new Map<string, number | null>();
+        for (const ip of ips) before.set(ip, await repo.entryExpiry(tx, g.aclId, ip, now));
         await repo.setGrantExpiry(tx, g.id, end);
         const src = await repo.aclTargetSource(tx, g.aclId);
         const target = src ? toTarget(src) : null;
         if (!target || !src?.agentId) continue;
         for (const ip of ips) {
-          const after = await repo.entryExpiry(tx, g.aclId, ip, now) ?? end;
+          const after = (await repo.entryExpiry(tx, g.aclId, ip, now)) ?? end;
           const was = before.get(ip) ?? null;
           if (was === null || after < was) pushOp(ops, src.agentId, { op: "add", target, ip, expiresAt: after });
         }
@@ -405,7 +402,13 @@ export class GrantEngine {
    * holding the rest, with its expiry; the removed addresses leave the target unless another grant
    * holds them (`removalOps`). A grant left with no address is revoked. Nothing is added.
    */
-  private async narrowGrants(tx: Tx, sessionId: string, sessionIp: string, extraIps: readonly string[], ops: Ops): Promise<void> {
+  private async narrowGrants(
+    tx: Tx,
+    sessionId: string,
+    sessionIp: string,
+    extraIps: readonly string[],
+    ops: Ops,
+  ): Promise<void> {
     for (const g of await repo.holdingGrantsOfSessions(tx, [sessionId])) {
       const acl = await getAcl(tx, g.aclId);
       if (!acl) continue;
@@ -449,21 +452,23 @@ export class GrantEngine {
 
   /** The agent connected: its offline grants wait for the sync's acknowledgement (3 → 2). */
   async agentConnected(agentId: string): Promise<void> {
-    await this.db.transaction(async (tx) =>
-      await repo.moveAgentGrants(tx, agentId, [GrantStatus.AgentOffline], GrantStatus.Pending, this.clock.now()),
+    await this.db.transaction(
+      async (tx) =>
+        await repo.moveAgentGrants(tx, agentId, [GrantStatus.AgentOffline], GrantStatus.Pending, this.clock.now()),
     );
   }
 
   /** The agent went away: grants still waiting for it become AgentOffline (2, 5 → 3). */
   async agentDisconnected(agentId: string): Promise<void> {
-    await this.db.transaction(async (tx) =>
-      await repo.moveAgentGrants(
-        tx,
-        agentId,
-        [GrantStatus.Pending, GrantStatus.Read],
-        GrantStatus.AgentOffline,
-        this.clock.now(),
-      ),
+    await this.db.transaction(
+      async (tx) =>
+        await repo.moveAgentGrants(
+          tx,
+          agentId,
+          [GrantStatus.Pending, GrantStatus.Read],
+          GrantStatus.AgentOffline,
+          this.clock.now(),
+        ),
     );
   }
 
@@ -472,8 +477,14 @@ export class GrantEngine {
    * (3) until their agent's sync is acknowledged.
    */
   async recoverAfterRestart(): Promise<void> {
-    await this.db.transaction(async (tx) =>
-      await repo.moveAllGrants(tx, [GrantStatus.Pending, GrantStatus.Read], GrantStatus.AgentOffline, this.clock.now()),
+    await this.db.transaction(
+      async (tx) =>
+        await repo.moveAllGrants(
+          tx,
+          [GrantStatus.Pending, GrantStatus.Read],
+          GrantStatus.AgentOffline,
+          this.clock.now(),
+        ),
     );
   }
 
@@ -548,7 +559,12 @@ export class GrantEngine {
    * Revoked; the few results the agent reports as failed are applied first (GrantError, or Revoked
    * with error), so they are not swept up.
    */
-  async handleSyncAck(agentId: string, agentName: string, sentAt: number, results: readonly EntryResult[]): Promise<void> {
+  async handleSyncAck(
+    agentId: string,
+    agentName: string,
+    sentAt: number,
+    results: readonly EntryResult[],
+  ): Promise<void> {
     const ops: Ops = new Map();
     await this.db.transaction(async (tx) => {
       const now = this.clock.now();

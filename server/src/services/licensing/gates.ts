@@ -54,7 +54,7 @@ export async function requireUserSlot(q: Q, by: UserCreator): Promise<void> {
   const l = await readInstalledLicence(q);
   if (l.kind === "none") return;
   if (l.kind === "broken") throw failedToRefresh(l.reason);
-  if (await repo.countUsers(q) >= allowedUsers(l.payload)) throw new AppError(Errors.userLimitReached);
+  if ((await repo.countUsers(q)) >= allowedUsers(l.payload)) throw new AppError(Errors.userLimitReached);
 }
 
 /**
@@ -116,7 +116,7 @@ export async function licensedUsers(q: Q, now: number): Promise<(userId: string)
   if (l.kind === "none") return () => true;
   if (l.kind === "broken" || isExpired(l.payload, now)) return () => false;
   const allowed = allowedUsers(l.payload);
-  if (await repo.countUsers(q) <= allowed) return () => true;
+  if ((await repo.countUsers(q)) <= allowed) return () => true;
   const ids = new Set(await repo.firstUserIds(q, allowed));
   return (userId) => ids.has(userId);
 }
@@ -134,7 +134,11 @@ export async function licensedUserIds(q: Q, now: number): Promise<Set<string>> {
  * (usersAdmitted) and whether this user is licensed (as licensedUsers, with one position query;
  * false for an unknown user).
  */
-export async function userLicence(q: Q, userId: string, now: number): Promise<{ admitted: boolean; licensed: boolean }> {
+export async function userLicence(
+  q: Q,
+  userId: string,
+  now: number,
+): Promise<{ admitted: boolean; licensed: boolean }> {
   const l = await readInstalledLicence(q);
   if (l.kind === "none") return { admitted: true, licensed: true };
   if (l.kind === "broken" || isExpired(l.payload, now)) return { admitted: false, licensed: false };
@@ -149,5 +153,5 @@ export async function isUserLicensed(q: Q, userId: string, now: number): Promise
 
 /** The grant gate: throws 403 err.unlicensedDescription unless the user is licensed (isUserLicensed). */
 export async function requireUserLicensed(q: Q, userId: string, now: number): Promise<void> {
-  if (!await isUserLicensed(q, userId, now)) throw new AppError(Errors.unlicensedDescription);
+  if (!(await isUserLicensed(q, userId, now))) throw new AppError(Errors.unlicensedDescription);
 }

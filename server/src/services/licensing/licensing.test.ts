@@ -89,7 +89,7 @@ async function appErrorAsync(p: Promise<unknown>): Promise<AppError> {
 
 beforeEach(async () => {
   n = 0;
-  h = createHarness();
+  h = await createHarness();
   seed = await seedLoop(h, { licence: false });
   h.channel.online.add(seed.agentId);
 });
@@ -167,7 +167,9 @@ describe("installing", () => {
     await installTestLicence(h, { ID: "good" });
     const expires = new Date(h.clock.now() - DAY).toISOString();
     expect(
-      appError(async () => await h.services.licensing.install(issueTestLicence({ ID: "old", Expires: expires }), actor)),
+      appError(
+        async () => await h.services.licensing.install(issueTestLicence({ ID: "old", Expires: expires }), actor),
+      ),
     ).toMatchObject({ status: 400, err: "err.licenseExpired", extra: expires });
     expect((await h.services.licensing.status()).ID).toBe("good");
   });
@@ -375,7 +377,10 @@ describe("grants and the session status", () => {
 describe("a broken licence store", () => {
   it("answers err.failedToRefreshLicenseStatus when more than one licence is stored", async () => {
     await installTestLicence(h);
-    await h.services.db.insert(licenses).values({ id: "second", key: "free", payload: {}, installedAt: h.clock.now() }).run();
+    await h.services.db
+      .insert(licenses)
+      .values({ id: "second", key: "free", payload: {}, installedAt: h.clock.now() })
+      .run();
     expect(appError(async () => await h.services.licensing.status())).toMatchObject({
       status: 500,
       err: "err.failedToRefreshLicenseStatus",
@@ -392,7 +397,10 @@ describe("a broken licence store", () => {
   });
 
   it("answers err.failedToRefreshLicenseStatus when the stored key is unparsable or missing", async () => {
-    await h.services.db.insert(licenses).values({ id: "bad", key: "garbage", payload: {}, installedAt: h.clock.now() }).run();
+    await h.services.db
+      .insert(licenses)
+      .values({ id: "bad", key: "garbage", payload: {}, installedAt: h.clock.now() })
+      .run();
     expect(appError(async () => await h.services.licensing.status())).toMatchObject({
       status: 500,
       err: "err.failedToRefreshLicenseStatus",

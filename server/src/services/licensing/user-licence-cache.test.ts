@@ -13,8 +13,8 @@ import { UserLicenceCache } from "./user-licence-cache.ts";
 describe("UserLicenceCache", () => {
   let h: Harness;
   const actor = { adminName: "root", ip: "127.0.0.1" };
-  beforeEach(() => {
-    h = createHarness();
+  beforeEach(async () => {
+    h = await createHarness();
   });
   afterEach(async () => {
     await h.close();
@@ -54,7 +54,9 @@ describe("UserLicenceCache", () => {
     await agree();
     await licenseHarness(h, { UserLimit: 4, UserLimitOverage: 0 });
     await agree();
-    expect(ids.filter(async (id) => (await cache.userLicence(id, h.clock.now())).licensed)).toHaveLength(4);
+    const licensed = [];
+    for (const id of ids) if ((await cache.userLicence(id, h.clock.now())).licensed) licensed.push(id);
+    expect(licensed).toHaveLength(4);
     // Deleting a licensed user moves the next one in.
     await h.services.users.delete(ids[1]!, actor);
     ids.splice(1, 1);

@@ -77,7 +77,12 @@ export class SamlProvisioning extends Service {
    * no longer reached are revoked). `ip` is the caller's address for the audit. Throws SamlError
    * "Authentication failed" when the UserName belongs to an account that is not a SAML account.
    */
-  async provisionUser(input: { userName: string; name: string | null; groups: readonly string[]; ip: string }): Promise<UserRow> {
+  async provisionUser(input: {
+    userName: string;
+    name: string | null;
+    groups: readonly string[];
+    ip: string;
+  }): Promise<UserRow> {
     const now = this.clock.now();
     const { user, ops } = await this.db.transaction(async (tx) => {
       const ops: Ops = new Map();

@@ -93,7 +93,10 @@ export class SamlService extends Service {
     const inputs: SamlInputs = {
       audience,
       publicUrl: await getSetting(this.db, "PublicURL"),
-      idpMetadataXml: await this.caches[audience].get(await getSetting(this.db, k.file), await getSetting(this.db, k.url)),
+      idpMetadataXml: await this.caches[audience].get(
+        await getSetting(this.db, k.file),
+        await getSetting(this.db, k.url),
+      ),
       spKeyPem: await this.settings.samlKey(audience),
       spCertPem: await getSetting(this.db, k.cert),
     };
@@ -128,7 +131,7 @@ export class SamlService extends Service {
     const expiresAt = now + SAML_REQUEST_TTL_MS;
     return await this.db.transaction(async (tx) => {
       await samlRepo.purgeExpired(tx, now);
-      if (await samlRepo.pendingRequestCount(tx, audience, now) >= MAX_PENDING_SAML_REQUESTS)
+      if ((await samlRepo.pendingRequestCount(tx, audience, now)) >= MAX_PENDING_SAML_REQUESTS)
         throw new SamlError(Errors.tooManyRequests.err, "too many SAML sign-ins pending");
       const { id, context } = setup.sp.createLoginRequest(setup.idp, "redirect");
       await samlRepo.insertRequest(tx, { id, audience, kiosk: opts.kiosk, createdAt: now, expiresAt });
@@ -188,7 +191,8 @@ export class SamlService extends Service {
       await samlRepo.purgeExpired(tx, now);
       const row = await samlRepo.consumeRequest(tx, assertion.inResponseTo, audience, now);
       if (!row) throw refused("InResponseTo names no pending request", assertion.nameId);
-      if (await samlRepo.assertionSeen(tx, assertion.assertionId)) throw refused("assertion replayed", assertion.nameId);
+      if (await samlRepo.assertionSeen(tx, assertion.assertionId))
+        throw refused("assertion replayed", assertion.nameId);
       await samlRepo.rememberAssertion(tx, assertion.assertionId, assertion.rememberUntil);
       return row;
     });
