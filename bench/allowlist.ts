@@ -166,9 +166,10 @@ async function main(): Promise<void> {
       .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
       .where(and(eq(grants.aclId, aclId), eq(grants.status, 6), gt(grants.expiresAt, clock.now())))
       .orderBy(grantAddresses.ip);
-    const plan = await db.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${query.getSQL()}`);
+    // EXPLAIN QUERY PLAN rows: id, parent, notused, detail.
+    const plan = await db.values<[number, number, number, string]>(sql`EXPLAIN QUERY PLAN ${query.getSQL()}`);
     console.log("query plan:");
-    for (const row of plan) console.log(`  ${row.detail}`);
+    for (const row of plan) console.log(`  ${row[3]}`);
 
     const auth = { authorization: `Basic ${Buffer.from(`bench:${key}`).toString("base64")}` };
     const path = (fmt: string) => `/api/v1/allowlists/${aclId}/${TOKEN}.${fmt}`;

@@ -21,6 +21,11 @@ export class TransactionGate {
     return this.open !== null && this.context.getStore() === this.open.marker;
   }
 
+  /** The open transaction's marker object when the caller runs inside it (the owner may keep its handle there). */
+  current(): Record<string, unknown> | undefined {
+    return this.inside() ? (this.open?.marker as Record<string, unknown>) : undefined;
+  }
+
   /**
    * Resolves when a statement of the caller may run: at once when no transaction is open or the caller
    * is inside it, otherwise when the open transaction (and any that start before the caller resumes) ended.
@@ -30,11 +35,12 @@ export class TransactionGate {
   }
 
   /**
-   * Runs `body` as the one open transaction, after the ones queued before it.
-   * @throws Error when called from inside an open transaction (use the transaction handle's nested
-   *   `transaction`, a savepoint, instead); otherwise whatever `body` throws.
+   * Runs `body` as the one open transaction, after the ones queued before it; `body` gets the
+   * transaction's marker object (see `current`).
+   * @throws Error when called from inside an open transaction (the owner nests through `current`
+   *   instead); otherwise whatever `body` throws.
    */
-  async exclusive<T>(body: () => Promise<T>): Promise<T> {
+  async exclusive<T>(body: (marker: Record<string, unknown>) => Promise<T>): Promise<T> {
     if (this.inside()) throw new Error("a transaction was started on the database inside another one");
     const before = this.queue;
     let end!: () => void;
@@ -43,10 +49,10 @@ export class TransactionGate {
     await before;
     // Statements waiting in `pass` may still hold an older `ended`; they re-check `open` on waking.
     await this.pass();
-    const marker = {};
+    const marker: Record<string, unknown> = {};
     this.open = { marker, ended };
     try {
-      return await this.context.run(marker, body);
+      return await this.context.run(marker, () => body(marker));
     } finally {
       this.open = null;
       end();

@@ -12,7 +12,7 @@
 import Database from "better-sqlite3";
 import { drizzle as drizzleSync } from "drizzle-orm/better-sqlite3";
 import { drizzle as drizzleAsync, type SqliteRemoteDatabase } from "drizzle-orm/sqlite-proxy";
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import { fileURLToPath } from "node:url";
@@ -84,9 +84,23 @@ export function openDatabase(file: string): OpenDatabase {
     },
     { schema },
   );
+  // A transaction started on the root handle inside another one becomes a savepoint of it (as
+  // better-sqlite3's nested transactions were), so a service may open one whether or not its
+  // caller already did.
   const transaction = db.transaction.bind(db);
-  db.transaction = ((body, config) =>
-    gate.exclusive(() => transaction(body, { behavior: "immediate", ...config }))) as Db["transaction"];
+  db.transaction = (async (body, config) => {
+    const outer = gate.current()?.["tx"] as Tx | undefined;
+    if (outer) return outer.transaction(body);
+    return gate.exclusive((marker) =>
+      transaction(
+        async (tx) => {
+          marker["tx"] = tx;
+          return body(tx);
+        },
+        { behavior: "immediate", ...config },
+      ),
+    );
+  }) as Db["transaction"];
   internals.set(db, { sqlite, gate });
   return { db, close: () => sqlite.close() };
 }
@@ -125,6 +139,15 @@ export function rawStatement<Row extends unknown[]>(db: Db, text: string): RawSt
 export function changedRows(result: unknown): number {
   const r = result as { changes?: number; rowCount?: number | null } | undefined;
   return r?.changes ?? r?.rowCount ?? 0;
+}
+
+/**
+ * The first column of the first row of a raw SQL read (`sql\`...\``), or undefined when there is no
+ * row. Raw reads come back as arrays of columns on every driver; use this rather than `q.get(sql)`.
+ */
+export async function scalar<T>(q: Queryable, query: SQL): Promise<T | undefined> {
+  const rows = await q.values<[T]>(query);
+  return rows[0]?.[0];
 }
 
 /** Path of the SQLite database inside a data directory. */

@@ -3,7 +3,7 @@
  * (reference counting of (ACL, address) entries over grants).
  */
 import { and, eq, inArray, isNotNull, isNull, lte, gt, or, sql, ne } from "drizzle-orm";
-import type { Db, Tx } from "../db/index.ts";
+import { scalar, type Db, type Tx } from "../db/index.ts";
 import {
   acls,
   apiKeys,
@@ -260,7 +260,7 @@ export async function publishedAllowlist(
  * written in between. Only meaningful for the one connection of this process.
  */
 export async function writeCount(q: Q): Promise<number> {
-  return (await q.get<{ n: number }>(sql`select total_changes() as n`)).n;
+  return (await scalar<number>(q, sql`select total_changes()`)) ?? 0;
 }
 
 /** Every ACL target bound to an agent. */

@@ -3,7 +3,7 @@
  * (users in creation order — admins live in their own table and are never counted — and agents).
  */
 import { and, asc, count, eq, lt, or, sql } from "drizzle-orm";
-import type { Db, Tx } from "../db/index.ts";
+import { scalar, type Db, type Tx } from "../db/index.ts";
 import { agents, licenses, users } from "../db/schema.ts";
 
 type Q = Db | Tx;
@@ -78,8 +78,5 @@ export async function rankKeyAt(q: Q, index: number): Promise<RankKey | undefine
 
 /** The `users` change counter (raised by triggers when a user is added or removed or its rank key changes). */
 export async function usersVersion(q: Q): Promise<number> {
-  return (
-    (await q.get<{ value: number } | undefined>(sql`SELECT value FROM change_counters WHERE name = 'users'`))?.value ??
-    -1
-  );
+  return (await scalar<number>(q, sql`SELECT value FROM change_counters WHERE name = 'users'`)) ?? -1;
 }

@@ -225,6 +225,7 @@ describe("settings", () => {
         log: createLogger(configured),
         jsBundleHash: "test",
       });
+      await services.adminSettings.applyDebugMode(); // as startServer does before it serves
       expect(services.log.level).toBe(expected);
       await services.hub.close();
       database.close();

@@ -261,7 +261,7 @@ describe("GET /api/v1/allowlists/{aclId}/{token}.txt|.json", () => {
     await h.services.db.update(acls).set({ config }).where(eq(acls.id, empty)).run();
     expect((await read(empty, ".txt", { from: "192.0.2.1" })).status).toBe(404);
     expect((await read(empty, "x.txt", { from: "192.0.2.1" })).status).toBe(404);
-    expect(async () => await h.services.apiKeys.readAllowlist(empty, "", undefined, "192.0.2.1")).toThrow(
+    await expect(h.services.apiKeys.readAllowlist(empty, "", undefined, "192.0.2.1")).rejects.toThrow(
       expect.objectContaining({ status: 404 }),
     );
     expect(await denied()).toHaveLength(2);

@@ -31,10 +31,12 @@ beforeEach(async () => {
 });
 afterEach(() => database.close());
 
-/** The 429 a call throws, or null when it passes. */
-function refusal(call: () => unknown): { status: number; err: string; extra: string | undefined } | null {
+/** The 429 a call rejects with, or null when it passes. */
+async function refusal(
+  call: () => Promise<unknown>,
+): Promise<{ status: number; err: string; extra: string | undefined } | null> {
   try {
-    call();
+    await call();
     return null;
   } catch (e) {
     if (!(e instanceof AppError)) throw e;
@@ -81,33 +83,33 @@ describe("keys", () => {
 describe("password attempts", () => {
   it("blocks an account at its fifth failure, before any further attempt, for a minute", async () => {
     await fail(ACCOUNT_LIMIT - 1);
-    expect(refusal(async () => await t.beginLogin("alice", "203.0.113.5"))).toBeNull(); // the 5th
-    expect(refusal(async () => await t.beginLogin("alice", "203.0.113.5"))).toEqual(blocked(60));
-    expect(refusal(async () => await t.beginLogin("ALICE", "198.51.100.7"))).toEqual(blocked(60)); // any address, any case
-    expect(refusal(async () => await t.beginLogin("bob", "203.0.113.5"))).toBeNull(); // other accounts are not blocked
+    expect(await refusal(() => t.beginLogin("alice", "203.0.113.5"))).toBeNull(); // the 5th
+    expect(await refusal(() => t.beginLogin("alice", "203.0.113.5"))).toEqual(blocked(60));
+    expect(await refusal(() => t.beginLogin("ALICE", "198.51.100.7"))).toEqual(blocked(60)); // any address, any case
+    expect(await refusal(() => t.beginLogin("bob", "203.0.113.5"))).toBeNull(); // other accounts are not blocked
     clock.advance(30_000);
-    expect(refusal(async () => await t.beginLogin("alice", "203.0.113.5"))).toEqual(blocked(30));
+    expect(await refusal(() => t.beginLogin("alice", "203.0.113.5"))).toEqual(blocked(30));
   });
 
   it("doubles the block with every further failure, up to 15 minutes", async () => {
     await fail(ACCOUNT_LIMIT);
     const waits: string[] = [];
     for (let i = 0; i < 7; i++) {
-      const r = refusal(async () => await t.beginLogin("alice", "203.0.113.5"));
+      const r = await refusal(() => t.beginLogin("alice", "203.0.113.5"));
       waits.push(r?.extra ?? "");
       clock.advance(Number(r?.extra) * 1000);
       await fail(1); // the block ended: one more try, wrong
     }
     expect(waits).toEqual(["60", "120", "240", "480", "900", "900", "900"]);
-    expect(refusal(async () => await t.beginLogin("alice", "203.0.113.5"))?.extra).toBe(String(BLOCK_MAX_MS / 1000));
+    expect((await refusal(() => t.beginLogin("alice", "203.0.113.5")))?.extra).toBe(String(BLOCK_MAX_MS / 1000));
   });
 
   it("counts per window: failures older than 15 minutes are forgotten", async () => {
     await fail(ACCOUNT_LIMIT - 1);
     clock.advance(WINDOW_MS);
     await fail(ACCOUNT_LIMIT - 1);
-    expect(refusal(async () => await t.beginLogin("alice", "203.0.113.5"))).toBeNull();
-    expect(refusal(async () => await t.beginLogin("alice", "203.0.113.5"))?.status).toBe(429);
+    expect(await refusal(() => t.beginLogin("alice", "203.0.113.5"))).toBeNull();
+    expect((await refusal(() => t.beginLogin("alice", "203.0.113.5")))?.status).toBe(429);
   });
 
   it("forgets a blocked key only 15 quiet minutes after its block ended", async () => {
@@ -116,25 +118,25 @@ describe("password attempts", () => {
     await fail(1); // blocked again, 2 minutes
     clock.advance(120_000 + WINDOW_MS - 1000);
     await fail(1); // not yet forgotten: this failure blocks for 4 minutes
-    expect(refusal(async () => await t.beginLogin("alice", "203.0.113.5"))).toEqual(blocked(240));
+    expect(await refusal(() => t.beginLogin("alice", "203.0.113.5"))).toEqual(blocked(240));
     clock.advance(240_000 + WINDOW_MS);
     await fail(ACCOUNT_LIMIT - 1); // forgotten: a fresh count
-    expect(refusal(async () => await t.beginLogin("alice", "203.0.113.5"))).toBeNull();
+    expect(await refusal(() => t.beginLogin("alice", "203.0.113.5"))).toBeNull();
   });
 
   it("blocks an address at 20 failures over any accounts; IPv6 counts by /64", async () => {
     for (let i = 0; i < ADDRESS_LIMIT; i++) await t.beginLogin(`user${i}`, "203.0.113.5");
-    expect(refusal(async () => await t.beginLogin("fresh", "203.0.113.5"))).toEqual(blocked(60));
-    expect(refusal(async () => await t.beginLogin("fresh", "203.0.113.6"))).toBeNull();
+    expect(await refusal(() => t.beginLogin("fresh", "203.0.113.5"))).toEqual(blocked(60));
+    expect(await refusal(() => t.beginLogin("fresh", "203.0.113.6"))).toBeNull();
     for (let i = 0; i < ADDRESS_LIMIT; i++) await t.beginLogin(`v6user${i}`, `2001:db8:5:6::${i + 1}`);
-    expect(refusal(async () => await t.beginLogin("fresh2", "2001:db8:5:6:ffff::9"))).toEqual(blocked(60));
-    expect(refusal(async () => await t.beginLogin("fresh2", "2001:db8:5:7::1"))).toBeNull();
+    expect(await refusal(() => t.beginLogin("fresh2", "2001:db8:5:6:ffff::9"))).toEqual(blocked(60));
+    expect(await refusal(() => t.beginLogin("fresh2", "2001:db8:5:7::1"))).toBeNull();
   });
 
   it("counts an attempt when it begins, so parallel attempts cannot outrun the limit", async () => {
     const inFlight = [];
     for (let i = 0; i < ACCOUNT_LIMIT; i++) inFlight.push(await t.beginLogin("alice", "203.0.113.5"));
-    expect(refusal(async () => await t.beginLogin("alice", "203.0.113.9"))?.status).toBe(429);
+    expect((await refusal(() => t.beginLogin("alice", "203.0.113.9")))?.status).toBe(429);
   });
 
   it("a sign-in blocked only by attempts in flight waits for them; the right ones let it through", async () => {
@@ -185,14 +187,14 @@ describe("password attempts", () => {
       ["ip:203.0.113.5", ACCOUNT_LIMIT - 1, null],
     ]);
     await fail(ACCOUNT_LIMIT - 1);
-    expect(refusal(async () => await t.beginLogin("alice", "203.0.113.5"))).toBeNull();
+    expect(await refusal(() => t.beginLogin("alice", "203.0.113.5"))).toBeNull();
   });
 
   it("a success at an address's 20th attempt does not leave the address blocked", async () => {
     for (let i = 0; i < ADDRESS_LIMIT - 1; i++) await t.beginLogin(`user${i}`, "203.0.113.5");
     await t.loginSucceeded(await t.beginLogin("alice", "203.0.113.5"));
-    expect(refusal(async () => await t.beginLogin("other", "203.0.113.5"))).toBeNull(); // the 20th failure
-    expect(refusal(async () => await t.beginLogin("other2", "203.0.113.5"))?.status).toBe(429);
+    expect(await refusal(() => t.beginLogin("other", "203.0.113.5"))).toBeNull(); // the 20th failure
+    expect((await refusal(() => t.beginLogin("other2", "203.0.113.5")))?.status).toBe(429);
   });
 
   it("an abandoned attempt (no password tested) counts for neither key", async () => {
@@ -215,28 +217,28 @@ describe("password attempts", () => {
 describe("2FA codes", () => {
   it("blocks an account's codes at the fifth wrong code; a right code clears them", async () => {
     for (let i = 0; i < CODE_LIMIT - 1; i++) {
-      expect(refusal(async () => await t.checkCode("alice", "203.0.113.5"))).toBeNull();
+      expect(await refusal(() => t.checkCode("alice", "203.0.113.5"))).toBeNull();
       await t.recordCodeFailure("alice", "203.0.113.5");
     }
     await t.recordCodeSuccess("alice");
     for (let i = 0; i < CODE_LIMIT; i++) {
-      expect(refusal(async () => await t.checkCode("alice", "203.0.113.5"))).toBeNull();
+      expect(await refusal(() => t.checkCode("alice", "203.0.113.5"))).toBeNull();
       await t.recordCodeFailure("alice", "203.0.113.5");
     }
-    expect(refusal(async () => await t.checkCode("Alice", "198.51.100.7"))).toEqual(blocked(60));
+    expect(await refusal(() => t.checkCode("Alice", "198.51.100.7"))).toEqual(blocked(60));
     clock.advance(60_000);
-    expect(refusal(async () => await t.checkCode("alice", "203.0.113.5"))).toBeNull();
+    expect(await refusal(() => t.checkCode("alice", "203.0.113.5"))).toBeNull();
   });
 
   it("keeps codes apart from passwords: a right password does not clear wrong codes", async () => {
     for (let i = 0; i < CODE_LIMIT; i++) await t.recordCodeFailure("alice", "203.0.113.5");
     await t.loginSucceeded(await t.beginLogin("alice", "203.0.113.5"));
-    expect(refusal(async () => await t.checkCode("alice", "203.0.113.5"))?.status).toBe(429);
+    expect((await refusal(() => t.checkCode("alice", "203.0.113.5")))?.status).toBe(429);
   });
 
   it("counts wrong codes against the address too", async () => {
     for (let i = 0; i < ADDRESS_LIMIT; i++) await t.recordCodeFailure(`user${i}`, "203.0.113.5");
-    expect(refusal(async () => await t.checkCode("fresh", "203.0.113.5"))).toEqual(blocked(60));
-    expect(refusal(async () => await t.beginLogin("fresh", "203.0.113.5"))).toEqual(blocked(60));
+    expect(await refusal(() => t.checkCode("fresh", "203.0.113.5"))).toEqual(blocked(60));
+    expect(await refusal(() => t.beginLogin("fresh", "203.0.113.5"))).toEqual(blocked(60));
   });
 });

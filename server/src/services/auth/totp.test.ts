@@ -129,9 +129,9 @@ describe("TotpService", () => {
 
   it("defers only admins", async () => {
     await setSetting(h.services.db, "AllowAdminTotpDeferral", true);
-    expect(async () => await h.services.totp.deferEnrolment({ ...subject, kind: "user" })).toThrow(
+    await expect(h.services.totp.deferEnrolment({ ...subject, kind: "user" })).rejects.toThrow(
       "2FA enrolment cannot be deferred",
     );
-    expect(async () => await h.services.totp.deferEnrolment(subject)).not.toThrow();
+    await expect(h.services.totp.deferEnrolment(subject)).resolves.not.toThrow();
   });
 });

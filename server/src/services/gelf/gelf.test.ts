@@ -300,13 +300,12 @@ describe("GELF forwarding", () => {
     const tcp = await streamListener();
     await setSetting(h.services.db, "GELFListenerURL", `tcp://127.0.0.1:${tcp.port}`);
     await write({ description: "a" });
-    expect(
-      async () =>
-        await h.services.db.transaction(async (tx) => {
-          await writeAudit(tx, { action: AuditAction.aclCreated, at: h.clock.now(), description: "rolled back" });
-          throw new Error("change failed");
-        }),
-    ).toThrow("change failed");
+    await expect(
+      h.services.db.transaction(async (tx) => {
+        await writeAudit(tx, { action: AuditAction.aclCreated, at: h.clock.now(), description: "rolled back" });
+        throw new Error("change failed");
+      }),
+    ).rejects.toThrow("change failed");
     for (let i = 0; i < 450; i++) await write({ description: `n${i}` });
     const f = forwarder({ batchSize: 100, maxBatchesPerPoll: 3 });
     expect(await f.poll()).toBe(300);

@@ -138,7 +138,7 @@ describe("account expiry ends access", () => {
     await h.services.users.update(seed.userId, alice(h.clock.now() + 3_600_000), actor);
     expect((await sessionRow(live.sessionId)).endedAt).not.toBeNull();
     await expect(h.services.userSessions.resolve(live.token)).rejects.toThrow();
-    expect(async () => await h.services.engine.grant(live.sessionId, seed.aclId, meta)).toThrow();
+    await expect(h.services.engine.grant(live.sessionId, seed.aclId, meta)).rejects.toThrow();
     expect(await h.services.users.sessions(seed.userId)).toEqual([]);
   });
 

@@ -179,7 +179,7 @@ describe("grant engine", () => {
       { ...u, AclIds: [], PlainPassword: undefined, ConfirmPassword: undefined, ValidUntil: null },
       { adminName: "a", ip: "" },
     );
-    expect(async () => await h.services.engine.grant(s.sessionId, seed.aclId, meta)).toThrow(/Unauthorised/);
+    await expect(h.services.engine.grant(s.sessionId, seed.aclId, meta)).rejects.toThrow(/Unauthorised/);
     expect(h.channel.take()).toHaveLength(0);
   });
 

@@ -67,16 +67,6 @@ async function signIn(userName: string, password: string, from = "203.0.113.5"):
   return r.setCookie.split(";")[0] ?? "";
 }
 
-/** The AppError a call throws. */
-function appError(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error("expected an AppError");
-}
 async function appErrorAsync(p: Promise<unknown>): Promise<AppError> {
   try {
     await p;
@@ -110,7 +100,7 @@ describe("with no licence installed", () => {
       State: "unlicensed",
     });
     expect(await h.services.licensing.summary()).toBeNull();
-    expect(appError(async () => await h.services.licensing.requireLicence())).toMatchObject({
+    expect(await appErrorAsync(h.services.licensing.requireLicence())).toMatchObject({
       status: 403,
       err: "err.youDoNotHaveALicense",
       extra: undefined,
@@ -167,15 +157,13 @@ describe("installing", () => {
     await installTestLicence(h, { ID: "good" });
     const expires = new Date(h.clock.now() - DAY).toISOString();
     expect(
-      appError(
-        async () => await h.services.licensing.install(issueTestLicence({ ID: "old", Expires: expires }), actor),
-      ),
+      await appErrorAsync(h.services.licensing.install(issueTestLicence({ ID: "old", Expires: expires }), actor)),
     ).toMatchObject({ status: 400, err: "err.licenseExpired", extra: expires });
     expect((await h.services.licensing.status()).ID).toBe("good");
   });
 
   it("refuses a signed key when the server trusts no public key", async () => {
-    expect(appError(async () => await h.services.licensing.install(issueTestLicence(), actor))).toMatchObject({
+    expect(await appErrorAsync(h.services.licensing.install(issueTestLicence(), actor))).toMatchObject({
       status: 400,
       err: "err.invalidLicenseSignature",
     });
@@ -353,7 +341,7 @@ describe("grants and the session status", () => {
     );
     h.channel.take();
     h.clock.advance(2 * 60 * 60_000); // the licence expired; the 480-minute session goes on
-    expect(appError(async () => await h.services.licensing.requireLicence())).toMatchObject({
+    expect(await appErrorAsync(h.services.licensing.requireLicence())).toMatchObject({
       status: 403,
       err: "err.youDoNotHaveALicense",
       extra: "err.licenseExpired",
@@ -381,13 +369,13 @@ describe("a broken licence store", () => {
       .insert(licenses)
       .values({ id: "second", key: "free", payload: {}, installedAt: h.clock.now() })
       .run();
-    expect(appError(async () => await h.services.licensing.status())).toMatchObject({
+    expect(await appErrorAsync(h.services.licensing.status())).toMatchObject({
       status: 500,
       err: "err.failedToRefreshLicenseStatus",
       extra: "2 licences are installed; expected exactly one",
     });
     expect(await h.services.licensing.summary()).toBeNull();
-    expect(appError(async () => await requireLicence(h.services.db, h.clock.now()))).toMatchObject({
+    expect(await appErrorAsync(requireLicence(h.services.db, h.clock.now()))).toMatchObject({
       status: 403,
       err: "err.youDoNotHaveALicense",
       extra: "err.failedToRefreshLicenseStatus",
@@ -401,13 +389,13 @@ describe("a broken licence store", () => {
       .insert(licenses)
       .values({ id: "bad", key: "garbage", payload: {}, installedAt: h.clock.now() })
       .run();
-    expect(appError(async () => await h.services.licensing.status())).toMatchObject({
+    expect(await appErrorAsync(h.services.licensing.status())).toMatchObject({
       status: 500,
       err: "err.failedToRefreshLicenseStatus",
       extra: "the installed licence key cannot be parsed",
     });
     await h.services.db.update(licenses).set({ key: "" }).run();
-    expect(appError(async () => await h.services.licensing.status())).toMatchObject({
+    expect(await appErrorAsync(h.services.licensing.status())).toMatchObject({
       status: 500,
       extra: "the installed licence has no key",
     });
