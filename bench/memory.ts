@@ -37,6 +37,11 @@
  *   and must list the 10 ACLs as Granted;
  * - agent: when the sync is acknowledged, 12 s later, and at the end.
  *
+ * `--agent-bundle` runs the agent as the package ships it: bundled by scripts/package/bundle.ts (the
+ * same esbuild call as `npm run package`) into the temporary directory, `node agent/agent.mjs run`.
+ * `--agent-node-options STR` sets NODE_OPTIONS of the agent alone (default: `--node-options`), e.g.
+ * the V8 flags of packaging/bin/postern-agent.
+ *
  * `--node-options STR` sets NODE_OPTIONS of the server and agent processes (a diagnostic: e.g.
  * `--max-old-space-size=64` shows how much of the RSS is JavaScript heap that a smaller heap would
  * have collected, and how much is native memory).
@@ -55,6 +60,7 @@
  */
 import { spawn } from "node:child_process";
 import { reportFigures } from "./lib/report.ts";
+import { bundle } from "../scripts/package/bundle.ts";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { loadavg, tmpdir } from "node:os";
@@ -114,6 +120,10 @@ interface Options {
   readonly statusCalls: number;
   readonly concurrency: number;
   readonly nodeOptions: string;
+  /** NODE_OPTIONS of the agent (undefined: `nodeOptions`). */
+  readonly agentNodeOptions: string | undefined;
+  /** Run the agent from an esbuild bundle as packaged, not from source. */
+  readonly agentBundle: boolean;
   readonly timeoutMinutes: number;
 }
 
@@ -126,6 +136,8 @@ function parseOptions(argv: readonly string[]): Options {
       "status-calls": { type: "string", default: "1000" },
       concurrency: { type: "string", default: "8" },
       "node-options": { type: "string", default: "" },
+      "agent-node-options": { type: "string" },
+      "agent-bundle": { type: "boolean", default: false },
       "timeout-minutes": { type: "string", default: "15" },
     },
     strict: true,
@@ -142,6 +154,8 @@ function parseOptions(argv: readonly string[]): Options {
     statusCalls: int("status-calls", values["status-calls"], 0, 1_000_000),
     concurrency: int("concurrency", values.concurrency, 1, 256),
     nodeOptions: values["node-options"],
+    agentNodeOptions: values["agent-node-options"],
+    agentBundle: values["agent-bundle"],
     timeoutMinutes: int("timeout-minutes", values["timeout-minutes"], 1, 24 * 60),
   };
 }
@@ -392,11 +406,21 @@ async function statusCalls(
 
 // ------------------------------------------------------------------------------------------ main
 
+/**
+ * Bundles the agent as `npm run package` does (scripts/package/bundle.ts) into `dir`/agent/agent.mjs.
+ * @returns the bundle's path. @throws Error when esbuild fails.
+ */
+async function bundleAgent(dir: string): Promise<string> {
+  const outfile = join(dir, "agent", "agent.mjs");
+  await bundle(REPO_ROOT, { entry: "agent/src/main.ts", outfile, treeRootFromBundle: ".." });
+  return outfile;
+}
+
 async function run(o: Options, cleanup: Cleanup): Promise<number> {
   const startedAt = performance.now();
   const entries = o.sessions * o.acls;
   console.log(
-    `memory benchmark: ${o.sessions} live sessions × ${o.acls} ACLs = ${entries} granted grants / HAProxy entries; ${o.statusCalls} GET /api/status${o.nodeOptions ? `; server and agent run with NODE_OPTIONS=${JSON.stringify(o.nodeOptions)}` : ""}`,
+    `memory benchmark: ${o.sessions} live sessions × ${o.acls} ACLs = ${entries} granted grants / HAProxy entries; ${o.statusCalls} GET /api/status${o.nodeOptions ? `; server and agent run with NODE_OPTIONS=${JSON.stringify(o.nodeOptions)}` : ""}${o.agentNodeOptions !== undefined ? `; agent NODE_OPTIONS=${JSON.stringify(o.agentNodeOptions)}` : ""}; agent from ${o.agentBundle ? "the esbuild bundle (as packaged)" : "source"}`,
   );
 
   const dir = mkdtempSync(join(tmpdir(), "postern-bench-memory-"));
@@ -446,9 +470,12 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
     settings: { useSudo: false, haproxySocket: haproxy.socketPath, logLevel: "warn" },
   });
   const syncStart = performance.now();
-  const agentChild = spawn(process.execPath, ["agent/src/main.ts", "run", "--config", configPath], {
+  const agentEntry = o.agentBundle ? await bundleAgent(dir) : "agent/src/main.ts";
+  const agentEnv: Record<string, string> =
+    o.agentNodeOptions !== undefined ? { NODE_OPTIONS: o.agentNodeOptions } : childEnv;
+  const agentChild = spawn(process.execPath, [agentEntry, "run", "--config", configPath], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...childEnv },
+    env: { ...process.env, ...agentEnv },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const agentOutput = captureTail(agentChild);
