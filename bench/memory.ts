@@ -39,8 +39,9 @@
  *
  * `--agent-bundle` runs the agent as the package ships it: bundled by scripts/package/bundle.ts (the
  * same esbuild call as `npm run package`) into the temporary directory, `node agent/agent.mjs run`.
- * `--agent-node-options STR` sets NODE_OPTIONS of the agent alone (default: `--node-options`), e.g.
- * the V8 flags of packaging/bin/postern-agent.
+ * `--agent-node-args STR` puts Node/V8 flags (split at spaces) on the agent's command line, before
+ * the entry, as packaging/bin/postern-agent does (NODE_OPTIONS refuses some V8 flags, e.g.
+ * `--optimize-for-size`).
  *
  * `--node-options STR` sets NODE_OPTIONS of the server and agent processes (a diagnostic: e.g.
  * `--max-old-space-size=64` shows how much of the RSS is JavaScript heap that a smaller heap would
@@ -120,8 +121,8 @@ interface Options {
   readonly statusCalls: number;
   readonly concurrency: number;
   readonly nodeOptions: string;
-  /** NODE_OPTIONS of the agent (undefined: `nodeOptions`). */
-  readonly agentNodeOptions: string | undefined;
+  /** Node/V8 flags on the agent's command line. */
+  readonly agentNodeArgs: readonly string[];
   /** Run the agent from an esbuild bundle as packaged, not from source. */
   readonly agentBundle: boolean;
   readonly timeoutMinutes: number;
@@ -136,7 +137,7 @@ function parseOptions(argv: readonly string[]): Options {
       "status-calls": { type: "string", default: "1000" },
       concurrency: { type: "string", default: "8" },
       "node-options": { type: "string", default: "" },
-      "agent-node-options": { type: "string" },
+      "agent-node-args": { type: "string", default: "" },
       "agent-bundle": { type: "boolean", default: false },
       "timeout-minutes": { type: "string", default: "15" },
     },
@@ -154,7 +155,7 @@ function parseOptions(argv: readonly string[]): Options {
     statusCalls: int("status-calls", values["status-calls"], 0, 1_000_000),
     concurrency: int("concurrency", values.concurrency, 1, 256),
     nodeOptions: values["node-options"],
-    agentNodeOptions: values["agent-node-options"],
+    agentNodeArgs: values["agent-node-args"].split(" ").filter(Boolean),
     agentBundle: values["agent-bundle"],
     timeoutMinutes: int("timeout-minutes", values["timeout-minutes"], 1, 24 * 60),
   };
@@ -420,7 +421,7 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
   const startedAt = performance.now();
   const entries = o.sessions * o.acls;
   console.log(
-    `memory benchmark: ${o.sessions} live sessions × ${o.acls} ACLs = ${entries} granted grants / HAProxy entries; ${o.statusCalls} GET /api/status${o.nodeOptions ? `; server and agent run with NODE_OPTIONS=${JSON.stringify(o.nodeOptions)}` : ""}${o.agentNodeOptions !== undefined ? `; agent NODE_OPTIONS=${JSON.stringify(o.agentNodeOptions)}` : ""}; agent from ${o.agentBundle ? "the esbuild bundle (as packaged)" : "source"}`,
+    `memory benchmark: ${o.sessions} live sessions × ${o.acls} ACLs = ${entries} granted grants / HAProxy entries; ${o.statusCalls} GET /api/status${o.nodeOptions ? `; server and agent run with NODE_OPTIONS=${JSON.stringify(o.nodeOptions)}` : ""}${o.agentNodeArgs.length > 0 ? `; agent runs with node ${o.agentNodeArgs.join(" ")}` : ""}; agent from ${o.agentBundle ? "the esbuild bundle (as packaged)" : "source"}`,
   );
 
   const dir = mkdtempSync(join(tmpdir(), "postern-bench-memory-"));
@@ -471,11 +472,9 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
   });
   const syncStart = performance.now();
   const agentEntry = o.agentBundle ? await bundleAgent(dir) : "agent/src/main.ts";
-  const agentEnv: Record<string, string> =
-    o.agentNodeOptions !== undefined ? { NODE_OPTIONS: o.agentNodeOptions } : childEnv;
-  const agentChild = spawn(process.execPath, [agentEntry, "run", "--config", configPath], {
+  const agentChild = spawn(process.execPath, [...o.agentNodeArgs, agentEntry, "run", "--config", configPath], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...agentEnv },
+    env: { ...process.env, ...childEnv },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const agentOutput = captureTail(agentChild);

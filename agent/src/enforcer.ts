@@ -184,6 +184,7 @@ export class Enforcer {
     this.#started = true;
     const { done } = await this.#enqueue(async () => {
       await this.#load();
+      await this.#drivers.prepare?.([...[...this.#desired.values()].map((s) => s.target), ...this.#retired.values()]);
       const now = this.#clock.now();
       for (const state of this.#desired.values()) {
         state.entries.dropExpired(now);
@@ -344,6 +345,7 @@ export class Enforcer {
   // ---------------------------------------------------------------- message handling
 
   async #sync(message: { seq: number; targets: readonly TargetState[] }): Promise<{ done: Promise<AckMessage> }> {
+    await this.#drivers.prepare?.(message.targets.map((t) => t.target));
     const now = this.#clock.now();
     const rows = new ResultRows();
     const oldKeysByPid = this.#keysByPid();
@@ -417,6 +419,7 @@ export class Enforcer {
   }
 
   async #apply(message: { seq: number; ops: readonly Op[] }): Promise<{ done: Promise<AckMessage> }> {
+    await this.#drivers.prepare?.([...new Map(message.ops.map((op) => [op.target.key, op.target])).values()]);
     const now = this.#clock.now();
     const rows = new ResultRows();
     /** pid → normalised ip (addresses touched by the ops). */
