@@ -35,7 +35,8 @@ import type { Driver, DriverResolver } from "./backends/driver.ts";
 import { GroupQueues } from "./backends/queues.ts";
 import { StaticDrivers, stableStringify } from "./backends/registry.ts";
 import { writeFileAtomic } from "./config.ts";
-import { EntryTable } from "./entry-table.ts";
+import { EntryTable, liveEntries } from "./entry-table.ts";
+import type { WantedEntries } from "./entry-table.ts";
 import { canonicalIp } from "./ip.ts";
 
 /** A cancellable timer handle. */
@@ -735,7 +736,16 @@ export class Enforcer {
   }
 
   /** Union of the live entries of every key on `pid` (latest expiry wins). */
-  #wanted(pid: string, now: number): Map<string, number> {
+  #wanted(pid: string, now: number): WantedEntries {
+    let only: EntryTable | undefined;
+    let keys = 0;
+    for (const s of this.#desired.values()) {
+      if (s.pid !== pid) continue;
+      only = s.entries;
+      keys++;
+    }
+    // One key on the target (the usual case): its own table, without a copy.
+    if (keys === 1 && only) return liveEntries(only, now);
     const want = new Map<string, number>();
     for (const s of this.#desired.values()) {
       if (s.pid !== pid) continue;

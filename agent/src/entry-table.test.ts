@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EntryTable } from "./entry-table.ts";
+import { EntryTable, liveEntries } from "./entry-table.ts";
 
 describe("EntryTable", () => {
   it("holds an expiry per address, replaces it on set, forgets on delete", () => {
@@ -49,5 +49,21 @@ describe("EntryTable", () => {
     t.set("192.0.2.1", 5_000);
     expect(t.user("192.0.2.1")).toBeUndefined();
     expect(t.dropExpired(1_000)).toEqual([]);
+  });
+
+  it("liveEntries shows the entries expiring after now, and later changes, without a copy", () => {
+    const t = new EntryTable();
+    t.set("192.0.2.1", 1_000);
+    t.set("192.0.2.2", 2_000);
+    const view = liveEntries(t, 1_000);
+    expect([...view]).toEqual([["192.0.2.2", 2_000]]);
+    expect([...view.keys()]).toEqual(["192.0.2.2"]);
+    expect(view.get("192.0.2.1")).toBeUndefined();
+    expect(view.has("192.0.2.1")).toBe(false);
+    expect(view.get("192.0.2.2")).toBe(2_000);
+    t.set("192.0.2.3", 1_500);
+    t.delete("192.0.2.2");
+    expect([...view]).toEqual([["192.0.2.3", 1_500]]);
+    expect(view.has("192.0.2.2")).toBe(false);
   });
 });
