@@ -35,7 +35,7 @@ import type { Driver, DriverResolver } from "./backends/driver.ts";
 import { GroupQueues } from "./backends/queues.ts";
 import { StaticDrivers, stableStringify } from "./backends/registry.ts";
 import { writeFileAtomic } from "./config.ts";
-import { EntryTable, liveEntries } from "./entry-table.ts";
+import { EntryTable, liveEntries, StringPool } from "./entry-table.ts";
 import type { WantedEntries } from "./entry-table.ts";
 import { canonicalIp } from "./ip.ts";
 
@@ -356,6 +356,7 @@ export class Enforcer {
     const next = new Map<string, KeyState>();
     /** key → normalised ip → ip text as the server sent it, when that differs from the normalised text. */
     const sent = new Map<string, Map<string, string>>();
+    const strings = new StringPool();
     for (const { target, entries } of message.targets) {
       const pid = physicalId(target);
       let state = next.get(target.key);
@@ -382,7 +383,8 @@ export class Enforcer {
           continue;
         }
         if (entry.ip !== ip) texts.set(ip, entry.ip);
-        state.entries.set(ip, Math.max(entry.expiresAt, state.entries.get(ip) ?? 0), entry.user);
+        const user = entry.user === undefined ? undefined : strings.intern(entry.user);
+        state.entries.set(strings.intern(ip), Math.max(entry.expiresAt, state.entries.get(ip) ?? 0), user);
       }
     }
     this.#desired = next;
@@ -769,11 +771,12 @@ export class Enforcer {
     }
     try {
       const state = StateFileSchema.parse(JSON.parse(text));
+      const strings = new StringPool();
       for (const { target, entries } of state.targets) {
         const map = new EntryTable();
         for (const e of entries) {
           const ip = normalise(e.ip);
-          if (ip !== null) map.set(ip, e.expiresAt);
+          if (ip !== null) map.set(strings.intern(ip), e.expiresAt);
         }
         this.#desired.set(target.key, { target, pid: physicalId(target), entries: map });
       }

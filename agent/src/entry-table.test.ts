@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EntryTable, liveEntries } from "./entry-table.ts";
+import { EntryTable, liveEntries, StringPool } from "./entry-table.ts";
 
 describe("EntryTable", () => {
   it("holds an expiry per address, replaces it on set, forgets on delete", () => {
@@ -65,5 +65,14 @@ describe("EntryTable", () => {
     t.delete("192.0.2.2");
     expect([...view]).toEqual([["192.0.2.3", 1_500]]);
     expect(view.has("192.0.2.2")).toBe(false);
+  });
+
+  it("StringPool keeps one string per distinct text", () => {
+    const pool = new StringPool();
+    for (let i = 0; i < 1_000; i++) {
+      expect(pool.intern(["192.0.2.", String(i % 10)].join(""))).toBe(`192.0.2.${i % 10}`);
+      expect(pool.intern(`user${i % 3}`)).toBe(`user${i % 3}`);
+    }
+    expect(pool.size).toBe(13);
   });
 });

@@ -110,3 +110,26 @@ export function liveEntries(table: EntryTable, now: number): WantedEntries {
     },
   };
 }
+
+/**
+ * One copy of each equal string (addresses, user names) for the entry tables filled from one message:
+ * JSON.parse makes a new string for every occurrence, and a user with ten ACLs has the same address
+ * and name under ten keys (bench/memory.ts: ~200,000 strings, ~7 MB, for 100,000 entries before).
+ * Meant to live as long as one message is handled.
+ */
+export class StringPool {
+  readonly #pool = new Map<string, string>();
+
+  /** Number of distinct strings held. */
+  get size(): number {
+    return this.#pool.size;
+  }
+
+  /** The pooled string equal to `s` (`s` itself the first time). */
+  intern(s: string): string {
+    const had = this.#pool.get(s);
+    if (had !== undefined) return had;
+    this.#pool.set(s, s);
+    return s;
+  }
+}
