@@ -37,6 +37,14 @@
  *   and must list the 10 ACLs as Granted;
  * - agent: when the sync is acknowledged, 12 s later, and at the end.
  *
+ * `--agent-bundle` runs the agent as the package ships it: bundled by scripts/package/bundle.ts (the
+ * same esbuild call as `npm run package`) into the temporary directory, `node agent/agent.mjs run`.
+ * `--agent-node-args STR` puts Node/V8 flags (split at spaces) on the agent's command line, before
+ * the entry, as packaging/bin/postern-agent does (NODE_OPTIONS refuses some V8 flags, e.g.
+ * `--optimize-for-size`). `--agent-packaged` is `--agent-bundle` with the node flags and the
+ * environment that packaging/bin/postern-agent sets (read from that script: its `export
+ * NAME="${NAME:-value}"` lines and the flags between `node` and `agent.mjs` on its `exec` line).
+ *
  * `--node-options STR` sets NODE_OPTIONS of the server and agent processes (a diagnostic: e.g.
  * `--max-old-space-size=64` shows how much of the RSS is JavaScript heap that a smaller heap would
  * have collected, and how much is native memory).
@@ -55,7 +63,8 @@
  */
 import { spawn } from "node:child_process";
 import { reportFigures } from "./lib/report.ts";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { bundle } from "../scripts/package/bundle.ts";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -114,6 +123,12 @@ interface Options {
   readonly statusCalls: number;
   readonly concurrency: number;
   readonly nodeOptions: string;
+  /** Node/V8 flags on the agent's command line. */
+  readonly agentNodeArgs: readonly string[];
+  /** Run the agent from an esbuild bundle as packaged, not from source. */
+  readonly agentBundle: boolean;
+  /** Run the agent from the bundle with packaging/bin/postern-agent's flags and environment. */
+  readonly agentPackaged: boolean;
   readonly timeoutMinutes: number;
 }
 
@@ -126,6 +141,9 @@ function parseOptions(argv: readonly string[]): Options {
       "status-calls": { type: "string", default: "1000" },
       concurrency: { type: "string", default: "8" },
       "node-options": { type: "string", default: "" },
+      "agent-node-args": { type: "string", default: "" },
+      "agent-bundle": { type: "boolean", default: false },
+      "agent-packaged": { type: "boolean", default: false },
       "timeout-minutes": { type: "string", default: "15" },
     },
     strict: true,
@@ -142,6 +160,9 @@ function parseOptions(argv: readonly string[]): Options {
     statusCalls: int("status-calls", values["status-calls"], 0, 1_000_000),
     concurrency: int("concurrency", values.concurrency, 1, 256),
     nodeOptions: values["node-options"],
+    agentNodeArgs: values["agent-node-args"].split(" ").filter(Boolean),
+    agentBundle: values["agent-bundle"] || values["agent-packaged"],
+    agentPackaged: values["agent-packaged"],
     timeoutMinutes: int("timeout-minutes", values["timeout-minutes"], 1, 24 * 60),
   };
 }
@@ -395,11 +416,35 @@ async function statusCalls(
 
 // ------------------------------------------------------------------------------------------ main
 
+/**
+ * Bundles the agent as `npm run package` does (scripts/package/bundle.ts) into `dir`/agent/agent.mjs.
+ * @returns the bundle's path. @throws Error when esbuild fails.
+ */
+async function bundleAgent(dir: string): Promise<string> {
+  const outfile = join(dir, "agent", "agent.mjs");
+  await bundle(REPO_ROOT, { entry: "agent/src/main.ts", outfile, treeRootFromBundle: ".." });
+  return outfile;
+}
+
+/**
+ * The node flags and environment packaging/bin/postern-agent gives the agent: the flags between
+ * `node` and `agent.mjs` on its `exec` line, and each `export NAME="${NAME:-value}"` default.
+ * @throws Error when the script has no such `exec` line.
+ */
+function packagedAgentLaunch(): { nodeArgs: string[]; env: Record<string, string> } {
+  const script = readFileSync(join(REPO_ROOT, "packaging/bin/postern-agent"), "utf8");
+  const exec = /^exec \S+\/node((?: --?\S+)*) \S+\/agent\.mjs "\$@"$/m.exec(script);
+  if (!exec) throw new Error('packaging/bin/postern-agent: no `exec .../node FLAGS .../agent.mjs "$@"` line');
+  const env: Record<string, string> = {};
+  for (const m of script.matchAll(/^export (\w+)="\$\{\1:-([^}]*)\}"$/gm)) env[m[1] ?? ""] = m[2] ?? "";
+  return { nodeArgs: (exec[1] ?? "").split(" ").filter(Boolean), env };
+}
+
 async function run(o: Options, cleanup: Cleanup): Promise<number> {
   const startedAt = performance.now();
   const entries = o.sessions * o.acls;
   console.log(
-    `memory benchmark: ${o.sessions} live sessions × ${o.acls} ACLs = ${entries} granted grants / HAProxy entries; ${o.statusCalls} GET /api/status${o.nodeOptions ? `; server and agent run with NODE_OPTIONS=${JSON.stringify(o.nodeOptions)}` : ""}`,
+    `memory benchmark: ${o.sessions} live sessions × ${o.acls} ACLs = ${entries} granted grants / HAProxy entries; ${o.statusCalls} GET /api/status${o.nodeOptions ? `; server and agent run with NODE_OPTIONS=${JSON.stringify(o.nodeOptions)}` : ""}${o.agentNodeArgs.length > 0 ? `; agent runs with node ${o.agentNodeArgs.join(" ")}` : ""}; agent from ${o.agentBundle ? "the esbuild bundle" : "source"}`,
   );
 
   const dir = mkdtempSync(join(tmpdir(), "postern-bench-memory-"));
@@ -449,9 +494,18 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
     settings: { useSudo: false, haproxySocket: haproxy.socketPath, logLevel: "warn" },
   });
   const syncStart = performance.now();
-  const agentChild = spawn(process.execPath, ["agent/src/main.ts", "run", "--config", configPath], {
+  const agentEntry = o.agentBundle ? await bundleAgent(dir) : "agent/src/main.ts";
+  const packaged = o.agentPackaged ? packagedAgentLaunch() : { nodeArgs: [], env: {} };
+  if (o.agentPackaged)
+    console.log(
+      `agent as packaged: node ${packaged.nodeArgs.join(" ")}; ${Object.entries(packaged.env)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(" ")}`,
+    );
+  const agentArgs = [...packaged.nodeArgs, ...o.agentNodeArgs, agentEntry, "run", "--config", configPath];
+  const agentChild = spawn(process.execPath, agentArgs, {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...childEnv },
+    env: { ...process.env, ...childEnv, ...packaged.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const agentOutput = captureTail(agentChild);

@@ -285,12 +285,13 @@ export async function loadConfig(
 }
 
 /**
- * Writes `data` to `path` atomically: a temporary file in the same folder (created with `mode`, default
- * 0600), fsync, rename over `path`, fsync of the folder. Readers see the old or the new content, never
- * a torn one. Creates the folder (mode 0700) when missing.
+ * Writes `data` (one string, or strings written one after the other, so that a large file needs no
+ * single string of its size) to `path` atomically: a temporary file in the same folder (created with
+ * `mode`, default 0600), fsync, rename over `path`, fsync of the folder. Readers see the old or the new
+ * content, never a torn one. Creates the folder (mode 0700) when missing.
  * @throws the file system error when any step fails (the temporary file is removed).
  */
-export async function writeFileAtomic(path: string, data: string, mode = 0o600): Promise<void> {
+export async function writeFileAtomic(path: string, data: string | readonly string[], mode = 0o600): Promise<void> {
   const dir = dirname(resolve(path));
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);

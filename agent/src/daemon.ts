@@ -15,8 +15,8 @@ import type { Backend } from "./backends/backend.ts";
 import type { DriverResolver } from "./backends/driver.ts";
 import type { HttpClient } from "./http/client.ts";
 import { NodeHttpClient } from "./http/node-client.ts";
-import { secretOpener } from "./secrets.ts";
 import { detectCapabilities } from "./capabilities.ts";
+import { lazySecretOpener } from "./secret-loader.ts";
 import type { AgentConfig } from "./config.ts";
 import { startConnection } from "./connection.ts";
 import type { ConnectionOptions, ConnectionState, ServerCommand } from "./connection.ts";
@@ -91,7 +91,7 @@ export async function startAgent(options: StartAgentOptions): Promise<RunningAge
       scriptsEnabled: config.scriptsEnabled,
       scriptTimeoutMs: config.scriptTimeoutSeconds * 1000,
       knocproxyDir: config.knocproxyDir,
-      openSecret: secretOpener(config.boxPublicKey, config.boxSecretKey),
+      ...lazySecretOpener(config.boxPublicKey, config.boxSecretKey),
       logger: logger.child({ part: "drivers" }),
     });
   const detect =

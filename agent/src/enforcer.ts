@@ -28,13 +28,16 @@ import { readFile, rename } from "node:fs/promises";
 import { pino } from "pino";
 import type { Logger } from "pino";
 import { z } from "zod";
-import { normaliseIp, TargetSchema } from "@postern/shared";
+import { TargetSchema } from "@postern/shared";
 import type { AgentToServer, Entry, EntryResult, Op, Target, TargetState } from "@postern/shared";
 import type { Backend, EntryOutcome } from "./backends/backend.ts";
 import type { Driver, DriverResolver } from "./backends/driver.ts";
 import { GroupQueues } from "./backends/queues.ts";
 import { StaticDrivers, stableStringify } from "./backends/registry.ts";
 import { writeFileAtomic } from "./config.ts";
+import { EntryTable, liveEntries, StringPool } from "./entry-table.ts";
+import type { WantedEntries } from "./entry-table.ts";
+import { canonicalIp } from "./ip.ts";
 
 /** A cancellable timer handle. */
 export interface TimerHandle {
@@ -92,8 +95,8 @@ interface KeyState {
   target: Target;
   /** Physical id of `target`. */
   pid: string;
-  /** Normalised address → absolute expiry (epoch ms). */
-  entries: Map<string, number>;
+  /** Normalised address → absolute expiry (epoch ms), with the user names the server gave. */
+  entries: EntryTable;
 }
 
 /** Outcomes of one physical target's backend calls, by normalised address. */
@@ -113,7 +116,7 @@ function errorText(err: unknown): string {
 }
 
 function normalise(ip: string): string | null {
-  return normaliseIp(ip)?.ip ?? null;
+  return canonicalIp(ip);
 }
 
 /** Collects ack rows, one per (key, ip, op), in first-seen order. */
@@ -142,8 +145,6 @@ export class Enforcer {
   readonly #noDriver = {};
   /** Physical id → when drift was last re-read (epoch ms). */
   readonly #lastDrift = new Map<string, number>();
-  /** `${key}\0${ip}` → the user name the server gave with the entry. */
-  readonly #users = new Map<string, string>();
   readonly #stateFile: string | undefined;
   readonly #driftMs: number;
   readonly #clock: Clock;
@@ -184,9 +185,10 @@ export class Enforcer {
     this.#started = true;
     const { done } = await this.#enqueue(async () => {
       await this.#load();
+      await this.#drivers.prepare?.([...[...this.#desired.values()].map((s) => s.target), ...this.#retired.values()]);
       const now = this.#clock.now();
       for (const state of this.#desired.values()) {
-        for (const [ip, exp] of state.entries) if (exp <= now) state.entries.delete(ip);
+        state.entries.dropExpired(now);
       }
       await this.#persistNow();
       const work = this.#allPids().map((pid) => this.#onTarget(pid, undefined, () => this.#reconcile(pid, "full")));
@@ -344,6 +346,7 @@ export class Enforcer {
   // ---------------------------------------------------------------- message handling
 
   async #sync(message: { seq: number; targets: readonly TargetState[] }): Promise<{ done: Promise<AckMessage> }> {
+    await this.#drivers.prepare?.(message.targets.map((t) => t.target));
     const now = this.#clock.now();
     const rows = new ResultRows();
     const oldKeysByPid = this.#keysByPid();
@@ -351,13 +354,14 @@ export class Enforcer {
     for (const s of this.#desired.values()) oldTargets.set(s.pid, s.target);
 
     const next = new Map<string, KeyState>();
-    /** key → normalised ip → ip text as the server sent it. */
+    /** key → normalised ip → ip text as the server sent it, when that differs from the normalised text. */
     const sent = new Map<string, Map<string, string>>();
+    const strings = new StringPool();
     for (const { target, entries } of message.targets) {
       const pid = physicalId(target);
       let state = next.get(target.key);
       if (!state || state.pid !== pid) {
-        state = { target, pid, entries: state?.pid === pid ? state.entries : new Map() };
+        state = { target, pid, entries: state?.pid === pid ? state.entries : new EntryTable() };
         next.set(target.key, state);
       }
       const texts = sent.get(target.key) ?? new Map<string, string>();
@@ -378,9 +382,9 @@ export class Enforcer {
           );
           continue;
         }
-        texts.set(ip, entry.ip);
-        if (entry.user !== undefined) this.#users.set(`${target.key}\u0000${ip}`, entry.user);
-        state.entries.set(ip, Math.max(entry.expiresAt, state.entries.get(ip) ?? 0));
+        if (entry.ip !== ip) texts.set(ip, entry.ip);
+        const user = entry.user === undefined ? undefined : strings.intern(entry.user);
+        state.entries.set(strings.intern(ip), Math.max(entry.expiresAt, state.entries.get(ip) ?? 0), user);
       }
     }
     this.#desired = next;
@@ -418,6 +422,7 @@ export class Enforcer {
   }
 
   async #apply(message: { seq: number; ops: readonly Op[] }): Promise<{ done: Promise<AckMessage> }> {
+    await this.#drivers.prepare?.([...new Map(message.ops.map((op) => [op.target.key, op.target])).values()]);
     const now = this.#clock.now();
     const rows = new ResultRows();
     /** pid → normalised ip (addresses touched by the ops). */
@@ -453,7 +458,7 @@ export class Enforcer {
       // Same physical target, maybe new sealed secrets: later calls use the target as last sent.
       if (state && state.pid === pid) state.target = op.target;
       if (!state && op.op === "add") {
-        state = { target: op.target, pid, entries: new Map() };
+        state = { target: op.target, pid, entries: new EntryTable() };
         this.#desired.set(key, state);
         this.#retired.delete(pid);
       }
@@ -469,8 +474,7 @@ export class Enforcer {
             `expired at ${new Date(op.expiresAt).toISOString()} (agent clock ${new Date(now).toISOString()})`,
           );
         } else {
-          state?.entries.set(ip, op.expiresAt);
-          if (op.user !== undefined) this.#users.set(`${key}\u0000${ip}`, op.user);
+          state?.entries.set(ip, op.expiresAt, op.user);
           rows.set(key, op.ip, "add", true); // provisional: replaced by the backend's outcome below
         }
       } else {
@@ -541,9 +545,9 @@ export class Enforcer {
 
   /** An entry to add, with the user name the server gave for it under any key of `pid`. */
   #entry(pid: string, ip: string, expiresAt: number): Entry {
-    for (const [key, s] of this.#desired) {
+    for (const s of this.#desired.values()) {
       if (s.pid !== pid) continue;
-      const user = this.#users.get(`${key}\u0000${ip}`);
+      const user = s.entries.user(ip);
       if (user !== undefined) return { ip, expiresAt, user };
     }
     return { ip, expiresAt };
@@ -573,14 +577,12 @@ export class Enforcer {
     const expired = new Map<string, Set<string>>();
     let count = 0;
     for (const state of this.#desired.values()) {
-      for (const [ip, exp] of state.entries) {
-        if (exp > now) continue;
-        state.entries.delete(ip);
-        count++;
-        let set = expired.get(state.pid);
-        if (!set) expired.set(state.pid, (set = new Set()));
-        set.add(ip);
-      }
+      const dropped = state.entries.dropExpired(now);
+      if (dropped.length === 0) continue;
+      count += dropped.length;
+      let set = expired.get(state.pid);
+      if (!set) expired.set(state.pid, (set = new Set()));
+      for (const ip of dropped) set.add(ip);
     }
     const work: Promise<unknown>[] = [];
     if (count > 0) {
@@ -701,7 +703,8 @@ export class Enforcer {
   #byIp(requested: string[], outcomes: EntryOutcome[], out: Map<string, EntryOutcome>): Map<string, EntryOutcome> {
     for (const o of outcomes) {
       const ip = normalise(o.ip) ?? o.ip;
-      out.set(ip, o.error === undefined ? { ip, ok: o.ok } : { ip, ok: o.ok, error: o.error });
+      // Drivers answer with the address as given, usually normalised already: keep their object then.
+      out.set(ip, o.ip === ip ? o : o.error === undefined ? { ip, ok: o.ok } : { ip, ok: o.ok, error: o.error });
     }
     for (const ip of requested)
       if (!out.has(ip)) out.set(ip, { ip, ok: false, error: "the backend reported no outcome" });
@@ -735,7 +738,16 @@ export class Enforcer {
   }
 
   /** Union of the live entries of every key on `pid` (latest expiry wins). */
-  #wanted(pid: string, now: number): Map<string, number> {
+  #wanted(pid: string, now: number): WantedEntries {
+    let only: EntryTable | undefined;
+    let keys = 0;
+    for (const s of this.#desired.values()) {
+      if (s.pid !== pid) continue;
+      only = s.entries;
+      keys++;
+    }
+    // One key on the target (the usual case): its own table, without a copy.
+    if (keys === 1 && only) return liveEntries(only, now);
     const want = new Map<string, number>();
     for (const s of this.#desired.values()) {
       if (s.pid !== pid) continue;
@@ -759,11 +771,12 @@ export class Enforcer {
     }
     try {
       const state = StateFileSchema.parse(JSON.parse(text));
+      const strings = new StringPool();
       for (const { target, entries } of state.targets) {
-        const map = new Map<string, number>();
+        const map = new EntryTable();
         for (const e of entries) {
           const ip = normalise(e.ip);
-          if (ip !== null) map.set(ip, e.expiresAt);
+          if (ip !== null) map.set(strings.intern(ip), e.expiresAt);
         }
         this.#desired.set(target.key, { target, pid: physicalId(target), entries: map });
       }
@@ -786,6 +799,24 @@ export class Enforcer {
     }, this.#persistDelayMs);
   }
 
+  /**
+   * The state file's JSON (`StateFileSchema`) as one string per target, built straight from the
+   * entry tables: a sync of 100,000 entries persisted through `desiredState()` and one
+   * `JSON.stringify` made an object per entry and one string of the whole file (issue #13 item 4).
+   * Addresses are normalised (digits, hex, dots and colons), so they need no JSON escaping.
+   */
+  #stateChunks(): string[] {
+    const chunks = [`{"version":${STATE_VERSION},"savedAt":${this.#clock.now()},"targets":[`];
+    for (const s of this.#desired.values()) {
+      const entries: string[] = [];
+      for (const [ip, expiresAt] of s.entries) entries.push(`{"ip":"${ip}","expiresAt":${expiresAt}}`);
+      const comma = chunks.length > 1 ? "," : "";
+      chunks.push(`${comma}{"target":${JSON.stringify(s.target)},"entries":[${entries.join(",")}]}`);
+    }
+    chunks.push(`],"retired":${JSON.stringify([...this.#retired.values()])}}`);
+    return chunks;
+  }
+
   /** Writes the desired state now (serialised with earlier writes). Failures are logged, not thrown. */
   #persistNow(): Promise<void> {
     const file = this.#stateFile;
@@ -793,12 +824,7 @@ export class Enforcer {
     this.#persistTimer?.cancel();
     this.#persistTimer = undefined;
     this.#dirty = false;
-    const data = JSON.stringify({
-      version: STATE_VERSION,
-      savedAt: this.#clock.now(),
-      targets: this.desiredState(),
-      retired: [...this.#retired.values()],
-    });
+    const data = this.#stateChunks();
     this.#writes = this.#writes.then(() =>
       writeFileAtomic(file, data, 0o600).catch((err: unknown) => {
         this.#log.error({ file, err: errorText(err) }, "cannot write state file");

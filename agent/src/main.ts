@@ -16,7 +16,6 @@ import { pino } from "pino";
 import { detectCapabilities } from "./capabilities.ts";
 import { ConfigError, insecureServerReason, loadConfig } from "./config.ts";
 import { AGENT_VERSION, startAgent } from "./daemon.ts";
-import { EnrolError, enrol } from "./enrol.ts";
 import { ExecaRunner } from "./process/execa-runner.ts";
 
 /** Exit code of an unusable config file (sysexits EX_CONFIG). */
@@ -53,6 +52,8 @@ async function runEnrol(opts: {
     scriptsEnabled,
     ...(opts.haproxySocket !== undefined ? { haproxySocket: opts.haproxySocket } : {}),
   });
+  // Loaded here, not at start: enrolment's HTTP client (undici, ~1 MB of code) is never needed by `run`.
+  const { enrol, EnrolError } = await import("./enrol.ts");
   try {
     const result = await enrol({
       server: opts.server,

@@ -57,6 +57,11 @@ export interface DriverContext {
   readonly endpoints?: Readonly<Record<string, string>>;
   /** Opens one sealed secret (base64 sealed box to this agent). @throws Error when it cannot be opened. */
   readonly openSecret: (sealed: string) => string;
+  /**
+   * Makes `openSecret` usable (loads libsodium on first use: an agent whose targets carry no sealed
+   * secret never loads it); awaited before a target with sealed secrets is resolved. Absent: always usable.
+   */
+  readonly loadSecrets?: () => Promise<void>;
   readonly logger?: Logger;
 }
 
@@ -96,4 +101,9 @@ export interface DriverDefinition {
 /** Picks the driver that enforces a target, or says why there is none. */
 export interface DriverResolver {
   driverFor(target: Target): Driver | string;
+  /**
+   * Gets ready to resolve `targets` (e.g. loads what opens their sealed secrets); the enforcer awaits
+   * it before it resolves targets it has not seen before. Never throws: what fails shows in `driverFor`.
+   */
+  prepare?(targets: readonly Target[]): Promise<void>;
 }

@@ -92,6 +92,17 @@ export class DriverSet implements DriverResolver {
     return driver;
   }
 
+  /** Loads what opens sealed secrets (`DriverContext.loadSecrets`) when one of `targets` carries any. */
+  async prepare(targets: readonly Target[]): Promise<void> {
+    if (!this.#ctx.loadSecrets) return;
+    if (!targets.some((t) => Object.keys(t.secrets ?? {}).length > 0)) return;
+    try {
+      await this.#ctx.loadSecrets();
+    } catch (err) {
+      this.#ctx.logger?.error({ err: err instanceof Error ? err.message : String(err) }, "cannot load libsodium");
+    }
+  }
+
   /** Closes every driver. */
   async close(): Promise<void> {
     const all = [...this.#instances.values()];

@@ -26,9 +26,9 @@ import type { Socket } from "node:net";
 import { randomBytes } from "node:crypto";
 import { open, readFile, rename, stat, unlink, chown } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join } from "node:path";
-import { normaliseIp } from "@postern/shared";
 import type { Entry, Target } from "@postern/shared";
 import type { Backend, EntryOutcome } from "../backend.ts";
+import { canonicalIp } from "../../ip.ts";
 
 /** Where the runtime API listens: a unix socket path, or a TCP host and port. */
 export type RuntimeAddress = { readonly path: string } | { readonly host: string; readonly port: number };
@@ -286,8 +286,8 @@ export async function writeAclFileAtomically(file: string, entries: readonly str
 }
 
 interface Present {
-  /** normalised address → every textual form HAProxy holds for it */
-  readonly byIp: Map<string, string[]>;
+  /** normalised address → the textual form HAProxy holds for it, or every form when it holds several */
+  readonly byIp: Map<string, string | string[]>;
   /** normalised addresses in HAProxy's order */
   readonly order: string[];
 }
@@ -346,12 +346,12 @@ export class HaproxyBackend implements Backend {
   async add(target: Target, entries: readonly Entry[], now: number): Promise<EntryOutcome[]> {
     const { address, id } = haproxyTarget(target);
     const outcomes: (EntryOutcome | undefined)[] = entries.map(() => undefined);
-    const wanted = new Map<string, number[]>();
+    const wanted = new Map<string, number | number[]>();
     entries.forEach((e, i) => {
-      const n = normaliseIp(e.ip);
+      const n = canonicalIp(e.ip);
       if (!n) outcomes[i] = fail(e.ip, `invalid IP address "${e.ip}"`);
       else if (e.expiresAt <= now) outcomes[i] = { ip: e.ip, ok: true };
-      else wanted.set(n.ip, [...(wanted.get(n.ip) ?? []), i]);
+      else addIndex(wanted, n, i);
     });
     if (wanted.size === 0)
       return finish(
@@ -363,7 +363,7 @@ export class HaproxyBackend implements Backend {
       try {
         const { ref, before } = await this.#read(session, id);
         if (typeof ref === "string") {
-          for (const indices of wanted.values()) for (const i of indices) outcomes[i] = fail(entries[i]?.ip, ref);
+          for (const indices of wanted.values()) for (const i of each(indices)) outcomes[i] = fail(entries[i]?.ip, ref);
           return finish(
             outcomes,
             entries.map((e) => e.ip),
@@ -382,7 +382,7 @@ export class HaproxyBackend implements Backend {
         const fileError = await this.#fileChanged(session, address, id, ref);
         for (const [ip, indices] of wanted) {
           const error = errors.get(ip) ?? fileError ?? undefined;
-          for (const i of indices)
+          for (const i of each(indices))
             outcomes[i] = error ? fail(entries[i]?.ip, error) : { ip: entries[i]?.ip ?? ip, ok: true };
         }
         return finish(
@@ -403,11 +403,11 @@ export class HaproxyBackend implements Backend {
   async remove(target: Target, ips: readonly string[]): Promise<EntryOutcome[]> {
     const { address, id } = haproxyTarget(target);
     const outcomes: (EntryOutcome | undefined)[] = ips.map(() => undefined);
-    const wanted = new Map<string, number[]>();
+    const wanted = new Map<string, number | number[]>();
     ips.forEach((ip, i) => {
-      const n = normaliseIp(ip);
+      const n = canonicalIp(ip);
       if (!n) outcomes[i] = fail(ip, `invalid IP address "${ip}"`);
-      else wanted.set(n.ip, [...(wanted.get(n.ip) ?? []), i]);
+      else addIndex(wanted, n, i);
     });
     if (wanted.size === 0) return finish(outcomes, ips);
     return this.#locked(lockKey(address, id), async () => {
@@ -415,12 +415,12 @@ export class HaproxyBackend implements Backend {
       try {
         const { ref, before } = await this.#read(session, id);
         if (typeof ref === "string") {
-          for (const indices of wanted.values()) for (const i of indices) outcomes[i] = fail(ips[i], ref);
+          for (const indices of wanted.values()) for (const i of each(indices)) outcomes[i] = fail(ips[i], ref);
           return finish(outcomes, ips);
         }
         const commands: { ip: string; command: string }[] = [];
         for (const ip of wanted.keys())
-          for (const text of before.byIp.get(ip) ?? []) commands.push({ ip, command: `del acl #${id} ${text}` });
+          for (const text of each(before.byIp.get(ip) ?? [])) commands.push({ ip, command: `del acl #${id} ${text}` });
         const answers = await this.#sendAll(
           session,
           commands.map((c) => c.command),
@@ -435,7 +435,7 @@ export class HaproxyBackend implements Backend {
         const fileError = await this.#fileChanged(session, address, id, ref);
         for (const [ip, indices] of wanted) {
           const error = errors.get(ip) ?? fileError ?? undefined;
-          for (const i of indices) outcomes[i] = error ? fail(ips[i], error) : { ip: ips[i] ?? ip, ok: true };
+          for (const i of each(indices)) outcomes[i] = error ? fail(ips[i], error) : { ip: ips[i] ?? ip, ok: true };
         }
         return finish(outcomes, ips);
       } finally {
@@ -454,7 +454,7 @@ export class HaproxyBackend implements Backend {
     try {
       const [answer = ""] = await session.send([`show acl #${id}`]);
       if (/unknown acl identifier/i.test(answer)) throw new Error(`HAProxy has no ACL #${id}`);
-      return [...new Set(parseAclEntries(answer).map((t) => normaliseIp(t)?.ip ?? t))];
+      return [...new Set(parseAclEntries(answer).map((t) => canonicalIp(t) ?? t))];
     } finally {
       session.close();
     }
@@ -570,19 +570,32 @@ function reference(answer: string, id: number): { file: string | null } | string
 
 /** The entries of a `show acl #ID` answer by normalised address (every textual form), in HAProxy's order. */
 function presentOf(answer: string): Present {
-  const byIp = new Map<string, string[]>();
+  const byIp = new Map<string, string | string[]>();
   const order: string[] = [];
   for (const text of parseAclEntries(answer)) {
-    const ip = normaliseIp(text)?.ip ?? text;
+    const ip = canonicalIp(text) ?? text;
     const forms = byIp.get(ip);
-    if (forms) {
-      if (!forms.includes(text)) forms.push(text);
-    } else {
-      byIp.set(ip, [text]);
+    if (forms === undefined) {
+      byIp.set(ip, text);
       order.push(ip);
-    }
+    } else if (typeof forms === "string") {
+      if (forms !== text) byIp.set(ip, [forms, text]);
+    } else if (!forms.includes(text)) forms.push(text);
   }
   return { byIp, order };
+}
+
+/** Adds `value` under `key` of a map that keeps one value as it is and several as an array (no array per entry). */
+function addIndex<T>(map: Map<string, T | T[]>, key: string, value: T): void {
+  const had = map.get(key);
+  if (had === undefined) map.set(key, value);
+  else if (Array.isArray(had)) had.push(value);
+  else map.set(key, [had, value]);
+}
+
+/** The values of a one-or-several map value (see `addIndex`). */
+function each<T>(value: T | T[]): T[] {
+  return Array.isArray(value) ? value : [value];
 }
 
 function haproxyTarget(target: Target): { address: RuntimeAddress; id: number } {
