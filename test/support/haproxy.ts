@@ -139,10 +139,12 @@ export async function startHaproxy(options: StartHaproxyOptions = {}): Promise<H
       "  timeout server 5s",
       "frontend fe_test",
       `  bind 127.0.0.1:${frontendPort}`,
-      ...(options.frontendRules?.(aclFile) ?? [
-        `acl allowed src -f ${aclFile}`,
-        "http-request deny deny_status 403 unless allowed",
-      ]).map((line) => `  ${line}`),
+      ...(
+        options.frontendRules?.(aclFile) ?? [
+          `acl allowed src -f ${aclFile}`,
+          "http-request deny deny_status 403 unless allowed",
+        ]
+      ).map((line) => `  ${line}`),
       "  http-request return status 200 content-type text/plain string ok",
       "",
     ].join("\n"),

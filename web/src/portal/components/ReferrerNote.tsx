@@ -36,7 +36,9 @@ function NoteText({ note }: { note: Note }) {
     case "ignored": {
       const description = note.description ?? "";
       return note.reason === "failed" ? (
-        <Trans>Access to {description} could not be granted, so you were not taken back to the page you came from.</Trans>
+        <Trans>
+          Access to {description} could not be granted, so you were not taken back to the page you came from.
+        </Trans>
       ) : (
         <Trans>The return address in your link was not followed: it does not belong to any of your resources.</Trans>
       );

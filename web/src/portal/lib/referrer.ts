@@ -84,5 +84,7 @@ export function referrerDecision(raw: string, acls: readonly StatusAcl[]): Refer
   const ready = matches.find((acl) => READY.includes(acl.Status) && !acl.HideFromUsers);
   if (ready !== undefined) return { kind: "wait", acl: ready, needsClick: true };
   const failed = matches.find((acl) => ERRORS.includes(acl.Status));
-  return failed === undefined ? { kind: "ignore", reason: "noMatch" } : { kind: "ignore", reason: "failed", acl: failed };
+  return failed === undefined
+    ? { kind: "ignore", reason: "noMatch" }
+    : { kind: "ignore", reason: "failed", acl: failed };
 }
