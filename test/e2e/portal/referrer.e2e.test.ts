@@ -5,61 +5,35 @@
  * user's Knoc at the same origin is Granted, through the login form and 2FA enrolment, after a
  * click-to-grant Knoc's Grant click, and from the HAProxy deny page of docs/admin-guide.md; it ignores
  * (with a note, English and German) a referrer at another origin, scheme or port, a javascript: one,
- * and one whose grant fails. The protected sites are loopback HTTP servers this file starts.
+ * and one whose grant fails. The protected sites are loopback HTTP servers (test/support/recording-site.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createServer } from "node:http";
-import type { IncomingHttpHeaders, Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
 import { generateSync } from "otplib";
 import { chromiumAvailable, expectVisible, seriousViolations } from "../../support/browser.ts";
 import { startDenyPageHaproxy } from "../../support/deny-page.ts";
+import { startRecordingSite } from "../../support/recording-site.ts";
+import type { RecordingSite } from "../../support/recording-site.ts";
 import type { DenyPageHaproxy } from "../../support/deny-page.ts";
 import { usePortalSuite } from "./portal-stack.ts";
 import type { PortalStack } from "./portal-stack.ts";
 
 if (!chromiumAvailable) console.warn("portal referrer e2e: SKIPPED: /usr/bin/chromium is not installed");
 
-/** A loopback site standing in for a protected web app: it records each request's path and headers. */
-interface Site {
-  url: string;
-  port: number;
-  requests: { path: string; headers: IncomingHttpHeaders }[];
-  close(): Promise<void>;
-}
-
-async function startSite(): Promise<Site> {
-  const requests: Site["requests"] = [];
-  const server: Server = createServer((req, res) => {
-    requests.push({ path: req.url ?? "", headers: req.headers });
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-    res.end(`<!doctype html><title>Protected app</title><h1>Protected app</h1>`);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 const IGNORED = "The return address in your link was not followed: it does not belong to any of your resources.";
 
 describe.skipIf(!chromiumAvailable)("back to the protected page (?referrer=) in Chromium", () => {
   const suite = usePortalSuite();
   let p: PortalStack;
-  let site: Site;
-  let other: Site;
+  let site: RecordingSite;
+  let other: RecordingSite;
   let denySite: DenyPageHaproxy;
   const ids: Record<string, string> = {};
   const fresh = suite.fresh;
 
   beforeAll(async () => {
     p = suite.stack();
-    [site, other] = await Promise.all([startSite(), startSite()]);
+    [site, other] = await Promise.all([startRecordingSite(), startRecordingSite()]);
     denySite = await startDenyPageHaproxy(p.url);
     const admin = p.stack.admin;
     const backends = await admin.ok<{ ID: string; Name: string; AgentID: string }[]>("GET", "/api/admin/backends");
