@@ -3,7 +3,8 @@
  *
  * `startHaproxy()` writes a temp config with two admin runtime sockets (unix `<dir>/admin.sock` and TCP
  * `127.0.0.1:<free port>`), a frontend on `127.0.0.1:<free port>` that answers 403 unless the source
- * address is in the ACL file `<dir>/allow-<n>.acl` and 200 `ok` otherwise, and runs HAProxy in the
+ * address is in the ACL file `<dir>/allow-<n>.acl` and 200 `ok` otherwise (or other rules in front of the
+ * `ok`: `frontendRules`), and runs HAProxy in the
  * foreground in master-worker mode (`haproxy -W -S <dir>/master.sock -f cfg`). `reload()` sends SIGUSR2
  * to the master and waits until a new worker answers and the master's CLI answers again; `stop()`
  * terminates the master by PID and removes the temp dir.
@@ -54,6 +55,13 @@ export interface StartHaproxyOptions {
   readonly binary?: string;
   /** Name of the ACL file in the temp dir (default `allow-<n>.acl`); knocproxy tests use `<Name>.acl`. */
   readonly aclFileName?: string;
+  /**
+   * The frontend's access rules in place of the default two (`acl allowed src -f <aclFile>` and
+   * `http-request deny deny_status 403 unless allowed`), given the ACL file's absolute path; they must
+   * load that file as an ACL (`aclId` is looked up by its path). The final `return 200 ok` stays.
+   * Used to test configuration snippets from the docs (e.g. the deny page of docs/admin-guide.md).
+   */
+  readonly frontendRules?: (aclFile: string) => readonly string[];
 }
 
 let counter = 0;
@@ -131,8 +139,12 @@ export async function startHaproxy(options: StartHaproxyOptions = {}): Promise<H
       "  timeout server 5s",
       "frontend fe_test",
       `  bind 127.0.0.1:${frontendPort}`,
-      `  acl allowed src -f ${aclFile}`,
-      "  http-request deny deny_status 403 unless allowed",
+      ...(
+        options.frontendRules?.(aclFile) ?? [
+          `acl allowed src -f ${aclFile}`,
+          "http-request deny deny_status 403 unless allowed",
+        ]
+      ).map((line) => `  ${line}`),
       "  http-request return status 200 content-type text/plain string ok",
       "",
     ].join("\n"),

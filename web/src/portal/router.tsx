@@ -4,6 +4,8 @@
  * redirects to Login. Guards: a signed-in user on Login (or on a two-factor page) goes to /home/new
  * when NewUserDashboard is set, else /home; /home* without a session goes to Login. The
  * two-factor pages and the older Home are loaded on demand (their own chunks).
+ * `/?referrer=<url>` (issue #14 item 3): the referrer is stored in this tab's sessionStorage
+ * (state/referrer.ts) and taken out of the address bar, then the home pages follow it (useReferrer).
  */
 import { lazy, Suspense } from "react";
 import { createRootRoute, createRoute, createRouter, Outlet, redirect } from "@tanstack/react-router";
@@ -12,6 +14,7 @@ import { homePathFor, loadSession } from "./api/session.ts";
 import { DashboardPage } from "./routes/DashboardPage.tsx";
 import { LoginPage } from "./routes/LoginPage.tsx";
 import { RouteError } from "../ui/components/RouteError.tsx";
+import { stashReferrer } from "./state/referrer.ts";
 
 const TwoFactorPage = lazy(async () => ({ default: (await import("./routes/TwoFactorPage.tsx")).TwoFactorPage }));
 const TwoFactorOnboardPage = lazy(async () => ({
@@ -19,9 +22,13 @@ const TwoFactorOnboardPage = lazy(async () => ({
 }));
 const HomePage = lazy(async () => ({ default: (await import("./routes/HomePage.tsx")).HomePage }));
 
-/** Search parameters of the Login route: an optional error key or message to show. */
+/**
+ * Search parameters of the Login route: an optional error key or message to show, and the page to
+ * return to after sign-in (`referrer`, stored and removed from the URL by the route's guard).
+ */
 export interface LoginSearch {
   error?: string;
+  referrer?: string;
 }
 
 const rootRoute = createRootRoute({
@@ -38,9 +45,17 @@ async function leaveWhenSignedIn(): Promise<void> {
 const loginRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: "/",
-  validateSearch: (search: Record<string, unknown>): LoginSearch =>
-    typeof search.error === "string" && search.error !== "" ? { error: search.error } : {},
-  beforeLoad: leaveWhenSignedIn,
+  validateSearch: (search: Record<string, unknown>): LoginSearch => ({
+    ...(typeof search.error === "string" && search.error !== "" ? { error: search.error } : {}),
+    ...(typeof search.referrer === "string" && search.referrer !== "" ? { referrer: search.referrer } : {}),
+  }),
+  beforeLoad: async ({ search }) => {
+    if (search.referrer !== undefined) stashReferrer(search.referrer);
+    await leaveWhenSignedIn();
+    // Out of the address bar: the URL never carries it further (Referer headers, history, screenshots).
+    if (search.referrer !== undefined)
+      throw redirect({ to: "/", search: search.error === undefined ? {} : { error: search.error }, replace: true });
+  },
   component: function LoginRoute() {
     const { error } = loginRoute.useSearch();
     return <LoginPage key={error ?? ""} errorParam={error} />;

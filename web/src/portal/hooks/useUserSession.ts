@@ -2,7 +2,7 @@
  * Everything both home pages (older Home and NewUserDashboard) do with the signed-in session
  * (docs/reference.md user-portal §2, §4): the live status (30 s refresh, polling after grant or revoke), grant and
  * revoke with busy state and errors, IP discovery every 30 s, logout, the countdown's end (to
- * Login), auto-browse, and use counts for the Top section.
+ * Login), auto-browse, "back to the protected page" (useReferrer), and use counts for the Top section.
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useAtom, useSetAtom } from "jotai";
@@ -18,7 +18,10 @@ import type { AclAction } from "../lib/acl.ts";
 import { recordUse } from "../../ui/lib/storage.ts";
 import { aclActionErrorsAtom, busyAclIdsAtom, useCountsAtom } from "../state/atoms.ts";
 import { useIpDiscovery } from "./useIpDiscovery.ts";
+import { useReferrer } from "./useReferrer.ts";
+import type { ReferrerNote } from "./useReferrer.ts";
 import { useSessionStatus } from "./useSessionStatus.ts";
+import { clearReferrer } from "../state/referrer.ts";
 
 /** What useUserSession gives a page. */
 export interface UserSession {
@@ -32,6 +35,8 @@ export interface UserSession {
   onAction: (acl: StatusAcl, action: AclAction) => void;
   onLogout: () => void;
   onExpired: () => void;
+  /** What to tell about the referrer the portal was opened with (issue #14 item 3), or undefined. */
+  referrerNote: ReferrerNote | undefined;
 }
 
 /** `initialStatus` is the GET /api/status answer the route guard loaded. */
@@ -45,10 +50,12 @@ export function useUserSession(initialStatus: SessionStatus): UserSession {
   const [loggingOut, setLoggingOut] = useState(false);
   const licensed = status.Licensed && status.UserLicensed;
   const discovered = useIpDiscovery(licensed);
+  const referrer = useReferrer(status, licensed, watch);
 
   const toLogin = useCallback(
     (error?: string) => {
       forgetSession();
+      clearReferrer();
       void navigate({ to: "/", search: error === undefined ? {} : { error } });
     },
     [navigate],
@@ -95,15 +102,28 @@ export function useUserSession(initialStatus: SessionStatus): UserSession {
     [discovered, i18n, patchAcl, setActionErrors, setBusyIds, setUseCounts, watch],
   );
 
-  // Auto-browse (docs/reference.md user-portal §2): once per page load, when exactly one ACL asks for it.
+  // Auto-browse (docs/reference.md user-portal §2): once per page load, when exactly one ACL asks for it;
+  // a referrer that may still be followed goes first (docs/decisions.md "Back to the protected page").
   const browsed = useRef(false);
+  const referrerActive = referrer.active;
   useEffect(() => {
     const target = autoBrowseTarget(status.ACLs);
-    if (target !== undefined && licensed && !browsed.current) {
+    if (target !== undefined && licensed && !browsed.current && !referrerActive) {
       browsed.current = true;
       window.location.assign(target);
     }
-  }, [status.ACLs, licensed]);
+  }, [status.ACLs, licensed, referrerActive]);
 
-  return { status, refreshError, licensed, busyIds, actionErrors, loggingOut, onAction, onLogout, onExpired };
+  return {
+    status,
+    refreshError,
+    licensed,
+    busyIds,
+    actionErrors,
+    loggingOut,
+    onAction,
+    onLogout,
+    onExpired,
+    referrerNote: referrer.note,
+  };
 }

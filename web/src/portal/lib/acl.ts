@@ -126,15 +126,30 @@ export function autoBrowseTarget(acls: readonly StatusAcl[]): string | undefined
   return candidates.length === 1 ? candidates[0]?.URL : undefined;
 }
 
-/** A grant or revoke whose outcome is being polled for. */
-export type WatchedAction = "grant" | "revoke";
+/**
+ * What is being polled for: the outcome of a grant or revoke, or ("referrer") a grant the portal
+ * waits for to send the browser back to the protected page (lib/referrer.ts).
+ */
+export type WatchedAction = "grant" | "revoke" | "referrer";
+
+/** Where a grant the referrer waits for has settled: Granted, an error, or ready (not granted). */
+const REFERRER_SETTLED: readonly number[] = [
+  GrantStatus.Granted,
+  GrantStatus.GrantError,
+  GrantStatus.Created,
+  GrantStatus.Revoked,
+  GrantStatus.RevokedWithError,
+];
 
 /**
  * Whether polling after a grant or revoke may stop for this status (docs/reference.md user-portal §4: stop at 1, 3,
  * 4, 6). It also stops at the goal: Granted (0) after a grant, Revoked (9) after a revoke; a 0 seen
  * right after a revoke (or a 9 right after a grant) is the state before the change, so it keeps going.
+ * A "referrer" watch goes on through Published (6) and AgentOffline (3) until the grant settles
+ * (0, 1, 4, 9, 10): the browser leaves the page at Granted, which Published only precedes.
  */
 export function pollDone(status: number, action: WatchedAction): boolean {
+  if (action === "referrer") return REFERRER_SETTLED.includes(status);
   if ((POLL_STOP_STATUSES as readonly number[]).includes(status)) return true;
   return action === "grant" ? status === GrantStatus.Granted : status === GrantStatus.Revoked;
 }

@@ -15,6 +15,7 @@ import { AclSection } from "../components/AclSection.tsx";
 import { AclTable } from "../components/AclTable.tsx";
 import { ErrorMessage } from "../../ui/components/ErrorMessage.tsx";
 import { SearchBox } from "../components/SearchBox.tsx";
+import { ReferrerNote } from "../components/ReferrerNote.tsx";
 import { SessionSummary } from "../components/SessionSummary.tsx";
 import { TopBar } from "../components/TopBar.tsx";
 import { UnlicensedDialog } from "../components/UnlicensedDialog.tsx";
@@ -108,6 +109,7 @@ export function DashboardPage({ initialStatus }: { initialStatus: SessionStatus 
       />
       <main className="mx-auto max-w-6xl space-y-8 px-4 py-8 sm:px-6">
         <SessionSummary status={status} />
+        <ReferrerNote note={session.referrerNote} />
         {passwordChanged ? (
           <p
             role="status"

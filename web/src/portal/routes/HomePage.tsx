@@ -10,6 +10,7 @@ import type { SessionStatus } from "@postern/shared";
 import { errorText } from "../../ui/api/error-messages.ts";
 import { AclTable } from "../components/AclTable.tsx";
 import { ErrorMessage } from "../../ui/components/ErrorMessage.tsx";
+import { ReferrerNote } from "../components/ReferrerNote.tsx";
 import { SessionSummary } from "../components/SessionSummary.tsx";
 import { TopBar } from "../components/TopBar.tsx";
 import { UnlicensedDialog } from "../components/UnlicensedDialog.tsx";
@@ -34,6 +35,7 @@ export function HomePage({ initialStatus }: { initialStatus: SessionStatus }) {
       />
       <main className="mx-auto max-w-4xl space-y-8 px-4 py-8 sm:px-6">
         <SessionSummary status={status} />
+        <ReferrerNote note={session.referrerNote} />
         {session.refreshError !== undefined ? <ErrorMessage message={errorText(i18n, session.refreshError)} /> : null}
         {licensed ? (
           acls.length === 0 ? (
