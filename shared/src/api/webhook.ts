@@ -46,7 +46,7 @@ export const MAX_WEBHOOK_DELIVERIES = 100;
 export const WebhookUrlSchema = z
   .string()
   .trim()
-  .min(1, "URL is required")
+  .min(1, "required")
   .max(MAX_WEBHOOK_URL)
   .refine((v) => {
     try {
