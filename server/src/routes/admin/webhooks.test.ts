@@ -6,14 +6,20 @@
  * receiver is test/e2e/webhooks.e2e.test.ts.
  */
 import { createServer } from "node:net";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import type { Webhook, WebhookDelivery, WebhookEventTypes } from "@postern/shared";
 import { WEBHOOK_EVENT_TYPES } from "@postern/shared";
 import { auditLog, webhookDeliveries, webhooks } from "../../db/schema.ts";
 import { createLogger } from "../../logger.ts";
-import { WebhookDispatcher, DEFAULT_RETRY_SCHEDULE_MS, secretPurpose } from "../../services/webhooks/dispatcher.ts";
+import {
+  DEFAULT_DELIVERY_TIMEOUT_MS,
+  DEFAULT_RETRY_SCHEDULE_MS,
+  WebhookDispatcher,
+  secretPurpose,
+} from "../../services/webhooks/dispatcher.ts";
+import { dueDeliveryIds } from "../../repositories/webhooks.ts";
 import { apiRequest, createHarness, seedLoop, signInAdmin } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
 
@@ -183,6 +189,32 @@ describe("events and deliveries", () => {
     const listed = (await call("GET", "")).body as Webhook[];
     expect(listed[0]!.LastDelivery).toMatchObject({ Status: "failed", Attempts: 6 });
     await restarted.stop();
+  });
+
+  it("stops without waiting for a receiver that never answers, and retries that delivery after a restart", async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      await create({ URL: `http://127.0.0.1:${port}/hook`, Events: ["user.signin"] });
+      await apiRequest(h, "POST", "/api/login", { UserName: "alice", Password: "alice-password" });
+      const dispatcher = h.services.webhookDispatcher;
+      dispatcher.start();
+      await expect.poll(() => sockets.size, { timeout: 5_000 }).toBeGreaterThan(0);
+      const started = Date.now();
+      await dispatcher.stop();
+      expect(Date.now() - started).toBeLessThan(2_000);
+      const [row] = deliveryRows();
+      expect(row).toMatchObject({ status: "pending", attempts: 0 });
+      // Its lease holds it until the attempt's time is up; then the next start tries it again.
+      expect(await dueDeliveryIds(h.services.db, h.clock.now(), 10)).toEqual([]);
+      h.clock.advance(DEFAULT_DELIVERY_TIMEOUT_MS + 5_000);
+      expect(await dueDeliveryIds(h.services.db, h.clock.now(), 10)).toEqual([row!.id]);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 
   it("answers a test delivery with its first attempt's result", async () => {

@@ -84,6 +84,8 @@ export class WebhookDispatcher {
   private running: Promise<void> | null = null;
   private again = false;
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Aborted by `stop`: attempts in flight end at once and are not recorded. */
+  private stopping = new AbortController();
   private readonly wake = () => this.kick();
 
   constructor(opts: WebhookDispatcherOptions) {
@@ -107,13 +109,15 @@ export class WebhookDispatcher {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    if (this.stopping.signal.aborted) this.stopping = new AbortController();
     auditWritten.add(this.wake);
     this.kick();
   }
 
-  /** Stops; waits for the run and the attempts in progress (each bounded by the timeout). */
+  /** Stops; aborts the attempts in progress (they are retried after the next start) and waits for them. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     auditWritten.delete(this.wake);
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
@@ -176,22 +180,25 @@ export class WebhookDispatcher {
 
   /** Turns the audit entries after the cursor into outbox rows (see the module comment). */
   async collect(): Promise<number> {
+    // Read before the webhooks: a webhook created after this point starts at or after `limit` (its sinceAuditId).
+    const limit = auditRepo.maxAuditId(this.db);
     const hooks = await repo.listEnabledWebhooks(this.db);
     let cursor = await repo.getCursor(this.db);
     if (cursor === null) {
       // First run: start where the oldest webhook started (nothing earlier is anyone's).
-      cursor = hooks.length > 0 ? Math.min(...hooks.map((h) => h.sinceAuditId)) : auditRepo.maxAuditId(this.db);
+      cursor = hooks.length > 0 ? Math.min(...hooks.map((h) => h.sinceAuditId)) : limit;
       await repo.setCursor(this.db, cursor);
     }
     let queued = 0;
     for (;;) {
       if (hooks.length === 0) {
         // Nothing subscribes: skip ahead (a webhook created later starts after its own sinceAuditId anyway).
-        const last = auditRepo.maxAuditId(this.db);
-        if (last !== cursor) await repo.setCursor(this.db, last);
+        if (limit > cursor) await repo.setCursor(this.db, limit);
         return 0;
       }
-      const rows = auditRepo.auditEntriesAfterId(this.db, cursor, this.batchSize);
+      if (cursor >= limit) return queued;
+      const batch = auditRepo.auditEntriesAfterId(this.db, cursor, this.batchSize);
+      const rows = batch.filter((row) => row.id <= limit);
       const last = rows.at(-1);
       if (!last) return queued;
       const deliveries: NewWebhookDelivery[] = [];
@@ -218,7 +225,7 @@ export class WebhookDispatcher {
       await repo.setCursor(this.db, last.id);
       cursor = last.id;
       queued += deliveries.length;
-      if (rows.length < this.batchSize) return queued;
+      if (batch.length < this.batchSize) return queued;
     }
   }
 
@@ -240,8 +247,24 @@ export class WebhookDispatcher {
    */
   async attempt(id: string): Promise<WebhookDeliveryRow | undefined> {
     const now = this.clock.now();
-    const claimed = await repo.claimDelivery(this.db, id, now, now + this.timeoutMs + 5_000);
+    const claimed = await repo.claimDelivery(this.db, id, now, this.leaseUntil(now));
     if (!claimed) return undefined;
+    return await this.deliver(claimed);
+  }
+
+  /** Until when an attempt starting at `now` (epoch ms) holds its delivery: the timeout and 5 s. */
+  leaseUntil(now: number): number {
+    return now + this.timeoutMs + 5_000;
+  }
+
+  /**
+   * Makes one attempt of a delivery already claimed (its nextAttemptAt set to a lease, e.g. inserted so by a
+   * test delivery) and records the outcome; returns the delivery as it stands afterwards, undefined when its
+   * webhook is gone or the dispatcher stopped during the attempt (then the lease lets the next start retry it).
+   * Never throws.
+   */
+  async deliver(claimed: WebhookDeliveryRow): Promise<WebhookDeliveryRow | undefined> {
+    const id = claimed.id;
     const hook = await repo.getWebhook(this.db, claimed.webhookId);
     if (!hook) return undefined;
     let outcome: AttemptOutcome;
@@ -251,6 +274,7 @@ export class WebhookDispatcher {
     } catch (err) {
       outcome = { ok: false, statusCode: null, error: err instanceof Error ? err.message : String(err) };
     }
+    if (this.stopping.signal.aborted) return undefined;
     const attempts = claimed.attempts + 1;
     const done = this.clock.now();
     const retry = !outcome.ok && attempts < this.maxAttempts;
@@ -290,7 +314,7 @@ export class WebhookDispatcher {
         headers,
         body,
         redirect: "manual",
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: AbortSignal.any([AbortSignal.timeout(this.timeoutMs), this.stopping.signal]),
       });
       await res.body?.cancel().catch(() => undefined);
       if (res.status >= 200 && res.status < 300) return { ok: true, statusCode: res.status, error: "" };

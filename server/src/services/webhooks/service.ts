@@ -150,6 +150,7 @@ export class WebhookService {
       data: { WebhookID: row.id, AdminName: actor.adminName, Description: "A test delivery from Postern" },
     };
     const deliveryId = newId();
+    // Inserted already claimed (nextAttemptAt is the attempt's lease), so the background run leaves it to us.
     await repo.insertDeliveries(this.db, [
       {
         id: deliveryId,
@@ -159,11 +160,13 @@ export class WebhookService {
         eventType: WEBHOOK_TEST_EVENT,
         payload: JSON.stringify(payload),
         status: "pending",
-        nextAttemptAt: now,
+        nextAttemptAt: this.dispatcher.leaseUntil(now),
         createdAt: now,
       },
     ]);
-    const after = (await this.dispatcher.attempt(deliveryId)) ?? (await repo.getDelivery(this.db, deliveryId));
+    const claimed = await repo.getDelivery(this.db, deliveryId);
+    const after =
+      (claimed && (await this.dispatcher.deliver(claimed))) ?? (await repo.getDelivery(this.db, deliveryId));
     if (!after) throw new AppError(Errors.notFound, "webhook");
     return deliveryView(after);
   }
