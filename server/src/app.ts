@@ -37,6 +37,7 @@ import { licenseRoutes } from "./routes/admin/license.ts";
 import { logRoutes } from "./routes/admin/logs.ts";
 import { agentEnrolRoutes } from "./routes/agent.ts";
 import { apiKeyRoutes } from "./routes/admin/api-keys.ts";
+import { webhookRoutes } from "./routes/admin/webhooks.ts";
 import { allowlistRoutes } from "./routes/v1/allowlists.ts";
 import { apiSessionRoutes } from "./routes/v1/sessions.ts";
 import { apiKeyUserSessionRoutes } from "./routes/v1/user-sessions.ts";
@@ -89,6 +90,7 @@ export function createApp(
     .route("/admin", adminStatusRoutes)
     .route("/admin/logs", logRoutes)
     .route("/admin/api-keys", apiKeyRoutes)
+    .route("/admin/webhooks", webhookRoutes)
     .route("/v1/allowlists", allowlistRoutes)
     .route("/v1/sessions", apiSessionRoutes)
     .route("/v1/user_sessions", apiKeyUserSessionRoutes)

@@ -68,6 +68,8 @@ export interface StartOptions {
   agentPackage?: string;
   /** Bearer token for /metrics from other hosts than loopback (POSTERN_METRICS_TOKEN). */
   metricsToken?: string;
+  /** Retry schedule, timeout and poll interval of event webhook deliveries (tests; default: the dispatcher's). */
+  webhookDelivery?: Parameters<typeof createServices>[0]["webhookDelivery"];
 }
 
 /**
@@ -139,6 +141,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     licensePublicKeys: opts.licensePublicKeys ?? [],
     serverKey: loadOrCreateServerSigningKey(opts.dataDir),
     ...(opts.agentTokenHours !== undefined ? { agentTokenLifetimeMs: opts.agentTokenHours * 3_600_000 } : {}),
+    ...(opts.webhookDelivery ? { webhookDelivery: opts.webhookDelivery } : {}),
   });
   await services.adminSettings.applyDebugMode();
   await services.engine.recoverAfterRestart();
@@ -205,6 +208,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   }, SWEEP_INTERVAL_MS);
   const gelf = new GelfForwarder({ db: database.db, clock, log });
   gelf.start();
+  services.webhookDispatcher.start();
   // Tells `postern db restore` that a server runs on this data directory.
   const removePid = writeServerPid(opts.dataDir);
   const actualPort = (server.address() as AddressInfo).port;
@@ -233,6 +237,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       await sweeping;
       await discovery?.close();
       await gelf.stop();
+      await services.webhookDispatcher.stop();
       await services.hub.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -24,3 +24,4 @@ export * from "./api/knoc.ts";
 export * from "./api/saml.ts";
 export * from "./api/password.ts";
 export * from "./api/otp.ts";
+export * from "./api/webhook.ts";

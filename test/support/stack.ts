@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startServer, TestClock, AdminSessionService, createLogger } from "../../server/src/index.ts";
-import type { RunningServer } from "../../server/src/index.ts";
+import type { RunningServer, StartOptions } from "../../server/src/index.ts";
 import { enrol } from "../../agent/src/enrol.ts";
 import { issueTestLicence, ROOMY_LICENCE, testLicenceKey } from "../../server/src/testing/licences.ts";
 import type { AgentCapabilities } from "../../shared/src/index.ts";
@@ -121,7 +121,13 @@ export interface Stack {
  * `licensePublicKeys` are further licence signing keys the server trusts.
  */
 export async function startStack(
-  opts: { trustedProxies?: string[]; discoveryPorts?: number[]; licensePublicKeys?: readonly string[] } = {},
+  opts: {
+    trustedProxies?: string[];
+    discoveryPorts?: number[];
+    licensePublicKeys?: readonly string[];
+    /** Short webhook retry schedule / poll interval for tests (server StartOptions.webhookDelivery). */
+    webhookDelivery?: StartOptions["webhookDelivery"];
+  } = {},
 ): Promise<Stack> {
   const dir = await mkdtemp(join(tmpdir(), "postern-e2e-"));
   const clock = new TestClock();
@@ -134,6 +140,7 @@ export async function startStack(
     licensePublicKeys: [testLicenceKey.publicKey, ...(opts.licensePublicKeys ?? [])],
     ...(opts.trustedProxies ? { trustedProxies: opts.trustedProxies } : {}),
     ...(opts.discoveryPorts ? { discovery: { ports: opts.discoveryPorts } } : {}),
+    ...(opts.webhookDelivery ? { webhookDelivery: opts.webhookDelivery } : {}),
   });
   await new AdminSessionService(server.services.db, clock).createLocalAdmin({
     userName: "admin",

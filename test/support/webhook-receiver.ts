@@ -30,9 +30,13 @@ export interface WebhookReceiver {
   stop(): Promise<void>;
 }
 
-/** Starts a receiver that verifies with `secret` (`whsec_…`). */
-export async function startWebhookReceiver(secret: string): Promise<WebhookReceiver> {
-  const wh = new Webhook(secret);
+/**
+ * Starts a receiver that verifies with `secret` (`whsec_…`), or with what `secret()` answers at each delivery
+ * (for endpoints whose secret is known only once they are registered).
+ */
+export async function startWebhookReceiver(secret: string | (() => string)): Promise<WebhookReceiver> {
+  const webhookOf = (s: string) => new Webhook(s);
+  const fixed = typeof secret === "string" ? webhookOf(secret) : undefined;
   const deliveries: Delivery[] = [];
   const granted = new Set<string>();
   let failures: { count: number; status: number } = { count: 0, status: 500 };
@@ -45,7 +49,7 @@ export async function startWebhookReceiver(secret: string): Promise<WebhookRecei
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers[k] = v;
       let verified: boolean;
       try {
-        wh.verify(body, headers);
+        (fixed ?? webhookOf((secret as () => string)())).verify(body, headers);
         verified = true;
       } catch {
         verified = false;
@@ -56,7 +60,7 @@ export async function startWebhookReceiver(secret: string): Promise<WebhookRecei
         failures.count--;
         status = failures.status;
       } else {
-        const msg = JSON.parse(body) as { data: { action: string; ip?: string } };
+        const msg = JSON.parse(body) as { data: { action?: string; ip?: string } };
         if (msg.data.action === "add" && msg.data.ip) granted.add(msg.data.ip);
         if (msg.data.action === "del" && msg.data.ip) granted.delete(msg.data.ip);
         if (msg.data.action === "flush") granted.clear();

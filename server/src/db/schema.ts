@@ -402,3 +402,59 @@ export const changeCounters = sqliteTable("change_counters", {
   name: text("name").primaryKey(),
   value: integer("value").notNull().default(0),
 });
+
+/**
+ * Event webhooks (issue #14 item 4, docs/decisions.md "Event webhooks"). `events` the subscribed types or ["*"];
+ * `secretSealed` the signing secret sealed by the SecretBox for purpose `webhook.secret:<id>`; `sinceAuditId` the
+ * last audit entry written before the webhook existed (it is sent only later events).
+ */
+export const webhooks = sqliteTable("webhooks", {
+  id: text("id").primaryKey(),
+  url: text("url").notNull(),
+  events: text("events", { mode: "json" }).$type<string[]>().notNull(),
+  description: text("description").notNull().default(""),
+  enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+  secretSealed: text("secret_sealed").notNull(),
+  sinceAuditId: integer("since_audit_id").notNull().default(0),
+  createdAt: integer("created_at").notNull(),
+});
+
+/**
+ * The webhook outbox: one row per (webhook, event), kept after delivery as its history. `auditId` the audit entry
+ * that raised it (null for test deliveries; unique per webhook so a replay inserts nothing); `messageId` the
+ * `webhook-id` header of every attempt; `payload` the JSON body; `status` pending / delivered / failed;
+ * `nextAttemptAt` epoch ms when a pending row is due (also the lease of an attempt in flight); times epoch ms.
+ */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: text("id").primaryKey(),
+    webhookId: text("webhook_id")
+      .notNull()
+      .references(() => webhooks.id, { onDelete: "cascade" }),
+    auditId: integer("audit_id"),
+    messageId: text("message_id").notNull(),
+    eventType: text("event_type").notNull(),
+    payload: text("payload").notNull(),
+    status: text("status", { enum: ["pending", "delivered", "failed"] })
+      .notNull()
+      .default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    lastStatusCode: integer("last_status_code"),
+    lastError: text("last_error").notNull().default(""),
+    lastAttemptAt: integer("last_attempt_at"),
+    nextAttemptAt: integer("next_attempt_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("webhook_deliveries_event_idx").on(t.webhookId, t.auditId),
+    index("webhook_deliveries_due_idx").on(t.status, t.nextAttemptAt),
+    index("webhook_deliveries_latest_idx").on(t.webhookId, t.createdAt),
+  ],
+);
+
+/** Where the webhook dispatcher stands in the audit log: one row, `auditId` the last entry it turned into deliveries. */
+export const webhookCursor = sqliteTable("webhook_cursor", {
+  id: integer("id").primaryKey(),
+  auditId: integer("audit_id").notNull(),
+});

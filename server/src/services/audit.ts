@@ -73,6 +73,12 @@ export const AuditAction = {
   passwordChanged: "passwordChanged",
   /** A password change was refused (wrong current password, too weak, throttled); errorMessage says why. */
   passwordChangeFailed: "passwordChangeFailed",
+  /** An admin registered an event webhook (POST /admin/webhooks); description names its URL. */
+  webhookCreated: "webhookCreated",
+  /** An admin changed an event webhook (PATCH/PUT /admin/webhooks/{id}). */
+  webhookUpdated: "webhookUpdated",
+  /** An admin deleted an event webhook (DELETE /admin/webhooks/{id}). */
+  webhookDeleted: "webhookDeleted",
 } as const;
 /** One action kind. */
 export type AuditActionKind = (typeof AuditAction)[keyof typeof AuditAction];
@@ -90,6 +96,13 @@ export interface AuditEntry {
   description?: string;
 }
 
+/**
+ * Called after every audit entry is written (still inside the writer's transaction), with nothing but the fact:
+ * the event webhook dispatcher (services/webhooks/dispatcher.ts) wakes on it and reads the committed entries
+ * itself, so a rolled-back change raises no event. Listeners must not throw or block.
+ */
+export const auditWritten = new Set<() => void>();
+
 /** Writes one audit entry inside the caller's transaction (or directly on `db`). */
 export async function writeAudit(tx: Tx | Db, entry: AuditEntry): Promise<void> {
   await insertAuditEntry(tx, {
@@ -103,4 +116,5 @@ export async function writeAudit(tx: Tx | Db, entry: AuditEntry): Promise<void> 
     aclDescription: entry.aclDescription ?? "",
     description: entry.description ?? "",
   });
+  for (const listener of auditWritten) listener();
 }

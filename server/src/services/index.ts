@@ -33,6 +33,9 @@ import { LoginThrottle } from "./auth/throttle.ts";
 import { PasswordChangeService } from "./auth/password-change.ts";
 import { TotpService } from "./auth/totp.ts";
 import { ApiKeyUserService } from "./auth/api-key-users.ts";
+import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
+import type { WebhookDispatcherOptions } from "./webhooks/dispatcher.ts";
+import { WebhookService } from "./webhooks/service.ts";
 import { randomBytes } from "node:crypto";
 
 /** Every service of a running server. */
@@ -79,6 +82,10 @@ export interface Services {
   apiKeyUsers: ApiKeyUserService;
   /** Prometheus metrics of this server (GET /metrics). */
   metrics: ServerMetrics;
+  /** Event webhooks: the admin API (/admin/webhooks). */
+  webhooks: WebhookService;
+  /** Event webhook deliveries: the server starts and stops it; tests may drive it with `settle`. */
+  webhookDispatcher: WebhookDispatcher;
 }
 
 /** Builds the services over an open, migrated database. */
@@ -95,6 +102,8 @@ export function createServices(opts: {
   serverKey?: ServerSigningKey;
   /** Lifetime of agent install tokens in milliseconds (default 24 hours). */
   agentTokenLifetimeMs?: number;
+  /** Retry schedule and timeout of webhook deliveries (default: services/webhooks/dispatcher.ts). */
+  webhookDelivery?: Pick<WebhookDispatcherOptions, "retryScheduleMs" | "timeoutMs" | "pollIntervalMs">;
 }): Services {
   const { db, clock, log } = opts;
   const engine = new GrantEngine(db, clock, log);
@@ -116,6 +125,7 @@ export function createServices(opts: {
   const throttle = new LoginThrottle(db, clock);
   const metrics = new ServerMetrics(db, () => hub.connectedCount);
   engine.onGrantAcknowledged = (seconds) => metrics.grantAcknowledged(seconds);
+  const webhookDispatcher = new WebhookDispatcher({ db, clock, log, secrets, ...opts.webhookDelivery });
   return {
     db,
     clock,
@@ -146,5 +156,7 @@ export function createServices(opts: {
     totp: new TotpService(deps, secrets, throttle.codeHooks()),
     apiKeyUsers: new ApiKeyUserService(deps, { apiKeys, users, userSessions, status, licensing }),
     metrics,
+    webhooks: new WebhookService({ db, clock, secrets, dispatcher: webhookDispatcher }),
+    webhookDispatcher,
   };
 }

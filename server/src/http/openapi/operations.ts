@@ -8,7 +8,7 @@ import * as S from "@postern/shared";
 
 /** One API operation. `auth` says what the caller needs; `status` the success code (default 200). */
 export interface Operation {
-  method: "GET" | "POST" | "PUT" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: string;
   tag: string;
   summary: string;
@@ -698,6 +698,83 @@ export const operations: readonly Operation[] = [
     summary: "Delete an API key",
     auth: "admin",
     ...NoContent,
+  },
+  // Event webhooks (issue #14 item 4)
+  {
+    method: "GET",
+    path: "/admin/webhooks/events",
+    tag: "webhooks",
+    summary: "The event types a webhook can subscribe to",
+    auth: "admin",
+    response: S.WebhookEventTypesSchema,
+  },
+  {
+    method: "GET",
+    path: "/admin/webhooks",
+    tag: "webhooks",
+    summary: "List event webhooks, each with its last delivery",
+    auth: "admin",
+    response: z.array(S.WebhookSchema),
+  },
+  {
+    method: "GET",
+    path: "/admin/webhooks/{id}",
+    tag: "webhooks",
+    summary: "Read an event webhook",
+    auth: "admin",
+    response: S.WebhookSchema,
+  },
+  {
+    method: "POST",
+    path: "/admin/webhooks",
+    tag: "webhooks",
+    summary: "Register an event webhook (its signing Secret once)",
+    auth: "admin",
+    body: S.WebhookCreateSchema,
+    response: S.WebhookSchema,
+    status: 201,
+  },
+  {
+    method: "PATCH",
+    path: "/admin/webhooks/{id}",
+    tag: "webhooks",
+    summary: "Change an event webhook (the fields given)",
+    auth: "admin",
+    body: S.WebhookUpdateSchema,
+    response: S.WebhookSchema,
+  },
+  {
+    method: "PUT",
+    path: "/admin/webhooks/{id}",
+    tag: "webhooks",
+    summary: "Change an event webhook (the fields given; same as PATCH)",
+    auth: "admin",
+    body: S.WebhookUpdateSchema,
+    response: S.WebhookSchema,
+  },
+  {
+    method: "DELETE",
+    path: "/admin/webhooks/{id}",
+    tag: "webhooks",
+    summary: "Delete an event webhook and its deliveries",
+    auth: "admin",
+    ...NoContent,
+  },
+  {
+    method: "POST",
+    path: "/admin/webhooks/{id}/test",
+    tag: "webhooks",
+    summary: "Send a test delivery now; answers it after its first attempt",
+    auth: "admin",
+    response: S.WebhookDeliverySchema,
+  },
+  {
+    method: "GET",
+    path: "/admin/webhooks/{id}/deliveries",
+    tag: "webhooks",
+    summary: "The latest deliveries of a webhook (at most 100), latest first",
+    auth: "admin",
+    response: z.array(S.WebhookDeliverySchema),
   },
   // Logs
   {

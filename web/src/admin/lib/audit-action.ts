@@ -57,6 +57,9 @@ const LABELS: Record<string, MessageDescriptor> = {
   auditLogCleared: msg`Audit log cleared`,
   settingsUpdated: msg`Settings updated`,
   licenseInstalled: msg`License installed`,
+  webhookCreated: msg`Webhook created`,
+  webhookUpdated: msg`Webhook updated`,
+  webhookDeleted: msg`Webhook deleted`,
   ldapUnavailable: msg`LDAP unavailable`,
 };
 

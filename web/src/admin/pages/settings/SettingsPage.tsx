@@ -1,7 +1,7 @@
 /**
  * Settings (docs/reference.md admin-console §2 "Settings (/admin/settings)"): the sections, each with its own Save —
- * License, Authentication (SAML and LDAP tabs), IP discovery, Kiosk, Logging, Branding, UI and the
- * additional client IP addresses.
+ * License, Authentication (SAML and LDAP tabs), IP discovery, Kiosk, Logging, Branding, UI, the
+ * additional client IP addresses and the event Webhooks (issue #14 item 4; a list with dialogs, no Save).
  */
 import { useQuery } from "@tanstack/react-query";
 import { Trans, useLingui } from "@lingui/react/macro";
@@ -16,6 +16,7 @@ import { KioskSection } from "./KioskSection.tsx";
 import { LicenseSection } from "./LicenseSection.tsx";
 import { LoggingSection } from "./LoggingSection.tsx";
 import { UiSection } from "./UiSection.tsx";
+import { WebhooksSection } from "./WebhooksSection.tsx";
 
 /** The settings page. */
 export function SettingsPage() {
@@ -45,6 +46,7 @@ export function SettingsPage() {
             <AdditionalIpsSection settings={settings} />
           </>
         )}
+        <WebhooksSection />
       </div>
     </>
   );
