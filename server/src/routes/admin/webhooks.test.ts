@@ -31,8 +31,9 @@ let closedUrl = "";
 
 const call = (method: string, path: string, body?: unknown) =>
   apiRequest(h, method, `/api/admin/webhooks${path}`, body, { cookie: admin });
-const audits = (action: string) => h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
-const deliveryRows = () => h.services.db.select().from(webhookDeliveries).all();
+const audits = async (action: string) =>
+  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const deliveryRows = async () => await h.services.db.select().from(webhookDeliveries).all();
 
 async function create(body: Record<string, unknown>): Promise<Webhook> {
   const r = await call("POST", "", { URL: closedUrl, Events: ["*"], ...body });
@@ -50,7 +51,7 @@ async function freePort(): Promise<number> {
 }
 
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   seed = await seedLoop(h);
   admin = await signInAdmin(h);
   closedUrl = `http://127.0.0.1:${await freePort()}/hook`;
@@ -80,7 +81,7 @@ describe("webhook administration", () => {
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(JSON.stringify(r.body)).toContain(message);
     }
-    expect(h.services.db.select().from(webhooks).all()).toEqual([]);
+    expect(await h.services.db.select().from(webhooks).all()).toEqual([]);
   });
 
   it("answers the secret once and keeps it sealed", async () => {
@@ -89,7 +90,7 @@ describe("webhook administration", () => {
     expect(Buffer.from(created.Secret!.slice(6), "base64")).toHaveLength(32);
     expect(created.Events).toEqual(["grant.granted", "user.signin"]);
     expect(created).toMatchObject({ Description: "SIEM", Enabled: true, LastDelivery: null, URL: closedUrl });
-    const [row] = h.services.db.select().from(webhooks).all();
+    const [row] = await h.services.db.select().from(webhooks).all();
     expect(row!.secretSealed).not.toContain(created.Secret!.slice(6));
     expect(h.services.secrets.open(secretPurpose(created.ID), row!.secretSealed)).toBe(created.Secret);
     const listed = (await call("GET", "")).body as Webhook[];
@@ -112,7 +113,7 @@ describe("webhook administration", () => {
     expect((await call("DELETE", `/${created.ID}`)).status).toBe(404);
     expect((await call("GET", `/${created.ID}/deliveries`)).status).toBe(404);
     for (const action of ["webhookCreated", "webhookUpdated", "webhookDeleted"]) {
-      const entries = audits(action);
+      const entries = await audits(action);
       expect(entries.length, action).toBeGreaterThan(0);
       expect(entries[0]!.adminName).toBe("root");
       expect(entries[0]!.description).toContain("https://hooks.example.com");
@@ -135,31 +136,29 @@ describe("events and deliveries", () => {
     // A refused change writes no audit entry and raises nothing.
     expect((await call("POST", "", { URL: "ftp://x", Events: ["*"] })).status).toBe(400);
     // The request is answered before anything is delivered: nothing is queued until the dispatcher runs.
-    expect(deliveryRows()).toEqual([]);
+    expect(await deliveryRows()).toEqual([]);
     await h.services.webhookDispatcher.collect();
-    const byHook = (id: string) =>
-      deliveryRows()
-        .filter((d) => d.webhookId === id)
-        .map((d) => d.eventType);
-    expect(byHook(grants.ID)).toEqual(["grant.granted"]);
+    const byHook = async (id: string) =>
+      (await deliveryRows()).filter((d) => d.webhookId === id).map((d) => d.eventType);
+    expect(await byHook(grants.ID)).toEqual(["grant.granted"]);
     // Its own creation is its first event (the audit entry follows the insert).
-    expect(byHook(everything.ID)).toEqual(["admin.change", "user.signin", "grant.granted"]);
-    expect(byHook(disabled.ID)).toEqual([]);
-    const granted = deliveryRows().find((d) => d.webhookId === grants.ID)!;
+    expect(await byHook(everything.ID)).toEqual(["admin.change", "user.signin", "grant.granted"]);
+    expect(await byHook(disabled.ID)).toEqual([]);
+    const granted = (await deliveryRows()).find((d) => d.webhookId === grants.ID)!;
     expect(JSON.parse(granted.payload)).toMatchObject({
       type: "grant.granted",
       data: { Action: "clickedToGrant", UserName: "alice", ACL: expect.any(String) as unknown },
     });
     // Collecting again (a restart before the cursor was stored) inserts nothing twice.
     await h.services.webhookDispatcher.collect();
-    expect(deliveryRows()).toHaveLength(4);
+    expect(await deliveryRows()).toHaveLength(4);
   });
 
   it("keeps the outbox across a restart and retries on the schedule under the same webhook-id", async () => {
     const hook = await create({ Events: ["user.signin"] });
     await apiRequest(h, "POST", "/api/login", { UserName: "alice", Password: "alice-password" });
     await h.services.webhookDispatcher.collect();
-    expect(deliveryRows()).toHaveLength(1);
+    expect(await deliveryRows()).toHaveLength(1);
     // A new dispatcher over the same database (the server restarted) finds the pending delivery.
     const restarted = new WebhookDispatcher({
       db: h.services.db,
@@ -168,7 +167,7 @@ describe("events and deliveries", () => {
       secrets: h.services.secrets,
       timeoutMs: 2_000,
     });
-    const messageId = deliveryRows()[0]!.messageId;
+    const messageId = (await deliveryRows())[0]!.messageId;
     for (let attempt = 1; attempt <= DEFAULT_RETRY_SCHEDULE_MS.length + 1; attempt++) {
       await restarted.settle();
       const [d] = (await call("GET", `/${hook.ID}/deliveries`)).body as WebhookDelivery[];
@@ -205,7 +204,7 @@ describe("events and deliveries", () => {
       const started = Date.now();
       await dispatcher.stop();
       expect(Date.now() - started).toBeLessThan(2_000);
-      const [row] = deliveryRows();
+      const [row] = await deliveryRows();
       expect(row).toMatchObject({ status: "pending", attempts: 0 });
       // Its lease holds it until the attempt's time is up; then the next start tries it again.
       expect(await dueDeliveryIds(h.services.db, h.clock.now(), 10)).toEqual([]);

@@ -181,7 +181,7 @@ export class WebhookDispatcher {
   /** Turns the audit entries after the cursor into outbox rows (see the module comment). */
   async collect(): Promise<number> {
     // Read before the webhooks: a webhook created after this point starts at or after `limit` (its sinceAuditId).
-    const limit = auditRepo.maxAuditId(this.db);
+    const limit = await auditRepo.maxAuditId(this.db);
     const hooks = await repo.listEnabledWebhooks(this.db);
     let cursor = await repo.getCursor(this.db);
     if (cursor === null) {
@@ -197,7 +197,7 @@ export class WebhookDispatcher {
         return 0;
       }
       if (cursor >= limit) return queued;
-      const batch = auditRepo.auditEntriesAfterId(this.db, cursor, this.batchSize);
+      const batch = await auditRepo.auditEntriesAfterId(this.db, cursor, this.batchSize);
       const rows = batch.filter((row) => row.id <= limit);
       const last = rows.at(-1);
       if (!last) return queued;

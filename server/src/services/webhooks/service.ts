@@ -14,7 +14,7 @@ import type {
   WebhookPayload,
   WebhookUpdate,
 } from "@postern/shared";
-import type { Db } from "../../db/index.ts";
+import type { Db, Tx } from "../../db/index.ts";
 import type { Clock } from "../../clock.ts";
 import { iso } from "../../clock.ts";
 import { AppError } from "../../errors.ts";
@@ -97,43 +97,49 @@ export class WebhookService {
    * events raised after it exists. Throws 400 beyond MAX_WEBHOOKS.
    */
   async create(body: WebhookCreate, actor: Actor): Promise<Webhook> {
-    if ((await repo.countWebhooks(this.db)) >= MAX_WEBHOOKS)
-      throw new AppError(Errors.badRequest, `at most ${MAX_WEBHOOKS} webhooks`);
     const id = newId();
     const secret = newWebhookSecret();
     const now = this.clock.now();
-    await repo.insertWebhook(this.db, {
-      id,
-      url: body.URL,
-      events: body.Events,
-      description: body.Description,
-      enabled: body.Enabled,
-      secretSealed: this.secrets.seal(secretPurpose(id), secret),
-      sinceAuditId: auditRepo.maxAuditId(this.db),
-      createdAt: now,
+    await this.db.transaction(async (tx) => {
+      if ((await repo.countWebhooks(tx)) >= MAX_WEBHOOKS)
+        throw new AppError(Errors.badRequest, `at most ${MAX_WEBHOOKS} webhooks`);
+      await repo.insertWebhook(tx, {
+        id,
+        url: body.URL,
+        events: body.Events,
+        description: body.Description,
+        enabled: body.Enabled,
+        secretSealed: this.secrets.seal(secretPurpose(id), secret),
+        sinceAuditId: await auditRepo.maxAuditId(tx),
+        createdAt: now,
+      });
+      await this.audit(tx, AuditAction.webhookCreated, actor, body.URL, body.Description);
     });
-    this.audit(AuditAction.webhookCreated, actor, body.URL, body.Description);
     return { ...(await this.get(id)), Secret: secret };
   }
 
   /** PATCH/PUT /admin/webhooks/{id}: changes the fields given. Throws 404 when unknown. */
   async update(id: string, body: WebhookUpdate, actor: Actor): Promise<Webhook> {
     const row = await this.require(id);
-    await repo.updateWebhook(this.db, row.id, {
-      ...(body.URL !== undefined ? { url: body.URL } : {}),
-      ...(body.Events !== undefined ? { events: body.Events } : {}),
-      ...(body.Description !== undefined ? { description: body.Description } : {}),
-      ...(body.Enabled !== undefined ? { enabled: body.Enabled } : {}),
+    await this.db.transaction(async (tx) => {
+      await repo.updateWebhook(tx, row.id, {
+        ...(body.URL !== undefined ? { url: body.URL } : {}),
+        ...(body.Events !== undefined ? { events: body.Events } : {}),
+        ...(body.Description !== undefined ? { description: body.Description } : {}),
+        ...(body.Enabled !== undefined ? { enabled: body.Enabled } : {}),
+      });
+      await this.audit(tx, AuditAction.webhookUpdated, actor, body.URL ?? row.url, body.Description ?? row.description);
     });
-    this.audit(AuditAction.webhookUpdated, actor, body.URL ?? row.url, body.Description ?? row.description);
     return await this.get(row.id);
   }
 
   /** DELETE /admin/webhooks/{id}: deletes it with its deliveries (pending ones are not sent). 404 when unknown. */
   async delete(id: string, actor: Actor): Promise<void> {
     const row = await this.require(id);
-    await repo.deleteWebhook(this.db, row.id);
-    this.audit(AuditAction.webhookDeleted, actor, row.url, row.description);
+    await this.db.transaction(async (tx) => {
+      await repo.deleteWebhook(tx, row.id);
+      await this.audit(tx, AuditAction.webhookDeleted, actor, row.url, row.description);
+    });
   }
 
   /**
@@ -197,16 +203,16 @@ export class WebhookService {
   }
 
   /**
-   * The audit entry of a change. Written right after the change: async repositories cannot share a better-sqlite3
-   * transaction yet (docs/decisions.md "Event webhooks").
+   * The audit entry of a change, written in the change's transaction `tx`.
    */
-  private audit(
+  private async audit(
+    tx: Tx,
     action: (typeof AuditAction)[keyof typeof AuditAction],
     actor: Actor,
     url: string,
     description: string,
-  ) {
-    writeAudit(this.db, {
+  ): Promise<void> {
+    await writeAudit(tx, {
       action,
       at: this.clock.now(),
       adminName: actor.adminName,
