@@ -150,6 +150,28 @@ export async function scalar<T>(q: Queryable, query: SQL): Promise<T | undefined
   return rows[0]?.[0];
 }
 
+/**
+ * The `table.column` whose unique constraint `err` (or an error in its `cause` chain) broke, or
+ * undefined for any other error. SQLite says "UNIQUE constraint failed: users.user_name"
+ * (SQLITE_CONSTRAINT_UNIQUE); PostgreSQL answers SQLSTATE 23505 with the table and, in its detail,
+ * the key's columns.
+ */
+export function uniqueViolation(err: unknown): string | undefined {
+  for (
+    let e = err as
+      { code?: unknown; message?: unknown; cause?: unknown; table?: unknown; detail?: unknown } | undefined;
+    e;
+    e = e.cause as typeof e
+  ) {
+    if (typeof e !== "object") return undefined;
+    if (e.code === "SQLITE_CONSTRAINT_UNIQUE" && typeof e.message === "string")
+      return /UNIQUE constraint failed: ([\w.]+)/.exec(e.message)?.[1];
+    if (e.code === "23505" && typeof e.table === "string" && typeof e.detail === "string")
+      return `${e.table}.${/Key \(([^)]+)\)/.exec(e.detail)?.[1] ?? ""}`;
+  }
+  return undefined;
+}
+
 /** Path of the SQLite database inside a data directory. */
 export function databasePath(dataDir: string): string {
   return join(dataDir, "postern.db");
