@@ -12,9 +12,9 @@ CREATE TABLE "acls" (
 	"auto_browse_users" boolean DEFAULT false NOT NULL,
 	"maximum_grant_duration_seconds" integer,
 	"backend_id" text NOT NULL,
-	"ip_exclusions" jsonb NOT NULL,
-	"grant_type" jsonb NOT NULL,
-	"config" jsonb NOT NULL,
+	"ip_exclusions" json NOT NULL,
+	"grant_type" json NOT NULL,
+	"config" json NOT NULL,
 	"created_at" bigint DEFAULT (floor(extract(epoch from statement_timestamp()) * 1000))::bigint NOT NULL,
 	"updated_at" bigint DEFAULT (floor(extract(epoch from statement_timestamp()) * 1000))::bigint NOT NULL,
 	"updated_by" text DEFAULT '' NOT NULL
@@ -57,7 +57,7 @@ CREATE TABLE "agents" (
 	"signing_public_key" text,
 	"box_public_key" text,
 	"version" text DEFAULT '' NOT NULL,
-	"capabilities" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"capabilities" json DEFAULT '{}'::json NOT NULL,
 	"external_ip" text DEFAULT '' NOT NULL,
 	"last_seen" bigint,
 	"created_at" bigint DEFAULT (floor(extract(epoch from statement_timestamp()) * 1000))::bigint NOT NULL,
@@ -69,8 +69,8 @@ CREATE TABLE "api_keys" (
 	"id" text PRIMARY KEY NOT NULL,
 	"name" text NOT NULL,
 	"secret_hash" text NOT NULL,
-	"scopes" jsonb NOT NULL,
-	"allowed_from" jsonb NOT NULL,
+	"scopes" json NOT NULL,
+	"allowed_from" json NOT NULL,
 	"expired_after" bigint,
 	"created_at" bigint DEFAULT (floor(extract(epoch from statement_timestamp()) * 1000))::bigint NOT NULL,
 	"last_used_at" bigint,
@@ -81,7 +81,7 @@ CREATE TABLE "audit_folds" (
 	"key" text PRIMARY KEY NOT NULL,
 	"window_start" bigint NOT NULL,
 	"folded" integer DEFAULT 0 NOT NULL,
-	"last" jsonb
+	"last" json
 );
 --> statement-breakpoint
 CREATE TABLE "audit_log" (
@@ -102,8 +102,8 @@ CREATE TABLE "backends" (
 	"name" text NOT NULL,
 	"agent_id" text,
 	"type" text NOT NULL,
-	"config" jsonb NOT NULL,
-	"sealed_secrets" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"config" json NOT NULL,
+	"sealed_secrets" json DEFAULT '{}'::json NOT NULL,
 	"created_at" bigint DEFAULT (floor(extract(epoch from statement_timestamp()) * 1000))::bigint NOT NULL,
 	"updated_at" bigint DEFAULT (floor(extract(epoch from statement_timestamp()) * 1000))::bigint NOT NULL,
 	"updated_by" text DEFAULT '' NOT NULL,
@@ -164,7 +164,7 @@ CREATE TABLE "groups" (
 CREATE TABLE "licenses" (
 	"id" text PRIMARY KEY NOT NULL,
 	"key" text NOT NULL,
-	"payload" jsonb NOT NULL,
+	"payload" json NOT NULL,
 	"installed_at" bigint DEFAULT (floor(extract(epoch from statement_timestamp()) * 1000))::bigint NOT NULL
 );
 --> statement-breakpoint
@@ -190,7 +190,7 @@ CREATE TABLE "saml_requests" (
 --> statement-breakpoint
 CREATE TABLE "settings" (
 	"key" text PRIMARY KEY NOT NULL,
-	"value" jsonb NOT NULL
+	"value" json NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "user_acls" (
@@ -207,7 +207,7 @@ CREATE TABLE "user_sessions" (
 	"ends_at" bigint NOT NULL,
 	"kiosk" boolean DEFAULT false NOT NULL,
 	"ip_address" text NOT NULL,
-	"discovered_ips" jsonb DEFAULT '[]'::jsonb NOT NULL,
+	"discovered_ips" json DEFAULT '[]'::json NOT NULL,
 	"observed_until" bigint,
 	"api_key_id" text,
 	"verified" boolean DEFAULT true NOT NULL,

@@ -3,7 +3,7 @@
  * PostgreSQL (issue #12 item 5; docs/operations.md "Moving to PostgreSQL"): a SQLite database seeded
  * through the server's own services (every table holds rows) is copied in small batches; every row of
  * every table reads back the same through drizzle on both sides (booleans, epoch-ms numbers, JSON
- * values, a JSON string that looks like a number), the identity sequences continue past the copied
+ * values with their key order, a JSON string that looks like a number), the identity sequences continue past the copied
  * ids, the change counters are SQLite's; a second copy into the now non-empty target is refused with
  * nothing changed; a row PostgreSQL cannot hold rolls the whole copy back; bad arguments are refused.
  */
@@ -150,6 +150,8 @@ describe.skipIf(!bin)("postern db copy", () => {
         expect(sqlite.length, `${name} is seeded`).toBeGreaterThan(0);
         expect(report.Tables[name], name).toBe(sqlite.length);
         expect(pg, name).toEqual(sqlite);
+        // As text too: JSON values keep their key order (services compare them by JSON.stringify).
+        expect(JSON.stringify(pg), name).toBe(JSON.stringify(sqlite));
       }
       expect(report.Rows).toBe(Object.values(rows).reduce((n, t) => n + t.sqlite.length, 0));
       expect(rows["audit_log"]!.sqlite.length).toBeGreaterThan(2); // more than one batch

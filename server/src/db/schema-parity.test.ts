@@ -35,9 +35,9 @@ function defaultOf(col: Column): unknown {
   return d;
 }
 
-/** The JS type family of a column: SQLite's JSON text and PostgreSQL's custom jsonb are both "json". */
+/** The JS type family of a column: SQLite's JSON text and PostgreSQL's custom json column are both "json". */
 function typeOf(col: Column): string {
-  if (col.columnType === "PgCustomColumn" && col.getSQLType() === "jsonb") return "json";
+  if (col.columnType === "PgCustomColumn" && col.getSQLType() === "json") return "json";
   return col.dataType;
 }
 

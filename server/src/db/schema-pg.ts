@@ -3,7 +3,7 @@
  * "PostgreSQL schema"): a mirror of schema.ts with the same table names, column names, JS keys,
  * nullability, defaults, unique constraints and indexes, so one repository query runs on either
  * dialect. Times stay epoch milliseconds, as `bigint` read as JS numbers; SQLite's 0/1 booleans are
- * `boolean`; JSON columns are `jsonb` holding the same JS values. schema-parity.test.ts fails when the
+ * `boolean`; JSON columns are `json` holding the same JS values (and text). schema-parity.test.ts fails when the
  * two schemas drift apart; the migrations are in server/drizzle-pg (drizzle.pg.config.ts), the
  * change-counter triggers in its custom migration 0001_change_counters.
  */
@@ -30,12 +30,15 @@ const now = sql`(floor(extract(epoch from statement_timestamp()) * 1000))::bigin
 const epochMs = (name: string) => bigint(name, { mode: "number" });
 
 /**
- * A `jsonb` column holding JS values of type T. Unlike drizzle's own `jsonb`, it does not parse again
- * what node-postgres already parsed: drizzle's would turn the JSON string "123" (a setting's value)
- * into the number 123. Writes send JSON text.
+ * A `json` column holding JS values of type T. `json`, not `jsonb`: PostgreSQL keeps json as the text
+ * written, so a value reads back with its keys in the same order, as from SQLite's JSON text, and the
+ * services that compare a stored value with a new one by `JSON.stringify` (acls.ts, backends.ts) see
+ * no change where there is none (jsonb reorders keys). Unlike drizzle's own `json`, it does not parse
+ * again what node-postgres already parsed: drizzle's would turn the JSON string "123" (a setting's
+ * value) into the number 123. Writes send JSON text.
  */
 const json = customType<{ data: unknown; driverData: unknown }>({
-  dataType: () => "jsonb",
+  dataType: () => "json",
   toDriver: (value) => JSON.stringify(value),
   fromDriver: (value) => value,
 });
