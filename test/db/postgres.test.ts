@@ -2,7 +2,7 @@
  * The PostgreSQL migrations on a real, throw-away PostgreSQL (issue #12 item 2; docs/decisions.md
  * "PostgreSQL schema"): server/drizzle-pg creates every table of schema-pg.ts with its columns as
  * declared (so a schema change without its generated migration fails here), migrating twice applies
- * nothing, and the change-counter triggers raise their counters exactly as the SQLite ones do for the
+ * nothing, two replicas migrating at once apply each migration once, and the change-counter triggers raise their counters exactly as the SQLite ones do for the
  * same writes (acls: insert, update, delete; users: insert, delete, and updates of the rank key only).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -111,6 +111,21 @@ describe.skipIf(!bin)("PostgreSQL migrations (server/drizzle-pg)", () => {
     }
     expect(new Set(actual.keys())).toEqual(new Set(declared.keys()));
     for (const [name, columns] of declared) expect(actual.get(name)?.sort(), name).toEqual([...columns].sort());
+  });
+
+  it("migrates once when two replicas start together (advisory lock)", async () => {
+    const url = await server.createDatabase("together");
+    const a = openPostgres(url);
+    const b = openPostgres(url);
+    try {
+      const applied = await Promise.all([migratePostgres(a.db), migratePostgres(b.db)]);
+      expect(applied.sort()).toEqual([0, postgresMigrationCount()]);
+      const rows = await a.db.execute<{ n: string }>(sql`SELECT count(*) AS n FROM drizzle.__drizzle_migrations`);
+      expect(Number(rows.rows[0]!.n)).toBe(postgresMigrationCount());
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 
   it("raises the change counters on the same writes as SQLite", async () => {
