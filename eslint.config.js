@@ -13,6 +13,7 @@ export default tseslint.config(
       "web/dist/**",
       "test-results/**",
       "server/drizzle/**",
+      "server/drizzle-pg/**",
       "web/src/locales/**/*.js",
       "web/src/admin/locales/**/*.js",
       "**/bin/*.js",

@@ -160,6 +160,7 @@ async function buildServer(agentDeb: string): Promise<string> {
   // The resources the code finds next to itself (import.meta.url, see package/bundle.ts).
   writeFileSync(join(lib, "package.json"), `${JSON.stringify({ name: "@postern/server", version }, null, 2)}\n`);
   copyFile(join(repo, "server/drizzle"), join(lib, "drizzle"));
+  copyFile(join(repo, "server/drizzle-pg"), join(lib, "drizzle-pg"));
   copyFile(join(repo, "server/src/services/saml/schemas"), join(lib, "src/services/saml/schemas"));
   copyFile(webDist, join(root, "web/dist"));
   copyFile(join(repo, "server/src/services/agent-install.sh"), join(lib, "src/services/agent-install.sh"));

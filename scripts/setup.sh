@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs everything Postern needs on a fresh Debian machine: Node.js >= 24 (fetched into .node/
 # when the machine's is older), Debian packages when run as root, the npm packages, and the built
-# web app. `scripts/setup.sh --test` also installs what the tests start (HAProxy, socat, Chromium).
+# web app. `scripts/setup.sh --test` also installs what the tests start (HAProxy, socat, Chromium,
+# PostgreSQL: test/support/postgres.ts runs its binaries in a temp dir; the packaged cluster is not used).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/node-env.sh
 
 packages=(ipset iptables nftables iproute2)
-if [ "${1:-}" = "--test" ]; then packages+=(haproxy socat chromium slapd ldap-utils simplesamlphp php-cli php-xml php-mbstring prometheus dpkg-dev lintian debootstrap binutils curl systemd man-db xz-utils); fi
+if [ "${1:-}" = "--test" ]; then packages+=(haproxy socat chromium slapd ldap-utils simplesamlphp php-cli php-xml php-mbstring prometheus dpkg-dev lintian debootstrap binutils curl systemd man-db xz-utils postgresql); fi
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   missing=()

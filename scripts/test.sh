@@ -29,6 +29,7 @@ for catalog in web/src/locales/de/messages.po web/src/admin/locales/de/messages.
 done
 echo "== migrations" >&2
 npx drizzle-kit check --config server/drizzle.config.ts
+npx drizzle-kit check --config server/drizzle.pg.config.ts
 echo "== tests" >&2
 mkdir -p test-results
 status=0

@@ -15,9 +15,13 @@ import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 
-/** Packages that stay outside the bundle: native addons, the wasm validator, optional ws helpers. */
+/**
+ * Packages that stay outside the bundle: native addons, the wasm validator, optional ws helpers, and
+ * node-postgres' optional native binding (never installed: `pg` loads it only when asked to).
+ */
 export const EXTERNAL_MODULES = [
   "better-sqlite3",
+  "pg-native",
   "@node-rs/argon2",
   "xmllint-wasm",
   "bufferutil",

@@ -5,6 +5,9 @@ export { backupDataDir, restoreDataDir, runningServerPid } from "./db/backup.ts"
 export type { BackupManifest, RestoreResult } from "./db/backup.ts";
 export type { StartOptions, RunningServer } from "./server.ts";
 export { openDatabase, migrateDatabase, pendingMigrations } from "./db/index.ts";
+export { openPostgres, migratePostgres } from "./db/postgres.ts";
+export { copySqliteToPostgres, TargetNotEmptyError, DEFAULT_COPY_BATCH } from "./db/copy.ts";
+export type { CopiedTable } from "./db/copy.ts";
 export { TestClock, systemClock } from "./clock.ts";
 export type { Clock } from "./clock.ts";
 export { AdminSessionService } from "./services/auth/admin-sessions.ts";

@@ -1,6 +1,6 @@
 /**
  * A process a test starts and must stop by its PID (HAProxy, slapd, php -S, ...): keeps the tail of
- * its output for error messages, and stops it with SIGTERM, then SIGKILL after 5 s, waiting for the
+ * its output for error messages, and stops it with SIGTERM (or the signal given), then SIGKILL after 5 s, waiting for the
  * exit (bounded), then runs the caller's clean-up (e.g. removing its temp dir). `stop` is idempotent.
  */
 import { execa } from "execa";
@@ -25,13 +25,25 @@ function sleep(ms: number): Promise<void> {
 export function startProcess(
   command: string,
   args: readonly string[],
-  opts: { cwd: string; env?: Record<string, string>; keepBytes?: number; cleanUp?: () => Promise<void> },
+  opts: {
+    cwd: string;
+    env?: Record<string, string>;
+    keepBytes?: number;
+    cleanUp?: () => Promise<void>;
+    /** Run as this user and group id (the caller must be root), e.g. for daemons that refuse root. */
+    uid?: number;
+    gid?: number;
+    /** The signal that asks it to stop (default SIGTERM; PostgreSQL's fast shutdown is SIGINT). */
+    stopSignal?: NodeJS.Signals;
+  },
 ): ManagedProcess {
   const child = execa(command, [...args], {
     reject: false,
     stdin: "ignore",
     cwd: opts.cwd,
     ...(opts.env ? { env: opts.env } : {}),
+    ...(opts.uid !== undefined ? { uid: opts.uid } : {}),
+    ...(opts.gid !== undefined ? { gid: opts.gid } : {}),
   });
   const keepBytes = opts.keepBytes ?? 8_000;
   let out = "";
@@ -58,7 +70,7 @@ export function startProcess(
     stop: () =>
       (stopped ??= (async () => {
         if (child.pid !== undefined && !exited) {
-          signal("SIGTERM");
+          signal(opts.stopSignal ?? "SIGTERM");
           if (!(await Promise.race([done.then(() => true), sleep(5_000).then(() => false)]))) {
             signal("SIGKILL");
             await Promise.race([done, sleep(2_000)]);

@@ -43,9 +43,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Builds a fresh harness over an empty in-memory database. */
-export async function createHarness(): Promise<Harness> {
-  const database = openDatabase(":memory:");
+/** Builds a fresh harness over an empty database: in memory, or in the SQLite `file` given (created). */
+export async function createHarness(file = ":memory:"): Promise<Harness> {
+  const database = openDatabase(file);
   await migrateDatabase(database.db);
   const clock = new TestClock();
   const services = createServices({ db: database.db, clock, log: createLogger("silent"), jsBundleHash: "test" });
