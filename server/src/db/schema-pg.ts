@@ -378,3 +378,51 @@ export const changeCounters = pgTable("change_counters", {
   name: text("name").primaryKey(),
   value: bigint("value", { mode: "number" }).notNull().default(0),
 });
+
+/** Event webhooks (schema.ts `webhooks`; issue #14 item 4). `sinceAuditId` an audit_log id. */
+export const webhooks = pgTable("webhooks", {
+  id: text("id").primaryKey(),
+  url: text("url").notNull(),
+  events: jsonOf<string[]>("events").notNull(),
+  description: text("description").notNull().default(""),
+  enabled: boolean("enabled").notNull().default(true),
+  secretSealed: text("secret_sealed").notNull(),
+  sinceAuditId: bigint("since_audit_id", { mode: "number" }).notNull().default(0),
+  createdAt: epochMs("created_at").notNull(),
+});
+
+/** The webhook outbox (schema.ts `webhookDeliveries`). */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: text("id").primaryKey(),
+    webhookId: text("webhook_id")
+      .notNull()
+      .references(() => webhooks.id, { onDelete: "cascade" }),
+    auditId: bigint("audit_id", { mode: "number" }),
+    messageId: text("message_id").notNull(),
+    eventType: text("event_type").notNull(),
+    payload: text("payload").notNull(),
+    status: text("status", { enum: ["pending", "delivered", "failed"] })
+      .notNull()
+      .default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    lastStatusCode: integer("last_status_code"),
+    lastError: text("last_error").notNull().default(""),
+    lastAttemptAt: epochMs("last_attempt_at"),
+    nextAttemptAt: epochMs("next_attempt_at"),
+    createdAt: epochMs("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("webhook_deliveries_event_idx").on(t.webhookId, t.auditId),
+    index("webhook_deliveries_due_idx").on(t.status, t.nextAttemptAt),
+    index("webhook_deliveries_latest_idx").on(t.webhookId, t.createdAt),
+  ],
+);
+
+/** Where the webhook dispatcher stands in the audit log (schema.ts `webhookCursor`). */
+export const webhookCursor = pgTable("webhook_cursor", {
+  // An INTEGER PRIMARY KEY is SQLite's rowid, numbered when not given: an identity here.
+  id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+  auditId: bigint("audit_id", { mode: "number" }).notNull(),
+});
