@@ -110,7 +110,7 @@ export function OtpVerifyPage() {
     await client.invalidateQueries({ queryKey: statusQueries.all });
     await navigate({ to: "/admin/home" });
   }, [client, navigate]);
-  const factors = usePasskeyFactor("admin", lost);
+  const factors = usePasskeyFactor("admin");
   const passkeyOnly = factors.passkey && !factors.totp;
   return (
     <AuthLayout

@@ -23,7 +23,7 @@ export function TwoFactorPage() {
   const lost = useCallback(() => {
     void navigate({ to: "/", search: { error: "err.invalidSession" } });
   }, [navigate]);
-  const factors = usePasskeyFactor("user", lost);
+  const factors = usePasskeyFactor("user");
   const signedIn = useCallback(async () => {
     forgetSession();
     const session = await loadSession(0);

@@ -2,7 +2,8 @@
  * The passkey choice of the two-factor pages of both apps (issue #14 item 2; docs/decisions.md
  * "Passkeys"): `usePasskeyFactor` asks the server which second factors the pending sign-in can give
  * (a passkey, a TOTP code, or both); `PasskeyButton` runs the passkey ceremony and completes the
- * sign-in. A sign-in that no longer owes a factor goes back to login (`onInvalidSession`).
+ * sign-in. A sign-in that no longer owes a factor goes back to login (`onInvalidSession`) when the
+ * user acts, as the code form does.
  */
 import { useEffect, useState } from "react";
 import { Trans, useLingui } from "@lingui/react/macro";
@@ -23,9 +24,10 @@ export interface SecondFactors {
 
 /**
  * The second factors of the pending sign-in (POST …/otp/passkeys/authentication/options). When the
- * server cannot say (an error other than a lost session), a TOTP code is offered.
+ * server cannot say (no pending sign-in, or any other error), the code form is offered: submitting it
+ * then shows why.
  */
-export function usePasskeyFactor(audience: PasskeyAudience, onInvalidSession: () => void): SecondFactors {
+export function usePasskeyFactor(audience: PasskeyAudience): SecondFactors {
   const [factors, setFactors] = useState<SecondFactors>({ loading: true, passkey: false, totp: true });
   useEffect(() => {
     let live = true;
@@ -33,15 +35,13 @@ export function usePasskeyFactor(audience: PasskeyAudience, onInvalidSession: ()
       .then((answer) => {
         if (live) setFactors({ loading: false, passkey: answer.Options !== null, totp: answer.Totp });
       })
-      .catch((failure: unknown) => {
-        if (!live) return;
-        if (failure instanceof ApiError && failure.isInvalidSession) onInvalidSession();
-        else setFactors({ loading: false, passkey: false, totp: true });
+      .catch(() => {
+        if (live) setFactors({ loading: false, passkey: false, totp: true });
       });
     return () => {
       live = false;
     };
-  }, [audience, onInvalidSession]);
+  }, [audience]);
   return factors;
 }
 
