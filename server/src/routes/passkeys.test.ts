@@ -97,6 +97,9 @@ describe("users", () => {
     expect((await status(full)).status).toBe(200);
     expect((await status(cookie)).status).toBe(401); // the pending token is spent
     expect(await actions("passkeyUsed")).toMatchObject([{ userName: "alice", description: "Laptop" }]);
+    expect(await h.services.metrics.registry.metrics()).toContain(
+      'postern_sign_ins_total{audience="user",method="passkey",result="success"} 1',
+    );
     expect((await user.list(full)).body).toMatchObject([{ LastUsed: expect.any(String) as string }]);
     // A completed session has no second factor to give.
     expect(await user.authOptions(full)).toMatchObject({ status: 409, body: { Err: "Already verified 2FA" } });
