@@ -17,6 +17,7 @@ import { auditLog } from "../../server/src/db/schema.ts";
 import { chromiumAvailable, expectVisible, launchBrowser, newPage, seriousViolations } from "../support/browser.ts";
 import { createUser, startStack } from "../support/stack.ts";
 import type { Stack } from "../support/stack.ts";
+import type { PageOptions } from "../support/browser.ts";
 
 if (!chromiumAvailable) console.warn("passkeys e2e: SKIPPED: /usr/bin/chromium is not installed");
 
@@ -69,8 +70,8 @@ describe.skipIf(!chromiumAvailable)("passkeys in Chromium", () => {
   });
 
   /** A fresh page with the WebAuthn domain on and one virtual authenticator. */
-  async function fresh(): Promise<{ page: Page; cdp: CDPSession; authenticatorId: string }> {
-    const { context, page } = await newPage(browser);
+  async function fresh(opts: PageOptions = {}): Promise<{ page: Page; cdp: CDPSession; authenticatorId: string }> {
+    const { context, page } = await newPage(browser, opts);
     contexts.push(context);
     const cdp = await context.newCDPSession(page);
     await cdp.send("WebAuthn.enable", { enableUI: false });
@@ -193,5 +194,44 @@ describe.skipIf(!chromiumAvailable)("passkeys in Chromium", () => {
     await page.waitForURL(/\/admin$/);
     await adminSignIn();
     await page.waitForURL(/\/admin\/home$/);
+  });
+
+  it("speaks German on the passkey screens and passes axe in dark mode", async () => {
+    await createUser(stack, "greta", "greta-password", []);
+    const { page } = await fresh({ locale: "de-DE", colorScheme: "dark" });
+    const signIn = async () => {
+      await page.goto(base + "/");
+      await page.getByLabel("Benutzername").fill("greta");
+      await page.getByLabel("Passwort").fill("greta-password");
+      await page.getByRole("button", { name: "Anmelden" }).click();
+    };
+    await signIn();
+    await page.waitForURL(/\/home\/new$/);
+    await page.getByRole("button", { name: "Passkeys" }).click();
+    const dialog = page.getByTestId("passkeys-dialog");
+    await expectVisible(dialog.getByText("Noch keine Passkeys."));
+    await dialog.getByLabel("Name des Passkeys").fill("Laptop");
+    await dialog.getByRole("button", { name: "Passkey hinzufügen" }).click();
+    await expectVisible(dialog.getByRole("button", { name: "Passkey Laptop entfernen" }));
+    await expectVisible(dialog.getByText("Noch nie verwendet"));
+    expect(await seriousViolations(page), "German passkeys dialog, dark").toEqual([]);
+    await dialog.getByRole("button", { name: "Schließen" }).click();
+    await page.getByRole("button", { name: "Abmelden" }).click();
+    await signIn();
+    await page.waitForURL(/\/otp\/verify$/);
+    await expectVisible(page.getByText("Bestätigen Sie Ihre Anmeldung mit Ihrem Passkey."));
+    expect(await seriousViolations(page), "German 2FA page, dark").toEqual([]);
+    await page.getByRole("button", { name: "Passkey verwenden" }).click();
+    await page.waitForURL(/\/home\/new$/);
+
+    await page.goto(base + "/admin");
+    await page.getByLabel("Benutzername").fill("admin");
+    await page.getByLabel("Passwort").fill("admin-password");
+    await page.getByRole("button", { name: "Anmelden" }).click();
+    await page.waitForURL(/\/admin\/home$/);
+    await page.getByRole("link", { name: "Meine Passkeys" }).click();
+    await expectVisible(page.getByRole("heading", { name: "Meine Passkeys" }));
+    await expectVisible(page.getByRole("button", { name: "Passkey hinzufügen" }));
+    expect(await seriousViolations(page), "German My passkeys, dark").toEqual([]);
   });
 });
