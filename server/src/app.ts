@@ -18,6 +18,7 @@ import { sessionRoutes } from "./routes/user/session.ts";
 import { passwordRoutes } from "./routes/user/password.ts";
 import { otpRoutes } from "./routes/user/otp.ts";
 import { adminOtpRoutes } from "./routes/admin/otp.ts";
+import { adminPasskeyRoutes, userPasskeyRoutes } from "./routes/passkeys.ts";
 import { grantRoutes } from "./routes/user/grants.ts";
 import { systemRoutes } from "./routes/user/system.ts";
 import { adminSessionRoutes } from "./routes/admin/session.ts";
@@ -72,9 +73,11 @@ export function createApp(
     .route("/", sessionRoutes)
     .route("/", passwordRoutes)
     .route("/", otpRoutes)
+    .route("/otp/passkeys", userPasskeyRoutes)
     .route("/", samlRoutes)
     .route("/admin", adminSessionRoutes)
     .route("/admin", adminSamlRoutes)
+    .route("/admin/otp/passkeys", adminPasskeyRoutes)
     .route("/admin/otp", adminOtpRoutes)
     .route("/admin/agents", agentRoutes)
     .route("/admin/backends", backendRoutes)

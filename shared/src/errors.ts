@@ -101,6 +101,8 @@ export const Errors = {
   totpVerificationRequired: entry("err.totpVerificationRequired", 401),
   /** The session must enrol a TOTP secret first (docs/reference.md user-portal §4). */
   totpEnrolmentRequired: entry("err.totpEnrolmentRequired", 401),
+  /** A passkey answer was refused: no or an expired challenge, an unknown credential, a bad signature or counter. */
+  passkeyRefused: entry("Passkey not accepted", 401),
 
   // 403: understood and refused.
   unauthorised: entry("Unauthorised", 403),
@@ -123,6 +125,8 @@ export const Errors = {
   wrongCurrentPassword: entry("Invalid credentials", 403),
   /** The IdP's answer was refused (signature, audience, recipient, InResponseTo, time, replay). */
   authenticationFailed: entry("Authentication failed", 403),
+  /** SAML and API-key accounts have no passkeys (their second factor is not Postern's). */
+  passkeysNotAvailable: entry("Passkeys are not available for this account", 403),
 
   // 404
   notFound: entry("Not found", 404),
@@ -142,6 +146,8 @@ export const Errors = {
   alreadyVerified2fa: entry("Already verified 2FA", 409),
   /** The account already has an enrolled secret (generate, or an admin's deferral, refused). */
   userAlreadyVerified: entry("User already verified", 409),
+  /** The passkey being enrolled is already enrolled (on this or another account). */
+  passkeyExists: entry("This passkey is already registered", 409),
 
   // 413
   bodyTooLarge: entry("Bad request", 413),

@@ -24,4 +24,5 @@ export * from "./api/knoc.ts";
 export * from "./api/saml.ts";
 export * from "./api/password.ts";
 export * from "./api/otp.ts";
+export * from "./api/passkeys.ts";
 export * from "./api/webhook.ts";

@@ -458,3 +458,53 @@ export const webhookCursor = sqliteTable("webhook_cursor", {
   id: integer("id").primaryKey(),
   auditId: integer("audit_id").notNull(),
 });
+
+/**
+ * Passkeys (WebAuthn credentials) as a second factor beside TOTP (issue #14 item 2; docs/decisions.md
+ * "Passkeys"). Each row belongs to exactly one user (`user_id`) or one admin (`admin_id`) and goes
+ * with it. `credentialId` and `publicKey` are base64url (the COSE public key as the authenticator
+ * gave it); `counter` the last signature counter seen (0: the authenticator keeps none);
+ * `transports` the hints the browser reported; times epoch ms.
+ */
+export const passkeys = sqliteTable(
+  "passkeys",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").references(() => users.id, { onDelete: "cascade" }),
+    adminId: text("admin_id").references(() => admins.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    credentialId: text("credential_id").notNull().unique(),
+    publicKey: text("public_key").notNull(),
+    counter: integer("counter").notNull().default(0),
+    transports: text("transports", { mode: "json" })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    deviceType: text("device_type").notNull(),
+    backedUp: integer("backed_up", { mode: "boolean" }).notNull().default(false),
+    createdAt: integer("created_at").notNull(),
+    lastUsedAt: integer("last_used_at"),
+  },
+  (t) => [index("passkeys_user_idx").on(t.userId), index("passkeys_admin_idx").on(t.adminId)],
+);
+
+/**
+ * WebAuthn challenges handed out and not yet answered: at most one per session (`kind` "user" or
+ * "admin" and its session id) and `purpose` ("register" on a signed-in session, "authenticate" on
+ * a session still owing its second factor). Each is taken (deleted) by the answer that uses it;
+ * `expiresAt` epoch ms (PASSKEY_CHALLENGE_TTL_MS after it was issued).
+ */
+export const passkeyChallenges = sqliteTable(
+  "passkey_challenges",
+  {
+    kind: text("kind", { enum: ["user", "admin"] }).notNull(),
+    sessionId: text("session_id").notNull(),
+    purpose: text("purpose", { enum: ["register", "authenticate"] }).notNull(),
+    challenge: text("challenge").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.kind, t.sessionId, t.purpose] }),
+    index("passkey_challenges_expiry_idx").on(t.expiresAt),
+  ],
+);

@@ -16,10 +16,12 @@ import type { AppEnv } from "./context.ts";
 const SIGN_IN_ROUTES: ReadonlyMap<string, [SignInAudience, SignInMethod]> = new Map([
   ["/api/login", ["user", "password"]],
   ["/api/otp/verify", ["user", "totp"]],
+  ["/api/otp/passkeys/authentication", ["user", "passkey"]],
   ["/api/saml/acs", ["user", "saml"]],
   ["/api/v1/user_sessions", ["user", "apikey"]],
   ["/api/admin/login", ["admin", "password"]],
   ["/api/admin/otp/verify", ["admin", "totp"]],
+  ["/api/admin/otp/passkeys/authentication", ["admin", "passkey"]],
   ["/api/admin/saml/acs", ["admin", "saml"]],
 ]);
 

@@ -6,6 +6,7 @@
  * their own 2FA. Turning LoginEnabled off or deleting an admin ends their admin sessions. Reads
  * never carry password hashes or TOTP secrets.
  */
+import { deleteAllPasskeys } from "../repositories/passkeys.ts";
 import { Errors } from "@postern/shared";
 import type { Admin, AdminSession, AdminWrite } from "@postern/shared";
 import { iso } from "../clock.ts";
@@ -200,8 +201,8 @@ export class AdminService extends Service {
   }
 
   /**
-   * Resets an admin's 2FA (DELETE /admin/admins/{id}/totpToken): clears the TOTP secret and last
-   * used step; TOTPEnabled stays, so the admin enrols again at the next sign-in. Sessions stay.
+   * Resets an admin's 2FA (DELETE /admin/admins/{id}/totpToken): clears the TOTP secret, the last
+   * used step and every passkey; TOTPEnabled stays, so the admin enrols again at the next sign-in. Sessions stay.
    * Throws 403 cannotResetOwn2fa for the acting admin, 404 when unknown. Audit totpReset.
    */
   async resetTotp(id: string, actor: AdminActor): Promise<void> {
@@ -210,6 +211,7 @@ export class AdminService extends Service {
       const row = await repo.getAdmin(tx, id);
       if (!row) throw new AppError(Errors.notFound, "admin");
       await repo.clearAdminTotp(tx, id);
+      await deleteAllPasskeys(tx, "admin", id);
       await writeAudit(tx, {
         action: AuditAction.totpReset,
         at: this.clock.now(),

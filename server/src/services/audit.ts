@@ -55,6 +55,14 @@ export const AuditAction = {
   totpCodeFailed: "totpCodeFailed",
   /** An admin put off their 2FA enrolment for this sign-in (AllowAdminTotpDeferral). */
   totpEnrolmentDeferred: "totpEnrolmentDeferred",
+  /** A user or admin enrolled a passkey (description: its name). */
+  passkeyAdded: "passkeyAdded",
+  /** A user or admin removed one of their passkeys (description: its name). */
+  passkeyRemoved: "passkeyRemoved",
+  /** A passkey completed a sign-in's second factor (description: its name). */
+  passkeyUsed: "passkeyUsed",
+  /** A passkey answer was refused (at enrolment or sign-in; errorMessage: why). */
+  passkeyFailed: "passkeyFailed",
   adminAutoCreated: "adminAutoCreated",
   /** A read of a public allowlist was refused (wrong token, no or refused credentials, source not allowed). */
   allowlistAccessDenied: "allowlistAccessDenied",

@@ -32,6 +32,7 @@ import { SamlService } from "./saml/service.ts";
 import { LoginThrottle } from "./auth/throttle.ts";
 import { PasswordChangeService } from "./auth/password-change.ts";
 import { TotpService } from "./auth/totp.ts";
+import { PasskeyService } from "./auth/passkeys.ts";
 import { ApiKeyUserService } from "./auth/api-key-users.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import type { WebhookDispatcherOptions } from "./webhooks/dispatcher.ts";
@@ -78,6 +79,8 @@ export interface Services {
   passwordChange: PasswordChangeService;
   /** TOTP enrolment and verification of pending sign-ins (users and admins); throttling hooks via `totp.useHooks`. */
   totp: TotpService;
+  /** Passkeys (WebAuthn) of users and admins: enrolment, removal, and sign-in as the second factor. */
+  passkeys: PasskeyService;
   /** API-key users: creation with a key, sign-in and sessions at /api/v1/user_sessions. */
   apiKeyUsers: ApiKeyUserService;
   /** Prometheus metrics of this server (GET /metrics). */
@@ -154,6 +157,7 @@ export function createServices(opts: {
     throttle,
     passwordChange: new PasswordChangeService(deps),
     totp: new TotpService(deps, secrets, throttle.codeHooks()),
+    passkeys: new PasskeyService(deps, throttle.codeHooks()),
     apiKeyUsers: new ApiKeyUserService(deps, { apiKeys, users, userSessions, status, licensing }),
     metrics,
     webhooks: new WebhookService({ db, clock, secrets, dispatcher: webhookDispatcher }),

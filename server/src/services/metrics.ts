@@ -28,7 +28,7 @@ const STATUS_LABELS: ReadonlyMap<number, string> = new Map(
 /** Which audience a sign-in was for: the user portal or the admin console. */
 export type SignInAudience = "user" | "admin";
 /** How the sign-in step proved the identity. Local and LDAP passwords share "password". */
-export type SignInMethod = "password" | "saml" | "apikey" | "totp";
+export type SignInMethod = "password" | "saml" | "apikey" | "totp" | "passkey";
 
 /** The metrics of one server and the registry `/metrics` renders. */
 export class ServerMetrics {

@@ -4,6 +4,7 @@
  * need a DN, on create and update (`userWriteProblem`). SAML users cannot be edited (the IdP owns
  * them); created here they count against the licence like any user. Removing an ACL from a user, disabling or deleting the user ends the affected grants.
  */
+import { deleteAllPasskeys } from "../repositories/passkeys.ts";
 import { userWriteProblem, Errors } from "@postern/shared";
 import type { User, UserAcl, UserSession, UserWrite } from "@postern/shared";
 import type { Tx } from "../db/index.ts";
@@ -245,7 +246,7 @@ export class UserService extends Service {
 
   /**
    * Resets the user's 2FA (DELETE /admin/users/{id}/totpToken): clears the TOTP secret and last used
-   * step; TOTPEnabled stays, so the user enrols again at the next sign-in. Sessions stay. 404 for an
+   * step and every passkey; TOTPEnabled stays, so the user enrols again at the next sign-in. Sessions stay. 404 for an
    * unknown user. Audit totpReset.
    */
   async resetTotp(id: string, actor: Actor): Promise<void> {
@@ -253,6 +254,7 @@ export class UserService extends Service {
       const row = await repo.getUser(tx, id);
       if (!row) throw new AppError(Errors.notFound, "user");
       await repo.clearUserTotp(tx, id);
+      await deleteAllPasskeys(tx, "user", id);
       await writeAudit(tx, {
         action: AuditAction.totpReset,
         at: this.clock.now(),

@@ -153,6 +153,10 @@ const settingsRoute = consolePage(
   "/admin/settings",
   page(async () => (await import("./pages/settings/SettingsPage.tsx")).SettingsPage),
 );
+const passkeysRoute = consolePage(
+  "/admin/passkeys",
+  page(async () => (await import("./pages/PasskeysPage.tsx")).PasskeysPage),
+);
 
 /** Any other path (the server sends only /admin and /admin/* here) goes to admin home. */
 const unknownRoute = createRoute({
@@ -182,6 +186,7 @@ const routeTree = rootRoute.addChildren([
     logsRoute,
     apiKeysRoute,
     settingsRoute,
+    passkeysRoute,
   ]),
   unknownRoute,
 ]);

@@ -3,6 +3,7 @@
  * POST /admin/login, /admin/logout). Admin sessions are separate from user sessions, last
  * ADMIN_SESSION_MINUTES, and need LoginEnabled.
  */
+import { countPasskeys } from "../../repositories/passkeys.ts";
 import { Errors } from "@postern/shared";
 import type { Db } from "../../db/index.ts";
 import * as repo from "../../repositories/admins.ts";
@@ -139,8 +140,18 @@ export class AdminSessionService {
       });
       throw new AppError(Errors.loginNotPermitted);
     }
-    const pending: "verify" | "enrol" | null =
-      admin.totpEnabled && admin.authType !== "SAML" ? (admin.totpSecretEnc ? "verify" : "enrol") : null;
+    const ownFactor = admin.authType !== "SAML";
+    // A passkey (docs/decisions.md "Passkeys") is a second factor like an enrolled TOTP secret.
+    const passkeys = ownFactor && (await countPasskeys(this.db, "admin", admin.id)) > 0;
+    const pending: "verify" | "enrol" | null = !ownFactor
+      ? null
+      : admin.totpEnabled && admin.totpSecretEnc
+        ? "verify"
+        : passkeys
+          ? "verify"
+          : admin.totpEnabled
+            ? "enrol"
+            : null;
     const token = randomToken(16);
     const sessionId = newId();
     const endsAt = now + ADMIN_SESSION_MINUTES * 60_000;

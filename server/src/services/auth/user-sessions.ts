@@ -5,6 +5,7 @@
  * every sign-in and only its SHA-256 is stored. At sign-in every assigned ACL without ClickToGrant
  * is granted at once.
  */
+import { countPasskeys } from "../../repositories/passkeys.ts";
 import { Errors } from "@postern/shared";
 import { getAcl } from "../../repositories/acls.ts";
 import * as sessionsRepo from "../../repositories/sessions.ts";
@@ -154,12 +155,18 @@ export class UserSessionService extends Service {
       });
       throw new AppError(Errors.accountDisabled);
     }
-    const pending: TotpPending =
-      user.totpEnabled && user.authType !== "SAML" && user.authType !== "apikey"
-        ? user.totpSecretEnc
+    const ownFactor = user.authType !== "SAML" && user.authType !== "apikey";
+    // A passkey (docs/decisions.md "Passkeys") is a second factor like an enrolled TOTP secret.
+    const passkeys = ownFactor && (await countPasskeys(this.db, "user", user.id)) > 0;
+    const pending: TotpPending = !ownFactor
+      ? null
+      : user.totpSecretEnc && user.totpEnabled
+        ? "verify"
+        : passkeys
           ? "verify"
-          : "enrol"
-        : null;
+          : user.totpEnabled
+            ? "enrol"
+            : null;
     const token = randomToken(16);
     const sessionId = newId();
     const minutes =

@@ -1,6 +1,6 @@
 /**
  * The frame of every signed-in admin page (docs/reference.md admin-console §2): the sidebar (Home, Agents, Knocs,
- * Groups, Users, Admins, Logs, API keys, Settings, Logout), the global alert banner, the page, the
+ * Groups, Users, Admins, Logs, API keys, Settings, My passkeys, Logout), the global alert banner, the page, the
  * error dialog and the confirmations.
  */
 import { Link, Outlet, useNavigate } from "@tanstack/react-router";
@@ -79,6 +79,9 @@ export function Shell() {
             </NavItem>
             <NavItem to="/admin/settings">
               <Trans>Settings</Trans>
+            </NavItem>
+            <NavItem to="/admin/passkeys">
+              <Trans>My passkeys</Trans>
             </NavItem>
           </ul>
         </nav>

@@ -20,6 +20,7 @@ import { Button } from "../../ui/kit/Button.tsx";
 import { ErrorMessage } from "../../ui/components/ErrorMessage.tsx";
 import { FormField } from "../../ui/kit/FormField.tsx";
 import { OtpSecret, useOtpEnrolment } from "../../ui/components/OtpSecret.tsx";
+import { PasskeyButton, usePasskeyFactor } from "../../ui/components/PasskeySignIn.tsx";
 import { Spinner } from "../../ui/components/Spinner.tsx";
 import { SubmitButton } from "../../ui/components/SubmitButton.tsx";
 import { useDocumentHead } from "../../ui/hooks/useDocumentHead.ts";
@@ -96,17 +97,45 @@ function BackToLogin() {
   );
 }
 
-/** /admin/otp/verify. */
+/** /admin/otp/verify: the code field, "Use a passkey" for an admin with passkeys, or both (docs/decisions.md "Passkeys"). */
 export function OtpVerifyPage() {
   const { t } = useLingui();
   useDocumentHead(t`Two-factor authentication`, ADMIN_FAVICON);
+  const navigate = useNavigate();
+  const client = useQueryClient();
+  const lost = useCallback(() => {
+    void navigate({ to: "/admin", search: { error: Errors.invalidSession.err } });
+  }, [navigate]);
+  const signedIn = useCallback(async () => {
+    await client.invalidateQueries({ queryKey: statusQueries.all });
+    await navigate({ to: "/admin/home" });
+  }, [client, navigate]);
+  const factors = usePasskeyFactor("admin");
+  const passkeyOnly = factors.passkey && !factors.totp;
   return (
     <AuthLayout
       title={<Trans>Two-factor authentication</Trans>}
-      intro={<Trans>Enter the code from your authenticator app.</Trans>}
+      intro={
+        passkeyOnly ? (
+          <Trans>Confirm your sign-in with your passkey.</Trans>
+        ) : (
+          <Trans>Enter the code from your authenticator app.</Trans>
+        )
+      }
       footer={<BackToLogin />}
     >
-      <CodeForm submitLabel={<Trans>Log in</Trans>} autoFocus />
+      {factors.loading ? (
+        <div className="mt-6 flex justify-center py-4" aria-busy="true">
+          <Spinner />
+        </div>
+      ) : (
+        <>
+          {factors.passkey ? (
+            <PasskeyButton audience="admin" onSignedIn={signedIn} onInvalidSession={lost} orCode={factors.totp} />
+          ) : null}
+          {passkeyOnly ? null : <CodeForm submitLabel={<Trans>Log in</Trans>} autoFocus={!factors.passkey} />}
+        </>
+      )}
     </AuthLayout>
   );
 }

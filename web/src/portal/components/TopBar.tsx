@@ -24,13 +24,23 @@ export interface TopBarProps {
   colorMode?: boolean;
   /** Opens the change-password dialog; the button is shown only when given (local accounts). */
   onChangePassword?: (() => void) | undefined;
+  /** Opens the passkeys dialog; the button is shown only when given (not SAML or API-key accounts). */
+  onPasskeys?: (() => void) | undefined;
 }
 
 const buttonClass =
   "tooltip inline-flex items-center gap-1.5 rounded-md px-2.5 py-1.5 text-sm font-semibold text-slate-700 ring-1 ring-inset ring-slate-300 hover:bg-slate-50 disabled:opacity-60 dark:text-slate-200 dark:ring-slate-700 dark:hover:bg-slate-900";
 
 /** The sticky header of Home and NewUserDashboard. */
-export function TopBar({ ends, onExpired, onLogout, loggingOut, colorMode = false, onChangePassword }: TopBarProps) {
+export function TopBar({
+  ends,
+  onExpired,
+  onLogout,
+  loggingOut,
+  colorMode = false,
+  onChangePassword,
+  onPasskeys,
+}: TopBarProps) {
   const { t } = useLingui();
   const highAccessibility = useAtomValue(themeAtom)?.HighAccessibility ?? false;
   const [timerHidden, setTimerHidden] = useAtom(timerHiddenAtom);
@@ -62,6 +72,14 @@ export function TopBar({ ends, onExpired, onLogout, loggingOut, colorMode = fals
               <KeyIcon className="size-4" />
               <span className="sr-only lg:not-sr-only">
                 <Trans>Change password</Trans>
+              </span>
+            </button>
+          ) : null}
+          {onPasskeys ? (
+            <button type="button" onClick={onPasskeys} className={buttonClass} data-tooltip={t`Passkeys`}>
+              <KeyIcon className="size-4" />
+              <span className="sr-only lg:not-sr-only">
+                <Trans>Passkeys</Trans>
               </span>
             </button>
           ) : null}

@@ -31,6 +31,10 @@ const PasswordDialog = lazy(async () => ({
   default: (await import("../components/PasswordDialog.tsx")).PasswordDialog,
 }));
 
+const PasskeysDialog = lazy(async () => ({
+  default: (await import("../components/PasskeysDialog.tsx")).PasskeysDialog,
+}));
+
 /** How long the "password changed" note stays, in milliseconds. */
 const CHANGED_NOTE_MS = 6000;
 
@@ -46,6 +50,7 @@ export function DashboardPage({ initialStatus }: { initialStatus: SessionStatus 
   const useCounts = useAtomValue(useCountsAtom);
   const [passwordOpen, setPasswordOpen] = useState(false);
   const [passwordChanged, setPasswordChanged] = useState(false);
+  const [passkeysOpen, setPasskeysOpen] = useState(false);
 
   useEffect(() => {
     if (!passwordChanged) return;
@@ -106,6 +111,11 @@ export function DashboardPage({ initialStatus }: { initialStatus: SessionStatus 
         loggingOut={session.loggingOut}
         colorMode
         onChangePassword={status.AuthType === "local" && licensed ? () => setPasswordOpen(true) : undefined}
+        onPasskeys={
+          status.AuthType !== "SAML" && status.AuthType !== "apikey" && licensed
+            ? () => setPasskeysOpen(true)
+            : undefined
+        }
       />
       <main className="mx-auto max-w-6xl space-y-8 px-4 py-8 sm:px-6">
         <SessionSummary status={status} />
@@ -156,6 +166,11 @@ export function DashboardPage({ initialStatus }: { initialStatus: SessionStatus 
         ) : null}
       </main>
       {!licensed ? <UnlicensedDialog onLogout={session.onLogout} loggingOut={session.loggingOut} /> : null}
+      {passkeysOpen ? (
+        <Suspense fallback={null}>
+          <PasskeysDialog onClose={() => setPasskeysOpen(false)} />
+        </Suspense>
+      ) : null}
       {passwordOpen ? (
         <Suspense fallback={null}>
           <PasswordDialog
