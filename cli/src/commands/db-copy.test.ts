@@ -69,6 +69,25 @@ async function seed(file: string): Promise<void> {
       .insert(schema.samlRequests)
       .values({ id: "r1", audience: "user", kiosk: true, createdAt: 1, expiresAt: 2 });
     await db.insert(schema.samlAssertions).values({ id: "as1", expiresAt: 1_800_000_000_000 });
+    await db.insert(schema.passkeys).values({
+      id: "pk1",
+      userId: s.userId,
+      name: "laptop",
+      credentialId: "cred-1",
+      publicKey: "pQECAyYgASFYIA",
+      counter: 4_000_000_000,
+      transports: ["internal", "hybrid"],
+      deviceType: "multiDevice",
+      backedUp: true,
+      createdAt: 1_700_000_000_123,
+    });
+    await db.insert(schema.passkeyChallenges).values({
+      kind: "admin",
+      sessionId: "s1",
+      purpose: "authenticate",
+      challenge: "c1",
+      expiresAt: 1_800_000_000_000,
+    });
     await db
       .insert(schema.auditFolds)
       .values({ key: "loginFailed:198.51.100.7", windowStart: 3, folded: 2, last: { Action: "x" } })

@@ -426,3 +426,41 @@ export const webhookCursor = pgTable("webhook_cursor", {
   id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
   auditId: bigint("audit_id", { mode: "number" }).notNull(),
 });
+
+/** WebAuthn passkeys of users and admins (schema.ts `passkeys`; issue #14 item 2). */
+export const passkeys = pgTable(
+  "passkeys",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").references(() => users.id, { onDelete: "cascade" }),
+    adminId: text("admin_id").references(() => admins.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    credentialId: text("credential_id").notNull().unique(),
+    publicKey: text("public_key").notNull(),
+    counter: bigint("counter", { mode: "number" }).notNull().default(0),
+    transports: jsonOf<string[]>("transports")
+      .notNull()
+      .default(sql`'[]'`),
+    deviceType: text("device_type").notNull(),
+    backedUp: boolean("backed_up").notNull().default(false),
+    createdAt: epochMs("created_at").notNull(),
+    lastUsedAt: epochMs("last_used_at"),
+  },
+  (t) => [index("passkeys_user_idx").on(t.userId), index("passkeys_admin_idx").on(t.adminId)],
+);
+
+/** WebAuthn challenges handed out and not yet answered (schema.ts `passkeyChallenges`). */
+export const passkeyChallenges = pgTable(
+  "passkey_challenges",
+  {
+    kind: text("kind", { enum: ["user", "admin"] }).notNull(),
+    sessionId: text("session_id").notNull(),
+    purpose: text("purpose", { enum: ["register", "authenticate"] }).notNull(),
+    challenge: text("challenge").notNull(),
+    expiresAt: epochMs("expires_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.kind, t.sessionId, t.purpose] }),
+    index("passkey_challenges_expiry_idx").on(t.expiresAt),
+  ],
+);
