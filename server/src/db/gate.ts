@@ -21,6 +21,11 @@ export class TransactionGate {
     return this.open !== null && this.context.getStore() === this.open.marker;
   }
 
+  /** True when a statement of the caller must wait (`pass`): a transaction is open and the caller is outside it. */
+  mustWait(): boolean {
+    return this.open !== null && this.context.getStore() !== this.open.marker;
+  }
+
   /** The open transaction's marker object when the caller runs inside it (the owner may keep its handle there). */
   current(): Record<string, unknown> | undefined {
     return this.inside() ? (this.open?.marker as Record<string, unknown>) : undefined;

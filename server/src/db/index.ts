@@ -79,7 +79,7 @@ export function openDatabase(file: string): OpenDatabase {
   };
   const db = drizzleAsync(
     async (text, params, method) => {
-      if (!gate.inside()) await gate.pass();
+      if (gate.mustWait()) await gate.pass();
       return run(text, params, method);
     },
     { schema },
@@ -120,12 +120,12 @@ export function rawStatement<Row extends unknown[]>(db: Db, text: string): RawSt
   // Through the cache on every run: the cache resets the statement's modes when it hands it out.
   return {
     async all(params) {
-      if (!gate.inside()) await gate.pass();
+      if (gate.mustWait()) await gate.pass();
       const statement = sqlite.prepare(text).raw(true);
       return (params ? statement.all(params) : statement.all()) as Row[];
     },
     async value(params) {
-      if (!gate.inside()) await gate.pass();
+      if (gate.mustWait()) await gate.pass();
       const statement = sqlite.prepare(text).pluck(true);
       return params ? statement.get(params) : statement.get();
     },
