@@ -51,9 +51,8 @@ export class TransactionGate {
     let end!: () => void;
     const ended = new Promise<void>((resolve) => (end = resolve));
     this.queue = before.then(() => ended);
+    // The transaction before ends by clearing `open`, so this one starts with none open.
     await before;
-    // Statements waiting in `pass` may still hold an older `ended`; they re-check `open` on waking.
-    await this.pass();
     const marker: Record<string, unknown> = {};
     this.open = { marker, ended };
     try {

@@ -105,8 +105,8 @@ export function openDatabase(file: string): OpenDatabase {
   return { db, close: () => sqlite.close() };
 }
 
-function internalsOf(db: Queryable): Internals {
-  const found = internals.get(db) ?? internals.get((db as unknown as { session?: object }).session ?? {});
+function internalsOf(db: Db): Internals {
+  const found = internals.get(db);
   if (found) return found;
   throw new Error("not a database opened by openDatabase");
 }
