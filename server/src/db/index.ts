@@ -1,8 +1,11 @@
 /**
- * The database module: owns the driver (better-sqlite3), its pragmas (WAL, foreign keys, busy
- * timeout), the schema and the named migrations in server/drizzle. Callers get an asynchronous drizzle
- * `Db` (issue #12 item 1: every query is awaited, so PostgreSQL can come in behind the same surface) and
- * never the driver.
+ * The database module: owns the drivers (better-sqlite3 for the embedded default, node-postgres when
+ * `POSTERN_DATABASE_URL` names a PostgreSQL database: postgres.ts), their settings, the two schemas and
+ * the named migrations of each (server/drizzle, server/drizzle-pg). Callers get an asynchronous drizzle
+ * `Db` (issue #12 item 1) and never the driver. `Db` is typed as drizzle's SQLite surface; on
+ * PostgreSQL the handle is drizzle's node-postgres database over schema-pg.ts, and repositories use
+ * only what both have in common: they await query builders (never `.get()/.all()/.run()`), take their
+ * tables from the handle (`tablesOf`), and read raw SQL through `scalar`/`rawStatement`.
  *
  * SQLite runs behind drizzle's async SQLite surface (the `sqlite-proxy` session) over one better-sqlite3
  * connection: each statement is compiled once (statement-cache.ts) and run synchronously, and
@@ -12,7 +15,8 @@
 import Database from "better-sqlite3";
 import { drizzle as drizzleSync } from "drizzle-orm/better-sqlite3";
 import { drizzle as drizzleAsync, type SqliteRemoteDatabase } from "drizzle-orm/sqlite-proxy";
-import { sql, type SQL } from "drizzle-orm";
+import { is, sql, type SQL } from "drizzle-orm";
+import { PgDatabase } from "drizzle-orm/pg-core";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import { fileURLToPath } from "node:url";
@@ -20,6 +24,14 @@ import { join } from "node:path";
 import * as schema from "./schema.ts";
 import { cacheStatements } from "./statement-cache.ts";
 import { TransactionGate } from "./gate.ts";
+import {
+  migratePostgres,
+  openPostgres,
+  pendingPostgresMigrations,
+  postgresMigrationCount,
+  rawPostgresRows,
+  type PgDb,
+} from "./postgres.ts";
 
 /** The typed, asynchronous database handle used by repositories. */
 export type Db = SqliteRemoteDatabase<typeof schema>;
@@ -39,7 +51,44 @@ export interface RawStatement<Row extends unknown[]> {
 /** An open database with its closer. */
 export interface OpenDatabase {
   readonly db: Db;
-  close(): void;
+  /** Closes the connection (SQLite) or ends the pool (PostgreSQL, waiting for its connections). */
+  close(): Promise<void>;
+}
+
+/** Which database a handle talks to. */
+export type Dialect = "sqlite" | "postgres";
+
+/** The dialect of a handle (a database or a transaction of it). */
+export function dialectOf(q: Queryable): Dialect {
+  return is(q, PgDatabase) ? "postgres" : "sqlite";
+}
+
+/**
+ * The tables of the handle's own schema (schema.ts on SQLite, schema-pg.ts on PostgreSQL), typed as
+ * schema.ts: repositories build every query from these, never from an imported table.
+ */
+export function tablesOf(q: Queryable): typeof schema {
+  return (q as unknown as { _: { fullSchema: typeof schema } })._.fullSchema;
+}
+
+/** The PostgreSQL handle behind `q`, or undefined on SQLite. */
+function postgresOf(q: Queryable): PgDb | undefined {
+  return dialectOf(q) === "postgres" ? (q as unknown as PgDb) : undefined;
+}
+
+/**
+ * Opens the database the server is configured with: PostgreSQL when `url` is given
+ * (`postgres://user:password@host:port/database`, from POSTERN_DATABASE_URL), otherwise the SQLite file
+ * `file` (created if needed). Does not migrate (`migrateDatabase`).
+ * @param opts.applicationName the name PostgreSQL shows for this process's connections.
+ */
+export function openConfiguredDatabase(
+  where: { url?: string | undefined; file: string },
+  opts: { applicationName?: string } = {},
+): OpenDatabase {
+  if (!where.url) return openDatabase(where.file);
+  const open = openPostgres(where.url, { applicationName: opts.applicationName });
+  return { db: open.db as unknown as Db, close: () => open.close() };
 }
 
 const migrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url));
@@ -102,7 +151,12 @@ export function openDatabase(file: string): OpenDatabase {
     );
   }) as Db["transaction"];
   internals.set(db, { sqlite, gate });
-  return { db, close: () => sqlite.close() };
+  return {
+    db,
+    close: async () => {
+      sqlite.close();
+    },
+  };
 }
 
 function internalsOf(db: Db): Internals {
@@ -116,6 +170,12 @@ function internalsOf(db: Db): Internals {
  * read (docs: issue #13 item 2, the status read): no drizzle mapping, rows as arrays.
  */
 export function rawStatement<Row extends unknown[]>(db: Db, text: string): RawStatement<Row> {
+  const pg = postgresOf(db);
+  if (pg)
+    return {
+      all: async (params) => (await rawPostgresRows(pg, text, params)) as Row[],
+      value: async (params) => (await rawPostgresRows(pg, text, params))[0]?.[0],
+    };
   const { sqlite, gate } = internalsOf(db);
   // Through the cache on every run: the cache resets the statement's modes when it hands it out.
   return {
@@ -146,6 +206,11 @@ export function changedRows(result: unknown): number {
  * row. Raw reads come back as arrays of columns on every driver; use this rather than `q.get(sql)`.
  */
 export async function scalar<T>(q: Queryable, query: SQL): Promise<T | undefined> {
+  const pg = postgresOf(q);
+  if (pg) {
+    const first = (await pg.execute(query)).rows[0];
+    return first ? (Object.values(first)[0] as T) : undefined;
+  }
   const rows = await q.values<[T]>(query);
   return rows[0]?.[0];
 }
@@ -177,13 +242,20 @@ export function databasePath(dataDir: string): string {
   return join(dataDir, "postern.db");
 }
 
-/** How many migrations this release has (server/drizzle). */
-export function migrationCount(): number {
+/** How many migrations this release has for the database behind `db` (server/drizzle or server/drizzle-pg). */
+export function migrationCount(db?: Db): number {
+  if (db && postgresOf(db)) return postgresMigrationCount();
   return readMigrationFiles({ migrationsFolder }).length;
 }
 
-/** Applies every pending migration of server/drizzle in order; returns how many were applied. */
+/**
+ * Applies every pending migration in order (server/drizzle on SQLite, server/drizzle-pg on PostgreSQL,
+ * there under an advisory lock so that replicas starting at once do not race); returns how many were
+ * applied.
+ */
 export async function migrateDatabase(db: Db): Promise<number> {
+  const pg = postgresOf(db);
+  if (pg) return await migratePostgres(pg);
   const { sqlite } = internalsOf(db);
   const before = await pendingMigrations(db);
   migrate(drizzleSync(sqlite), { migrationsFolder });
@@ -192,6 +264,8 @@ export async function migrateDatabase(db: Db): Promise<number> {
 
 /** Counts the committed migrations not yet applied to this database. */
 export async function pendingMigrations(db: Db): Promise<number> {
+  const pg = postgresOf(db);
+  if (pg) return await pendingPostgresMigrations(pg);
   const { sqlite } = internalsOf(db);
   const all = readMigrationFiles({ migrationsFolder });
   let applied: number;

@@ -1,9 +1,18 @@
 /**
- * PostgreSQL as the database (issue #12; docs/decisions.md "PostgreSQL schema"): opens a node-postgres
- * pool behind drizzle's node-postgres driver with the pg-core schema (schema-pg.ts), and applies the
- * migrations of server/drizzle-pg. The repositories still run on SQLite (db/index.ts); this is the
- * foundation they move onto, and what `postern db copy` writes to.
+ * PostgreSQL as the database (issue #12; docs/decisions.md "PostgreSQL schema", "Transactions on
+ * PostgreSQL"): opens a node-postgres pool behind drizzle's node-postgres driver with the pg-core schema
+ * (schema-pg.ts), and applies the migrations of server/drizzle-pg. The server reaches it through
+ * db/index.ts (`POSTERN_DATABASE_URL`); `postern db copy` writes to it directly.
+ *
+ * Transactions: `db.transaction` runs SERIALIZABLE (the guarantees the repositories were written under
+ * on SQLite, where transactions run one at a time) and runs its callback again, up to
+ * TRANSACTION_ATTEMPTS times, when PostgreSQL reports a serialisation failure or a deadlock. A
+ * statement issued on the root handle inside a transaction's callback runs on the transaction's
+ * connection (an AsyncLocalStorage context), and a transaction opened inside one becomes a savepoint of
+ * it, as on SQLite.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
@@ -13,6 +22,68 @@ import * as schemaPg from "./schema-pg.ts";
 
 /** The typed, asynchronous PostgreSQL handle (its pool is `$client`). */
 export type PgDb = NodePgDatabase<typeof schemaPg> & { $client: pg.Pool };
+
+// Every int8 Postern stores is an epoch-millisecond time, an id or a count, all below 2^53: read them as
+// numbers (node-postgres returns strings by default), so that aggregates and raw reads type alike on
+// both databases. Process-wide, as node-postgres keeps its parsers.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+
+/** How many times a transaction runs before a serialisation failure or deadlock is given up on. */
+export const TRANSACTION_ATTEMPTS = 8;
+
+/** The open transaction of the running callback: its handle and connection. */
+interface OpenTransaction {
+  readonly tx: unknown;
+  readonly client: pg.PoolClient;
+  /** Set once the callback returned: later statements of its context go to the pool again. */
+  ended: boolean;
+}
+const openTransaction = new AsyncLocalStorage<OpenTransaction>();
+
+/** The open transaction of the caller's context, if any. */
+function currentTransaction(): OpenTransaction | undefined {
+  const store = openTransaction.getStore();
+  return store && !store.ended ? store : undefined;
+}
+
+/** A pool whose `query` runs on the open transaction's connection when called inside one. */
+class TransactionAwarePool extends pg.Pool {
+  override query(...args: unknown[]): never {
+    const open = currentTransaction();
+    const target = open ? open.client : undefined;
+    if (target) return (target.query as (...a: unknown[]) => never)(...args);
+    return (super.query as (...a: unknown[]) => never)(...args);
+  }
+}
+
+/** True when `err` (or an error in its `cause` chain) is SQLSTATE 40001 or 40P01: run the transaction again. */
+export function retryableTransactionError(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined; e && typeof e === "object"; e = e.cause as typeof e)
+    if (e.code === "40001" || e.code === "40P01") return true;
+  return false;
+}
+
+/** Raw statements with named parameters (`@name`) as PostgreSQL's positional ones (`$1`), with the order. */
+export function positionalParameters(text: string): { text: string; names: string[] } {
+  const names: string[] = [];
+  const out = text.replace(/@(\w+)/g, (_, name: string) => {
+    let i = names.indexOf(name);
+    if (i < 0) i = names.push(name) - 1;
+    return `$${i + 1}`;
+  });
+  return { text: out, names };
+}
+
+/**
+ * Runs `text` (named parameters `@name`) on `db`'s pool, or on the caller's open transaction; rows as
+ * arrays of columns.
+ */
+export async function rawPostgresRows(db: PgDb, text: string, params?: Record<string, unknown>): Promise<unknown[][]> {
+  const { text: positional, names } = positionalParameters(text);
+  const values = names.map((n) => params?.[n]);
+  const result = await db.$client.query({ text: positional, values, rowMode: "array" });
+  return result.rows as unknown[][];
+}
 
 /** An open PostgreSQL database with its closer. */
 export interface OpenPostgres {
@@ -37,12 +108,40 @@ const JOURNAL = `"drizzle"."__drizzle_migrations"`;
  * libpq's URL form; `?sslmode=...` as node-postgres reads it). Connects lazily: a wrong URL fails at
  * the first query, not here. Does not migrate: call `migratePostgres`.
  * @param opts.max the pool's size (connections; default 10).
+ * @param opts.applicationName what PostgreSQL shows for its connections (`pg_stat_activity`).
  */
-export function openPostgres(url: string, opts: { max?: number } = {}): OpenPostgres {
-  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10 });
+export function openPostgres(url: string, opts: { max?: number; applicationName?: string } = {}): OpenPostgres {
+  const pool = new TransactionAwarePool({
+    connectionString: url,
+    max: opts.max ?? 10,
+    application_name: opts.applicationName ?? "postern",
+  });
   // An idle connection's error (the server restarted) must not crash the process; the pool drops it.
   pool.on("error", () => undefined);
   const db = drizzle({ client: pool, schema: schemaPg });
+  const transaction = db.transaction.bind(db);
+  db.transaction = (async (body, config) => {
+    const outer = currentTransaction();
+    if (outer) return (outer.tx as Parameters<typeof body>[0]).transaction(body);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await transaction(
+          async (tx) => {
+            const open: OpenTransaction = { tx, client: (tx as unknown as { session: { client: pg.PoolClient } }).session.client, ended: false };
+            try {
+              return await openTransaction.run(open, () => body(tx));
+            } finally {
+              open.ended = true;
+            }
+          },
+          { isolationLevel: "serializable", ...config },
+        );
+      } catch (err) {
+        if (attempt >= TRANSACTION_ATTEMPTS || !retryableTransactionError(err)) throw err;
+        await sleep(Math.random() * 10 * attempt);
+      }
+    }
+  }) as PgDb["transaction"];
   return { db, close: () => pool.end() };
 }
 
