@@ -100,40 +100,33 @@ async function main(): Promise<void> {
     const now = clock.now();
     await db
       .insert(backends)
-      .values({ id: backendId, name: "bench allowlist", agentId: null, type: "allowlist", config: { allowlist: {} } })
-      .run();
-    await db
-      .insert(acls)
-      .values({
-        id: aclId,
-        description: "Bench allowlist",
-        backendId,
-        ipExclusions: { RestrictionType: "none", RfcType: "allow", Ranges: [] },
-        grantType: { Type: "userIp", Ips: [] },
-        config: {
-          UriToken: "",
-          allowlist: { Token: TOKEN, ApiKeyId: NONE, AllowAccessByIp: false, AllowedIpAddresses: [] },
-        },
-      })
-      .run();
-    await db.insert(users).values({ id: userId, name: "Bench", userName: "bench", authType: "local" }).run();
+      .values({ id: backendId, name: "bench allowlist", agentId: null, type: "allowlist", config: { allowlist: {} } });
+    await db.insert(acls).values({
+      id: aclId,
+      description: "Bench allowlist",
+      backendId,
+      ipExclusions: { RestrictionType: "none", RfcType: "allow", Ranges: [] },
+      grantType: { Type: "userIp", Ips: [] },
+      config: {
+        UriToken: "",
+        allowlist: { Token: TOKEN, ApiKeyId: NONE, AllowAccessByIp: false, AllowedIpAddresses: [] },
+      },
+    });
+    await db.insert(users).values({ id: userId, name: "Bench", userName: "bench", authType: "local" });
     const expiresAt = now + 3_600_000;
     for (let from = 0; from < ENTRIES; from += SEED_BATCH) {
       await db.transaction(async (tx) => {
         const sessionIds = Array.from({ length: Math.min(SEED_BATCH, ENTRIES - from) }, () => newId());
-        await tx
-          .insert(userSessions)
-          .values(
-            sessionIds.map((id, k) => ({
-              id,
-              tokenHash: `bench-${from + k}`,
-              userId,
-              createdAt: now,
-              endsAt: expiresAt,
-              ipAddress: addressOf(from + k),
-            })),
-          )
-          .run();
+        await tx.insert(userSessions).values(
+          sessionIds.map((id, k) => ({
+            id,
+            tokenHash: `bench-${from + k}`,
+            userId,
+            createdAt: now,
+            endsAt: expiresAt,
+            ipAddress: addressOf(from + k),
+          })),
+        );
         for (const [k, sessionId] of sessionIds.entries()) {
           await ensureGrantRows(tx, sessionId, [aclId], now, newId);
           const grantId = (await getGrantFor(tx, sessionId, aclId))!.id;

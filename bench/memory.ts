@@ -264,34 +264,27 @@ async function seed(db: Db, o: Options, haproxy: MultiAclHaproxy): Promise<Seede
   const backendId = newId();
   await db
     .insert(agents)
-    .values({ id: agentId, name: "bench agent", tokenHash: sha256(agentToken), tokenExpiresAt: now + 3_600_000 })
-    .run();
-  await db
-    .insert(backends)
-    .values({
-      id: backendId,
-      name: "bench haproxy",
-      agentId,
-      type: "haproxy",
-      config: { haproxy: { Protocol: "unix", Address: haproxy.socketPath } },
-    })
-    .run();
+    .values({ id: agentId, name: "bench agent", tokenHash: sha256(agentToken), tokenExpiresAt: now + 3_600_000 });
+  await db.insert(backends).values({
+    id: backendId,
+    name: "bench haproxy",
+    agentId,
+    type: "haproxy",
+    config: { haproxy: { Protocol: "unix", Address: haproxy.socketPath } },
+  });
   const aclIds = haproxy.aclIds.map(() => newId());
-  await db
-    .insert(acls)
-    .values(
-      aclIds.map((id, i) => ({
-        id,
-        description: `Bench application ${String(i + 1).padStart(2, "0")}`,
-        url: `https://app-${i + 1}.example.test/`,
-        clickToGrant: true,
-        backendId,
-        ipExclusions: { RestrictionType: "none", RfcType: "allow", Ranges: [] },
-        grantType: { Type: "userIp", Ips: [] },
-        config: { UriToken: "", haproxy: { ID: haproxy.aclIds[i]! } },
-      })),
-    )
-    .run();
+  await db.insert(acls).values(
+    aclIds.map((id, i) => ({
+      id,
+      description: `Bench application ${String(i + 1).padStart(2, "0")}`,
+      url: `https://app-${i + 1}.example.test/`,
+      clickToGrant: true,
+      backendId,
+      ipExclusions: { RestrictionType: "none", RfcType: "allow", Ranges: [] },
+      grantType: { Type: "userIp", Ips: [] },
+      config: { UriToken: "", haproxy: { ID: haproxy.aclIds[i]! } },
+    })),
+  );
   const tokens: string[] = new Array<string>(o.sessions);
   let markerGrantId = "";
   const chunked = async <T>(rows: readonly T[], insert: (part: T[]) => Promise<unknown>): Promise<void> => {
@@ -334,11 +327,11 @@ async function seed(db: Db, o: Options, haproxy: MultiAclHaproxy): Promise<Seede
         addressRows.push({ grantId: id, ip });
       }
     }
-    await chunked(userRows, (part) => tx.insert(users).values(part).run());
-    await chunked(sessionRows, (part) => tx.insert(userSessions).values(part).run());
-    await chunked(assignRows, (part) => tx.insert(userAcls).values(part).run());
-    await chunked(grantRows, (part) => tx.insert(grants).values(part).run());
-    await chunked(addressRows, (part) => tx.insert(grantAddresses).values(part).run());
+    await chunked(userRows, (part) => tx.insert(users).values(part));
+    await chunked(sessionRows, (part) => tx.insert(userSessions).values(part));
+    await chunked(assignRows, (part) => tx.insert(userAcls).values(part));
+    await chunked(grantRows, (part) => tx.insert(grants).values(part));
+    await chunked(addressRows, (part) => tx.insert(grantAddresses).values(part));
   });
   return { agentToken, tokens, markerGrantId };
 }
@@ -464,7 +457,7 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
   const { db } = database;
   const seeded = await seed(db, o, haproxy);
   await settle();
-  const grantCount = (await db.select({ n: count() }).from(grants).where(eq(grants.status, 0)).get())?.n ?? 0;
+  const grantCount = (await db.select({ n: count() }).from(grants).where(eq(grants.status, 0)).limit(1))[0]?.n ?? 0;
   console.log(
     `seeded ${o.sessions} users and sessions, ${grantCount} Granted grants + 1 marker in ${((performance.now() - seedStart) / 1000).toFixed(1)} s (directly, see the header); HAProxy ACLs #${haproxy.aclIds.join(", #")}`,
   );
@@ -518,7 +511,8 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
   while (performance.now() - syncStart < SYNC_TIMEOUT_MS) {
     if (agentChild.exitCode !== null) throw new Error(`the agent exited (${agentChild.exitCode}):\n${agentOutput()}`);
     if (
-      (await db.select({ s: grants.status }).from(grants).where(eq(grants.id, seeded.markerGrantId)).get())?.s === 0
+      (await db.select({ s: grants.status }).from(grants).where(eq(grants.id, seeded.markerGrantId)).limit(1))[0]?.s ===
+      0
     ) {
       acked = true;
       break;
@@ -547,7 +541,8 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
   serverMem.push({ label: `after ${o.statusCalls} GET /api/status`, m: procMemory(server.pid) });
   agentMem.push({ label: "at the end", m: procMemory(agentPid) });
   const moved =
-    (await db.select({ n: count() }).from(userSessions).where(eq(userSessions.ipAddress, "127.0.0.1")).get())?.n ?? 0;
+    (await db.select({ n: count() }).from(userSessions).where(eq(userSessions.ipAddress, "127.0.0.1")).limit(1))[0]
+      ?.n ?? 0;
 
   // --- report
   console.log("");

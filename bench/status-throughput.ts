@@ -190,43 +190,33 @@ async function seed(db: Db, o: Options): Promise<string[]> {
   const backendId = newId();
   await db
     .insert(agents)
-    .values({ id: agentId, name: "bench agent", tokenHash: sha256(randomToken(24)), tokenExpiresAt: now + 3_600_000 })
-    .run();
-  await db
-    .insert(backends)
-    .values({
-      id: backendId,
-      name: "bench haproxy",
-      agentId,
-      type: "haproxy",
-      config: { haproxy: { Protocol: "unix", Address: "/run/haproxy/admin.sock" } },
-    })
-    .run();
+    .values({ id: agentId, name: "bench agent", tokenHash: sha256(randomToken(24)), tokenExpiresAt: now + 3_600_000 });
+  await db.insert(backends).values({
+    id: backendId,
+    name: "bench haproxy",
+    agentId,
+    type: "haproxy",
+    config: { haproxy: { Protocol: "unix", Address: "/run/haproxy/admin.sock" } },
+  });
   const aclIds = Array.from({ length: o.acls }, () => newId());
-  await db
-    .insert(acls)
-    .values(
-      aclIds.map((id, i) => ({
-        id,
-        description: `Bench application ${String(i + 1).padStart(2, "0")}`,
-        url: `https://app-${i + 1}.example.test/`,
-        category: `Category ${(i % 5) + 1}`,
-        clickToGrant: true,
-        backendId,
-        ipExclusions: { RestrictionType: "none", RfcType: "allow", Ranges: [] },
-        grantType: { Type: "userIp", Ips: [] },
-        config: { UriToken: "", haproxy: { ID: i + 1 } },
-      })),
-    )
-    .run();
+  await db.insert(acls).values(
+    aclIds.map((id, i) => ({
+      id,
+      description: `Bench application ${String(i + 1).padStart(2, "0")}`,
+      url: `https://app-${i + 1}.example.test/`,
+      category: `Category ${(i % 5) + 1}`,
+      clickToGrant: true,
+      backendId,
+      ipExclusions: { RestrictionType: "none", RfcType: "allow", Ranges: [] },
+      grantType: { Type: "userIp", Ips: [] },
+      config: { UriToken: "", haproxy: { ID: i + 1 } },
+    })),
+  );
   let groupId = "";
   if (o.assign === "group") {
     groupId = newId();
-    await db.insert(groups).values({ id: groupId, name: "bench group", type: "local" }).run();
-    await db
-      .insert(groupAcls)
-      .values(aclIds.map((aclId) => ({ groupId, aclId })))
-      .run();
+    await db.insert(groups).values({ id: groupId, name: "bench group", type: "local" });
+    await db.insert(groupAcls).values(aclIds.map((aclId) => ({ groupId, aclId })));
   }
   const tokens: string[] = new Array<string>(o.sessions);
   await seedBatches(db, o.sessions, SEED_BATCH, async (tx, from, to) => {
@@ -268,12 +258,12 @@ async function seed(db: Db, o: Options): Promise<string[]> {
         }
       });
     }
-    await insertChunked(userRows, (part) => tx.insert(users).values(part).run());
-    await insertChunked(sessionRows, (part) => tx.insert(userSessions).values(part).run());
-    await insertChunked(groupUserRows, (part) => tx.insert(groupUsers).values(part).run());
-    await insertChunked(userAclRows, (part) => tx.insert(userAcls).values(part).run());
-    await insertChunked(grantRows, (part) => tx.insert(grants).values(part).run());
-    await insertChunked(addressRows, (part) => tx.insert(grantAddresses).values(part).run());
+    await insertChunked(userRows, (part) => tx.insert(users).values(part));
+    await insertChunked(sessionRows, (part) => tx.insert(userSessions).values(part));
+    await insertChunked(groupUserRows, (part) => tx.insert(groupUsers).values(part));
+    await insertChunked(userAclRows, (part) => tx.insert(userAcls).values(part));
+    await insertChunked(grantRows, (part) => tx.insert(grants).values(part));
+    await insertChunked(addressRows, (part) => tx.insert(grantAddresses).values(part));
   });
   return tokens;
 }
@@ -444,7 +434,7 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
   cleanup.add("database handle", () => database.close());
   const { db } = database;
   const tokens = await seed(db, o);
-  const grantCount = async (): Promise<number> => (await db.select({ n: count() }).from(grants).get())?.n ?? 0;
+  const grantCount = async (): Promise<number> => (await db.select({ n: count() }).from(grants).limit(1))[0]?.n ?? 0;
   const grantsSeeded = await grantCount();
   await settle();
   console.log(
@@ -487,8 +477,9 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
   // --- steady state?
   const grantsAfter = await grantCount();
   const moved =
-    (await db.select({ n: count() }).from(userSessions).where(ne(userSessions.ipAddress, "127.0.0.1")).get())?.n ?? 0;
-  const created = (await db.select({ n: count() }).from(grants).where(eq(grants.status, 4)).get())?.n ?? 0;
+    (await db.select({ n: count() }).from(userSessions).where(ne(userSessions.ipAddress, "127.0.0.1")).limit(1))[0]
+      ?.n ?? 0;
+  const created = (await db.select({ n: count() }).from(grants).where(eq(grants.status, 4)).limit(1))[0]?.n ?? 0;
 
   // --- report
   const fmt = (v: number): string => (Number.isNaN(v) ? "-" : v < 10 ? v.toFixed(2) : v.toFixed(1));

@@ -37,7 +37,7 @@ export async function openMigrated(opts: GlobalOptions): Promise<ReturnType<type
   if (!existsSync(file)) throw new Error(`no database at ${file}: run \`postern db migrate\` first`);
   const database = openDatabase(file);
   if ((await pendingMigrations(database.db)) > 0) {
-    database.close();
+    await database.close();
     throw new Error("the database has pending migrations: run `postern db migrate` first");
   }
   return database;

@@ -127,7 +127,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const database = openDatabase(databasePath(opts.dataDir));
   if (opts.migrate) await migrateDatabase(database.db);
   else if ((await pendingMigrations(database.db)) > 0) {
-    database.close();
+    await database.close();
     throw new Error("the database has pending migrations: run `postern db migrate` first");
   }
   const webDir = opts.webDir ?? DEFAULT_WEB_DIR;
@@ -183,7 +183,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
           }
           await services.hub.close();
           await new Promise<void>((resolve) => server.close(() => resolve()));
-          database.close();
+          await database.close();
           throw err;
         });
   server.on("upgrade", (req, socket, head) => {
@@ -243,7 +243,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      database.close();
+      await database.close();
       removePid();
     },
   };

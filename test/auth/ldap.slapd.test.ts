@@ -104,7 +104,7 @@ describe.skipIf(!available)("LDAP sign-in on a real slapd", () => {
   const login = (userName: string, password: string) =>
     apiRequest(h, "POST", "/api/login", { UserName: userName, Password: password, KioskMode: false });
   const audit = async (action: string) =>
-    await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+    await h.services.db.select().from(auditLog).where(eq(auditLog.action, action));
   /** The BIND lines slapd logged after `from` binds, as `dn ssf=N` (the connection's strength at the bind). */
   const bindsSince = (from: number) => {
     const lines = slapd

@@ -161,7 +161,7 @@ describe.skipIf(!bin)("PostgreSQL migrations (server/drizzle-pg)", () => {
         expect(delta(pgAfter, pgBefore), `PostgreSQL: ${w.what}`).toEqual({ acls: w.acls, users: w.users });
       }
     } finally {
-      sqlite.close();
+      await sqlite.close();
     }
   });
 });

@@ -32,7 +32,7 @@ export function registerAdmin(program: Command): void {
         say(`admin ${opts.username} created`);
         output(g, { ID: id, UserName: opts.username, Name: opts.name }, id);
       } finally {
-        database.close();
+        await database.close();
       }
     });
 }

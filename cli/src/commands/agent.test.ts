@@ -34,13 +34,15 @@ function postern(args: string[], env: Record<string, string> = {}) {
 async function tokenColumns(name: string): Promise<{ hash: string | null; expiresAt: number | null } | undefined> {
   const database = openDatabase(databasePath(join(dir, "data")));
   try {
-    return await database.db
-      .select({ hash: agents.tokenHash, expiresAt: agents.tokenExpiresAt })
-      .from(agents)
-      .where(eq(agents.name, name))
-      .get();
+    return (
+      await database.db
+        .select({ hash: agents.tokenHash, expiresAt: agents.tokenExpiresAt })
+        .from(agents)
+        .where(eq(agents.name, name))
+        .limit(1)
+    )[0];
   } finally {
-    database.close();
+    await database.close();
   }
 }
 

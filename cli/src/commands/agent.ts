@@ -70,7 +70,7 @@ export function registerAgent(program: Command): void {
           `Agent ${created.Name} created.\nToken: ${created.Token}\nInstall on the protected host:\n  ${created.InstallCommand}`,
         );
       } finally {
-        database.close();
+        await database.close();
       }
     });
   agent

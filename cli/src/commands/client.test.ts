@@ -65,7 +65,7 @@ async function apiKeyUser(userName: string): Promise<{ id: string; key: string }
 }
 const liveSessions = async (userId: string) => await server.services.users.sessions(userId);
 const audits = async (action: string) =>
-  await server.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+  await server.services.db.select().from(auditLog).where(eq(auditLog.action, action));
 
 /** A running `postern client` child: its output so far, and its exit. */
 interface Run {

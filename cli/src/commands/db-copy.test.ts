@@ -206,7 +206,7 @@ describe.skipIf(!bin)("postern db copy", () => {
       expect(again.stderr).toMatch(/not empty \(rows in .*users.*\).*nothing was changed/);
       expect(await allRows(sqliteDb, pgDb)).toEqual(rows);
     } finally {
-      sqliteDb.close();
+      await sqliteDb.close();
       await pgDb.close();
     }
   });
@@ -217,7 +217,7 @@ describe.skipIf(!bin)("postern db copy", () => {
     const sqliteDb = openDatabase(bad);
     // PostgreSQL text cannot hold NUL; the users table is copied after several others.
     await sqliteDb.db.update(schema.users).set({ company: "a\u0000b" });
-    sqliteDb.close();
+    await sqliteDb.close();
     const url = await server.createDatabase("rollback");
     const r = await postern(["db", "copy", "--from", `sqlite:${bad}`, "--to", url]);
     expect(r.exitCode).toBe(1);

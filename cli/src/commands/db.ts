@@ -41,7 +41,7 @@ export function registerDb(program: Command): void {
         );
         output(g, { Applied: applied, Database: databasePath(dir) }, String(applied));
       } finally {
-        database.close();
+        await database.close();
       }
     });
   db.command("backup")
@@ -95,7 +95,7 @@ export function registerDb(program: Command): void {
           String(total),
         );
       } finally {
-        source.close();
+        await source.close();
         await target.close();
       }
     });

@@ -85,7 +85,7 @@ async function withLicensing<T>(g: GlobalOptions, fn: (l: LicensingService) => P
     });
     return await fn(licensing);
   } finally {
-    database.close();
+    await database.close();
   }
 }
 

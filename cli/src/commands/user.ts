@@ -40,7 +40,7 @@ export function registerUser(program: Command): void {
         say(`user ${opts.username} created`);
         output(g, { ID: id, UserName: opts.username, Name: opts.name }, id);
       } finally {
-        database.close();
+        await database.close();
       }
     });
 }

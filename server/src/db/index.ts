@@ -55,6 +55,9 @@ export interface OpenDatabase {
   close(): Promise<void>;
 }
 
+/** The tables of a schema (`tablesOf`), typed as schema.ts. */
+export type Tables = typeof schema;
+
 /** Which database a handle talks to. */
 export type Dialect = "sqlite" | "postgres";
 
@@ -67,8 +70,8 @@ export function dialectOf(q: Queryable): Dialect {
  * The tables of the handle's own schema (schema.ts on SQLite, schema-pg.ts on PostgreSQL), typed as
  * schema.ts: repositories build every query from these, never from an imported table.
  */
-export function tablesOf(q: Queryable): typeof schema {
-  return (q as unknown as { _: { fullSchema: typeof schema } })._.fullSchema;
+export function tablesOf(q: Queryable): Tables {
+  return (q as unknown as { _: { fullSchema: Tables } })._.fullSchema;
 }
 
 /** The PostgreSQL handle behind `q`, or undefined on SQLite. */

@@ -58,7 +58,11 @@ class TransactionAwarePool extends pg.Pool {
 
 /** True when `err` (or an error in its `cause` chain) is SQLSTATE 40001 or 40P01: run the transaction again. */
 export function retryableTransactionError(err: unknown): boolean {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined; e && typeof e === "object"; e = e.cause as typeof e)
+  for (
+    let e = err as { code?: unknown; cause?: unknown } | undefined;
+    e && typeof e === "object";
+    e = e.cause as typeof e
+  )
     if (e.code === "40001" || e.code === "40P01") return true;
   return false;
 }
@@ -127,7 +131,11 @@ export function openPostgres(url: string, opts: { max?: number; applicationName?
       try {
         return await transaction(
           async (tx) => {
-            const open: OpenTransaction = { tx, client: (tx as unknown as { session: { client: pg.PoolClient } }).session.client, ended: false };
+            const open: OpenTransaction = {
+              tx,
+              client: (tx as unknown as { session: { client: pg.PoolClient } }).session.client,
+              ended: false,
+            };
             try {
               return await openTransaction.run(open, () => body(tx));
             } finally {

@@ -305,7 +305,7 @@ describe("the additional client IP addresses settings (multi-port discovery with
         const database = openDatabase(databasePath(dataDir));
         await migrateDatabase(database.db);
         for (const [k, v] of Object.entries(values)) await setSetting(database.db, k as "AdditionalClientIPs", v);
-        database.close();
+        await database.close();
       };
       const [a, b] = [await freePort(), await freePort()];
       await store({ AdditionalClientIPs: true, AdditionalClientIPPorts: [a, b] });

@@ -5,24 +5,25 @@
  */
 import { and, asc, desc, eq, gt, lt, or, sql } from "drizzle-orm";
 import type { SQL } from "drizzle-orm";
-import { changedRows, type Db, type Tx } from "../db/index.ts";
-import { auditLog } from "../db/schema.ts";
+import { changedRows, type Db, type Tx, tablesOf, type Tables } from "../db/index.ts";
+import { type auditLog } from "../db/schema.ts";
 
 type Q = Db | Tx;
 /** An audit log row. `at` is epoch milliseconds. */
 export type AuditRow = typeof auditLog.$inferSelect;
 
 /** The columns a search looks in. */
-const searchable = [
-  auditLog.action,
-  auditLog.userName,
-  auditLog.adminName,
-  auditLog.agentName,
-  auditLog.ipAddress,
-  auditLog.errorMessage,
-  auditLog.aclDescription,
-  auditLog.description,
-] as const;
+const searchable = ({ auditLog }: Tables) =>
+  [
+    auditLog.action,
+    auditLog.userName,
+    auditLog.adminName,
+    auditLog.agentName,
+    auditLog.ipAddress,
+    auditLog.errorMessage,
+    auditLog.aclDescription,
+    auditLog.description,
+  ] as const;
 
 /**
  * Escapes LIKE's wildcards (`%`, `_`) and the escape character itself, so that the term matches as
@@ -34,21 +35,25 @@ export function escapeLike(term: string): string {
 
 /**
  * The WHERE condition of a search: the term as a literal substring of any searchable column,
- * case-insensitive for ASCII letters (SQLite's LIKE). An empty term matches everything (undefined).
+ * case-insensitive on both databases (both sides through `lower()`: PostgreSQL's LIKE is
+ * case-sensitive). An empty term matches everything (undefined).
  */
-function searchCondition(search: string): SQL | undefined {
+function searchCondition(q: Q, search: string): SQL | undefined {
   if (search === "") return undefined;
   const pattern = `%${escapeLike(search)}%`;
-  return or(...searchable.map((col) => sql`${col} LIKE ${pattern} ESCAPE '\\'`));
+  return or(...searchable(tablesOf(q)).map((col) => sql`lower(${col}) LIKE lower(${pattern}) ESCAPE '\\'`));
 }
 
 /** How many entries match the search ("" = all). */
 export async function countAuditEntries(q: Q, search: string): Promise<number> {
-  const row = await q
-    .select({ n: sql<number>`count(*)` })
-    .from(auditLog)
-    .where(searchCondition(search))
-    .get();
+  const { auditLog } = tablesOf(q);
+  const row = (
+    await q
+      .select({ n: sql<number>`count(*)` })
+      .from(auditLog)
+      .where(searchCondition(q, search))
+      .limit(1)
+  )[0];
   return row?.n ?? 0;
 }
 
@@ -57,14 +62,14 @@ export async function listAuditEntries(
   q: Q,
   opts: { search: string; limit: number; offset: number },
 ): Promise<AuditRow[]> {
+  const { auditLog } = tablesOf(q);
   return await q
     .select()
     .from(auditLog)
-    .where(searchCondition(opts.search))
+    .where(searchCondition(q, opts.search))
     .orderBy(desc(auditLog.at), desc(auditLog.id))
     .limit(opts.limit)
-    .offset(opts.offset)
-    .all();
+    .offset(opts.offset);
 }
 
 /**
@@ -76,59 +81,65 @@ export async function auditEntriesOlderThan(
   q: Q,
   opts: { search: string; after: { at: number; id: number } | null; limit: number },
 ): Promise<AuditRow[]> {
+  const { auditLog } = tablesOf(q);
   const position = opts.after
     ? or(lt(auditLog.at, opts.after.at), and(eq(auditLog.at, opts.after.at), lt(auditLog.id, opts.after.id)))
     : undefined;
   return await q
     .select()
     .from(auditLog)
-    .where(and(searchCondition(opts.search), position))
+    .where(and(searchCondition(q, opts.search), position))
     .orderBy(desc(auditLog.at), desc(auditLog.id))
-    .limit(opts.limit)
-    .all();
+    .limit(opts.limit);
 }
 
 /** Deletes the entries written before `cutoffMs` (epoch ms); returns how many were deleted. */
 export async function deleteAuditEntriesBefore(q: Q, cutoffMs: number): Promise<number> {
-  return changedRows(await q.delete(auditLog).where(lt(auditLog.at, cutoffMs)).run());
+  const { auditLog } = tablesOf(q);
+  return changedRows(await q.delete(auditLog).where(lt(auditLog.at, cutoffMs)));
 }
 
 /** Up to `limit` entries with a sequence number above `afterId`, in the order they were written. */
 export async function auditEntriesAfterId(q: Q, afterId: number, limit: number): Promise<AuditRow[]> {
-  return await q.select().from(auditLog).where(gt(auditLog.id, afterId)).orderBy(asc(auditLog.id)).limit(limit).all();
+  const { auditLog } = tablesOf(q);
+  return await q.select().from(auditLog).where(gt(auditLog.id, afterId)).orderBy(asc(auditLog.id)).limit(limit);
 }
 
 /** The highest sequence number written so far (0 when the log is empty). */
 export async function maxAuditId(q: Q): Promise<number> {
+  const { auditLog } = tablesOf(q);
   return (
     (
       await q
         .select({ id: sql<number | null>`max(${auditLog.id})` })
         .from(auditLog)
-        .get()
-    )?.id ?? 0
+        .limit(1)
+    )[0]?.id ?? 0
   );
 }
 
 /** The highest sequence number among entries written before `atMs` (epoch ms); 0 when there is none. */
 export async function maxAuditIdBefore(q: Q, atMs: number): Promise<number> {
+  const { auditLog } = tablesOf(q);
   return (
     (
       await q
         .select({ id: sql<number | null>`max(${auditLog.id})` })
         .from(auditLog)
         .where(lt(auditLog.at, atMs))
-        .get()
-    )?.id ?? 0
+        .limit(1)
+    )[0]?.id ?? 0
   );
 }
 
 /** The `limit` entries written last (highest id first). */
 export async function recentAuditEntries(q: Q, limit: number): Promise<AuditRow[]> {
-  return await q.select().from(auditLog).orderBy(desc(auditLog.id)).limit(limit).all();
+  const { auditLog } = tablesOf(q);
+  return await q.select().from(auditLog).orderBy(desc(auditLog.id)).limit(limit);
 }
 
 /** Inserts one audit entry (every text column given, "" where it does not apply). */
 export async function insertAuditEntry(q: Q, row: typeof auditLog.$inferInsert): Promise<void> {
-  await q.insert(auditLog).values(row).run();
+  const { auditLog } = tablesOf(q);
+  await q.insert(auditLog).values(row);
 }

@@ -3,17 +3,8 @@
  * (reference counting of (ACL, address) entries over grants).
  */
 import { and, eq, inArray, isNotNull, isNull, lte, gt, or, sql, ne } from "drizzle-orm";
-import { scalar, type Db, type Tx } from "../db/index.ts";
-import {
-  acls,
-  apiKeys,
-  backends,
-  grantAddresses,
-  grants,
-  grantStatusHistory,
-  userSessions,
-  users,
-} from "../db/schema.ts";
+import { scalar, dialectOf, type Db, type Tx, tablesOf, type Tables } from "../db/index.ts";
+import { type grants } from "../db/schema.ts";
 import type { ObservedAddress } from "../db/schema.ts";
 
 /**
@@ -43,16 +34,20 @@ export type GrantRow = typeof grants.$inferSelect;
 
 /** Reads one grant. */
 export async function getGrant(q: Q, id: string): Promise<GrantRow | undefined> {
-  return await q.select().from(grants).where(eq(grants.id, id)).get();
+  const { grants } = tablesOf(q);
+  return (await q.select().from(grants).where(eq(grants.id, id)).limit(1))[0];
 }
 
 /** Reads the grant of (session, ACL). */
 export async function getGrantFor(q: Q, sessionId: string, aclId: string): Promise<GrantRow | undefined> {
-  return await q
-    .select()
-    .from(grants)
-    .where(and(eq(grants.sessionId, sessionId), eq(grants.aclId, aclId)))
-    .get();
+  const { grants } = tablesOf(q);
+  return (
+    await q
+      .select()
+      .from(grants)
+      .where(and(eq(grants.sessionId, sessionId), eq(grants.aclId, aclId)))
+      .limit(1)
+  )[0];
 }
 
 /** Creates status entries (status 4 Created) for ACLs of a session that have none yet; returns those ACL ids. */
@@ -63,18 +58,17 @@ export async function ensureGrantRows(
   now: number,
   newId: () => string,
 ): Promise<string[]> {
+  const { grantStatusHistory, grants } = tablesOf(q);
   const created: string[] = [];
   if (aclIds.length === 0) return created;
   const existing = new Set(
-    (await q.select({ aclId: grants.aclId }).from(grants).where(eq(grants.sessionId, sessionId)).all()).map(
-      (r) => r.aclId,
-    ),
+    (await q.select({ aclId: grants.aclId }).from(grants).where(eq(grants.sessionId, sessionId))).map((r) => r.aclId),
   );
   for (const aclId of aclIds) {
     if (existing.has(aclId)) continue;
     const id = newId();
-    await q.insert(grants).values({ id, sessionId, aclId, status: 4, error: "", updatedAt: now }).run();
-    await q.insert(grantStatusHistory).values({ grantId: id, status: 4, error: "", at: now }).run();
+    await q.insert(grants).values({ id, sessionId, aclId, status: 4, error: "", updatedAt: now });
+    await q.insert(grantStatusHistory).values({ grantId: id, status: 4, error: "", at: now });
     created.push(aclId);
   }
   return created;
@@ -88,6 +82,7 @@ export async function setGrantStatus(
   now: number,
   fields: { error?: string; grantedAt?: number | null; expiresAt?: number | null } = {},
 ): Promise<void> {
+  const { grantStatusHistory, grants } = tablesOf(q);
   const error = fields.error ?? "";
   await q
     .update(grants)
@@ -98,21 +93,22 @@ export async function setGrantStatus(
       ...(fields.grantedAt !== undefined ? { grantedAt: fields.grantedAt } : {}),
       ...(fields.expiresAt !== undefined ? { expiresAt: fields.expiresAt } : {}),
     })
-    .where(eq(grants.id, id))
-    .run();
-  await q.insert(grantStatusHistory).values({ grantId: id, status, error, at: now }).run();
+    .where(eq(grants.id, id));
+  await q.insert(grantStatusHistory).values({ grantId: id, status, error, at: now });
 }
 
 /** Replaces the addresses a grant carries. */
 export async function setGrantAddresses(q: Q, grantId: string, ips: readonly string[]): Promise<void> {
-  await q.delete(grantAddresses).where(eq(grantAddresses.grantId, grantId)).run();
-  for (const ip of ips) await q.insert(grantAddresses).values({ grantId, ip }).run();
+  const { grantAddresses } = tablesOf(q);
+  await q.delete(grantAddresses).where(eq(grantAddresses.grantId, grantId));
+  for (const ip of ips) await q.insert(grantAddresses).values({ grantId, ip });
 }
 
 /** Reads the addresses of a grant. */
 export async function getGrantAddresses(q: Q, grantId: string): Promise<string[]> {
+  const { grantAddresses } = tablesOf(q);
   return (
-    await q.select({ ip: grantAddresses.ip }).from(grantAddresses).where(eq(grantAddresses.grantId, grantId)).all()
+    await q.select({ ip: grantAddresses.ip }).from(grantAddresses).where(eq(grantAddresses.grantId, grantId))
   ).map((r) => r.ip);
 }
 
@@ -127,61 +123,66 @@ export async function entryExpiry(
   now: number,
   exceptGrantId?: string,
 ): Promise<number | null> {
-  const row = await q
-    .select({ max: sql<number | null>`max(${grants.expiresAt})` })
-    .from(grants)
-    .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
-    .where(
-      and(
-        eq(grants.aclId, aclId),
-        eq(grantAddresses.ip, ip),
-        inArray(grants.status, [...HOLDING_STATUSES]),
-        gt(grants.expiresAt, now),
-        exceptGrantId ? ne(grants.id, exceptGrantId) : undefined,
-      ),
-    )
-    .get();
+  const { grantAddresses, grants } = tablesOf(q);
+  const row = (
+    await q
+      .select({ max: sql<number | null>`max(${grants.expiresAt})` })
+      .from(grants)
+      .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
+      .where(
+        and(
+          eq(grants.aclId, aclId),
+          eq(grantAddresses.ip, ip),
+          inArray(grants.status, [...HOLDING_STATUSES]),
+          gt(grants.expiresAt, now),
+          exceptGrantId ? ne(grants.id, exceptGrantId) : undefined,
+        ),
+      )
+      .limit(1)
+  )[0];
   return row?.max ?? null;
 }
 
 /** Holding grants of an ACL carrying `ip` whose status is one of `statuses`. */
 export async function grantsHolding(q: Q, aclId: string, ip: string, statuses: readonly number[]): Promise<GrantRow[]> {
+  const { grantAddresses, grants } = tablesOf(q);
   return (
     await q
       .select({ g: grants })
       .from(grants)
       .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
       .where(and(eq(grants.aclId, aclId), eq(grantAddresses.ip, ip), inArray(grants.status, [...statuses])))
-      .all()
   ).map((r) => r.g);
 }
 
 /** The number of grants in each status (status code → count; statuses with none are left out). */
 export async function countGrantsByStatus(q: Q): Promise<Map<number, number>> {
+  const { grants } = tablesOf(q);
   const rows = await q
     .select({ status: grants.status, n: sql<number>`count(*)` })
     .from(grants)
-    .groupBy(grants.status)
-    .all();
+    .groupBy(grants.status);
   return new Map(rows.map((r) => [r.status, r.n]));
 }
 
 /** Holding grants whose expiry has passed. */
 export async function dueGrants(q: Q, now: number): Promise<GrantRow[]> {
+  const { grants } = tablesOf(q);
   return await q
     .select()
     .from(grants)
-    .where(and(inArray(grants.status, [...HOLDING_STATUSES]), lte(grants.expiresAt, now)))
-    .all();
+    .where(and(inArray(grants.status, [...HOLDING_STATUSES]), lte(grants.expiresAt, now)));
 }
 
 /** Holding grants of the given sessions. */
 export async function holdingGrantsOfSessions(q: Q, sessionIds: readonly string[]): Promise<GrantRow[]> {
+  const { grants } = tablesOf(q);
   return await holdingGrantsWhere(q, grants.sessionId, sessionIds);
 }
 
 /** Holding grants of the given ACLs. */
 export async function holdingGrantsOfAcls(q: Q, aclIds: readonly string[]): Promise<GrantRow[]> {
+  const { grants } = tablesOf(q);
   return await holdingGrantsWhere(q, grants.aclId, aclIds);
 }
 
@@ -190,16 +191,16 @@ async function holdingGrantsWhere(
   column: typeof grants.sessionId | typeof grants.aclId,
   ids: readonly string[],
 ): Promise<GrantRow[]> {
+  const { grants } = tablesOf(q);
   if (ids.length === 0) return [];
   return await q
     .select()
     .from(grants)
-    .where(and(inArray(column, [...ids]), inArray(grants.status, [...HOLDING_STATUSES])))
-    .all();
+    .where(and(inArray(column, [...ids]), inArray(grants.status, [...HOLDING_STATUSES])));
 }
 
 /** The columns of a target source: an ACL joined with its backend. */
-const targetColumns = {
+const targetColumns = ({ acls, backends }: Tables) => ({
   aclId: acls.id,
   aclConfig: acls.config,
   backendId: backends.id,
@@ -207,23 +208,27 @@ const targetColumns = {
   backendConfig: backends.config,
   sealedSecrets: backends.sealedSecrets,
   agentId: backends.agentId,
-};
+});
 
 /** The target source (ACL + backend) of one ACL, with the backend's agent. */
 export async function aclTargetSource(
   q: Q,
   aclId: string,
 ): Promise<(TargetSource & { agentId: string | null }) | undefined> {
-  return await q
-    .select(targetColumns)
-    .from(acls)
-    .innerJoin(backends, eq(backends.id, acls.backendId))
-    .where(eq(acls.id, aclId))
-    .get();
+  const { acls, backends } = tablesOf(q);
+  return (
+    await q
+      .select(targetColumns(tablesOf(q)))
+      .from(acls)
+      .innerJoin(backends, eq(backends.id, acls.backendId))
+      .where(eq(acls.id, aclId))
+      .limit(1)
+  )[0];
 }
 
 /** The live addresses published on an allowlist ACL (grants in status 6 not yet expired), sorted. */
 export async function publishedAddresses(q: Q, aclId: string, now: number): Promise<string[]> {
+  const { grantAddresses, grants } = tablesOf(q);
   return (
     await q
       .selectDistinct({ ip: grantAddresses.ip })
@@ -231,7 +236,6 @@ export async function publishedAddresses(q: Q, aclId: string, now: number): Prom
       .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
       .where(and(eq(grants.aclId, aclId), eq(grants.status, 6), gt(grants.expiresAt, now)))
       .orderBy(grantAddresses.ip)
-      .all()
   ).map((r) => r.ip);
 }
 
@@ -245,32 +249,39 @@ export async function publishedAllowlist(
   aclId: string,
   now: number,
 ): Promise<{ addresses: string[]; nextExpiry: number | null }> {
+  const { grants } = tablesOf(q);
   const live = and(eq(grants.aclId, aclId), eq(grants.status, 6), gt(grants.expiresAt, now));
-  const next = await q
-    .select({ at: sql<number | null>`min(${grants.expiresAt})` })
-    .from(grants)
-    .where(live)
-    .get();
+  const next = (
+    await q
+      .select({ at: sql<number | null>`min(${grants.expiresAt})` })
+      .from(grants)
+      .where(live)
+      .limit(1)
+  )[0];
   return { addresses: await publishedAddresses(q, aclId, now), nextExpiry: next?.at ?? null };
 }
 
 /**
- * How many rows this database connection has inserted, updated or deleted so far, cascades and
- * rolled-back statements included (SQLite's total_changes()): equal on two reads means nothing was
- * written in between. Only meaningful for the one connection of this process.
+ * A mark of the database's writes: equal on two reads means nothing was written in between. On SQLite
+ * the rows this process's one connection has changed so far (total_changes(), cascades and rolled-back
+ * statements included); on PostgreSQL the write-ahead log's insert position, which every write of every
+ * replica moves (pg_current_wal_insert_lsn()). Either may move without a change that matters; neither
+ * stays put across one that does.
  */
-export async function writeCount(q: Q): Promise<number> {
-  return (await scalar<number>(q, sql`select total_changes()`)) ?? 0;
+export async function writeMark(q: Q): Promise<string> {
+  if (dialectOf(q) === "postgres")
+    return String(await scalar<string>(q, sql`select pg_current_wal_insert_lsn()::text`));
+  return String((await scalar<number>(q, sql`select total_changes()`)) ?? 0);
 }
 
 /** Every ACL target bound to an agent. */
 export async function agentTargetSources(q: Q, agentId: string): Promise<TargetSource[]> {
+  const { acls, backends } = tablesOf(q);
   return await q
-    .select(targetColumns)
+    .select(targetColumns(tablesOf(q)))
     .from(acls)
     .innerJoin(backends, eq(backends.id, acls.backendId))
-    .where(eq(backends.agentId, agentId))
-    .all();
+    .where(eq(backends.agentId, agentId));
 }
 
 /**
@@ -282,6 +293,7 @@ export async function agentEntries(
   agentId: string,
   now: number,
 ): Promise<{ aclId: string; ip: string; expiresAt: number; user: string | null }[]> {
+  const { acls, backends, grantAddresses, grants, userSessions, users } = tablesOf(q);
   return await q
     .select({
       aclId: grants.aclId,
@@ -296,8 +308,7 @@ export async function agentEntries(
     .innerJoin(acls, eq(acls.id, grants.aclId))
     .innerJoin(backends, eq(backends.id, acls.backendId))
     .where(and(eq(backends.agentId, agentId), inArray(grants.status, [...HOLDING_STATUSES]), gt(grants.expiresAt, now)))
-    .groupBy(grants.aclId, grantAddresses.ip)
-    .all();
+    .groupBy(grants.aclId, grantAddresses.ip);
 }
 
 /**
@@ -312,6 +323,7 @@ export async function moveAgentGrants(
   now: number,
   changedBy?: number,
 ): Promise<number> {
+  const { acls, backends, grants } = tablesOf(q);
   const rows = await q
     .select({ id: grants.id })
     .from(grants)
@@ -323,8 +335,7 @@ export async function moveAgentGrants(
         inArray(grants.status, [...from]),
         changedBy !== undefined ? lte(grants.updatedAt, changedBy) : undefined,
       ),
-    )
-    .all();
+    );
   const clear = !(HOLDING_STATUSES as readonly number[]).includes(to);
   for (const r of rows) await setGrantStatus(q, r.id, to, now, clear ? { expiresAt: null } : {});
   return rows.length;
@@ -332,11 +343,11 @@ export async function moveAgentGrants(
 
 /** Every grant in one of `from` statuses moved to `to` (server start). Returns how many. */
 export async function moveAllGrants(q: Q, from: readonly number[], to: number, now: number): Promise<number> {
+  const { grants } = tablesOf(q);
   const rows = await q
     .select({ id: grants.id })
     .from(grants)
-    .where(inArray(grants.status, [...from]))
-    .all();
+    .where(inArray(grants.status, [...from]));
   for (const r of rows) await setGrantStatus(q, r.id, to, now);
   return rows.length;
 }
@@ -366,6 +377,7 @@ export interface DueSession {
  * rather than by scanning every live session.
  */
 export async function dueSessions(q: Q, now: number): Promise<DueSession[]> {
+  const { apiKeys, userSessions, users } = tablesOf(q);
   const live = isNull(userSessions.endedAt);
   const ids = new Set<string>();
   const add = (rows: { id: string }[]) => rows.forEach((r) => ids.add(r.id));
@@ -373,8 +385,7 @@ export async function dueSessions(q: Q, now: number): Promise<DueSession[]> {
     await q
       .select({ id: userSessions.id })
       .from(userSessions)
-      .where(and(live, lte(userSessions.endsAt, now)))
-      .all(),
+      .where(and(live, lte(userSessions.endsAt, now))),
   );
   add(
     await q
@@ -385,16 +396,14 @@ export async function dueSessions(q: Q, now: number): Promise<DueSession[]> {
           live,
           inArray(userSessions.userId, q.select({ id: users.id }).from(users).where(lte(users.validUntil, now))),
         ),
-      )
-      .all(),
+      ),
   );
   add(
     await q
       .select({ id: userSessions.id })
       .from(userSessions)
       .leftJoin(apiKeys, eq(apiKeys.id, userSessions.apiKeyId))
-      .where(and(live, isNotNull(userSessions.apiKeyId), or(isNull(apiKeys.id), lte(apiKeys.expiredAfter, now))))
-      .all(),
+      .where(and(live, isNotNull(userSessions.apiKeyId), or(isNull(apiKeys.id), lte(apiKeys.expiredAfter, now)))),
   );
   if (ids.size === 0) return [];
   return await q
@@ -411,8 +420,7 @@ export async function dueSessions(q: Q, now: number): Promise<DueSession[]> {
     .from(userSessions)
     .innerJoin(users, eq(users.id, userSessions.userId))
     .leftJoin(apiKeys, eq(apiKeys.id, userSessions.apiKeyId))
-    .where(inArray(userSessions.id, [...ids]))
-    .all();
+    .where(inArray(userSessions.id, [...ids]));
 }
 
 /** Live sessions (not past their end) whose first observed address aged out by `now`. */
@@ -420,18 +428,24 @@ export async function sessionsWithStaleObserved(
   q: Q,
   now: number,
 ): Promise<{ id: string; ipAddress: string; discoveredIps: ObservedAddress[] }[]> {
+  const { userSessions } = tablesOf(q);
   return await q
     .select({ id: userSessions.id, ipAddress: userSessions.ipAddress, discoveredIps: userSessions.discoveredIps })
     .from(userSessions)
-    .where(and(isNull(userSessions.endedAt), lte(userSessions.observedUntil, now), gt(userSessions.endsAt, now)))
-    .all();
+    .where(and(isNull(userSessions.endedAt), lte(userSessions.observedUntil, now), gt(userSessions.endsAt, now)));
 }
 
 /** The addresses the server observed for a session (discovery ports, the other family), as stored. */
 export async function getObserved(q: Q, sessionId: string): Promise<ObservedAddress[]> {
+  const { userSessions } = tablesOf(q);
   return (
-    (await q.select({ d: userSessions.discoveredIps }).from(userSessions).where(eq(userSessions.id, sessionId)).get())
-      ?.d ?? []
+    (
+      await q
+        .select({ d: userSessions.discoveredIps })
+        .from(userSessions)
+        .where(eq(userSessions.id, sessionId))
+        .limit(1)
+    )[0]?.d ?? []
   );
 }
 
@@ -442,11 +456,11 @@ export async function setObserved(
   list: readonly ObservedAddress[],
   until: number | null,
 ): Promise<void> {
+  const { userSessions } = tablesOf(q);
   await q
     .update(userSessions)
     .set({ discoveredIps: [...list], observedUntil: until })
-    .where(eq(userSessions.id, sessionId))
-    .run();
+    .where(eq(userSessions.id, sessionId));
 }
 
 /** Live sessions among `ids` ending after `end` (epoch ms), with their end. */
@@ -455,29 +469,29 @@ export async function sessionsEndingAfter(
   ids: readonly string[],
   end: number,
 ): Promise<{ id: string; endsAt: number }[]> {
+  const { userSessions } = tablesOf(q);
   if (ids.length === 0) return [];
   return await q
     .select({ id: userSessions.id, endsAt: userSessions.endsAt })
     .from(userSessions)
-    .where(and(inArray(userSessions.id, [...ids]), isNull(userSessions.endedAt), gt(userSessions.endsAt, end)))
-    .all();
+    .where(and(inArray(userSessions.id, [...ids]), isNull(userSessions.endedAt), gt(userSessions.endsAt, end)));
 }
 
 /** Sets a session's end (epoch ms). */
 export async function setSessionEnd(q: Q, sessionId: string, endsAt: number): Promise<void> {
-  await q.update(userSessions).set({ endsAt }).where(eq(userSessions.id, sessionId)).run();
+  const { userSessions } = tablesOf(q);
+  await q.update(userSessions).set({ endsAt }).where(eq(userSessions.id, sessionId));
 }
 
 /** Sets a grant's expiry (epoch ms) without a status transition. */
 export async function setGrantExpiry(q: Q, grantId: string, expiresAt: number): Promise<void> {
-  await q.update(grants).set({ expiresAt }).where(eq(grants.id, grantId)).run();
+  const { grants } = tablesOf(q);
+  await q.update(grants).set({ expiresAt }).where(eq(grants.id, grantId));
 }
 
 /** Removes addresses from a grant. */
 export async function removeGrantAddresses(q: Q, grantId: string, ips: readonly string[]): Promise<void> {
+  const { grantAddresses } = tablesOf(q);
   if (ips.length === 0) return;
-  await q
-    .delete(grantAddresses)
-    .where(and(eq(grantAddresses.grantId, grantId), inArray(grantAddresses.ip, [...ips])))
-    .run();
+  await q.delete(grantAddresses).where(and(eq(grantAddresses.grantId, grantId), inArray(grantAddresses.ip, [...ips])));
 }

@@ -2,8 +2,8 @@
  * SQL of groups, their members (group_users) and their ACLs (group_acls).
  */
 import { and, asc, eq, inArray } from "drizzle-orm";
-import type { Db, Tx } from "../db/index.ts";
-import { acls, groupAcls, groups, groupUsers, users } from "../db/schema.ts";
+import { type Db, type Tx, tablesOf } from "../db/index.ts";
+import { type groups } from "../db/schema.ts";
 
 type Q = Db | Tx;
 /** A group row. */
@@ -13,74 +13,85 @@ export type NewGroup = typeof groups.$inferInsert;
 
 /** Lists every group by name. */
 export async function listGroups(q: Q): Promise<GroupRow[]> {
-  return await q.select().from(groups).orderBy(asc(groups.name)).all();
+  const { groups } = tablesOf(q);
+  return await q.select().from(groups).orderBy(asc(groups.name));
 }
 
 /** Reads a group by id. */
 export async function getGroup(q: Q, id: string): Promise<GroupRow | undefined> {
-  return await q.select().from(groups).where(eq(groups.id, id)).get();
+  const { groups } = tablesOf(q);
+  return (await q.select().from(groups).where(eq(groups.id, id)).limit(1))[0];
 }
 
 /** Reads a group by its exact name. */
 export async function getGroupByName(q: Q, name: string): Promise<GroupRow | undefined> {
-  return await q.select().from(groups).where(eq(groups.name, name)).get();
+  const { groups } = tablesOf(q);
+  return (await q.select().from(groups).where(eq(groups.name, name)).limit(1))[0];
 }
 
 /** Inserts a group. */
 export async function insertGroup(q: Q, row: NewGroup): Promise<void> {
-  await q.insert(groups).values(row).run();
+  const { groups } = tablesOf(q);
+  await q.insert(groups).values(row);
 }
 
 /** Updates a group's name and description. */
 export async function updateGroup(q: Q, id: string, fields: { name: string; description: string }): Promise<void> {
-  await q.update(groups).set(fields).where(eq(groups.id, id)).run();
+  const { groups } = tablesOf(q);
+  await q.update(groups).set(fields).where(eq(groups.id, id));
 }
 
 /** Deletes a group (its member and ACL rows cascade). */
 export async function deleteGroup(q: Q, id: string): Promise<void> {
-  await q.delete(groups).where(eq(groups.id, id)).run();
+  const { groups } = tablesOf(q);
+  await q.delete(groups).where(eq(groups.id, id));
 }
 
 /** The ACL ids the group grants (Group.ACLIDs). */
 export async function groupAclIds(q: Q, groupId: string): Promise<string[]> {
-  return (await q.select({ id: groupAcls.aclId }).from(groupAcls).where(eq(groupAcls.groupId, groupId)).all()).map(
+  const { groupAcls } = tablesOf(q);
+  return (await q.select({ id: groupAcls.aclId }).from(groupAcls).where(eq(groupAcls.groupId, groupId))).map(
     (r) => r.id,
   );
 }
 
 /** The ids of the group's members (Group.UserIDs). */
 export async function groupUserIds(q: Q, groupId: string): Promise<string[]> {
-  return (await q.select({ id: groupUsers.userId }).from(groupUsers).where(eq(groupUsers.groupId, groupId)).all()).map(
+  const { groupUsers } = tablesOf(q);
+  return (await q.select({ id: groupUsers.userId }).from(groupUsers).where(eq(groupUsers.groupId, groupId))).map(
     (r) => r.id,
   );
 }
 
 /** How many of the group's ACLs admins see (Passive+ hidden children are not counted). */
 export async function visibleAclCount(q: Q, groupId: string): Promise<number> {
+  const { acls, groupAcls } = tablesOf(q);
   return (
     await q
       .select({ id: groupAcls.aclId })
       .from(groupAcls)
       .innerJoin(acls, eq(acls.id, groupAcls.aclId))
       .where(and(eq(groupAcls.groupId, groupId), eq(acls.hideFromAdmins, false)))
-      .all()
   ).length;
 }
 
 /** Replaces the group's ACLs. */
 export async function setGroupAclIds(q: Q, groupId: string, aclIds: readonly string[]): Promise<void> {
-  await q.delete(groupAcls).where(eq(groupAcls.groupId, groupId)).run();
-  for (const aclId of new Set(aclIds)) await q.insert(groupAcls).values({ groupId, aclId }).run();
+  const { groupAcls } = tablesOf(q);
+  await q.delete(groupAcls).where(eq(groupAcls.groupId, groupId));
+  for (const aclId of new Set(aclIds)) await q.insert(groupAcls).values({ groupId, aclId });
 }
 
 /** Replaces the group's members. */
 export async function setGroupUserIds(q: Q, groupId: string, userIds: readonly string[]): Promise<void> {
-  await q.delete(groupUsers).where(eq(groupUsers.groupId, groupId)).run();
-  for (const userId of new Set(userIds)) await q.insert(groupUsers).values({ groupId, userId }).run();
+  const { groupUsers } = tablesOf(q);
+  await q.delete(groupUsers).where(eq(groupUsers.groupId, groupId));
+  for (const userId of new Set(userIds)) await q.insert(groupUsers).values({ groupId, userId });
 }
 
 /** The groups a user is a member of, by name. */
 export async function groupsOfUser(q: Q, userId: string): Promise<GroupRow[]> {
+  const { groupUsers, groups } = tablesOf(q);
   return (
     await q
       .select({ g: groups })
@@ -88,7 +99,6 @@ export async function groupsOfUser(q: Q, userId: string): Promise<GroupRow[]> {
       .innerJoin(groupUsers, eq(groupUsers.groupId, groups.id))
       .where(eq(groupUsers.userId, userId))
       .orderBy(asc(groups.name))
-      .all()
   ).map((r) => r.g);
 }
 
@@ -109,14 +119,16 @@ async function inChunks<T>(ids: readonly string[], query: (part: string[]) => Pr
 
 /** Which of `ids` are users, with their AuthType. */
 export async function usersByIds(q: Q, ids: readonly string[]): Promise<{ id: string; authType: string }[]> {
+  const { users } = tablesOf(q);
   return inChunks(ids, (part) =>
-    q.select({ id: users.id, authType: users.authType }).from(users).where(inArray(users.id, part)).all(),
+    q.select({ id: users.id, authType: users.authType }).from(users).where(inArray(users.id, part)),
   );
 }
 
 /** Which of `ids` are ACLs. */
 export async function existingAclIds(q: Q, ids: readonly string[]): Promise<string[]> {
-  const rows = await inChunks(ids, (part) => q.select({ id: acls.id }).from(acls).where(inArray(acls.id, part)).all());
+  const { acls } = tablesOf(q);
+  const rows = await inChunks(ids, (part) => q.select({ id: acls.id }).from(acls).where(inArray(acls.id, part)));
   return rows.map((r) => r.id);
 }
 
@@ -125,14 +137,14 @@ export async function aclsViaGroups(
   q: Q,
   userId: string,
 ): Promise<{ aclId: string; groupId: string; groupName: string }[]> {
+  const { groupAcls, groupUsers, groups } = tablesOf(q);
   return await q
     .select({ aclId: groupAcls.aclId, groupId: groups.id, groupName: groups.name })
     .from(groupAcls)
     .innerJoin(groupUsers, eq(groupUsers.groupId, groupAcls.groupId))
     .innerJoin(groups, eq(groups.id, groupAcls.groupId))
     .where(eq(groupUsers.userId, userId))
-    .orderBy(asc(groups.name))
-    .all();
+    .orderBy(asc(groups.name));
 }
 
 /** The display fields of the given ACLs. */
@@ -142,6 +154,7 @@ export async function aclSummaries(
 ): Promise<
   { id: string; description: string; url: string; category: string; icon: string; hideFromAdmins: boolean }[]
 > {
+  const { acls } = tablesOf(q);
   const rows = await inChunks(ids, (part) =>
     q
       .select({
@@ -153,8 +166,7 @@ export async function aclSummaries(
         hideFromAdmins: acls.hideFromAdmins,
       })
       .from(acls)
-      .where(inArray(acls.id, part))
-      .all(),
+      .where(inArray(acls.id, part)),
   );
   return rows.sort((a, b) => a.description.localeCompare(b.description));
 }

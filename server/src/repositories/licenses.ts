@@ -3,8 +3,8 @@
  * (users in creation order — admins live in their own table and are never counted — and agents).
  */
 import { and, asc, count, eq, lt, or, sql } from "drizzle-orm";
-import { scalar, type Db, type Tx } from "../db/index.ts";
-import { agents, licenses, users } from "../db/schema.ts";
+import { scalar, type Db, type Tx, tablesOf } from "../db/index.ts";
+import { type licenses } from "../db/schema.ts";
 
 type Q = Db | Tx;
 /** A licence row. */
@@ -12,7 +12,8 @@ export type LicenseRow = typeof licenses.$inferSelect;
 
 /** Every installed licence row (normally one), oldest first. */
 export async function listLicenses(q: Q): Promise<LicenseRow[]> {
-  return await q.select().from(licenses).orderBy(asc(licenses.installedAt), asc(licenses.id)).all();
+  const { licenses } = tablesOf(q);
+  return await q.select().from(licenses).orderBy(asc(licenses.installedAt), asc(licenses.id));
 }
 
 /** Replaces every installed licence with this one (exactly one is installed at a time). */
@@ -20,25 +21,29 @@ export async function replaceLicense(
   q: Q,
   row: { id: string; key: string; payload: Record<string, unknown>; installedAt: number },
 ): Promise<void> {
-  await q.delete(licenses).run();
-  await q.insert(licenses).values(row).run();
+  const { licenses } = tablesOf(q);
+  await q.delete(licenses);
+  await q.insert(licenses).values(row);
 }
 
 /** Number of users (every row of `users`, disabled ones included). */
 export async function countUsers(q: Q): Promise<number> {
-  return (await q.select({ n: count() }).from(users).get())?.n ?? 0;
+  const { users } = tablesOf(q);
+  return (await q.select({ n: count() }).from(users).limit(1))[0]?.n ?? 0;
 }
 
 /** Number of agents (the licence's MachineCount). */
 export async function countAgents(q: Q): Promise<number> {
-  return (await q.select({ n: count() }).from(agents).get())?.n ?? 0;
+  const { agents } = tablesOf(q);
+  return (await q.select({ n: count() }).from(agents).limit(1))[0]?.n ?? 0;
 }
 
 /** Ids of the first `limit` users in creation order (CreatedAt, then ID). */
 export async function firstUserIds(q: Q, limit: number): Promise<string[]> {
-  return (
-    await q.select({ id: users.id }).from(users).orderBy(asc(users.createdAt), asc(users.id)).limit(limit).all()
-  ).map((r) => r.id);
+  const { users } = tablesOf(q);
+  return (await q.select({ id: users.id }).from(users).orderBy(asc(users.createdAt), asc(users.id)).limit(limit)).map(
+    (r) => r.id,
+  );
 }
 
 /**
@@ -46,10 +51,11 @@ export async function firstUserIds(q: Q, limit: number): Promise<string[]> {
  * order. Null when the user does not exist.
  */
 export async function userPosition(q: Q, userId: string): Promise<number | null> {
-  const u = await q.select({ createdAt: users.createdAt }).from(users).where(eq(users.id, userId)).get();
+  const { users } = tablesOf(q);
+  const u = (await q.select({ createdAt: users.createdAt }).from(users).where(eq(users.id, userId)).limit(1))[0];
   if (!u) return null;
   const before = or(lt(users.createdAt, u.createdAt), and(eq(users.createdAt, u.createdAt), lt(users.id, userId)));
-  return (await q.select({ n: count() }).from(users).where(before).get())?.n ?? 0;
+  return (await q.select({ n: count() }).from(users).where(before).limit(1))[0]?.n ?? 0;
 }
 
 /** A user's place in creation order: its CreatedAt and ID (compared in that order). */
@@ -57,7 +63,8 @@ export type RankKey = readonly [createdAt: number, id: string];
 
 /** The rank key of a user, or undefined when the user does not exist. */
 export async function userRankKey(q: Q, userId: string): Promise<RankKey | undefined> {
-  const u = await q.select({ createdAt: users.createdAt }).from(users).where(eq(users.id, userId)).get();
+  const { users } = tablesOf(q);
+  const u = (await q.select({ createdAt: users.createdAt }).from(users).where(eq(users.id, userId)).limit(1))[0];
   return u ? [u.createdAt, userId] : undefined;
 }
 
@@ -66,13 +73,15 @@ export async function userRankKey(q: Q, userId: string): Promise<RankKey | undef
  * undefined when there are not that many users.
  */
 export async function rankKeyAt(q: Q, index: number): Promise<RankKey | undefined> {
-  const u = await q
-    .select({ createdAt: users.createdAt, id: users.id })
-    .from(users)
-    .orderBy(asc(users.createdAt), asc(users.id))
-    .limit(1)
-    .offset(index)
-    .get();
+  const { users } = tablesOf(q);
+  const u = (
+    await q
+      .select({ createdAt: users.createdAt, id: users.id })
+      .from(users)
+      .orderBy(asc(users.createdAt), asc(users.id))
+      .limit(1)
+      .offset(index)
+  )[0];
   return u ? [u.createdAt, u.id] : undefined;
 }
 

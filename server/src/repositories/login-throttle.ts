@@ -3,8 +3,8 @@
  * "code:<name>", "ip:<address>"). Times in epoch ms.
  */
 import { and, eq, lte, sql } from "drizzle-orm";
-import { changedRows, type Db, type Tx } from "../db/index.ts";
-import { loginThrottle } from "../db/schema.ts";
+import { changedRows, type Db, type Tx, tablesOf } from "../db/index.ts";
+import { type loginThrottle } from "../db/schema.ts";
 
 type Q = Db | Tx;
 /** A throttle row: failures counted since `windowStart`, refused until `blockedUntil` (null: never blocked). */
@@ -12,24 +12,26 @@ export type ThrottleRow = typeof loginThrottle.$inferSelect;
 
 /** Reads one key's row. */
 export async function getThrottle(q: Q, key: string): Promise<ThrottleRow | undefined> {
-  return await q.select().from(loginThrottle).where(eq(loginThrottle.key, key)).get();
+  const { loginThrottle } = tablesOf(q);
+  return (await q.select().from(loginThrottle).where(eq(loginThrottle.key, key)).limit(1))[0];
 }
 
 /** Writes one key's row (insert or replace). */
 export async function putThrottle(q: Q, row: ThrottleRow): Promise<void> {
+  const { loginThrottle } = tablesOf(q);
   await q
     .insert(loginThrottle)
     .values(row)
     .onConflictDoUpdate({
       target: loginThrottle.key,
       set: { failures: row.failures, windowStart: row.windowStart, blockedUntil: row.blockedUntil },
-    })
-    .run();
+    });
 }
 
 /** Deletes one key's row. */
 export async function deleteThrottle(q: Q, key: string): Promise<void> {
-  await q.delete(loginThrottle).where(eq(loginThrottle.key, key)).run();
+  const { loginThrottle } = tablesOf(q);
+  await q.delete(loginThrottle).where(eq(loginThrottle.key, key));
 }
 
 /**
@@ -37,6 +39,7 @@ export async function deleteThrottle(q: Q, key: string): Promise<void> {
  * before it. Returns how many went.
  */
 export async function pruneThrottle(q: Q, staleBefore: number): Promise<number> {
+  const { loginThrottle } = tablesOf(q);
   return changedRows(
     await q
       .delete(loginThrottle)
@@ -45,7 +48,6 @@ export async function pruneThrottle(q: Q, staleBefore: number): Promise<number> 
           lte(loginThrottle.windowStart, staleBefore),
           lte(sql`coalesce(${loginThrottle.blockedUntil}, 0)`, staleBefore),
         ),
-      )
-      .run(),
+      ),
   );
 }

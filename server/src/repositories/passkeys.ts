@@ -3,8 +3,8 @@
  * handed out for them (`passkey_challenges`). Times epoch ms.
  */
 import { and, asc, count, eq, lte } from "drizzle-orm";
-import { changedRows, type Db, type Tx } from "../db/index.ts";
-import { passkeyChallenges, passkeys } from "../db/schema.ts";
+import { changedRows, type Db, type Tx, tablesOf, type Tables } from "../db/index.ts";
+import { type passkeys } from "../db/schema.ts";
 
 type Q = Db | Tx;
 
@@ -16,27 +16,29 @@ export type PasskeyRow = typeof passkeys.$inferSelect;
 export type ChallengePurpose = "register" | "authenticate";
 
 /** The owner column of an account kind. */
-function owner(kind: PasskeyAccountKind) {
+function owner({ passkeys }: Tables, kind: PasskeyAccountKind) {
   return kind === "user" ? passkeys.userId : passkeys.adminId;
 }
 
 /** The passkeys of one account, oldest first. */
 export async function listPasskeys(q: Q, kind: PasskeyAccountKind, accountId: string): Promise<PasskeyRow[]> {
+  const { passkeys } = tablesOf(q);
   return await q
     .select()
     .from(passkeys)
-    .where(eq(owner(kind), accountId))
+    .where(eq(owner(tablesOf(q), kind), accountId))
     .orderBy(asc(passkeys.createdAt));
 }
 
 /** How many passkeys one account has. */
 export async function countPasskeys(q: Q, kind: PasskeyAccountKind, accountId: string): Promise<number> {
+  const { passkeys } = tablesOf(q);
   return (
     (
       await q
         .select({ n: count() })
         .from(passkeys)
-        .where(eq(owner(kind), accountId))
+        .where(eq(owner(tablesOf(q), kind), accountId))
     )[0]?.n ?? 0
   );
 }
@@ -48,17 +50,19 @@ export async function getPasskeyByCredential(
   accountId: string,
   credentialId: string,
 ): Promise<PasskeyRow | undefined> {
+  const { passkeys } = tablesOf(q);
   return (
     await q
       .select()
       .from(passkeys)
-      .where(and(eq(owner(kind), accountId), eq(passkeys.credentialId, credentialId)))
+      .where(and(eq(owner(tablesOf(q), kind), accountId), eq(passkeys.credentialId, credentialId)))
       .limit(1)
   )[0];
 }
 
 /** Whether any account holds this credential id (a credential is enrolled once). */
 export async function credentialExists(q: Q, credentialId: string): Promise<boolean> {
+  const { passkeys } = tablesOf(q);
   return (
     (await q.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.credentialId, credentialId)).limit(1))
       .length > 0
@@ -75,6 +79,7 @@ export async function insertPasskey(
   accountId: string,
   row: NewPasskey,
 ): Promise<PasskeyRow> {
+  const { passkeys } = tablesOf(q);
   const values = { ...row, userId: kind === "user" ? accountId : null, adminId: kind === "admin" ? accountId : null };
   return (await q.insert(passkeys).values(values).returning())[0]!;
 }
@@ -86,17 +91,19 @@ export async function deletePasskey(
   accountId: string,
   id: string,
 ): Promise<PasskeyRow | undefined> {
+  const { passkeys } = tablesOf(q);
   return (
     await q
       .delete(passkeys)
-      .where(and(eq(owner(kind), accountId), eq(passkeys.id, id)))
+      .where(and(eq(owner(tablesOf(q), kind), accountId), eq(passkeys.id, id)))
       .returning()
   )[0];
 }
 
 /** Deletes every passkey of an account (the admin's 2FA reset); returns how many went. */
 export async function deleteAllPasskeys(q: Q, kind: PasskeyAccountKind, accountId: string): Promise<number> {
-  return changedRows(await q.delete(passkeys).where(eq(owner(kind), accountId)));
+  const { passkeys } = tablesOf(q);
+  return changedRows(await q.delete(passkeys).where(eq(owner(tablesOf(q), kind), accountId)));
 }
 
 /**
@@ -110,6 +117,7 @@ export async function recordPasskeyUse(
   counter: number,
   usedAt: number,
 ): Promise<boolean> {
+  const { passkeys } = tablesOf(q);
   const res = await q
     .update(passkeys)
     .set({ counter, lastUsedAt: usedAt })
@@ -127,6 +135,7 @@ export async function putChallenge(
   now: number,
   expiresAt: number,
 ): Promise<void> {
+  const { passkeyChallenges } = tablesOf(q);
   await q.delete(passkeyChallenges).where(lte(passkeyChallenges.expiresAt, now));
   await q
     .insert(passkeyChallenges)
@@ -147,6 +156,7 @@ export async function takeChallenge(
   sessionId: string,
   purpose: ChallengePurpose,
 ): Promise<{ challenge: string; expiresAt: number } | undefined> {
+  const { passkeyChallenges } = tablesOf(q);
   return (
     await q
       .delete(passkeyChallenges)

@@ -3,9 +3,7 @@
  * `totp_last_step`) and whether a sign-in session still owes its code (`verified`).
  */
 import { and, eq, isNull, lt, or } from "drizzle-orm";
-import { changedRows, type Db, type Tx } from "../db/index.ts";
-import { admins, adminSessions, users, userSessions } from "../db/schema.ts";
-
+import { changedRows, type Db, type Tx, tablesOf } from "../db/index.ts";
 type Q = Db | Tx;
 
 /** Whose account: an end user (users) or an administrator (admins). */
@@ -23,38 +21,44 @@ export interface TotpAccountRow {
 
 /** Reads the TOTP state of a user or an admin; undefined when the account is gone. */
 export async function getTotpAccount(q: Q, kind: TotpAccountKind, id: string): Promise<TotpAccountRow | undefined> {
+  const { admins, users } = tablesOf(q);
   if (kind === "user") {
-    return await q
-      .select({
-        id: users.id,
-        userName: users.userName,
-        authType: users.authType,
-        totpEnabled: users.totpEnabled,
-        secretEnc: users.totpSecretEnc,
-        lastStep: users.totpLastStep,
-      })
-      .from(users)
-      .where(eq(users.id, id))
-      .get();
+    return (
+      await q
+        .select({
+          id: users.id,
+          userName: users.userName,
+          authType: users.authType,
+          totpEnabled: users.totpEnabled,
+          secretEnc: users.totpSecretEnc,
+          lastStep: users.totpLastStep,
+        })
+        .from(users)
+        .where(eq(users.id, id))
+        .limit(1)
+    )[0];
   }
-  return await q
-    .select({
-      id: admins.id,
-      userName: admins.userName,
-      authType: admins.authType,
-      totpEnabled: admins.totpEnabled,
-      secretEnc: admins.totpSecretEnc,
-      lastStep: admins.totpLastStep,
-    })
-    .from(admins)
-    .where(eq(admins.id, id))
-    .get();
+  return (
+    await q
+      .select({
+        id: admins.id,
+        userName: admins.userName,
+        authType: admins.authType,
+        totpEnabled: admins.totpEnabled,
+        secretEnc: admins.totpSecretEnc,
+        lastStep: admins.totpLastStep,
+      })
+      .from(admins)
+      .where(eq(admins.id, id))
+      .limit(1)
+  )[0];
 }
 
 /** True when the session completed its sign-in, false while it owes a TOTP code, undefined when unknown. */
 export async function sessionVerified(q: Q, kind: TotpAccountKind, sessionId: string): Promise<boolean | undefined> {
+  const { adminSessions, userSessions } = tablesOf(q);
   const table = kind === "user" ? userSessions : adminSessions;
-  return (await q.select({ v: table.verified }).from(table).where(eq(table.id, sessionId)).get())?.v;
+  return (await q.select({ v: table.verified }).from(table).where(eq(table.id, sessionId)).limit(1))[0]?.v;
 }
 
 /**
@@ -70,6 +74,7 @@ export async function recordTotpStep(
   step: number,
   opts: { expectSecretEnc: string | null; newSecretEnc?: string },
 ): Promise<boolean> {
+  const { admins, users } = tablesOf(q);
   const t = kind === "user" ? users : admins;
   const set =
     opts.newSecretEnc !== undefined ? { totpLastStep: step, totpSecretEnc: opts.newSecretEnc } : { totpLastStep: step };
@@ -78,7 +83,6 @@ export async function recordTotpStep(
   const res = await q
     .update(t)
     .set(set)
-    .where(and(eq(t.id, id), sameSecret, or(isNull(t.totpLastStep), lt(t.totpLastStep, step))))
-    .run();
+    .where(and(eq(t.id, id), sameSecret, or(isNull(t.totpLastStep), lt(t.totpLastStep, step))));
   return changedRows(res) === 1;
 }

@@ -3,8 +3,8 @@
  * history) and the dispatcher's position in the audit log. Times are epoch milliseconds. Async style (issue #12).
  */
 import { and, asc, desc, eq, inArray, lte, notInArray, sql } from "drizzle-orm";
-import type { Db, Tx } from "../db/index.ts";
-import { webhookCursor, webhookDeliveries, webhooks } from "../db/schema.ts";
+import { type Db, type Tx, tablesOf } from "../db/index.ts";
+import { type webhookDeliveries, type webhooks } from "../db/schema.ts";
 
 type Q = Db | Tx;
 /** A webhook row. */
@@ -16,26 +16,31 @@ export type NewWebhookDelivery = typeof webhookDeliveries.$inferInsert;
 
 /** Every webhook, oldest first. */
 export async function listWebhooks(q: Q): Promise<WebhookRow[]> {
+  const { webhooks } = tablesOf(q);
   return await q.select().from(webhooks).orderBy(asc(webhooks.createdAt), asc(webhooks.id));
 }
 
 /** Every enabled webhook. */
 export async function listEnabledWebhooks(q: Q): Promise<WebhookRow[]> {
+  const { webhooks } = tablesOf(q);
   return await q.select().from(webhooks).where(eq(webhooks.enabled, true));
 }
 
 /** How many webhooks exist. */
 export async function countWebhooks(q: Q): Promise<number> {
+  const { webhooks } = tablesOf(q);
   return (await q.select({ n: sql<number>`count(*)` }).from(webhooks))[0]?.n ?? 0;
 }
 
 /** One webhook, or undefined. */
 export async function getWebhook(q: Q, id: string): Promise<WebhookRow | undefined> {
+  const { webhooks } = tablesOf(q);
   return (await q.select().from(webhooks).where(eq(webhooks.id, id)).limit(1))[0];
 }
 
 /** Inserts a webhook. */
 export async function insertWebhook(q: Q, row: typeof webhooks.$inferInsert): Promise<void> {
+  const { webhooks } = tablesOf(q);
   await q.insert(webhooks).values(row);
 }
 
@@ -45,27 +50,32 @@ export async function updateWebhook(
   id: string,
   set: Partial<Pick<WebhookRow, "url" | "events" | "description" | "enabled">>,
 ): Promise<boolean> {
+  const { webhooks } = tablesOf(q);
   return (await q.update(webhooks).set(set).where(eq(webhooks.id, id)).returning({ id: webhooks.id })).length > 0;
 }
 
 /** Deletes a webhook and (cascade) its deliveries; returns whether it existed. */
 export async function deleteWebhook(q: Q, id: string): Promise<boolean> {
+  const { webhooks } = tablesOf(q);
   return (await q.delete(webhooks).where(eq(webhooks.id, id)).returning({ id: webhooks.id })).length > 0;
 }
 
 /** Inserts deliveries; a second row for the same (webhook, audit entry) is skipped. */
 export async function insertDeliveries(q: Q, rows: NewWebhookDelivery[]): Promise<void> {
+  const { webhookDeliveries } = tablesOf(q);
   if (rows.length === 0) return;
   await q.insert(webhookDeliveries).values(rows).onConflictDoNothing();
 }
 
 /** One delivery, or undefined. */
 export async function getDelivery(q: Q, id: string): Promise<WebhookDeliveryRow | undefined> {
+  const { webhookDeliveries } = tablesOf(q);
   return (await q.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).limit(1))[0];
 }
 
 /** The latest `limit` deliveries of a webhook, latest first. */
 export async function latestDeliveries(q: Q, webhookId: string, limit: number): Promise<WebhookDeliveryRow[]> {
+  const { webhookDeliveries } = tablesOf(q);
   return await q
     .select()
     .from(webhookDeliveries)
@@ -76,6 +86,7 @@ export async function latestDeliveries(q: Q, webhookId: string, limit: number): 
 
 /** The ids of pending deliveries due at `now` (nextAttemptAt ≤ now), oldest due first, at most `limit`. */
 export async function dueDeliveryIds(q: Q, now: number, limit: number): Promise<string[]> {
+  const { webhookDeliveries } = tablesOf(q);
   const rows = await q
     .select({ id: webhookDeliveries.id })
     .from(webhookDeliveries)
@@ -87,6 +98,7 @@ export async function dueDeliveryIds(q: Q, now: number, limit: number): Promise<
 
 /** The earliest nextAttemptAt of the pending deliveries (epoch ms), or null when none is pending. */
 export async function nextDueAt(q: Q): Promise<number | null> {
+  const { webhookDeliveries } = tablesOf(q);
   const row = (
     await q
       .select({ at: sql<number | null>`min(${webhookDeliveries.nextAttemptAt})` })
@@ -107,6 +119,7 @@ export async function claimDelivery(
   now: number,
   leaseUntil: number,
 ): Promise<WebhookDeliveryRow | undefined> {
+  const { webhookDeliveries } = tablesOf(q);
   return (
     await q
       .update(webhookDeliveries)
@@ -131,6 +144,7 @@ export async function recordAttempt(
     "status" | "attempts" | "lastStatusCode" | "lastError" | "lastAttemptAt" | "nextAttemptAt"
   >,
 ): Promise<void> {
+  const { webhookDeliveries } = tablesOf(q);
   await q.update(webhookDeliveries).set(set).where(eq(webhookDeliveries.id, id));
 }
 
@@ -139,6 +153,7 @@ export async function recordAttempt(
  * returns how many were deleted.
  */
 export async function pruneDeliveries(q: Q, webhookId: string, keep: number): Promise<number> {
+  const { webhookDeliveries } = tablesOf(q);
   const kept = await q
     .select({ id: webhookDeliveries.id })
     .from(webhookDeliveries)
@@ -165,11 +180,13 @@ export async function pruneDeliveries(q: Q, webhookId: string, keep: number): Pr
 
 /** The dispatcher's position: the last audit entry turned into deliveries, or null before its first run. */
 export async function getCursor(q: Q): Promise<number | null> {
+  const { webhookCursor } = tablesOf(q);
   return (await q.select().from(webhookCursor).where(eq(webhookCursor.id, 1)).limit(1))[0]?.auditId ?? null;
 }
 
 /** Stores the dispatcher's position. */
 export async function setCursor(q: Q, auditId: number): Promise<void> {
+  const { webhookCursor } = tablesOf(q);
   await q
     .insert(webhookCursor)
     .values({ id: 1, auditId })

@@ -27,10 +27,9 @@ afterEach(async () => {
   await h.close();
 });
 
-const agentCount = async () => (await h.services.db.select({ n: count() }).from(agents).get())?.n ?? 0;
-const agentRow = async (id: string) => await h.services.db.select().from(agents).where(eq(agents.id, id)).get();
-const audits = async (action: string) =>
-  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const agentCount = async () => (await h.services.db.select({ n: count() }).from(agents).limit(1))[0]?.n ?? 0;
+const agentRow = async (id: string) => (await h.services.db.select().from(agents).where(eq(agents.id, id)).limit(1))[0];
+const audits = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action));
 const keys = { SigningPublicKey: "c2lnbmluZw==", BoxPublicKey: "Ym94", Version: "1.9.0", Capabilities: {} };
 const enrolWith = (token: string) => apiRequest(h, "POST", "/api/agent/enrol", { Token: token, ...keys });
 async function createAgent(name: string): Promise<{ ID: string; Token: string }> {

@@ -2,7 +2,7 @@
  * The public allowlists kept ready (issue #13 item 3; docs/reference.md admin-console §7 "Public allowlist"): each
  * allowlist ACL's text and JSON bodies and their ETag are built once and served again until the
  * database is written (any write: grants, sessions, ACLs, cascades; see repositories/grants.ts
- * `writeCount`) or the first published address expires. A poller asking every few seconds of an
+ * `writeMark`) or the first published address expires. A poller asking every few seconds of an
  * unchanged list costs one counter read, and with `If-None-Match` gets a 304 (routes/v1/allowlists.ts).
  *
  * The ETag is a hash of the addresses, so a list rebuilt after an unrelated write keeps its ETag
@@ -11,7 +11,7 @@
 import { createHash } from "node:crypto";
 import type { Db } from "../db/index.ts";
 import type { Clock } from "../clock.ts";
-import { publishedAllowlist, writeCount } from "../repositories/grants.ts";
+import { publishedAllowlist, writeMark } from "../repositories/grants.ts";
 
 /** One allowlist as it is sent: both bodies and their strong ETag (quoted). */
 export interface AllowlistBodies {
@@ -27,7 +27,7 @@ export interface AllowlistBodies {
 interface Entry {
   bodies: AllowlistBodies;
   /** The write count when it was built. */
-  writes: number;
+  writes: string;
   /** Epoch ms when its first address expires (Infinity when none). */
   until: number;
 }
@@ -48,7 +48,7 @@ export class AllowlistCache {
   /** The bodies of allowlist ACL `aclId` (which the caller has authorised) as of now. */
   async read(aclId: string): Promise<AllowlistBodies> {
     const now = this.clock.now();
-    const writes = await writeCount(this.db);
+    const writes = await writeMark(this.db);
     const kept = this.kept.get(aclId);
     if (kept && kept.writes === writes && now < kept.until) return kept.bodies;
     const { addresses, nextExpiry } = await publishedAllowlist(this.db, aclId, now);

@@ -14,7 +14,7 @@ afterEach(async () => {
   await h.close();
 });
 
-const entries = async () => await h.services.db.select().from(auditLog).orderBy(asc(auditLog.id)).all();
+const entries = async () => await h.services.db.select().from(auditLog).orderBy(asc(auditLog.id));
 const refuse = async (ip: string, description = "refused") =>
   await writeFoldedAudit(h.services.db, {
     action: AuditAction.apiKeyAccessDenied,
@@ -47,17 +47,14 @@ describe("audit folding", () => {
     // A minute that folded nothing leaves no summary.
     h.clock.advance(FOLD_WINDOW_MS);
     expect(await flushFoldedAudits(h.services.db, h.clock.now())).toBe(0);
-    expect(await h.services.db.select().from(auditFolds).all()).toHaveLength(0);
+    expect(await h.services.db.select().from(auditFolds)).toHaveLength(0);
   });
 
   it("folds new addresses into the action's overflow key once MAX_FOLD_KEYS are kept", async () => {
     const now = h.clock.now();
     await h.services.db.transaction(async (tx) => {
       for (let i = 0; i < MAX_FOLD_KEYS; i++)
-        await tx
-          .insert(auditFolds)
-          .values({ key: `filler:${i}`, windowStart: now, folded: 0, last: null })
-          .run();
+        await tx.insert(auditFolds).values({ key: `filler:${i}`, windowStart: now, folded: 0, last: null });
     });
     for (let i = 0; i < 50; i++) await refuse(`2001:db8:${i.toString(16)}::1`);
     expect(await entries()).toHaveLength(1);

@@ -58,7 +58,7 @@ export async function createHarness(file = ":memory:"): Promise<Harness> {
     channel,
     close: async () => {
       await services.hub.close();
-      database.close();
+      await database.close();
     },
   };
 }
@@ -204,5 +204,5 @@ export async function signInAdmin(h: Harness, userName = "root"): Promise<string
  * folding itself is tested in services/audit-fold.test.ts.
  */
 export async function unfoldAudits(h: { services: Pick<Services, "db"> }): Promise<void> {
-  await h.services.db.delete(auditFolds).run();
+  await h.services.db.delete(auditFolds);
 }

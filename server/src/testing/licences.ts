@@ -83,5 +83,5 @@ export async function licenseHarness(h: Harness, over: Partial<LicensePayload> =
 
 /** Empties the licence store: the install is unlicensed again (no API does this; tests of the unlicensed state). */
 export async function unlicenseHarness(h: Harness): Promise<void> {
-  await h.services.db.delete(licenses).run();
+  await h.services.db.delete(licenses);
 }

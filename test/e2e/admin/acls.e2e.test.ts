@@ -260,7 +260,7 @@ describe.skipIf(!chromiumAvailable)("admin ACLs page in Chromium", () => {
   });
 
   it("shows the server's refusal without a licence, and deletes with confirmation", async () => {
-    await stack.server.services.db.delete(licenses).run();
+    await stack.server.services.db.delete(licenses);
     try {
       await menu("Wiki", "Edit");
       const edit = dialog("Edit ACL");

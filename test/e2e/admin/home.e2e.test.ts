@@ -27,7 +27,7 @@ describe.skipIf(!chromiumAvailable)("admin home and alert banner in Chromium", (
   beforeAll(async () => {
     stack = suite.stack();
     // The stack installs a roomy licence; this suite starts unlicensed (the first alert) and installs its own.
-    await stack.server.services.db.delete(licenses).run();
+    await stack.server.services.db.delete(licenses);
   });
   const banner = (page: Page) => page.getByRole("alert").and(page.locator("[data-banner]"));
   const dismiss = (page: Page) => page.getByRole("button", { name: "Dismiss alert" }).click();

@@ -390,7 +390,7 @@ describe.skipIf(!chromiumAvailable)("admin Knocs pages in Chromium", () => {
   });
 
   it("without a licence, Update Knoc says so and links to the licence settings", async () => {
-    await stack.server.services.db.delete(licenses).run();
+    await stack.server.services.db.delete(licenses);
     try {
       const fresh = await suite.signedIn();
       await fresh.goto(`${suite.url()}/admin/knocs/${ids["Jump host"]}/update`);

@@ -77,7 +77,7 @@ describe.skipIf(!chromiumAvailable)("admin settings page in Chromium", () => {
   });
 
   it("unlicensed: the key form, its rule, the server's refusal, then the summary", async () => {
-    await stack.server.services.db.delete(licenses).run();
+    await stack.server.services.db.delete(licenses);
     await open();
     const form = section("license-key");
     await expectVisible(form.getByRole("heading", { name: "License" }));

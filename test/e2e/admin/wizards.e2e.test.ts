@@ -528,7 +528,7 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("New Knoc wizards in Chromium
     await next();
     await expectStep("Review and submit");
     // The licence goes away while the admin reviews: the server refuses the creation.
-    await stack.server.services.db.delete(licenses).run();
+    await stack.server.services.db.delete(licenses);
     await page.getByRole("button", { name: "Create Knoc" }).click();
     const error = page.getByRole("alertdialog", { name: "Error" });
     await expectVisible(error);
@@ -539,7 +539,7 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("New Knoc wizards in Chromium
   });
 
   it("shows the licence alert and no steps without a licence", async () => {
-    await stack.server.services.db.delete(licenses).run();
+    await stack.server.services.db.delete(licenses);
     const fresh = await suite.signedIn();
     await fresh.goto(suite.url() + "/admin/knocs/new/proxy");
     await expectVisible(fresh.getByTestId("wizard-unlicensed"));

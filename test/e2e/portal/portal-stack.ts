@@ -153,8 +153,7 @@ export async function startPortalStack(): Promise<PortalStack> {
   await stack.server.services.db
     .update(users)
     .set({ validUntil: Date.now() - 60_000 })
-    .where(eq(users.id, erin))
-    .run();
+    .where(eq(users.id, erin));
   await user("gina", [launchpad]);
   await user("hank", [wiki], { Duration: 1 });
   await user("ivan", [wiki]);

@@ -60,7 +60,7 @@ const updateAcl = (id: string, BackendID: string, Config: unknown) =>
 const readConfig = async (id: string) =>
   ((await admin.req("GET", `/api/admin/acls/${id}`)).body as { Config: Record<string, unknown> }).Config;
 const sealedOf = async (backendId: string) =>
-  (await h.services.db.select().from(backends).where(eq(backends.id, backendId)).get())!.sealedSecrets;
+  (await h.services.db.select().from(backends).where(eq(backends.id, backendId)).limit(1))[0]!.sealedSecrets;
 async function aclOk(BackendID: string, Config: unknown): Promise<string> {
   const r = await createAcl(BackendID, Config);
   expect(r).toMatchObject({ status: 201, body: expect.any(String) });
@@ -336,7 +336,7 @@ describe("sensitive script variables", () => {
     const sealed = await sealedOf(backendId);
     expect(openSealed(sealed[`acl:${id}:env:PASSWORD`]!, agent.keys)).toBe("pw-secret-1");
     expect(openSealed(sealed[`acl:${id}:env:TOKEN`]!, agent.keys)).toBe("tok-secret-1");
-    const stored = (await h.services.db.select().from(acls).where(eq(acls.id, id)).get())!;
+    const stored = (await h.services.db.select().from(acls).where(eq(acls.id, id)).limit(1))[0]!;
     const reads = JSON.stringify([
       read,
       (await admin.req("GET", "/api/admin/acls")).body,
@@ -444,7 +444,7 @@ describe("the licence (admin-console §1: a licence is required to create or upd
   it("POST and PUT /api/admin/acls are refused without a licence, changing nothing", async () => {
     const backendId = await backend("ipset");
     const id = await aclOk(backendId, { ipset: { V4SetName: "knoc4" } });
-    const before = await h.services.db.select().from(acls).all();
+    const before = await h.services.db.select().from(acls);
     await unlicenseHarness(h);
     expect(await createAcl(backendId, { ipset: { V4SetName: "other4" } })).toEqual({
       status: 403,
@@ -456,7 +456,7 @@ describe("the licence (admin-console §1: a licence is required to create or upd
     });
     // The licence is checked before the input: a broken body is refused for the licence too.
     expect(await createAcl(backendId, {})).toEqual({ status: 403, body: { Err: "err.youDoNotHaveALicense" } });
-    expect(await h.services.db.select().from(acls).all()).toEqual(before);
+    expect(await h.services.db.select().from(acls)).toEqual(before);
     // Deleting needs no licence (the install can always be cleaned up).
     expect((await admin.req("DELETE", `/api/admin/acls/${id}`)).status).toBe(204);
   });
@@ -502,9 +502,9 @@ describe("allowlist tokens (the secret part of the public allowlist URL)", () =>
   it("an ACL stored with an empty Token (before this rule) gets one at its next update", async () => {
     const backendId = await backend("allowlist");
     const id = await aclOk(backendId, { allowlist });
-    const row = (await h.services.db.select().from(acls).where(eq(acls.id, id)).get())!;
+    const row = (await h.services.db.select().from(acls).where(eq(acls.id, id)).limit(1))[0]!;
     const config = { ...row.config, allowlist: { ...allowlist, Token: "" } };
-    await h.services.db.update(acls).set({ config }).where(eq(acls.id, id)).run();
+    await h.services.db.update(acls).set({ config }).where(eq(acls.id, id));
     expect((await updateAcl(id, backendId, { allowlist: { ...allowlist, Token: "" } })).status).toBe(200);
     expect(Buffer.from(await tokenOf(id), "base64url")).toHaveLength(24);
   });

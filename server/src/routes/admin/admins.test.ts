@@ -29,9 +29,9 @@ async function signIn(userName: string, password: string): Promise<{ status: num
   return { status: r.status, cookie: r.setCookie.split(";")[0] ?? "" };
 }
 const works = async (cookie: string) => (await req("GET", "/api/admin/admins", undefined, cookie)).status;
-const row = async (id: string) => await h.services.db.select().from(admins).where(eq(admins.id, id)).get();
+const row = async (id: string) => (await h.services.db.select().from(admins).where(eq(admins.id, id)).limit(1))[0];
 const audited = async (action: string) =>
-  (await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all()).map((r) => r.description);
+  (await h.services.db.select().from(auditLog).where(eq(auditLog.action, action))).map((r) => r.description);
 
 /** Creates bob through the API and signs him in; returns his id and cookie. */
 async function bob(over: Record<string, unknown> = {}): Promise<{ id: string; cookie: string }> {
@@ -306,16 +306,8 @@ describe("admin self-protection and session ends", () => {
 describe("2FA reset", () => {
   it("clears another admin's TOTP secret, keeps TOTPEnabled, and refuses the acting admin's own", async () => {
     const { id } = await bob({ TOTPEnabled: true });
-    await h.services.db
-      .update(admins)
-      .set({ totpSecretEnc: "sealed", totpLastStep: 42 })
-      .where(eq(admins.id, id))
-      .run();
-    await h.services.db
-      .update(admins)
-      .set({ totpSecretEnc: "mine", totpLastStep: 7 })
-      .where(eq(admins.id, rootId))
-      .run();
+    await h.services.db.update(admins).set({ totpSecretEnc: "sealed", totpLastStep: 42 }).where(eq(admins.id, id));
+    await h.services.db.update(admins).set({ totpSecretEnc: "mine", totpLastStep: 7 }).where(eq(admins.id, rootId));
     expect((await req("DELETE", `/api/admin/admins/${id}/totpToken`)).status).toBe(204);
     expect(await row(id)).toMatchObject({ totpEnabled: true, totpSecretEnc: null, totpLastStep: null });
     expect(await req("DELETE", `/api/admin/admins/${rootId}/totpToken`)).toMatchObject({
@@ -332,11 +324,7 @@ describe("2FA reset", () => {
 
   it("forgets the TOTP secret when an admin's 2FA is turned off", async () => {
     const { id } = await bob({ TOTPEnabled: true });
-    await h.services.db
-      .update(admins)
-      .set({ totpSecretEnc: "sealed", totpLastStep: 42 })
-      .where(eq(admins.id, id))
-      .run();
+    await h.services.db.update(admins).set({ totpSecretEnc: "sealed", totpLastStep: 42 }).where(eq(admins.id, id));
     expect(
       (
         await req(

@@ -15,8 +15,7 @@ const UNKNOWN = "11111111-1111-4111-8111-111111111111";
 const inDays = (days: number) => new Date(h.clock.now() + days * 86_400_000).toISOString();
 const call = (method: string, path: string, body?: unknown, cookie = admin) =>
   apiRequest(h, method, `/api/admin/api-keys${path}`, body, { cookie });
-const audits = async (action: string) =>
-  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const audits = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action));
 
 async function createAllowlistAcl(description: string, apiKeyId = NONE): Promise<string> {
   const backendId = await h.services.backends.create(
@@ -83,7 +82,7 @@ describe("/admin/api-keys", () => {
         ),
       ).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
     }
-    expect(await h.services.db.select().from(apiKeys).all()).toHaveLength(0);
+    expect(await h.services.db.select().from(apiKeys)).toHaveLength(0);
   });
 
   it("creates a key: 201 with the plaintext once, defaults, only the SHA-256 of the secret stored, audited", async () => {
@@ -111,7 +110,7 @@ describe("/admin/api-keys", () => {
     expect(match).not.toBeNull();
     expect(match![1]).toBe(key.ID.replaceAll("-", ""));
     // Only the hash of the secret is stored; no column holds the key or the secret.
-    const row = (await h.services.db.select().from(apiKeys).where(eq(apiKeys.id, key.ID)).get())!;
+    const row = (await h.services.db.select().from(apiKeys).where(eq(apiKeys.id, key.ID)).limit(1))[0]!;
     expect(row.secretHash).toBe(sha256(match![2]!));
     expect(JSON.stringify(row)).not.toContain(match![2]!);
     // Never shown again: not by get, not by list.
@@ -145,7 +144,7 @@ describe("/admin/api-keys", () => {
       status: 400,
       body: { Err: "Failed decoding request body" },
     });
-    expect(await h.services.db.select().from(apiKeys).all()).toHaveLength(1);
+    expect(await h.services.db.select().from(apiKeys)).toHaveLength(1);
   });
 
   it("validates ExpiredAfter: required on create, in the future, or null for never", async () => {
@@ -220,7 +219,7 @@ describe("/admin/api-keys", () => {
         ],
       },
     });
-    expect(await h.services.db.select().from(apiKeys).all()).toHaveLength(1);
+    expect(await h.services.db.select().from(apiKeys)).toHaveLength(1);
   });
 
   it("validates scopes: known names, existing ids; an allowlist scope needs an allowlist first", async () => {
@@ -259,7 +258,7 @@ describe("/admin/api-keys", () => {
     expect(
       await call("POST", "", { Name: "k", ExpiredAfter: null, Scopes: [`user.auth:${seed.userId}`] }),
     ).toMatchObject({ status: 400, body: { Err: "Bad request", Extra: expect.stringContaining("no API-key user") } });
-    expect(await h.services.db.select().from(apiKeys).all()).toHaveLength(0);
+    expect(await h.services.db.select().from(apiKeys)).toHaveLength(0);
     const robot = await createApiUser();
     const ok = await call("POST", "", {
       Name: "k",

@@ -57,15 +57,14 @@ beforeAll(async () => {
   await h.services.db
     .update(adminSessions)
     .set({ endsAt: h.clock.now() - 1 })
-    .where(eq(adminSessions.adminId, (await h.services.admins.list()).find((a) => a.UserName === "expiring")!.ID))
-    .run();
+    .where(eq(adminSessions.adminId, (await h.services.admins.list()).find((a) => a.UserName === "expiring")!.ID));
   expect((await apiRequest(h, "GET", "/api/status", undefined, { cookie: userCookie })).status).toBe(200);
 });
 afterAll(async () => {
   await h.close();
 });
 
-const auditCount = async () => (await h.services.db.select({ n: count() }).from(auditLog).get())?.n ?? 0;
+const auditCount = async () => (await h.services.db.select({ n: count() }).from(auditLog).limit(1))[0]?.n ?? 0;
 
 describe("every admin route refuses callers without an admin session", () => {
   it("covers the admin API", () => {

@@ -26,7 +26,7 @@ const create = (Config: unknown, AgentID: string = agent.id, Name = "b1") =>
   admin.req("POST", "/api/admin/backends", { Name, AgentID, Config });
 const update = (id: string, Config: unknown, AgentID: string = agent.id, Name = "b1") =>
   admin.req("PUT", `/api/admin/backends/${id}`, { ID: id, Name, AgentID, Config });
-const row = async (id: string) => (await h.services.db.select().from(backends).where(eq(backends.id, id)).get())!;
+const row = async (id: string) => (await h.services.db.select().from(backends).where(eq(backends.id, id)).limit(1))[0]!;
 async function created(Config: unknown, AgentID: string = agent.id, Name = "b1"): Promise<string> {
   const r = await create(Config, AgentID, Name);
   expect(r).toMatchObject({ status: 201, body: { ID: expect.any(String) } });
@@ -134,7 +134,7 @@ describe("backend types", () => {
         read.body,
         (await admin.req("GET", "/api/admin/backends")).body,
         (await row(id)).config,
-        await h.services.db.select().from(auditLog).all(),
+        await h.services.db.select().from(auditLog),
       ]);
       for (const s of v.secrets) expect(everything).not.toContain(s);
       expect(Object.keys((await row(id)).sealedSecrets)).toHaveLength(v.secrets.length);
@@ -501,7 +501,7 @@ describe("sealed secrets", () => {
     expect((await update(id, { panos: { Hostname: "pa.example.com", ApiKey: "panos-key-2" } })).status).toBe(200);
     expect(openSealed((await row(id)).sealedSecrets["ApiKey"]!, agent.keys)).toBe("panos-key-2");
     expect(JSON.stringify((await admin.req("GET", "/api/admin/backends")).body)).not.toContain("panos-key");
-    const audit = (await h.services.db.select().from(auditLog).all())
+    const audit = (await h.services.db.select().from(auditLog))
       .filter((e) => e.action.startsWith("backend"))
       .map((e) => e.description);
     expect(audit).toEqual(["b1", "b1", "b1 (secrets entered: ApiKey)"]);

@@ -51,13 +51,11 @@ async function aliceGrants(aclId: string): Promise<string> {
 }
 
 async function grantStatus(aclId: string): Promise<number | undefined> {
-  return (await h.services.db.select().from(grants).where(eq(grants.aclId, aclId)).get())?.status;
+  return (await h.services.db.select().from(grants).where(eq(grants.aclId, aclId)).limit(1))[0]?.status;
 }
 
 async function audited(action: string): Promise<string[]> {
-  return (await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all()).map(
-    (r) => r.description,
-  );
+  return (await h.services.db.select().from(auditLog).where(eq(auditLog.action, action))).map((r) => r.description);
 }
 
 beforeEach(async () => {

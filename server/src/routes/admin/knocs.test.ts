@@ -13,9 +13,9 @@ let agentId = "";
 const actor = { adminName: "test", ip: "127.0.0.1" };
 const options = { Description: "SSH bastion", ClickToGrant: true, MaximumGrantDuration: 3600 };
 const counts = async () => ({
-  backends: (await h.services.db.select({ n: count() }).from(backends).get())?.n,
-  acls: (await h.services.db.select({ n: count() }).from(acls).get())?.n,
-  apiKeys: (await h.services.db.select({ n: count() }).from(apiKeys).get())?.n,
+  backends: (await h.services.db.select({ n: count() }).from(backends).limit(1))[0]?.n,
+  acls: (await h.services.db.select({ n: count() }).from(acls).limit(1))[0]?.n,
+  apiKeys: (await h.services.db.select({ n: count() }).from(apiKeys).limit(1))[0]?.n,
 });
 const post = (body: unknown) => apiRequest(h, "POST", "/api/admin/knocs", body, { cookie: admin });
 const linux = (extra: Record<string, unknown> = {}) => ({

@@ -55,17 +55,14 @@ describe("GET /api/admin/settings/license", () => {
     const user = login.setCookie.split(";")[0] ?? "";
     expect(await get(user)).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
     expect(await post({ License: "free" }, user)).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
-    expect(await h.services.db.select().from(licenses).all()).toHaveLength(0);
+    expect(await h.services.db.select().from(licenses)).toHaveLength(0);
   });
 
   it("answers 500 err.failedToRefreshLicenseStatus when the stored licences are not exactly one", async () => {
-    await h.services.db
-      .insert(licenses)
-      .values([
-        { id: "a", key: "free", payload: {} },
-        { id: "b", key: "free", payload: {} },
-      ])
-      .run();
+    await h.services.db.insert(licenses).values([
+      { id: "a", key: "free", payload: {} },
+      { id: "b", key: "free", payload: {} },
+    ]);
     expect(await get()).toMatchObject({
       status: 500,
       body: { Err: "err.failedToRefreshLicenseStatus", Extra: "2 licences are installed; expected exactly one" },
@@ -91,7 +88,7 @@ describe("POST /api/admin/settings/license", () => {
     };
     expect(r).toMatchObject({ status: 200, body: status });
     expect(await get()).toMatchObject({ status: 200, body: status });
-    const audit = await h.services.db.select().from(auditLog).where(eq(auditLog.action, "licenseInstalled")).all();
+    const audit = await h.services.db.select().from(auditLog).where(eq(auditLog.action, "licenseInstalled"));
     expect(audit).toEqual([
       expect.objectContaining({
         adminName: "root",
@@ -115,7 +112,7 @@ describe("POST /api/admin/settings/license", () => {
         State: "active",
       },
     });
-    expect(await h.services.db.select().from(licenses).all()).toHaveLength(1);
+    expect(await h.services.db.select().from(licenses)).toHaveLength(1);
   });
 
   it("refuses a tampered licence and one signed by an untrusted key with err.invalidLicenseSignature", async () => {
@@ -133,7 +130,7 @@ describe("POST /api/admin/settings/license", () => {
       status: 400,
       body: { Err: "err.invalidLicenseSignature" },
     });
-    expect(await h.services.db.select().from(licenses).all()).toHaveLength(0);
+    expect(await h.services.db.select().from(licenses)).toHaveLength(0);
   });
 
   it("refuses unparsable keys with err.invalidLicenseKey", async () => {

@@ -41,7 +41,7 @@ async function adminLogin(): Promise<string> {
 }
 /** Empties the log (the harness set-up writes entries) so counts below are exact. */
 async function emptyLog(): Promise<void> {
-  await h.services.db.delete(auditLog).run();
+  await h.services.db.delete(auditLog);
 }
 async function write(entry: Partial<AuditEntry> & { at: number }): Promise<void> {
   await writeAudit(h.services.db, { action: AuditAction.userLoggedIn, ...entry });

@@ -17,9 +17,9 @@ let root = "";
 let bobId = "";
 
 const cookieOf = (setCookie: string) => setCookie.split(";")[0] ?? "";
-const bobRow = async () => (await h.services.db.select().from(admins).where(eq(admins.id, bobId)).get())!;
+const bobRow = async () => (await h.services.db.select().from(admins).where(eq(admins.id, bobId)).limit(1))[0]!;
 const actions = async (action: string) =>
-  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action));
 const codeAt = (secret: string, offsetSeconds = 0) =>
   generateSync({ secret, epoch: Math.floor(h.clock.now() / 1000) + offsetSeconds });
 
@@ -182,8 +182,7 @@ describe("admin enrolment and verification", () => {
     await h.services.db
       .update(adminSessions)
       .set({ endsAt: h.clock.now() - 1 })
-      .where(eq(adminSessions.adminId, bobId))
-      .run();
+      .where(eq(adminSessions.adminId, bobId));
     expect(await generate(l.cookie)).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
     expect(await verify(l.cookie, { Code: "123456" })).toMatchObject({
       status: 401,
@@ -258,15 +257,15 @@ describe("SAML admins", () => {
     );
     expect((await h.services.admins.get(id)).TOTPEnabled).toBe(false);
     // Even with TOTP forced on in the database, a SAML admin's sign-in owes no code.
-    await h.services.db.update(admins).set({ totpEnabled: true }).where(eq(admins.id, id)).run();
-    const row = (await h.services.db.select().from(admins).where(eq(admins.id, id)).get())!;
+    await h.services.db.update(admins).set({ totpEnabled: true }).where(eq(admins.id, id));
+    const row = (await h.services.db.select().from(admins).where(eq(admins.id, id)).limit(1))[0]!;
     const signed = await h.services.adminSessions.issue(row, "203.0.113.5");
     expect(signed.pending).toBeNull();
     const cookie = `postern_admin_session=${signed.token}`;
     expect((await adminRead(cookie)).status).toBe(200);
     expect(await generate(cookie)).toMatchObject({ status: 409, body: { Err: "Already verified 2FA" } });
     // And a SAML admin's session left pending is refused by the TOTP service itself.
-    await h.services.db.update(adminSessions).set({ verified: false }).where(eq(adminSessions.adminId, id)).run();
+    await h.services.db.update(adminSessions).set({ verified: false }).where(eq(adminSessions.adminId, id));
     expect(await generate(cookie)).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
     expect(await verify(cookie, { Code: "123456" })).toMatchObject({
       status: 401,

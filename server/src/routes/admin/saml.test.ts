@@ -69,8 +69,8 @@ async function start(): Promise<string> {
 }
 
 const adminCookie = (setCookie: string) => /postern_admin_session=[^;]+/.exec(setCookie)?.[0] ?? "";
-const sessionCount = async () => (await h.services.db.select().from(adminSessions).all()).length;
-const lastAudit = async () => await h.services.db.select().from(auditLog).orderBy(desc(auditLog.id)).limit(1).get();
+const sessionCount = async () => (await h.services.db.select().from(adminSessions)).length;
+const lastAudit = async () => (await h.services.db.select().from(auditLog).orderBy(desc(auditLog.id)).limit(1))[0];
 
 async function expectRefused(samlResponse: string, reason: RegExp, key = FAILED): Promise<void> {
   const sessions = await sessionCount();
@@ -110,15 +110,15 @@ describe("admin SAML", () => {
     expect((await apiRequest(h, "GET", "/api/admin/status", undefined, { cookie })).status).toBe(200);
     expect(await lastAudit()).toMatchObject({ action: "adminLoggedIn", adminName: "sam@example.test" });
     expect(
-      (await h.services.db.select().from(admins).where(eq(admins.userName, "sam@example.test")).get())?.lastLogin,
+      (await h.services.db.select().from(admins).where(eq(admins.userName, "sam@example.test")).limit(1))[0]?.lastLogin,
     ).not.toBeNull();
   });
 
   it("creates an admin at the first sign-in through the admin IdP (audit admin auto-created)", async () => {
     const nobody = async () =>
-      await h.services.db.select().from(admins).where(eq(admins.userName, "nobody@example.test")).get();
+      (await h.services.db.select().from(admins).where(eq(admins.userName, "nobody@example.test")).limit(1))[0];
     const autoCreated = async () =>
-      await h.services.db.select().from(auditLog).where(eq(auditLog.action, "adminAutoCreated")).all();
+      await h.services.db.select().from(auditLog).where(eq(auditLog.action, "adminAutoCreated"));
     expect(await nobody()).toBeUndefined();
     const fields = {
       ...idp.fields(await start(), ADMIN_SP, "nobody@example.test"),
@@ -146,15 +146,13 @@ describe("admin SAML", () => {
     const again = await acs(idp.signed(idp.fields(await start(), ADMIN_SP, "nobody@example.test")));
     expect(again).toMatchObject({ status: 303, location: "/admin/home" });
     expect(await autoCreated()).toHaveLength(1);
-    expect(
-      await h.services.db.select().from(admins).where(eq(admins.userName, "nobody@example.test")).all(),
-    ).toHaveLength(1);
+    expect(await h.services.db.select().from(admins).where(eq(admins.userName, "nobody@example.test"))).toHaveLength(1);
   });
 
   it("creates no admin from a response of the user IdP's audience", async () => {
     await expectRefused(idp.signed(idp.fields(await start(), USER_SP, "visitor@example.test")), /./);
     expect(
-      await h.services.db.select().from(admins).where(eq(admins.userName, "visitor@example.test")).get(),
+      (await h.services.db.select().from(admins).where(eq(admins.userName, "visitor@example.test")).limit(1))[0],
     ).toBeUndefined();
   });
 
@@ -168,11 +166,7 @@ describe("admin SAML", () => {
   });
 
   it("answers Login not permitted for a SAML admin with login turned off", async () => {
-    await h.services.db
-      .update(admins)
-      .set({ loginEnabled: false })
-      .where(eq(admins.userName, "sam@example.test"))
-      .run();
+    await h.services.db.update(admins).set({ loginEnabled: false }).where(eq(admins.userName, "sam@example.test"));
     const r = await acs(idp.signed(idp.fields(await start(), ADMIN_SP, "sam@example.test")));
     expect(r).toMatchObject({ status: 303, location: "/admin?error=Login%20not%20permitted" });
     expect(r.setCookie).not.toMatch(/postern_admin_session=/);

@@ -11,8 +11,7 @@ const TOO_MANY = "Too many requests. Please try again in...";
 const cookieOf = (setCookie: string) => setCookie.split(";")[0] ?? "";
 const adminLogin = (UserName: string, Password: string, from?: string) =>
   apiRequest(h, "POST", "/api/admin/login", { UserName, Password }, from ? { from } : {});
-const audit = async (action: string) =>
-  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const audit = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action));
 const adminStatus = async (cookie: string) =>
   (await apiRequest(h, "GET", "/api/admin/admins", undefined, { cookie })).status;
 

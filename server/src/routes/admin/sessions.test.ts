@@ -13,8 +13,7 @@ const actor = { adminName: "test-admin", ip: "127.0.0.1" };
 
 const req = (method: string, path: string, body?: unknown, cookie = root) =>
   apiRequest(h, method, path, body, { cookie });
-const audit = async (action: string) =>
-  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const audit = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action));
 
 /** Signs alice in from `from` and grants the seeded ACL; returns her cookie (the add op is consumed). */
 async function aliceGrants(from = "203.0.113.5"): Promise<string> {
@@ -86,11 +85,11 @@ describe("user sessions", () => {
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.5" })]);
     expect(await userStatus(cookie)).toBe(401);
     expect(await userStatus(other)).toBe(200);
-    const g = await h.services.db.select().from(grants).where(eq(grants.sessionId, first!)).get();
+    const g = (await h.services.db.select().from(grants).where(eq(grants.sessionId, first!)).limit(1))[0];
     expect(g?.status).toBe(8);
-    expect((await h.services.db.select().from(userSessions).where(eq(userSessions.id, first!)).get())?.endReason).toBe(
-      "invalidated",
-    );
+    expect(
+      (await h.services.db.select().from(userSessions).where(eq(userSessions.id, first!)).limit(1))[0]?.endReason,
+    ).toBe("invalidated");
     expect(await req("DELETE", `/api/admin/sessions/${first}`)).toMatchObject({
       status: 404,
       body: { Err: "Not found" },
@@ -232,10 +231,9 @@ describe("user extras", () => {
     await h.services.db
       .update(users)
       .set({ totpSecretEnc: "sealed", totpLastStep: 9 })
-      .where(eq(users.id, seed.userId))
-      .run();
+      .where(eq(users.id, seed.userId));
     expect((await req("DELETE", `/api/admin/users/${seed.userId}/totpToken`)).status).toBe(204);
-    expect(await h.services.db.select().from(users).where(eq(users.id, seed.userId)).get()).toMatchObject({
+    expect((await h.services.db.select().from(users).where(eq(users.id, seed.userId)).limit(1))[0]).toMatchObject({
       totpEnabled: true,
       totpSecretEnc: null,
       totpLastStep: null,
@@ -253,10 +251,9 @@ describe("user extras", () => {
     await h.services.db
       .update(users)
       .set({ totpSecretEnc: "sealed", totpLastStep: 9 })
-      .where(eq(users.id, seed.userId))
-      .run();
+      .where(eq(users.id, seed.userId));
     expect((await req("PUT", `/api/admin/users/${seed.userId}`, { ...u, TOTPEnabled: false })).status).toBe(200);
-    expect(await h.services.db.select().from(users).where(eq(users.id, seed.userId)).get()).toMatchObject({
+    expect((await h.services.db.select().from(users).where(eq(users.id, seed.userId)).limit(1))[0]).toMatchObject({
       totpEnabled: false,
       totpSecretEnc: null,
     });

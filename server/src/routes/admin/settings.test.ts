@@ -164,7 +164,7 @@ describe("settings", () => {
     );
     expect(read).not.toContain("PRIVATE KEY");
     const row = JSON.stringify(
-      await h.services.db.select().from(settings).where(eq(settings.key, "SAMLKeySealed")).get(),
+      (await h.services.db.select().from(settings).where(eq(settings.key, "SAMLKeySealed")).limit(1))[0],
     );
     expect(row).not.toContain("PRIVATE KEY");
     const removed = await apiRequest(
@@ -197,7 +197,7 @@ describe("settings", () => {
         JSON.stringify(body),
       ).toMatchObject({ status: 400, body: { Err, Extra } });
     }
-    expect(await h.services.db.select().from(settings).all()).toEqual([]);
+    expect(await h.services.db.select().from(settings)).toEqual([]);
   });
 
   it("DebugMode changes the server's log level at once, and applies from the start when stored", async () => {
@@ -228,7 +228,7 @@ describe("settings", () => {
       await services.adminSettings.applyDebugMode(); // as startServer does before it serves
       expect(services.log.level).toBe(expected);
       await services.hub.close();
-      database.close();
+      await database.close();
     }
   });
 
@@ -255,8 +255,7 @@ describe("settings", () => {
     const rows = await h.services.db
       .select({ action: auditLog.action, description: auditLog.description })
       .from(auditLog)
-      .where(eq(auditLog.action, "settingsUpdated"))
-      .all();
+      .where(eq(auditLog.action, "settingsUpdated"));
     expect(rows).toEqual([{ action: "settingsUpdated", description: "config" }]);
   });
 });

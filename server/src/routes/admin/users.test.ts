@@ -10,9 +10,9 @@ let seed: Seeded;
 let cookie: string;
 
 const req = (method: string, path: string, body?: unknown) => apiRequest(h, method, path, body, { cookie });
-const userCount = async () => (await h.services.db.select().from(users).all()).length;
+const userCount = async () => (await h.services.db.select().from(users)).length;
 const userRow = async (userName: string) =>
-  await h.services.db.select().from(users).where(eq(users.userName, userName)).get();
+  (await h.services.db.select().from(users).where(eq(users.userName, userName)).limit(1))[0];
 
 beforeEach(async () => {
   h = await createHarness();

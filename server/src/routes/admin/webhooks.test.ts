@@ -31,9 +31,8 @@ let closedUrl = "";
 
 const call = (method: string, path: string, body?: unknown) =>
   apiRequest(h, method, `/api/admin/webhooks${path}`, body, { cookie: admin });
-const audits = async (action: string) =>
-  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
-const deliveryRows = async () => await h.services.db.select().from(webhookDeliveries).all();
+const audits = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action));
+const deliveryRows = async () => await h.services.db.select().from(webhookDeliveries);
 
 async function create(body: Record<string, unknown>): Promise<Webhook> {
   const r = await call("POST", "", { URL: closedUrl, Events: ["*"], ...body });
@@ -81,7 +80,7 @@ describe("webhook administration", () => {
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(JSON.stringify(r.body)).toContain(message);
     }
-    expect(await h.services.db.select().from(webhooks).all()).toEqual([]);
+    expect(await h.services.db.select().from(webhooks)).toEqual([]);
   });
 
   it("answers the secret once and keeps it sealed", async () => {
@@ -90,7 +89,7 @@ describe("webhook administration", () => {
     expect(Buffer.from(created.Secret!.slice(6), "base64")).toHaveLength(32);
     expect(created.Events).toEqual(["grant.granted", "user.signin"]);
     expect(created).toMatchObject({ Description: "SIEM", Enabled: true, LastDelivery: null, URL: closedUrl });
-    const [row] = await h.services.db.select().from(webhooks).all();
+    const [row] = await h.services.db.select().from(webhooks);
     expect(row!.secretSealed).not.toContain(created.Secret!.slice(6));
     expect(h.services.secrets.open(secretPurpose(created.ID), row!.secretSealed)).toBe(created.Secret);
     const listed = (await call("GET", "")).body as Webhook[];

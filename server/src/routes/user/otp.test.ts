@@ -19,9 +19,9 @@ let h: Harness;
 let seed: Seeded;
 
 const cookieOf = (setCookie: string) => setCookie.split(";")[0] ?? "";
-const aliceRow = async () => (await h.services.db.select().from(users).where(eq(users.id, seed.userId)).get())!;
+const aliceRow = async () => (await h.services.db.select().from(users).where(eq(users.id, seed.userId)).limit(1))[0]!;
 const actions = async (action: string) =>
-  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action));
 
 /** The code of `secret` at the test clock's time plus `offsetSeconds`. */
 const codeAt = (secret: string, offsetSeconds = 0) =>
@@ -57,7 +57,7 @@ beforeEach(async () => {
   h = await createHarness();
   seed = await seedLoop(h);
   h.channel.online.add(seed.agentId);
-  await h.services.db.update(users).set({ totpEnabled: true }).where(eq(users.id, seed.userId)).run();
+  await h.services.db.update(users).set({ totpEnabled: true }).where(eq(users.id, seed.userId));
   midStep();
 });
 afterEach(async () => {
@@ -82,11 +82,9 @@ describe("enrolment", () => {
 
     const v = await verify(l.cookie, codeAt(Secret));
     expect(v.status).toBe(200);
-    const session = (await h.services.db
-      .select()
-      .from(userSessions)
-      .where(eq(userSessions.userId, seed.userId))
-      .get())!;
+    const session = (
+      await h.services.db.select().from(userSessions).where(eq(userSessions.userId, seed.userId)).limit(1)
+    )[0]!;
     expect(v.body).toEqual({ Ends: new Date(session.endsAt).toISOString() });
     expect(session.verified).toBe(true);
     // The session id (cookie token) is rotated when 2FA completes: the pending token is spent.
@@ -116,7 +114,7 @@ describe("enrolment", () => {
     // Bound to its purpose: it does not open as another account's secret.
     expect(() => h.services.secrets.open("totp.user:someone-else", row.totpSecretEnc!)).toThrow();
     // The enrolment key is sealed too.
-    const stored = JSON.stringify(await h.services.db.select().from(users).all());
+    const stored = JSON.stringify(await h.services.db.select().from(users));
     expect(stored).not.toContain(secret);
   });
 
@@ -259,8 +257,7 @@ describe("refusals", () => {
     await h.services.db
       .update(userSessions)
       .set({ endedAt: h.clock.now() })
-      .where(eq(userSessions.userId, seed.userId))
-      .run();
+      .where(eq(userSessions.userId, seed.userId));
     expect(await generate(l.cookie)).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
     expect(await verify(l.cookie, "123456")).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
     // An admin's cookie is not a user session.
@@ -283,8 +280,7 @@ describe("refusals", () => {
     await h.services.db
       .update(users)
       .set({ totpEnabled: false, totpSecretEnc: null, totpLastStep: null })
-      .where(eq(users.id, seed.userId))
-      .run();
+      .where(eq(users.id, seed.userId));
     const plain = await login();
     expect(plain.status).toBe(200);
     expect(await generate(plain.cookie)).toMatchObject({ status: 409, body: { Err: "Already verified 2FA" } });
@@ -294,7 +290,7 @@ describe("refusals", () => {
 
   it("asks to sign in again when TOTP was turned off during a pending sign-in", async () => {
     const l = await login();
-    await h.services.db.update(users).set({ totpEnabled: false }).where(eq(users.id, seed.userId)).run();
+    await h.services.db.update(users).set({ totpEnabled: false }).where(eq(users.id, seed.userId));
     expect(await generate(l.cookie)).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
     expect(await verify(l.cookie, "123456")).toMatchObject({ status: 401, body: { Err: "err.invalidSession" } });
     expect((await login()).status).toBe(200);
@@ -327,9 +323,8 @@ describe("SAML users", () => {
     const id = randomUUID();
     await h.services.db
       .insert(users)
-      .values({ id, name: "Sam", userName: "sam@idp", authType: "SAML", totpEnabled: true })
-      .run();
-    const row = (await h.services.db.select().from(users).where(eq(users.id, id)).get())!;
+      .values({ id, name: "Sam", userName: "sam@idp", authType: "SAML", totpEnabled: true });
+    const row = (await h.services.db.select().from(users).where(eq(users.id, id)).limit(1))[0]!;
     const signed = await h.services.userSessions.issue(row, { kiosk: false, ip: "203.0.113.5" });
     expect(signed.pending).toBeNull();
     const cookie = `postern_session=${signed.token}`;
@@ -342,11 +337,10 @@ describe("SAML users", () => {
     const id = randomUUID();
     await h.services.db
       .insert(users)
-      .values({ id, name: "Sam", userName: "sam@idp", authType: "SAML", totpEnabled: true })
-      .run();
-    const row = (await h.services.db.select().from(users).where(eq(users.id, id)).get())!;
+      .values({ id, name: "Sam", userName: "sam@idp", authType: "SAML", totpEnabled: true });
+    const row = (await h.services.db.select().from(users).where(eq(users.id, id)).limit(1))[0]!;
     const signed = await h.services.userSessions.issue(row, { kiosk: false, ip: "203.0.113.5" });
-    await h.services.db.update(userSessions).set({ verified: false }).where(eq(userSessions.userId, id)).run();
+    await h.services.db.update(userSessions).set({ verified: false }).where(eq(userSessions.userId, id));
     expect(await generate(`postern_session=${signed.token}`)).toMatchObject({
       status: 401,
       body: { Err: "err.invalidSession" },

@@ -13,8 +13,7 @@ let root = "";
 const NEW = "fresh-Quokka-71";
 const LENGTH = { Err: "Bad request", Extra: "NewPassword: Must be between 8 and 64 characters" };
 const cookieOf = (setCookie: string) => setCookie.split(";")[0] ?? "";
-const audit = async (action: string) =>
-  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const audit = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action));
 const login = (UserName: string, Password: string, from?: string) =>
   apiRequest(h, "POST", "/api/login", { UserName, Password }, from ? { from } : {});
 const adminLogin = (UserName: string, Password: string) =>
@@ -258,10 +257,9 @@ describe("POST /password (older shape)", () => {
     await h.services.db
       .update(admins)
       .set({ authType: "LDAP", passwordHash: null, dn: "uid=lee,dc=test" })
-      .where(eq(admins.userName, "lee"))
-      .run();
+      .where(eq(admins.userName, "lee"));
     const lee = await h.services.adminSessions.issue(
-      (await h.services.db.select().from(admins).where(eq(admins.userName, "lee")).get())!,
+      (await h.services.db.select().from(admins).where(eq(admins.userName, "lee")).limit(1))[0]!,
       "203.0.113.5",
     );
     expect(

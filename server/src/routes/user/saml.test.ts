@@ -93,10 +93,10 @@ async function fresh(
 }
 
 const sessionCookie = (setCookie: string) => /postern_session=[^;]+/.exec(setCookie)?.[0] ?? "";
-const sessionCount = async () => (await h.services.db.select().from(userSessions).all()).length;
-const lastAudit = async () => await h.services.db.select().from(auditLog).orderBy(desc(auditLog.id)).limit(1).get();
+const sessionCount = async () => (await h.services.db.select().from(userSessions)).length;
+const lastAudit = async () => (await h.services.db.select().from(auditLog).orderBy(desc(auditLog.id)).limit(1))[0];
 const userRow = async (userName: string) =>
-  await h.services.db.select().from(users).where(eq(users.userName, userName)).get();
+  (await h.services.db.select().from(users).where(eq(users.userName, userName)).limit(1))[0];
 
 /** Posts `samlResponse` and expects a refusal: redirect with the key, no session, an audit entry naming `reason`. */
 async function expectRefused(
@@ -215,7 +215,7 @@ describe("GET /api/login/saml", () => {
     expect(location.startsWith(`${idp.ssoUrl}?SAMLRequest=`)).toBe(true);
     expect(new URL(location).searchParams.get("Signature")).toBeNull();
     const id = requestIdOf(location);
-    const row = await h.services.db.select().from(samlRequests).where(eq(samlRequests.id, id)).get();
+    const row = (await h.services.db.select().from(samlRequests).where(eq(samlRequests.id, id)).limit(1))[0];
     expect(row).toMatchObject({ audience: "user", kiosk: true });
     expect(row!.expiresAt - row!.createdAt).toBe(300_000);
     // Plain HTTP: no binding cookie (it could not be Secure).
@@ -224,7 +224,9 @@ describe("GET /api/login/saml", () => {
 
   it("takes a missing kioskMode as false and refuses another value", async () => {
     const id = await start("");
-    expect((await h.services.db.select().from(samlRequests).where(eq(samlRequests.id, id)).get())?.kiosk).toBe(false);
+    expect((await h.services.db.select().from(samlRequests).where(eq(samlRequests.id, id)).limit(1))[0]?.kiosk).toBe(
+      false,
+    );
     const bad = await apiRequest(h, "GET", "/api/login/saml?kioskMode=yes");
     expect(bad.status).toBe(302);
     expect(bad.headers.get("location")).toBe("/?error=Bad%20request");
@@ -258,7 +260,7 @@ describe("POST /api/saml/acs: success", () => {
       totpEnabled: false,
       passwordHash: null,
     });
-    const actions = (await h.services.db.select().from(auditLog).all()).map((e) => `${e.action}:${e.userName}`);
+    const actions = (await h.services.db.select().from(auditLog)).map((e) => `${e.action}:${e.userName}`);
     expect(actions).toContain("userCreated:alice@example.test");
     expect(actions.at(-1)).toBe("userLoggedIn:alice@example.test");
     // The request was used: the same response is refused the second time.
@@ -273,7 +275,7 @@ describe("POST /api/saml/acs: success", () => {
     expect((await userRow("bob"))?.name).toBe("Robert");
     expect(await lastAudit()).toMatchObject({ action: "userLoggedIn", userName: "bob" });
     expect(
-      (await h.services.db.select().from(auditLog).all()).some(
+      (await h.services.db.select().from(auditLog)).some(
         (e) => e.action === "userUpdated" && e.description.includes("name from the IdP"),
       ),
     ).toBe(true);
@@ -331,7 +333,7 @@ describe("POST /api/saml/acs: success", () => {
     expect((await s.groups.get(eng)).UserIDs).toEqual([]);
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.5" })]);
     expect(
-      (await h.services.db.select().from(auditLog).all()).some(
+      (await h.services.db.select().from(auditLog)).some(
         (e) => e.action === "userUpdated" && e.userName === "erin" && e.description === "SAML groups: none",
       ),
     ).toBe(true);
@@ -491,19 +493,15 @@ describe("POST /api/saml/acs: refusals (no session, audited)", () => {
   it("remembers an assertion id until its NotOnOrAfter, at most 24 hours", async () => {
     const f = await fresh();
     expect((await acs(idp.signed(f))).location).toBe("/home/new");
-    const remembered = await h.services.db
-      .select()
-      .from(samlAssertions)
-      .where(eq(samlAssertions.id, f.assertionId))
-      .get();
+    const remembered = (
+      await h.services.db.select().from(samlAssertions).where(eq(samlAssertions.id, f.assertionId)).limit(1)
+    )[0];
     expect(remembered?.expiresAt).toBe(f.notOnOrAfter! + 60_000);
     const far = { ...(await fresh()), notOnOrAfter: Date.now() + 10 * 365 * 86_400_000 };
     expect((await acs(idp.signed(far))).location).toBe("/home/new");
-    const capped = await h.services.db
-      .select()
-      .from(samlAssertions)
-      .where(eq(samlAssertions.id, far.assertionId))
-      .get();
+    const capped = (
+      await h.services.db.select().from(samlAssertions).where(eq(samlAssertions.id, far.assertionId)).limit(1)
+    )[0];
     expect(capped!.expiresAt - h.clock.now()).toBeLessThanOrEqual(24 * 3_600_000);
     expect(capped!.expiresAt - h.clock.now()).toBeGreaterThan(23 * 3_600_000);
   });
@@ -535,7 +533,7 @@ describe("POST /api/saml/acs: refusals (no session, audited)", () => {
 
   it("answers accountDisabled for a disabled SAML user", async () => {
     await acs(idp.signed(await fresh("gina")));
-    await h.services.db.update(users).set({ disabled: true }).where(eq(users.userName, "gina")).run();
+    await h.services.db.update(users).set({ disabled: true }).where(eq(users.userName, "gina"));
     const sessions = await sessionCount();
     const r = await acs(idp.signed(await fresh("gina")));
     expect(r).toMatchObject({ status: 303, location: "/?error=accountDisabled" });
@@ -630,7 +628,7 @@ describe("throttling of sign-in starts (one address cannot fill the pending stor
   const startFrom = (path: string, from: string) =>
     h.app.request(`http://postern.test${path}`, { headers: { host: "postern.test" } }, socketEnv(from));
   const pending = async (audience: "user" | "admin") =>
-    (await h.services.db.select().from(samlRequests).where(eq(samlRequests.audience, audience)).all()).length;
+    (await h.services.db.select().from(samlRequests).where(eq(samlRequests.audience, audience))).length;
 
   it("stores at most SAML_START_LIMIT starts per address and window, then redirects with Too many requests", async () => {
     await setSetting(h.services.db, "AdminSAMLMetadataFile", idp.metadata());
@@ -671,8 +669,7 @@ describe("throttling of sign-in starts (one address cannot fill the pending stor
       for (let i = 0; i < MAX_PENDING_SAML_REQUESTS; i++)
         await tx
           .insert(samlRequests)
-          .values({ id: `_flood${i}`, audience: "user", kiosk: false, createdAt: now, expiresAt: now + 60_000 })
-          .run();
+          .values({ id: `_flood${i}`, audience: "user", kiosk: false, createdAt: now, expiresAt: now + 60_000 });
     });
     expect((await startFrom("/api/login/saml", "198.51.100.9")).headers.get("location")).toBe(TOO_MANY);
     expect((await startFrom("/api/admin/login/saml", "198.51.100.9")).headers.get("location")).toMatch(

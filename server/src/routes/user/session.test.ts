@@ -27,12 +27,11 @@ const login = (
     { ...(opts.from ? { from: opts.from } : {}), ...(opts.headers ? { headers: opts.headers } : {}) },
   );
 const admin = (method: string, path: string, body?: unknown) => apiRequest(h, method, path, body, { cookie: root });
-const audit = async (action: string) =>
-  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const audit = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action));
 /** GET /status with `cookie` from `from` (the session's own address: another one would move its grants). */
 const userStatus = async (cookie: string, from = "203.0.113.5") =>
   (await apiRequest(h, "GET", "/api/status", undefined, { cookie, from })).status;
-const clearThrottle = async () => await h.services.db.delete(loginThrottle).run();
+const clearThrottle = async () => await h.services.db.delete(loginThrottle);
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return ((s[Math.floor((s.length - 1) / 2)] ?? 0) + (s[Math.ceil((s.length - 1) / 2)] ?? 0)) / 2;
@@ -89,7 +88,7 @@ describe("POST /login outcomes", () => {
   });
 
   it("refuses a disabled account with 403 accountDisabled, audited", async () => {
-    await h.services.db.update(users).set({ disabled: true }).where(eq(users.id, seed.userId)).run();
+    await h.services.db.update(users).set({ disabled: true }).where(eq(users.id, seed.userId));
     expect(await login("alice", "alice-password")).toMatchObject({ status: 403, body: { Err: "accountDisabled" } });
     expect((await audit("userLoginFailed")).map((e) => [e.userName, e.errorMessage])).toEqual([
       ["alice", "account disabled"],

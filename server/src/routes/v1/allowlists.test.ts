@@ -30,7 +30,7 @@ const read = async (aclId: string, file: string, opts: { headers?: Record<string
   return r;
 };
 const denied = async () =>
-  await h.services.db.select().from(auditLog).where(eq(auditLog.action, "allowlistAccessDenied")).all();
+  await h.services.db.select().from(auditLog).where(eq(auditLog.action, "allowlistAccessDenied"));
 
 /** The Token the server minted for an allowlist ACL. */
 const tokenOf = async (aclId: string) => (await h.services.acls.get(aclId)).Config.allowlist?.Token ?? "";
@@ -256,9 +256,9 @@ describe("GET /api/v1/allowlists/{aclId}/{token}.txt|.json", () => {
       AllowedIpAddresses: [{ Prefix: "0.0.0.0/0", Note: "" }],
     });
     // Only a row stored before the server minted every Token can have an empty one.
-    const row = (await h.services.db.select().from(acls).where(eq(acls.id, empty)).get())!;
+    const row = (await h.services.db.select().from(acls).where(eq(acls.id, empty)).limit(1))[0]!;
     const config = { ...row.config, allowlist: { ...(row.config["allowlist"] as object), Token: "" } };
-    await h.services.db.update(acls).set({ config }).where(eq(acls.id, empty)).run();
+    await h.services.db.update(acls).set({ config }).where(eq(acls.id, empty));
     expect((await read(empty, ".txt", { from: "192.0.2.1" })).status).toBe(404);
     expect((await read(empty, "x.txt", { from: "192.0.2.1" })).status).toBe(404);
     await expect(h.services.apiKeys.readAllowlist(empty, "", undefined, "192.0.2.1")).rejects.toThrow(

@@ -19,8 +19,7 @@ const call = async (method: string, path: string, headers: Record<string, string
   await unfoldAudits(h);
   return r;
 };
-const audits = async (action: string) =>
-  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const audits = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action));
 async function createKey(
   name: string,
   scopes: string[],
@@ -71,7 +70,7 @@ describe("/api/v1/sessions (scope user.sessions)", () => {
   it("lists the live user sessions", async () => {
     const r = await call("GET", "", bearer(key));
     expect(r.status).toBe(200);
-    const s1 = (await h.services.db.select().from(userSessions).where(eq(userSessions.id, first.id)).get())!;
+    const s1 = (await h.services.db.select().from(userSessions).where(eq(userSessions.id, first.id)).limit(1))[0]!;
     expect(r.body).toEqual([
       {
         ID: first.id,
@@ -108,7 +107,9 @@ describe("/api/v1/sessions (scope user.sessions)", () => {
       expect.objectContaining({ status: 401 }),
     );
     expect((await h.services.userSessions.resolve(second.token)).sessionId).toBe(second.id);
-    expect(await h.services.db.select().from(userSessions).where(eq(userSessions.id, first.id)).get()).toMatchObject({
+    expect(
+      (await h.services.db.select().from(userSessions).where(eq(userSessions.id, first.id)).limit(1))[0],
+    ).toMatchObject({
       endReason: "apiKey",
       endedAt: expect.any(Number),
     });

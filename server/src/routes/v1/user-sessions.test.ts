@@ -28,8 +28,7 @@ const call = async (
   await unfoldAudits(h);
   return r;
 };
-const audits = async (action: string) =>
-  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+const audits = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action));
 
 /** Creates an API-key user with a key (the admin path); returns the id and the plaintext key. */
 async function apiKeyUser(
@@ -93,7 +92,7 @@ describe("POST /api/v1/user_sessions", () => {
     const body = ApiKeyUserSessionSchema.parse(r.body);
     expect(r.headers.get("cache-control")).toBe("no-store");
     expect(r.setCookie).toBe("");
-    const row = (await h.services.db.select().from(userSessions).where(eq(userSessions.id, body.ID)).get())!;
+    const row = (await h.services.db.select().from(userSessions).where(eq(userSessions.id, body.ID)).limit(1))[0]!;
     expect(row).toMatchObject({ userId: robot.id, kiosk: false, ipAddress: ROBOT_IP, verified: true, endedAt: null });
     expect(body.Ends).toBe(new Date(row.endsAt).toISOString());
     expect(row.endsAt - row.createdAt).toBe(480 * 60_000);
@@ -116,7 +115,7 @@ describe("POST /api/v1/user_sessions", () => {
     });
     expect(status).toMatchObject({ status: 200, body: { Name: "ROBOT", ACLs: [{ ACLID: seed.aclId }] } });
     expect(
-      (await h.services.db.select().from(users).where(eq(users.id, robot.id)).get())!.lastLogin,
+      (await h.services.db.select().from(users).where(eq(users.id, robot.id)).limit(1))[0]!.lastLogin,
     ).toBeGreaterThanOrEqual(row.createdAt);
   });
 
@@ -228,12 +227,12 @@ describe("POST /api/v1/user_sessions", () => {
     }
     expect(await audits("apiKeyAccessDenied")).toHaveLength(cases.length);
     expect(await audits("userLoggedIn")).toHaveLength(1);
-    expect(await h.services.db.select().from(userSessions).all()).toHaveLength(1);
+    expect(await h.services.db.select().from(userSessions)).toHaveLength(1);
   });
 
   it("refuses users who are not API-key users, deleted, disabled, past ValidUntil or unlicensed", async () => {
     const local = await apiKeyUser("was-apikey");
-    await h.services.db.update(users).set({ authType: "local" }).where(eq(users.id, local.id)).run();
+    await h.services.db.update(users).set({ authType: "local" }).where(eq(users.id, local.id));
     expect(await call("POST", "", { headers: bearer(local.key) })).toMatchObject({
       status: 403,
       body: { Err: "Login not permitted" },
@@ -254,7 +253,7 @@ describe("POST /api/v1/user_sessions", () => {
       `API key "gone key": user.auth:${gone.id} names a deleted user`,
     );
 
-    await h.services.db.update(users).set({ disabled: true }).where(eq(users.id, robot.id)).run();
+    await h.services.db.update(users).set({ disabled: true }).where(eq(users.id, robot.id));
     expect(await call("POST", "", { headers: bearer(robot.key) })).toMatchObject({
       status: 403,
       body: { Err: "accountDisabled" },
@@ -263,18 +262,14 @@ describe("POST /api/v1/user_sessions", () => {
       userName: "robot",
       errorMessage: "account disabled",
     });
-    await h.services.db
-      .update(users)
-      .set({ disabled: false, validUntil: h.clock.now() })
-      .where(eq(users.id, robot.id))
-      .run();
+    await h.services.db.update(users).set({ disabled: false, validUntil: h.clock.now() }).where(eq(users.id, robot.id));
     expect(await call("POST", "", { headers: bearer(robot.key) })).toMatchObject({
       status: 403,
       body: { Err: "accountDisabled" },
     });
 
     // A licence for one user: alice (created first) is licensed, the API-key users are not.
-    await h.services.db.update(users).set({ validUntil: null }).where(eq(users.id, robot.id)).run();
+    await h.services.db.update(users).set({ validUntil: null }).where(eq(users.id, robot.id));
     await installTestLicence(h, { UserLimit: 1, UserLimitOverage: 0 });
     expect(await call("POST", "", { headers: bearer(robot.key) })).toMatchObject({
       status: 403,
@@ -285,7 +280,7 @@ describe("POST /api/v1/user_sessions", () => {
       errorMessage: 'API key "robot key": user not licensed',
     });
     expect(await audits("userLoggedIn")).toHaveLength(0);
-    expect(await h.services.db.select().from(userSessions).all()).toHaveLength(0);
+    expect(await h.services.db.select().from(userSessions)).toHaveLength(0);
     expect(h.channel.take()).toHaveLength(0);
   });
 
@@ -361,7 +356,7 @@ describe("GET and DELETE /api/v1/user_sessions", () => {
   it("lists the user's own live sessions only", async () => {
     const r = await call("GET", "", { headers: bearer(robot.key) });
     expect(r.status).toBe(200);
-    const row = (await h.services.db.select().from(userSessions).where(eq(userSessions.id, first.ID)).get())!;
+    const row = (await h.services.db.select().from(userSessions).where(eq(userSessions.id, first.ID)).limit(1))[0]!;
     expect(r.body).toEqual([
       {
         ID: first.ID,
@@ -394,7 +389,9 @@ describe("GET and DELETE /api/v1/user_sessions", () => {
       (await apiRequest(h, "GET", "/api/status", undefined, { cookie: cookieOf(second.Token), from: "2001:db8::20" }))
         .status,
     ).toBe(200);
-    expect(await h.services.db.select().from(userSessions).where(eq(userSessions.id, first.ID)).get()).toMatchObject({
+    expect(
+      (await h.services.db.select().from(userSessions).where(eq(userSessions.id, first.ID)).limit(1))[0],
+    ).toMatchObject({
       endReason: "logout",
       endedAt: expect.any(Number),
     });
@@ -412,7 +409,7 @@ describe("GET and DELETE /api/v1/user_sessions", () => {
       });
     }
     expect(
-      (await h.services.db.select().from(userSessions).where(eq(userSessions.id, aliceSession)).get())?.endedAt,
+      (await h.services.db.select().from(userSessions).where(eq(userSessions.id, aliceSession)).limit(1))[0]?.endedAt,
     ).toBeNull();
     expect(await audits("userLoggedOut")).toHaveLength(1);
     expect(h.channel.take()).toHaveLength(0);
@@ -450,6 +447,6 @@ describe("GET and DELETE /api/v1/user_sessions", () => {
     });
     expect(h.channel.take()).toHaveLength(0);
     expect(await audits("userLoggedOut")).toHaveLength(0);
-    expect((await h.services.db.select().from(userSessions).all()).filter((s) => s.endedAt !== null)).toHaveLength(0);
+    expect((await h.services.db.select().from(userSessions)).filter((s) => s.endedAt !== null)).toHaveLength(0);
   });
 });

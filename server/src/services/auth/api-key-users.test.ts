@@ -12,10 +12,9 @@ let seed: Seeded;
 let admin = "";
 
 const post = (body: unknown) => apiRequest(h, "POST", "/api/admin/users", body, { cookie: admin });
-const audits = async (action: string) =>
-  await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
-const userNames = async () => (await h.services.db.select().from(users).all()).map((u) => u.userName).sort();
-const keyNames = async () => (await h.services.db.select().from(apiKeys).all()).map((k) => k.name).sort();
+const audits = async (action: string) => await h.services.db.select().from(auditLog).where(eq(auditLog.action, action));
+const userNames = async () => (await h.services.db.select().from(users)).map((u) => u.userName).sort();
+const keyNames = async () => (await h.services.db.select().from(apiKeys)).map((k) => k.name).sort();
 const inMonths = (m: number) => new Date(h.clock.now() + m * 30 * DAY).toISOString();
 /** An API-key user as the console's wizard sends it, with the key to create now. */
 const robot = (key: unknown, over: Record<string, unknown> = {}) => ({

@@ -214,10 +214,9 @@ describe("createLdapVerifier", () => {
   afterEach(async () => {
     await h.close();
   });
-  const entries = async () =>
-    await h.services.db.select().from(auditLog).where(eq(auditLog.action, "ldapUnavailable")).all();
+  const entries = async () => await h.services.db.select().from(auditLog).where(eq(auditLog.action, "ldapUnavailable"));
   const refusals = async () =>
-    await h.services.db.select().from(auditLog).where(eq(auditLog.action, "ldapSignInRefused")).all();
+    await h.services.db.select().from(auditLog).where(eq(auditLog.action, "ldapSignInRefused"));
 
   it("resolves false and writes ldapUnavailable with the reason when the directory is down", async () => {
     h = await createHarness();

@@ -67,8 +67,8 @@ describe("TotpService", () => {
   beforeEach(async () => {
     h = await createHarness();
     await h.services.adminSessions.createLocalAdmin({ userName: "bob", name: "Bob", password: "bob-password" });
-    const row = (await h.services.db.select().from(admins).where(eq(admins.userName, "bob")).get())!;
-    await h.services.db.update(admins).set({ totpEnabled: true }).where(eq(admins.id, row.id)).run();
+    const row = (await h.services.db.select().from(admins).where(eq(admins.userName, "bob")).limit(1))[0]!;
+    await h.services.db.update(admins).set({ totpEnabled: true }).where(eq(admins.id, row.id));
     const signed = await h.services.adminSessions.login({ userName: "bob", password: "bob-password", ip: "127.0.0.1" });
     expect(signed.pending).toBe("enrol");
     subject = {
@@ -121,7 +121,7 @@ describe("TotpService", () => {
       await recordTotpStep(db, "admin", subject.accountId, 200, { expectSecretEnc: null, newSecretEnc: "v1.b" }),
     ).toBe(false);
     expect(await recordTotpStep(db, "admin", subject.accountId, 101, { expectSecretEnc: "v1.a" })).toBe(true);
-    expect(await db.select().from(admins).where(eq(admins.id, subject.accountId)).get()).toMatchObject({
+    expect((await db.select().from(admins).where(eq(admins.id, subject.accountId)).limit(1))[0]).toMatchObject({
       totpSecretEnc: "v1.a",
       totpLastStep: 101,
     });

@@ -25,7 +25,7 @@ const meta = { userName: "alice", ip: "203.0.113.5", click: true };
 beforeEach(async () => {
   h = await createHarness();
   seed = await seedLoop(h, { clickToGrant: true });
-  await h.services.db.update(acls).set({ cgnatOpen: true }).where(eq(acls.id, seed.aclId)).run();
+  await h.services.db.update(acls).set({ cgnatOpen: true }).where(eq(acls.id, seed.aclId));
   h.channel.online.add(seed.agentId);
 });
 afterEach(async () => {
@@ -68,13 +68,13 @@ function alice(validUntil: number | null): UserWrite {
 }
 
 async function sessionRow(id: string) {
-  return (await h.services.db.select().from(userSessions).where(eq(userSessions.id, id)).get())!;
+  return (await h.services.db.select().from(userSessions).where(eq(userSessions.id, id)).limit(1))[0]!;
 }
 async function grantOf(sessionId: string) {
   return (await getGrantFor(h.services.db, sessionId, seed.aclId))!;
 }
 async function audits(action: string) {
-  return await h.services.db.select().from(auditLog).where(eq(auditLog.action, action)).all();
+  return await h.services.db.select().from(auditLog).where(eq(auditLog.action, action));
 }
 
 describe("account expiry ends access", () => {
@@ -146,7 +146,7 @@ describe("account expiry ends access", () => {
     const s = await grantedSession("203.0.113.14");
     // Not through UserService (e.g. a restored database): the session's own end is still hours away.
     const validUntil = h.clock.now() + 1_000;
-    await h.services.db.update(users).set({ validUntil }).where(eq(users.id, seed.userId)).run();
+    await h.services.db.update(users).set({ validUntil }).where(eq(users.id, seed.userId));
     h.clock.advance(1_000);
     await h.services.engine.sweep();
     expect(h.channel.take()).toEqual([expect.objectContaining({ op: "del", ip: "203.0.113.14" })]);

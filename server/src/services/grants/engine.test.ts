@@ -73,7 +73,7 @@ describe("grant engine", () => {
     const e = await entry(s.sessionId, seed.aclId);
     expect(e.Status).toBe(GrantStatus.GrantError);
     expect(e.Error).toBe(GrantErrorKey.grantFailed);
-    expect(await h.services.db.select().from(auditLog).where(eq(auditLog.action, "grantError")).all()).toEqual([
+    expect(await h.services.db.select().from(auditLog).where(eq(auditLog.action, "grantError"))).toEqual([
       expect.objectContaining({ errorMessage: "no such acl", agentName: "edge", ipAddress: "203.0.113.5" }),
     ]);
   });

@@ -52,7 +52,7 @@ async function addBob(): Promise<string> {
     actor,
   );
 }
-const userCount = async () => (await h.services.db.select().from(users).all()).length;
+const userCount = async () => (await h.services.db.select().from(users)).length;
 
 /** Signs a user in over the API from `from`; returns the cookie. */
 async function signIn(userName: string, password: string, from = "203.0.113.5"): Promise<string> {
@@ -135,7 +135,7 @@ describe("installing", () => {
       State: "active",
     });
     await h.services.licensing.install("free", actor);
-    const rows = await h.services.db.select().from(licenses).all();
+    const rows = await h.services.db.select().from(licenses);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ id: "free", key: "free" });
     expect(await h.services.licensing.status()).toMatchObject({
@@ -146,7 +146,7 @@ describe("installing", () => {
       Expires: null,
       State: "active",
     });
-    const audit = await h.services.db.select().from(auditLog).where(eq(auditLog.action, "licenseInstalled")).all();
+    const audit = await h.services.db.select().from(auditLog).where(eq(auditLog.action, "licenseInstalled"));
     expect(audit.map((a) => [a.adminName, a.description])).toEqual([
       ["test-admin", "licence first: 10 users (+30%), 3 sessions per user, 5 machines, expires never"],
       ["test-admin", "licence free: 1 users (+0%), 1 sessions per user, 1 machines, expires never"],
@@ -167,7 +167,7 @@ describe("installing", () => {
       status: 400,
       err: "err.invalidLicenseSignature",
     });
-    expect(await h.services.db.select().from(licenses).all()).toHaveLength(0);
+    expect(await h.services.db.select().from(licenses)).toHaveLength(0);
   });
 
   it("summarises the licence for the admin status, with the overage as a count", async () => {
@@ -273,8 +273,8 @@ describe("the user limit", () => {
     for (let i = 0; i < 7; i++) ids.push(await addIdpUser());
     // Two users created in the same millisecond: the smaller ID comes first.
     const same = h.clock.now();
-    await h.services.db.update(users).set({ createdAt: same }).where(eq(users.id, ids[4]!)).run();
-    await h.services.db.update(users).set({ createdAt: same }).where(eq(users.id, ids[7]!)).run();
+    await h.services.db.update(users).set({ createdAt: same }).where(eq(users.id, ids[4]!));
+    await h.services.db.update(users).set({ createdAt: same }).where(eq(users.id, ids[7]!));
     const tied = [ids[4]!, ids[7]!].sort();
     const expected = [...ids.slice(0, 4), ids[5]!, ids[6]!, ...tied].slice(0, 6);
     expect(await licensedUserIds(h.services.db, h.clock.now())).toEqual(new Set(expected));
@@ -365,10 +365,7 @@ describe("grants and the session status", () => {
 describe("a broken licence store", () => {
   it("answers err.failedToRefreshLicenseStatus when more than one licence is stored", async () => {
     await installTestLicence(h);
-    await h.services.db
-      .insert(licenses)
-      .values({ id: "second", key: "free", payload: {}, installedAt: h.clock.now() })
-      .run();
+    await h.services.db.insert(licenses).values({ id: "second", key: "free", payload: {}, installedAt: h.clock.now() });
     expect(await appErrorAsync(h.services.licensing.status())).toMatchObject({
       status: 500,
       err: "err.failedToRefreshLicenseStatus",
@@ -385,16 +382,13 @@ describe("a broken licence store", () => {
   });
 
   it("answers err.failedToRefreshLicenseStatus when the stored key is unparsable or missing", async () => {
-    await h.services.db
-      .insert(licenses)
-      .values({ id: "bad", key: "garbage", payload: {}, installedAt: h.clock.now() })
-      .run();
+    await h.services.db.insert(licenses).values({ id: "bad", key: "garbage", payload: {}, installedAt: h.clock.now() });
     expect(await appErrorAsync(h.services.licensing.status())).toMatchObject({
       status: 500,
       err: "err.failedToRefreshLicenseStatus",
       extra: "the installed licence key cannot be parsed",
     });
-    await h.services.db.update(licenses).set({ key: "" }).run();
+    await h.services.db.update(licenses).set({ key: "" });
     expect(await appErrorAsync(h.services.licensing.status())).toMatchObject({
       status: 500,
       extra: "the installed licence has no key",
