@@ -1,11 +1,13 @@
 /**
  * What every CLI command shares: the data directory (--data-dir, else POSTERN_DATA_DIR, else the
  * `data_dir` of the configuration file POSTERN_CONFIG names, else ./data), the server configuration,
- * opening its database, and output helpers (data on stdout, messages on stderr).
+ * opening its database (PostgreSQL when POSTERN_DATABASE_URL, or the file's `database_url`, names one;
+ * else the SQLite file of the data directory), and output helpers (data on stdout, messages on stderr).
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { databasePath, openDatabase, pendingMigrations, readServerConfig } from "@postern/server";
+import { databasePath, openConfiguredDatabase, pendingMigrations, readServerConfig } from "@postern/server";
+import type { OpenDatabase } from "@postern/server";
 import type { ServerConfig } from "@postern/server";
 
 /** Global options every command accepts. */
@@ -31,11 +33,34 @@ export function dataDirOf(opts: GlobalOptions): string {
   return resolve(opts.dataDir ?? process.env["POSTERN_DATA_DIR"] ?? serverConfigOf()?.dataDir ?? "./data");
 }
 
-/** Opens the migrated database of the data directory; throws a readable error otherwise. */
-export async function openMigrated(opts: GlobalOptions): Promise<ReturnType<typeof openDatabase>> {
+/** The PostgreSQL URL in effect (POSTERN_DATABASE_URL, else the configuration file's), or undefined for SQLite. */
+export function databaseUrlOf(): string | undefined {
+  return process.env["POSTERN_DATABASE_URL"] || serverConfigOf()?.databaseUrl || undefined;
+}
+
+/** Where the database is, for messages: the PostgreSQL URL without its password, or the SQLite file. */
+export function databaseLabelOf(opts: GlobalOptions): string {
+  const url = databaseUrlOf();
+  if (!url) return databasePath(dataDirOf(opts));
+  const u = new URL(url);
+  if (u.password) u.password = "****";
+  return u.toString();
+}
+
+/** Opens the configured database (PostgreSQL or the data directory's SQLite file), not migrating it. */
+export function openConfigured(opts: GlobalOptions): OpenDatabase {
+  return openConfiguredDatabase(
+    { url: databaseUrlOf(), file: databasePath(dataDirOf(opts)) },
+    { applicationName: "postern-cli" },
+  );
+}
+
+/** Opens the migrated database (see `openConfigured`); throws a readable error otherwise. */
+export async function openMigrated(opts: GlobalOptions): Promise<OpenDatabase> {
   const file = databasePath(dataDirOf(opts));
-  if (!existsSync(file)) throw new Error(`no database at ${file}: run \`postern db migrate\` first`);
-  const database = openDatabase(file);
+  if (!databaseUrlOf() && !existsSync(file))
+    throw new Error(`no database at ${file}: run \`postern db migrate\` first`);
+  const database = openConfigured(opts);
   if ((await pendingMigrations(database.db)) > 0) {
     await database.close();
     throw new Error("the database has pending migrations: run `postern db migrate` first");

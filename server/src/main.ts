@@ -56,6 +56,7 @@ async function main(): Promise<void> {
   const { startServer } = await import("./server.ts");
   const server = await startServer({
     dataDir: c.dataDir,
+    ...(c.databaseUrl !== undefined ? { databaseUrl: c.databaseUrl } : {}),
     listen: c.listen,
     logLevel: c.logLevel,
     trustedProxies: c.trustedProxies,

@@ -13,7 +13,7 @@ import { createServer as createHttpsServer } from "node:https";
 import type { Server as HttpsServer } from "node:https";
 import { serve } from "@hono/node-server";
 import { AGENT_CONNECT_PATH } from "@postern/shared";
-import { databasePath, migrateDatabase, openDatabase, pendingMigrations } from "./db/index.ts";
+import { databasePath, migrateDatabase, openConfiguredDatabase, pendingMigrations } from "./db/index.ts";
 import { writeServerPid } from "./db/backup.ts";
 import type { Clock } from "./clock.ts";
 import { systemClock } from "./clock.ts";
@@ -43,6 +43,8 @@ export const SWEEP_INTERVAL_MS = 250;
 /** Options of `startServer`. `listen` is "host:port" (port 0 picks a free one). */
 export interface StartOptions {
   dataDir: string;
+  /** PostgreSQL URL (POSTERN_DATABASE_URL); absent: the SQLite file in `dataDir`. */
+  databaseUrl?: string;
   listen: string;
   clock?: Clock;
   logger?: Logger;
@@ -124,7 +126,10 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   let tls = await loadTlsCredentials(tlsConfig, opts.dataDir, [host]);
   const log = opts.logger ?? createLogger(opts.logLevel ?? "info");
   const clock = opts.clock ?? systemClock;
-  const database = openDatabase(databasePath(opts.dataDir));
+  const database = openConfiguredDatabase(
+    { url: opts.databaseUrl, file: databasePath(opts.dataDir) },
+    { applicationName: "postern-server" },
+  );
   if (opts.migrate) await migrateDatabase(database.db);
   else if ((await pendingMigrations(database.db)) > 0) {
     await database.close();

@@ -19,7 +19,7 @@ import {
   openPostgres,
   restoreDataDir,
 } from "@postern/server";
-import { dataDirOf, output, say } from "../context.ts";
+import { dataDirOf, databaseLabelOf, openConfigured, output, say } from "../context.ts";
 import type { GlobalOptions } from "../context.ts";
 
 /** Registers the `db` command group. */
@@ -29,17 +29,13 @@ export function registerDb(program: Command): void {
     .description("create the database if needed and apply pending migrations")
     .action(async (_opts, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOptions>();
-      const dir = dataDirOf(g);
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const database = openDatabase(databasePath(dir));
+      mkdirSync(dataDirOf(g), { recursive: true, mode: 0o700 });
+      const where = databaseLabelOf(g);
+      const database = openConfigured(g);
       try {
         const applied = await migrateDatabase(database.db);
-        say(
-          applied > 0
-            ? `applied ${applied} migration(s) to ${databasePath(dir)}`
-            : `database ${databasePath(dir)} is up to date`,
-        );
-        output(g, { Applied: applied, Database: databasePath(dir) }, String(applied));
+        say(applied > 0 ? `applied ${applied} migration(s) to ${where}` : `database ${where} is up to date`);
+        output(g, { Applied: applied, Database: where }, String(applied));
       } finally {
         await database.close();
       }

@@ -36,6 +36,7 @@ type ValueKind = "string" | "number" | "list";
 /** File key (dotted for tables) → the environment variable it stands for and the kind of its value. */
 export const FILE_KEYS: Readonly<Record<string, { env: string; kind: ValueKind }>> = {
   data_dir: { env: "POSTERN_DATA_DIR", kind: "string" },
+  database_url: { env: "POSTERN_DATABASE_URL", kind: "string" },
   listen: { env: "POSTERN_LISTEN", kind: "string" },
   log_level: { env: "POSTERN_LOG_LEVEL", kind: "string" },
   trusted_proxies: { env: "POSTERN_TRUSTED_PROXIES", kind: "list" },

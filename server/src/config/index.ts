@@ -13,7 +13,9 @@
  * `self-signed`: a certificate made at first start and kept in the data directory, see `tls.ts`),
  * POSTERN_TLS_CERT and POSTERN_TLS_KEY (PEM files: serve https with them, reloaded on SIGHUP; both or
  * neither, not with `self-signed`), POSTERN_METRICS_TOKEN (bearer token that lets other hosts than
- * loopback read /metrics; at least 16 characters; default none).
+ * loopback read /metrics; at least 16 characters; default none), POSTERN_DATABASE_URL
+ * (`postgres://user:password@host:port/database`: PostgreSQL instead of the SQLite file in the data
+ * directory, for several replicas: docs/high-availability.md; default none).
  */
 import { resolve } from "node:path";
 import { readConfigFile } from "./file.ts";
@@ -53,6 +55,13 @@ function commaList(value: string): string[] {
 const Schema = z
   .object({
     POSTERN_DATA_DIR: z.string().min(1).default("./data"),
+    POSTERN_DATABASE_URL: z
+      .string()
+      .default("")
+      .refine(
+        (v) => v === "" || /^postgres(ql)?:\/\/[^\s]+$/.test(v),
+        "must be a postgres:// URL (postgres://user:password@host:port/database)",
+      ),
     POSTERN_LISTEN: z
       .string()
       .regex(/^(\[[0-9a-fA-F:]+\]|[^:\s]+):\d{1,5}$/, "must be host:port")
@@ -120,6 +129,8 @@ export type TlsConfig =
 /** The validated server configuration. */
 export interface ServerConfig {
   readonly dataDir: string;
+  /** PostgreSQL URL (POSTERN_DATABASE_URL); undefined: SQLite in the data directory. */
+  readonly databaseUrl?: string;
   readonly listen: string;
   readonly logLevel: string;
   readonly trustedProxies: readonly string[];
@@ -179,6 +190,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv, labels: Record<string, 
     ok: true,
     value: Object.freeze({
       dataDir: resolve(r.data.POSTERN_DATA_DIR),
+      ...(r.data.POSTERN_DATABASE_URL !== "" ? { databaseUrl: r.data.POSTERN_DATABASE_URL } : {}),
       listen: r.data.POSTERN_LISTEN,
       logLevel: r.data.POSTERN_LOG_LEVEL,
       trustedProxies: Object.freeze(r.data.POSTERN_TRUSTED_PROXIES),
