@@ -10,5 +10,7 @@ export default defineConfig({
     // Real-part tests share kernel state (namespaces, iptables) and ports: run files one at a time.
     fileParallelism: false,
     pool: "forks",
+    // POSTERN_TEST_DATABASE=postgres runs the suite on a throw-away PostgreSQL (issue #12 item 7).
+    globalSetup: ["test/support/database-setup.ts"],
   },
 });

@@ -11,12 +11,14 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { Client } from "ldapts";
-import { auditLog } from "../../server/src/db/schema.ts";
+import { testTables } from "../../server/src/testing/database.ts";
 import { apiRequest, createHarness, signInAdmin } from "../../server/src/testing/harness.ts";
 import type { Harness } from "../../server/src/testing/harness.ts";
 import { escapeDnValue, escapeFilterValue } from "../../server/src/services/auth/ldap.ts";
 import { SLAPD_ROOT_DN, SLAPD_ROOT_PASSWORD, SLAPD_SUFFIX, haveSlapd, startSlapd } from "../support/slapd.ts";
 import type { SlapdInstance } from "../support/slapd.ts";
+
+const { auditLog } = testTables;
 
 const PEOPLE = `ou=people,${SLAPD_SUFFIX}`;
 const BOB_DN = `uid=bob,${PEOPLE}`;

@@ -13,11 +13,13 @@ import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core"
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_WEB_DIR } from "../../server/src/index.ts";
-import { auditLog } from "../../server/src/db/schema.ts";
+import { testTables } from "../../server/src/testing/database.ts";
 import { chromiumAvailable, expectVisible, launchBrowser, newPage, seriousViolations } from "../support/browser.ts";
 import { createUser, startStack } from "../support/stack.ts";
 import type { Stack } from "../support/stack.ts";
 import type { PageOptions } from "../support/browser.ts";
+
+const { auditLog } = testTables;
 
 if (!chromiumAvailable) console.warn("passkeys e2e: SKIPPED: /usr/bin/chromium is not installed");
 

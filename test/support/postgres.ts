@@ -67,10 +67,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Starts a throw-away PostgreSQL (see the file comment).
+ * @param opts.maxConnections PostgreSQL's max_connections (default 40).
  * @throws Error when PostgreSQL is not installed, initdb fails, or the server does not accept
  *   connections within 30 s (the message carries its log); the temp dir is removed then.
  */
-export async function startPostgres(): Promise<TestPostgres> {
+export async function startPostgres(opts: { maxConnections?: number } = {}): Promise<TestPostgres> {
   const bin = postgresBinDir();
   if (!bin) throw new Error("PostgreSQL is not installed (Debian: apt-get install postgresql)");
   const user = runAs();
@@ -90,7 +91,14 @@ export async function startPostgres(): Promise<TestPostgres> {
       [
         ...["-D", data, "-p", String(port), "-k", dir],
         ...["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off"],
-        ...["-c", "full_page_writes=off", "-c", "max_connections=40", "-c", "shared_buffers=16MB"],
+        ...[
+          "-c",
+          "full_page_writes=off",
+          "-c",
+          `max_connections=${opts.maxConnections ?? 40}`,
+          "-c",
+          "shared_buffers=16MB",
+        ],
       ],
       { cwd: dir, env: { LC_ALL: "C" }, ...(user ?? {}), stopSignal: "SIGINT", cleanUp: removeDir },
     );

@@ -11,6 +11,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createTestPostgresDatabase, testPostgresUrl } from "../../server/src/testing/database.ts";
 import { startServer, TestClock, AdminSessionService, createLogger } from "../../server/src/index.ts";
 import type { RunningServer, StartOptions } from "../../server/src/index.ts";
 import { enrol } from "../../agent/src/enrol.ts";
@@ -131,8 +132,11 @@ export async function startStack(
 ): Promise<Stack> {
   const dir = await mkdtemp(join(tmpdir(), "postern-e2e-"));
   const clock = new TestClock();
+  // On the suite's PostgreSQL (POSTERN_TEST_DATABASE=postgres) the server gets a fresh database there.
+  const postgres = testPostgresUrl() ? await createTestPostgresDatabase() : undefined;
   const server = await startServer({
     dataDir: join(dir, "data"),
+    ...(postgres ? { databaseUrl: postgres.url } : {}),
     listen: "127.0.0.1:0",
     clock,
     migrate: true,
@@ -157,6 +161,7 @@ export async function startStack(
     admin,
     close: async () => {
       await server.close();
+      await postgres?.drop();
       await rm(dir, { recursive: true, force: true });
     },
   };

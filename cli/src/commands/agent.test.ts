@@ -12,8 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { databasePath, openDatabase } from "@postern/server";
+import { tablesOf } from "../../../server/src/db/index.ts";
 import { eq } from "drizzle-orm";
-import { agents } from "../../../server/src/db/schema.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 /** Each CLI start takes about a second here (type stripping of the server). */
@@ -36,9 +36,12 @@ async function tokenColumns(name: string): Promise<{ hash: string | null; expire
   try {
     return (
       await database.db
-        .select({ hash: agents.tokenHash, expiresAt: agents.tokenExpiresAt })
-        .from(agents)
-        .where(eq(agents.name, name))
+        .select({
+          hash: tablesOf(database.db).agents.tokenHash,
+          expiresAt: tablesOf(database.db).agents.tokenExpiresAt,
+        })
+        .from(tablesOf(database.db).agents)
+        .where(eq(tablesOf(database.db).agents.name, name))
         .limit(1)
     )[0];
   } finally {

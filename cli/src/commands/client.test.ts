@@ -13,7 +13,7 @@ import { SessionStatusSchema, UserWriteSchema } from "@postern/shared";
 import type { ApiKeyUserSession, SessionStatus } from "@postern/shared";
 import { startServer } from "@postern/server";
 import type { RunningServer } from "@postern/server";
-import { auditLog } from "../../../server/src/db/schema.ts";
+import { tablesOf } from "../../../server/src/db/index.ts";
 import { seedLoop, unfoldAudits } from "../../../server/src/testing/harness.ts";
 import type { Harness } from "../../../server/src/testing/harness.ts";
 import {
@@ -27,6 +27,7 @@ import {
   statusLine,
   withRetry,
 } from "./client.ts";
+
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 /** Each CLI start takes about a second here (type stripping); the long runs add a few intervals. */
@@ -65,7 +66,10 @@ async function apiKeyUser(userName: string): Promise<{ id: string; key: string }
 }
 const liveSessions = async (userId: string) => await server.services.users.sessions(userId);
 const audits = async (action: string) =>
-  await server.services.db.select().from(auditLog).where(eq(auditLog.action, action));
+  await server.services.db
+    .select()
+    .from(tablesOf(server.services.db).auditLog)
+    .where(eq(tablesOf(server.services.db).auditLog.action, action));
 
 /** A running `postern client` child: its output so far, and its exit. */
 interface Run {

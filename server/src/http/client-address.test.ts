@@ -1,9 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { clientAddress, overTls, parseTrustedProxies } from "./client-address.ts";
 import { createApp } from "../app.ts";
-import { userSessions } from "../db/schema.ts";
+import { testTables } from "../testing/database.ts";
 import { createHarness, seedLoop, socketEnv } from "../testing/harness.ts";
 import type { Harness } from "../testing/harness.ts";
+
+const { userSessions } = testTables;
 
 const trusted = parseTrustedProxies(["127.0.0.1", "10.0.0.0/8"]);
 

@@ -6,13 +6,15 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { count, eq } from "drizzle-orm";
-import { agents, auditLog } from "../db/schema.ts";
+import { testTables } from "../testing/database.ts";
 import { agentTokenLifetimeMs, loadServerConfig } from "../config/index.ts";
 import { AgentService } from "../services/agents.ts";
 import { sha256 } from "../services/auth/tokens.ts";
 import { apiRequest, createHarness, signInAdmin } from "../testing/harness.ts";
 import type { Harness } from "../testing/harness.ts";
 import { installTestLicence } from "../testing/licences.ts";
+
+const { agents, auditLog } = testTables;
 
 const HOUR = 3_600_000;
 const actor = { adminName: "setup", ip: "127.0.0.1" };

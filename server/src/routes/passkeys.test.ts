@@ -8,11 +8,13 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { auditLog, passkeys, users } from "../db/schema.ts";
+import { testTables } from "../testing/database.ts";
 import { apiRequest, createHarness, seedLoop, signInAdmin, unfoldAudits } from "../testing/harness.ts";
 import type { Harness, Seeded } from "../testing/harness.ts";
 import { SoftAuthenticator } from "../testing/webauthn.ts";
 import { PASSKEY_CHALLENGE_TTL_MS } from "../services/auth/passkeys.ts";
+
+const { auditLog, passkeys, users } = testTables;
 
 let h: Harness;
 let seed: Seeded;

@@ -1,10 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { asc } from "drizzle-orm";
-import { auditFolds, auditLog } from "../db/schema.ts";
+import { testTables } from "../testing/database.ts";
 import { createHarness } from "../testing/harness.ts";
 import type { Harness } from "../testing/harness.ts";
 import { AuditAction } from "./audit.ts";
 import { FOLD_WINDOW_MS, MAX_FOLD_KEYS, flushFoldedAudits, foldKey, writeFoldedAudit } from "./audit-fold.ts";
+
+const { auditFolds, auditLog } = testTables;
 
 let h: Harness;
 beforeEach(async () => {

@@ -4,7 +4,8 @@
  * (the process boundary), so the grant logic under test is the real one.
  */
 import type { Op } from "@postern/shared";
-import { openDatabase, migrateDatabase } from "../db/index.ts";
+import { migrateDatabase } from "../db/index.ts";
+import { openTestDatabase } from "./database.ts";
 import { TestClock } from "../clock.ts";
 import { createLogger } from "../logger.ts";
 import { createServices } from "../services/index.ts";
@@ -12,7 +13,9 @@ import type { Services } from "../services/index.ts";
 import { createApp } from "../app.ts";
 import type { AgentChannel } from "../services/grants/engine.ts";
 import { licenseHarness, unlicenseHarness } from "./licences.ts";
-import { auditFolds } from "../db/schema.ts";
+import { testTables } from "./database.ts";
+
+const { auditFolds } = testTables;
 
 /** An AgentChannel that records ops per agent and reports the agents marked online. */
 export class RecordingChannel implements AgentChannel {
@@ -43,9 +46,12 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Builds a fresh harness over an empty database: in memory, or in the SQLite `file` given (created). */
+/**
+ * Builds a fresh harness over an empty database: in memory, or in the SQLite `file` given (created);
+ * a fresh PostgreSQL database when the suite runs on PostgreSQL (testing/database.ts).
+ */
 export async function createHarness(file = ":memory:"): Promise<Harness> {
-  const database = openDatabase(file);
+  const database = await openTestDatabase(file);
   await migrateDatabase(database.db);
   const clock = new TestClock();
   const services = createServices({ db: database.db, clock, log: createLogger("silent"), jsBundleHash: "test" });

@@ -8,8 +8,10 @@ import type { LicensePayload } from "@postern/shared";
 import { LicensingService } from "../services/licensing/service.ts";
 import { formatLicensePublicKey, signLicense } from "../services/licensing/keys.ts";
 import { storeLicence } from "../services/licensing/store.ts";
-import { licenses } from "../db/schema.ts";
+import { testTables } from "./database.ts";
 import type { Harness } from "./harness.ts";
+
+const { licenses } = testTables;
 
 const pair = generateKeyPairSync("ed25519");
 

@@ -12,8 +12,10 @@ import { chromiumAvailable, expectVisible } from "../../support/browser.ts";
 import { createAndEnrolAgent } from "../../support/stack.ts";
 import type { Stack } from "../../support/stack.ts";
 import { issueTestLicence } from "../../../server/src/testing/licences.ts";
-import { licenses } from "../../../server/src/db/schema.ts";
+import { testTables } from "../../../server/src/testing/database.ts";
 import { consoleParts, expectAccessible, useAdminSuite } from "./admin-suite.ts";
+
+const { licenses } = testTables;
 
 if (!chromiumAvailable) console.warn("admin ACLs e2e: SKIPPED: /usr/bin/chromium is not installed");
 

@@ -12,10 +12,12 @@ import type { Page } from "playwright-core";
 import { enrol } from "../../../agent/src/enrol.ts";
 import { issueTestLicence } from "../../../server/src/testing/licences.ts";
 import { chromiumAvailable, expectVisible } from "../../support/browser.ts";
-import { licenses } from "../../../server/src/db/schema.ts";
+import { testTables } from "../../../server/src/testing/database.ts";
 import { ApiClient, createUser } from "../../support/stack.ts";
 import type { Stack } from "../../support/stack.ts";
 import { expectAccessible, useAdminSuite } from "./admin-suite.ts";
+
+const { licenses } = testTables;
 
 if (!chromiumAvailable) console.warn("admin home e2e: SKIPPED: /usr/bin/chromium is not installed");
 

@@ -13,9 +13,11 @@ import type { Page } from "playwright-core";
 import { chromiumAvailable, expectVisible } from "../../support/browser.ts";
 import { createAndEnrolAgent, createUser } from "../../support/stack.ts";
 import type { Stack } from "../../support/stack.ts";
-import { licenses } from "../../../server/src/db/schema.ts";
+import { testTables } from "../../../server/src/testing/database.ts";
 import { issueTestLicence } from "../../../server/src/testing/licences.ts";
 import { consoleParts, expectAccessible, pathOf, useAdminSuite } from "./admin-suite.ts";
+
+const { licenses } = testTables;
 
 if (!chromiumAvailable) console.warn("admin knocs e2e: SKIPPED: /usr/bin/chromium is not installed");
 

@@ -9,12 +9,14 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Locator, Page } from "playwright-core";
 import type { AuthenticationSettings, GeneralSettings } from "@postern/shared";
-import { licenses } from "../../../server/src/db/schema.ts";
+import { testTables } from "../../../server/src/testing/database.ts";
 import { SERVER_VERSION } from "../../../server/src/services/admin-status.ts";
 import { issueTestLicence, ROOMY_LICENCE } from "../../../server/src/testing/licences.ts";
 import { chromiumAvailable, expectVisible } from "../../support/browser.ts";
 import type { Stack } from "../../support/stack.ts";
 import { consoleParts, expectAccessible, useAdminSuite } from "./admin-suite.ts";
+
+const { licenses } = testTables;
 
 if (!chromiumAvailable) console.warn("admin settings e2e: SKIPPED: /usr/bin/chromium is not installed");
 

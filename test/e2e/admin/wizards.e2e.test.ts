@@ -17,7 +17,7 @@ import type { Page } from "playwright-core";
 import { ExecaRunner } from "../../../agent/src/process/execa-runner.ts";
 import { startAgent } from "../../../agent/src/daemon.ts";
 import { loadConfig } from "../../../agent/src/config.ts";
-import { licenses } from "../../../server/src/db/schema.ts";
+import { testTables } from "../../../server/src/testing/database.ts";
 import { chromiumAvailable, expectVisible } from "../../support/browser.ts";
 import { httpGetFrom, startHaproxy } from "../../support/haproxy.ts";
 import type { HaproxyInstance } from "../../support/haproxy.ts";
@@ -26,6 +26,8 @@ import type { NetnsHttpServer, NetnsPair } from "../../support/netns.ts";
 import { ApiClient, aclStatus, createAndEnrolAgent, createUser, spawnAgent, waitFor } from "../../support/stack.ts";
 import type { AgentProcess, Stack } from "../../support/stack.ts";
 import { expectAccessible, pathOf, useAdminSuite } from "./admin-suite.ts";
+
+const { licenses } = testTables;
 
 const hasHaproxy = (await execa("haproxy", ["-v"], { reject: false })).exitCode === 0;
 const netns = await netnsSupport();

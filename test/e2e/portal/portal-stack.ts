@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { pino } from "pino";
 import { DEFAULT_WEB_DIR } from "../../../server/src/index.ts";
-import { users } from "../../../server/src/db/schema.ts";
+import { testTables } from "../../../server/src/testing/database.ts";
 import { startDiscovery } from "../../../server/src/http/discovery.ts";
 import type { DiscoveryListeners } from "../../../server/src/http/discovery.ts";
 import { startAgent } from "../../../agent/src/daemon.ts";
@@ -31,6 +31,8 @@ import { startHaproxy } from "../../support/haproxy.ts";
 import type { HaproxyInstance } from "../../support/haproxy.ts";
 import { createAndEnrolAgent, startStack, waitFor } from "../../support/stack.ts";
 import type { Stack } from "../../support/stack.ts";
+
+const { users } = testTables;
 
 /** The ACLs of the catalogue by role; `others` are the 20 plain ones. */
 export interface PortalAcls {

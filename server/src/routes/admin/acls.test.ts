@@ -5,7 +5,9 @@ import type { Harness } from "../../testing/harness.ts";
 import { adminClient, makeAgent, openSealed } from "../../testing/backend-fixtures.ts";
 import type { AdminClient, BoxKeys } from "../../testing/backend-fixtures.ts";
 import { licenseHarness, unlicenseHarness } from "../../testing/licences.ts";
-import { acls, backends } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
+
+const { acls, backends } = testTables;
 
 const NONE = "00000000-0000-0000-0000-000000000000";
 let h: Harness;

@@ -1,9 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { apiKeys, auditLog } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
 import { sha256 } from "../../services/auth/tokens.ts";
 import { apiRequest, createHarness, seedLoop, signInAdmin } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
+
+const { apiKeys, auditLog } = testTables;
 
 let h: Harness;
 let seed: Seeded;

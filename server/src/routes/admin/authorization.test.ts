@@ -6,9 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { count, eq } from "drizzle-orm";
-import { adminSessions, auditLog } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
 import { apiRequest, createHarness, seedLoop, signInAdmin } from "../../testing/harness.ts";
 import type { Harness } from "../../testing/harness.ts";
+
+const { adminSessions, auditLog } = testTables;
 
 const h: Harness = await createHarness();
 let userCookie = "";

@@ -3,7 +3,9 @@ import { eq } from "drizzle-orm";
 import type { Op } from "@postern/shared";
 import { apiRequest, createHarness, seedLoop, signInAdmin } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
-import { auditLog, grants } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
+
+const { auditLog, grants } = testTables;
 
 let h: Harness;
 let seed: Seeded;

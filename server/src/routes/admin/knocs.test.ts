@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { count } from "drizzle-orm";
-import { acls, apiKeys, backends } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
 import { apiRequest, createHarness, seedLoop, signInAdmin } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
+
+const { acls, apiKeys, backends } = testTables;
 
 let h: Harness;
 let seed: Seeded;

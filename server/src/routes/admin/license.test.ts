@@ -9,7 +9,9 @@ import type { Harness } from "../../testing/harness.ts";
 import { issueTestLicence, testLicenceKey, testPayload, trustTestKey } from "../../testing/licences.ts";
 import { startServer } from "../../server.ts";
 import { signLicense } from "../../services/licensing/keys.ts";
-import { auditLog, licenses } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
+
+const { auditLog, licenses } = testTables;
 
 const URL = "/api/admin/settings/license";
 let h: Harness;

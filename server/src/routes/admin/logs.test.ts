@@ -3,10 +3,12 @@ import { AuditLogCsvColumns, AuditLogPageSchema } from "@postern/shared";
 import type { AuditLogEntry } from "@postern/shared";
 import { createHarness } from "../../testing/harness.ts";
 import type { Harness } from "../../testing/harness.ts";
-import { auditLog } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
 import { AuditAction, writeAudit } from "../../services/audit.ts";
 import type { AuditEntry } from "../../services/audit.ts";
 import { CSV_BATCH_ROWS } from "../../services/audit-log.ts";
+
+const { auditLog } = testTables;
 
 let h: Harness;
 let adminCookie = "";

@@ -7,10 +7,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { generateSync } from "otplib";
 import { AdminWriteSchema } from "@postern/shared";
-import { admins, adminSessions, auditLog } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
 import { apiRequest, createHarness, signInAdmin } from "../../testing/harness.ts";
 import type { Harness } from "../../testing/harness.ts";
 import { setSetting } from "../../services/settings.ts";
+
+const { admins, adminSessions, auditLog } = testTables;
 
 let h: Harness;
 let root = "";

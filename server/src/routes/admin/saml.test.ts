@@ -1,10 +1,12 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { desc, eq } from "drizzle-orm";
-import { adminSessions, admins, auditLog } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
 import { apiRequest, createHarness, socketEnv } from "../../testing/harness.ts";
 import type { Harness } from "../../testing/harness.ts";
 import { FakeIdp, b64, makeKeyPair, requestIdOf, responseXml } from "../../testing/saml.ts";
 import { setSetting } from "../../services/settings.ts";
+
+const { adminSessions, admins, auditLog } = testTables;
 
 const actor = { adminName: "test-admin", ip: "127.0.0.1" };
 const ADMIN_SP = {

@@ -2,7 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { apiRequest, createHarness, signInAdmin } from "../../testing/harness.ts";
 import type { Harness } from "../../testing/harness.ts";
-import { auditLog } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
+
+const { auditLog } = testTables;
 
 let h: Harness;
 let root = "";

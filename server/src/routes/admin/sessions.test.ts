@@ -2,7 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { apiRequest, createHarness, seedLoop, signInAdmin } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
-import { auditLog, grants, users, userSessions } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
+
+const { auditLog, grants, users, userSessions } = testTables;
 
 let h: Harness;
 let seed: Seeded;

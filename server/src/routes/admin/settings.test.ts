@@ -1,14 +1,16 @@
 import { X509Certificate, createPrivateKey, generateKeyPairSync } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { auditLog, settings } from "../../db/schema.ts";
+import { openTestDatabase, testTables } from "../../testing/database.ts";
 import { apiRequest, createHarness, signInAdmin } from "../../testing/harness.ts";
-import { migrateDatabase, openDatabase } from "../../db/index.ts";
+import { migrateDatabase } from "../../db/index.ts";
 import { TestClock } from "../../clock.ts";
 import { createLogger } from "../../logger.ts";
 import { createServices } from "../../services/index.ts";
 import { setSetting } from "../../services/settings.ts";
 import type { Harness } from "../../testing/harness.ts";
+
+const { auditLog, settings } = testTables;
 
 let h: Harness;
 let admin = "";
@@ -216,7 +218,7 @@ describe("settings", () => {
       ["info", "debug"],
       ["trace", "trace"],
     ] as const) {
-      const database = openDatabase(":memory:");
+      const database = await openTestDatabase();
       await migrateDatabase(database.db);
       await setSetting(database.db, "DebugMode", true);
       const services = createServices({

@@ -3,7 +3,9 @@ import { eq } from "drizzle-orm";
 import { apiRequest, createHarness, seedLoop, signInAdmin } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
 import { licenseHarness } from "../../testing/licences.ts";
-import { users } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
+
+const { users } = testTables;
 
 let h: Harness;
 let seed: Seeded;

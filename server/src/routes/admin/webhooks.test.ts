@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import type { Webhook, WebhookDelivery, WebhookEventTypes } from "@postern/shared";
 import { WEBHOOK_EVENT_TYPES } from "@postern/shared";
-import { auditLog, webhookDeliveries, webhooks } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
 import { createLogger } from "../../logger.ts";
 import {
   DEFAULT_DELIVERY_TIMEOUT_MS,
@@ -22,6 +22,8 @@ import {
 import { dueDeliveryIds } from "../../repositories/webhooks.ts";
 import { apiRequest, createHarness, seedLoop, signInAdmin } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
+
+const { auditLog, webhookDeliveries, webhooks } = testTables;
 
 let h: Harness;
 let seed: Seeded;

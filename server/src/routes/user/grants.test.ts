@@ -6,9 +6,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { GrantStatus, GrantErrorKey } from "@postern/shared";
 import type { SessionStatus } from "@postern/shared";
-import { acls, auditLog } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
 import { apiRequest, createHarness, seedLoop } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
+
+const { acls, auditLog } = testTables;
 
 const LEAK = "HAProxy runtime API 127.0.0.1:9999: connect ECONNREFUSED 127.0.0.1:9999";
 

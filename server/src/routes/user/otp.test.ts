@@ -7,13 +7,15 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { eq } from "drizzle-orm";
 import { generateSync } from "otplib";
-import { auditLog, users, userSessions } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
 import { AppError } from "../../errors.ts";
 import { Errors } from "@postern/shared";
 import { apiRequest, createHarness, seedLoop, signInAdmin } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
 import { totpStep } from "../../services/auth/totp.ts";
 import { randomUUID } from "node:crypto";
+
+const { auditLog, users, userSessions } = testTables;
 
 let h: Harness;
 let seed: Seeded;

@@ -2,9 +2,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { apiRequest, createHarness, seedLoop, signInAdmin } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
-import { admins, auditLog } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
 import * as usersRepo from "../../repositories/users.ts";
 import { passwordStrength } from "../../services/auth/password-change.ts";
+
+const { admins, auditLog } = testTables;
 
 let h: Harness;
 let seed: Seeded;

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createServer } from "node:http";
 import type { Server } from "node:http";
 import { desc, eq } from "drizzle-orm";
-import { auditLog, samlAssertions, samlRequests, userSessions, users } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
 import { apiRequest, createHarness, seedLoop, socketEnv } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
 import {
@@ -19,6 +19,8 @@ import { installTestLicence } from "../../testing/licences.ts";
 import { setSetting } from "../../services/settings.ts";
 import { SAML_START_LIMIT } from "../../services/auth/throttle.ts";
 import { MAX_PENDING_SAML_REQUESTS } from "../../services/saml/service.ts";
+
+const { auditLog, samlAssertions, samlRequests, userSessions, users } = testTables;
 
 const actor = { adminName: "test-admin", ip: "127.0.0.1" };
 const SP = { acsUrl: "http://postern.test/api/saml/acs", audience: "http://postern.test/api/saml/metadata" };

@@ -2,11 +2,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { apiRequest, createHarness, seedLoop, signInAdmin, socketEnv } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
-import { auditLog, loginThrottle, users } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
 import { createApp } from "../../app.ts";
 import { parseTrustedProxies } from "../../http/client-address.ts";
 import { setSetting } from "../../services/settings.ts";
 import { FOLD_WINDOW_MS, flushFoldedAudits } from "../../services/audit-fold.ts";
+
+const { auditLog, loginThrottle, users } = testTables;
 
 let h: Harness;
 let seed: Seeded;

@@ -1,10 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { GrantStatus } from "@postern/shared";
-import { acls, auditLog } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
 import { apiRequest, createHarness, seedLoop, unfoldAudits } from "../../testing/harness.ts";
 import { FOLD_WINDOW_MS, flushFoldedAudits } from "../../services/audit-fold.ts";
 import type { ApiResult, Harness, Seeded } from "../../testing/harness.ts";
+
+const { acls, auditLog } = testTables;
 
 let h: Harness;
 let seed: Seeded;

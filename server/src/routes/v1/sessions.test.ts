@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { auditLog, userSessions } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
 import { apiRequest, createHarness, seedLoop, unfoldAudits } from "../../testing/harness.ts";
 import type { ApiResult, Harness, Seeded } from "../../testing/harness.ts";
+
+const { auditLog, userSessions } = testTables;
 
 let h: Harness;
 let seed: Seeded;

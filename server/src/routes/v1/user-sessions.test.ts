@@ -2,10 +2,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { ApiKeyUserSessionSchema, UserWriteSchema } from "@postern/shared";
 import type { UserApiKey, UserWrite } from "@postern/shared";
-import { auditLog, users, userSessions } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
 import { apiRequest, createHarness, seedLoop, unfoldAudits } from "../../testing/harness.ts";
 import type { ApiResult, Harness, Seeded } from "../../testing/harness.ts";
 import { installTestLicence } from "../../testing/licences.ts";
+
+const { auditLog, users, userSessions } = testTables;
 
 const actor = { adminName: "setup", ip: "127.0.0.1" };
 const ROBOT_IP = "198.51.100.20";

@@ -1,10 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { ApiKeySchema, UserCreatedWithKeySchema, UserWriteSchema } from "@postern/shared";
-import { apiKeys, auditLog, users } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
 import { apiRequest, createHarness, seedLoop, signInAdmin } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
 import { installTestLicence } from "../../testing/licences.ts";
+
+const { apiKeys, auditLog, users } = testTables;
 
 const DAY = 86_400_000;
 let h: Harness;

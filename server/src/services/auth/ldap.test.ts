@@ -8,7 +8,7 @@ import { createServer } from "node:net";
 import type { Server, Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { auditLog } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
 import { createHarness } from "../../testing/harness.ts";
 import type { Harness } from "../../testing/harness.ts";
 import { setSetting } from "../settings.ts";
@@ -22,6 +22,8 @@ import {
   LdapUrlError,
 } from "./ldap.ts";
 import type { LdapConfig } from "./ldap.ts";
+
+const { auditLog } = testTables;
 
 /** A TCP server on 127.0.0.1 that accepts and counts connections and never answers. */
 async function silentServer(): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openDatabase, migrateDatabase } from "../../db/index.ts";
-import type { Db } from "../../db/index.ts";
+import { migrateDatabase } from "../../db/index.ts";
+import type { Db, OpenDatabase } from "../../db/index.ts";
 import { TestClock } from "../../clock.ts";
-import { loginThrottle } from "../../db/schema.ts";
+import { openTestDatabase, testTables } from "../../testing/database.ts";
 import { AppError } from "../../errors.ts";
 import {
   ACCOUNT_LIMIT,
@@ -17,13 +17,15 @@ import {
   codeKey,
 } from "./throttle.ts";
 
-let database: ReturnType<typeof openDatabase>;
+const { loginThrottle } = testTables;
+
+let database: OpenDatabase;
 let db: Db;
 let clock: TestClock;
 let t: LoginThrottle;
 
 beforeEach(async () => {
-  database = openDatabase(":memory:");
+  database = await openTestDatabase();
   await migrateDatabase(database.db);
   db = database.db;
   clock = new TestClock();

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
-import { admins } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
 import { createHarness } from "../../testing/harness.ts";
 import type { Harness } from "../../testing/harness.ts";
 import { getSetting, setSetting } from "../settings.ts";
@@ -13,6 +13,8 @@ import { SecretBox } from "../secrets/at-rest.ts";
 import { recordTotpStep } from "../../repositories/totp.ts";
 import { TotpService, checkTotpCode, totpStep, totpUrl } from "./totp.ts";
 import type { TotpSubject } from "./totp.ts";
+
+const { admins } = testTables;
 
 /** RFC 6238 Appendix B: the SHA-1 seed "12345678901234567890" in base32. */
 const RFC_SECRET = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ";

@@ -12,10 +12,12 @@ import { GrantStatus } from "@postern/shared";
 import type { UserWrite } from "@postern/shared";
 import { createHarness, seedLoop } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
-import { acls, auditLog, users, userSessions } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
 import { getGrantAddresses, getGrantFor } from "../../repositories/grants.ts";
 import type { UserSessionContext } from "../auth/user-sessions.ts";
 import { OBSERVED_ADDRESS_TTL_MS } from "./observed.ts";
+
+const { acls, auditLog, users, userSessions } = testTables;
 
 let h: Harness;
 let seed: Seeded;

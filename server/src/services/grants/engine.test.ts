@@ -1,10 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { GrantStatus, GrantErrorKey } from "@postern/shared";
-import { auditLog } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
 import { createHarness, seedLoop } from "../../testing/harness.ts";
 import { publishedAddresses } from "../../repositories/grants.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
+
+const { auditLog } = testTables;
 
 let h: Harness;
 let seed: Seeded;

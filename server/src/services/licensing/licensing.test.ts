@@ -5,10 +5,12 @@ import type { UserWrite } from "@postern/shared";
 import { apiRequest, createHarness, seedLoop, signInAdmin } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
 import { installTestLicence, issueTestLicence, trustTestKey } from "../../testing/licences.ts";
-import { auditLog, licenses, users } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
 import { AppError } from "../../errors.ts";
 import { SamlProvisioning } from "../saml/provisioning.ts";
 import { isUserLicensed, licensedUserIds, requireLicence } from "./gates.ts";
+
+const { auditLog, licenses, users } = testTables;
 
 const DAY = 86_400_000;
 const actor = { adminName: "test-admin", ip: "127.0.0.1" };
