@@ -34,9 +34,14 @@ import { getSetting } from "./services/settings.ts";
 import { loadTlsCredentials, readCredentials } from "./http/tls.ts";
 import { tlsPinOf } from "./services/agent-install.ts";
 import type { TlsConfig } from "./config/index.ts";
+import { randomUUID } from "node:crypto";
+import { ReplicaCluster } from "./agent-hub/cluster.ts";
 
 /** Default location of the built web app. */
 export const DEFAULT_WEB_DIR = fileURLToPath(new URL("../../web/dist", import.meta.url));
+/** How long a starting replica waits for the others to say which agents they hold, in milliseconds. */
+const CLUSTER_SETTLE_MS = 500;
+
 /** How often expired grants and sessions are swept, in milliseconds. */
 export const SWEEP_INTERVAL_MS = 250;
 
@@ -149,7 +154,19 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     ...(opts.webhookDelivery ? { webhookDelivery: opts.webhookDelivery } : {}),
   });
   await services.adminSettings.applyDebugMode();
-  await services.engine.recoverAfterRestart();
+  // On PostgreSQL this server may be one of several replicas: they share their agents (cluster.ts).
+  const cluster = await ReplicaCluster.start({
+    db: database.db,
+    hub: services.hub,
+    engine: services.engine,
+    log,
+    replicaId: randomUUID(),
+  });
+  if (cluster) {
+    // Wait for the other replicas to say which agents they hold before marking the rest offline.
+    await new Promise((resolve) => setTimeout(resolve, CLUSTER_SETTLE_MS));
+    await services.engine.recoverAgentsNotHeld();
+  } else await services.engine.recoverAfterRestart();
   const trustedProxies = parseTrustedProxies(opts.trustedProxies ?? []);
   const pinOf = (t: typeof tls) => (t && tlsConfig.mode === "self-signed" ? tlsPinOf(t.cert) : undefined);
   let pin = pinOf(tls);
@@ -244,6 +261,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       await gelf.stop();
       await services.webhookDispatcher.stop();
       await services.hub.close();
+      await cluster?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

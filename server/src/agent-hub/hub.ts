@@ -87,6 +87,16 @@ export class AgentHub implements AgentChannel {
   private readonly log: Logger;
   private readonly engine: GrantEngine;
   private readonly serverKey: ServerSigningKey;
+  /**
+   * Told when an agent's authenticated connection to this hub starts (true) or ends (false); set by
+   * the replicas' cluster (cluster.ts) to share which replica holds which agent.
+   */
+  onPresence?: (agentId: string, connected: boolean) => void;
+  /**
+   * True when another replica holds the agent now: a connection that ends here then does not mark the
+   * agent's grants offline. Set by the cluster; default never.
+   */
+  connectedElsewhere: (agentId: string) => boolean = () => false;
 
   /** `serverKey` signs every frame (see server-key.ts); its public half is what agents pin. */
   constructor(deps: { db: Db; clock: Clock; log: Logger; engine: GrantEngine; serverKey: ServerSigningKey }) {
@@ -103,6 +113,11 @@ export class AgentHub implements AgentChannel {
   /** How many agents hold an authenticated connection now. */
   get connectedCount(): number {
     return this.connections.size;
+  }
+
+  /** The ids of the agents holding an authenticated connection to this hub now. */
+  connectedAgentIds(): string[] {
+    return [...this.connections.keys()];
   }
 
   /** True while the agent holds an authenticated connection. */
@@ -123,6 +138,14 @@ export class AgentHub implements AgentChannel {
   async resync(agentId: string): Promise<void> {
     const conn = this.connections.get(agentId);
     if (conn) await this.sendSync(conn);
+  }
+
+  /**
+   * Closes this hub's connection of an agent another replica now holds (its newer connection wins), as
+   * a replaced connection; the agent's grants stay as they are.
+   */
+  release(agentId: string): void {
+    this.connections.get(agentId)?.ws.close(AgentCloseCode.replaced, "replaced by a connection to another replica");
   }
 
   /** Closes the agent's connection (agent deleted). */
@@ -194,7 +217,9 @@ export class AgentHub implements AgentChannel {
       if (!this.closing && conn && this.connections.get(conn.agentId) === conn) {
         this.connections.delete(conn.agentId);
         this.log.info({ agent: conn.agentName }, "agent disconnected");
-        this.guard("close", async () => await this.engine.agentDisconnected(conn!.agentId));
+        this.onPresence?.(conn.agentId, false);
+        if (!this.connectedElsewhere(conn.agentId))
+          this.guard("close", async () => await this.engine.agentDisconnected(conn!.agentId));
       }
     });
     // One message at a time per socket, in arrival order: a message is handled to the end (its
@@ -277,6 +302,7 @@ export class AgentHub implements AgentChannel {
     };
     this.connections.set(row.id, conn);
     if (previous) previous.ws.close(AgentCloseCode.replaced, "replaced by a new connection");
+    this.onPresence?.(row.id, true);
     await updateAgent(this.db, row.id, {
       lastSeen: this.clock.now(),
       version: hello.version,

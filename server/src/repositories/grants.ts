@@ -285,13 +285,15 @@ export async function agentTargetSources(q: Q, agentId: string): Promise<TargetS
 }
 
 /**
- * The live (ACL, address, latest expiry) entries of an agent's ACLs, each with the user name of one
- * grant holding it (the first by name; scripts get it as knoc_username).
+ * The live (ACL, address, latest expiry) entries of an agent's ACLs (only those of `onlyAclIds` when
+ * given), each with the user name of one grant holding it (the first by name; scripts get it as
+ * knoc_username).
  */
 export async function agentEntries(
   q: Q,
   agentId: string,
   now: number,
+  onlyAclIds?: readonly string[],
 ): Promise<{ aclId: string; ip: string; expiresAt: number; user: string | null }[]> {
   const { acls, backends, grantAddresses, grants, userSessions, users } = tablesOf(q);
   return await q
@@ -307,7 +309,14 @@ export async function agentEntries(
     .leftJoin(users, eq(users.id, userSessions.userId))
     .innerJoin(acls, eq(acls.id, grants.aclId))
     .innerJoin(backends, eq(backends.id, acls.backendId))
-    .where(and(eq(backends.agentId, agentId), inArray(grants.status, [...HOLDING_STATUSES]), gt(grants.expiresAt, now)))
+    .where(
+      and(
+        eq(backends.agentId, agentId),
+        inArray(grants.status, [...HOLDING_STATUSES]),
+        gt(grants.expiresAt, now),
+        onlyAclIds ? inArray(grants.aclId, [...onlyAclIds]) : undefined,
+      ),
+    )
     .groupBy(grants.aclId, grantAddresses.ip);
 }
 

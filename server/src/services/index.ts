@@ -112,15 +112,20 @@ export function createServices(opts: {
   const engine = new GrantEngine(db, clock, log);
   const serverKey = opts.serverKey ?? generateServerSigningKey();
   const hub = new AgentHub({ db, clock, log, engine, serverKey });
-  const deps = { db, clock, engine, resync: async (agentId: string) => await hub.resync(agentId) };
+  const deps = { db, clock, engine, resync: async (agentId: string) => await engine.resync(agentId) };
   const secrets = new SecretBox(opts.secretKey ?? randomBytes(32));
   const licensing = new LicensingService({ ...deps, licensePublicKeys: opts.licensePublicKeys ?? [] });
   const backends = new BackendService(deps);
   const acls = new AclService(deps);
-  const agents = new AgentService(db, clock, hub, {
-    serverKey: serverKey.publicKey,
-    ...(opts.agentTokenLifetimeMs !== undefined ? { tokenLifetimeMs: opts.agentTokenLifetimeMs } : {}),
-  });
+  const agents = new AgentService(
+    db,
+    clock,
+    { isConnected: (id) => engine.agentOnline(id), disconnect: (id) => hub.disconnect(id) },
+    {
+      serverKey: serverKey.publicKey,
+      ...(opts.agentTokenLifetimeMs !== undefined ? { tokenLifetimeMs: opts.agentTokenLifetimeMs } : {}),
+    },
+  );
   const apiKeys = new ApiKeyService(deps);
   const userSessions = withLdap(new UserSessionService(deps), createLdapVerifier({ db, clock, log }, "user"));
   const users = new UserService(deps);

@@ -15,6 +15,8 @@ import { getUserSession } from "../../repositories/sessions.ts";
 import type { Clock } from "../../clock.ts";
 import { AppError } from "../../errors.ts";
 import * as repo from "../../repositories/grants.ts";
+import { claimJob } from "../../repositories/jobs.ts";
+import { listAgents } from "../../repositories/agents.ts";
 import { writeAudit, AuditAction } from "../audit.ts";
 import { assignedAclIds, endSessions } from "../../repositories/users.ts";
 import { grantAddresses } from "./addresses.ts";
@@ -29,6 +31,8 @@ export interface AgentChannel {
   isConnected(agentId: string): boolean;
   /** Sends incremental ops in order; returns false when the agent is not connected. */
   apply(agentId: string, ops: Op[]): boolean;
+  /** Sends the agent its full desired state again, wherever it is connected (no-op when it is not). */
+  resync?(agentId: string): Promise<void>;
 }
 
 /** Why a grant ends; decides the audit entry. */
@@ -300,6 +304,8 @@ export class GrantEngine {
     const ops: Ops = new Map();
     let count = 0;
     await this.db.transaction(async (tx) => {
+      // With replicas, one sweeps at a time; the others skip the round (repositories/jobs.ts).
+      if (!(await claimJob(tx, "expiry-sweep"))) return;
       const now = this.clock.now();
       const due = await repo.dueGrants(tx, now);
       for (const g of due) {
@@ -450,6 +456,49 @@ export class GrantEngine {
     return [...byAcl.values()];
   }
 
+  /**
+   * The ops that bring the given (ACL, address) entries of an agent to what the database holds now:
+   * an `add` with the latest expiry for each entry some grant holds, a `del` for each no grant holds.
+   * The replica holding the agent's connection sends these when another replica changed the entries
+   * (agent-hub/cluster.ts): read after that change committed, they are right whatever order the
+   * replicas' notices arrive in. Entries of ACLs no longer bound to the agent are left out.
+   */
+  async currentOps(agentId: string, entries: readonly (readonly [aclId: string, ip: string])[]): Promise<Op[]> {
+    if (entries.length === 0) return [];
+    const now = this.clock.now();
+    const aclIds = [...new Set(entries.map(([aclId]) => aclId))];
+    const targets = new Map<string, NonNullable<ReturnType<typeof toTarget>>>();
+    for (const src of await repo.agentTargetSources(this.db, agentId)) {
+      const target = aclIds.includes(src.aclId) ? toTarget(src) : null;
+      if (target) targets.set(src.aclId, target);
+    }
+    const live = new Map<string, { expiresAt: number; user: string | null }>();
+    for (const e of await repo.agentEntries(this.db, agentId, now, aclIds))
+      live.set(`${e.aclId}\u0000${e.ip}`, { expiresAt: e.expiresAt, user: e.user });
+    const ops: Op[] = [];
+    for (const [aclId, ip] of entries) {
+      const target = targets.get(aclId);
+      if (!target) continue;
+      const entry = live.get(`${aclId}\u0000${ip}`);
+      ops.push(
+        entry
+          ? { op: "add", target, ip, expiresAt: entry.expiresAt, ...(entry.user ? { user: entry.user } : {}) }
+          : { op: "del", target, ip },
+      );
+    }
+    return ops;
+  }
+
+  /** Sends the agent its full desired state again (a target's configuration changed); no-op when it is offline. */
+  async resync(agentId: string): Promise<void> {
+    await this.channel.resync?.(agentId);
+  }
+
+  /** True while the agent holds a connection to this server or, with replicas, to any of them. */
+  agentOnline(agentId: string): boolean {
+    return this.channel.isConnected(agentId);
+  }
+
   /** The agent connected: its offline grants wait for the sync's acknowledgement (3 → 2). */
   async agentConnected(agentId: string): Promise<void> {
     await this.db.transaction(
@@ -486,6 +535,27 @@ export class GrantEngine {
           this.clock.now(),
         ),
     );
+  }
+
+  /**
+   * `recoverAfterRestart` for a replica joining others: only the agents no replica holds now lose
+   * their waiting grants to 3 AgentOffline (the others' acknowledgements are still coming).
+   */
+  async recoverAgentsNotHeld(): Promise<void> {
+    const now = this.clock.now();
+    for (const agent of await listAgents(this.db)) {
+      if (this.channel.isConnected(agent.id)) continue;
+      await this.db.transaction(
+        async (tx) =>
+          await repo.moveAgentGrants(
+            tx,
+            agent.id,
+            [GrantStatus.Pending, GrantStatus.Read],
+            GrantStatus.AgentOffline,
+            now,
+          ),
+      );
+    }
   }
 
   /**
