@@ -214,6 +214,32 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("approval requests in Chromiu
     await expectVisible(decided.getByRole("row").filter({ hasText: "walt" }).filter({ hasText: "Expired" }));
   });
 
+  it("the ACL form edits the option: Requires approval, time to answer (validated), approver groups", async () => {
+    const group = await stack.admin.ok<string>("POST", "/api/admin/groups", { Name: "leads", Type: "local" });
+    const page = await approvalsPage();
+    await page.goto(stack.server.url + "/admin/acls");
+    await page.getByRole("button", { name: "Actions for Quick answer" }).click();
+    await page.getByRole("menuitem", { name: "Edit" }).click();
+    const form = page.getByRole("dialog", { name: "Edit ACL" });
+    await expectVisible(form);
+    expect(await form.getByLabel("Requires approval").isChecked()).toBe(true);
+    expect(await form.getByLabel("Time to answer (seconds)").inputValue()).toBe("5");
+    await form.getByLabel("Time to answer (seconds)").fill("2");
+    await form.getByRole("button", { name: "Save" }).click();
+    await expectVisible(form.getByText("The approval time must be between 5 seconds and 7 days"));
+    await form.getByLabel("Time to answer (seconds)").fill("120");
+    await form.getByLabel("leads").check();
+    expect(await seriousViolations(page), "the ACL form with its approval fields").toEqual([]);
+    await form.getByRole("button", { name: "Save" }).click();
+    await expectVisible(page.getByTestId("toast").filter({ hasText: "ACL updated" }));
+    const acl = await stack.admin.ok<{
+      ApprovalTimeout: number;
+      ApproverGroupIDs: string[];
+      RequiresApproval: boolean;
+    }>("GET", `/api/admin/acls/${quick}`);
+    expect(acl).toMatchObject({ RequiresApproval: true, ApprovalTimeout: 120, ApproverGroupIDs: [group] });
+  });
+
   it("speaks German in the console", async () => {
     const admin = await approvalsPage({ locale: "de-DE", colorScheme: "dark" });
     await expectVisible(admin.getByRole("heading", { name: "Genehmigungen", level: 1 }));
