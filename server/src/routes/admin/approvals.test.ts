@@ -6,10 +6,10 @@
  * expires in the sweep; group approvers decide through /api/approvals; every step is audited.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { eq, inArray } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import { Errors, GrantStatus } from "@postern/shared";
 import type { Acl, Approval, SessionStatus, StatusAcl } from "@postern/shared";
-import { auditLog } from "../../db/schema.ts";
+import { auditLog, webhookDeliveries } from "../../db/schema.ts";
 import { apiRequest, createHarness, seedLoop, signInAdmin } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
 import { eventTypeOf } from "../../services/webhooks/events.ts";
@@ -288,6 +288,34 @@ describe("a request", () => {
   });
 });
 
+describe("webhook events", () => {
+  it("raise approval.requested and approval.decided through the existing webhook outbox", async () => {
+    await requireApproval();
+    await h.services.webhooks.create(
+      {
+        URL: "http://127.0.0.1:9/hook",
+        Events: ["approval.requested", "approval.decided"],
+        Description: "",
+        Enabled: true,
+      },
+      actor,
+    );
+    await ask("please");
+    const [req] = await list();
+    await apiRequest(h, "POST", `/api/admin/approvals/${req!.ID}/deny`, { Reason: "no" }, { cookie: admin });
+    await h.services.webhookDispatcher.collect();
+    const rows = await h.services.db.select().from(webhookDeliveries).orderBy(webhookDeliveries.createdAt);
+    expect(rows.map((r) => r.eventType)).toEqual(["approval.requested", "approval.decided"]);
+    const decided = JSON.parse(rows[1]!.payload) as { data: Record<string, unknown> };
+    expect(decided.data).toMatchObject({
+      Action: "approvalDenied",
+      UserName: "alice",
+      AdminName: "root",
+      ACL: "Intranet",
+    });
+  });
+});
+
 describe("group approvers", () => {
   it("members of an approver group list and decide requests through /api/approvals, never their own", async () => {
     const bobId = await h.services.users.create(
@@ -335,5 +363,3 @@ describe("group approvers", () => {
     expect(await apiRequest(h, "GET", "/api/approvals", undefined, { cookie: bob })).toMatchObject({ body: [] });
   });
 });
-
-void eq;
