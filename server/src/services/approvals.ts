@@ -253,6 +253,8 @@ export class ApprovalService extends Service implements ApprovalHooks {
    * withdrawn (audit approvalWithdrawn). Returns how many requests it closed.
    */
   async sweep(): Promise<number> {
+    // Most ticks find nothing: read first, and open a write transaction only when there is work.
+    if ((await repo.pendingToClose(this.db, this.clock.now())).length === 0) return 0;
     return await this.db.transaction(async (tx) => {
       const now = this.clock.now();
       let n = 0;
