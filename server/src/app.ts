@@ -39,6 +39,8 @@ import { logRoutes } from "./routes/admin/logs.ts";
 import { agentEnrolRoutes } from "./routes/agent.ts";
 import { apiKeyRoutes } from "./routes/admin/api-keys.ts";
 import { webhookRoutes } from "./routes/admin/webhooks.ts";
+import { approvalAdminRoutes } from "./routes/admin/approvals.ts";
+import { approvalUserRoutes } from "./routes/user/approvals.ts";
 import { allowlistRoutes } from "./routes/v1/allowlists.ts";
 import { apiSessionRoutes } from "./routes/v1/sessions.ts";
 import { apiKeyUserSessionRoutes } from "./routes/v1/user-sessions.ts";
@@ -94,6 +96,8 @@ export function createApp(
     .route("/admin/logs", logRoutes)
     .route("/admin/api-keys", apiKeyRoutes)
     .route("/admin/webhooks", webhookRoutes)
+    .route("/admin/approvals", approvalAdminRoutes)
+    .route("/approvals", approvalUserRoutes)
     .route("/v1/allowlists", allowlistRoutes)
     .route("/v1/sessions", apiSessionRoutes)
     .route("/v1/user_sessions", apiKeyUserSessionRoutes)

@@ -218,6 +218,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const sweepOnce = async (): Promise<void> => {
     try {
       await services.engine.sweep();
+      await services.approvals.sweep();
       await flushFoldedAudits(database.db, clock.now());
     } catch (err) {
       log.error({ err }, "expiry sweep failed");

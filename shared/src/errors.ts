@@ -87,6 +87,16 @@ export const Errors = {
   invalidAclNameKey: entry("err.invalidAclName", 400),
   invalidKnocproxyAclName: entry("err.invalidKnocproxyAclName", 400),
   ipsetNameRequired: entry("err.ipsetNameRequired", 400),
+  /** An ACL's ApprovalTimeout is not whole seconds from 5 s to 7 days (api/approval.ts). */
+  invalidApprovalTimeout: entry("err.invalidApprovalTimeout", 400),
+  /** An ACL's ApproverGroupIDs names a group that does not exist (Extra: the id). */
+  unknownApproverGroup: entry("err.unknownApproverGroup", 400),
+  /** An approval's Minutes is not a whole number from 1 to 40320. */
+  invalidApprovalMinutes: entry("err.invalidApprovalMinutes", 400),
+  /** A denial without a reason. */
+  denyReasonRequired: entry("err.denyReasonRequired", 400),
+  /** A request's or a denial's reason is longer than 500 characters. */
+  approvalReasonTooLong: entry("err.approvalReasonTooLong", 400),
 
   // 401: no usable session or credentials.
   invalidSession: entry("err.invalidSession", 401),
@@ -127,6 +137,8 @@ export const Errors = {
   authenticationFailed: entry("Authentication failed", 403),
   /** SAML and API-key accounts have no passkeys (their second factor is not Postern's). */
   passkeysNotAvailable: entry("Passkeys are not available for this account", 403),
+  /** An approver tried to decide their own approval request. */
+  cannotApproveOwnRequest: entry("err.cannotApproveOwnRequest", 403),
 
   // 404
   notFound: entry("Not found", 404),
@@ -148,6 +160,8 @@ export const Errors = {
   userAlreadyVerified: entry("User already verified", 409),
   /** The passkey being enrolled is already enrolled (on this or another account). */
   passkeyExists: entry("This passkey is already registered", 409),
+  /** The approval request was already decided, expired or withdrawn. */
+  approvalNotPending: entry("err.approvalNotPending", 409),
 
   // 413
   bodyTooLarge: entry("Bad request", 413),

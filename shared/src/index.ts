@@ -26,3 +26,4 @@ export * from "./api/password.ts";
 export * from "./api/otp.ts";
 export * from "./api/passkeys.ts";
 export * from "./api/webhook.ts";
+export * from "./api/approval.ts";

@@ -88,6 +88,25 @@ async function seed(file: string): Promise<void> {
       challenge: "c1",
       expiresAt: 1_800_000_000_000,
     });
+    // An approval request (issue #14 item 1) on the seeded grant.
+    const grant = (await db.select().from(schema.grants).limit(1))[0]!;
+    await db.insert(schema.approvalRequests).values({
+      id: "ar1",
+      grantId: grant.id,
+      aclId: s.aclId,
+      sessionId: session.sessionId,
+      userId: s.userId,
+      userName: "alice",
+      ipAddress: "203.0.113.5",
+      reason: "deploy ü",
+      state: "denied",
+      createdAt: 1_700_000_000_001,
+      expiresAt: 1_700_003_600_001,
+      decidedAt: 1_700_000_100_000,
+      decidedBy: "root",
+      decisionReason: "not now",
+      grantMinutes: 30,
+    });
     await db
       .insert(schema.auditFolds)
       .values({ key: "loginFailed:198.51.100.7", windowStart: 3, folded: 2, last: { Action: "x" } })

@@ -176,6 +176,11 @@ export const acls = pgTable(
     hideFromAdmins: boolean("hide_from_admins").notNull().default(false),
     autoBrowseUsers: boolean("auto_browse_users").notNull().default(false),
     maximumGrantDurationSeconds: integer("maximum_grant_duration_seconds"),
+    requiresApproval: boolean("requires_approval").notNull().default(false),
+    approverGroupIds: jsonOf<string[]>("approver_group_ids")
+      .notNull()
+      .default(sql`'[]'`),
+    approvalTimeoutSeconds: integer("approval_timeout_seconds").notNull().default(3600),
     backendId: text("backend_id")
       .notNull()
       .references(() => backends.id, { onDelete: "restrict" }),
@@ -462,5 +467,38 @@ export const passkeyChallenges = pgTable(
   (t) => [
     primaryKey({ columns: [t.kind, t.sessionId, t.purpose] }),
     index("passkey_challenges_expiry_idx").on(t.expiresAt),
+  ],
+);
+
+/** Approval requests (schema.ts `approvalRequests`). */
+export const approvalRequests = pgTable(
+  "approval_requests",
+  {
+    id: text("id").primaryKey(),
+    grantId: text("grant_id")
+      .notNull()
+      .references(() => grants.id, { onDelete: "cascade" }),
+    aclId: text("acl_id")
+      .notNull()
+      .references(() => acls.id, { onDelete: "cascade" }),
+    sessionId: text("session_id").notNull(),
+    userId: text("user_id").notNull(),
+    userName: text("user_name").notNull(),
+    ipAddress: text("ip_address").notNull(),
+    reason: text("reason").notNull().default(""),
+    state: text("state", { enum: ["pending", "approved", "denied", "expired", "withdrawn"] })
+      .notNull()
+      .default("pending"),
+    createdAt: epochMs("created_at").notNull(),
+    expiresAt: epochMs("expires_at").notNull(),
+    decidedAt: epochMs("decided_at"),
+    decidedBy: text("decided_by").notNull().default(""),
+    decisionReason: text("decision_reason").notNull().default(""),
+    grantMinutes: integer("grant_minutes"),
+  },
+  (t) => [
+    index("approval_requests_state_idx").on(t.state, t.expiresAt),
+    index("approval_requests_grant_idx").on(t.grantId, t.createdAt),
+    index("approval_requests_created_idx").on(t.createdAt),
   ],
 );

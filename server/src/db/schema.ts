@@ -182,6 +182,15 @@ export const acls = sqliteTable(
     hideFromAdmins: integer("hide_from_admins", { mode: "boolean" }).notNull().default(false),
     autoBrowseUsers: integer("auto_browse_users", { mode: "boolean" }).notNull().default(false),
     maximumGrantDurationSeconds: integer("maximum_grant_duration_seconds"),
+    /** Grants wait for an approver (issue #14 item 1; docs/decisions.md "Approval requests"). */
+    requiresApproval: integer("requires_approval", { mode: "boolean" }).notNull().default(false),
+    /** Groups whose members may approve (admins always may), JSON array of group ids. */
+    approverGroupIds: text("approver_group_ids", { mode: "json" })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    /** How long a request waits for an answer before it expires, in SECONDS. */
+    approvalTimeoutSeconds: integer("approval_timeout_seconds").notNull().default(3600),
     backendId: text("backend_id")
       .notNull()
       .references(() => backends.id, { onDelete: "restrict" }),
@@ -506,5 +515,44 @@ export const passkeyChallenges = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.kind, t.sessionId, t.purpose] }),
     index("passkey_challenges_expiry_idx").on(t.expiresAt),
+  ],
+);
+
+/**
+ * Approval requests (issue #14 item 1; docs/decisions.md "Approval requests"): a user's grant of an ACL
+ * that RequiresApproval, held until an approver decides. `state` pending → approved / denied / expired /
+ * withdrawn (the user withdrew it or their session ended); `expiresAt` when a pending request expires;
+ * `decidedBy` the approver's name (admin or user); `decisionReason` a denial's reason; `grantMinutes`
+ * the grant's length the approver chose (null: the ACL's own). Times epoch ms.
+ */
+export const approvalRequests = sqliteTable(
+  "approval_requests",
+  {
+    id: text("id").primaryKey(),
+    grantId: text("grant_id")
+      .notNull()
+      .references(() => grants.id, { onDelete: "cascade" }),
+    aclId: text("acl_id")
+      .notNull()
+      .references(() => acls.id, { onDelete: "cascade" }),
+    sessionId: text("session_id").notNull(),
+    userId: text("user_id").notNull(),
+    userName: text("user_name").notNull(),
+    ipAddress: text("ip_address").notNull(),
+    reason: text("reason").notNull().default(""),
+    state: text("state", { enum: ["pending", "approved", "denied", "expired", "withdrawn"] })
+      .notNull()
+      .default("pending"),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    decidedAt: integer("decided_at"),
+    decidedBy: text("decided_by").notNull().default(""),
+    decisionReason: text("decision_reason").notNull().default(""),
+    grantMinutes: integer("grant_minutes"),
+  },
+  (t) => [
+    index("approval_requests_state_idx").on(t.state, t.expiresAt),
+    index("approval_requests_grant_idx").on(t.grantId, t.createdAt),
+    index("approval_requests_created_idx").on(t.createdAt),
   ],
 );

@@ -13,7 +13,15 @@
  * secret part of its public URL) is always minted here (`newAllowlistToken`, 192 random bits): a
  * Token sent by the client is ignored, and an update keeps the stored one.
  */
-import { AclConfigSchema, NONE_ID, aclConfigFor, aclConfigProblem, Errors } from "@postern/shared";
+import {
+  AclConfigSchema,
+  APPROVAL_TIMEOUT_DEFAULT_SECONDS,
+  NONE_ID,
+  aclConfigFor,
+  aclConfigProblem,
+  Errors,
+} from "@postern/shared";
+import { getGroup } from "../repositories/groups.ts";
 import type { Acl, AclConfig, AclWrite, BackendType } from "@postern/shared";
 import type { Tx } from "../db/index.ts";
 import { iso } from "../clock.ts";
@@ -76,6 +84,26 @@ function readConfig(aclId: string, config: Record<string, unknown>, sealed: Seal
   return { ...(config as AclConfig), script: { ...script, EnvVars: env } };
 }
 
+/**
+ * The approval columns of an ACL write (docs/decisions.md "Approval requests"): the fields given, else the
+ * stored ones of `row` (an update), else the defaults (off, no groups, APPROVAL_TIMEOUT_DEFAULT_SECONDS).
+ * 400 err.unknownApproverGroup (Extra: the id) for a group that does not exist.
+ */
+async function approvalColumns(
+  tx: Tx,
+  input: AclWrite,
+  row?: AclRow,
+): Promise<Pick<AclRow, "requiresApproval" | "approverGroupIds" | "approvalTimeoutSeconds">> {
+  const groupIds = [...new Set(input.ApproverGroupIDs ?? row?.approverGroupIds ?? [])];
+  if (input.ApproverGroupIDs)
+    for (const g of groupIds) if (!(await getGroup(tx, g))) throw new AppError(Errors.unknownApproverGroup, g);
+  return {
+    requiresApproval: input.RequiresApproval ?? row?.requiresApproval ?? false,
+    approverGroupIds: groupIds,
+    approvalTimeoutSeconds: input.ApprovalTimeout ?? row?.approvalTimeoutSeconds ?? APPROVAL_TIMEOUT_DEFAULT_SECONDS,
+  };
+}
+
 /** ACLs: CRUD with the §5 rules. */
 export class AclService extends Service {
   private async toWire(row: AclRow): Promise<Acl> {
@@ -101,6 +129,9 @@ export class AclService extends Service {
       IpExclusions: row.ipExclusions as Acl["IpExclusions"],
       GrantType: row.grantType as Acl["GrantType"],
       Config: readConfig(row.id, row.config, backend?.sealedSecrets ?? {}),
+      RequiresApproval: row.requiresApproval,
+      ApproverGroupIDs: row.approverGroupIds,
+      ApprovalTimeout: row.approvalTimeoutSeconds,
       LastModifiedAt: iso(row.updatedAt) ?? "",
       LastModifiedBy: row.updatedBy,
     };
@@ -233,7 +264,12 @@ export class AclService extends Service {
       const checked = withAllowlistToken(validateAclConfig(backend.type, input.Config), "");
       const { config } = await this.sealVariables(tx, backend, id, checked, {});
       const now = this.clock.now();
-      await repo.insertAcl(tx, { id, createdAt: now, ...this.values(input, config, now, actor) });
+      await repo.insertAcl(tx, {
+        id,
+        createdAt: now,
+        ...this.values(input, config, now, actor),
+        ...(await approvalColumns(tx, input)),
+      });
       await writeAudit(tx, {
         action: AuditAction.aclCreated,
         at: now,
@@ -276,7 +312,10 @@ export class AclService extends Service {
         (input.MaximumGrantDuration !== null &&
           (row.maximumGrantDurationSeconds === null || input.MaximumGrantDuration < row.maximumGrantDurationSeconds));
       const revokeOps = moved ? await this.engine.revokeForAcls(tx, [id]) : new Map();
-      await repo.updateAcl(tx, id, this.values(input, config, now, actor));
+      await repo.updateAcl(tx, id, {
+        ...this.values(input, config, now, actor),
+        ...(await approvalColumns(tx, input, row)),
+      });
       await writeAudit(tx, {
         action: AuditAction.aclUpdated,
         at: now,

@@ -87,6 +87,16 @@ export const AuditAction = {
   webhookUpdated: "webhookUpdated",
   /** An admin deleted an event webhook (DELETE /admin/webhooks/{id}). */
   webhookDeleted: "webhookDeleted",
+  /** A user asked for a Knoc that RequiresApproval (description: the request id and the user's reason). */
+  approvalRequested: "approvalRequested",
+  /** An approver approved a request (adminName, or the approving user in description); the grant applies. */
+  approvalApproved: "approvalApproved",
+  /** An approver denied a request (description: the reason the user is shown). */
+  approvalDenied: "approvalDenied",
+  /** A request was not answered within its Knoc's ApprovalTimeout. */
+  approvalExpired: "approvalExpired",
+  /** A pending request ended without a decision: the user withdrew it, their session ended, or the Knoc no longer requires approval. */
+  approvalWithdrawn: "approvalWithdrawn",
 } as const;
 /** One action kind. */
 export type AuditActionKind = (typeof AuditAction)[keyof typeof AuditAction];

@@ -37,6 +37,7 @@ import { ApiKeyUserService } from "./auth/api-key-users.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import type { WebhookDispatcherOptions } from "./webhooks/dispatcher.ts";
 import { WebhookService } from "./webhooks/service.ts";
+import { ApprovalService } from "./approvals.ts";
 import { randomBytes } from "node:crypto";
 
 /** Every service of a running server. */
@@ -89,6 +90,8 @@ export interface Services {
   webhooks: WebhookService;
   /** Event webhook deliveries: the server starts and stops it; tests may drive it with `settle`. */
   webhookDispatcher: WebhookDispatcher;
+  /** Approval requests: the engine's hooks, the approvers' API, the expiry sweep (`sweep`, run with the engine's). */
+  approvals: ApprovalService;
 }
 
 /** Builds the services over an open, migrated database. */
@@ -129,7 +132,9 @@ export function createServices(opts: {
   const apiKeys = new ApiKeyService(deps);
   const userSessions = withLdap(new UserSessionService(deps), createLdapVerifier({ db, clock, log }, "user"));
   const users = new UserService(deps);
-  const status = new StatusService(deps);
+  const approvals = new ApprovalService(deps);
+  engine.approvals = approvals;
+  const status = new StatusService(deps, approvals);
   const throttle = new LoginThrottle(db, clock);
   const metrics = new ServerMetrics(db, () => hub.connectedCount);
   engine.onGrantAcknowledged = (seconds) => metrics.grantAcknowledged(seconds);
@@ -167,5 +172,6 @@ export function createServices(opts: {
     metrics,
     webhooks: new WebhookService({ db, clock, secrets, dispatcher: webhookDispatcher }),
     webhookDispatcher,
+    approvals,
   };
 }

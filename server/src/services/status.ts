@@ -19,10 +19,25 @@ import { addressAllowed } from "./grants/addresses.ts";
 import { currentObserved, observedUntil, withObserved } from "./grants/observed.ts";
 import { getSetting } from "./settings.ts";
 import { Service } from "./service.ts";
+import type { ServiceDeps } from "./service.ts";
+import type { ApprovalRow } from "../repositories/approvals.ts";
 import { UserLicenceCache } from "./licensing/user-licence-cache.ts";
+
+/** Where the status read finds the latest approval request of each status entry (services/approvals.ts). */
+export interface ApprovalReads {
+  latestOfSession(sessionId: string): Promise<Map<string, ApprovalRow>>;
+}
 
 /** Builds GET /status and follows the user's address. */
 export class StatusService extends Service {
+  private readonly approvalReads: ApprovalReads | undefined;
+
+  /** `approvals` adds the approval fields to entries of Knocs that RequiresApproval (absent: none are added). */
+  constructor(deps: ServiceDeps, approvals?: ApprovalReads) {
+    super(deps);
+    this.approvalReads = approvals;
+  }
+
   /**
    * Records the address a request came from. A different address of the session's family moves the
    * session: each holding grant is revoked on the old address and granted on the new one with the
@@ -120,6 +135,7 @@ export class StatusService extends Service {
       CGNATOpen: acl.cgnatOpen,
       HideFromUsers: acl.hideFromUsers,
       AutoBrowseUsers: acl.autoBrowseUsers,
+      RequiresApproval: acl.requiresApproval,
       UriToken: config.UriToken ?? "",
       grantType: GrantTypeSchema.parse(acl.grantType).Type,
       exclusions: IpExclusionsSchema.parse(acl.ipExclusions),
@@ -163,10 +179,13 @@ export class StatusService extends Service {
   async status(session: UserSessionContext): Promise<SessionStatus> {
     const now = this.clock.now();
     const entries: StatusAcl[] = [];
+    let approvals: Map<string, ApprovalRow> | undefined;
     for (const [aclId, grantId, status, error, expiresAt] of await this.rowsOf(session, now)) {
       const acl = grantId === null || status === null ? undefined : await this.partOf(aclId);
       if (!acl) continue;
-      entries.push({
+      if (acl.RequiresApproval && this.approvalReads)
+        approvals ??= await this.approvalReads.latestOfSession(session.sessionId);
+      const entry: StatusAcl = {
         ID: grantId!,
         ACLID: aclId,
         ParentID: acl.ParentID,
@@ -184,7 +203,8 @@ export class StatusService extends Service {
         GrantTypeFixedIps: acl.grantType === "specifiedIps",
         AutoBrowseUsers: acl.AutoBrowseUsers,
         Config: { UriToken: acl.UriToken },
-      });
+      };
+      entries.push(acl.RequiresApproval && approvals ? withApproval(entry, approvals.get(grantId!)) : entry);
     }
     entries.sort((a, b) => collator.compare(a.Description, b.Description));
     const autoBrowse = entries.filter((e) => e.AutoBrowseUsers && /^https?:\/\//.test(e.URL));
@@ -204,6 +224,24 @@ export class StatusService extends Service {
   }
 }
 
+/**
+ * A status entry of a Knoc that RequiresApproval with its latest request (docs/decisions.md "Approval
+ * requests"): `ApprovalState` (null for none or a withdrawn one), a denial's `ApprovalReason`, and while the
+ * request is pending Status 2 (nothing applied yet) with `ApprovalExpires`.
+ */
+function withApproval(entry: StatusAcl, latest: ApprovalRow | undefined): StatusAcl {
+  const state = latest && latest.state !== "withdrawn" ? latest.state : null;
+  const out: StatusAcl = {
+    ...entry,
+    RequiresApproval: true,
+    ApprovalState: state,
+    ApprovalReason: state === "denied" ? latest!.decisionReason : "",
+    ApprovalExpires: state === "pending" ? (iso(latest!.expiresAt) ?? "") : "",
+  };
+  if (state === "pending") return { ...out, Status: GrantStatus.Pending, Error: "", ExpiredAfter: "" };
+  return out;
+}
+
 /** Orders entries by Description as `localeCompare` did, with one collator instead of one per comparison. */
 const collator = new Intl.Collator();
 
@@ -218,6 +256,7 @@ interface AclPart {
   CGNATOpen: boolean;
   HideFromUsers: boolean;
   AutoBrowseUsers: boolean;
+  RequiresApproval: boolean;
   UriToken: string;
   grantType: GrantType["Type"];
   exclusions: IpExclusions;

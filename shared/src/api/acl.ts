@@ -10,6 +10,7 @@ import { NONE_ID, Limits } from "../limits.ts";
 import { Errors } from "../errors.ts";
 import { isStrictDottedIpv4, ipv4ToNumber, normaliseIp } from "../ip.ts";
 import { envVarNamesProblem, isHttpUrl } from "./backend.ts";
+import { ApprovalTimeoutSchema } from "./approval.ts";
 import type { BackendType, ConfigProblem } from "./backend.ts";
 
 const aclText = (max = 255) => z.string().trim().max(max).default("");
@@ -389,12 +390,24 @@ export const AclWriteSchema = z.object({
   IpExclusions: IpExclusionsSchema.default({ RestrictionType: "none", RfcType: "allow", Ranges: [] }),
   GrantType: GrantTypeSchema.default({ Type: "userIp", Ips: [] }),
   Config: AclConfigSchema.default({ UriToken: "" }),
+  /**
+   * Grants wait for an approver (docs/decisions.md "Approval requests"); absent: false. An update that leaves
+   * the three approval fields out keeps the stored ones (the Knoc wizard's write does not carry them).
+   */
+  RequiresApproval: z.boolean().optional(),
+  /** Groups whose members may approve besides the admins (absent: none). */
+  ApproverGroupIDs: z.array(IdSchema).max(100).optional(),
+  /** How long a request waits for an answer, SECONDS (5 s to 7 days; absent: APPROVAL_TIMEOUT_DEFAULT_SECONDS). */
+  ApprovalTimeout: ApprovalTimeoutSchema.optional(),
 });
 /** POST/PUT /api/admin/acls body. */
 export type AclWrite = z.infer<typeof AclWriteSchema>;
 
-/** An ACL as admins read it. */
-export type Acl = Omit<AclWrite, "ID"> & {
+/** An ACL as admins read it (the approval fields always present). */
+export type Acl = Omit<AclWrite, "ID" | "RequiresApproval" | "ApproverGroupIDs" | "ApprovalTimeout"> & {
+  RequiresApproval: boolean;
+  ApproverGroupIDs: string[];
+  ApprovalTimeout: number;
   ID: string;
   Name: string;
   Children: string[];

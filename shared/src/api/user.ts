@@ -3,6 +3,7 @@
  */
 import { z } from "zod";
 import { IdSchema } from "../common.ts";
+import { SHOWN_APPROVAL_STATES, ApprovalReasonSchema } from "./approval.ts";
 
 /** POST /api/login body (docs/reference.md user-portal §7). */
 export const LoginRequestSchema = z.object({
@@ -18,8 +19,15 @@ export const PortIpSchema = z.object({ Port: z.number().int().min(0).max(65535).
 /** One discovered or requested address. */
 export type PortIp = z.infer<typeof PortIpSchema>;
 
-/** POST /api/grant body: `{ACLID, IPs[{Port, IP}]}` (docs/reference.md user-portal §7). */
-export const GrantRequestSchema = z.object({ ACLID: IdSchema, IPs: z.array(PortIpSchema).max(16).default([]) });
+/**
+ * POST /api/grant body: `{ACLID, IPs[{Port, IP}]}` (docs/reference.md user-portal §7), and `Reason`, what the user
+ * tells the approvers of a Knoc that RequiresApproval (ignored by other Knocs; docs/decisions.md "Approval requests").
+ */
+export const GrantRequestSchema = z.object({
+  ACLID: IdSchema,
+  IPs: z.array(PortIpSchema).max(16).default([]),
+  Reason: ApprovalReasonSchema.optional(),
+});
 /** POST /api/grant body. */
 export type GrantRequest = z.infer<typeof GrantRequestSchema>;
 
@@ -48,6 +56,15 @@ export const StatusAclSchema = z.object({
   GrantTypeFixedIps: z.boolean(),
   AutoBrowseUsers: z.boolean(),
   Config: z.object({ UriToken: z.string() }),
+  /**
+   * Approval requests (docs/decisions.md "Approval requests"), present only on Knocs that RequiresApproval
+   * (or that have a request): `ApprovalState` of the latest request (null when none to show; "pending" holds
+   * the entry at Status 2), `ApprovalReason` a denial's reason, `ApprovalExpires` (ISO) when a pending one expires.
+   */
+  RequiresApproval: z.boolean().optional(),
+  ApprovalState: z.enum(SHOWN_APPROVAL_STATES).nullable().optional(),
+  ApprovalReason: z.string().optional(),
+  ApprovalExpires: z.string().optional(),
 });
 /** One ACL entry of the session status. */
 export type StatusAcl = z.infer<typeof StatusAclSchema>;

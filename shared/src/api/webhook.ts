@@ -9,7 +9,6 @@ import { Errors } from "../errors.ts";
 
 /**
  * The event types a webhook can subscribe to, with what raises each one (docs/decisions.md "Event webhooks").
- * `approval.*` are named ahead of the approvals feature and are not raised yet.
  */
 export const WEBHOOK_EVENT_TYPES = [
   "grant.granted",

@@ -28,6 +28,7 @@ const ROUTES: readonly [string, string][] = [
   ["/admin/knocs/00000000-0000-0000-0000-000000000001/update", "Update Knoc"],
   ["/admin/backends", "Backends"],
   ["/admin/acls", "ACLs"],
+  ["/admin/approvals", "Approvals"],
   ["/admin/groups", "Groups"],
   ["/admin/users", "Users"],
   ["/admin/admins", "Admins"],
@@ -36,7 +37,7 @@ const ROUTES: readonly [string, string][] = [
   ["/admin/settings", "Settings"],
 ];
 
-const SIDEBAR = ["Home", "Agents", "Knocs", "Groups", "Users", "Admins", "Logs", "API keys", "Settings"];
+const SIDEBAR = ["Home", "Agents", "Knocs", "Approvals", "Groups", "Users", "Admins", "Logs", "API keys", "Settings"];
 
 describe.skipIf(!chromiumAvailable)("admin console shape in Chromium", () => {
   const suite = useAdminSuite();

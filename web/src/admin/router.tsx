@@ -153,6 +153,10 @@ const settingsRoute = consolePage(
   "/admin/settings",
   page(async () => (await import("./pages/settings/SettingsPage.tsx")).SettingsPage),
 );
+const approvalsRoute = consolePage(
+  "/admin/approvals",
+  page(async () => (await import("./pages/approvals/ApprovalsPage.tsx")).ApprovalsPage),
+);
 const passkeysRoute = consolePage(
   "/admin/passkeys",
   page(async () => (await import("./pages/PasskeysPage.tsx")).PasskeysPage),
@@ -187,6 +191,7 @@ const routeTree = rootRoute.addChildren([
     apiKeysRoute,
     settingsRoute,
     passkeysRoute,
+    approvalsRoute,
   ]),
   unknownRoute,
 ]);

@@ -34,6 +34,7 @@ export const grantRoutes = new Hono<AppEnv>()
       userName: s.userName,
       ip: userAddress(c),
       click: true,
+      reason: body.Reason ?? "",
     });
     return c.json(await c.var.services.status.status(s), 200);
   })

@@ -11,6 +11,7 @@ import { GrantStatus, IpExclusionsSchema, GrantTypeSchema, isAgentless, Errors }
 import type { EntryResult, Op, TargetState } from "@postern/shared";
 import type { Db, Tx } from "../../db/index.ts";
 import { getAcl } from "../../repositories/acls.ts";
+import type { AclRow } from "../../repositories/acls.ts";
 import { getUserSession } from "../../repositories/sessions.ts";
 import type { Clock } from "../../clock.ts";
 import { AppError } from "../../errors.ts";
@@ -33,6 +34,23 @@ export interface AgentChannel {
   apply(agentId: string, ops: Op[]): boolean;
   /** Sends the agent its full desired state again, wherever it is connected (no-op when it is not). */
   resync?(agentId: string): Promise<void>;
+}
+
+/**
+ * How approval requests (services/approvals.ts; docs/decisions.md "Approval requests") take part in grants,
+ * inside the engine's transactions. Attached by the composition root; absent, every grant applies at once.
+ */
+export interface ApprovalHooks {
+  /**
+   * A grant with addresses is about to be applied: true holds it for approval (nothing is applied, no
+   * ops; the hook records the request and its audit entry), false lets it apply.
+   */
+  hold(
+    tx: Tx,
+    g: { grant: repo.GrantRow; acl: AclRow; sessionId: string; userName: string; ip: string; reason: string },
+  ): Promise<boolean>;
+  /** The user withdrew a status entry: true when it ended a pending request (which then is all there was to revoke). */
+  withdraw(tx: Tx, grant: repo.GrantRow, meta: { userName: string; ip: string }): Promise<boolean>;
 }
 
 /** Why a grant ends; decides the audit entry. */
@@ -77,6 +95,8 @@ export class GrantEngine {
    * successful add makes Granted (not for grants that waited for an offline agent). Set by the metrics.
    */
   onGrantAcknowledged?: (seconds: number) => void;
+  /** Approval requests' hooks (services/approvals.ts), attached by the composition root. */
+  approvals?: ApprovalHooks;
 
   constructor(db: Db, clock: Clock, log: Logger) {
     this.db = db;
@@ -104,11 +124,16 @@ export class GrantEngine {
    * this session and that have not aged out (never addresses the client merely claims). Idempotent for a grant that already
    * holds. Throws 403 when the ACL is not (or no longer) assigned to the session's user, 404 for an
    * unknown or ended session.
+   *
+   * A Knoc that RequiresApproval holds the grant instead (`approvals.hold`, with `meta.reason`, the user's
+   * reason) — except a grant moved to a new address (`keepExpiresAt` given: `regrant`), which keeps its approval;
+   * `meta.approve` marks the call that applies an approved request: it runs inside the transaction
+   * (recording the decision, throwing to refuse) and the grant applies.
    */
   async grant(
     sessionId: string,
     aclId: string,
-    meta: { userName: string; ip: string; click: boolean },
+    meta: { userName: string; ip: string; click: boolean; reason?: string; approve?: (tx: Tx) => Promise<void> },
     keepExpiresAt?: number | null,
   ): Promise<void> {
     const ops: Ops = new Map();
@@ -133,6 +158,21 @@ export class GrantEngine {
         grantType: GrantTypeSchema.parse(acl.grantType),
         exclusions: IpExclusionsSchema.parse(acl.ipExclusions),
       });
+      if (meta.approve) await meta.approve(tx);
+      else if (
+        keepExpiresAt === undefined && // a moved grant (regrant) keeps its approval
+        ips.length > 0 &&
+        this.approvals &&
+        (await this.approvals.hold(tx, {
+          grant: row,
+          acl,
+          sessionId,
+          userName: meta.userName,
+          ip: meta.ip,
+          reason: meta.reason ?? "",
+        }))
+      )
+        return;
       if (meta.click)
         await writeAudit(tx, {
           action: AuditAction.clickedToGrant,
@@ -213,6 +253,7 @@ export class GrantEngine {
     await this.db.transaction(async (tx) => {
       const row = await repo.getGrant(tx, grantId);
       if (!row || row.sessionId !== sessionId) throw new AppError(Errors.notFound, "grant");
+      if (this.approvals && (await this.approvals.withdraw(tx, row, meta))) return;
       const acl = await getAcl(tx, row.aclId);
       await writeAudit(tx, {
         action: AuditAction.clickedToRevoke,

@@ -18,8 +18,8 @@ export const EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
   "user.signin_failed": "A user's sign-in was refused",
   "admin.signin": "An admin signed in",
   "admin.signin_failed": "An admin's sign-in was refused",
-  "approval.requested": "A user asked for an approval (approvals are not built yet)",
-  "approval.decided": "An approver decided a request (approvals are not built yet)",
+  "approval.requested": "A user asked for access to a Knoc that requires approval",
+  "approval.decided": "An approval request ended: approved, denied, expired or withdrawn",
   "admin.change": "An admin created, changed or deleted something, or changed settings",
 };
 
@@ -67,6 +67,11 @@ const EVENT_OF_ACTION: Partial<Record<AuditActionKind, WebhookEventType>> = {
   [AuditAction.webhookCreated]: "admin.change",
   [AuditAction.webhookUpdated]: "admin.change",
   [AuditAction.webhookDeleted]: "admin.change",
+  [AuditAction.approvalRequested]: "approval.requested",
+  [AuditAction.approvalApproved]: "approval.decided",
+  [AuditAction.approvalDenied]: "approval.decided",
+  [AuditAction.approvalExpired]: "approval.decided",
+  [AuditAction.approvalWithdrawn]: "approval.decided",
 };
 
 /** The event type an audit action raises, or undefined. */

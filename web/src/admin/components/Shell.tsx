@@ -1,6 +1,6 @@
 /**
  * The frame of every signed-in admin page (docs/reference.md admin-console §2): the sidebar (Home, Agents, Knocs,
- * Groups, Users, Admins, Logs, API keys, Settings, My passkeys, Logout), the global alert banner, the page, the
+ * Approvals, Groups, Users, Admins, Logs, API keys, Settings, My passkeys, Logout), the global alert banner, the page, the
  * error dialog and the confirmations.
  */
 import { Link, Outlet, useNavigate } from "@tanstack/react-router";
@@ -61,6 +61,9 @@ export function Shell() {
             </NavItem>
             <NavItem to="/admin/knocs">
               <Trans>Knocs</Trans>
+            </NavItem>
+            <NavItem to="/admin/approvals">
+              <Trans>Approvals</Trans>
             </NavItem>
             <NavItem to="/admin/groups">
               <Trans>Groups</Trans>

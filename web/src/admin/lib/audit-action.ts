@@ -64,6 +64,11 @@ const LABELS: Record<string, MessageDescriptor> = {
   webhookCreated: msg`Webhook created`,
   webhookUpdated: msg`Webhook updated`,
   webhookDeleted: msg`Webhook deleted`,
+  approvalRequested: msg`Approval requested`,
+  approvalApproved: msg`Approval granted`,
+  approvalDenied: msg`Approval denied`,
+  approvalExpired: msg`Approval request expired`,
+  approvalWithdrawn: msg`Approval request withdrawn`,
   ldapUnavailable: msg`LDAP unavailable`,
 };
 

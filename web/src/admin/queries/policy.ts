@@ -12,6 +12,8 @@ export const RefetchMs = {
   homeStatus: 30_000,
   agentsPage: 5_000,
   usersList: 30_000,
+  /** The approvals page: new requests appear while an approver watches (docs/decisions.md "Approval requests"). */
+  approvals: 5_000,
 } as const;
 
 /** How long an answer counts as fresh, in ms. */

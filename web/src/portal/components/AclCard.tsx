@@ -15,6 +15,7 @@ import { ErrorMessage } from "../../ui/components/ErrorMessage.tsx";
 import { grantErrorText } from "../../ui/api/error-messages.ts";
 import { FavouriteButton } from "./FavouriteButton.tsx";
 import { StatusBadge } from "./StatusBadge.tsx";
+import { ApprovalNote } from "./ApprovalNote.tsx";
 
 /** Props: the status entry, its request and error state, favourite state and the handlers. */
 export interface AclCardProps {
@@ -61,6 +62,7 @@ export function AclCard({ acl, busy, actionError, onAction, favourite, onToggleF
           {grantErrorText(i18n, acl.Error)}
         </p>
       ) : null}
+      <ApprovalNote acl={acl} />
       <ErrorMessage message={actionError} className="mt-3" />
 
       <div className="mt-auto flex items-center justify-between gap-3 pt-4">

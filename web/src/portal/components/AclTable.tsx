@@ -17,6 +17,7 @@ import { ErrorMessage } from "../../ui/components/ErrorMessage.tsx";
 import { grantErrorText } from "../../ui/api/error-messages.ts";
 import { FavouriteButton } from "./FavouriteButton.tsx";
 import { StatusBadge } from "./StatusBadge.tsx";
+import { ApprovalNote } from "./ApprovalNote.tsx";
 
 /** Props: which table (list view or older Home), the rows in order, their state and the handlers. */
 export interface AclTableProps {
@@ -131,6 +132,7 @@ function AclRow({
           {grantErrorText(i18n, acl.Error)}
         </p>
       ) : null}
+      <ApprovalNote acl={acl} small />
       <ErrorMessage message={actionError} className="mt-2" />
     </>
   );

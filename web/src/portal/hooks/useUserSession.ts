@@ -37,6 +37,12 @@ export interface UserSession {
   onExpired: () => void;
   /** What to tell about the referrer the portal was opened with (issue #14 item 3), or undefined. */
   referrerNote: ReferrerNote | undefined;
+  /** The entry of a Knoc that RequiresApproval the user is asking for (its dialog is open), or undefined. */
+  asking: StatusAcl | undefined;
+  /** Sends the request for `asking` with the user's reason; rejects with the server's error (the dialog shows it). */
+  onAsk: (reason: string) => Promise<void>;
+  /** Closes the request dialog without asking. */
+  onCancelAsk: () => void;
 }
 
 /** `initialStatus` is the GET /api/status answer the route guard loaded. */
@@ -77,30 +83,60 @@ export function useUserSession(initialStatus: SessionStatus): UserSession {
       .finally(() => toLogin());
   }, [toLogin]);
 
-  const onAction = useCallback(
-    (acl: StatusAcl, action: AclAction) => {
-      if (action === "pending") return;
+  const [asking, setAsking] = useState<StatusAcl | undefined>(undefined);
+
+  /** Grants (with the approval `reason`) or revokes `acl`, with busy state, errors and polling. */
+  const run = useCallback(
+    async (acl: StatusAcl, action: "grant" | "revoke", reason?: string): Promise<void> => {
       const aclId = acl.ACLID;
       setBusyIds((ids) => new Set(ids).add(aclId));
       setActionErrors(({ [aclId]: _dropped, ...rest }) => rest);
-      const request = action === "grant" ? grant({ ACLID: aclId, IPs: discovered.current }) : revoke(acl.ID);
-      request
-        .then(() => {
-          if (action === "grant") setUseCounts((counts) => recordUse(counts, aclId));
-          patchAcl(aclId, { Status: action === "grant" ? GrantStatus.Pending : GrantStatus.Revoking, Error: "" });
-          watch(aclId, action);
-        })
-        .catch((error: unknown) => setActionErrors((errors) => ({ ...errors, [aclId]: errorText(i18n, error) })))
-        .finally(() =>
-          setBusyIds((ids) => {
-            const next = new Set(ids);
-            next.delete(aclId);
-            return next;
-          }),
-        );
+      try {
+        if (action === "grant")
+          await grant({ ACLID: aclId, IPs: discovered.current, ...(reason !== undefined ? { Reason: reason } : {}) });
+        else await revoke(acl.ID);
+        if (action === "grant") setUseCounts((counts) => recordUse(counts, aclId));
+        patchAcl(aclId, {
+          Status: action === "grant" ? GrantStatus.Pending : GrantStatus.Revoking,
+          Error: "",
+          ...(reason !== undefined ? { ApprovalState: "pending" as const, ApprovalReason: "" } : {}),
+        });
+        watch(aclId, action);
+      } finally {
+        setBusyIds((ids) => {
+          const next = new Set(ids);
+          next.delete(aclId);
+          return next;
+        });
+      }
     },
-    [discovered, i18n, patchAcl, setActionErrors, setBusyIds, setUseCounts, watch],
+    [discovered, patchAcl, setActionErrors, setBusyIds, setUseCounts, watch],
   );
+
+  const onAction = useCallback(
+    (acl: StatusAcl, action: AclAction) => {
+      if (action === "pending") return;
+      // A Knoc that requires approval asks first (docs/decisions.md "Approval requests").
+      if (action === "grant" && acl.RequiresApproval) {
+        setAsking(acl);
+        return;
+      }
+      run(acl, action).catch((error: unknown) =>
+        setActionErrors((errors) => ({ ...errors, [acl.ACLID]: errorText(i18n, error) })),
+      );
+    },
+    [i18n, run, setActionErrors],
+  );
+
+  const onAsk = useCallback(
+    async (reason: string) => {
+      if (asking === undefined) return;
+      await run(asking, "grant", reason);
+      setAsking(undefined);
+    },
+    [asking, run],
+  );
+  const onCancelAsk = useCallback(() => setAsking(undefined), []);
 
   // Auto-browse (docs/reference.md user-portal §2): once per page load, when exactly one ACL asks for it;
   // a referrer that may still be followed goes first (docs/decisions.md "Back to the protected page").
@@ -125,5 +161,8 @@ export function useUserSession(initialStatus: SessionStatus): UserSession {
     onLogout,
     onExpired,
     referrerNote: referrer.note,
+    asking,
+    onAsk,
+    onCancelAsk,
   };
 }

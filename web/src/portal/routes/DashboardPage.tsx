@@ -19,6 +19,7 @@ import { ReferrerNote } from "../components/ReferrerNote.tsx";
 import { SessionSummary } from "../components/SessionSummary.tsx";
 import { TopBar } from "../components/TopBar.tsx";
 import { UnlicensedDialog } from "../components/UnlicensedDialog.tsx";
+import { ApprovalRequestDialog } from "../components/ApprovalRequestDialog.tsx";
 import { ViewSwitch } from "../components/ViewSwitch.tsx";
 import { useDocumentHead } from "../../ui/hooks/useDocumentHead.ts";
 import { useUserSession } from "../hooks/useUserSession.ts";
@@ -165,6 +166,9 @@ export function DashboardPage({ initialStatus }: { initialStatus: SessionStatus 
           </>
         ) : null}
       </main>
+      {session.asking ? (
+        <ApprovalRequestDialog acl={session.asking} onAsk={session.onAsk} onClose={session.onCancelAsk} />
+      ) : null}
       {!licensed ? <UnlicensedDialog onLogout={session.onLogout} loggingOut={session.loggingOut} /> : null}
       {passkeysOpen ? (
         <Suspense fallback={null}>

@@ -14,6 +14,7 @@ import { ReferrerNote } from "../components/ReferrerNote.tsx";
 import { SessionSummary } from "../components/SessionSummary.tsx";
 import { TopBar } from "../components/TopBar.tsx";
 import { UnlicensedDialog } from "../components/UnlicensedDialog.tsx";
+import { ApprovalRequestDialog } from "../components/ApprovalRequestDialog.tsx";
 import { useDocumentHead } from "../../ui/hooks/useDocumentHead.ts";
 import { useUserSession } from "../hooks/useUserSession.ts";
 import { visibleAcls } from "../lib/acl.ts";
@@ -53,6 +54,9 @@ export function HomePage({ initialStatus }: { initialStatus: SessionStatus }) {
           )
         ) : null}
       </main>
+      {session.asking ? (
+        <ApprovalRequestDialog acl={session.asking} onAsk={session.onAsk} onClose={session.onCancelAsk} />
+      ) : null}
       {!licensed ? <UnlicensedDialog onLogout={session.onLogout} loggingOut={session.loggingOut} /> : null}
     </div>
   );

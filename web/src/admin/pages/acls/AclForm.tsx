@@ -1,7 +1,7 @@
 /**
  * Create or edit an ACL (docs/reference.md admin-console §2 "ACLs", §3 "Knoc (ACL)", §4 "ACL ... forms are in create
  * mode with nothing selected, otherwise update mode", §5 "ACL"): description, backend, URL,
- * category, maximum grant duration in minutes, click to grant, hide from users, then the fields of
+ * category, maximum grant duration in minutes, click to grant, hide from users, approval (ApprovalFields), then the fields of
  * the chosen backend's type read from its shared ACL schema. Choosing a backend of another type
  * starts that type's fields afresh. Without any backend the dialog says to create one first. An
  * allowlist ACL being edited shows its public allowlist URL to copy. The server's refusals (no
@@ -37,6 +37,7 @@ import type { AclFormOutput, AclFormValues } from "./acl-form.ts";
 import { aclConfigFields, aclFieldLabel } from "./acl-labels.ts";
 import { AclVariablesField } from "./AclVariablesField.tsx";
 import { AllowedAddressesField } from "./AllowedAddressesField.tsx";
+import { ApprovalFields } from "./ApprovalFields.tsx";
 
 type FieldError = Parameters<typeof fieldErrorText>[1];
 
@@ -65,7 +66,7 @@ export function AclForm({
         )
       : newAclValues(),
   });
-  const [type, backendId] = form.watch(["Type", "BackendID"]);
+  const [type, backendId, requiresApproval] = form.watch(["Type", "BackendID", "RequiresApproval"]);
   const errors = form.formState.errors;
   const configErrors = type
     ? (errors.Config as Record<string, Record<string, FieldError>> | undefined)?.[type]
@@ -144,6 +145,7 @@ export function AclForm({
         <CheckField label={t`Click to grant`} {...form.register("ClickToGrant")} />
         <CheckField label={t`Hide from users`} {...form.register("HideFromUsers")} />
       </div>
+      <ApprovalFields register={form.register} errors={errors} on={requiresApproval === true} />
       {type ? (
         <h3 className="border-t border-slate-200 pt-3 text-sm font-semibold text-slate-900 sm:col-span-2 dark:border-slate-700 dark:text-white">
           {t`${backendTypeLabel(i18n, type)} settings`}

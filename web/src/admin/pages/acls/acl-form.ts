@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import {
+  APPROVAL_TIMEOUT_DEFAULT_SECONDS,
   AclWriteSchema,
   BACKEND_DESCRIPTORS,
   BACKEND_TYPES,
@@ -112,6 +113,9 @@ export function newAclValues(): AclFormValues {
     IpExclusions: { RestrictionType: "none", RfcType: "allow", Ranges: [] },
     GrantType: { Type: "userIp", Ips: [] },
     Config: { UriToken: "" },
+    RequiresApproval: false,
+    ApproverGroupIDs: [],
+    ApprovalTimeout: APPROVAL_TIMEOUT_DEFAULT_SECONDS,
     Type: null,
   };
 }
@@ -136,6 +140,9 @@ export function existingAclValues(acl: Acl, backend: Backend | undefined): AclFo
     IpExclusions: acl.IpExclusions,
     GrantType: acl.GrantType,
     Config: type ? startConfig(type, backend, acl.Config) : acl.Config,
+    RequiresApproval: acl.RequiresApproval,
+    ApproverGroupIDs: acl.ApproverGroupIDs,
+    ApprovalTimeout: acl.ApprovalTimeout,
     Type: type,
   };
 }
