@@ -4,8 +4,8 @@
  * sweep. Portable (SQLite and PostgreSQL): every query awaits its builder. No rules here.
  */
 import { and, desc, eq, inArray, lte, ne, or, isNotNull } from "drizzle-orm";
-import type { Queryable } from "../db/index.ts";
-import { acls, approvalRequests, grants, groupUsers, userSessions } from "../db/schema.ts";
+import { type Queryable, tablesOf, type Tables } from "../db/index.ts";
+import { type approvalRequests } from "../db/schema.ts";
 
 /** An approval request row. */
 export type ApprovalRow = typeof approvalRequests.$inferSelect;
@@ -14,21 +14,23 @@ export type ApprovalWithAcl = ApprovalRow & { aclDescription: string; approverGr
 
 /** Inserts a request. */
 export async function insertApproval(q: Queryable, row: typeof approvalRequests.$inferInsert): Promise<void> {
+  const { approvalRequests } = tablesOf(q);
   await q.insert(approvalRequests).values(row);
 }
 
-const withAcl = {
+const withAcl = ({ approvalRequests, acls }: Tables) => ({
   r: approvalRequests,
   aclDescription: acls.description,
   approverGroupIds: acls.approverGroupIds,
-};
+});
 const flat = (rows: { r: ApprovalRow; aclDescription: string; approverGroupIds: string[] }[]): ApprovalWithAcl[] =>
   rows.map((x) => ({ ...x.r, aclDescription: x.aclDescription, approverGroupIds: x.approverGroupIds }));
 
 /** Reads one request with its Knoc's Description and approver groups; undefined when unknown. */
 export async function getApproval(q: Queryable, id: string): Promise<ApprovalWithAcl | undefined> {
+  const { acls, approvalRequests } = tablesOf(q);
   const rows = await q
-    .select(withAcl)
+    .select(withAcl(tablesOf(q)))
     .from(approvalRequests)
     .innerJoin(acls, eq(acls.id, approvalRequests.aclId))
     .where(eq(approvalRequests.id, id))
@@ -38,9 +40,10 @@ export async function getApproval(q: Queryable, id: string): Promise<ApprovalWit
 
 /** Every pending request, oldest first, with its Knoc. */
 export async function pendingApprovals(q: Queryable): Promise<ApprovalWithAcl[]> {
+  const { acls, approvalRequests } = tablesOf(q);
   return flat(
     await q
-      .select(withAcl)
+      .select(withAcl(tablesOf(q)))
       .from(approvalRequests)
       .innerJoin(acls, eq(acls.id, approvalRequests.aclId))
       .where(eq(approvalRequests.state, "pending"))
@@ -50,9 +53,10 @@ export async function pendingApprovals(q: Queryable): Promise<ApprovalWithAcl[]>
 
 /** The latest `limit` requests that are no longer pending, newest first, with their Knoc. */
 export async function recentApprovals(q: Queryable, limit: number): Promise<ApprovalWithAcl[]> {
+  const { acls, approvalRequests } = tablesOf(q);
   return flat(
     await q
-      .select(withAcl)
+      .select(withAcl(tablesOf(q)))
       .from(approvalRequests)
       .innerJoin(acls, eq(acls.id, approvalRequests.aclId))
       .where(ne(approvalRequests.state, "pending"))
@@ -63,6 +67,7 @@ export async function recentApprovals(q: Queryable, limit: number): Promise<Appr
 
 /** The pending request of a grant, if any (there is at most one). */
 export async function pendingOfGrant(q: Queryable, grantId: string): Promise<ApprovalRow | undefined> {
+  const { approvalRequests } = tablesOf(q);
   return (
     await q
       .select()
@@ -77,6 +82,7 @@ export async function pendingOfGrant(q: Queryable, grantId: string): Promise<App
  * found through the session's grants, so by index.
  */
 export async function approvalsOfSession(q: Queryable, sessionId: string): Promise<ApprovalRow[]> {
+  const { approvalRequests, grants } = tablesOf(q);
   return (
     await q
       .select({ r: approvalRequests })
@@ -97,6 +103,7 @@ export async function closeApproval(
   state: "approved" | "denied" | "expired" | "withdrawn",
   fields: { decidedAt: number; decidedBy?: string; decisionReason?: string; grantMinutes?: number | null },
 ): Promise<boolean> {
+  const { approvalRequests } = tablesOf(q);
   const moved = await q
     .update(approvalRequests)
     .set({ state, ...fields })
@@ -113,8 +120,9 @@ export async function pendingToClose(
   q: Queryable,
   now: number,
 ): Promise<(ApprovalWithAcl & { sessionEnded: boolean; requiresApproval: boolean })[]> {
+  const { acls, approvalRequests, userSessions } = tablesOf(q);
   const rows = await q
-    .select({ ...withAcl, endedAt: userSessions.endedAt, requiresApproval: acls.requiresApproval })
+    .select({ ...withAcl(tablesOf(q)), endedAt: userSessions.endedAt, requiresApproval: acls.requiresApproval })
     .from(approvalRequests)
     .innerJoin(acls, eq(acls.id, approvalRequests.aclId))
     .innerJoin(userSessions, eq(userSessions.id, approvalRequests.sessionId))
@@ -140,6 +148,7 @@ export async function pendingToClose(
 
 /** Of `groupIds`, those `userId` is a member of. */
 export async function memberGroups(q: Queryable, userId: string, groupIds: readonly string[]): Promise<string[]> {
+  const { groupUsers } = tablesOf(q);
   if (groupIds.length === 0) return [];
   return (
     await q

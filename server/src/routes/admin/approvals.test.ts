@@ -9,10 +9,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { inArray } from "drizzle-orm";
 import { Errors, GrantStatus } from "@postern/shared";
 import type { Acl, Approval, SessionStatus, StatusAcl } from "@postern/shared";
-import { auditLog, webhookDeliveries } from "../../db/schema.ts";
+import { testTables } from "../../testing/database.ts";
 import { apiRequest, createHarness, seedLoop, signInAdmin } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
 import { eventTypeOf } from "../../services/webhooks/events.ts";
+
+const { auditLog, webhookDeliveries } = testTables;
 
 const actor = { adminName: "test-admin", ip: "127.0.0.1" };
 let h: Harness;
