@@ -53,11 +53,13 @@ export async function createTestPostgresDatabase(): Promise<{ url: string; drop(
 }
 
 /**
- * Opens a migrated test database: a fresh PostgreSQL database when the suite runs on PostgreSQL (its
- * closer drops it), else SQLite at `file` (default in memory; NOT migrated here: `createHarness` does).
+ * Opens a test database, not migrated (`createHarness` migrates): a fresh PostgreSQL database when the
+ * suite runs on PostgreSQL and no `file` is named (its closer drops it), else SQLite at `file`
+ * (default in memory).
  */
 export async function openTestDatabase(file = ":memory:"): Promise<OpenDatabase> {
-  if (!testPostgresUrl()) return openDatabase(file);
+  // A file named by the test is a SQLite file on every run (tests of SQLite itself, `postern db copy`).
+  if (!testPostgresUrl() || file !== ":memory:") return openDatabase(file);
   const made = await createTestPostgresDatabase();
   const open = openConfiguredDatabase({ url: made.url, file }, { applicationName: "postern-test" });
   return {
