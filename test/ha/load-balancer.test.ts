@@ -8,11 +8,12 @@ import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
+import { readFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { execa } from "execa";
 import { WebSocket, WebSocketServer } from "ws";
 import { httpJson, waitFor } from "../support/stack.ts";
-import { startLoadBalancer } from "../support/load-balancer.ts";
+import { loadBalancerConfig, startLoadBalancer } from "../support/load-balancer.ts";
 import type { LoadBalancer } from "../support/load-balancer.ts";
 
 const hasHaproxy = (await execa("haproxy", ["-v"], { reject: false })).exitCode === 0;
@@ -150,5 +151,18 @@ describe.skipIf(!hasHaproxy)("the test load balancer on a real HAProxy", () => {
     const [second] = (await once(again, "message")) as [Buffer];
     expect(String(second)).toBe(`${holder === a ? "b" : "a"}:who`);
     again.close();
+  });
+});
+
+describe("docs/high-availability.md", () => {
+  it("prints the configuration the harness starts", async () => {
+    const doc = await readFile(new URL("../../docs/high-availability.md", import.meta.url), "utf8");
+    const config = loadBalancerConfig({
+      bind: "127.0.0.1:8443",
+      backends: ["10.0.0.11:8080", "10.0.0.12:8080"],
+      socketPath: "/run/haproxy/postern-lb.sock",
+      source: "10.0.0.10",
+    });
+    expect(doc).toContain(`\`\`\`haproxy\n${config}\`\`\``);
   });
 });
