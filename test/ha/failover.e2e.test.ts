@@ -190,16 +190,16 @@ describe.skipIf(!hasHaproxy).each(CASES)(
       const took = Date.now() - killed;
       expect(moved, `agent not on ${survivor.name} within 5 s:\n${survivor.output().slice(-3_000)}`).toBe(true);
       expect(took).toBeLessThan(5_000);
-      expect(denied).toBe(0);
+      expect(denied, "times the target refused the user during the failover").toBe(0);
       console.info(`agent failover: on ${survivor.name} ${took} ms after ${home.name} was killed`);
-      expect(await agentReplicas()).toEqual([survivor.name]);
+      expect(await agentReplicas(), "replicas holding the agent after the failover").toEqual([survivor.name]);
 
       // The survivor's full sync kept exactly what was granted: the address once, the grant still Granted.
       // (Users go through the balancer in both cases; only the agent's way differs.)
       const viaBalancer = new ApiClient(lb.url, { localAddress: USER_IP });
       viaBalancer.cookie = user.cookie; // the session lives in the shared database
       expect(await waitFor(async () => (await aclStatus(viaBalancer, aclId)).Status === 0, 3_000)).toBe(true);
-      expect(await entriesOfUser()).toBe(1);
+      expect(await entriesOfUser(), "entries of the user's address after the failover").toBe(1);
       expect(await allowed()).toBe(true);
 
       // Revoke through the balancer (only the survivor is left): the address goes.
