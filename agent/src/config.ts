@@ -7,6 +7,7 @@
  * ```json
  * {
  *   "server": "https://postern.example.com",     // base URL of the server (https; http only to loopback)
+ *   "servers": ["https://postern-b.example.com"], // optional: more base URLs of the same installation (replicas), tried in rotation after `server`
  *   "agentId": "…",                               // AgentID returned by enrolment
  *   "serverPublicKey": "…",                       // the server's agent signing key (Ed25519 SPKI DER, base64), pinned at enrolment
  *   "serverFingerprint": "AB:CD:…",               // optional: SHA-256 of the server's self-signed TLS certificate (enrol --server-fingerprint)
@@ -82,6 +83,34 @@ export const NO_SERVER_KEY_PROBLEM =
   "server from an impostor. Enrol again (postern-agent enrol --force with a new token), or add " +
   '"serverPublicKey": "<the key printed by `postern agent server-key` on the server>" to this file';
 
+/** Most URLs the config's `servers` list may hold. */
+export const MAX_SERVER_URLS = 16;
+
+/** One server base URL in the config: https:// (http:// only to loopback), reasons as {@link insecureServerReason}. */
+function serverUrlSchema(what: string) {
+  return z.url({ protocol: /^https?$/, error: `${what} must be an https:// URL` }).superRefine((server, ctx) => {
+    const reason = /^https?:/i.test(server) ? insecureServerReason(server) : undefined; // else z.url said it
+    if (reason) ctx.addIssue({ code: "custom", message: reason });
+  });
+}
+
+/**
+ * Every server base URL of a config, in the order the agent tries them (docs/high-availability.md
+ * "Agents with several server URLs"): `server` first, then `servers`, each URL once (compared after
+ * removing trailing slashes), so `servers` may or may not repeat `server`.
+ */
+export function serverList(server: string, servers: readonly string[] = []): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const url of [server, ...servers]) {
+    const key = url.replace(/\/+$/, "");
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(url);
+  }
+  return out;
+}
+
 /**
  * The schema of the config file as stored (before defaults are resolved). Unknown keys are refused so
  * that a misspelt option (e.g. `scriptEnabled`) is reported instead of silently ignored. Error messages
@@ -89,10 +118,11 @@ export const NO_SERVER_KEY_PROBLEM =
  */
 export const AgentConfigFileSchema = z
   .object({
-    server: z.url({ protocol: /^https?$/, error: "server must be an https:// URL" }).superRefine((server, ctx) => {
-      const reason = /^https?:/i.test(server) ? insecureServerReason(server) : undefined; // else z.url said it
-      if (reason) ctx.addIssue({ code: "custom", message: reason });
-    }),
+    server: serverUrlSchema("server"),
+    servers: z
+      .array(serverUrlSchema("servers[]"), { error: "servers must be a list of https:// URLs" })
+      .max(MAX_SERVER_URLS, `servers holds at most ${MAX_SERVER_URLS} URLs`)
+      .optional(),
     agentId: z.string().min(1, "agentId is required"),
     serverPublicKey: z
       .string()
@@ -150,8 +180,13 @@ export type AgentConfigFile = z.input<typeof AgentConfigFileSchema>;
 export interface AgentConfig {
   /** Absolute path of the file this configuration was read from. */
   readonly configPath: string;
-  /** Base URL of the server, e.g. `https://postern.example.com` (may carry a path prefix). */
+  /** Base URL of the server, e.g. `https://postern.example.com` (may carry a path prefix): the first of `servers`. */
   readonly server: string;
+  /**
+   * Every base URL of the installation, `server` first, each once ({@link serverList}): the agent tries them
+   * in rotation when its connection ends (docs/high-availability.md). One entry when the file has no `servers`.
+   */
+  readonly servers: readonly string[];
   readonly agentId: string;
   /** The server's agent signing key pinned at enrolment (Ed25519 SPKI DER, base64). */
   readonly serverPublicKey: string;
@@ -223,6 +258,7 @@ export function resolveConfig(raw: unknown, configPath: string, options: { root?
   return {
     configPath: abs,
     server: c.server,
+    servers: serverList(c.server, c.servers),
     agentId: c.agentId,
     serverPublicKey: c.serverPublicKey,
     ...(c.serverFingerprint !== undefined && c.serverCertificate !== undefined

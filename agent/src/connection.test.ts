@@ -29,7 +29,7 @@ import {
 import type { AgentCapabilities, AgentToServer, Entry, ServerToAgent, Target } from "@postern/shared";
 import type { Backend, EntryOutcome } from "./backends/backend.ts";
 import { resolveConfig } from "./config.ts";
-import { backoffDelay, startConnection } from "./connection.ts";
+import { DEFAULT_INITIAL_DELAY_MS, backoffDelay, nextServer, startConnection } from "./connection.ts";
 import type { AgentConnection, ConnectionState } from "./connection.ts";
 import { startAgent } from "./daemon.ts";
 import type { RunningAgent } from "./daemon.ts";
@@ -443,5 +443,175 @@ describe("backoffDelay", () => {
     ]);
     expect(backoffDelay(0, 500, 10_000, () => 0)).toBe(250);
     expect(backoffDelay(100, 500, 10_000, () => 0)).toBe(5_000);
+  });
+});
+
+describe("several server URLs: failover (issue #12 item 4)", () => {
+  /** A config of every server URL in `servers` (the first as `server`), state next to `dir`. */
+  const configFor = (servers: string[]) =>
+    resolveConfig(
+      {
+        server: servers[0],
+        servers: servers.slice(1),
+        agentId: AGENT_ID,
+        serverPublicKey,
+        signingPrivateKey: keys.signingPrivateKey,
+        boxPublicKey: keys.boxPublicKey,
+        boxSecretKey: keys.boxSecretKey,
+        stateFile: join(dir, "state.json"),
+      },
+      join(dir, "agent.json"),
+    );
+  /** A URL nothing listens on (a server started and closed again). */
+  const deadUrl = async (): Promise<string> => {
+    const gone = new FakeServer();
+    const u = await gone.listening();
+    await gone.close();
+    return u;
+  };
+
+  it("skips a server that is down and connects to the next URL", async () => {
+    const dead = await deadUrl();
+    const abort = new AbortController();
+    const conn = startConnection({
+      server: [dead, url],
+      agentId: AGENT_ID,
+      serverPublicKey,
+      signingKey: keys.signingPrivateKey,
+      version: "1.9.0",
+      capabilities: async () => CAPS,
+      onMessage: async () => undefined,
+      signal: abort.signal,
+      pingIntervalMs: 0,
+    });
+    cleanups.push(async () => {
+      abort.abort();
+      await conn.done;
+    });
+    await until(() => conn.connected(), 3_000);
+    expect(server.sockets).toHaveLength(1);
+    expect(server.sockets[0]!.verified).toBe(true);
+  });
+
+  it("is on the other server within a second of its server going away, and reconciles the full state that one sends", async () => {
+    const other = new FakeServer();
+    const otherUrl = await other.listening();
+    cleanups.push(() => other.close());
+    const expiresAt = Date.now() + 60_000;
+    const syncOf = (ips: string[]) => (s: ServerSocket, via: FakeServer) => {
+      via.send(s, { type: "welcome", agentId: AGENT_ID, serverTime: Date.now() });
+      via.send(s, { type: "sync", seq: 1, targets: [{ target: T1, entries: ips.map((ip) => ({ ip, expiresAt })) }] });
+    };
+    // The first server knows one grant; by the time the agent reaches the second, it was revoked and another made.
+    server.afterHello = (s) => syncOf(["192.0.2.1"])(s, server);
+    other.afterHello = (s) => syncOf(["192.0.2.2", "192.0.2.3"])(s, other);
+    const backend = new MemoryBackend();
+    const agent = await startAgent({
+      config: configFor([url, otherUrl]),
+      backends: new Map([["ipset", backend]]),
+      detect: async () => CAPS,
+      // The default reconnect delays: what is measured here.
+      connection: { pingIntervalMs: 0 },
+      version: "1.9.0",
+    });
+    cleanups.push(() => agent.stop());
+    await until(() => backend.ips.has("192.0.2.1"));
+    expect(other.sockets).toHaveLength(0);
+
+    const killed = Date.now();
+    await server.close(); // the replica dies: its sockets are cut, nothing listens there any more
+    await until(() => (other.sockets[0]?.received.length ?? 0) >= 2, 5_000);
+    const failedOver = Date.now() - killed;
+    expect(failedOver).toBeLessThan(1_000);
+    expect(other.sockets[0]!.verified).toBe(true);
+    expect(other.sockets[0]!.received[1]).toMatchObject({ type: "ack", seq: 1 });
+    expect([...backend.ips].sort()).toEqual(["192.0.2.2", "192.0.2.3"]);
+    expect(agent.connected()).toBe(true);
+    server = new FakeServer(); // for afterEach
+  });
+
+  it("goes round the list: back to the first URL when the second goes away too and the first returns", async () => {
+    const port = Number(new URL(url).port);
+    const other = new FakeServer();
+    const otherUrl = await other.listening();
+    await server.close();
+    const abort = new AbortController();
+    const conn = startConnection({
+      server: [url, otherUrl],
+      agentId: AGENT_ID,
+      serverPublicKey,
+      signingKey: keys.signingPrivateKey,
+      version: "1.9.0",
+      capabilities: async () => CAPS,
+      onMessage: async () => undefined,
+      signal: abort.signal,
+      ...FAST,
+    });
+    cleanups.push(async () => {
+      abort.abort();
+      await conn.done;
+    });
+    await until(() => conn.connected());
+    expect(other.sockets).toHaveLength(1);
+    await other.close();
+    await until(() => conn.state() === "backoff");
+    server = new FakeServer(port);
+    await server.listening();
+    await until(() => conn.connected());
+    expect(server.sockets).toHaveLength(1);
+    expect(server.sockets[0]!.verified).toBe(true);
+  });
+
+  it("refuses every URL of the list that is not https:// (http:// only to loopback) before dialling any", () => {
+    expect(() =>
+      startConnection({
+        server: [url, "http://postern.example"],
+        agentId: AGENT_ID,
+        serverPublicKey,
+        signingKey: keys.signingPrivateKey,
+        version: "1.9.0",
+        capabilities: async () => ({}),
+        onMessage: async () => undefined,
+        signal: new AbortController().signal,
+      }),
+    ).toThrow(/refusing http:\/\/ to postern\.example/);
+    expect(server.sockets).toHaveLength(0);
+    expect(() =>
+      startConnection({
+        server: [],
+        agentId: AGENT_ID,
+        serverPublicKey,
+        signingKey: keys.signingPrivateKey,
+        version: "1.9.0",
+        capabilities: async () => ({}),
+        onMessage: async () => undefined,
+        signal: new AbortController().signal,
+      }),
+    ).toThrow(/no server URL/);
+  });
+});
+
+describe("nextServer", () => {
+  it("rotates through the URLs, doubling the delay once per full round", () => {
+    const steps = [0, 1, 2, 3, 4, 5].map((attempt) => nextServer(attempt, attempt % 3, 3));
+    expect(steps).toEqual([
+      { index: 1, step: 0 },
+      { index: 2, step: 0 },
+      { index: 0, step: 0 },
+      { index: 1, step: 1 },
+      { index: 2, step: 1 },
+      { index: 0, step: 1 },
+    ]);
+    // One URL: the same one, a longer delay each time (the single-server behaviour).
+    expect([0, 1, 2].map((a) => nextServer(a, 0, 1))).toEqual([
+      { index: 0, step: 0 },
+      { index: 0, step: 1 },
+      { index: 0, step: 2 },
+    ]);
+  });
+
+  it("retries a dropped connection first after at most 200 ms by default", () => {
+    expect(backoffDelay(0, DEFAULT_INITIAL_DELAY_MS, 10_000, () => 0.999999)).toBeLessThanOrEqual(200);
+    expect(backoffDelay(0, DEFAULT_INITIAL_DELAY_MS, 10_000, () => 0)).toBe(100);
   });
 });

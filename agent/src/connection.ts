@@ -47,8 +47,12 @@ export type ConnectionState = "connecting" | "authenticating" | "connected" | "b
 export interface ConnectionOptions {
   /** The server's self-signed certificate pinned at enrolment: trusted alone (tls-pin.ts). Absent: the system CAs. */
   serverPin?: { certificate: string; fingerprint: string };
-  /** Base URL of the server (https://…, http:// only to loopback); the WebSocket URL is derived from it. */
-  readonly server: string;
+  /**
+   * Base URL of the server (https://…, http:// only to loopback); the WebSocket URL is derived from it. Several
+   * URLs (replicas of one installation, docs/high-availability.md) are tried in rotation: each new connection
+   * attempt goes to the next one, so an agent whose server went away tries another first.
+   */
+  readonly server: string | readonly string[];
   readonly agentId: string;
   /** The server's agent signing key pinned at enrolment: Ed25519 SPKI DER base64, or a KeyObject. */
   readonly serverPublicKey: string | KeyObject;
@@ -69,9 +73,9 @@ export interface ConnectionOptions {
   readonly logger?: Logger;
   /** Called on every state change. */
   readonly onStateChange?: (state: ConnectionState) => void;
-  /** First reconnect delay (default 500). */
+  /** First reconnect delay (default {@link DEFAULT_INITIAL_DELAY_MS}); jittered to between half and all of it. */
   readonly initialDelayMs?: number;
-  /** Longest reconnect delay (default 10 000). */
+  /** Longest reconnect delay (default {@link DEFAULT_MAX_DELAY_MS}). */
   readonly maxDelayMs?: number;
   /** Random source in [0, 1) for jitter (default Math.random). */
   readonly random?: () => number;
@@ -96,6 +100,24 @@ export interface AgentConnection {
 /** Closing codes the agent sends. */
 const CLOSE_NORMAL = 1000;
 const CLOSE_INTERNAL = 1011;
+
+/**
+ * First reconnect delay in milliseconds: a dropped connection is retried after 100–200 ms, so an agent behind a
+ * load balancer is back (on another replica) well within a second of its replica going away.
+ */
+export const DEFAULT_INITIAL_DELAY_MS = 200;
+/** Longest reconnect delay in milliseconds (a server away for long is retried every 5–10 s). */
+export const DEFAULT_MAX_DELAY_MS = 10_000;
+
+/**
+ * Which server URL and which backoff step the reconnect attempt `attempt` (0-based, counted since the last
+ * welcomed session) uses, with `count` URLs of which `last` was the one used last: the URLs in rotation
+ * starting with the one after `last`, and the delay doubling once per full round through the list, so that
+ * every URL is tried at the shortest delay before any is retried at a longer one.
+ */
+export function nextServer(attempt: number, last: number, count: number): { index: number; step: number } {
+  return { index: (last + 1) % count, step: Math.floor(attempt / count) };
+}
 
 /**
  * The reconnect delay before attempt `attempt` (0-based): `min(max, initial·2^attempt)`, jittered to
@@ -132,11 +154,15 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
       ? createPublicKey({ key: Buffer.from(options.serverPublicKey, "base64"), format: "der", type: "spki" })
       : options.serverPublicKey;
   if (serverKey.asymmetricKeyType !== "ed25519") throw new Error("the server's public key must be Ed25519");
-  const insecure = insecureServerReason(options.server);
-  if (insecure) throw new Error(insecure);
-  const baseUrl = serverEndpoint(options.server, AGENT_CONNECT_PATH, { websocket: true });
-  const initial = options.initialDelayMs ?? 500;
-  const max = options.maxDelayMs ?? 10_000;
+  const servers = typeof options.server === "string" ? [options.server] : [...options.server];
+  if (servers.length === 0) throw new Error("no server URL given");
+  for (const server of servers) {
+    const insecure = insecureServerReason(server);
+    if (insecure) throw new Error(insecure);
+  }
+  const endpoints = servers.map((server) => serverEndpoint(server, AGENT_CONNECT_PATH, { websocket: true }));
+  const initial = options.initialDelayMs ?? DEFAULT_INITIAL_DELAY_MS;
+  const max = options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
   const random = options.random ?? Math.random;
   let state: ConnectionState = "connecting";
   const setState = (next: ConnectionState): void => {
@@ -147,7 +173,7 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
 
   /** Sessions in a row that ended without a welcome (for log levels). */
   let failures = 0;
-  const runSession = (): Promise<SessionResult> =>
+  const runSession = (baseUrl: URL): Promise<SessionResult> =>
     new Promise((resolve) => {
       setState("connecting");
       // A fresh nonce per connection: the server signs every frame bound to it.
@@ -350,9 +376,11 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
     });
 
   const loop = async (): Promise<void> => {
+    /** Attempts since the last welcomed session, and the index of the URL dialled last. */
     let attempt = 0;
+    let current = 0;
     while (!options.signal.aborted) {
-      const result = await runSession();
+      const result = await runSession(endpoints[current]!);
       if (options.signal.aborted) break;
       if (result.welcomed) {
         attempt = 0;
@@ -363,10 +391,12 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
         result.code === AgentCloseCode.authFailed ||
         result.code === AgentCloseCode.replaced ||
         result.code === AgentCloseCode.serverUnverified;
-      const delay = slow ? max : backoffDelay(attempt, initial, max, random);
+      const next = nextServer(attempt, current, endpoints.length);
+      const delay = slow ? max : backoffDelay(next.step, initial, max, random);
       attempt++;
+      current = next.index;
       setState("backoff");
-      log.debug({ delayMs: delay, attempt }, "reconnecting after delay");
+      log.debug({ delayMs: delay, attempt, next: endpoints[current]!.href }, "reconnecting after delay");
       try {
         await sleep(delay, undefined, { signal: options.signal });
       } catch {

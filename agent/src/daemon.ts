@@ -128,7 +128,7 @@ export async function startAgent(options: StartAgentOptions): Promise<RunningAge
   let connection: ReturnType<typeof startConnection>;
   try {
     connection = startConnection({
-      server: config.server,
+      server: config.servers,
       agentId: config.agentId,
       serverPublicKey: config.serverPublicKey,
       ...(config.serverPin ? { serverPin: config.serverPin } : {}),
@@ -144,7 +144,7 @@ export async function startAgent(options: StartAgentOptions): Promise<RunningAge
     await enforcer.stop();
     throw err;
   }
-  logger.info({ agentId: config.agentId, server: config.server, version }, "agent started");
+  logger.info({ agentId: config.agentId, servers: config.servers, version }, "agent started");
 
   let stopping: Promise<void> | undefined;
   const onOuterAbort = (): void => void stop();

@@ -66,7 +66,7 @@ export interface EnrolOptions {
   readonly settings?: Partial<
     Pick<
       AgentConfigFile,
-      "scriptsEnabled" | "haproxySocket" | "useSudo" | "stateFile" | "driftCheckSeconds" | "logLevel"
+      "scriptsEnabled" | "haproxySocket" | "useSudo" | "stateFile" | "driftCheckSeconds" | "logLevel" | "servers"
     >
   >;
   /** Request timeout in milliseconds (default 30 000). */

@@ -1,7 +1,7 @@
 /**
  * `postern-agent` command line (docs/reference.md design "Agent protocol"):
  *
- *   postern-agent enrol --server URL --token TOKEN --config FILE [--server-fingerprint SHA256] [--force]
+ *   postern-agent enrol --server URL --token TOKEN --config FILE [--server-fingerprint SHA256] [--also-server URL]... [--force]
  *                       [--enable-scripts] [--haproxy-socket PATH]
  *   postern-agent enrol --server URL --api-key KEY --name NAME --config FILE [...]   (scope agent.register)
  *   postern-agent run --config FILE
@@ -36,6 +36,7 @@ async function runEnrol(opts: {
   enableScripts?: boolean;
   haproxySocket?: string;
   serverFingerprint?: string;
+  alsoServer?: string[];
 }): Promise<void> {
   if ((opts.token === undefined) === (opts.apiKey === undefined))
     return fail("give either --token (one-time agent token) or --api-key with --name (scope agent.register)");
@@ -43,8 +44,10 @@ async function runEnrol(opts: {
     return fail("--api-key needs --name (the new agent's name)");
   if (opts.token !== undefined && opts.name !== undefined)
     return fail("--name goes with --api-key; a token enrols the agent the admin created");
-  const insecure = insecureServerReason(opts.server);
-  if (insecure) return fail(insecure);
+  for (const server of [opts.server, ...(opts.alsoServer ?? [])]) {
+    const insecure = insecureServerReason(server);
+    if (insecure) return fail(insecure);
+  }
   const runner = new ExecaRunner();
   const scriptsEnabled = opts.enableScripts ?? false;
   const capabilities = await detectCapabilities({
@@ -67,6 +70,7 @@ async function runEnrol(opts: {
       settings: {
         scriptsEnabled,
         ...(opts.haproxySocket !== undefined ? { haproxySocket: opts.haproxySocket } : {}),
+        ...(opts.alsoServer?.length ? { servers: opts.alsoServer } : {}),
       },
     });
     process.stderr.write(`postern-agent: enrolled as "${result.name}"; config written to ${result.configPath}\n`);
@@ -142,6 +146,11 @@ export function buildProgram(): Command {
     .option(
       "--server-fingerprint <sha256>",
       "SHA-256 fingerprint of the server's self-signed TLS certificate: trust that certificate alone",
+    )
+    .option(
+      "--also-server <url>",
+      "another base URL of the same installation (a replica or a second load balancer), tried in rotation after --server; repeatable",
+      (url: string, previous: string[] = []) => [...previous, url],
     )
     .requiredOption("--config <file>", "where to write the agent config")
     .option("--force", "replace an existing config (the old identity is lost)")
