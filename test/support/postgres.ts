@@ -19,6 +19,8 @@ import { execa } from "execa";
 import pg from "pg";
 import { freePort } from "./haproxy.ts";
 import { startProcess } from "./process.ts";
+import { migratePostgres, openPostgres } from "../../server/src/db/postgres.ts";
+import { createTestPostgresDatabase, testPostgresUrl } from "../../server/src/testing/database.ts";
 
 /** A running throw-away PostgreSQL. */
 export interface TestPostgres {
@@ -137,6 +139,40 @@ export async function startPostgres(opts: { maxConnections?: number } = {}): Pro
     };
   } catch (err) {
     await removeDir();
+    throw err;
+  }
+}
+
+/** A migrated PostgreSQL database for one test file, and how to get rid of it. */
+export interface FreshPostgresDatabase {
+  readonly url: string;
+  /** Drops the database (and stops the cluster when this file started its own). Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * A migrated PostgreSQL database for tests that need PostgreSQL whatever the suite runs on (replicas,
+ * many writers): on the suite's cluster when it runs on PostgreSQL (a copy of the template), else on a
+ * throw-away cluster of its own.
+ * @throws Error when PostgreSQL is not installed.
+ */
+export async function freshPostgresDatabase(): Promise<FreshPostgresDatabase> {
+  if (testPostgresUrl()) {
+    const made = await createTestPostgresDatabase();
+    return { url: made.url, close: () => made.drop() };
+  }
+  const cluster = await startPostgres();
+  try {
+    const url = await cluster.createDatabase("postern");
+    const open = openPostgres(url, { max: 1 });
+    try {
+      await migratePostgres(open.db);
+    } finally {
+      await open.close();
+    }
+    return { url, close: () => cluster.stop() };
+  } catch (err) {
+    await cluster.stop();
     throw err;
   }
 }
