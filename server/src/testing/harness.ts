@@ -4,7 +4,7 @@
  * (the process boundary), so the grant logic under test is the real one.
  */
 import type { Op } from "@postern/shared";
-import { migrateDatabase } from "../db/index.ts";
+import { migrateDatabase, type OpenDatabase } from "../db/index.ts";
 import { openTestDatabase } from "./database.ts";
 import { TestClock } from "../clock.ts";
 import { createLogger } from "../logger.ts";
@@ -53,6 +53,14 @@ export interface Harness {
 export async function createHarness(file = ":memory:"): Promise<Harness> {
   const database = await openTestDatabase(file);
   await migrateDatabase(database.db);
+  return harnessOn(database);
+}
+
+/**
+ * A harness over a database already open and migrated (closed with the harness): e.g. a second
+ * "replica" on the same PostgreSQL database (test/db/many-writers.test.ts).
+ */
+export function harnessOn(database: OpenDatabase): Harness {
   const clock = new TestClock();
   const services = createServices({ db: database.db, clock, log: createLogger("silent"), jsBundleHash: "test" });
   const channel = new RecordingChannel();
