@@ -27,6 +27,7 @@ import * as auditRepo from "../../repositories/audit.ts";
 import * as repo from "../../repositories/webhooks.ts";
 import type { NewWebhookDelivery, WebhookDeliveryRow } from "../../repositories/webhooks.ts";
 import { eventTypeOf, payloadOf, subscribes } from "./events.ts";
+import { claimJob } from "../../repositories/jobs.ts";
 
 /** The delays before the retries, ms: 5 s, 30 s, 2 min, 10 min, 1 h (so at most 6 attempts). */
 export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [5_000, 30_000, 120_000, 600_000, 3_600_000];
@@ -178,8 +179,19 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Turns the audit entries after the cursor into outbox rows (see the module comment). */
+  /**
+   * Turns the audit entries after the cursor into outbox rows (see the module comment), in one
+   * transaction that replicas take in turn (repositories/jobs.ts): returns how many were queued, 0 when
+   * another replica is collecting.
+   */
   async collect(): Promise<number> {
+    return await this.db.transaction(async (tx) =>
+      (await claimJob(tx, "webhook-collect")) ? await this.collectBatches() : 0,
+    );
+  }
+
+  /** `collect`'s work, inside its transaction (the root handle's statements run in it). */
+  private async collectBatches(): Promise<number> {
     // Read before the webhooks: a webhook created after this point starts at or after `limit` (its sinceAuditId).
     const limit = await auditRepo.maxAuditId(this.db);
     const hooks = await repo.listEnabledWebhooks(this.db);
