@@ -28,7 +28,6 @@ import {
   withRetry,
 } from "./client.ts";
 
-
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 /** Each CLI start takes about a second here (type stripping); the long runs add a few intervals. */
 const SLOW = 120_000;

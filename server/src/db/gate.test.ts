@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { migrateDatabase, openDatabase, type OpenDatabase } from "./index.ts";
+import { migrateDatabase, openDatabase, outsideTransaction, type OpenDatabase } from "./index.ts";
 import { settings } from "./schema.ts";
 
 let database: OpenDatabase;
@@ -28,6 +28,30 @@ const turns = async (n: number) => {
 };
 
 describe("the SQLite transaction gate (db/gate.ts)", () => {
+  it("runs a timer started through outsideTransaction outside the open transaction: its write stays when it rolls back", async () => {
+    let timerWrite: Promise<void> | undefined;
+    let fired!: () => void;
+    const timerFired = new Promise<void>((resolve) => (fired = resolve));
+    await database.db
+      .transaction(async (t) => {
+        await t.insert(settings).values({ key: "inside", value: 1 });
+        // A listener starting background work (as the audit writer's do) while the transaction is open.
+        outsideTransaction(() => {
+          setTimeout(() => {
+            timerWrite = write("timer", 2).then(() => undefined);
+            fired();
+          }, 0);
+        });
+        await timerFired;
+        await turns(3);
+        throw new Error("roll back");
+      })
+      .catch(() => undefined);
+    await timerWrite;
+    expect(await read("inside")).toBeUndefined();
+    expect(await read("timer")).toBe(2);
+  });
+
   it("keeps another request's write out of an open transaction: it is not rolled back with it", async () => {
     let outsideDone = false;
     const other = elsewhere(async () => {

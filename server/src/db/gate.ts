@@ -8,9 +8,16 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 
+/** Which transaction the running code is inside (one store for every gate: markers are unique). */
+const context = new AsyncLocalStorage<object>();
+
+/** Runs `fn` as code outside any SQLite transaction (see db/index.ts `outsideTransaction`). */
+export function outsideGateTransaction<T>(fn: () => T): T {
+  return context.exit(fn);
+}
+
 /** Serialises transactions and keeps other statements out of an open one. */
 export class TransactionGate {
-  private readonly context = new AsyncLocalStorage<object>();
   /** The open transaction: its context marker and a promise settled when it ends. */
   private open: { readonly marker: object; readonly ended: Promise<void> } | null = null;
   /** The end of the last transaction queued; the next one starts after it. */
@@ -18,12 +25,12 @@ export class TransactionGate {
 
   /** True when the caller runs inside the open transaction's callback. */
   inside(): boolean {
-    return this.open !== null && this.context.getStore() === this.open.marker;
+    return this.open !== null && context.getStore() === this.open.marker;
   }
 
   /** True when a statement of the caller must wait (`pass`): a transaction is open and the caller is outside it. */
   mustWait(): boolean {
-    return this.open !== null && this.context.getStore() !== this.open.marker;
+    return this.open !== null && context.getStore() !== this.open.marker;
   }
 
   /** The open transaction's marker object when the caller runs inside it (the owner may keep its handle there). */
@@ -36,7 +43,7 @@ export class TransactionGate {
    * is inside it, otherwise when the open transaction (and any that start before the caller resumes) ended.
    */
   async pass(): Promise<void> {
-    while (this.open && this.context.getStore() !== this.open.marker) await this.open.ended;
+    while (this.open && context.getStore() !== this.open.marker) await this.open.ended;
   }
 
   /**
@@ -56,7 +63,7 @@ export class TransactionGate {
     const marker: Record<string, unknown> = {};
     this.open = { marker, ended };
     try {
-      return await this.context.run(marker, () => body(marker));
+      return await context.run(marker, () => body(marker));
     } finally {
       this.open = null;
       end();

@@ -23,10 +23,11 @@ import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import * as schema from "./schema.ts";
 import { cacheStatements } from "./statement-cache.ts";
-import { TransactionGate } from "./gate.ts";
+import { outsideGateTransaction, TransactionGate } from "./gate.ts";
 import {
   migratePostgres,
   openPostgres,
+  outsidePostgresTransaction,
   pendingPostgresMigrations,
   postgresMigrationCount,
   rawPostgresRows,
@@ -53,6 +54,16 @@ export interface OpenDatabase {
   readonly db: Db;
   /** Closes the connection (SQLite) or ends the pool (PostgreSQL, waiting for its connections). */
   close(): Promise<void>;
+}
+
+/**
+ * Runs `fn` as code outside any open transaction. Timers, listeners and other work started inside a
+ * transaction's callback otherwise carry its context, and their statements on the root handle would
+ * run inside that transaction (or on its connection after it ended). Start background work through
+ * this (e.g. the audit writer's listeners).
+ */
+export function outsideTransaction<T>(fn: () => T): T {
+  return outsideGateTransaction(() => outsidePostgresTransaction(fn));
 }
 
 /** The tables of a schema (`tablesOf`), typed as schema.ts. */

@@ -6,7 +6,7 @@
  *
  * Transactions: `db.transaction` runs SERIALIZABLE (the guarantees the repositories were written under
  * on SQLite, where transactions run one at a time) and runs its callback again, up to
- * TRANSACTION_ATTEMPTS times, when PostgreSQL reports a serialisation failure or a deadlock. A
+ * TRANSACTION_ATTEMPTS times with a growing random pause, when PostgreSQL reports a serialisation failure or a deadlock. A
  * statement issued on the root handle inside a transaction's callback runs on the transaction's
  * connection (an AsyncLocalStorage context), and a transaction opened inside one becomes a savepoint of
  * it, as on SQLite.
@@ -28,8 +28,15 @@ export type PgDb = NodePgDatabase<typeof schemaPg> & { $client: pg.Pool };
 // both databases. Process-wide, as node-postgres keeps its parsers.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
 
-/** How many times a transaction runs before a serialisation failure or deadlock is given up on. */
-export const TRANSACTION_ATTEMPTS = 8;
+/**
+ * How many times a transaction runs before a serialisation failure or deadlock is given up on. Under
+ * SERIALIZABLE, PostgreSQL's predicate locks cover whole relations while tables are small (sequential
+ * scans), so concurrent grants conflict often at first: the retries back off exponentially with jitter
+ * (up to RETRY_MAX_DELAY_MS) and are many.
+ */
+export const TRANSACTION_ATTEMPTS = 30;
+/** The longest pause before a retry, in milliseconds. */
+const RETRY_MAX_DELAY_MS = 200;
 
 /** The open transaction of the running callback: its handle and connection. */
 interface OpenTransaction {
@@ -39,6 +46,11 @@ interface OpenTransaction {
   ended: boolean;
 }
 const openTransaction = new AsyncLocalStorage<OpenTransaction>();
+
+/** Runs `fn` as code outside any PostgreSQL transaction (see db/index.ts `outsideTransaction`). */
+export function outsidePostgresTransaction<T>(fn: () => T): T {
+  return openTransaction.exit(fn);
+}
 
 /** The open transaction of the caller's context, if any. */
 function currentTransaction(): OpenTransaction | undefined {
@@ -54,6 +66,32 @@ class TransactionAwarePool extends pg.Pool {
     if (target) return (target.query as (...a: unknown[]) => never)(...args);
     return (super.query as (...a: unknown[]) => never)(...args);
   }
+}
+
+/** Where a pooled connection reports a statement's serialisation failure or deadlock (see `watchConflicts`). */
+const onConflict = Symbol("postern.onConflict");
+type WatchedClient = pg.PoolClient & { [onConflict]?: (() => void) | undefined; [watched]?: true };
+const watched = Symbol("postern.watched");
+
+/**
+ * Makes a pooled connection call its `onConflict` callback (when one is set) whenever a statement fails
+ * with a serialisation failure or deadlock, even if the caller swallows that error and the transaction
+ * then fails with "transaction is aborted". Installed once per connection.
+ */
+function watchConflicts(client: pg.PoolClient): WatchedClient {
+  const c = client as WatchedClient;
+  if (c[watched]) return c;
+  const query = c.query;
+  c.query = ((...args: unknown[]) => {
+    const result = (query as (...a: unknown[]) => unknown).apply(c, args);
+    if (result instanceof Promise)
+      result.catch((err: unknown) => {
+        if (retryableTransactionError(err)) c[onConflict]?.();
+      });
+    return result;
+  }) as typeof c.query;
+  c[watched] = true;
+  return c;
 }
 
 /** True when `err` (or an error in its `cause` chain) is SQLSTATE 40001 or 40P01: run the transaction again. */
@@ -128,25 +166,29 @@ export function openPostgres(url: string, opts: { max?: number; applicationName?
     const outer = currentTransaction();
     if (outer) return (outer.tx as Parameters<typeof body>[0]).transaction(body);
     for (let attempt = 1; ; attempt++) {
+      // Set when any statement of this attempt failed with a serialisation failure or deadlock: the
+      // error the callback throws may be a later statement's "transaction is aborted" (25P02).
+      let conflicted = false;
       try {
         return await transaction(
           async (tx) => {
-            const open: OpenTransaction = {
-              tx,
-              client: (tx as unknown as { session: { client: pg.PoolClient } }).session.client,
-              ended: false,
+            const client = watchConflicts((tx as unknown as { session: { client: pg.PoolClient } }).session.client);
+            client[onConflict] = () => {
+              conflicted = true;
             };
+            const open: OpenTransaction = { tx, client, ended: false };
             try {
               return await openTransaction.run(open, () => body(tx));
             } finally {
               open.ended = true;
+              client[onConflict] = undefined;
             }
           },
           { isolationLevel: "serializable", ...config },
         );
       } catch (err) {
-        if (attempt >= TRANSACTION_ATTEMPTS || !retryableTransactionError(err)) throw err;
-        await sleep(Math.random() * 10 * attempt);
+        if (attempt >= TRANSACTION_ATTEMPTS || !(conflicted || retryableTransactionError(err))) throw err;
+        await sleep(Math.random() * Math.min(RETRY_MAX_DELAY_MS, 2 ** attempt));
       }
     }
   }) as PgDb["transaction"];

@@ -2,7 +2,7 @@
  * The audit log writer (docs/reference.md admin-console §3 "Audit log entry"). Every state change writes its entry in
  * the same transaction as the change: if the audit write fails, the change fails.
  */
-import type { Tx, Db } from "../db/index.ts";
+import { outsideTransaction, type Tx, type Db } from "../db/index.ts";
 import { insertAuditEntry } from "../repositories/audit.ts";
 
 /** Action kinds of the audit log (docs/reference.md admin-console §3). */
@@ -115,7 +115,8 @@ export interface AuditEntry {
 }
 
 /**
- * Called after every audit entry is written (still inside the writer's transaction), with nothing but the fact:
+ * Called after every audit entry is written (while the writer's transaction is still open, but outside its
+ * context: `outsideTransaction`), with nothing but the fact:
  * the event webhook dispatcher (services/webhooks/dispatcher.ts) wakes on it and reads the committed entries
  * itself, so a rolled-back change raises no event. Listeners must not throw or block.
  */
@@ -134,5 +135,6 @@ export async function writeAudit(tx: Tx | Db, entry: AuditEntry): Promise<void> 
     aclDescription: entry.aclDescription ?? "",
     description: entry.description ?? "",
   });
-  for (const listener of auditWritten) listener();
+  // Listeners start background work: not inside the writer's transaction.
+  for (const listener of auditWritten) outsideTransaction(listener);
 }
