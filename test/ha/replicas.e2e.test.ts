@@ -18,7 +18,7 @@ import { startLoadBalancer } from "../support/load-balancer.ts";
 import type { LoadBalancer } from "../support/load-balancer.ts";
 import { freshPostgresDatabase, postgresBinDir } from "../support/postgres.ts";
 import type { FreshPostgresDatabase } from "../support/postgres.ts";
-import { startReplicaSet } from "../support/replicas.ts";
+import { createHaproxyKnoc, startReplicaSet } from "../support/replicas.ts";
 import type { Replica, ReplicaSet } from "../support/replicas.ts";
 import { ApiClient, aclStatus, spawnAgent, waitFor } from "../support/stack.ts";
 import type { AgentProcess } from "../support/stack.ts";
@@ -74,25 +74,7 @@ describe.skipIf(!hasHaproxy || !hasPostgres)("two replicas on PostgreSQL share o
     });
     agent = spawnAgent(configPath);
     expect(await waitFor(async () => (await agentReplica()).length === 1, 10_000)).toBe(true);
-    const backend = await admin.ok<{ ID: string }>("POST", "/api/admin/backends", {
-      Name: "proxy",
-      AgentID: created.ID,
-      Config: { haproxy: { Protocol: "unix", Address: target.socketPath } },
-    });
-    aclId = await admin.ok<string>("POST", "/api/admin/acls", {
-      Description: "Intranet",
-      BackendID: backend.ID,
-      ClickToGrant: true,
-      MaximumGrantDuration: 3600,
-      Config: { haproxy: { ID: target.aclId } },
-    });
-    await admin.ok("POST", "/api/admin/users", {
-      Name: "alice",
-      UserName: "alice",
-      PlainPassword: "alice-password",
-      ConfirmPassword: "alice-password",
-      AclIds: [aclId],
-    });
+    aclId = await createHaproxyKnoc(admin, created.ID, target);
   }, 120_000);
 
   afterAll(async () => {

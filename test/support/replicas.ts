@@ -20,6 +20,7 @@ import { freePort } from "./haproxy.ts";
 import { startProcess } from "./process.ts";
 import type { ManagedProcess } from "./process.ts";
 import { httpJson } from "./stack.ts";
+import type { ApiClient } from "./stack.ts";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -182,4 +183,36 @@ export async function startReplicaSet(options: ReplicaSetOptions): Promise<Repli
     throw err;
   }
   return { dataDir, replicas, admin, close };
+}
+
+/**
+ * Through the admin API of a replica set (`admin`, signed in): a haproxy backend on agent `agentId`
+ * driving `target`'s runtime API socket, one Knoc on the target's ACL (click to grant, an hour at most)
+ * and the local user `alice` (password `alice-password`) assigned to it. Returns the Knoc's ACL id.
+ */
+export async function createHaproxyKnoc(
+  admin: ApiClient,
+  agentId: string,
+  target: { readonly socketPath: string; readonly aclId: number },
+): Promise<string> {
+  const backend = await admin.ok<{ ID: string }>("POST", "/api/admin/backends", {
+    Name: "proxy",
+    AgentID: agentId,
+    Config: { haproxy: { Protocol: "unix", Address: target.socketPath } },
+  });
+  const aclId = await admin.ok<string>("POST", "/api/admin/acls", {
+    Description: "Intranet",
+    BackendID: backend.ID,
+    ClickToGrant: true,
+    MaximumGrantDuration: 3600,
+    Config: { haproxy: { ID: target.aclId } },
+  });
+  await admin.ok("POST", "/api/admin/users", {
+    Name: "alice",
+    UserName: "alice",
+    PlainPassword: "alice-password",
+    ConfirmPassword: "alice-password",
+    AclIds: [aclId],
+  });
+  return aclId;
 }
