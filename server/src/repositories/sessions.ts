@@ -1,8 +1,8 @@
 /**
  * SQL of user sessions as admins see and end them (docs/reference.md admin-console §7 "Sessions").
  */
-import { and, asc, count, eq, gt, isNull, sql } from "drizzle-orm";
-import type { Db, Tx } from "../db/index.ts";
+import { and, asc, count, eq, gt, isNull } from "drizzle-orm";
+import { rawStatement, type Db, type Tx } from "../db/index.ts";
 import { users, userSessions } from "../db/schema.ts";
 
 type Q = Db | Tx;
@@ -56,20 +56,54 @@ export async function verifyUserSession(q: Q, sessionId: string): Promise<void> 
   await q.update(userSessions).set({ verified: true }).where(eq(userSessions.id, sessionId)).run();
 }
 
+/** What resolving a cookie needs of a user session and its user (times epoch ms). */
+export interface SessionLookupRow {
+  sessionId: string;
+  endedAt: number | null;
+  endsAt: number;
+  verified: boolean;
+  ipAddress: string;
+  userId: string;
+  disabled: boolean;
+  validUntil: number | null;
+  userName: string;
+  name: string;
+  authType: string;
+}
+
 /**
- * The lookup of a user session by its cookie token hash, with its user, as a statement prepared once
- * for `db` (every request with a session cookie runs it): `lookup(tokenHash)`.
+ * The lookup of a user session by its cookie token hash, with its user, as a raw statement prepared once
+ * for `db` (every request with a session cookie runs it; issue #13 item 2): only the columns resolving
+ * needs, no drizzle mapping. `lookup(tokenHash)`.
  */
-export function prepareSessionByTokenHash(
-  db: Db,
-): (tokenHash: string) => Promise<{ session: UserSessionRow; user: typeof users.$inferSelect } | undefined> {
-  const statement = db
-    .select({ session: userSessions, user: users })
-    .from(userSessions)
-    .innerJoin(users, eq(users.id, userSessions.userId))
-    .where(eq(userSessions.tokenHash, sql.placeholder("hash")))
-    .prepare();
-  return (tokenHash) => statement.get({ hash: tokenHash });
+export function prepareSessionByTokenHash(db: Db): (tokenHash: string) => Promise<SessionLookupRow | undefined> {
+  const statement = rawStatement<
+    [string, unknown, unknown, unknown, string, string, unknown, unknown, string, string, string]
+  >(
+    db,
+    `SELECT s.id, s.ended_at, s.ends_at, s.verified, s.ip_address, u.id, u.disabled, u.valid_until, u.user_name, u.name, u.auth_type
+       FROM user_sessions s JOIN users u ON u.id = s.user_id
+      WHERE s.token_hash = @hash`,
+  );
+  const time = (v: unknown): number | null => (v === null ? null : Number(v));
+  return async (hash) => {
+    const r = (await statement.all({ hash }))[0];
+    if (!r) return undefined;
+    // Booleans are 0/1 on SQLite; bigint times are strings on PostgreSQL.
+    return {
+      sessionId: r[0],
+      endedAt: time(r[1]),
+      endsAt: Number(r[2]),
+      verified: Boolean(r[3]),
+      ipAddress: r[4],
+      userId: r[5],
+      disabled: Boolean(r[6]),
+      validUntil: time(r[7]),
+      userName: r[8],
+      name: r[9],
+      authType: r[10],
+    };
+  };
 }
 
 /** Moves a user session to a new main address. */
