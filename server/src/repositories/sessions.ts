@@ -4,6 +4,7 @@
 import { and, asc, count, eq, gt, isNull } from "drizzle-orm";
 import { rawStatement, type Db, type Tx } from "../db/index.ts";
 import { users, userSessions } from "../db/schema.ts";
+import { SHARED_STATUS_VERSION, statusVersions } from "./status.ts";
 
 type Q = Db | Tx;
 /** A user session row. */
@@ -69,19 +70,23 @@ export interface SessionLookupRow {
   userName: string;
   name: string;
   authType: string;
+  /** The session's status versions, read in the same statement (status.ts `StatusReads.versions`). */
+  statusVersions: [session: number, shared: number];
 }
 
 /**
  * The lookup of a user session by its cookie token hash, with its user, as a raw statement prepared once
  * for `db` (every request with a session cookie runs it; issue #13 item 2): only the columns resolving
- * needs, no drizzle mapping. `lookup(tokenHash)`.
+ * needs, no drizzle mapping, and the session's status versions with them (one statement for a status
+ * read kept ready). `lookup(tokenHash)`.
  */
 export function prepareSessionByTokenHash(db: Db): (tokenHash: string) => Promise<SessionLookupRow | undefined> {
   const statement = rawStatement<
-    [string, unknown, unknown, unknown, string, string, unknown, unknown, string, string, string]
+    [string, unknown, unknown, unknown, string, string, unknown, unknown, string, string, string, unknown, unknown]
   >(
     db,
-    `SELECT s.id, s.ended_at, s.ends_at, s.verified, s.ip_address, u.id, u.disabled, u.valid_until, u.user_name, u.name, u.auth_type
+    `SELECT s.id, s.ended_at, s.ends_at, s.verified, s.ip_address, u.id, u.disabled, u.valid_until, u.user_name, u.name, u.auth_type,
+            s.status_version, ${SHARED_STATUS_VERSION}
        FROM user_sessions s JOIN users u ON u.id = s.user_id
       WHERE s.token_hash = @hash`,
   );
@@ -102,6 +107,7 @@ export function prepareSessionByTokenHash(db: Db): (tokenHash: string) => Promis
       userName: r[8],
       name: r[9],
       authType: r[10],
+      statusVersions: statusVersions(r[11], r[12]),
     };
   };
 }

@@ -35,6 +35,17 @@ export interface StatusReads {
 /** The change counters (migrations 0007, 0008, 0011) of what a status shows beside the session's grants. */
 export const STATUS_COUNTERS = ["acls", "users", "assignments", "licenses", "status_settings"] as const;
 
+/**
+ * The SQL of one column: the sum of STATUS_COUNTERS (the shared half of `versions`), for a statement
+ * over `user_sessions s` that reads `s.status_version` too (sessions.ts reads both with the session).
+ */
+export const SHARED_STATUS_VERSION = `(SELECT sum(c.value) FROM change_counters c WHERE c.name IN (${STATUS_COUNTERS.map((n) => `'${n}'`).join(", ")}))`;
+
+/** `versions` from the two columns as read (PostgreSQL answers bigint and its sum as strings). */
+export function statusVersions(session: unknown, shared: unknown): [session: number, shared: number] {
+  return [Number(session), Number(shared ?? 0)];
+}
+
 /** Prepares the status reads on `db` (once per service). */
 export function prepareStatusReads(db: Db): StatusReads {
   const rows = rawStatement<SessionGrantRow>(
@@ -47,18 +58,15 @@ export function prepareStatusReads(db: Db): StatusReads {
                         WHERE gu.user_id = @userId)`,
   );
   const version = rawStatement<[number]>(db, `SELECT value FROM change_counters WHERE name = 'acls'`);
-  const versions = rawStatement<[number | string, number | string | null]>(
+  const versions = rawStatement<[unknown, unknown]>(
     db,
-    `SELECT s.status_version,
-            (SELECT sum(c.value) FROM change_counters c WHERE c.name IN (${STATUS_COUNTERS.map((n) => `'${n}'`).join(", ")}))
-       FROM user_sessions s WHERE s.id = @sessionId`,
+    `SELECT s.status_version, ${SHARED_STATUS_VERSION} FROM user_sessions s WHERE s.id = @sessionId`,
   );
   return {
     rows: (sessionId, userId) => rows.all({ sessionId, userId }),
     versions: async (sessionId) => {
       const row = (await versions.all({ sessionId }))[0];
-      // PostgreSQL answers bigint (and its sum) as strings.
-      return row ? [Number(row[0]), Number(row[1] ?? 0)] : undefined;
+      return row ? statusVersions(row[0], row[1]) : undefined;
     },
     aclsVersion: async () => ((await version.value()) as number | undefined) ?? -1,
   };

@@ -182,8 +182,8 @@ export class StatusService extends Service {
   async statusJson(session: UserSessionContext): Promise<string> {
     const now = this.clock.now();
     const reads = (this.reads ??= prepareStatusReads(this.db));
-    // Read before anything the status is made of (StatusCache.set).
-    const versions = await reads.versions(session.sessionId);
+    // Read before anything the status is made of (StatusCache.set): with the session when it was resolved.
+    const versions = session.statusVersions ?? (await reads.versions(session.sessionId));
     const key =
       versions &&
       `${versions[0]}\u0001${versions[1]}\u0001${session.ipAddress}\u0001${session.endsAt}\u0001${session.validUntil}` +

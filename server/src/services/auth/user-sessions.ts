@@ -33,6 +33,12 @@ export interface UserSessionContext {
   endsAt: number;
   ipAddress: string;
   validUntil: number | null;
+  /**
+   * The session's status versions when read with the session (repositories/status.ts `versions`):
+   * the status read uses them rather than reading them again. Read before anything the request then
+   * reads, so they can only be older than what it sees.
+   */
+  statusVersions?: readonly [session: number, shared: number];
 }
 
 /** A TOTP code still owed after the password: verify an enrolled secret, or enrol one first. */
@@ -280,6 +286,7 @@ export class UserSessionService extends Service {
       endsAt: row.endsAt,
       ipAddress: row.ipAddress,
       validUntil: row.validUntil,
+      statusVersions: row.statusVersions,
     };
   }
 
