@@ -74,6 +74,9 @@ export interface SessionLookupRow {
   statusVersions: [session: number, shared: number];
 }
 
+/** The user columns the session lookup reads, in its row's order. */
+const USER_COLUMNS = ["disabled", "valid_until", "user_name", "name", "auth_type"] as const;
+
 /**
  * The lookup of a user session by its cookie token hash, with its user, as a raw statement prepared once
  * for `db` (every request with a session cookie runs it; issue #13 item 2): only the columns resolving
@@ -85,15 +88,18 @@ export function prepareSessionByTokenHash(db: Db): (tokenHash: string) => Promis
     [string, unknown, unknown, unknown, string, string, unknown, unknown, string, string, string, unknown, unknown]
   >(
     db,
-    `SELECT s.id, s.ended_at, s.ends_at, s.verified, s.ip_address, u.id, u.disabled, u.valid_until, u.user_name, u.name, u.auth_type,
+    // The user's columns as scalar subqueries: SQLite ran the same lookup as a join at about twice the cost.
+    `SELECT s.id, s.ended_at, s.ends_at, s.verified, s.ip_address, s.user_id,
+            ${USER_COLUMNS.map((c) => `(SELECT u.${c} FROM users u WHERE u.id = s.user_id)`).join(", ")},
             s.status_version, ${SHARED_STATUS_VERSION}
-       FROM user_sessions s JOIN users u ON u.id = s.user_id
+       FROM user_sessions s
       WHERE s.token_hash = @hash`,
   );
   const time = (v: unknown): number | null => (v === null ? null : Number(v));
   return async (hash) => {
     const r = (await statement.all({ hash }))[0];
-    if (!r) return undefined;
+    // No user name: the user is gone (the session row goes with it; fail closed all the same).
+    if (!r || r[8] === null) return undefined;
     // Booleans are 0/1 on SQLite; bigint times are strings on PostgreSQL.
     return {
       sessionId: r[0],
