@@ -26,6 +26,11 @@
  * - the REAL server as a child process (`node server/src/main.ts`, POSTERN_LOG_LEVEL=warn), pinned to
  *   CPU 0 with `taskset -c 0`; this process (the load) pins itself to CPU 1 (`taskset -a -p -c 1`).
  *
+ * Priming (unless `--no-prime`): before each phase's warm-up every session's status is read once over the
+ * phase's connections, as a polling portal has done after one poll interval — the server keeps each
+ * session's status ready (issue #13 item 2), so the window measures the steady state of polling, not
+ * first reads. The priming pass's own req/s and req/CPU-s (every read made anew) are printed too.
+ *
  * Load: for each phase, N keep-alive connections (node:http Agent, maxSockets N), each sending GET
  * /api/status back to back with the cookie of a random session (uniform over the 10,000), for a warm-up
  * (default 2 s, not counted) and then the measured window (default 10 s). Counted are the responses
@@ -127,6 +132,8 @@ interface Options {
   readonly assign: "direct" | "group";
   readonly licence: "none" | "installed" | "both";
   readonly pin: boolean;
+  /** Read every session's status once before each phase's warm-up (as a polling portal has). */
+  readonly prime: boolean;
   readonly profileDir: string | null;
   readonly timeoutMinutes: number;
 }
@@ -144,6 +151,7 @@ function parseOptions(argv: readonly string[]): Options {
       assign: { type: "string", default: "direct" },
       licence: { type: "string", default: "both" },
       "no-pin": { type: "boolean", default: false },
+      "no-prime": { type: "boolean", default: false },
       profile: { type: "string" },
       "timeout-minutes": { type: "string", default: "15" },
     },
@@ -170,6 +178,7 @@ function parseOptions(argv: readonly string[]): Options {
     assign: values.assign,
     licence: values.licence,
     pin: !values["no-pin"],
+    prime: !values["no-prime"],
     profileDir: values.profile === undefined ? null : resolve(values.profile),
     timeoutMinutes: int("timeout-minutes", values["timeout-minutes"], 1, 24 * 60),
   };
@@ -338,6 +347,34 @@ interface PhaseResult {
   readonly rssAfter: number;
   readonly hwmAfter: number;
   readonly aclsInResponse: number;
+  /** The priming pass (every session once): req/s and req/CPU-s, or null without one. */
+  readonly primed: { perS: number; perCpuS: number } | null;
+}
+
+/**
+ * Reads every session's status once over `connections` connections (the priming pass: after it each
+ * session has polled once, as every session of a polling portal has after one interval); returns its
+ * req/s and req/CPU-s of the server. Throws on any answer but 200.
+ */
+async function prime(
+  agent: Agent,
+  server: ServerProcess,
+  tokens: readonly string[],
+  connections: number,
+): Promise<{ perS: number; perCpuS: number }> {
+  let next = 0;
+  const cpu0 = procCpuSeconds(server.pid);
+  const t0 = performance.now();
+  const loop = async (): Promise<void> => {
+    while (next < tokens.length) {
+      const r = await getStatus(agent, server.port, tokens[next++]!);
+      if (r.status !== 200) throw new Error(`priming: GET /api/status answered ${r.status} ${r.error ?? ""}`);
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, loop));
+  const wall = (performance.now() - t0) / 1000;
+  const cpu = procCpuSeconds(server.pid) - cpu0;
+  return { perS: tokens.length / wall, perCpuS: tokens.length / cpu };
 }
 
 /** Runs one phase (see the module documentation). */
@@ -356,6 +393,7 @@ async function runPhase(
       throw new Error(`GET /api/status answered ${probe.status} ${probe.error ?? probe.body?.slice(0, 200) ?? ""}`);
     const parsed = JSON.parse(probe.body!) as { ACLs: { Status: number }[]; UserLicensed: boolean };
     if (!parsed.UserLicensed) throw new Error("the session's user is not licensed");
+    const primed = o.prime ? await prime(agent, server, tokens, connections) : null;
 
     const memBefore = procMemory(server.pid);
     const t0 = performance.now();
@@ -411,6 +449,7 @@ async function runPhase(
       rssAfter: memAfter?.rss ?? Number.NaN,
       hwmAfter: memAfter?.hwm ?? Number.NaN,
       aclsInResponse: parsed.ACLs.length,
+      primed,
     };
   } finally {
     agent.destroy();
@@ -468,8 +507,11 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
     for (const connections of o.connections) {
       const r = await runPhase(server, tokens, licence, connections, o);
       results.push(r);
+      const primed = r.primed
+        ? ` (priming pass, every session once: ${r.primed.perS.toFixed(0)} req/s, ${r.primed.perCpuS.toFixed(0)} req/CPU-s)`
+        : "";
       console.log(
-        `  licence ${licence.padEnd(9)} ${String(connections).padStart(3)} connections: ${(r.completed / r.windowS).toFixed(0)} req/s`,
+        `  licence ${licence.padEnd(9)} ${String(connections).padStart(3)} connections: ${(r.completed / r.windowS).toFixed(0)} req/s${primed}`,
       );
     }
   }

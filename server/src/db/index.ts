@@ -207,6 +207,14 @@ export function rawStatement<Row extends unknown[]>(db: Db, text: string): RawSt
 }
 
 /**
+ * True when `q` is a database handle opened by `openDatabase` (which `rawStatement` takes), false
+ * for a transaction handle: lets a repository run a hot read raw outside transactions only.
+ */
+export function isRootDb(q: Queryable): q is Db {
+  return internals.has(q);
+}
+
+/**
  * How many rows a write without `returning` changed, from what awaiting it gave (`await q.delete(...)`):
  * SQLite's `changes`, PostgreSQL's `rowCount`; 0 when the result says nothing.
  */

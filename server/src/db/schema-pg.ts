@@ -104,6 +104,8 @@ export const userSessions = pgTable(
     verified: boolean("verified").notNull().default(true),
     endedAt: epochMs("ended_at"),
     endReason: text("end_reason"),
+    /** Raised by triggers on every write to this session's grants (schema.ts `userSessions.statusVersion`). */
+    statusVersion: bigint("status_version", { mode: "number" }).notNull().default(0),
   },
   (t) => [
     index("user_sessions_user_idx").on(t.userId, t.endedAt),

@@ -95,6 +95,12 @@ export const userSessions = sqliteTable(
     verified: integer("verified", { mode: "boolean" }).notNull().default(true),
     endedAt: integer("ended_at"),
     endReason: text("end_reason"),
+    /**
+     * Raised by triggers on every write to this session's grants (migration 0011_status_versions), whatever
+     * the write path: the status read keeps the session's status ready while it stays the same
+     * (services/status-cache.ts).
+     */
+    statusVersion: integer("status_version").notNull().default(0),
   },
   (t) => [
     index("user_sessions_user_idx").on(t.userId, t.endedAt),
@@ -404,7 +410,9 @@ export const loginThrottle = sqliteTable("login_throttle", {
 
 /**
  * Counters that SQLite triggers raise on every write to a table (migration 0007_change_counters),
- * whatever the write path: `acls` for the acls table. The status read keeps the ACLs' unchanging
+ * whatever the write path: `acls` for the acls table, `users` when a user's licence rank may move
+ * (0008), `assignments` for user_acls / group_acls / group_users, `licenses` for the licenses table
+ * and `status_settings` for the settings the user status shows (0011). The status read keeps the ACLs' unchanging
  * parts ready and checks the counter to know they are still current (services/status.ts).
  */
 export const changeCounters = sqliteTable("change_counters", {

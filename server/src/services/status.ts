@@ -4,7 +4,7 @@
  * (docs/reference.md design "Grants").
  */
 import { GrantStatus, NONE_ID, GrantTypeSchema, IpExclusionsSchema, normaliseIp, GrantErrorKey } from "@postern/shared";
-import type { GrantType, IpExclusions, SessionStatus, StatusAcl, PortIp } from "@postern/shared";
+import type { GrantType, IpExclusions, SessionStatus, PortIp } from "@postern/shared";
 import { setSessionAddress } from "../repositories/sessions.ts";
 import { iso } from "../clock.ts";
 import { AppError } from "../errors.ts";
@@ -22,6 +22,9 @@ import { Service } from "./service.ts";
 import type { ServiceDeps } from "./service.ts";
 import type { ApprovalRow } from "../repositories/approvals.ts";
 import { UserLicenceCache } from "./licensing/user-licence-cache.ts";
+import { StatusCache } from "./status-cache.ts";
+import { aclJson, pushEntry, statusHead, STATUS_END } from "./status-json.ts";
+import type { AclFields, AclJson, EntryFields } from "./status-json.ts";
 
 /** Where the status read finds the latest approval request of each status entry (services/approvals.ts). */
 export interface ApprovalReads {
@@ -124,8 +127,9 @@ export class StatusService extends Service {
     if (part) return part;
     const acl = await getAcl(this.db, aclId);
     if (!acl) return undefined;
-    const config = acl.config as { UriToken?: string };
-    part = {
+    const grantType = GrantTypeSchema.parse(acl.grantType).Type;
+    const fields: AclFields = {
+      ACLID: aclId,
       ParentID: acl.parentId ?? NONE_ID,
       Description: acl.description,
       URL: acl.url,
@@ -134,11 +138,16 @@ export class StatusService extends Service {
       ClickToGrant: acl.clickToGrant,
       CGNATOpen: acl.cgnatOpen,
       HideFromUsers: acl.hideFromUsers,
+      GrantTypeFixedIps: grantType === "specifiedIps",
       AutoBrowseUsers: acl.autoBrowseUsers,
-      RequiresApproval: acl.requiresApproval,
-      UriToken: config.UriToken ?? "",
-      grantType: GrantTypeSchema.parse(acl.grantType).Type,
+      Config: { UriToken: (acl.config as { UriToken?: string }).UriToken ?? "" },
+    };
+    part = {
+      ...fields,
+      grantType,
+      requiresApproval: acl.requiresApproval,
       exclusions: IpExclusionsSchema.parse(acl.ipExclusions),
+      json: aclJson(fields),
     };
     this.aclParts.set(aclId, part);
     return part;
@@ -175,91 +184,111 @@ export class StatusService extends Service {
     return reads.rows(session.sessionId, session.userId);
   }
 
-  /** The session user with one entry per assigned ACL (docs/reference.md user-portal §3), sorted by Description. */
+  /**
+   * The session user with one entry per assigned ACL (docs/reference.md user-portal §3), sorted by
+   * Description: `statusJson` parsed.
+   */
   async status(session: UserSessionContext): Promise<SessionStatus> {
+    return JSON.parse(await this.statusJson(session)) as SessionStatus;
+  }
+
+  private readonly kept = new StatusCache();
+
+  /**
+   * GET /status as JSON text (issue #13 item 2): kept per session (status-cache.ts) while the
+   * session's versions — database counters that triggers raise on every write the status shows — and
+   * the session fields it shows stay the same, and until the first expiry it shows passes; made anew
+   * otherwise. Costs one statement when kept.
+   */
+  async statusJson(session: UserSessionContext): Promise<string> {
     const now = this.clock.now();
-    const entries: StatusAcl[] = [];
+    const reads = (this.reads ??= prepareStatusReads(this.db));
+    // Read before anything the status is made of (StatusCache.set): with the session when it was resolved.
+    const versions = session.statusVersions ?? (await reads.versions(session.sessionId));
+    const key =
+      versions &&
+      `${versions[0]}\u0001${versions[1]}\u0001${session.ipAddress}\u0001${session.endsAt}\u0001${session.validUntil}` +
+        `\u0001${session.authType}\u0001${session.name}`;
+    const kept = key === undefined ? undefined : this.kept.get(session.sessionId, key, now);
+    if (kept !== undefined) return kept;
+    const made = await this.make(session, now);
+    if (key !== undefined) this.kept.set(session.sessionId, key, made.until, session.endsAt, made.pieces, now);
+    return made.pieces.join("");
+  }
+
+  /** Makes the session's status: its JSON pieces and the time (epoch ms) from which they are out of date. */
+  private async make(session: UserSessionContext, now: number): Promise<{ pieces: string[]; until: number }> {
+    let until = Infinity;
+    const entries: { acl: AclPart; fields: EntryFields }[] = [];
     let approvals: Map<string, ApprovalRow> | undefined;
     for (const [aclId, grantId, status, error, expiresAt] of await this.rowsOf(session, now)) {
       const acl = grantId === null || status === null ? undefined : await this.partOf(aclId);
       if (!acl) continue;
-      if (acl.RequiresApproval && this.approvalReads)
-        approvals ??= await this.approvalReads.latestOfSession(session.sessionId);
-      const entry: StatusAcl = {
+      const running = expiresAt !== null && expiresAt > now;
+      if (running) until = Math.min(until, expiresAt);
+      const fields: EntryFields = {
         ID: grantId!,
-        ACLID: aclId,
-        ParentID: acl.ParentID,
-        Description: acl.Description,
-        URL: acl.URL,
-        Icon: acl.Icon,
-        Category: acl.Category,
         Status: status!,
         Error: userGrantError(status!, error ?? ""),
-        ExpiredAfter: expiresAt !== null && expiresAt > now ? (iso(expiresAt) ?? "") : "",
-        ClickToGrant: acl.ClickToGrant,
-        CGNATOpen: acl.CGNATOpen,
-        HideFromUsers: acl.HideFromUsers,
+        ExpiredAfter: running ? (iso(expiresAt) ?? "") : "",
         DisableForUser: acl.grantType === "userIp" && !addressAllowed(session.ipAddress, acl.exclusions),
-        GrantTypeFixedIps: acl.grantType === "specifiedIps",
-        AutoBrowseUsers: acl.AutoBrowseUsers,
-        Config: { UriToken: acl.UriToken },
       };
-      entries.push(acl.RequiresApproval && approvals ? withApproval(entry, approvals.get(grantId!)) : entry);
+      if (acl.requiresApproval && this.approvalReads) {
+        approvals ??= await this.approvalReads.latestOfSession(session.sessionId);
+        withApproval(fields, approvals.get(grantId!));
+      }
+      entries.push({ acl, fields });
     }
-    entries.sort((a, b) => collator.compare(a.Description, b.Description));
-    const autoBrowse = entries.filter((e) => e.AutoBrowseUsers && /^https?:\/\//.test(e.URL));
+    entries.sort((a, b) => collator.compare(a.acl.Description, b.acl.Description));
+    const autoBrowse = entries.filter((e) => e.acl.AutoBrowseUsers && /^https?:\/\//.test(e.acl.URL));
     const licence = await (this.licences ??= new UserLicenceCache(this.db)).userLicence(session.userId, now);
-    return {
-      Name: session.name,
-      CurrentAddress: session.ipAddress,
-      Ends: iso(session.endsAt) ?? "",
-      ValidUntil: iso(session.validUntil),
-      Licensed: licence.admitted,
-      UserLicensed: licence.licensed,
-      NewUserDashboard: await getSetting(this.db, "NewUserDashboard"),
-      AuthType: session.authType,
-      AutoBrowseToURI: autoBrowse.length === 1 ? (autoBrowse[0]?.URL ?? "") : "",
-      ACLs: entries,
-    };
+    const licenceChanges = await this.licences.changesAt(now);
+    if (licenceChanges !== null) until = Math.min(until, licenceChanges);
+    const pieces = [
+      statusHead({
+        Name: session.name,
+        CurrentAddress: session.ipAddress,
+        Ends: iso(session.endsAt) ?? "",
+        ValidUntil: iso(session.validUntil),
+        Licensed: licence.admitted,
+        UserLicensed: licence.licensed,
+        NewUserDashboard: await getSetting(this.db, "NewUserDashboard"),
+        AuthType: session.authType,
+        AutoBrowseToURI: autoBrowse.length === 1 ? (autoBrowse[0]?.acl.URL ?? "") : "",
+      }),
+    ];
+    entries.forEach((e, i) => pushEntry(pieces, e.acl.json, e.fields, i === 0));
+    pieces.push(STATUS_END);
+    return { pieces, until };
   }
 }
 
 /**
- * A status entry of a Knoc that RequiresApproval with its latest request (docs/decisions.md "Approval
- * requests"): `ApprovalState` (null for none or a withdrawn one), a denial's `ApprovalReason`, and while the
- * request is pending Status 2 (nothing applied yet) with `ApprovalExpires`.
+ * Gives a status entry of a Knoc that RequiresApproval its latest request (docs/decisions.md "Approval
+ * requests"): `ApprovalState` (null for none or a withdrawn one), a denial's `ApprovalReason`, and while
+ * the request is pending Status 2 (nothing applied yet) with `ApprovalExpires`. Changes `fields`.
  */
-function withApproval(entry: StatusAcl, latest: ApprovalRow | undefined): StatusAcl {
+function withApproval(fields: EntryFields, latest: ApprovalRow | undefined): void {
   const state = latest && latest.state !== "withdrawn" ? latest.state : null;
-  const out: StatusAcl = {
-    ...entry,
-    RequiresApproval: true,
-    ApprovalState: state,
-    ApprovalReason: state === "denied" ? latest!.decisionReason : "",
-    ApprovalExpires: state === "pending" ? (iso(latest!.expiresAt) ?? "") : "",
+  fields.approval = {
+    State: state,
+    Reason: state === "denied" ? latest!.decisionReason : "",
+    Expires: state === "pending" ? (iso(latest!.expiresAt) ?? "") : "",
   };
-  if (state === "pending") return { ...out, Status: GrantStatus.Pending, Error: "", ExpiredAfter: "" };
-  return out;
+  if (state === "pending") Object.assign(fields, { Status: GrantStatus.Pending, Error: "", ExpiredAfter: "" });
 }
 
 /** Orders entries by Description as `localeCompare` did, with one collator instead of one per comparison. */
 const collator = new Intl.Collator();
 
 /** What a status entry takes from its ACL, parsed once per change of the ACLs. */
-interface AclPart {
-  ParentID: string;
-  Description: string;
-  URL: string;
-  Icon: string;
-  Category: string;
-  ClickToGrant: boolean;
-  CGNATOpen: boolean;
-  HideFromUsers: boolean;
-  AutoBrowseUsers: boolean;
-  RequiresApproval: boolean;
-  UriToken: string;
+interface AclPart extends AclFields {
+  /** The Knoc holds grants until an approver allows them (its entries carry the approval fields). */
+  requiresApproval: boolean;
   grantType: GrantType["Type"];
   exclusions: IpExclusions;
+  /** The entry's JSON pieces from these fields. */
+  json: AclJson;
 }
 
 /** The stored error of a grant whose addresses are all excluded (grants/engine.ts), the one error that is the user's own. */

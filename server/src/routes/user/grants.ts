@@ -24,8 +24,10 @@ const signedIn = createMiddleware<AppEnv>(async (c, next) => {
  * answers 404, not 401.
  */
 export const grantRoutes = new Hono<AppEnv>()
-  // GET /status
-  .get("/status", signedIn, async (c) => c.json(await c.var.services.status.status(c.var.userSession), 200))
+  // GET /status — the text kept per session (services/status-cache.ts), not re-serialised.
+  .get("/status", signedIn, async (c) =>
+    c.body(await c.var.services.status.statusJson(c.var.userSession), 200, { "Content-Type": "application/json" }),
+  )
   // POST /grant — the payload's IPs are not trusted; see GrantEngine.grant.
   .post("/grant", signedIn, async (c) => {
     const body = await parseBody(c, GrantRequestSchema);

@@ -33,6 +33,12 @@ export interface UserSessionContext {
   endsAt: number;
   ipAddress: string;
   validUntil: number | null;
+  /**
+   * The session's status versions when read with the session (repositories/status.ts `versions`):
+   * the status read uses them rather than reading them again. Read before anything the request then
+   * reads, so they can only be older than what it sees.
+   */
+  statusVersions?: readonly [session: number, shared: number];
 }
 
 /** A TOTP code still owed after the password: verify an enrolled secret, or enrol one first. */
@@ -268,24 +274,19 @@ export class UserSessionService extends Service {
     this.sessionByHash ??= sessionsRepo.prepareSessionByTokenHash(this.db);
     const row = await this.sessionByHash(sha256(token));
     const now = this.clock.now();
-    if (
-      !row ||
-      row.session.endedAt !== null ||
-      row.session.endsAt <= now ||
-      (!row.session.verified && !opts.allowPending) ||
-      row.user.disabled
-    )
+    if (!row || row.endedAt !== null || row.endsAt <= now || (!row.verified && !opts.allowPending) || row.disabled)
       throw new AppError(Errors.invalidSession);
-    if (row.user.validUntil !== null && row.user.validUntil <= now) throw new AppError(Errors.invalidSession);
+    if (row.validUntil !== null && row.validUntil <= now) throw new AppError(Errors.invalidSession);
     return {
-      sessionId: row.session.id,
-      userId: row.user.id,
-      userName: row.user.userName,
-      name: row.user.name,
-      authType: row.user.authType,
-      endsAt: row.session.endsAt,
-      ipAddress: row.session.ipAddress,
-      validUntil: row.user.validUntil,
+      sessionId: row.sessionId,
+      userId: row.userId,
+      userName: row.userName,
+      name: row.name,
+      authType: row.authType,
+      endsAt: row.endsAt,
+      ipAddress: row.ipAddress,
+      validUntil: row.validUntil,
+      statusVersions: row.statusVersions,
     };
   }
 

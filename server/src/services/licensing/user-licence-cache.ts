@@ -10,7 +10,7 @@ import type { Db } from "../../db/index.ts";
 import * as repo from "../../repositories/licenses.ts";
 import type { RankKey } from "../../repositories/licenses.ts";
 import { readInstalledLicence } from "./store.ts";
-import { allowedUsers, isExpired } from "./state.ts";
+import { allowedUsers, expiresAt, isExpired } from "./state.ts";
 
 /** Keeps the licence cut-off of one database. */
 export class UserLicenceCache {
@@ -41,5 +41,17 @@ export class UserLicenceCache {
     const cutoff = this.#cutoff;
     const licensed = cutoff === undefined || key[0] < cutoff[0] || (key[0] === cutoff[0] && key[1] <= cutoff[1]);
     return { admitted: true, licensed };
+  }
+
+  /**
+   * When (epoch ms) `userLicence` may answer otherwise by time alone — the installed licence's expiry
+   * when it is still ahead of `now` — or null when only a change to the data would (what a status kept
+   * per session needs: services/status-cache.ts).
+   */
+  async changesAt(now: number): Promise<number | null> {
+    const l = await readInstalledLicence(this.#db);
+    if (l.kind !== "installed") return null;
+    const end = expiresAt(l.payload);
+    return end !== null && end > now ? end : null;
   }
 }
