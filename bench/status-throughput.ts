@@ -69,21 +69,9 @@ import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { count, eq, ne } from "drizzle-orm";
-import { openDatabase } from "../server/src/db/index.ts";
+import { openConfiguredDatabase, tablesOf } from "../server/src/db/index.ts";
+import { startPostgres } from "../test/support/postgres.ts";
 import type { Db, OpenDatabase } from "../server/src/db/index.ts";
-import {
-  acls,
-  agents,
-  backends,
-  grantAddresses,
-  grants,
-  groupAcls,
-  groups,
-  groupUsers,
-  userAcls,
-  users,
-  userSessions,
-} from "../server/src/db/schema.ts";
 import { newId, randomToken, sha256 } from "../server/src/services/auth/tokens.ts";
 import {
   generateLicenseSigningKey,
@@ -136,6 +124,8 @@ interface Options {
   readonly prime: boolean;
   readonly profileDir: string | null;
   readonly timeoutMinutes: number;
+  /** The server's database: the SQLite file of its data directory, or a throw-away PostgreSQL cluster. */
+  readonly database: "sqlite" | "postgres";
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -150,6 +140,7 @@ function parseOptions(argv: readonly string[]): Options {
       warmup: { type: "string", default: "2" },
       assign: { type: "string", default: "direct" },
       licence: { type: "string", default: "both" },
+      database: { type: "string", default: "sqlite" },
       "no-pin": { type: "boolean", default: false },
       "no-prime": { type: "boolean", default: false },
       profile: { type: "string" },
@@ -168,7 +159,10 @@ function parseOptions(argv: readonly string[]): Options {
     throw new Error(`--assign must be direct or group, got ${JSON.stringify(values.assign)}`);
   if (values.licence !== "none" && values.licence !== "installed" && values.licence !== "both")
     throw new Error(`--licence must be none, installed or both, got ${JSON.stringify(values.licence)}`);
+  if (values.database !== "sqlite" && values.database !== "postgres")
+    throw new Error(`--database must be sqlite or postgres, got ${JSON.stringify(values.database)}`);
   return {
+    database: values.database,
     sessions: int("sessions", values.sessions, 1, 1_000_000),
     acls: acl,
     granted: int("granted", values.granted, 0, acl),
@@ -193,6 +187,19 @@ async function insertChunked<T>(rows: readonly T[], insert: (part: T[]) => Promi
  * Seeds the database (see the module documentation); returns the cookie tokens of the sessions.
  */
 async function seed(db: Db, o: Options): Promise<string[]> {
+  const {
+    acls,
+    agents,
+    backends,
+    grantAddresses,
+    grants,
+    groupAcls,
+    groups,
+    groupUsers,
+    userAcls,
+    users,
+    userSessions,
+  } = tablesOf(db);
   const now = Date.now();
   const endsAt = now + 8 * 3_600_000;
   const agentId = newId();
@@ -465,14 +472,24 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "postern-bench-status-"));
   cleanup.add("temporary directory", () => rmSync(dir, { recursive: true, force: true }));
   const dataDir = join(dir, "data");
+  let databaseUrl: string | undefined;
+  if (o.database === "postgres") {
+    // A throw-away cluster on loopback; the CLI and the server process find it through POSTERN_DATABASE_URL.
+    const cluster = await startPostgres({ maxConnections: 100 });
+    cleanup.add("postgres", () => cluster.stop());
+    databaseUrl = await cluster.createDatabase("postern");
+    process.env["POSTERN_DATABASE_URL"] = databaseUrl;
+  }
+  console.log(`database: ${o.database === "postgres" ? "PostgreSQL (a throw-away cluster on loopback)" : "SQLite"}`);
   await migrateDataDir(dataDir);
 
   // --- seed
   const seedStart = performance.now();
-  const database: OpenDatabase = openDatabase(databasePath(dataDir));
+  const database: OpenDatabase = openConfiguredDatabase({ url: databaseUrl, file: databasePath(dataDir) });
   cleanup.add("database handle", () => database.close());
   const { db } = database;
   const tokens = await seed(db, o);
+  const { grants } = tablesOf(db);
   const grantCount = async (): Promise<number> => (await db.select({ n: count() }).from(grants).limit(1))[0]?.n ?? 0;
   const grantsSeeded = await grantCount();
   await settle();
@@ -518,6 +535,7 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
 
   // --- steady state?
   const grantsAfter = await grantCount();
+  const { userSessions } = tablesOf(db);
   const moved =
     (await db.select({ n: count() }).from(userSessions).where(ne(userSessions.ipAddress, "127.0.0.1")).limit(1))[0]
       ?.n ?? 0;
