@@ -154,6 +154,8 @@ describe("an agent speaks only for itself (issue #8 item 4)", () => {
     await alice.ok("DELETE", `/api/sessions/current/granted-acls/${entry.ID}`);
     const del = await nthApply(b, 3);
     b.send({ type: "ack", seq: del.seq, results: [{ key: aclB, ip: ALICE_IP, op: "del", ok: true }] });
+    // Granting again while the revoke still waits for its acknowledgement (8 Revoking) does nothing: wait for 9.
+    expect(await waitFor(async () => (await aclStatus(alice, aclB)).Status === 9)).toBe(true);
     await alice.ok("POST", "/api/grant", { ACLID: aclB, IPs: [] });
     const add = await nthApply(b, 4);
     expect(add.ops).toEqual([expect.objectContaining({ op: "add", ip: ALICE_IP })]);
@@ -177,6 +179,7 @@ describe("an agent speaks only for itself (issue #8 item 4)", () => {
     await bob.ok("DELETE", `/api/sessions/current/granted-acls/${entry.ID}`);
     const del = await nthApply(b, 5);
     b.send({ type: "ack", seq: del.seq, results: [{ key: aclB, ip: BOB_IP, op: "del", ok: true }] });
+    expect(await waitFor(async () => (await aclStatus(bob, aclB)).Status === 9)).toBe(true);
     await bob.ok("POST", "/api/grant", { ACLID: aclB, IPs: [] });
     const add = await nthApply(b, 6);
     b.send({
@@ -265,6 +268,7 @@ describe("a real agent against a server without its key (issue #8 item 5)", () =
       await server.close();
       server = await startServer({
         dataDir,
+        ...(stack.databaseUrl ? { databaseUrl: stack.databaseUrl } : {}),
         listen,
         clock: stack.clock,
         migrate: true,

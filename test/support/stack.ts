@@ -111,6 +111,8 @@ export interface Stack {
   server: RunningServer;
   clock: TestClock;
   dir: string;
+  /** The server's PostgreSQL database when the suite runs on PostgreSQL (a restart must name it again). */
+  databaseUrl?: string;
   admin: ApiClient;
   close(): Promise<void>;
 }
@@ -158,6 +160,7 @@ export async function startStack(
     server,
     clock,
     dir,
+    ...(postgres ? { databaseUrl: postgres.url } : {}),
     admin,
     close: async () => {
       await server.close();
