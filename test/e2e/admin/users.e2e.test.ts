@@ -96,7 +96,7 @@ describe.skipIf(!chromiumAvailable)("admin users page in Chromium", () => {
     await menu("ada", "View");
     const view = dialog("User Ada King");
     await expectVisible(view.getByRole("table", { name: "Sessions" }).getByRole("button", { name: "End session" }));
-    expect(await view.getByTestId("user-groups").textContent()).toBe("none");
+    await expect.poll(() => view.getByTestId("user-groups").textContent(), { timeout: 10_000 }).toBe("none");
     expect(await seriousViolations(page), "view dialog").toEqual([]);
     await view.getByRole("button", { name: "End session" }).click();
     await expectVisible(toast("Session deleted"));
@@ -147,7 +147,7 @@ describe.skipIf(!chromiumAvailable)("admin users page in Chromium", () => {
     await table().getByRole("button", { name: "Username" }).click();
     await expect.poll(names).toEqual(["dee", "cy", "bob", "ada"]);
     await page.getByRole("searchbox", { name: "Search" }).fill("analytical");
-    await expect.poll(names).toEqual(["ada"]);
+    await expect.poll(names, { timeout: 10_000 }).toEqual(["ada"]);
     await page.getByRole("searchbox", { name: "Search" }).fill("");
 
     const bob = new ApiClient(suite.url());
