@@ -2,14 +2,16 @@
  * `postern db copy`: copies a SQLite database into an empty PostgreSQL database (issue #12 item 5;
  * docs/operations.md "Moving to PostgreSQL", docs/decisions.md "PostgreSQL schema").
  *
- * The target is checked first: a target where any Postern table (other than `change_counters`) holds
+ * The target is checked first: a target where any Postern table (other than those the migrations seed) holds
  * a row is refused with nothing changed. Then the target is migrated (server/drizzle-pg) and every
  * table is copied, parents before children (foreign-key order), in batches read from one SQLite read
  * transaction (a consistent snapshot; a running server can keep writing) and written in one
  * PostgreSQL transaction (all or nothing). Rows pass through drizzle on both sides with the same JS
  * keys, so booleans, epoch-ms numbers and JSON values keep their JS values. The identity sequences
- * (`audit_log.id`, `grant_status_history.id`) are set past the copied ids, and the change counters
- * take the SQLite values.
+ * (`audit_log.id`, `grant_status_history.id`) are set past the copied ids, and the tables the migrations seed
+ * (the change counters, the audit log's followers) are copied last, taking the SQLite values: while the other
+ * tables are copied the followers are the migration's (none active), so the audit log's trigger queues nothing
+ * and the audit outbox is copied as it is.
  */
 import { getTableColumns, getTableName, is, sql } from "drizzle-orm";
 import { getTableConfig, PgTable } from "drizzle-orm/pg-core";
@@ -46,8 +48,15 @@ export class TargetNotEmptyError extends Error {
 export const DEFAULT_COPY_BATCH = 500;
 /** PostgreSQL's limit of bind parameters in one statement. */
 const MAX_PARAMETERS = 65_535;
-/** Counters the migrations seed and the triggers raise: overwritten, not counted as data. */
-const COUNTERS = getTableName(schemaPg.changeCounters);
+/**
+ * Tables the migrations seed, by name, with their key column: not counted as data, copied last, each row
+ * overwriting the seeded one (the counters the triggers raise while the rest is copied; the followers, so the
+ * audit log's trigger queues nothing during the copy).
+ */
+const SEEDED = new Map<string, PgColumn>([
+  [getTableName(schemaPg.changeCounters), schemaPg.changeCounters.name],
+  [getTableName(schemaPg.auditFollowers), schemaPg.auditFollowers.name],
+]);
 
 const pgTables = Object.values(schemaPg as Record<string, unknown>).filter((t): t is PgTable => is(t, PgTable));
 const sqliteTables = new Map(
@@ -80,12 +89,12 @@ export function tablesInForeignKeyOrder(): PgTable[] {
   return ordered;
 }
 
-/** The Postern tables of the target that exist and hold a row (`change_counters` aside). */
+/** The Postern tables of the target that exist and hold a row (the SEEDED ones aside). */
 async function tablesWithRows(target: PgDb): Promise<string[]> {
   const found: string[] = [];
   for (const table of pgTables) {
     const name = getTableName(table);
-    if (name === COUNTERS) continue;
+    if (SEEDED.has(name)) continue;
     const exists = await target.execute<{ t: string | null }>(sql`SELECT to_regclass(${`public.${name}`})::text AS t`);
     if (!exists.rows[0]?.t) continue;
     const rows = await target.execute(sql`SELECT 1 FROM ${table} LIMIT 1`);
@@ -123,9 +132,10 @@ export async function copySqliteToPostgres(
         const now = await tablesWithRows(ptx as unknown as PgDb);
         if (now.length > 0) throw new TargetNotEmptyError(now);
         const copied: CopiedTable[] = [];
-        // The counters last: the triggers raise them while the other tables are copied.
-        const order = tablesInForeignKeyOrder();
-        order.push(...order.splice(order.indexOf(schemaPg.changeCounters), 1));
+        // The seeded tables last (see SEEDED).
+        const seeded = (t: PgTable) => SEEDED.has(getTableName(t));
+        const all = tablesInForeignKeyOrder();
+        const order = [...all.filter((t) => !seeded(t)), ...all.filter(seeded)];
         for (const pgTable of order) {
           const name = getTableName(pgTable);
           const sqliteTable = sqliteTables.get(name);
@@ -145,11 +155,14 @@ export async function copySqliteToPostgres(
             after = page[page.length - 1]!._rowid;
             const values = page.map(({ _rowid, ...row }) => row);
             try {
-              if (name === COUNTERS) {
-                await ptx
-                  .insert(schemaPg.changeCounters)
-                  .values(values as (typeof schemaPg.changeCounters.$inferInsert)[])
-                  .onConflictDoUpdate({ target: schemaPg.changeCounters.name, set: { value: sql`excluded.value` } });
+              const key = SEEDED.get(name);
+              if (key) {
+                const set = Object.fromEntries(
+                  Object.entries(getTableColumns(pgTable))
+                    .filter(([, column]) => column !== key)
+                    .map(([field, column]) => [field, sql.raw(`excluded."${column.name}"`)]),
+                );
+                await ptx.insert(pgTable).values(values).onConflictDoUpdate({ target: key, set });
               } else {
                 await ptx.insert(pgTable).values(values);
               }

@@ -427,13 +427,24 @@ export const webhookDeliveries = pgTable(
   ],
 );
 
-/** Where the webhook dispatcher stands in the audit log (schema.ts `webhookCursor`). */
-export const webhookCursor = pgTable("webhook_cursor", {
-  // An INTEGER PRIMARY KEY is SQLite's rowid, numbered when not given: an identity here.
-  id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-  auditId: bigint("audit_id", { mode: "number" }).notNull(),
+/** The audit log's followers (schema.ts `auditFollowers`). */
+export const auditFollowers = pgTable("audit_followers", {
+  name: text("name").primaryKey(),
+  active: boolean("active").notNull().default(false),
 });
 
+/** Audit entries waiting for a follower (schema.ts `auditOutbox`). */
+export const auditOutbox = pgTable(
+  "audit_outbox",
+  {
+    follower: text("follower").notNull(),
+    auditId: bigint("audit_id", { mode: "number" })
+      .notNull()
+      .references(() => auditLog.id, { onDelete: "cascade" }),
+    claimedUntil: epochMs("claimed_until"),
+  },
+  (t) => [primaryKey({ columns: [t.follower, t.auditId] }), index("audit_outbox_audit_idx").on(t.auditId)],
+);
 /** WebAuthn passkeys of users and admins (schema.ts `passkeys`; issue #14 item 2). */
 export const passkeys = pgTable(
   "passkeys",

@@ -470,11 +470,31 @@ export const webhookDeliveries = sqliteTable(
   ],
 );
 
-/** Where the webhook dispatcher stands in the audit log: one row, `auditId` the last entry it turned into deliveries. */
-export const webhookCursor = sqliteTable("webhook_cursor", {
-  id: integer("id").primaryKey(),
-  auditId: integer("audit_id").notNull(),
+/**
+ * The audit log's followers (docs/decisions.md "Following the audit log"): `gelf` (the GELF forwarder) and `webhooks`
+ * (the webhook dispatcher's collection). While a follower is `active`, a trigger on `audit_log` queues each new
+ * entry for it in `audit_outbox`, in the entry's own transaction. The migration seeds both rows.
+ */
+export const auditFollowers = sqliteTable("audit_followers", {
+  name: text("name").primaryKey(),
+  active: integer("active", { mode: "boolean" }).notNull().default(false),
 });
+
+/**
+ * Audit entries waiting for a follower: one row per (follower, entry), deleted once the follower has handled the
+ * entry. `claimedUntil` (epoch ms) is the lease of a batch the follower is sending (null: not claimed).
+ */
+export const auditOutbox = sqliteTable(
+  "audit_outbox",
+  {
+    follower: text("follower").notNull(),
+    auditId: integer("audit_id")
+      .notNull()
+      .references(() => auditLog.id, { onDelete: "cascade" }),
+    claimedUntil: integer("claimed_until"),
+  },
+  (t) => [primaryKey({ columns: [t.follower, t.auditId] }), index("audit_outbox_audit_idx").on(t.auditId)],
+);
 
 /**
  * Passkeys (WebAuthn credentials) as a second factor beside TOTP (issue #14 item 2; docs/decisions.md

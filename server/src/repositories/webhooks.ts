@@ -178,17 +178,8 @@ export async function pruneDeliveries(q: Q, webhookId: string, keep: number): Pr
   return deleted.length;
 }
 
-/** The dispatcher's position: the last audit entry turned into deliveries, or null before its first run. */
-export async function getCursor(q: Q): Promise<number | null> {
-  const { webhookCursor } = tablesOf(q);
-  return (await q.select().from(webhookCursor).where(eq(webhookCursor.id, 1)).limit(1))[0]?.auditId ?? null;
-}
-
-/** Stores the dispatcher's position. */
-export async function setCursor(q: Q, auditId: number): Promise<void> {
-  const { webhookCursor } = tablesOf(q);
-  await q
-    .insert(webhookCursor)
-    .values({ id: 1, auditId })
-    .onConflictDoUpdate({ target: webhookCursor.id, set: { auditId } });
+/** Whether any webhook is enabled (then the audit log is followed for the webhooks). */
+export async function anyEnabledWebhook(q: Q): Promise<boolean> {
+  const { webhooks } = tablesOf(q);
+  return (await q.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.enabled, true)).limit(1)).length > 0;
 }

@@ -20,10 +20,12 @@ import {
   secretPurpose,
 } from "../../services/webhooks/dispatcher.ts";
 import { dueDeliveryIds } from "../../repositories/webhooks.ts";
+import { dialectOf } from "../../db/index.ts";
+import { AuditAction, writeAudit } from "../../services/audit.ts";
 import { apiRequest, createHarness, seedLoop, signInAdmin } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
 
-const { auditLog, webhookDeliveries, webhooks } = testTables;
+const { auditLog, auditOutbox, webhookDeliveries, webhooks } = testTables;
 
 let h: Harness;
 let seed: Seeded;
@@ -150,9 +152,47 @@ describe("events and deliveries", () => {
       type: "grant.granted",
       data: { Action: "clickedToGrant", UserName: "alice", ACL: expect.any(String) as unknown },
     });
-    // Collecting again (a restart before the cursor was stored) inserts nothing twice.
+    // Collecting again inserts nothing twice.
     await h.services.webhookDispatcher.collect();
     expect(await deliveryRows()).toHaveLength(4);
+  });
+
+  it("follows the audit log only while a webhook is enabled", async () => {
+    const queued = async () => await h.services.db.select().from(auditOutbox);
+    expect(await queued()).toEqual([]);
+    const hook = await create({ Events: ["user.signin"] });
+    await apiRequest(h, "POST", "/api/login", { UserName: "alice", Password: "alice-password" });
+    expect((await queued()).length).toBeGreaterThan(0);
+    expect((await call("PUT", `/${hook.ID}`, { Enabled: false })).status).toBe(200);
+    expect(await queued()).toEqual([]);
+    await apiRequest(h, "POST", "/api/login", { UserName: "alice", Password: "alice-password" });
+    expect(await queued()).toEqual([]);
+    await h.services.webhookDispatcher.collect();
+    expect((await deliveryRows()).filter((d) => d.eventType === "user.signin")).toEqual([]);
+  });
+
+  it("raises the event of an entry whose transaction commits after a later-numbered one was collected (PostgreSQL)", async (ctx) => {
+    if (dialectOf(h.services.db) !== "postgres") ctx.skip(); // SQLite writes one transaction at a time
+    const hook = await create({ Events: ["user.signin"] });
+    let commit!: () => void;
+    let written!: () => void;
+    const isWritten = new Promise<void>((r) => (written = r));
+    const open = h.services.db.transaction(async (tx) => {
+      await writeAudit(tx, { action: AuditAction.userLoggedIn, at: h.clock.now(), userName: "numbered first" });
+      written();
+      await new Promise<void>((r) => (commit = r));
+    });
+    await isWritten;
+    await writeAudit(h.services.db, { action: AuditAction.userLoggedIn, at: h.clock.now(), userName: "second" });
+    await h.services.webhookDispatcher.collect();
+    commit();
+    await open;
+    await h.services.webhookDispatcher.collect();
+    const signIns = (await deliveryRows()).filter((d) => d.webhookId === hook.ID && d.eventType === "user.signin");
+    expect(signIns.map((d) => (JSON.parse(d.payload) as { data: { UserName: string } }).data.UserName).sort()).toEqual([
+      "numbered first",
+      "second",
+    ]);
   });
 
   it("keeps the outbox across a restart and retries on the schedule under the same webhook-id", async () => {

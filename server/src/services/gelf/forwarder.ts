@@ -1,26 +1,30 @@
 /**
  * GELF forwarding of the audit log (docs/reference.md admin-console §3 GELFListenerURL, §5 "Logging ... log
  * listener"). While GELFListenerURL is set, every audit entry is sent to that listener as a GELF 1.1
- * message (see message.ts), in the order written.
+ * message (see message.ts), lowest sequence number first.
  *
- * The forwarder tails the audit table by sequence number instead of hooking the writer: it polls
- * every second for entries above the last one forwarded, sends them in bounded batches, and stores
- * the last forwarded number in the GELFForwardedID setting after each batch. So an entry is sent only
- * once its transaction committed (a rolled-back change is never sent), and a restart resumes where
- * the previous process stopped. Delivery is at-most-once past the hand-over to the operating system
- * (GELF has no acknowledgements): a connection that breaks may lose what was in flight; a listener
- * that cannot be reached delays forwarding (retried with backoff) but loses nothing.
+ * The forwarder follows the audit log through its queue (repositories/audit-outbox.ts; docs/decisions.md
+ * "Following the audit log"): while forwarding is on, a trigger queues every entry for it in the entry's own
+ * transaction, so an entry is sent only once its transaction committed (a rolled-back change is never sent),
+ * none is skipped when transactions commit out of order, and a restart resumes with what is still queued. Every
+ * second it claims a bounded batch (a lease of LEASE_MS; while one replica's batch is leased the others send
+ * nothing, so one replica sends at a time, in order, and each entry once), sends it, and removes it from the
+ * queue; GELFForwardedID keeps the highest number sent. Delivery is at-most-once past the hand-over to the
+ * operating system (GELF has no acknowledgements): a connection that breaks may lose what was in flight; a
+ * listener that cannot be reached delays forwarding (the batch goes back to the queue, retried with backoff)
+ * but loses nothing, and a replica that dies mid-send leaves its batch to the others once the lease runs out.
  *
- * Enabling (a URL appears while GELFForwardedID is -1, "not forwarding") starts with the entries of
+ * Enabling (a URL appears while GELFForwardedID is -1, "not forwarding") starts the queue with the entries of
  * the last `startWindowMs` (the change that set the URL and anything written since); clearing the URL
- * stops forwarding and resets GELFForwardedID to -1. Changing the URL or GELFCACertificate reconnects and
- * continues from the stored position.
+ * stops forwarding, drops the queue and resets GELFForwardedID to -1. Changing the URL or GELFCACertificate
+ * reconnects and continues with the queue.
  */
 import { hostname } from "node:os";
 import type { Db } from "../../db/index.ts";
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../logger.ts";
 import * as auditRepo from "../../repositories/audit.ts";
+import * as outbox from "../../repositories/audit-outbox.ts";
 import { getSetting, setSetting } from "../settings.ts";
 import { encodeGelf, gelfMessage } from "./message.ts";
 import { openTransport, parseGelfUrl } from "./transport.ts";
@@ -28,6 +32,8 @@ import type { GelfTarget, GelfTransport, TransportTimeouts } from "./transport.t
 
 /** GELFForwardedID while forwarding is off. */
 const NOT_FORWARDING = -1;
+/** How long a claimed batch is this replica's to send, ms (more than a connect and a write take at most). */
+export const LEASE_MS = 60_000;
 
 /** Options of the forwarder. Every duration is in milliseconds. */
 export interface GelfForwarderOptions {
@@ -138,8 +144,7 @@ export class GelfForwarder {
         this.disconnect();
         this.failures = 0;
         this.retryAt = 0;
-        if ((await getSetting(this.db, "GELFForwardedID")) !== NOT_FORWARDING)
-          await setSetting(this.db, "GELFForwardedID", NOT_FORWARDING);
+        if ((await getSetting(this.db, "GELFForwardedID")) !== NOT_FORWARDING) await this.stopForwarding();
         return 0;
       }
       const target = parseGelfUrl(url);
@@ -156,20 +161,29 @@ export class GelfForwarder {
       const ca = await getSetting(this.db, "GELFCACertificate");
       const wanted = `${url}\n${ca}`;
       if (this.connectedFor !== wanted && this.transport) this.disconnect();
-      let cursor = await getSetting(this.db, "GELFForwardedID");
-      if (cursor < 0) {
-        cursor = await auditRepo.maxAuditIdBefore(this.db, this.clock.now() - this.startWindowMs);
-        await setSetting(this.db, "GELFForwardedID", cursor);
-      }
+      if ((await getSetting(this.db, "GELFForwardedID")) < 0 || !(await outbox.followerActive(this.db, "gelf")))
+        await this.startForwarding();
       if (Date.now() < this.retryAt) return 0;
       for (let batch = 0; batch < this.maxBatchesPerPoll; batch++) {
-        const rows = await auditRepo.auditEntriesAfterId(this.db, cursor, this.batchSize);
+        const now = this.clock.now();
+        const rows = await this.db.transaction(
+          async (tx) => await outbox.claimQueued(tx, "gelf", now, now + LEASE_MS, this.batchSize),
+        );
         const last = rows.at(-1);
         if (!last) return sent;
-        const transport = await this.connect(target, ca, wanted);
-        await transport.send(rows.map((row) => encodeGelf(gelfMessage(row, this.host))));
-        cursor = last.id;
-        await setSetting(this.db, "GELFForwardedID", cursor);
+        const ids = rows.map((row) => row.id);
+        try {
+          const transport = await this.connect(target, ca, wanted);
+          await transport.send(rows.map((row) => encodeGelf(gelfMessage(row, this.host))));
+        } catch (err) {
+          await outbox.unclaimQueued(this.db, "gelf", ids);
+          throw err;
+        }
+        await this.db.transaction(async (tx) => {
+          await outbox.removeQueued(tx, "gelf", ids);
+          const highest = Math.max(...ids);
+          if (highest > (await getSetting(tx, "GELFForwardedID"))) await setSetting(tx, "GELFForwardedID", highest);
+        });
         sent += rows.length;
         if (this.failures > 0) this.log.info({ url }, "GELF forwarding resumed");
         this.failures = 0;
@@ -188,6 +202,30 @@ export class GelfForwarder {
       else this.log.debug(fields, "GELF forwarding failed again");
       return sent;
     }
+  }
+
+  /**
+   * Turns forwarding on: queues the entries numbered after the last one written before the start window (so a
+   * forwarder turned off and on again within the window sends those again); the trigger queues every later one.
+   */
+  private async startForwarding(): Promise<void> {
+    const since = this.clock.now() - this.startWindowMs;
+    await this.db.transaction(async (tx) => {
+      const forwarded = await getSetting(tx, "GELFForwardedID");
+      const activated = await outbox.setFollowerActive(tx, "gelf", true);
+      if (forwarded >= 0 && !activated) return; // another replica turned it on
+      const start = await auditRepo.maxAuditIdBefore(tx, since);
+      await outbox.queueEntriesAfter(tx, "gelf", start);
+      if (forwarded < 0) await setSetting(tx, "GELFForwardedID", start);
+    });
+  }
+
+  /** Turns forwarding off: nothing more is queued, the queue is dropped, GELFForwardedID is -1. */
+  private async stopForwarding(): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await outbox.setFollowerActive(tx, "gelf", false);
+      await setSetting(tx, "GELFForwardedID", NOT_FORWARDING);
+    });
   }
 
   private async connect(target: GelfTarget, ca: string, wanted: string): Promise<GelfTransport> {

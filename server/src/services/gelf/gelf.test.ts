@@ -13,7 +13,9 @@ import { createLogger } from "../../logger.ts";
 import { AuditAction, writeAudit } from "../audit.ts";
 import type { AuditEntry } from "../audit.ts";
 import { getSetting, setSetting } from "../settings.ts";
-import { GelfForwarder } from "./forwarder.ts";
+import { GelfForwarder, LEASE_MS } from "./forwarder.ts";
+import { dialectOf } from "../../db/index.ts";
+import { claimQueued } from "../../repositories/audit-outbox.ts";
 import type { GelfForwarderOptions } from "./forwarder.ts";
 import { GELF_MAX_BYTES, encodeGelf, gelfMessage } from "./message.ts";
 import { parseGelfUrl } from "./transport.ts";
@@ -388,5 +390,69 @@ describe("GELF forwarding", () => {
     expect(await f.poll()).toBe(1);
     await waitFor(() => udp.messages.length === 2, "two datagrams");
     expect(descriptions(udp.messages)).toEqual(["before", "after"]);
+  });
+
+  it("sends each entry once when several replicas forward at the same time", async () => {
+    const udp = await udpListener();
+    await setSetting(h.services.db, "GELFListenerURL", `udp://127.0.0.1:${udp.port}`);
+    const [a, b] = [forwarder({ batchSize: 4 }), forwarder({ batchSize: 4 })];
+    await Promise.all([a.poll(), b.poll()]);
+    for (let i = 0; i < 30; i++) await write({ description: `entry ${i}` });
+    let sent = 0;
+    for (let round = 0; round < 40 && sent < 30; round++) {
+      const [x, y] = await Promise.all([a.poll(), b.poll()]);
+      sent += x + y;
+    }
+    expect(sent).toBe(30);
+    await waitFor(() => udp.messages.length >= 30, "30 datagrams");
+    await new Promise((r) => setTimeout(r, 50));
+    expect(udp.messages.map((m) => m._audit_id).sort((x, y) => x - y)).toEqual(
+      [...new Set(udp.messages.map((m) => m._audit_id))].sort((x, y) => x - y),
+    );
+    expect(new Set(descriptions(udp.messages)).size).toBe(30);
+  });
+
+  it("leaves the batch of a sender that died to another once its lease has run out", async () => {
+    const udp = await udpListener();
+    await setSetting(h.services.db, "GELFListenerURL", `udp://127.0.0.1:${udp.port}`);
+    const f = forwarder();
+    expect(await f.poll()).toBe(0);
+    await write({ description: "claimed by a replica that died" });
+    const now = h.clock.now();
+    // Another replica claims the entry and dies before sending it.
+    expect(
+      await h.services.db.transaction(async (tx) => await claimQueued(tx, "gelf", now, now + LEASE_MS, 10)),
+    ).toHaveLength(1);
+    await write({ description: "next" });
+    expect(await f.poll()).toBe(0);
+    h.clock.advance(LEASE_MS + 1);
+    expect(await f.poll()).toBe(2);
+    await waitFor(() => udp.messages.length === 2, "two datagrams");
+    expect(descriptions(udp.messages)).toEqual(["claimed by a replica that died", "next"]);
+  });
+
+  it("sends an entry whose transaction commits after a later-numbered entry was sent (PostgreSQL)", async (ctx) => {
+    if (dialectOf(h.services.db) !== "postgres") ctx.skip(); // SQLite writes one transaction at a time
+    const udp = await udpListener();
+    await setSetting(h.services.db, "GELFListenerURL", `udp://127.0.0.1:${udp.port}`);
+    const f = forwarder();
+    expect(await f.poll()).toBe(0);
+    let commit!: () => void;
+    let written!: () => void;
+    const isWritten = new Promise<void>((r) => (written = r));
+    const open = h.services.db.transaction(async (tx) => {
+      await writeAudit(tx, { action: AuditAction.userLoggedIn, at: h.clock.now(), description: "numbered first" });
+      written();
+      await new Promise<void>((r) => (commit = r));
+    });
+    await isWritten;
+    await write({ description: "numbered second, committed first" });
+    expect(await f.poll()).toBe(1);
+    commit();
+    await open;
+    expect(await f.poll()).toBe(1);
+    await waitFor(() => udp.messages.length === 2, "two datagrams");
+    expect(descriptions(udp.messages)).toEqual(["numbered second, committed first", "numbered first"]);
+    expect(udp.messages[1]!._audit_id).toBeLessThan(udp.messages[0]!._audit_id);
   });
 });

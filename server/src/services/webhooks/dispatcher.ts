@@ -2,10 +2,12 @@
  * The event webhook dispatcher (issue #14 item 4; docs/decisions.md "Event webhooks"). Two steps, both off the
  * request path:
  *
- * 1. Collect: it follows the audit log by sequence number (like the GELF forwarder), turns each committed entry
- *    that raises an event (events.ts) into one outbox row per enabled webhook that subscribes to it, and stores
- *    its position (`webhook_cursor`). A rolled-back change wrote no entry, so it raises no event. The outbox rows
- *    are unique per (webhook, entry): collecting again after a crash inserts nothing twice.
+ * 1. Collect: it takes the audit entries queued for it (repositories/audit-outbox.ts: while a webhook is enabled, a
+ *    trigger queues every entry in the entry's own transaction; docs/decisions.md "Following the audit log") and
+ *    turns each that raises an event (events.ts) into one outbox row per enabled webhook that subscribes to it,
+ *    in one transaction. A rolled-back change wrote no entry, so it raises no event; an entry that commits after
+ *    a higher one was taken is still taken. The outbox rows are unique per (webhook, entry): collecting again
+ *    inserts nothing twice.
  * 2. Deliver: every pending row that is due is claimed (its next attempt moved out by a lease, so a crash mid-
  *    attempt retries it later), POSTed as JSON signed the Standard Webhooks way with a bounded timeout, and its
  *    outcome recorded: a 2xx answer delivers it; anything else (another status, a redirect, a timeout, a refused
@@ -23,7 +25,7 @@ import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../logger.ts";
 import type { SecretBox } from "../secrets/at-rest.ts";
 import { auditWritten } from "../audit.ts";
-import * as auditRepo from "../../repositories/audit.ts";
+import * as auditOutbox from "../../repositories/audit-outbox.ts";
 import * as repo from "../../repositories/webhooks.ts";
 import type { NewWebhookDelivery, WebhookDeliveryRow } from "../../repositories/webhooks.ts";
 import { eventTypeOf, payloadOf, subscribes } from "./events.ts";
@@ -180,7 +182,7 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Turns the audit entries after the cursor into outbox rows (see the module comment), in one
+   * Turns the audit entries queued for the webhooks into outbox rows (see the module comment), in one
    * transaction that replicas take in turn (repositories/jobs.ts): returns how many were queued, 0 when
    * another replica is collecting.
    */
@@ -192,33 +194,17 @@ export class WebhookDispatcher {
 
   /** `collect`'s work, inside its transaction (the root handle's statements run in it). */
   private async collectBatches(): Promise<number> {
-    // Read before the webhooks: a webhook created after this point starts at or after `limit` (its sinceAuditId).
-    const limit = await auditRepo.maxAuditId(this.db);
     const hooks = await repo.listEnabledWebhooks(this.db);
-    let cursor = await repo.getCursor(this.db);
-    if (cursor === null) {
-      // First run: start where the oldest webhook started (nothing earlier is anyone's).
-      cursor = hooks.length > 0 ? Math.min(...hooks.map((h) => h.sinceAuditId)) : limit;
-      await repo.setCursor(this.db, cursor);
-    }
     let queued = 0;
     for (;;) {
-      if (hooks.length === 0) {
-        // Nothing subscribes: skip ahead (a webhook created later starts after its own sinceAuditId anyway).
-        if (limit > cursor) await repo.setCursor(this.db, limit);
-        return 0;
-      }
-      if (cursor >= limit) return queued;
-      const batch = await auditRepo.auditEntriesAfterId(this.db, cursor, this.batchSize);
-      const rows = batch.filter((row) => row.id <= limit);
-      const last = rows.at(-1);
-      if (!last) return queued;
+      const rows = await auditOutbox.takeQueued(this.db, "webhooks", this.batchSize);
       const deliveries: NewWebhookDelivery[] = [];
       for (const row of rows) {
         const type = eventTypeOf(row.action);
         if (!type) continue;
         const payload = JSON.stringify(payloadOf(type, row));
         for (const hook of hooks) {
+          // An entry numbered before the webhook existed (a transaction older than it) is not its event.
           if (row.id <= hook.sinceAuditId || !subscribes(hook.events, type)) continue;
           deliveries.push({
             id: randomUUID(),
@@ -234,10 +220,8 @@ export class WebhookDispatcher {
         }
       }
       await repo.insertDeliveries(this.db, deliveries);
-      await repo.setCursor(this.db, last.id);
-      cursor = last.id;
       queued += deliveries.length;
-      if (batch.length < this.batchSize) return queued;
+      if (rows.length < this.batchSize) return queued;
     }
   }
 

@@ -19,6 +19,7 @@ import type { Clock } from "../../clock.ts";
 import { iso } from "../../clock.ts";
 import { AppError } from "../../errors.ts";
 import * as auditRepo from "../../repositories/audit.ts";
+import * as auditOutbox from "../../repositories/audit-outbox.ts";
 import * as repo from "../../repositories/webhooks.ts";
 import type { WebhookDeliveryRow, WebhookRow } from "../../repositories/webhooks.ts";
 import { AuditAction, writeAudit } from "../audit.ts";
@@ -113,6 +114,7 @@ export class WebhookService {
         sinceAuditId: await auditRepo.maxAuditId(tx),
         createdAt: now,
       });
+      await this.followIfEnabled(tx);
       await this.audit(tx, AuditAction.webhookCreated, actor, body.URL, body.Description);
     });
     return { ...(await this.get(id)), Secret: secret };
@@ -128,6 +130,7 @@ export class WebhookService {
         ...(body.Description !== undefined ? { description: body.Description } : {}),
         ...(body.Enabled !== undefined ? { enabled: body.Enabled } : {}),
       });
+      await this.followIfEnabled(tx);
       await this.audit(tx, AuditAction.webhookUpdated, actor, body.URL ?? row.url, body.Description ?? row.description);
     });
     return await this.get(row.id);
@@ -138,6 +141,7 @@ export class WebhookService {
     const row = await this.require(id);
     await this.db.transaction(async (tx) => {
       await repo.deleteWebhook(tx, row.id);
+      await this.followIfEnabled(tx);
       await this.audit(tx, AuditAction.webhookDeleted, actor, row.url, row.description);
     });
   }
@@ -200,6 +204,14 @@ export class WebhookService {
       CreatedAt: iso(row.createdAt)!,
       LastDelivery: last ? deliveryView(last) : null,
     };
+  }
+
+  /**
+   * Follows the audit log for the webhooks while one is enabled (docs/decisions.md "Following the audit log"), in
+   * the change's transaction `tx`, before its audit entry: so that entry is queued too.
+   */
+  private async followIfEnabled(tx: Tx): Promise<void> {
+    await auditOutbox.setFollowerActive(tx, "webhooks", await repo.anyEnabledWebhook(tx));
   }
 
   /**
