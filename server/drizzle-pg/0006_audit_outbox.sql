@@ -1,6 +1,7 @@
--- The audit log's followers (docs/decisions.md "Following the audit log"): the GELF forwarder and the webhook
--- dispatcher's collection no longer follow the log by id (on PostgreSQL a transaction can commit a lower id after a
--- higher one was read; the SQLite migration 0013_audit_outbox); a trigger queues each new entry for every active follower in the entry's own transaction.
+-- The audit log's followers (the SQLite migration 0013_audit_outbox; docs/decisions.md "Following the audit log"):
+-- the GELF forwarder and the webhook dispatcher's collection no longer follow the log by id (a transaction can
+-- commit a lower id after a higher one was read); a trigger queues each new entry for every active follower in the
+-- entry's own transaction.
 CREATE TABLE "audit_followers" (
 	"name" text PRIMARY KEY NOT NULL,
 	"active" boolean DEFAULT false NOT NULL

@@ -50,6 +50,17 @@ export async function queueEntriesAfter(q: Queryable, follower: AuditFollower, a
     .onConflictDoNothing();
 }
 
+/** Whether any entry is queued for `follower` (one indexed read: a follower with nothing to do opens no transaction). */
+export async function anyQueued(q: Queryable, follower: AuditFollower): Promise<boolean> {
+  const { auditOutbox } = tablesOf(q);
+  const rows = await q
+    .select({ id: auditOutbox.auditId })
+    .from(auditOutbox)
+    .where(eq(auditOutbox.follower, follower))
+    .limit(1);
+  return rows.length > 0;
+}
+
 /** The queued entries of `follower` (lowest id first, at most `limit`) with the lease each holds. */
 async function queued(
   q: Queryable,

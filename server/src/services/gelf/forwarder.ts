@@ -165,6 +165,7 @@ export class GelfForwarder {
         await this.startForwarding();
       if (Date.now() < this.retryAt) return 0;
       for (let batch = 0; batch < this.maxBatchesPerPoll; batch++) {
+        if (!(await outbox.anyQueued(this.db, "gelf"))) return sent;
         const now = this.clock.now();
         const rows = await this.db.transaction(
           async (tx) => await outbox.claimQueued(tx, "gelf", now, now + LEASE_MS, this.batchSize),

@@ -184,9 +184,10 @@ export class WebhookDispatcher {
   /**
    * Turns the audit entries queued for the webhooks into outbox rows (see the module comment), in one
    * transaction that replicas take in turn (repositories/jobs.ts): returns how many were queued, 0 when
-   * another replica is collecting.
+   * another replica is collecting. With nothing queued (no webhook enabled, or all taken) it opens no transaction.
    */
   async collect(): Promise<number> {
+    if (!(await auditOutbox.anyQueued(this.db, "webhooks"))) return 0;
     return await this.db.transaction(async (tx) =>
       (await claimJob(tx, "webhook-collect")) ? await this.collectBatches() : 0,
     );
