@@ -20,6 +20,7 @@ import { SessionSummary } from "../components/SessionSummary.tsx";
 import { TopBar } from "../components/TopBar.tsx";
 import { UnlicensedDialog } from "../components/UnlicensedDialog.tsx";
 import { ApprovalRequestDialog } from "../components/ApprovalRequestDialog.tsx";
+import { ApproverInbox } from "../components/ApproverInbox.tsx";
 import { ViewSwitch } from "../components/ViewSwitch.tsx";
 import { useDocumentHead } from "../../ui/hooks/useDocumentHead.ts";
 import { useUserSession } from "../hooks/useUserSession.ts";
@@ -121,6 +122,7 @@ export function DashboardPage({ initialStatus }: { initialStatus: SessionStatus 
       <main className="mx-auto max-w-6xl space-y-8 px-4 py-8 sm:px-6">
         <SessionSummary status={status} />
         <ReferrerNote note={session.referrerNote} />
+        <ApproverInbox enabled={licensed} />
         {passwordChanged ? (
           <p
             role="status"

@@ -15,6 +15,7 @@ import { SessionSummary } from "../components/SessionSummary.tsx";
 import { TopBar } from "../components/TopBar.tsx";
 import { UnlicensedDialog } from "../components/UnlicensedDialog.tsx";
 import { ApprovalRequestDialog } from "../components/ApprovalRequestDialog.tsx";
+import { ApproverInbox } from "../components/ApproverInbox.tsx";
 import { useDocumentHead } from "../../ui/hooks/useDocumentHead.ts";
 import { useUserSession } from "../hooks/useUserSession.ts";
 import { visibleAcls } from "../lib/acl.ts";
@@ -37,6 +38,7 @@ export function HomePage({ initialStatus }: { initialStatus: SessionStatus }) {
       <main className="mx-auto max-w-4xl space-y-8 px-4 py-8 sm:px-6">
         <SessionSummary status={status} />
         <ReferrerNote note={session.referrerNote} />
+        <ApproverInbox enabled={licensed} />
         {session.refreshError !== undefined ? <ErrorMessage message={errorText(i18n, session.refreshError)} /> : null}
         {licensed ? (
           acls.length === 0 ? (
