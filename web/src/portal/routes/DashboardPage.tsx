@@ -3,7 +3,8 @@
  * change password (local accounts) and logout; greeting, address, account expiry; for licensed
  * users a card/list toggle, a search box above 10 ACLs, and either the card view (Favourites; Top
  * above 20 ACLs with the 5 most used; categories, Default shown as "Other" and last) or the list
- * view (Favourite, Category, System, Access). Unlicensed users get the dialog with only Logout.
+ * view (Favourite, Category, System, Access). Unlicensed users get the dialog with only Logout. Group
+ * approvers see the requests waiting for their decision above the Knocs (ApproverInbox).
  */
 import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from "react";
 import { useAtom, useAtomValue } from "jotai";

@@ -2,7 +2,8 @@
  * The older Home (docs/reference.md user-portal §2 "Older home"): greeting, session countdown in hh:mm:ss, current
  * IP and the note to keep the page open; a table of the ACLs with status and a Grant, Revoke or
  * Pending button; the unlicensed dialog with only Logout; status refreshed every 30 s. Used when
- * the NewUserDashboard setting is off. Loaded on demand.
+ * the NewUserDashboard setting is off. Loaded on demand. Group approvers see the requests waiting for their
+ * decision above the table (ApproverInbox).
  */
 import { useMemo } from "react";
 import { Trans, useLingui } from "@lingui/react/macro";
