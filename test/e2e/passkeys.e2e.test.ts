@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { DEFAULT_WEB_DIR } from "../../server/src/index.ts";
 import { testTables } from "../../server/src/testing/database.ts";
 import { chromiumAvailable, expectVisible, launchBrowser, newPage, seriousViolations } from "../support/browser.ts";
+import type { Admin, User } from "@postern/shared";
 import { createUser, startStack } from "../support/stack.ts";
 import type { Stack } from "../support/stack.ts";
 import type { PageOptions } from "../support/browser.ts";
@@ -235,5 +236,82 @@ describe.skipIf(!chromiumAvailable)("passkeys in Chromium", () => {
     await expectVisible(page.getByRole("heading", { name: "Meine Passkeys" }));
     await expectVisible(page.getByRole("button", { name: "Passkey hinzufügen" }));
     expect(await seriousViolations(page), "German My passkeys, dark").toEqual([]);
+  });
+  it("Reset 2FA is offered for passkey-only accounts (users and admins pages) and removes their passkeys", async () => {
+    // A user without TOTP enrols a passkey in the portal.
+    const pia = await createUser(stack, "pia", "pia-password", []);
+    const { page: portal } = await fresh();
+    await portal.goto(base + "/");
+    await portal.getByLabel("Username").fill("pia");
+    await portal.getByLabel("Password").fill("pia-password");
+    await portal.getByRole("button", { name: "Log in" }).click();
+    await portal.waitForURL(/\/home\/new$/);
+    await portal.getByRole("button", { name: "Passkeys" }).click();
+    await enrolInDialog(portal, "Pia's key");
+    await portal.getByTestId("passkeys-dialog").getByRole("button", { name: "Close" }).click();
+    // A second admin without TOTP enrols one on My passkeys.
+    const nina = await stack.admin.ok<string>("POST", "/api/admin/admins", {
+      Name: "Nina",
+      UserName: "nina",
+      AuthType: "local",
+      PlainPassword: "nina-password",
+      ConfirmPassword: "nina-password",
+    });
+    const { page: ninaPage } = await fresh();
+    await ninaPage.goto(base + "/admin");
+    await ninaPage.getByLabel("Username").fill("nina");
+    await ninaPage.getByLabel("Password").fill("nina-password");
+    await ninaPage.getByRole("button", { name: "Log in" }).click();
+    await ninaPage.waitForURL(/\/admin\/home$/);
+    await ninaPage.getByRole("link", { name: "My passkeys" }).click();
+    await ninaPage.getByLabel("Passkey name").fill("Nina's key");
+    await ninaPage.getByRole("button", { name: "Add passkey" }).click();
+    await expectVisible(ninaPage.getByRole("listitem").filter({ hasText: "Nina's key" }));
+
+    // The users' and admins' JSON name the passkeys; TOTP is off for both.
+    expect(await stack.admin.ok<User>("GET", `/api/admin/users/${pia}`)).toMatchObject({
+      TOTPEnabled: false,
+      Passkeys: 1,
+    });
+    expect(await stack.admin.ok<Admin>("GET", `/api/admin/admins/${nina}`)).toMatchObject({
+      TOTPEnabled: false,
+      Passkeys: 1,
+    });
+
+    const { page } = await fresh();
+    await page.goto(base + "/admin");
+    await page.getByLabel("Username").fill("admin");
+    await page.getByLabel("Password").fill("admin-password");
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page.waitForURL(/\/admin\/home$/);
+    for (const [path, name, who] of [
+      ["/admin/users", "pia", "user"],
+      ["/admin/admins", "nina", "admin"],
+    ] as const) {
+      await page.goto(base + path);
+      await page.getByRole("button", { name: `Actions for ${name}` }).click();
+      await page.getByRole("menuitem", { name: "Reset 2FA" }).click();
+      const confirm = page.getByRole("alertdialog", { name: "Reset 2FA" });
+      await expectVisible(confirm.getByText("Their passkey is removed."));
+      await expectVisible(confirm.getByText("signs in with the password alone until they add a passkey again"));
+      expect(await seriousViolations(page), `Reset 2FA of a passkey-only ${who}`).toEqual([]);
+      await confirm.getByRole("button", { name: "Reset 2FA" }).click();
+      await expectVisible(page.getByTestId("toast").filter({ hasText: "Two-factor authentication reset" }));
+      // Nothing left to reset: the action is no longer offered.
+      await page.getByRole("button", { name: `Actions for ${name}` }).click();
+      await expectVisible(page.getByRole("menuitem", { name: "Delete" }));
+      expect(await page.getByRole("menuitem", { name: "Reset 2FA" }).count()).toBe(0);
+      await page.keyboard.press("Escape");
+    }
+    expect((await stack.admin.ok<User>("GET", `/api/admin/users/${pia}`)).Passkeys).toBe(0);
+    expect((await stack.admin.ok<Admin>("GET", `/api/admin/admins/${nina}`)).Passkeys).toBe(0);
+
+    // Pia's next sign-in owes no second factor.
+    await portal.getByRole("button", { name: "Logout" }).click();
+    await expectVisible(portal.getByLabel("Username"));
+    await portal.getByLabel("Username").fill("pia");
+    await portal.getByLabel("Password").fill("pia-password");
+    await portal.getByRole("button", { name: "Log in" }).click();
+    await portal.waitForURL(/\/home\/new$/);
   });
 });

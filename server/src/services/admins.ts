@@ -6,7 +6,7 @@
  * their own 2FA. Turning LoginEnabled off or deleting an admin ends their admin sessions. Reads
  * never carry password hashes or TOTP secrets.
  */
-import { deleteAllPasskeys } from "../repositories/passkeys.ts";
+import { countPasskeys, deleteAllPasskeys } from "../repositories/passkeys.ts";
 import { Errors } from "@postern/shared";
 import type { Admin, AdminSession, AdminWrite } from "@postern/shared";
 import { iso } from "../clock.ts";
@@ -29,13 +29,14 @@ const PASSWORD_REQUIRED = "PlainPassword: Must be between 8 and 64 characters";
 
 /** Admins: CRUD, 2FA reset and their sessions. */
 export class AdminService extends Service {
-  private toWire(row: repo.AdminRow): Admin {
+  private async toWire(row: repo.AdminRow): Promise<Admin> {
     return {
       ID: row.id,
       Name: row.name,
       UserName: row.userName,
       AuthType: row.authType,
       TOTPEnabled: row.totpEnabled,
+      Passkeys: await countPasskeys(this.db, "admin", row.id),
       LoginEnabled: row.loginEnabled,
       ThirdPartyAuth: { DN: row.dn },
       CreatedAt: iso(row.createdAt) ?? "",
@@ -45,14 +46,14 @@ export class AdminService extends Service {
 
   /** Lists every admin by user name (GET /admin/admins). */
   async list(): Promise<Admin[]> {
-    return (await repo.listAdmins(this.db)).map((r) => this.toWire(r));
+    return await Promise.all((await repo.listAdmins(this.db)).map((r) => this.toWire(r)));
   }
 
   /** Reads one admin (GET /admin/admins/{id}); 404 Not found when unknown. */
   async get(id: string): Promise<Admin> {
     const row = await repo.getAdmin(this.db, id);
     if (!row) throw new AppError(Errors.notFound, "admin");
-    return this.toWire(row);
+    return await this.toWire(row);
   }
 
   /** The admin's live sessions, oldest first (GET /admin/admins/{id}/sessions); 404 when unknown. */

@@ -4,7 +4,7 @@
  * need a DN, on create and update (`userWriteProblem`). SAML users cannot be edited (the IdP owns
  * them); created here they count against the licence like any user. Removing an ACL from a user, disabling or deleting the user ends the affected grants.
  */
-import { deleteAllPasskeys } from "../repositories/passkeys.ts";
+import { countPasskeys, deleteAllPasskeys } from "../repositories/passkeys.ts";
 import { userWriteProblem, Errors } from "@postern/shared";
 import type { User, UserAcl, UserSession, UserWrite } from "@postern/shared";
 import type { Tx } from "../db/index.ts";
@@ -35,6 +35,7 @@ export class UserService extends Service {
       SessionLimit: row.sessionLimit,
       AuthType: row.authType,
       TOTPEnabled: row.totpEnabled,
+      Passkeys: await countPasskeys(this.db, "user", row.id),
       ValidUntil: iso(row.validUntil),
       ThirdPartyAuth: { DN: row.dn },
       AclIds: await repo.directAclIds(this.db, row.id),

@@ -79,6 +79,8 @@ export const UserSchema = z.object({
   SessionLimit: z.number().int().nullable(),
   AuthType: UserAuthTypeSchema,
   TOTPEnabled: z.boolean(),
+  /** How many passkeys the user has enrolled (Reset 2FA clears them with the TOTP secret). */
+  Passkeys: z.number().int(),
   ValidUntil: z.string().nullable(),
   ThirdPartyAuth: z.object({ DN: z.string() }),
   AclIds: z.array(IdSchema),

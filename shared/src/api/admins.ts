@@ -41,6 +41,8 @@ export const AdminSchema = z.object({
   UserName: z.string(),
   AuthType: AdminAuthTypeSchema,
   TOTPEnabled: z.boolean(),
+  /** How many passkeys the admin has enrolled (Reset 2FA clears them with the TOTP secret). */
+  Passkeys: z.number().int(),
   LoginEnabled: z.boolean(),
   ThirdPartyAuth: z.object({ DN: z.string() }),
   CreatedAt: z.string(),

@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { apiRequest, createHarness, signInAdmin } from "../../testing/harness.ts";
 import type { Harness } from "../../testing/harness.ts";
 import { testTables } from "../../testing/database.ts";
+import { insertPasskey } from "../../repositories/passkeys.ts";
 
 const { admins, auditLog } = testTables;
 
@@ -69,6 +70,7 @@ describe("admins CRUD", () => {
         "LastLogin",
         "LoginEnabled",
         "Name",
+        "Passkeys",
         "TOTPEnabled",
         "ThirdPartyAuth",
         "UserName",
@@ -322,6 +324,24 @@ describe("2FA reset", () => {
       body: { Err: "Not found" },
     });
     expect(await audited("totpReset")).toEqual(["admin bob"]);
+  });
+
+  it("names an admin's passkeys (Passkeys); the reset of a passkey-only admin removes them", async () => {
+    const { id } = await bob({ TOTPEnabled: false });
+    await insertPasskey(h.services.db, "admin", id, {
+      id: "p1",
+      name: "key",
+      credentialId: "cred-p1",
+      publicKey: "pk",
+      deviceType: "singleDevice",
+      createdAt: 1,
+    });
+    expect((await req("GET", `/api/admin/admins/${id}`)).body).toMatchObject({ TOTPEnabled: false, Passkeys: 1 });
+    const listed = (await req("GET", "/api/admin/admins")).body as { ID: string; Passkeys: number }[];
+    expect(listed.find((a) => a.ID === id)?.Passkeys).toBe(1);
+    expect(listed.find((a) => a.ID === rootId)?.Passkeys).toBe(0);
+    expect((await req("DELETE", `/api/admin/admins/${id}/totpToken`)).status).toBe(204);
+    expect((await req("GET", `/api/admin/admins/${id}`)).body).toMatchObject({ Passkeys: 0 });
   });
 
   it("forgets the TOTP secret when an admin's 2FA is turned off", async () => {

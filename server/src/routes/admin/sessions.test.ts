@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { apiRequest, createHarness, seedLoop, signInAdmin } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
 import { testTables } from "../../testing/database.ts";
+import { insertPasskey } from "../../repositories/passkeys.ts";
 
 const { auditLog, grants, users, userSessions } = testTables;
 
@@ -245,6 +246,30 @@ describe("user extras", () => {
       body: { Err: "Not found" },
     });
     expect((await audit("totpReset")).map((e) => [e.userName, e.adminName])).toEqual([["alice", "root"]]);
+  });
+
+  it("names a user's passkeys (Passkeys); the reset of a passkey-only user removes them", async () => {
+    expect((await req("GET", `/api/admin/users/${seed.userId}`)).body).toMatchObject({
+      TOTPEnabled: false,
+      Passkeys: 0,
+    });
+    for (const id of ["p1", "p2"])
+      await insertPasskey(h.services.db, "user", seed.userId, {
+        id,
+        name: `key ${id}`,
+        credentialId: `cred-${id}`,
+        publicKey: "pk",
+        deviceType: "singleDevice",
+        createdAt: 1,
+      });
+    expect((await req("GET", `/api/admin/users/${seed.userId}`)).body).toMatchObject({
+      TOTPEnabled: false,
+      Passkeys: 2,
+    });
+    const listed = (await req("GET", "/api/admin/users")).body as { ID: string; Passkeys: number }[];
+    expect(listed.find((u) => u.ID === seed.userId)?.Passkeys).toBe(2);
+    expect((await req("DELETE", `/api/admin/users/${seed.userId}/totpToken`)).status).toBe(204);
+    expect((await req("GET", `/api/admin/users/${seed.userId}`)).body).toMatchObject({ Passkeys: 0 });
   });
 
   it("stores TOTPEnabled for users, never for SAML users, and forgets the secret when it is turned off", async () => {

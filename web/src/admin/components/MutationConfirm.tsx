@@ -5,7 +5,7 @@
  */
 import type { ReactNode } from "react";
 import type { UseMutationResult } from "@tanstack/react-query";
-import { Trans, useLingui } from "@lingui/react/macro";
+import { Plural, Trans, useLingui } from "@lingui/react/macro";
 import { ConfirmDialog } from "../../ui/kit/ConfirmDialog.tsx";
 import { useFeedback } from "../lib/feedback.ts";
 
@@ -63,8 +63,17 @@ export function DeleteConfirm<V, R>({ name, ...props }: DeleteConfirmProps<V, R>
   );
 }
 
-/** Resetting a user's or an admin's TOTP secret (docs/reference.md admin-console §2 "Reset 2FA"). */
-export function ResetTwoFactorConfirm<V, R>({ name, ...props }: Omit<DeleteConfirmProps<V, R>, "title" | "success">) {
+/**
+ * Resetting a user's or an admin's second factor (docs/reference.md admin-console §2 "Reset 2FA"; docs/decisions.md
+ * "Passkeys"): the TOTP secret and every passkey go. `totp` is the account's TOTPEnabled (it enrols again at the
+ * next sign-in); `passkeys` how many passkeys it has (named, since they are removed too).
+ */
+export function ResetTwoFactorConfirm<V, R>({
+  name,
+  totp,
+  passkeys,
+  ...props
+}: Omit<DeleteConfirmProps<V, R>, "title" | "success"> & { totp: boolean; passkeys: number }) {
   const { t } = useLingui();
   return (
     <MutationConfirm
@@ -73,7 +82,18 @@ export function ResetTwoFactorConfirm<V, R>({ name, ...props }: Omit<DeleteConfi
       confirmLabel={t`Reset 2FA`}
       success={t`Two-factor authentication reset`}
     >
-      <Trans>{name} will set up two-factor authentication again at the next sign-in.</Trans>
+      {passkeys > 0 ? (
+        <p>
+          <Plural value={passkeys} one="Their passkey is removed." other="Their # passkeys are removed." />
+        </p>
+      ) : null}
+      <p>
+        {totp ? (
+          <Trans>{name} will set up two-factor authentication again at the next sign-in.</Trans>
+        ) : (
+          <Trans>{name} signs in with the password alone until they add a passkey again.</Trans>
+        )}
+      </p>
     </MutationConfirm>
   );
 }

@@ -1,25 +1,15 @@
 /**
- * Text of a form field's error (docs/reference.md admin-console §5): a message that is a server key or spec message
- * (the shared zod schemas carry them, e.g. "Must be between 8 and 64 characters") is translated as
- * the server's would be; an empty required field (or a shared rule's "required" detail) reads
- * "Required"; anything else is zod's text.
+ * Text of a form field's error in the admin console (docs/reference.md admin-console §5): the kit's fieldErrorText
+ * with the console's wording of server keys (translateAdminMessage).
  */
 import type { I18n } from "@lingui/core";
-import { msg } from "@lingui/core/macro";
+import { fieldErrorText as kitFieldErrorText } from "../../ui/kit/field-error.ts";
+import type { FieldErrorLike } from "../../ui/kit/field-error.ts";
 import { translateAdminMessage } from "./errors.ts";
 
-/** A react-hook-form field error, as far as its text goes (`FieldError` or a nested field's merge). */
-export interface FieldErrorLike {
-  type?: unknown;
-  message?: unknown;
-}
+export type { FieldErrorLike } from "../../ui/kit/field-error.ts";
 
 /** The display text of a react-hook-form field error, or undefined when the field is valid. */
 export function fieldErrorText(i18n: I18n, error: FieldErrorLike | undefined): string | undefined {
-  if (error === undefined) return undefined;
-  const message = typeof error.message === "string" ? error.message : "";
-  const known = message === "" ? undefined : translateAdminMessage(i18n, message);
-  if (known !== undefined) return known;
-  if ((error.type === "too_small" && /\b1\b/.test(message)) || message === "required") return i18n._(msg`Required`);
-  return message === "" ? i18n._(msg`Invalid value`) : message;
+  return kitFieldErrorText(i18n, error, (key) => translateAdminMessage(i18n, key));
 }

@@ -1,7 +1,7 @@
 /**
  * Admins (docs/reference.md admin-console §2 "Admins", §5 "Admin", §6, §8): a sortable, searchable table (name, auth
  * type, username with a DISABLED marker when login is off, last login); row actions View
- * (sessions, each can be ended), Edit, Reset 2FA (only with TOTP on; the server refuses it for
+ * (sessions, each can be ended), Edit, Reset 2FA (only with TOTP on or a passkey; the server refuses it for
  * oneself), Delete; Invalidate all admin sessions (this one too: back to admin login) and Create
  * admin on top. The form validates with the shared AdminWriteSchema; the username follows the
  * name until focused.
@@ -20,7 +20,7 @@ import { DataTable } from "../../ui/kit/DataTable.tsx";
 import type { Column } from "../../ui/kit/DataTable.tsx";
 import { Dialog } from "../../ui/kit/Dialog.tsx";
 import { CheckField, FormField, SelectField } from "../../ui/kit/FormField.tsx";
-import { FormDialog } from "../components/FormDialog.tsx";
+import { FormDialog } from "../../ui/kit/FormDialog.tsx";
 import { PasswordFields, withPasswordConfirmation } from "../components/PasswordFields.tsx";
 import { DeleteConfirm, MutationConfirm, ResetTwoFactorConfirm } from "../components/MutationConfirm.tsx";
 import { PageHeader } from "../components/PageHeader.tsx";
@@ -213,7 +213,10 @@ export function AdminsPage() {
       (a) => [
         { label: t`View`, onSelect: () => setOpen({ kind: "view", admin: a }) },
         { label: t`Edit`, onSelect: () => setOpen({ kind: "edit", admin: a }) },
-        a.TOTPEnabled && { label: t`Reset 2FA`, onSelect: () => setOpen({ kind: "reset", admin: a }) },
+        (a.TOTPEnabled || a.Passkeys > 0) && {
+          label: t`Reset 2FA`,
+          onSelect: () => setOpen({ kind: "reset", admin: a }),
+        },
         { label: t`Delete`, danger: true, onSelect: () => setOpen({ kind: "delete", admin: a }) },
       ],
     ),
@@ -259,7 +262,14 @@ export function AdminsPage() {
         />
       ) : null}
       {open.kind === "reset" ? (
-        <ResetTwoFactorConfirm name={openName} mutation={reset} variables={open.admin.ID} onClose={close} />
+        <ResetTwoFactorConfirm
+          name={openName}
+          totp={open.admin.TOTPEnabled}
+          passkeys={open.admin.Passkeys}
+          mutation={reset}
+          variables={open.admin.ID}
+          onClose={close}
+        />
       ) : null}
       {open.kind === "invalidate" ? (
         <MutationConfirm

@@ -19,7 +19,7 @@ import type { Column } from "../../ui/kit/DataTable.tsx";
 import { Dialog } from "../../ui/kit/Dialog.tsx";
 import { FormField } from "../../ui/kit/FormField.tsx";
 import { Copyable } from "../components/Copyable.tsx";
-import { FormDialog } from "../components/FormDialog.tsx";
+import { FormDialog } from "../../ui/kit/FormDialog.tsx";
 import { DeleteConfirm } from "../components/MutationConfirm.tsx";
 import { PageHeader } from "../components/PageHeader.tsx";
 import { actionsColumn, textColumn } from "../lib/columns.tsx";

@@ -17,7 +17,7 @@ import { Button } from "../../ui/kit/Button.tsx";
 import { DataTable } from "../../ui/kit/DataTable.tsx";
 import type { Column } from "../../ui/kit/DataTable.tsx";
 import { CheckField, FormField, SelectField } from "../../ui/kit/FormField.tsx";
-import { FormDialog } from "../components/FormDialog.tsx";
+import { FormDialog } from "../../ui/kit/FormDialog.tsx";
 import { DeleteConfirm } from "../components/MutationConfirm.tsx";
 import { PageHeader } from "../components/PageHeader.tsx";
 import { actionsColumn, textColumn } from "../lib/columns.tsx";

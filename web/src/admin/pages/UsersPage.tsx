@@ -3,7 +3,7 @@
  * company, session duration, auth type, username, last login, active session), refreshed every
  * 30 s; users beyond the licence greyed with "This user is disabled due to license restrictions";
  * row actions View (sessions — each can be ended — groups, ACLs), Edit (not for SAML users, who
- * are created at their first login), Reset 2FA (only with TOTP on), Delete; Invalidate all
+ * are created at their first login), Reset 2FA (only with TOTP on or a passkey), Delete; Invalidate all
  * sessions and Create user on top; a notice when the user count exceeds the licence. The form
  * validates with the shared UserWriteSchema; the username follows the name until focused.
  */
@@ -20,7 +20,7 @@ import { DataTable } from "../../ui/kit/DataTable.tsx";
 import type { Column } from "../../ui/kit/DataTable.tsx";
 import { Dialog } from "../../ui/kit/Dialog.tsx";
 import { CheckField, FormField, SelectField } from "../../ui/kit/FormField.tsx";
-import { FormDialog } from "../components/FormDialog.tsx";
+import { FormDialog } from "../../ui/kit/FormDialog.tsx";
 import { PasswordFields, withPasswordConfirmation } from "../components/PasswordFields.tsx";
 import { DeleteConfirm, MutationConfirm, ResetTwoFactorConfirm } from "../components/MutationConfirm.tsx";
 import { PageHeader } from "../components/PageHeader.tsx";
@@ -294,7 +294,10 @@ export function UsersPage() {
       (u) => [
         { label: t`View`, onSelect: () => setOpen({ kind: "view", user: u }) },
         u.AuthType !== "SAML" && { label: t`Edit`, onSelect: () => setOpen({ kind: "edit", user: u }) },
-        u.TOTPEnabled && { label: t`Reset 2FA`, onSelect: () => setOpen({ kind: "reset", user: u }) },
+        (u.TOTPEnabled || u.Passkeys > 0) && {
+          label: t`Reset 2FA`,
+          onSelect: () => setOpen({ kind: "reset", user: u }),
+        },
         { label: t`Delete`, danger: true, onSelect: () => setOpen({ kind: "delete", user: u }) },
       ],
     ),
@@ -357,7 +360,14 @@ export function UsersPage() {
         />
       ) : null}
       {open.kind === "reset" ? (
-        <ResetTwoFactorConfirm name={openName} mutation={reset} variables={open.user.ID} onClose={close} />
+        <ResetTwoFactorConfirm
+          name={openName}
+          totp={open.user.TOTPEnabled}
+          passkeys={open.user.Passkeys}
+          mutation={reset}
+          variables={open.user.ID}
+          onClose={close}
+        />
       ) : null}
       {open.kind === "invalidate" ? (
         <MutationConfirm

@@ -85,9 +85,12 @@ export function useUserSession(initialStatus: SessionStatus): UserSession {
 
   const [asking, setAsking] = useState<StatusAcl | undefined>(undefined);
 
-  /** Grants (with the approval `reason`) or revokes `acl`, with busy state, errors and polling. */
+  /**
+   * Grants (with the approval `reason`), revokes, or withdraws the waiting request of `acl` (a revoke of the entry,
+   * which the server takes as the withdrawal: the entry is ready again), with busy state, errors and polling.
+   */
   const run = useCallback(
-    async (acl: StatusAcl, action: "grant" | "revoke", reason?: string): Promise<void> => {
+    async (acl: StatusAcl, action: "grant" | "revoke" | "withdraw", reason?: string): Promise<void> => {
       const aclId = acl.ACLID;
       setBusyIds((ids) => new Set(ids).add(aclId));
       setActionErrors(({ [aclId]: _dropped, ...rest }) => rest);
@@ -96,12 +99,14 @@ export function useUserSession(initialStatus: SessionStatus): UserSession {
           await grant({ ACLID: aclId, IPs: discovered.current, ...(reason !== undefined ? { Reason: reason } : {}) });
         else await revoke(acl.ID);
         if (action === "grant") setUseCounts((counts) => recordUse(counts, aclId));
-        patchAcl(aclId, {
-          Status: action === "grant" ? GrantStatus.Pending : GrantStatus.Revoking,
-          Error: "",
-          ...(reason !== undefined ? { ApprovalState: "pending" as const, ApprovalReason: "" } : {}),
-        });
-        watch(aclId, action);
+        if (action === "withdraw") patchAcl(aclId, { Status: GrantStatus.Revoked, Error: "", ApprovalState: null });
+        else
+          patchAcl(aclId, {
+            Status: action === "grant" ? GrantStatus.Pending : GrantStatus.Revoking,
+            Error: "",
+            ...(reason !== undefined ? { ApprovalState: "pending" as const, ApprovalReason: "" } : {}),
+          });
+        watch(aclId, action === "grant" ? "grant" : "revoke");
       } finally {
         setBusyIds((ids) => {
           const next = new Set(ids);

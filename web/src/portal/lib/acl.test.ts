@@ -57,6 +57,11 @@ describe("aclAction (button label, user-portal §4)", () => {
     expect(aclAction({ Status: 2, ExpiredAfter: "" }, now)).toBe("pending");
     expect(aclAction({ Status: 3, ExpiredAfter: "" }, now)).toBe("revoke");
   });
+  it("offers to withdraw a request waiting for an approver (2 with ApprovalState pending), and only that", () => {
+    expect(aclAction({ Status: 2, ExpiredAfter: "", ApprovalState: "pending" }, now)).toBe("withdraw");
+    expect(aclAction({ Status: 2, ExpiredAfter: "", ApprovalState: "denied" }, now)).toBe("pending");
+    expect(aclAction({ Status: 0, ExpiredAfter: future, ApprovalState: "approved" }, now)).toBe("revoke");
+  });
 });
 
 describe("badgeKind", () => {

@@ -4,18 +4,25 @@
 import { GrantStatus, isIssued, isReady, POLL_STOP_STATUSES } from "@postern/shared";
 import type { StatusAcl } from "@postern/shared";
 
-/** What the card's button does: revoke, grant, nothing yet (pending), or nothing at all. */
-export type AclAction = "revoke" | "grant" | "pending";
+/**
+ * What the card's button does: revoke, grant, nothing yet (pending), or withdraw a request still waiting for an
+ * approver (docs/decisions.md "Approval requests").
+ */
+export type AclAction = "revoke" | "grant" | "pending" | "withdraw";
 
 /**
  * The button of an ACL (docs/reference.md user-portal §4): "Revoke Access" when a grant is issued (0, 5, 6, 8) or its
  * expiry lies in the future; "Grant Access" when ready (4, 9); "Pending" while pending (2).
  * Decisions where the spec is silent: AgentOffline (3) keeps a queued grant, so it offers revoke to
- * withdraw it; the error states (1, 10) offer grant to try again.
+ * withdraw it; the error states (1, 10) offer grant to try again. An entry waiting for an approver (Status 2 with
+ * ApprovalState "pending") offers to withdraw the request.
  */
-export function aclAction(acl: Pick<StatusAcl, "Status" | "ExpiredAfter">, nowMs: number): AclAction {
+export function aclAction(
+  acl: Pick<StatusAcl, "Status" | "ExpiredAfter"> & Partial<Pick<StatusAcl, "ApprovalState">>,
+  nowMs: number,
+): AclAction {
   if (isIssued(acl.Status) || expiresInFuture(acl.ExpiredAfter, nowMs)) return "revoke";
-  if (acl.Status === GrantStatus.Pending) return "pending";
+  if (acl.Status === GrantStatus.Pending) return acl.ApprovalState === "pending" ? "withdraw" : "pending";
   if (acl.Status === GrantStatus.AgentOffline) return "revoke";
   return "grant";
 }

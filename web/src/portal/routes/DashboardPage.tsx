@@ -3,7 +3,8 @@
  * change password (local accounts) and logout; greeting, address, account expiry; for licensed
  * users a card/list toggle, a search box above 10 ACLs, and either the card view (Favourites; Top
  * above 20 ACLs with the 5 most used; categories, Default shown as "Other" and last) or the list
- * view (Favourite, Category, System, Access). Unlicensed users get the dialog with only Logout.
+ * view (Favourite, Category, System, Access). Unlicensed users get the dialog with only Logout. Group
+ * approvers see the requests waiting for their decision above the Knocs (ApproverInbox).
  */
 import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from "react";
 import { useAtom, useAtomValue } from "jotai";
@@ -20,6 +21,7 @@ import { SessionSummary } from "../components/SessionSummary.tsx";
 import { TopBar } from "../components/TopBar.tsx";
 import { UnlicensedDialog } from "../components/UnlicensedDialog.tsx";
 import { ApprovalRequestDialog } from "../components/ApprovalRequestDialog.tsx";
+import { ApproverInbox } from "../components/ApproverInbox.tsx";
 import { ViewSwitch } from "../components/ViewSwitch.tsx";
 import { useDocumentHead } from "../../ui/hooks/useDocumentHead.ts";
 import { useUserSession } from "../hooks/useUserSession.ts";
@@ -121,6 +123,7 @@ export function DashboardPage({ initialStatus }: { initialStatus: SessionStatus 
       <main className="mx-auto max-w-6xl space-y-8 px-4 py-8 sm:px-6">
         <SessionSummary status={status} />
         <ReferrerNote note={session.referrerNote} />
+        <ApproverInbox enabled={licensed} />
         {passwordChanged ? (
           <p
             role="status"

@@ -2,7 +2,8 @@
  * The older Home (docs/reference.md user-portal §2 "Older home"): greeting, session countdown in hh:mm:ss, current
  * IP and the note to keep the page open; a table of the ACLs with status and a Grant, Revoke or
  * Pending button; the unlicensed dialog with only Logout; status refreshed every 30 s. Used when
- * the NewUserDashboard setting is off. Loaded on demand.
+ * the NewUserDashboard setting is off. Loaded on demand. Group approvers see the requests waiting for their
+ * decision above the table (ApproverInbox).
  */
 import { useMemo } from "react";
 import { Trans, useLingui } from "@lingui/react/macro";
@@ -15,6 +16,7 @@ import { SessionSummary } from "../components/SessionSummary.tsx";
 import { TopBar } from "../components/TopBar.tsx";
 import { UnlicensedDialog } from "../components/UnlicensedDialog.tsx";
 import { ApprovalRequestDialog } from "../components/ApprovalRequestDialog.tsx";
+import { ApproverInbox } from "../components/ApproverInbox.tsx";
 import { useDocumentHead } from "../../ui/hooks/useDocumentHead.ts";
 import { useUserSession } from "../hooks/useUserSession.ts";
 import { visibleAcls } from "../lib/acl.ts";
@@ -37,6 +39,7 @@ export function HomePage({ initialStatus }: { initialStatus: SessionStatus }) {
       <main className="mx-auto max-w-4xl space-y-8 px-4 py-8 sm:px-6">
         <SessionSummary status={status} />
         <ReferrerNote note={session.referrerNote} />
+        <ApproverInbox enabled={licensed} />
         {session.refreshError !== undefined ? <ErrorMessage message={errorText(i18n, session.refreshError)} /> : null}
         {licensed ? (
           acls.length === 0 ? (

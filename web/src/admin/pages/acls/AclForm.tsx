@@ -16,7 +16,7 @@ import { NONE_ID } from "@postern/shared";
 import type { Acl, AclConfig, Backend } from "@postern/shared";
 import { CheckField, FormField, SelectField } from "../../../ui/kit/FormField.tsx";
 import { Copyable } from "../../components/Copyable.tsx";
-import { FormDialog } from "../../components/FormDialog.tsx";
+import { FormDialog } from "../../../ui/kit/FormDialog.tsx";
 import { backendTypeLabel } from "../../lib/backend-labels.ts";
 import { useFeedback } from "../../lib/feedback.ts";
 import { fieldErrorText } from "../../lib/form-errors.ts";

@@ -10,7 +10,7 @@ import { useLingui } from "@lingui/react/macro";
 import { BACKEND_DESCRIPTORS, BACKEND_TYPES, NONE_ID, isAgentless } from "@postern/shared";
 import type { Backend, BackendType } from "@postern/shared";
 import { CheckField, FormField, SelectField } from "../../../ui/kit/FormField.tsx";
-import { FormDialog } from "../../components/FormDialog.tsx";
+import { FormDialog } from "../../../ui/kit/FormDialog.tsx";
 import { backendTypeLabel, configFieldLabel } from "../../lib/backend-labels.ts";
 import { configFields } from "../../lib/config-fields.ts";
 import { useFeedback } from "../../lib/feedback.ts";

@@ -10,7 +10,7 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { z } from "zod";
 import { Trans, useLingui } from "@lingui/react/macro";
 import { FormField } from "../../../ui/kit/FormField.tsx";
-import { FormDialog } from "../../components/FormDialog.tsx";
+import { FormDialog } from "../../../ui/kit/FormDialog.tsx";
 import { configFieldLabel } from "../../lib/backend-labels.ts";
 import { fieldErrorText } from "../../lib/form-errors.ts";
 

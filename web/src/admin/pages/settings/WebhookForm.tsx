@@ -12,7 +12,7 @@ import { WEBHOOK_ALL_EVENTS, WebhookCreateSchema } from "@postern/shared";
 import type { Webhook, WebhookCreate } from "@postern/shared";
 import type { z } from "zod";
 import { CheckField, FormField } from "../../../ui/kit/FormField.tsx";
-import { FormDialog } from "../../components/FormDialog.tsx";
+import { FormDialog } from "../../../ui/kit/FormDialog.tsx";
 import { useFeedback } from "../../lib/feedback.ts";
 import { fieldErrorText } from "../../lib/form-errors.ts";
 import { eventLabel } from "../../lib/webhook-labels.ts";

@@ -1,12 +1,12 @@
 /**
- * The form dialog of the admin console: a Dialog holding a `noValidate` form (the shared zod
+ * The form dialog of both apps (the admin console's forms, the portal's approval decisions): a Dialog holding a `noValidate` form (the shared zod
  * schemas validate, not the browser) whose fields are the children, and Cancel plus the submit
  * button (Create, or Save when editing) with its spinner while the write runs.
  */
 import type { FormEvent, ReactNode } from "react";
 import { Trans } from "@lingui/react/macro";
-import { Button } from "../../ui/kit/Button.tsx";
-import { Dialog } from "../../ui/kit/Dialog.tsx";
+import { Button } from "./Button.tsx";
+import { Dialog } from "./Dialog.tsx";
 
 /** Props of FormDialog. `layout` "grid" puts the fields in two columns from small screens up. */
 export interface FormDialogProps {
