@@ -18,6 +18,7 @@
 import type { Db, Tx } from "../db/index.ts";
 import { addressKey } from "./auth/throttle.ts";
 import { writeAudit } from "./audit.ts";
+import { claimJob } from "../repositories/jobs.ts";
 import type { AuditEntry } from "./audit.ts";
 import * as repo from "../repositories/audit-folds.ts";
 import type { AuditFoldRow } from "../repositories/audit-folds.ts";
@@ -55,10 +56,14 @@ export async function writeFoldedAudit(q: Db | Tx, entry: AuditEntry): Promise<v
 
 /**
  * Ends the folding windows over at `now` (epoch ms): writes the summary entry of each that folded
- * entries and forgets the key. Returns how many summaries were written.
+ * entries and forgets the key. Returns how many summaries were written. The sweep calls it a few times a
+ * second: it reads first and opens a write transaction only when a window is over, and with replicas one
+ * flushes at a time (repositories/jobs.ts; the others skip the round).
  */
 export async function flushFoldedAudits(db: Db, now: number): Promise<number> {
+  if ((await repo.endedFolds(db, now - FOLD_WINDOW_MS)).length === 0) return 0;
   return await db.transaction(async (tx) => {
+    if (!(await claimJob(tx, "audit-fold-flush"))) return 0;
     let written = 0;
     for (const row of await repo.endedFolds(tx, now - FOLD_WINDOW_MS)) {
       if (await writeSummary(tx, row, now)) written++;
