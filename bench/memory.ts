@@ -9,7 +9,7 @@
  *   ACL (default 10; `startHaproxy()` of test/support/haproxy.ts loads only one ACL file, so this
  *   bench writes its own small config the same way and reuses that module's runtime API helpers);
  * - a temporary data directory migrated by the real CLI (`node cli/src/main.ts db migrate`);
- * - SEEDED DIRECTLY into SQLite through the server's own modules (openDatabase, the drizzle tables of
+ * - SEEDED DIRECTLY into the database through the server's own modules (openConfiguredDatabase, the tables of
  *   server/src/db/schema.ts; multi-row inserts, 500 users per transaction, garbage collected between
  *   transactions), not through sign-ins and grant clicks: one agent row (with an install token, not
  *   yet enrolled), one haproxy backend of it on HAProxy's unix runtime socket, 10 ACLs on that backend
@@ -37,13 +37,22 @@
  *   and must list the 10 ACLs as Granted;
  * - agent: when the sync is acknowledged, 12 s later, and at the end.
  *
- * `--agent-bundle` runs the agent as the package ships it: bundled by scripts/package/bundle.ts (the
- * same esbuild call as `npm run package`) into the temporary directory, `node agent/agent.mjs run`.
+ * `--agent-bundle` runs the agent as the package ships it: its program tree written by
+ * scripts/package/trees.ts (the same esbuild call as `npm run package`: agent.mjs and its chunks)
+ * into the temporary directory, `node agent/agent.mjs run`.
  * `--agent-node-args STR` puts Node/V8 flags (split at spaces) on the agent's command line, before
  * the entry, as packaging/bin/postern-agent does (NODE_OPTIONS refuses some V8 flags, e.g.
  * `--optimize-for-size`). `--agent-packaged` is `--agent-bundle` with the node flags and the
  * environment that packaging/bin/postern-agent sets (read from that script: its `export
  * NAME="${NAME:-value}"` lines and the flags between `node` and `agent.mjs` on its `exec` line).
+ * `--server-bundle` and `--server-packaged` do the same for the server: the server's program tree as
+ * packaged (server.mjs with its chunks, the shipped native modules, migrations, web app), run as
+ * `node server/server.mjs`, and with `--server-packaged` the flags and variables of
+ * packaging/bin/postern-server. `--single-file-bundle` (a comparison) bundles without code splitting,
+ * one self-contained file per program, as the packages were built before.
+ *
+ * `--database postgres` runs the server on a throw-away PostgreSQL cluster on loopback
+ * (test/support/postgres.ts, as bench/status-throughput.ts does) instead of its SQLite file.
  *
  * `--node-options STR` sets NODE_OPTIONS of the server and agent processes (a diagnostic: e.g.
  * `--max-old-space-size=64` shows how much of the RSS is JavaScript heap that a smaller heap would
@@ -63,25 +72,16 @@
  */
 import { spawn } from "node:child_process";
 import { reportFigures } from "./lib/report.ts";
-import { bundle } from "../scripts/package/bundle.ts";
+import { stageAgentTree, stageServerTree } from "../scripts/package/trees.ts";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { count, eq } from "drizzle-orm";
-import { openDatabase } from "../server/src/db/index.ts";
-import type { Db, OpenDatabase } from "../server/src/db/index.ts";
-import {
-  acls,
-  agents,
-  backends,
-  grantAddresses,
-  grants,
-  userAcls,
-  users,
-  userSessions,
-} from "../server/src/db/schema.ts";
+import { openConfiguredDatabase, tablesOf } from "../server/src/db/index.ts";
+import type { Db, OpenDatabase, Tables } from "../server/src/db/index.ts";
+import { startPostgres } from "../test/support/postgres.ts";
 import { newId, randomToken, sha256 } from "../server/src/services/auth/tokens.ts";
 import { databasePath } from "../server/src/db/index.ts";
 import { enrol } from "../agent/src/enrol.ts";
@@ -129,6 +129,14 @@ interface Options {
   readonly agentBundle: boolean;
   /** Run the agent from the bundle with packaging/bin/postern-agent's flags and environment. */
   readonly agentPackaged: boolean;
+  /** Run the server from the esbuild bundle as packaged, not from source. */
+  readonly serverBundle: boolean;
+  /** Run the server from the bundle with packaging/bin/postern-server's flags and environment. */
+  readonly serverPackaged: boolean;
+  /** Bundle without code splitting (one file per program), for comparison. */
+  readonly singleFileBundle: boolean;
+  /** The server's database: its SQLite file, or a throw-away PostgreSQL cluster. */
+  readonly database: "sqlite" | "postgres";
   readonly timeoutMinutes: number;
 }
 
@@ -144,6 +152,10 @@ function parseOptions(argv: readonly string[]): Options {
       "agent-node-args": { type: "string", default: "" },
       "agent-bundle": { type: "boolean", default: false },
       "agent-packaged": { type: "boolean", default: false },
+      "server-bundle": { type: "boolean", default: false },
+      "server-packaged": { type: "boolean", default: false },
+      "single-file-bundle": { type: "boolean", default: false },
+      database: { type: "string", default: "sqlite" },
       "timeout-minutes": { type: "string", default: "15" },
     },
     strict: true,
@@ -154,6 +166,8 @@ function parseOptions(argv: readonly string[]): Options {
       throw new Error(`--${name} must be an integer in ${min}–${max}, got ${JSON.stringify(text)}`);
     return n;
   };
+  if (values.database !== "sqlite" && values.database !== "postgres")
+    throw new Error(`--database must be sqlite or postgres, got ${JSON.stringify(values.database)}`);
   return {
     sessions: int("sessions", values.sessions, 1, 60_000),
     acls: int("acls", values.acls, 1, 100),
@@ -163,6 +177,10 @@ function parseOptions(argv: readonly string[]): Options {
     agentNodeArgs: values["agent-node-args"].split(" ").filter(Boolean),
     agentBundle: values["agent-bundle"] || values["agent-packaged"],
     agentPackaged: values["agent-packaged"],
+    serverBundle: values["server-bundle"] || values["server-packaged"],
+    serverPackaged: values["server-packaged"],
+    singleFileBundle: values["single-file-bundle"],
+    database: values.database,
     timeoutMinutes: int("timeout-minutes", values["timeout-minutes"], 1, 24 * 60),
   };
 }
@@ -257,6 +275,7 @@ interface Seeded {
 }
 
 async function seed(db: Db, o: Options, haproxy: MultiAclHaproxy): Promise<Seeded> {
+  const { acls, agents, backends, grantAddresses, grants, userAcls, users, userSessions } = tablesOf(db);
   const now = Date.now();
   const endsAt = now + 8 * 3_600_000;
   const agentId = newId();
@@ -291,11 +310,11 @@ async function seed(db: Db, o: Options, haproxy: MultiAclHaproxy): Promise<Seede
     for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await insert(rows.slice(i, i + ROWS_PER_INSERT));
   };
   await seedBatches(db, o.sessions, SEED_BATCH, async (tx, from, to) => {
-    const userRows: (typeof users.$inferInsert)[] = [];
-    const sessionRows: (typeof userSessions.$inferInsert)[] = [];
-    const assignRows: (typeof userAcls.$inferInsert)[] = [];
-    const grantRows: (typeof grants.$inferInsert)[] = [];
-    const addressRows: (typeof grantAddresses.$inferInsert)[] = [];
+    const userRows: Tables["users"]["$inferInsert"][] = [];
+    const sessionRows: Tables["userSessions"]["$inferInsert"][] = [];
+    const assignRows: Tables["userAcls"]["$inferInsert"][] = [];
+    const grantRows: Tables["grants"]["$inferInsert"][] = [];
+    const addressRows: Tables["grantAddresses"]["$inferInsert"][] = [];
     for (let i = from; i < to; i++) {
       const userId = newId();
       const sessionId = newId();
@@ -410,34 +429,32 @@ async function statusCalls(
 // ------------------------------------------------------------------------------------------ main
 
 /**
- * Bundles the agent as `npm run package` does (scripts/package/bundle.ts) into `dir`/agent/agent.mjs.
- * @returns the bundle's path. @throws Error when esbuild fails.
- */
-async function bundleAgent(dir: string): Promise<string> {
-  const outfile = join(dir, "agent", "agent.mjs");
-  await bundle(REPO_ROOT, { entry: "agent/src/main.ts", outfile, treeRootFromBundle: ".." });
-  return outfile;
-}
-
-/**
- * The node flags and environment packaging/bin/postern-agent gives the agent: the flags between
- * `node` and `agent.mjs` on its `exec` line, and each `export NAME="${NAME:-value}"` default.
+ * The node flags and environment a launcher of packaging/bin/ (`postern-agent`, `postern-server`)
+ * gives its program: the flags between `node` and `<bundle>.mjs` on its `exec` line, and each
+ * `export NAME="${NAME:-value}"` default.
  * @throws Error when the script has no such `exec` line.
  */
-function packagedAgentLaunch(): { nodeArgs: string[]; env: Record<string, string> } {
-  const script = readFileSync(join(REPO_ROOT, "packaging/bin/postern-agent"), "utf8");
-  const exec = /^exec \S+\/node((?: --?\S+)*) \S+\/agent\.mjs "\$@"$/m.exec(script);
-  if (!exec) throw new Error('packaging/bin/postern-agent: no `exec .../node FLAGS .../agent.mjs "$@"` line');
+function packagedLaunch(launcher: string, bundle: string): { nodeArgs: string[]; env: Record<string, string> } {
+  const script = readFileSync(join(REPO_ROOT, "packaging/bin", launcher), "utf8");
+  const exec = new RegExp(`^exec \\S+/node((?: --?\\S+)*) \\S+/${bundle}\\.mjs "\\$@"$`, "m").exec(script);
+  if (!exec) throw new Error(`packaging/bin/${launcher}: no \`exec .../node FLAGS .../${bundle}.mjs "$@"\` line`);
   const env: Record<string, string> = {};
   for (const m of script.matchAll(/^export (\w+)="\$\{\1:-([^}]*)\}"$/gm)) env[m[1] ?? ""] = m[2] ?? "";
   return { nodeArgs: (exec[1] ?? "").split(" ").filter(Boolean), env };
 }
 
+/** Prints how a program runs as packaged (node flags, environment). */
+function describeLaunch(name: string, launch: { nodeArgs: string[]; env: Record<string, string> }): void {
+  const env = Object.entries(launch.env).map(([k, v]) => `${k}=${v}`);
+  console.log(`${name} as packaged: node ${[...launch.nodeArgs, ...env].join(" ") || "(no flags, no variables)"}`);
+}
+
 async function run(o: Options, cleanup: Cleanup): Promise<number> {
   const startedAt = performance.now();
+  const bundleKind = `the esbuild bundle (${o.singleFileBundle ? "one file, no code splitting" : "code splitting"})`;
   const entries = o.sessions * o.acls;
   console.log(
-    `memory benchmark: ${o.sessions} live sessions × ${o.acls} ACLs = ${entries} granted grants / HAProxy entries; ${o.statusCalls} GET /api/status${o.nodeOptions ? `; server and agent run with NODE_OPTIONS=${JSON.stringify(o.nodeOptions)}` : ""}${o.agentNodeArgs.length > 0 ? `; agent runs with node ${o.agentNodeArgs.join(" ")}` : ""}; agent from ${o.agentBundle ? "the esbuild bundle" : "source"}`,
+    `memory benchmark: ${o.sessions} live sessions × ${o.acls} ACLs = ${entries} granted grants / HAProxy entries; ${o.statusCalls} GET /api/status${o.nodeOptions ? `; server and agent run with NODE_OPTIONS=${JSON.stringify(o.nodeOptions)}` : ""}${o.agentNodeArgs.length > 0 ? `; agent runs with node ${o.agentNodeArgs.join(" ")}` : ""}; server from ${o.serverBundle ? bundleKind : "source"}, agent from ${o.agentBundle ? bundleKind : "source"}; database ${o.database === "postgres" ? "PostgreSQL (a throw-away cluster on loopback)" : "SQLite"}`,
   );
 
   const dir = mkdtempSync(join(tmpdir(), "postern-bench-memory-"));
@@ -448,13 +465,28 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
 
   const haproxy = await startMultiAclHaproxy(hapDir, o.acls);
   cleanup.add("haproxy", () => haproxy.stop());
+  let databaseUrl: string | undefined;
+  if (o.database === "postgres") {
+    // A throw-away cluster on loopback; the CLI and the server process find it through POSTERN_DATABASE_URL.
+    const cluster = await startPostgres({ maxConnections: 100 });
+    cleanup.add("postgres", () => cluster.stop());
+    databaseUrl = await cluster.createDatabase("postern");
+    process.env["POSTERN_DATABASE_URL"] = databaseUrl;
+  }
   await migrateDataDir(dataDir);
+
+  // --- the programs as packaged (scripts/package/trees.ts), written before the measured processes start
+  const tree = join(dir, "tree");
+  const splitting = !o.singleFileBundle;
+  if (o.agentBundle) await stageAgentTree(REPO_ROOT, join(tree, "agent"), { splitting });
+  if (o.serverBundle) await stageServerTree(REPO_ROOT, tree, "0.0.0-bench", { splitting });
 
   // --- seed
   const seedStart = performance.now();
-  const database: OpenDatabase = openDatabase(databasePath(dataDir));
+  const database: OpenDatabase = openConfiguredDatabase({ url: databaseUrl, file: databasePath(dataDir) });
   cleanup.add("database handle", () => database.close());
   const { db } = database;
+  const { grants, userSessions } = tablesOf(db);
   const seeded = await seed(db, o, haproxy);
   await settle();
   const grantCount = (await db.select({ n: count() }).from(grants).where(eq(grants.status, 0)).limit(1))[0]?.n ?? 0;
@@ -464,10 +496,14 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
 
   // --- server
   const childEnv: Record<string, string> = o.nodeOptions ? { NODE_OPTIONS: o.nodeOptions } : {};
+  const serverLaunch = o.serverPackaged ? packagedLaunch("postern-server", "server") : { nodeArgs: [], env: {} };
+  if (o.serverPackaged) describeLaunch("server", serverLaunch);
   const server = await startServerProcess({
     dataDir,
     port: await freePort(),
-    env: { ...childEnv, POSTERN_TRUSTED_PROXIES: "127.0.0.1" },
+    env: { ...childEnv, ...serverLaunch.env, POSTERN_TRUSTED_PROXIES: "127.0.0.1" },
+    nodeArgs: serverLaunch.nodeArgs,
+    ...(o.serverBundle ? { entry: join(tree, "server", "server.mjs") } : {}),
   });
   cleanup.add("server", () => server.stop());
   const serverMem: { label: string; m: ProcMemory | null }[] = [];
@@ -487,14 +523,9 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
     settings: { useSudo: false, haproxySocket: haproxy.socketPath, logLevel: "warn" },
   });
   const syncStart = performance.now();
-  const agentEntry = o.agentBundle ? await bundleAgent(dir) : "agent/src/main.ts";
-  const packaged = o.agentPackaged ? packagedAgentLaunch() : { nodeArgs: [], env: {} };
-  if (o.agentPackaged)
-    console.log(
-      `agent as packaged: node ${packaged.nodeArgs.join(" ")}; ${Object.entries(packaged.env)
-        .map(([k, v]) => `${k}=${v}`)
-        .join(" ")}`,
-    );
+  const agentEntry = o.agentBundle ? join(tree, "agent", "agent.mjs") : "agent/src/main.ts";
+  const packaged = o.agentPackaged ? packagedLaunch("postern-agent", "agent") : { nodeArgs: [], env: {} };
+  if (o.agentPackaged) describeLaunch("agent", packaged);
   const agentArgs = [...packaged.nodeArgs, ...o.agentNodeArgs, agentEntry, "run", "--config", configPath];
   const agentChild = spawn(process.execPath, agentArgs, {
     cwd: REPO_ROOT,

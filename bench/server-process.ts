@@ -233,7 +233,8 @@ export interface ServerProcess {
 /**
  * Starts `node server/src/main.ts` on 127.0.0.1:`port` for `dataDir` (already migrated), pinned to
  * `cpu` with taskset when given, and waits (bounded: 30 s) until GET /api/system_status answers 200.
- * `env` adds variables (e.g. POSTERN_TRUSTED_PROXIES).
+ * `env` adds variables (e.g. POSTERN_TRUSTED_PROXIES); `entry` runs another entry file (e.g. the
+ * packaged bundle's server.mjs) and `nodeArgs` puts Node/V8 flags before it.
  * @throws Error when it exits or does not answer in time (its output included); it is stopped then.
  */
 export async function startServerProcess(opts: {
@@ -241,9 +242,11 @@ export async function startServerProcess(opts: {
   port: number;
   cpu?: number | null;
   env?: Record<string, string>;
+  entry?: string;
+  nodeArgs?: readonly string[];
 }): Promise<ServerProcess> {
   const cpu = opts.cpu ?? null;
-  const argv = [process.execPath, "server/src/main.ts"];
+  const argv = [process.execPath, ...(opts.nodeArgs ?? []), opts.entry ?? "server/src/main.ts"];
   const [cmd, ...args] = cpu === null ? argv : ["taskset", "-c", String(cpu), ...argv];
   const child = spawn(cmd!, args, {
     cwd: REPO_ROOT,

@@ -10,13 +10,13 @@
  * web/dist) and dpkg-deb. Exit code 1 on any failure, lintian's findings included.
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { bundle } from "./package/bundle.ts";
 import type { BundledPackage } from "./package/bundle.ts";
 import { buildDeb, MAINTAINER, writeGzip } from "./package/deb.ts";
-import { shipModules, shipNode } from "./package/runtime.ts";
+import { shipNode } from "./package/runtime.ts";
+import { stageAgentTree, stageServerTree } from "./package/trees.ts";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = process.env["POSTERN_DIST_DIR"] ?? join(repo, "dist");
@@ -103,11 +103,7 @@ async function buildAgent(): Promise<string> {
   const stage = join(dist, "stage", "postern-agent");
   rmSync(stage, { recursive: true, force: true });
   const lib = join(stage, "usr/lib/postern/agent");
-  const packages = await bundle(repo, {
-    entry: "agent/src/main.ts",
-    outfile: join(lib, "agent.mjs"),
-    treeRootFromBundle: "..",
-  });
+  const packages = await stageAgentTree(repo, lib);
   const node = shipNode(repo, join(lib, "node"));
   copyFile(join(repo, "packaging/bin/postern-agent"), join(stage, "usr/bin/postern-agent"));
   copyFile(join(repo, "systemd/postern-agent.service"), join(stage, "lib/systemd/system/postern-agent.service"));
@@ -140,30 +136,8 @@ async function buildServer(agentDeb: string): Promise<string> {
   const stage = join(dist, "stage", "postern-server");
   rmSync(stage, { recursive: true, force: true });
   const root = join(stage, "usr/lib/postern");
-  const lib = join(root, "server");
-  const webDist = join(repo, "web/dist");
-  if (!existsSync(join(webDist, "index.html")) && !existsSync(webDist))
-    throw new Error("web/dist is missing: run scripts/setup.sh (npm run build) first");
-  const packages = [
-    ...(await bundle(repo, {
-      entry: "server/src/main.ts",
-      outfile: join(lib, "server.mjs"),
-      treeRootFromBundle: "..",
-    })),
-    ...(await bundle(repo, { entry: "cli/src/main.ts", outfile: join(lib, "cli.mjs"), treeRootFromBundle: ".." })),
-  ];
-  const unique = [...new Map(packages.map((p) => [`${p.name}@${p.version}`, p])).values()].sort((a, b) =>
-    a.name.localeCompare(b.name),
-  );
-  shipModules(repo, lib, ["better-sqlite3", "@node-rs/argon2", "@node-rs/argon2-linux-x64-gnu", "xmllint-wasm"]);
-  const node = shipNode(repo, join(lib, "node"));
-  // The resources the code finds next to itself (import.meta.url, see package/bundle.ts).
-  writeFileSync(join(lib, "package.json"), `${JSON.stringify({ name: "@postern/server", version }, null, 2)}\n`);
-  copyFile(join(repo, "server/drizzle"), join(lib, "drizzle"));
-  copyFile(join(repo, "server/drizzle-pg"), join(lib, "drizzle-pg"));
-  copyFile(join(repo, "server/src/services/saml/schemas"), join(lib, "src/services/saml/schemas"));
-  copyFile(webDist, join(root, "web/dist"));
-  copyFile(join(repo, "server/src/services/agent-install.sh"), join(lib, "src/services/agent-install.sh"));
+  const unique = await stageServerTree(repo, root, version);
+  const node = shipNode(repo, join(root, "server/node"));
   copyFile(agentDeb, join(root, "agent/postern-agent.deb"));
   for (const bin of ["postern", "postern-server"])
     copyFile(join(repo, "packaging/bin", bin), join(stage, "usr/bin", bin));

@@ -1,13 +1,19 @@
 /**
- * esbuild bundles of the Debian packages (packaging/README.md "Layout"): one ESM file per program,
- * with the native and WebAssembly dependencies left external (they are shipped in node_modules/ next
- * to the bundle, see `shipModules`).
+ * esbuild bundles of the Debian packages (packaging/README.md "Layout"): one ESM entry file per
+ * program (`<outdir>/<name>.mjs`) and, with code splitting (the default), the code it loads only on
+ * demand in `<outdir>/chunks/*.mjs`: every dynamic `import()` of the source (a vendor SDK of one
+ * backend, the password-strength dictionaries, the PostgreSQL driver, ...) becomes a chunk that is
+ * read and compiled only when that code first runs, and programs bundled together (server and CLI)
+ * share their common chunks. The native and WebAssembly dependencies stay external (they are shipped
+ * in node_modules/ next to the bundle, see `shipModules`).
  *
  * Paths resolved with `new URL("...", import.meta.url)` (the migrations, the SAML schemas, the web
  * app, package.json) keep working: in every source file of the repository `import.meta.url` is
  * replaced by the URL that file would have in the installed tree (`treeRoot` mirrors the repository,
  * so `/usr/lib/postern/server/src/db/index.ts` for `server/src/db/index.ts`), computed at run time
- * from the bundle's own location. The resources themselves are copied to the same mirrored places.
+ * from the output directory (`__posternOutdir`, which a banner defines in every output file: its own
+ * directory, or the parent one for a file in chunks/). The resources themselves are copied to the
+ * same mirrored places.
  */
 import { build } from "esbuild";
 import type { Plugin } from "esbuild";
@@ -28,17 +34,28 @@ export const EXTERNAL_MODULES = [
   "utf-8-validate",
 ] as const;
 
-/** One program to bundle. */
+/** The folder of the on-demand chunks inside the output directory. */
+export const CHUNKS_DIR = "chunks";
+
+/** Programs to bundle together into one output directory. */
 export interface BundleSpec {
-  /** Entry point, relative to the repository root (e.g. "server/src/main.ts"). */
-  entry: string;
-  /** Output file (absolute). */
-  outfile: string;
   /**
-   * The installed tree root as seen from the bundle's directory (e.g. ".." for a bundle in
+   * Output name → entry point relative to the repository root, e.g. `{ server: "server/src/main.ts" }`
+   * for `<outdir>/server.mjs`.
+   */
+  entries: Readonly<Record<string, string>>;
+  /** Output directory (absolute): the entry files, and the chunks in `chunks/`. */
+  outdir: string;
+  /**
+   * The installed tree root as seen from the output directory (e.g. ".." for bundles in
    * /usr/lib/postern/server/ and the tree root /usr/lib/postern/).
    */
   treeRootFromBundle: string;
+  /**
+   * Code splitting (default true). false writes one self-contained file per entry and no chunks,
+   * as the packages were built before (bench/memory.ts `--single-file-bundle` compares the two).
+   */
+  splitting?: boolean;
 }
 
 /**
@@ -56,7 +73,7 @@ function importMetaUrlPlugin(repoRoot: string, treeRootFromBundle: string): Plug
           return { contents: source, loader: "ts" };
         const where = JSON.stringify(`${treeRootFromBundle}/${rel.split("\\").join("/")}`);
         return {
-          contents: source.replaceAll("import.meta.url", `new URL(${where}, import.meta.url).href`),
+          contents: source.replaceAll("import.meta.url", `new URL(${where}, __posternOutdir).href`),
           loader: "ts",
         };
       });
@@ -65,16 +82,22 @@ function importMetaUrlPlugin(repoRoot: string, treeRootFromBundle: string): Plug
 }
 
 /**
- * Bundles one program (ESM, Node 24, minified identifiers off so stack traces stay readable).
- * CommonJS dependencies get `require`, `__filename` and `__dirname` from a banner.
+ * Bundles the programs of `spec` (ESM, Node 24, minified identifiers off so stack traces stay
+ * readable) into `spec.outdir`: `<name>.mjs` per entry and the shared and on-demand chunks in
+ * `chunks/`. CommonJS dependencies get `require`, `__filename` and `__dirname` from a banner.
+ * Returns the npm packages inside the output, sorted by name.
  * @throws Error when esbuild reports errors.
  */
 export async function bundle(repoRoot: string, spec: BundleSpec): Promise<BundledPackage[]> {
   const result = await build({
     metafile: true,
     absWorkingDir: repoRoot,
-    entryPoints: [spec.entry],
-    outfile: spec.outfile,
+    entryPoints: Object.entries(spec.entries).map(([out, input]) => ({ in: input, out })),
+    outdir: spec.outdir,
+    splitting: spec.splitting ?? true,
+    entryNames: "[name]",
+    chunkNames: `${CHUNKS_DIR}/[name]-[hash]`,
+    outExtension: { ".js": ".mjs" },
     bundle: true,
     platform: "node",
     format: "esm",
@@ -90,6 +113,7 @@ export async function bundle(repoRoot: string, spec: BundleSpec): Promise<Bundle
         "const require = __posternCreateRequire(import.meta.url);",
         "const __filename = __posternFileURLToPath(import.meta.url);",
         'const __dirname = __posternFileURLToPath(new URL(".", import.meta.url));',
+        `const __posternOutdir = new URL(/\\/${CHUNKS_DIR}\\/[^/]*$/.test(import.meta.url) ? ".." : ".", import.meta.url);`,
       ].join("\n"),
     },
     plugins: [importMetaUrlPlugin(repoRoot, spec.treeRootFromBundle)],

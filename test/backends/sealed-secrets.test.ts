@@ -52,14 +52,14 @@ describe("sealed secrets from server to agent", () => {
   });
 
   it("opens on the agent, and a new credential gives a new driver without emptying the target", async () => {
-    const target = (bearer: string): Target =>
+    const target = async (bearer: string): Promise<Target> =>
       toTarget({
         aclId: "acl1",
         aclConfig: { fortios: { Name: "grp" } },
         backendId: "b1",
         backendType: "fortios",
         backendConfig: { fortios: { Url: "https://fw.example", Insecure: false, Bearer: "", Prefix: "kk_", VDOM: "" } },
-        sealedSecrets: { Bearer: sealTo(keys.boxPublicKey, bearer) },
+        sealedSecrets: { Bearer: await sealTo(keys.boxPublicKey, bearer) },
       })!;
     const created: BackendInstance[] = [];
     const held = new Set<string>();
@@ -81,14 +81,14 @@ describe("sealed secrets from server to agent", () => {
     const expiresAt = Date.now() + 3_600_000;
     await enforcer.sync({
       seq: 1,
-      targets: [{ target: target("token-one"), entries: [{ ip: "192.0.2.1", expiresAt }] }],
+      targets: [{ target: await target("token-one"), entries: [{ ip: "192.0.2.1", expiresAt }] }],
     });
     expect(created.map((c) => c.secrets)).toEqual([{ Bearer: "token-one" }]);
     expect(created[0]?.config["Bearer"]).toBe("");
 
     const ack = await enforcer.sync({
       seq: 2,
-      targets: [{ target: target("token-two"), entries: [{ ip: "192.0.2.1", expiresAt }] }],
+      targets: [{ target: await target("token-two"), entries: [{ ip: "192.0.2.1", expiresAt }] }],
     });
     expect(created.map((c) => c.secrets)).toEqual([{ Bearer: "token-one" }, { Bearer: "token-two" }]);
     expect(ack.results.filter((r) => r.op === "del")).toEqual([]); // the target was not emptied
@@ -99,7 +99,7 @@ describe("sealed secrets from server to agent", () => {
     expect(state).not.toContain("token-two");
   });
 
-  it("a box sealed to another agent fails the target with a message that names no value", () => {
+  it("a box sealed to another agent fails the target with a message that names no value", async () => {
     const other = generateAgentKeys();
     const t = toTarget({
       aclId: "acl1",
@@ -107,7 +107,7 @@ describe("sealed secrets from server to agent", () => {
       backendId: "b1",
       backendType: "fortios",
       backendConfig: { fortios: { Url: "https://fw.example", Bearer: "" } },
-      sealedSecrets: { Bearer: sealTo(other.boxPublicKey, "someone-elses") },
+      sealedSecrets: { Bearer: await sealTo(other.boxPublicKey, "someone-elses") },
     })!;
     const drivers = new DriverSet(
       {

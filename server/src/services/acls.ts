@@ -205,7 +205,7 @@ export class AclService extends Service {
         const name = raw.trim();
         const key = aclEnvKey(aclId, name);
         if (v.Encrypted || sensitive.has(name)) {
-          if (v.Value !== "") sealed[key] = sealTo(await this.boxKeyOf(tx, backend), v.Value);
+          if (v.Value !== "") sealed[key] = await sealTo(await this.boxKeyOf(tx, backend), v.Value);
           else if (available[key] !== undefined) sealed[key] = available[key];
           else throw new AppError(Errors.badRequest, `Config.script.EnvVars.${name}.Value: required`);
           env[name] = { Value: "", Encrypted: true };

@@ -163,12 +163,12 @@ export class BackendService extends Service {
    * Works out the sealed secrets of a write. `stored` is the current row on update. Throws 400 for a
    * missing secret (create), or for one not re-entered after an agent or host change (update).
    */
-  private sealSecrets(
+  private async sealSecrets(
     type: BackendType,
     config: BackendConfig,
     agent: AgentGateRow | null,
     stored: BackendRow | undefined,
-  ): SealedSecrets {
+  ): Promise<SealedSecrets> {
     const fields = BackendSecretFields[type];
     const own = fieldsOf(config, type);
     const given = fields.filter((f) => own[f] !== "" && own[f] !== undefined);
@@ -190,7 +190,7 @@ export class BackendService extends Service {
     const sealed: SealedSecrets = agentChanged ? {} : { ...storedFields };
     if (given.length > 0) {
       const key = this.boxKeyOf(agent);
-      for (const f of given) sealed[f] = sealTo(key, String(own[f]));
+      for (const f of given) sealed[f] = await sealTo(key, String(own[f]));
     }
     return sealed;
   }
@@ -217,7 +217,7 @@ export class BackendService extends Service {
     await this.db.transaction(async (tx) => {
       const agent = await this.checkAgent(tx, input.AgentID, type);
       await this.checkName(tx, input.Name, undefined);
-      const sealedSecrets = this.sealSecrets(type, config, agent, undefined);
+      const sealedSecrets = await this.sealSecrets(type, config, agent, undefined);
       const now = this.clock.now();
       await repo.insertBackend(tx, {
         id,
@@ -258,7 +258,7 @@ export class BackendService extends Service {
       await this.checkName(tx, input.Name, id);
       const agentId = agent?.id ?? null;
       const agentChanged = row.agentId !== agentId;
-      const sealed = this.sealSecrets(type, config, agent, row);
+      const sealed = await this.sealSecrets(type, config, agent, row);
       const stored = withoutSecrets(config, type);
       const acls = await repo.aclsOfBackend(tx, id);
       const entered = BackendSecretFields[type].filter((f) => (fieldsOf(config, type)[f] ?? "") !== "");
@@ -331,7 +331,7 @@ export class BackendService extends Service {
             cleared++;
           }
         } else if (sensitive.has(name) && v.Value !== "") {
-          sealed[key] = sealTo(this.boxKeyOf(agent), v.Value);
+          sealed[key] = await sealTo(this.boxKeyOf(agent), v.Value);
           env[name] = { Value: "", Encrypted: true };
           changed = true;
         }

@@ -31,7 +31,6 @@ import { connect as netConnect, isIP, isIPv6 } from "node:net";
 import type { Socket } from "node:net";
 import { connect as tlsConnect, rootCertificates } from "node:tls";
 import type { ConnectionOptions } from "node:tls";
-import { Client, ResultCodeError } from "ldapts";
 import type { Db, Tx } from "../../db/index.ts";
 import type { Clock } from "../../clock.ts";
 import type { Logger } from "../../logger.ts";
@@ -177,6 +176,8 @@ export async function ldapBind(
     sockets.push(s);
     return s;
   };
+  // ldapts is loaded by the first LDAP sign-in, not at start (docs/decisions.md "Server memory").
+  const { Client, ResultCodeError } = await import("ldapts");
   const client = new Client({
     url:
       target.transport === "tcp"

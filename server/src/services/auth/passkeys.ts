@@ -17,12 +17,6 @@
  *   codeHooks): `beforeCode` before anything is checked, `onCodeFailure` for every refused answer.
  * - Audited: passkeyAdded, passkeyRemoved, passkeyUsed, passkeyFailed.
  */
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-} from "@simplewebauthn/server";
 import type {
   AuthenticationResponseJSON,
   AuthenticatorTransport,
@@ -48,6 +42,14 @@ export const PASSKEY_CHALLENGE_TTL_MS = 5 * 60_000;
 export const MAX_PASSKEYS_PER_ACCOUNT = 20;
 /** The relying party name browsers show. */
 export const PASSKEY_RP_NAME = "Postern";
+
+/**
+ * @simplewebauthn/server (with its CBOR, ASN.1 and X.509 code), imported by the first passkey
+ * operation rather than at start: most servers never see one (docs/decisions.md "Server memory").
+ */
+function webauthn() {
+  return import("@simplewebauthn/server");
+}
 
 /**
  * The relying party of a request: `id` the host name (no port) and `origin` the scheme, host and port
@@ -115,7 +117,9 @@ export class PasskeyService extends Service {
     const existing = await repo.listPasskeys(this.db, subject.kind, subject.accountId);
     if (existing.length >= MAX_PASSKEYS_PER_ACCOUNT)
       throw new AppError(Errors.badRequest, `at most ${MAX_PASSKEYS_PER_ACCOUNT} passkeys`);
-    const options = await generateRegistrationOptions({
+    const options = await (
+      await webauthn()
+    ).generateRegistrationOptions({
       rpName: PASSKEY_RP_NAME,
       rpID: rp.id,
       userName: account.userName,
@@ -148,7 +152,9 @@ export class PasskeyService extends Service {
     if (!challenge || challenge.expiresAt <= now) return await this.refuse(subject, "registration", "no challenge");
     let info;
     try {
-      const result = await verifyRegistrationResponse({
+      const result = await (
+        await webauthn()
+      ).verifyRegistrationResponse({
         response: response as unknown as RegistrationResponseJSON,
         expectedChallenge: challenge.challenge,
         expectedOrigin: rp.origin,
@@ -208,7 +214,9 @@ export class PasskeyService extends Service {
     const totp = account.totpEnabled && account.secretEnc !== null;
     const existing = await repo.listPasskeys(this.db, subject.kind, subject.accountId);
     if (existing.length === 0) return { Options: null, Totp: totp };
-    const options = await generateAuthenticationOptions({
+    const options = await (
+      await webauthn()
+    ).generateAuthenticationOptions({
       rpID: rp.id,
       timeout: PASSKEY_CHALLENGE_TTL_MS,
       userVerification: "preferred",
@@ -259,7 +267,9 @@ export class PasskeyService extends Service {
     if (!passkey) return "unknown credential";
     let newCounter: number;
     try {
-      const result = await verifyAuthenticationResponse({
+      const result = await (
+        await webauthn()
+      ).verifyAuthenticationResponse({
         response,
         expectedChallenge: challenge.challenge,
         expectedOrigin: rp.origin,
