@@ -10,18 +10,16 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Locator, Page } from "playwright-core";
-import { pino } from "pino";
 import { execa } from "execa";
 import type { Approval } from "@postern/shared";
 import { DEFAULT_WEB_DIR } from "../../server/src/index.ts";
-import { startAgent } from "../../agent/src/daemon.ts";
-import { loadConfig } from "../../agent/src/config.ts";
 import { chromiumAvailable, expectVisible, launchBrowser, newPage, seriousViolations } from "../support/browser.ts";
 import type { PageOptions } from "../support/browser.ts";
 import { httpGetFrom, startHaproxy } from "../support/haproxy.ts";
 import type { HaproxyInstance } from "../support/haproxy.ts";
-import { ApiClient, createAndEnrolAgent, startStack, waitFor } from "../support/stack.ts";
+import { ApiClient, startStack } from "../support/stack.ts";
 import type { Stack } from "../support/stack.ts";
+import { startHaproxyEdge } from "../support/haproxy-edge.ts";
 
 const hasHaproxy = (await execa("haproxy", ["-v"], { reject: false })).exitCode === 0;
 if (!chromiumAvailable) console.warn("approvals portal e2e: SKIPPED: /usr/bin/chromium is not installed");
@@ -43,19 +41,9 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("approval requests in the por
     if (!existsSync(join(DEFAULT_WEB_DIR, "index.html"))) throw new Error("web app not built: run npm run build");
     [haproxy, stack, browser] = await Promise.all([startHaproxy(), startStack(), launchBrowser()]);
     frontend = `http://127.0.0.1:${haproxy.frontendPort}/`;
-    const { agentId, configPath } = await createAndEnrolAgent(
-      stack,
-      "edge",
-      { haproxy: { socket_location: haproxy.socketPath } },
-      { haproxySocket: haproxy.socketPath },
-    );
-    agent = await startAgent({ config: await loadConfig(configPath), logger: pino({ level: "silent" }) });
-    expect(await waitFor(() => stack.server.services.hub.isConnected(agentId), 10_000)).toBe(true);
-    const backend = await stack.admin.ok<{ ID: string }>("POST", "/api/admin/backends", {
-      Name: "proxy",
-      AgentID: agentId,
-      Config: { haproxy: { Protocol: "unix", Address: haproxy.socketPath } },
-    });
+    const edge = await startHaproxyEdge(stack, haproxy);
+    agent = edge.agent;
+    const backend = { ID: edge.backendId };
     for (const name of ["rita", "lena", "olaf"])
       ids[name] = await stack.admin.ok<string>("POST", "/api/admin/users", {
         Name: name[0]!.toUpperCase() + name.slice(1),

@@ -8,14 +8,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromium } from "playwright-core";
 import type { Browser, Page } from "playwright-core";
-import { pino } from "pino";
 import { DEFAULT_WEB_DIR } from "../../server/src/index.ts";
-import { startAgent } from "../../agent/src/daemon.ts";
-import { loadConfig } from "../../agent/src/config.ts";
+import type { startAgent } from "../../agent/src/daemon.ts";
 import { startHaproxy, httpGetFrom } from "../support/haproxy.ts";
 import type { HaproxyInstance } from "../support/haproxy.ts";
-import { createAndEnrolAgent, createUser, startStack, waitFor } from "../support/stack.ts";
+import { createUser, startStack, waitFor } from "../support/stack.ts";
 import type { Stack } from "../support/stack.ts";
+import { startHaproxyEdge } from "../support/haproxy-edge.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const skip = !existsSync(CHROMIUM);
@@ -34,19 +33,9 @@ describe.skipIf(skip)("user portal in Chromium", () => {
     haproxy = await startHaproxy();
     frontend = `http://127.0.0.1:${haproxy.frontendPort}/`;
     stack = await startStack();
-    const { agentId, configPath } = await createAndEnrolAgent(
-      stack,
-      "edge",
-      { haproxy: { socket_location: haproxy.socketPath } },
-      { haproxySocket: haproxy.socketPath },
-    );
-    agent = await startAgent({ config: await loadConfig(configPath), logger: pino({ level: "silent" }) });
-    expect(await waitFor(() => stack.server.services.hub.isConnected(agentId), 10_000)).toBe(true);
-    const backend = await stack.admin.ok<{ ID: string }>("POST", "/api/admin/backends", {
-      Name: "proxy",
-      AgentID: agentId,
-      Config: { haproxy: { Protocol: "unix", Address: haproxy.socketPath } },
-    });
+    const edge = await startHaproxyEdge(stack, haproxy);
+    agent = edge.agent;
+    const backend = { ID: edge.backendId };
     const aclId = await stack.admin.ok<string>("POST", "/api/admin/acls", {
       Description: "Team wiki",
       BackendID: backend.ID,
