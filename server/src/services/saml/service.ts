@@ -29,9 +29,7 @@ import type { ServiceDeps } from "../service.ts";
 import { SamlError, refused } from "./errors.ts";
 import { IdpMetadataCache } from "./idp-metadata.ts";
 import type { FetchFn } from "./idp-metadata.ts";
-import { buildSetup } from "./setup.ts";
 import type { SamlInputs, SamlSetup } from "./setup.ts";
-import { verifyLoginResponse } from "./response.ts";
 import type { VerifiedAssertion } from "./response.ts";
 import { SamlProvisioning, groupsFrom, nameFrom, sessionMinutesFrom } from "./provisioning.ts";
 import { LoginThrottle } from "../auth/throttle.ts";
@@ -103,6 +101,8 @@ export class SamlService extends Service {
     const key = JSON.stringify(inputs);
     const cached = this.built.get(audience);
     if (cached?.key === key) return cached.setup;
+    // samlify and the XML schema validator load on first use: a server without SAML never holds them.
+    const { buildSetup } = await import("./setup.ts");
     const setup = buildSetup(inputs);
     this.built.set(audience, { key, setup });
     return setup;
@@ -184,6 +184,7 @@ export class SamlService extends Service {
   ): Promise<{ assertion: VerifiedAssertion; kiosk: boolean }> {
     const setup = await this.setup(audience);
     const now = this.clock.now();
+    const { verifyLoginResponse } = await import("./response.ts");
     const assertion = await verifyLoginResponse(setup, samlResponse, now);
     if (binding.required && binding.requestId !== assertion.inResponseTo)
       throw refused("the sign-in was not started in this browser", assertion.nameId);
