@@ -3,10 +3,12 @@
  * style: reported, never asserted): how long serving GET /api/v1/allowlists/{aclId}/{token}.txt and
  * .json takes with 100,000 published addresses, and how big the answers are.
  *
- * Run from the repository root: `node bench/allowlist.ts [--entries N] [--samples N] [--warmup N]`.
+ * Run from the repository root: `node bench/allowlist.ts [--entries N] [--samples N] [--warmup N]
+ * [--database sqlite|postgres]`.
  *
  * Set-up: a real server (`startServer`) on 127.0.0.1 with a SQLite file in a temporary data
- * directory (WAL, as in production). One allowlist backend and ACL, one API key with
+ * directory (WAL, as in production), or with `--database postgres` a database on a throw-away
+ * PostgreSQL on loopback (bench/lib/database.ts). One allowlist backend and ACL, one API key with
  * `allowlist.read:{aclId}` (created through ApiKeyService). The published addresses are SEEDED
  * DIRECTLY, not through sign-in and grant (100,000 Argon2id sign-ins would take an hour): one user,
  * then per address one user_sessions row (inserted with drizzle: there is no repository function
@@ -22,8 +24,8 @@
  * - `http .txt rebuilt`: the same after a database write before each sample (the list is read and
  *   built again: the figure of a busy server);
  * - `http 304`: with `If-None-Match` of the list's ETag (a poller whose copy is current).
- * Prints p50, p99 and max in milliseconds (nearest rank) and the body size, the SQLite query plan of
- * the allowlist query, and the RSS of the process.
+ * Prints p50, p99 and max in milliseconds (nearest rank) and the body size, the query plan of the
+ * allowlist query (SQLite's EXPLAIN QUERY PLAN, PostgreSQL's EXPLAIN), and the RSS of the process.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -33,8 +35,13 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { and, eq, gt, sql } from "drizzle-orm";
 import { startServer } from "../server/src/server.ts";
+import { dialectOf, tablesOf } from "../server/src/db/index.ts";
+import type { Db } from "../server/src/db/index.ts";
+import type { PgDb } from "../server/src/db/postgres.ts";
 import { msResult, reportFigures } from "./lib/report.ts";
-import { acls, backends, grantAddresses, grants, users, userSessions } from "../server/src/db/schema.ts";
+import { runBenchmark } from "./lib/cleanup.ts";
+import type { Cleanup } from "./lib/cleanup.ts";
+import { benchDatabase, benchDatabaseUrl, DATABASE_OPTION } from "./lib/database.ts";
 import {
   ensureGrantRows,
   getGrantFor,
@@ -49,11 +56,13 @@ const { values: opts } = parseArgs({
     entries: { type: "string", default: "100000" },
     samples: { type: "string", default: "50" },
     warmup: { type: "string", default: "5" },
+    ...DATABASE_OPTION,
   },
 });
 const ENTRIES = Number(opts.entries);
 const SAMPLES = Number(opts.samples);
 const WARMUP = Number(opts.warmup);
+const DATABASE = benchDatabase(opts.database);
 const TOKEN = "bench-allowlist-token-0123456789";
 const NONE = "00000000-0000-0000-0000-000000000000";
 /** Addresses seeded per transaction. */
@@ -76,23 +85,33 @@ function addressOf(i: number): string {
   return `10.${(i >>> 16) & 255}.${(i >>> 8) & 255}.${i & 255}`;
 }
 
-async function main(): Promise<void> {
+/** The query plan of `query` as text lines: SQLite's EXPLAIN QUERY PLAN details, or PostgreSQL's EXPLAIN. */
+async function queryPlan(db: Db, query: { getSQL(): ReturnType<typeof sql> }): Promise<string[]> {
+  if (dialectOf(db) === "postgres") {
+    const result = await (db as unknown as PgDb).execute(sql`EXPLAIN ${query.getSQL()}`);
+    return result.rows.map((row) => String(row["QUERY PLAN"]));
+  }
+  // EXPLAIN QUERY PLAN rows: id, parent, notused, detail.
+  const plan = await db.values<[number, number, number, string]>(sql`EXPLAIN QUERY PLAN ${query.getSQL()}`);
+  return plan.map((row) => row[3]);
+}
+
+async function main(cleanup: Cleanup): Promise<number> {
   const dataDir = mkdtempSync(join(tmpdir(), "postern-bench-allowlist-"));
+  cleanup.add("data directory", async () => rmSync(dataDir, { recursive: true, force: true }));
+  const databaseUrl = await benchDatabaseUrl(cleanup, DATABASE);
   const server = await startServer({
     dataDir,
+    ...(databaseUrl ? { databaseUrl } : {}),
     listen: "127.0.0.1:0",
     migrate: true,
     logLevel: process.env.BENCH_LOG ?? "silent",
     webDir: "/nonexistent",
   });
-  const cleanup = async () => {
-    await server.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  };
-  process.once("SIGINT", () => void cleanup().then(() => process.exit(130)));
-  process.once("SIGTERM", () => void cleanup().then(() => process.exit(143)));
-  try {
+  cleanup.add("server", () => server.close());
+  {
     const { db, clock, apiKeys } = server.services;
+    const { acls, backends, grantAddresses, grants, users, userSessions } = tablesOf(db);
     const t0 = performance.now();
     const backendId = newId();
     const aclId = newId();
@@ -159,10 +178,8 @@ async function main(): Promise<void> {
       .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
       .where(and(eq(grants.aclId, aclId), eq(grants.status, 6), gt(grants.expiresAt, clock.now())))
       .orderBy(grantAddresses.ip);
-    // EXPLAIN QUERY PLAN rows: id, parent, notused, detail.
-    const plan = await db.values<[number, number, number, string]>(sql`EXPLAIN QUERY PLAN ${query.getSQL()}`);
     console.log("query plan:");
-    for (const row of plan) console.log(`  ${row[3]}`);
+    for (const line of await queryPlan(db, query)) console.log(`  ${line}`);
 
     const auth = { authorization: `Basic ${Buffer.from(`bench:${key}`).toString("base64")}` };
     const path = (fmt: string) => `/api/v1/allowlists/${aclId}/${TOKEN}.${fmt}`;
@@ -207,7 +224,8 @@ async function main(): Promise<void> {
         return (await res.arrayBuffer()).byteLength;
       });
     }
-    const poke = async () => await db.run(sql`update acls set description = description where id = ${aclId}`);
+    // Any write moves the server's write mark (repositories/grants.ts writeMark), so the list is built again.
+    const poke = async () => await db.update(acls).set({ description: "Bench allowlist" }).where(eq(acls.id, aclId));
     await measure("http .txt rebuilt", async () => {
       await poke();
       const res = await fetch(`${server.url}${path("txt")}`, { headers: auth });
@@ -243,15 +261,8 @@ async function main(): Promise<void> {
     console.log(
       `\n("query" bytes column: the number of addresses)  RSS ${(process.memoryUsage().rss / 1048576).toFixed(0)} MB`,
     );
-  } finally {
-    await cleanup();
   }
+  return 0;
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBenchmark(30, main);

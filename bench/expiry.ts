@@ -5,10 +5,11 @@
  *
  * Run from the repository root, as root for ipset (otherwise HAProxy only):
  * `node bench/expiry.ts [--entries N] [--spread-seconds S] [--lead-seconds S] [--poll-ms MS]
- * [--scenarios up,down] [--haproxy-only] [--timeout-minutes N]`.
+ * [--scenarios up,down] [--haproxy-only] [--timeout-minutes N] [--database sqlite|postgres]`.
  *
  * Set-up: the shared test bed (bench/lib/testbed.ts): HAProxy, an ipset set with `timeout 0` in a
- * network namespace pair, a real server on loopback, one agent with both backends, one ACL each.
+ * network namespace pair, a real server on loopback (on SQLite, or with `--database postgres` on a
+ * throw-away PostgreSQL: bench/lib/database.ts), one agent with both backends, one ACL each.
  * Per scenario, `--entries` (default 200) sessions of one user sign in through the real sign-in
  * service, each from its own address (10.251.x.y for "up", 10.252.x.y for "down"). Each session is
  * then granted both ACLs through the grant engine with an expiry of its own (`GrantEngine.grant`'s
@@ -30,6 +31,8 @@ import type { Cleanup } from "./lib/cleanup.ts";
 import { formatMs, percentile, printTable } from "./lib/stats.ts";
 import { msResult, reportFigures } from "./lib/report.ts";
 import { startTestbed } from "./lib/testbed.ts";
+import { benchDatabase, DATABASE_OPTION, useBenchDatabase } from "./lib/database.ts";
+import type { BenchDatabase } from "./lib/database.ts";
 import type { Testbed } from "./lib/testbed.ts";
 import { createUser, waitFor } from "../test/support/stack.ts";
 
@@ -45,6 +48,8 @@ export interface ExpiryOptions {
   readonly scenarios: readonly ("up" | "down")[];
   readonly haproxyOnly: boolean;
   readonly timeoutMinutes: number;
+  /** The server's database. */
+  readonly database: BenchDatabase;
 }
 
 /** Parses the command line; throws on an invalid value. */
@@ -59,6 +64,7 @@ export function parseExpiryOptions(argv: readonly string[]): ExpiryOptions {
       scenarios: { type: "string", default: "up,down" },
       "haproxy-only": { type: "boolean", default: false },
       "timeout-minutes": { type: "string", default: "20" },
+      ...DATABASE_OPTION,
     },
   });
   const num = (name: string, v: string, min: number, max: number): number => {
@@ -79,6 +85,7 @@ export function parseExpiryOptions(argv: readonly string[]): ExpiryOptions {
     scenarios: scenarios as ("up" | "down")[],
     haproxyOnly: values["haproxy-only"],
     timeoutMinutes: num("timeout-minutes", values["timeout-minutes"], 1, 600),
+    database: benchDatabase(values.database),
   };
 }
 
@@ -167,6 +174,7 @@ async function main(cleanup: Cleanup): Promise<number> {
   console.log(
     `expiry benchmark: ${options.entries} entries per target, expiries spread over ${options.spreadSeconds} s, read every ${options.pollMs} ms; scenarios ${options.scenarios.join(", ")}`,
   );
+  await useBenchDatabase(cleanup, options.database);
   const bed = await startTestbed(cleanup, { haproxyOnly: options.haproxyOnly });
   if (bed.ipsetSkipped) console.log(`ipset NOT measured: ${bed.ipsetSkipped}. Measuring HAProxy only.`);
   const user = "expiry";

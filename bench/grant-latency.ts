@@ -81,7 +81,7 @@ import type { HaproxyInstance } from "../test/support/haproxy.ts";
 import { createNetnsPair, netnsRunner, netnsSupport } from "../test/support/netns.ts";
 import type { NetnsPair } from "../test/support/netns.ts";
 import { preciseNow } from "./grant-latency-probe.ts";
-import setUpTestDatabase from "../test/support/database-setup.ts";
+import { benchDatabase, DATABASE_OPTION, useBenchDatabase } from "./lib/database.ts";
 import type { ProbeReply, ProbeRequest, ProbeSpec } from "./grant-latency-probe.ts";
 import { ApiClient, aclStatus, createAndEnrolAgent, createUser, startStack, waitFor } from "../test/support/stack.ts";
 import type { Stack } from "../test/support/stack.ts";
@@ -163,7 +163,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       "timeout-minutes": { type: "string", default: "30" },
       verbose: { type: "boolean", default: false },
       "haproxy-only": { type: "boolean", default: false },
-      database: { type: "string", default: "sqlite" },
+      ...DATABASE_OPTION,
     },
     strict: true,
   });
@@ -180,10 +180,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   const pollInterval = Number(values["poll-interval-ms"]);
   if (!(pollInterval >= 0 && pollInterval <= 100))
     throw new Error(`--poll-interval-ms must be a number in 0–100, got ${JSON.stringify(values["poll-interval-ms"])}`);
-  if (values.database !== "sqlite" && values.database !== "postgres")
-    throw new Error(`--database must be sqlite or postgres, got ${JSON.stringify(values.database)}`);
   return {
-    database: values.database,
+    database: benchDatabase(values.database),
     samples: int("samples", values.samples, 1, 100_000),
     warmup: int("warmup", values.warmup, 0, 1_000),
     levels: [...new Set(levels)].sort((a, b) => a - b),
@@ -558,13 +556,8 @@ async function run(options: BenchOptions, cleanup: Cleanup, startedAt: number): 
     `grant latency benchmark: levels ${options.levels.join(", ")} live sessions, ${options.samples} samples (+${options.warmup} warm-up) per level and target`,
   );
   const rssAtStart = process.memoryUsage().rss;
-  if (options.database === "postgres") {
-    // The test suite's PostgreSQL set-up: one throw-away cluster; the stack's server gets a database on it.
-    process.env["POSTERN_TEST_DATABASE"] = "postgres";
-    const teardown = await setUpTestDatabase();
-    if (teardown) cleanup.add("postgres", teardown);
-    console.log("database: PostgreSQL (a throw-away cluster on loopback)");
-  } else console.log("database: SQLite");
+  // On PostgreSQL the stack's server gets a database on a throw-away cluster (lib/database.ts).
+  await useBenchDatabase(cleanup, options.database);
 
   // --- what can run here
   const support = options.haproxyOnly ? { ok: false, reason: "--haproxy-only given" } : await netnsSupport();

@@ -70,7 +70,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { count, eq, ne } from "drizzle-orm";
 import { openConfiguredDatabase, tablesOf } from "../server/src/db/index.ts";
-import { startPostgres } from "../test/support/postgres.ts";
+import { benchDatabase, benchDatabaseUrl, DATABASE_OPTION } from "./lib/database.ts";
 import type { Db, OpenDatabase } from "../server/src/db/index.ts";
 import { newId, randomToken, sha256 } from "../server/src/services/auth/tokens.ts";
 import {
@@ -140,7 +140,7 @@ function parseOptions(argv: readonly string[]): Options {
       warmup: { type: "string", default: "2" },
       assign: { type: "string", default: "direct" },
       licence: { type: "string", default: "both" },
-      database: { type: "string", default: "sqlite" },
+      ...DATABASE_OPTION,
       "no-pin": { type: "boolean", default: false },
       "no-prime": { type: "boolean", default: false },
       profile: { type: "string" },
@@ -159,10 +159,8 @@ function parseOptions(argv: readonly string[]): Options {
     throw new Error(`--assign must be direct or group, got ${JSON.stringify(values.assign)}`);
   if (values.licence !== "none" && values.licence !== "installed" && values.licence !== "both")
     throw new Error(`--licence must be none, installed or both, got ${JSON.stringify(values.licence)}`);
-  if (values.database !== "sqlite" && values.database !== "postgres")
-    throw new Error(`--database must be sqlite or postgres, got ${JSON.stringify(values.database)}`);
   return {
-    database: values.database,
+    database: benchDatabase(values.database),
     sessions: int("sessions", values.sessions, 1, 1_000_000),
     acls: acl,
     granted: int("granted", values.granted, 0, acl),
@@ -472,15 +470,10 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "postern-bench-status-"));
   cleanup.add("temporary directory", () => rmSync(dir, { recursive: true, force: true }));
   const dataDir = join(dir, "data");
-  let databaseUrl: string | undefined;
-  if (o.database === "postgres") {
-    // A throw-away cluster on loopback; the CLI and the server process find it through POSTERN_DATABASE_URL.
-    const cluster = await startPostgres({ maxConnections: 100 });
-    cleanup.add("postgres", () => cluster.stop());
-    databaseUrl = await cluster.createDatabase("postern");
-    process.env["POSTERN_DATABASE_URL"] = databaseUrl;
-  }
-  console.log(`database: ${o.database === "postgres" ? "PostgreSQL (a throw-away cluster on loopback)" : "SQLite"}`);
+  // On PostgreSQL a database on a throw-away cluster (lib/database.ts); the CLI and the server process
+  // find it through POSTERN_DATABASE_URL.
+  const databaseUrl = await benchDatabaseUrl(cleanup, o.database);
+  if (databaseUrl) process.env["POSTERN_DATABASE_URL"] = databaseUrl;
   await migrateDataDir(dataDir);
 
   // --- seed

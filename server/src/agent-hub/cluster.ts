@@ -14,6 +14,9 @@
  *   now (`GrantEngine.currentOps`) and sends that. The notice leaves after the change committed, so
  *   the read sees it, and notices arriving out of order still converge. A resync asks the holder for
  *   a full sync. When its listening connection was lost, a replica resyncs all its agents.
+ * - Acting on an agent's connection from the API: deleting an agent sends every replica a notice to
+ *   close its connection (whichever holds it, even one whose presence has not arrived yet), so the
+ *   agent is cut off at once and refused when it dials again; a rename tells the holder the new name.
  */
 import type { Op } from "@postern/shared";
 import type { Db } from "../db/index.ts";
@@ -31,8 +34,14 @@ type PresenceNotice =
   | { replica: string; agent: string; connected: boolean }
   | { replica: string; ask: true }
   | { replica: string; holds: string[] };
+/** `to` is a replica id, or EVERY_REPLICA. */
 type AgentNotice =
-  { to: string; agent: string; entries: [string, string][] } | { to: string; agent: string; resync: true };
+  | { to: string; agent: string; entries: [string, string][] }
+  | { to: string; agent: string; resync: true }
+  | { to: string; agent: string; disconnect: true }
+  | { to: string; agent: string; renamed: string };
+/** The `to` of a notice every replica acts on. */
+const EVERY_REPLICA = "*";
 
 /** Splits `items` into JSON payloads of at most NOTICE_MAX_BYTES, each made by `wrap`. */
 function chunked<T>(items: readonly T[], wrap: (part: T[]) => unknown): string[] {
@@ -135,6 +144,22 @@ export class ReplicaCluster implements AgentChannel {
     if (holder) await this.publish(AGENTS, { to: holder, agent: agentId, resync: true });
   }
 
+  /**
+   * Closes the agent's connection here and asks every other replica to close theirs (the agent was
+   * deleted). Resolves once the notice is sent (a failure to send is logged).
+   */
+  async disconnect(agentId: string): Promise<void> {
+    this.hub.disconnect(agentId);
+    await this.publish(AGENTS, { to: EVERY_REPLICA, agent: agentId, disconnect: true });
+  }
+
+  /** The agent was renamed: its connection here, or the holder's, takes the new name. */
+  async renamed(agentId: string, name: string): Promise<void> {
+    if (this.hub.isConnected(agentId)) return this.hub.renamed(agentId, name);
+    const holder = this.remote.get(agentId);
+    if (holder) await this.publish(AGENTS, { to: holder, agent: agentId, renamed: name });
+  }
+
   /** Stops listening. */
   async close(): Promise<void> {
     clearInterval(this.pruneTimer);
@@ -172,7 +197,10 @@ export class ReplicaCluster implements AgentChannel {
 
   private onAgentNotice(payload: string): void {
     const n = JSON.parse(payload) as AgentNotice;
-    if (n.to !== this.replicaId) return;
+    if (n.to !== this.replicaId && n.to !== EVERY_REPLICA) return;
+    // Closing and renaming act at once: no change sent before them can still matter to the connection.
+    if ("disconnect" in n) return this.hub.disconnect(n.agent);
+    if ("renamed" in n) return this.hub.renamed(n.agent, n.renamed);
     const previous = this.chains.get(n.agent) ?? Promise.resolve();
     const next = previous.then(async () => {
       if (!this.hub.isConnected(n.agent)) return;

@@ -153,6 +153,12 @@ export class AgentHub implements AgentChannel {
     this.connections.get(agentId)?.ws.close(AgentCloseCode.authFailed, "agent removed");
   }
 
+  /** The agent was renamed: its connection's log and audit entries carry the new name. */
+  renamed(agentId: string, name: string): void {
+    const conn = this.connections.get(agentId);
+    if (conn) conn.agentName = name;
+  }
+
   /** Takes over an HTTP upgrade request for the agent WebSocket. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, req, head.length));

@@ -9,7 +9,9 @@
  * TRANSACTION_ATTEMPTS times with a growing random pause, when PostgreSQL reports a serialisation failure or a deadlock. A
  * statement issued on the root handle inside a transaction's callback runs on the transaction's
  * connection (an AsyncLocalStorage context), and a transaction opened inside one becomes a savepoint of
- * it, as on SQLite.
+ * it, as on SQLite. Statements issued at once on that connection (a Promise.all, work not awaited) run
+ * one after the other, in the order issued (`serialiseStatements`), as node-postgres 9 no longer queues
+ * them itself (docs/decisions.md "One data layer, two databases").
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -73,21 +75,39 @@ const onConflict = Symbol("postern.onConflict");
 type WatchedClient = pg.PoolClient & { [onConflict]?: (() => void) | undefined; [watched]?: true };
 const watched = Symbol("postern.watched");
 
+/** True for the forms of `query` node-postgres answers without a promise: a callback, or a cursor/stream. */
+function unpromised(args: readonly unknown[]): boolean {
+  const first = args[0] as { submit?: unknown } | null | undefined;
+  return typeof args.at(-1) === "function" || typeof first?.submit === "function";
+}
+
 /**
- * Makes a pooled connection call its `onConflict` callback (when one is set) whenever a statement fails
- * with a serialisation failure or deadlock, even if the caller swallows that error and the transaction
- * then fails with "transaction is aborted". Installed once per connection.
+ * Wraps a pooled connection's `query` (once per connection; it stays with the connection in the pool):
+ * - serialises statements: one issued while an earlier one has not finished waits for it, in the order
+ *   issued, so that code issuing several at once on a transaction's connection (a Promise.all over rows,
+ *   a notice sent without awaiting it) gets what node-postgres 8 did by queueing them itself, which it
+ *   deprecates ("Calling client.query() when the client is already executing a query") and 9 removes. A
+ *   failed statement does not stop the ones after it: each gets its own answer (in a transaction, the
+ *   database's "transaction is aborted"). Callback and cursor forms are passed through (Postern uses none).
+ * - calls the connection's `onConflict` callback (when one is set) whenever a statement fails with a
+ *   serialisation failure or deadlock, even if the caller swallows that error and the transaction then
+ *   fails with "transaction is aborted".
  */
 function watchConflicts(client: pg.PoolClient): WatchedClient {
   const c = client as WatchedClient;
   if (c[watched]) return c;
-  const query = c.query;
+  const query = (c.query as (...a: unknown[]) => unknown).bind(c);
+  /** Settles when the last statement issued has finished. */
+  let last: Promise<unknown> = Promise.resolve();
   c.query = ((...args: unknown[]) => {
-    const result = (query as (...a: unknown[]) => unknown).apply(c, args);
-    if (result instanceof Promise)
-      result.catch((err: unknown) => {
+    if (unpromised(args)) return query(...args);
+    const result = last.then(() => query(...args) as Promise<unknown>);
+    last = result.then(
+      () => undefined,
+      (err: unknown) => {
         if (retryableTransactionError(err)) c[onConflict]?.();
-      });
+      },
+    );
     return result;
   }) as typeof c.query;
   c[watched] = true;

@@ -52,20 +52,30 @@ export class AgentService {
   private readonly db: Db;
   private readonly clock: Clock;
   private readonly isConnected: (id: string) => boolean;
-  private readonly disconnect: (id: string) => void;
+  private readonly disconnect: (id: string) => void | Promise<void>;
+  private readonly renamed: (id: string, name: string) => void | Promise<void>;
   private readonly serverKey: string;
   private readonly tokenLifetimeMs: number;
-  /** `isConnected` and `disconnect` come from the agent hub (no-ops where none runs, as in the CLI). */
+  /**
+   * `isConnected`, `disconnect` (close the agent's live connection, wherever held) and `renamed` (its
+   * connection's new name) come from the agent hub, or the replicas' channel (no-ops where none runs, as
+   * in the CLI).
+   */
   constructor(
     db: Db,
     clock: Clock,
-    hub: { isConnected: (id: string) => boolean; disconnect: (id: string) => void },
+    hub: {
+      isConnected: (id: string) => boolean;
+      disconnect: (id: string) => void | Promise<void>;
+      renamed?: (id: string, name: string) => void | Promise<void>;
+    },
     options: AgentServiceOptions = {},
   ) {
     this.db = db;
     this.clock = clock;
     this.isConnected = (id) => hub.isConnected(id);
     this.disconnect = (id) => hub.disconnect(id);
+    this.renamed = (id, name) => hub.renamed?.(id, name);
     this.serverKey = options.serverKey ?? "";
     this.tokenLifetimeMs = options.tokenLifetimeMs ?? DEFAULT_AGENT_TOKEN_LIFETIME_MS;
   }
@@ -150,6 +160,7 @@ export class AgentService {
         description: `renamed from ${row.name}`,
       });
     });
+    await this.renamed(id, name);
     return await this.get(id);
   }
 
@@ -168,7 +179,7 @@ export class AgentService {
         agentName: row.name,
       });
     });
-    this.disconnect(id);
+    await this.disconnect(id);
   }
 
   /** The enrolment answer: the agent's id and name and the key it pins. */

@@ -123,7 +123,12 @@ export function createServices(opts: {
   const agents = new AgentService(
     db,
     clock,
-    { isConnected: (id) => engine.agentOnline(id), disconnect: (id) => hub.disconnect(id) },
+    {
+      isConnected: (id) => engine.agentOnline(id),
+      // Through the engine's channel: with replicas, the one holding the agent's connection acts (cluster.ts).
+      disconnect: (id) => engine.disconnectAgent(id),
+      renamed: (id, name) => engine.agentRenamed(id, name),
+    },
     {
       serverKey: serverKey.publicKey,
       ...(opts.agentTokenLifetimeMs !== undefined ? { tokenLifetimeMs: opts.agentTokenLifetimeMs } : {}),

@@ -34,6 +34,10 @@ export interface AgentChannel {
   apply(agentId: string, ops: Op[]): boolean;
   /** Sends the agent its full desired state again, wherever it is connected (no-op when it is not). */
   resync?(agentId: string): Promise<void>;
+  /** Closes the agent's live connection wherever it is held (the agent was deleted); no-op when it has none. */
+  disconnect?(agentId: string): void | Promise<void>;
+  /** Tells the agent's live connection, wherever it is held, the agent's new name (its log and audit entries). */
+  renamed?(agentId: string, name: string): void | Promise<void>;
 }
 
 /**
@@ -533,6 +537,19 @@ export class GrantEngine {
   /** Sends the agent its full desired state again (a target's configuration changed); no-op when it is offline. */
   async resync(agentId: string): Promise<void> {
     await this.channel.resync?.(agentId);
+  }
+
+  /**
+   * Closes the agent's live connection on this server or, with replicas, on whichever holds it (the
+   * agent was deleted: it is refused when it dials again). No-op when it has none.
+   */
+  async disconnectAgent(agentId: string): Promise<void> {
+    await this.channel.disconnect?.(agentId);
+  }
+
+  /** The agent was renamed: its live connection, wherever held, names it so from now on. */
+  async agentRenamed(agentId: string, name: string): Promise<void> {
+    await this.channel.renamed?.(agentId, name);
   }
 
   /** True while the agent holds a connection to this server or, with replicas, to any of them. */
