@@ -359,7 +359,8 @@ class WorkerProbe {
 /**
  * Observes the acknowledgements the server commits: wraps the grant engine's `handleResults`, which
  * turns agents' ack rows into status codes (a successful `add` makes waiting grants 0 Granted). The
- * time recorded is right after it returned, i.e. when GET /api/status starts showing the new status.
+ * time recorded is right after its promise resolved (the transaction committed), i.e. when GET /api/status starts
+ * showing the new status.
  */
 class AckWatcher {
   #waiters = new Set<{
@@ -369,10 +370,10 @@ class AckWatcher {
     resolve: (r: { at: number; row: EntryResult }) => void;
   }>();
 
-  constructor(engine: { handleResults(agentName: string, results: readonly EntryResult[]): void }) {
+  constructor(engine: { handleResults(agentName: string, results: readonly EntryResult[]): Promise<void> }) {
     const original = engine.handleResults.bind(engine);
-    engine.handleResults = (agentName: string, results: readonly EntryResult[]): void => {
-      original(agentName, results);
+    engine.handleResults = async (agentName: string, results: readonly EntryResult[]): Promise<void> => {
+      await original(agentName, results); // its transaction has committed when it resolves
       const at = preciseNow();
       for (const w of [...this.#waiters]) {
         const row = results.find((r) => r.key === w.key && r.ip === w.ip && r.op === w.op);
