@@ -80,11 +80,20 @@ export interface AxeViolation {
 const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
 /**
- * Runs axe-core (WCAG 2.0/2.1 A and AA rules and best practices) on the page as it is and returns
- * the violations of impact serious or critical. The script is in every document of a `newPage`
+ * Runs axe-core (WCAG 2.0/2.1 A and AA rules and best practices) on the page once its transitions have ended
+ * (waited for at most 2 s) and returns the violations of impact serious or critical. The script is in every document of a `newPage`
  * context (an init script); other pages get it injected once.
  */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  // Colours sampled half-way through a transition (a button turning dark) are not the page's: wait, bounded at
+  // 2 s, until every finite animation and transition has ended.
+  await page
+    .waitForFunction(
+      () => document.getAnimations().filter((a) => a.effect?.getTiming().iterations !== Infinity).length === 0,
+      undefined,
+      { timeout: 2_000 },
+    )
+    .catch(() => undefined);
   const loaded = await page.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe !== "undefined");
   if (!loaded) await page.addScriptTag({ path: axePath });
   const violations = await page.evaluate(async () => {
