@@ -366,3 +366,33 @@ describe("the postern-agent command line (issue #8 items 5 and 6)", () => {
     }
   });
 });
+
+describe("deleting a connected agent on a single server", () => {
+  let stack: Stack;
+  let agent: RawAgent | undefined;
+  let again: RawAgent | undefined;
+
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => {
+    await agent?.close();
+    await again?.close();
+    await stack?.close();
+  });
+
+  it("closes its connection at once (4401) and refuses it when it reconnects", async () => {
+    const { agentId, configPath } = await createAndEnrolAgent(stack, "doomed", HAPROXY_CAPS);
+    const identity = await identityOf(configPath);
+    agent = await RawAgent.connect(stack.server.url, identity, { capabilities: HAPROXY_CAPS });
+    expect(await waitFor(() => stack.server.services.hub.isConnected(agentId))).toBe(true);
+    await stack.admin.ok("DELETE", `/api/admin/agents/${agentId}`);
+    expect(await waitFor(() => agent!.closed !== undefined, 2_000, 20)).toBe(true);
+    expect(agent.closed?.code).toBe(AgentCloseCode.authFailed);
+    expect(stack.server.services.hub.isConnected(agentId)).toBe(false);
+    again = await RawAgent.connect(stack.server.url, identity, { capabilities: HAPROXY_CAPS });
+    expect(await waitFor(() => again!.closed !== undefined, 5_000, 20)).toBe(true);
+    expect(again.closed?.code).toBe(AgentCloseCode.authFailed);
+    expect(stack.server.services.hub.isConnected(agentId)).toBe(false);
+  });
+});
