@@ -20,16 +20,14 @@ import { launchBrowser, newPage } from "../../support/browser.ts";
 import type { PageOptions } from "../../support/browser.ts";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { pino } from "pino";
 import { DEFAULT_WEB_DIR } from "../../../server/src/index.ts";
 import { testTables } from "../../../server/src/testing/database.ts";
 import { startDiscovery } from "../../../server/src/http/discovery.ts";
 import type { DiscoveryListeners } from "../../../server/src/http/discovery.ts";
-import { startAgent } from "../../../agent/src/daemon.ts";
-import { loadConfig } from "../../../agent/src/config.ts";
 import { startHaproxy } from "../../support/haproxy.ts";
 import type { HaproxyInstance } from "../../support/haproxy.ts";
-import { createAndEnrolAgent, startStack, waitFor } from "../../support/stack.ts";
+import { startStack } from "../../support/stack.ts";
+import { startHaproxyEdge } from "../../support/haproxy-edge.ts";
 import type { Stack } from "../../support/stack.ts";
 
 const { users } = testTables;
@@ -89,21 +87,9 @@ export async function startPortalStack(): Promise<PortalStack> {
   const haproxy = await startHaproxy();
   const stack = await startStack();
   const discovery = await startDiscovery({ services: stack.server.services, host: "127.0.0.1", ports: [0, 0] });
-  const { agentId, configPath } = await createAndEnrolAgent(
-    stack,
-    "edge",
-    { haproxy: { socket_location: haproxy.socketPath } },
-    { haproxySocket: haproxy.socketPath },
-  );
-  const agent = await startAgent({ config: await loadConfig(configPath), logger: pino({ level: "silent" }) });
-  if (!(await waitFor(() => stack.server.services.hub.isConnected(agentId), 10_000)))
-    throw new Error("the agent did not connect");
+  const { agent, agentId, backendId } = await startHaproxyEdge(stack, haproxy);
   const admin = stack.admin;
-  const backend = await admin.ok<{ ID: string }>("POST", "/api/admin/backends", {
-    Name: "proxy",
-    AgentID: agentId,
-    Config: { haproxy: { Protocol: "unix", Address: haproxy.socketPath } },
-  });
+  const backend = { ID: backendId };
   const acl = (body: Record<string, unknown>) =>
     admin.ok<string>("POST", "/api/admin/acls", {
       BackendID: backend.ID,
