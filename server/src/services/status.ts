@@ -192,6 +192,16 @@ export class StatusService extends Service {
     return JSON.parse(await this.statusJson(session)) as SessionStatus;
   }
 
+  /**
+   * `statusJson` after the request changed the session's status (POST /grant, a revoke): the versions the session
+   * lookup read at the start of the request are out of date by then, so they are read again — with them, a status
+   * kept from before the change would be answered.
+   */
+  async statusJsonAfterChange(session: UserSessionContext): Promise<string> {
+    const { statusVersions: _before, ...rest } = session;
+    return await this.statusJson(rest);
+  }
+
   private readonly kept = new StatusCache();
 
   /**

@@ -91,3 +91,22 @@ describe("grant errors in GET /api/status", () => {
     });
   });
 });
+
+describe("the answers of POST /api/grant and of a revoke", () => {
+  it("show the change itself, even when the status was read (and kept) just before", async () => {
+    expect(entryOf((await status()).body).Status).toBe(GrantStatus.Created);
+    const granted = await apiRequest(h, "POST", "/api/grant", { ACLID: seed.aclId, IPs: [] }, { cookie });
+    expect(granted.status).toBe(200);
+    expect(entryOf(granted.body).Status).toBe(GrantStatus.Pending);
+    expect(entryOf((await status()).body).Status).toBe(GrantStatus.Pending);
+    await h.services.engine.handleResults("edge", [{ key: seed.aclId, ip: "203.0.113.5", op: "add", ok: true }]);
+    const entry = entryOf((await status()).body);
+    expect(entry.Status).toBe(GrantStatus.Granted);
+    const revoked = await apiRequest(h, "DELETE", `/api/sessions/current/granted-acls/${entry.ID}`, undefined, {
+      cookie,
+    });
+    expect(revoked.status).toBe(200);
+    expect(entryOf(revoked.body).Status).not.toBe(GrantStatus.Granted);
+    expect(entryOf(revoked.body).Status).toBe(entryOf((await status()).body).Status);
+  });
+});

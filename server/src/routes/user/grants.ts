@@ -38,7 +38,7 @@ export const grantRoutes = new Hono<AppEnv>()
       click: true,
       reason: body.Reason ?? "",
     });
-    return c.json(await c.var.services.status.status(s), 200);
+    return c.body(await c.var.services.status.statusJsonAfterChange(s), 200, { "Content-Type": "application/json" });
   })
   // DELETE /sessions/current/granted-acls/{id}
   .delete("/sessions/current/granted-acls/:id", signedIn, async (c) => {
@@ -46,7 +46,7 @@ export const grantRoutes = new Hono<AppEnv>()
     if (!id.success) throw new AppError(Errors.notFound, "grant");
     const s = c.var.userSession;
     await c.var.services.engine.revokeEntry(s.sessionId, id.data, { userName: s.userName, ip: c.var.clientIp });
-    return c.json(await c.var.services.status.status(s), 200);
+    return c.body(await c.var.services.status.statusJsonAfterChange(s), 200, { "Content-Type": "application/json" });
   })
   // POST /log_ips
   .post("/log_ips", signedIn, async (c) => {
