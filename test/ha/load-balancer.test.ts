@@ -82,7 +82,9 @@ async function twoReplicas(): Promise<[Replica, Replica, LoadBalancer]> {
 }
 
 async function whoAnswers(balancer: LoadBalancer): Promise<string> {
-  const r = await httpJson("GET", `${balancer.url}/`);
+  // A connection of its own each time: a kept-alive one the balancer closed when a replica died would be reused
+  // and hang up (Node's global agent keeps connections alive), which is the client's race, not the balancer's.
+  const r = await httpJson("GET", `${balancer.url}/`, undefined, { headers: { connection: "close" } });
   if (r.status !== 200) return `HTTP ${r.status}`;
   return (r.body as { name: string }).name;
 }
