@@ -6,6 +6,8 @@ import { and, eq, inArray, isNotNull, isNull, lte, gt, or, sql, ne } from "drizz
 import { scalar, dialectOf, type Db, type Tx, tablesOf, type Tables } from "../db/index.ts";
 import { type grants } from "../db/schema.ts";
 import type { ObservedAddress } from "../db/schema.ts";
+import type { AclRow } from "./acls.ts";
+import type { UserSessionRow } from "./sessions.ts";
 
 /**
  * Statuses in which a grant holds its addresses in its target: Granted, Pending, AgentOffline, Read,
@@ -45,6 +47,26 @@ export async function getGrantFor(q: Q, sessionId: string, aclId: string): Promi
     await q
       .select()
       .from(grants)
+      .where(and(eq(grants.sessionId, sessionId), eq(grants.aclId, aclId)))
+      .limit(1)
+  )[0];
+}
+
+/**
+ * The status entry of a session on an ACL with its session (one statement; the grant request's first
+ * read), or undefined when the session has no entry for that ACL.
+ */
+export async function getGrantWithSession(
+  q: Q,
+  sessionId: string,
+  aclId: string,
+): Promise<{ grant: GrantRow; session: UserSessionRow } | undefined> {
+  const { grants, userSessions } = tablesOf(q);
+  return (
+    await q
+      .select({ grant: grants, session: userSessions })
+      .from(grants)
+      .innerJoin(userSessions, eq(userSessions.id, grants.sessionId))
       .where(and(eq(grants.sessionId, sessionId), eq(grants.aclId, aclId)))
       .limit(1)
   )[0];
@@ -224,6 +246,41 @@ export async function aclTargetSource(
       .where(eq(acls.id, aclId))
       .limit(1)
   )[0];
+}
+
+/**
+ * An ACL with its target source (as `aclTargetSource`; undefined when the ACL has no backend), in one
+ * statement: the grant request's read of the ACL. Undefined when there is no such ACL.
+ */
+export async function aclWithTargetSource(
+  q: Q,
+  aclId: string,
+): Promise<{ acl: AclRow; source: (TargetSource & { agentId: string | null }) | undefined } | undefined> {
+  const { acls, backends } = tablesOf(q);
+  const row = (
+    await q
+      .select({ acl: acls, backend: backends })
+      .from(acls)
+      .leftJoin(backends, eq(backends.id, acls.backendId))
+      .where(eq(acls.id, aclId))
+      .limit(1)
+  )[0];
+  if (!row) return undefined;
+  const { acl, backend } = row;
+  return {
+    acl,
+    source: backend
+      ? {
+          aclId: acl.id,
+          aclConfig: acl.config,
+          backendId: backend.id,
+          backendType: backend.type,
+          backendConfig: backend.config,
+          sealedSecrets: backend.sealedSecrets,
+          agentId: backend.agentId,
+        }
+      : undefined,
+  };
 }
 
 /** The live addresses published on an allowlist ACL (grants in status 6 not yet expired), sorted. */

@@ -2,8 +2,8 @@
  * SQL of licensing: the installed licence rows, and the counts the licence is checked against
  * (users in creation order — admins live in their own table and are never counted — and agents).
  */
-import { and, asc, count, eq, lt, or, sql } from "drizzle-orm";
-import { scalar, type Db, type Tx, tablesOf } from "../db/index.ts";
+import { and, asc, count, eq, inArray, lt, or } from "drizzle-orm";
+import { type Db, type Tx, tablesOf } from "../db/index.ts";
 import { type licenses } from "../db/schema.ts";
 
 type Q = Db | Tx;
@@ -85,7 +85,16 @@ export async function rankKeyAt(q: Q, index: number): Promise<RankKey | undefine
   return u ? [u.createdAt, u.id] : undefined;
 }
 
-/** The `users` change counter (raised by triggers when a user is added or removed or its rank key changes). */
-export async function usersVersion(q: Q): Promise<number> {
-  return (await scalar<number>(q, sql`SELECT value FROM change_counters WHERE name = 'users'`)) ?? -1;
+/**
+ * The change counters a user's licence depends on: `licenses` (raised by triggers on every write to
+ * licenses) and `users` (when a user is added or removed or its rank key changes); -1 for a missing one.
+ */
+export async function licenceCounters(q: Q): Promise<{ licenses: number; users: number }> {
+  const { changeCounters } = tablesOf(q);
+  const rows = await q
+    .select({ name: changeCounters.name, value: changeCounters.value })
+    .from(changeCounters)
+    .where(inArray(changeCounters.name, ["licenses", "users"]));
+  const of = (name: string) => rows.find((r) => r.name === name)?.value ?? -1;
+  return { licenses: of("licenses"), users: of("users") };
 }

@@ -4,7 +4,7 @@
 import { and, asc, count, eq, gt, isNull } from "drizzle-orm";
 import { rawStatement, type Db, type Tx, tablesOf } from "../db/index.ts";
 import type { userSessions } from "../db/schema.ts";
-import { SHARED_STATUS_VERSION, statusVersions } from "./status.ts";
+import { STATUS_COUNTER_COLUMNS, statusVersions, type StatusVersions } from "./status.ts";
 
 type Q = Db | Tx;
 /** A user session row. */
@@ -77,7 +77,7 @@ export interface SessionLookupRow {
   name: string;
   authType: string;
   /** The session's status versions, read in the same statement (status.ts `StatusReads.versions`). */
-  statusVersions: [session: number, shared: number];
+  statusVersions: StatusVersions;
 }
 
 /** The user columns the session lookup reads, in its row's order. */
@@ -91,13 +91,13 @@ const USER_COLUMNS = ["disabled", "valid_until", "user_name", "name", "auth_type
  */
 export function prepareSessionByTokenHash(db: Db): (tokenHash: string) => Promise<SessionLookupRow | undefined> {
   const statement = rawStatement<
-    [string, unknown, unknown, unknown, string, string, unknown, unknown, string, string, string, unknown, unknown]
+    [string, unknown, unknown, unknown, string, string, unknown, unknown, string, string, string, ...unknown[]]
   >(
     db,
     // The user's columns as scalar subqueries: SQLite ran the same lookup as a join at about twice the cost.
     `SELECT s.id, s.ended_at, s.ends_at, s.verified, s.ip_address, s.user_id,
             ${USER_COLUMNS.map((c) => `(SELECT u.${c} FROM users u WHERE u.id = s.user_id)`).join(", ")},
-            s.status_version, ${SHARED_STATUS_VERSION}
+            s.status_version, ${STATUS_COUNTER_COLUMNS}
        FROM user_sessions s
       WHERE s.token_hash = @hash`,
   );
@@ -119,7 +119,7 @@ export function prepareSessionByTokenHash(db: Db): (tokenHash: string) => Promis
       userName: r[8],
       name: r[9],
       authType: r[10],
-      statusVersions: statusVersions(r[11], r[12]),
+      statusVersions: statusVersions(r, 11),
     };
   };
 }

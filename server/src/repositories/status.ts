@@ -20,30 +20,52 @@ export type SessionGrantRow = [
 export interface StatusReads {
   /** Every ACL the user reaches (directly or through a group) with the session's entry. */
   rows(sessionId: string, userId: string): Promise<SessionGrantRow[]>;
-  /** The `acls` change counter (raised by a trigger on every write to acls). */
-  aclsVersion(): Promise<number>;
   /**
-   * What a session's status is kept by: [the session's `status_version` (raised by triggers on every
-   * write to its grants), the sum of the change counters of everything else a status shows (acls,
-   * users' licence ranks, assignments, licences, the NewUserDashboard setting)]. Every counter only
-   * grows, so an equal pair means no such write happened in between, on any replica. Undefined when
-   * the session does not exist.
+   * What a session's status is kept by (StatusVersions), or undefined when the session does not
+   * exist. Every counter only grows, so equal versions mean no such write happened in between, on
+   * any replica.
    */
-  versions(sessionId: string): Promise<[session: number, shared: number] | undefined>;
+  versions(sessionId: string): Promise<StatusVersions | undefined>;
 }
 
 /** The change counters (migrations 0007, 0008, 0011) of what a status shows beside the session's grants. */
 export const STATUS_COUNTERS = ["acls", "users", "assignments", "licenses", "status_settings"] as const;
 
 /**
- * The SQL of one column: the sum of STATUS_COUNTERS (the shared half of `versions`), for a statement
- * over `user_sessions s` that reads `s.status_version` too (sessions.ts reads both with the session).
+ * What a session's status is kept by: the session's `status_version` (raised by triggers on every
+ * write to its grants) and each of STATUS_COUNTERS (acls; users' licence ranks; assignments;
+ * licences; the NewUserDashboard setting). The status read also keeps its parts by them: the ACLs'
+ * parts by `acls`, the licence answers by `licenses` and `users`, the setting by `statusSettings`.
  */
-export const SHARED_STATUS_VERSION = `(SELECT sum(c.value) FROM change_counters c WHERE c.name IN (${STATUS_COUNTERS.map((n) => `'${n}'`).join(", ")}))`;
+export interface StatusVersions {
+  readonly session: number;
+  readonly acls: number;
+  readonly users: number;
+  readonly assignments: number;
+  readonly licenses: number;
+  readonly statusSettings: number;
+}
 
-/** `versions` from the two columns as read (PostgreSQL answers bigint and its sum as strings). */
-export function statusVersions(session: unknown, shared: unknown): [session: number, shared: number] {
-  return [Number(session), Number(shared ?? 0)];
+/**
+ * The SQL of STATUS_COUNTERS as columns, in that order, each a lookup by primary key (for a statement
+ * that reads `s.status_version` before them: sessions.ts reads them with the session).
+ */
+export const STATUS_COUNTER_COLUMNS = STATUS_COUNTERS.map(
+  (n) => `(SELECT c.value FROM change_counters c WHERE c.name = '${n}')`,
+).join(", ");
+
+/**
+ * StatusVersions from a row as read: `row[at]` is the session's `status_version`, the next columns
+ * STATUS_COUNTER_COLUMNS (PostgreSQL answers bigint as strings; a missing counter reads -1).
+ */
+export function statusVersions(row: readonly unknown[], at: number): StatusVersions {
+  const n = (i: number) => (row[at + i] === null || row[at + i] === undefined ? -1 : Number(row[at + i]));
+  return { session: n(0), acls: n(1), users: n(2), assignments: n(3), licenses: n(4), statusSettings: n(5) };
+}
+
+/** The versions as one string (the status cache's key part). */
+export function versionsKey(v: StatusVersions): string {
+  return `${v.session}\u0001${v.acls}\u0001${v.users}\u0001${v.assignments}\u0001${v.licenses}\u0001${v.statusSettings}`;
 }
 
 /** Prepares the status reads on `db` (once per service). */
@@ -57,17 +79,15 @@ export function prepareStatusReads(db: Db): StatusReads {
                        UNION SELECT ga.acl_id FROM group_acls ga JOIN group_users gu ON gu.group_id = ga.group_id
                         WHERE gu.user_id = @userId)`,
   );
-  const version = rawStatement<[number]>(db, `SELECT value FROM change_counters WHERE name = 'acls'`);
-  const versions = rawStatement<[unknown, unknown]>(
+  const versions = rawStatement<unknown[]>(
     db,
-    `SELECT s.status_version, ${SHARED_STATUS_VERSION} FROM user_sessions s WHERE s.id = @sessionId`,
+    `SELECT s.status_version, ${STATUS_COUNTER_COLUMNS} FROM user_sessions s WHERE s.id = @sessionId`,
   );
   return {
     rows: (sessionId, userId) => rows.all({ sessionId, userId }),
     versions: async (sessionId) => {
       const row = (await versions.all({ sessionId }))[0];
-      return row ? statusVersions(row[0], row[1]) : undefined;
+      return row ? statusVersions(row, 0) : undefined;
     },
-    aclsVersion: async () => ((await version.value()) as number | undefined) ?? -1,
   };
 }

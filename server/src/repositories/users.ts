@@ -1,7 +1,7 @@
 /**
  * SQL of users, their direct ACL assignments and the ACLs they reach through groups.
  */
-import { count, eq, inArray, and, isNull, gt } from "drizzle-orm";
+import { count, eq, exists, inArray, and, isNull, gt, or, sql } from "drizzle-orm";
 import { type Db, type Tx, tablesOf } from "../db/index.ts";
 import { type users } from "../db/schema.ts";
 
@@ -52,6 +52,26 @@ export async function assignedAclIds(q: Q, userId: string): Promise<string[]> {
       .where(eq(groupUsers.userId, userId))
   ).map((r) => r.id);
   return [...new Set([...direct, ...viaGroups])];
+}
+
+/** Whether the ACL `aclId` is assigned to the user, directly or through a group (one statement; as `assignedAclIds`). */
+export async function isAclAssigned(q: Q, userId: string, aclId: string): Promise<boolean> {
+  const { acls, userAcls, groupAcls, groupUsers } = tablesOf(q);
+  const direct = q
+    .select({ one: sql`1` })
+    .from(userAcls)
+    .where(and(eq(userAcls.userId, userId), eq(userAcls.aclId, acls.id)));
+  const viaGroup = q
+    .select({ one: sql`1` })
+    .from(groupAcls)
+    .innerJoin(groupUsers, eq(groupUsers.groupId, groupAcls.groupId))
+    .where(and(eq(groupUsers.userId, userId), eq(groupAcls.aclId, acls.id)));
+  const rows = await q
+    .select({ id: acls.id })
+    .from(acls)
+    .where(and(eq(acls.id, aclId), or(exists(direct), exists(viaGroup))))
+    .limit(1);
+  return rows.length > 0;
 }
 
 /** Ids of the user's live sessions (not ended, end in the future). */

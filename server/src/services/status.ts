@@ -11,7 +11,8 @@ import { AppError } from "../errors.ts";
 import * as grantsRepo from "../repositories/grants.ts";
 import { getAcl } from "../repositories/acls.ts";
 import { prepareStatusReads } from "../repositories/status.ts";
-import type { SessionGrantRow, StatusReads } from "../repositories/status.ts";
+import { versionsKey } from "../repositories/status.ts";
+import type { SessionGrantRow, StatusReads, StatusVersions } from "../repositories/status.ts";
 import { AuditAction, writeAudit } from "./audit.ts";
 import type { UserSessionContext } from "./auth/user-sessions.ts";
 import { newId } from "./auth/tokens.ts";
@@ -21,7 +22,6 @@ import { getSetting } from "./settings.ts";
 import { Service } from "./service.ts";
 import type { ServiceDeps } from "./service.ts";
 import type { ApprovalRow } from "../repositories/approvals.ts";
-import { UserLicenceCache } from "./licensing/user-licence-cache.ts";
 import { StatusCache } from "./status-cache.ts";
 import { aclJson, pushEntry, statusHead, STATUS_END } from "./status-json.ts";
 import type { AclFields, AclJson, EntryFields } from "./status-json.ts";
@@ -116,10 +116,11 @@ export class StatusService extends Service {
   }
 
   private reads: StatusReads | undefined;
-  private licences: UserLicenceCache | undefined;
   /** The ACLs' unchanging status parts, kept while the `acls` change counter stays at `aclsVersion`. */
   private aclParts = new Map<string, AclPart>();
   private aclsVersion = -1;
+  /** The NewUserDashboard setting, kept while the `status_settings` change counter stays at its `counter`. */
+  private dashboard: { counter: number; value: boolean } | undefined;
 
   /** The unchanging part of an ACL's status entry (read and parsed once per change of any ACL). */
   private async partOf(aclId: string): Promise<AclPart | undefined> {
@@ -158,12 +159,11 @@ export class StatusService extends Service {
    * session began get their entry (status 4) here, and those that need no click are granted as at
    * sign-in.
    */
-  private async rowsOf(session: UserSessionContext, now: number): Promise<SessionGrantRow[]> {
+  private async rowsOf(session: UserSessionContext, versions: StatusVersions, now: number): Promise<SessionGrantRow[]> {
     const reads = (this.reads ??= prepareStatusReads(this.db));
-    const version = await reads.aclsVersion();
-    if (version !== this.aclsVersion) {
+    if (versions.acls !== this.aclsVersion) {
       this.aclParts.clear();
-      this.aclsVersion = version;
+      this.aclsVersion = versions.acls;
     }
     const rows = await reads.rows(session.sessionId, session.userId);
     const missing = rows.filter((r) => r[1] === null).map((r) => r[0]);
@@ -204,6 +204,14 @@ export class StatusService extends Service {
 
   private readonly kept = new StatusCache();
 
+  /** The NewUserDashboard setting, kept while the `status_settings` counter in `versions` is the same. */
+  private async newUserDashboard(versions: StatusVersions): Promise<boolean> {
+    if (versions !== NO_VERSIONS && this.dashboard?.counter === versions.statusSettings) return this.dashboard.value;
+    const value = await getSetting(this.db, "NewUserDashboard");
+    if (versions !== NO_VERSIONS) this.dashboard = { counter: versions.statusSettings, value };
+    return value;
+  }
+
   /**
    * GET /status as JSON text (issue #13 item 2): kept per session (status-cache.ts) while the
    * session's versions — database counters that triggers raise on every write the status shows — and
@@ -215,23 +223,31 @@ export class StatusService extends Service {
     const reads = (this.reads ??= prepareStatusReads(this.db));
     // Read before anything the status is made of (StatusCache.set): with the session when it was resolved.
     const versions = session.statusVersions ?? (await reads.versions(session.sessionId));
+    // A session that is gone: made from nothing kept (it shows no entries), and not kept.
+    if (versions === undefined) return (await this.make(session, NO_VERSIONS, now)).pieces.join("");
     const key =
-      versions &&
-      `${versions[0]}\u0001${versions[1]}\u0001${session.ipAddress}\u0001${session.endsAt}\u0001${session.validUntil}` +
-        `\u0001${session.authType}\u0001${session.name}`;
-    const kept = key === undefined ? undefined : this.kept.get(session.sessionId, key, now);
+      `${versionsKey(versions)}\u0001${session.ipAddress}\u0001${session.endsAt}\u0001${session.validUntil}` +
+      `\u0001${session.authType}\u0001${session.name}`;
+    const kept = this.kept.get(session.sessionId, key, now);
     if (kept !== undefined) return kept;
-    const made = await this.make(session, now);
-    if (key !== undefined) this.kept.set(session.sessionId, key, made.until, session.endsAt, made.pieces, now);
+    const made = await this.make(session, versions, now);
+    this.kept.set(session.sessionId, key, made.until, session.endsAt, made.pieces, now);
     return made.pieces.join("");
   }
 
-  /** Makes the session's status: its JSON pieces and the time (epoch ms) from which they are out of date. */
-  private async make(session: UserSessionContext, now: number): Promise<{ pieces: string[]; until: number }> {
+  /**
+   * Makes the session's status: its JSON pieces and the time (epoch ms) from which they are out of
+   * date. `versions` as read before anything else (the parts kept by them are used only when equal).
+   */
+  private async make(
+    session: UserSessionContext,
+    versions: StatusVersions,
+    now: number,
+  ): Promise<{ pieces: string[]; until: number }> {
     let until = Infinity;
     const entries: { acl: AclPart; fields: EntryFields }[] = [];
     let approvals: Map<string, ApprovalRow> | undefined;
-    for (const [aclId, grantId, status, error, expiresAt] of await this.rowsOf(session, now)) {
+    for (const [aclId, grantId, status, error, expiresAt] of await this.rowsOf(session, versions, now)) {
       const acl = grantId === null || status === null ? undefined : await this.partOf(aclId);
       if (!acl) continue;
       const running = expiresAt !== null && expiresAt > now;
@@ -251,8 +267,9 @@ export class StatusService extends Service {
     }
     entries.sort((a, b) => collator.compare(a.acl.Description, b.acl.Description));
     const autoBrowse = entries.filter((e) => e.acl.AutoBrowseUsers && /^https?:\/\//.test(e.acl.URL));
-    const licence = await (this.licences ??= new UserLicenceCache(this.db)).userLicence(session.userId, now);
-    const licenceChanges = await this.licences.changesAt(now);
+    const counters = versions === NO_VERSIONS ? undefined : versions;
+    const licence = await this.engine.licences.userLicence(session.userId, now, counters);
+    const licenceChanges = await this.engine.licences.changesAt(now, counters);
     if (licenceChanges !== null) until = Math.min(until, licenceChanges);
     const pieces = [
       statusHead({
@@ -262,7 +279,7 @@ export class StatusService extends Service {
         ValidUntil: iso(session.validUntil),
         Licensed: licence.admitted,
         UserLicensed: licence.licensed,
-        NewUserDashboard: await getSetting(this.db, "NewUserDashboard"),
+        NewUserDashboard: await this.newUserDashboard(versions),
         AuthType: session.authType,
         AutoBrowseToURI: autoBrowse.length === 1 ? (autoBrowse[0]?.acl.URL ?? "") : "",
       }),
@@ -287,6 +304,16 @@ function withApproval(fields: EntryFields, latest: ApprovalRow | undefined): voi
   };
   if (state === "pending") Object.assign(fields, { Status: GrantStatus.Pending, Error: "", ExpiredAfter: "" });
 }
+
+/** The versions of a session that is gone: nothing is kept by them (every counter reads -2, never a real value). */
+const NO_VERSIONS: StatusVersions = Object.freeze({
+  session: -2,
+  acls: -2,
+  users: -2,
+  assignments: -2,
+  licenses: -2,
+  statusSettings: -2,
+});
 
 /** Orders entries by Description as `localeCompare` did, with one collator instead of one per comparison. */
 const collator = new Intl.Collator();

@@ -22,6 +22,7 @@ import { LoginThrottle } from "./throttle.ts";
 import type { AdminSessionService, AdminSignedIn } from "./admin-sessions.ts";
 import { getAdminByName } from "../../repositories/admins.ts";
 import { Service } from "../service.ts";
+import type { StatusVersions } from "../../repositories/status.ts";
 
 /** A resolved, usable user session. Times in epoch ms. */
 export interface UserSessionContext {
@@ -38,7 +39,7 @@ export interface UserSessionContext {
    * the status read uses them rather than reading them again. Read before anything the request then
    * reads, so they can only be older than what it sees.
    */
-  statusVersions?: readonly [session: number, shared: number];
+  statusVersions?: StatusVersions;
 }
 
 /** A TOTP code still owed after the password: verify an enrolled secret, or enrol one first. */

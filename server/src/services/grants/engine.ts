@@ -12,16 +12,15 @@ import type { EntryResult, Op, TargetState } from "@postern/shared";
 import type { Db, Tx } from "../../db/index.ts";
 import { getAcl } from "../../repositories/acls.ts";
 import type { AclRow } from "../../repositories/acls.ts";
-import { getUserSession } from "../../repositories/sessions.ts";
 import type { Clock } from "../../clock.ts";
 import { AppError } from "../../errors.ts";
 import * as repo from "../../repositories/grants.ts";
 import { claimJob } from "../../repositories/jobs.ts";
 import { listAgents } from "../../repositories/agents.ts";
 import { writeAudit, AuditAction } from "../audit.ts";
-import { assignedAclIds, endSessions } from "../../repositories/users.ts";
+import { endSessions, isAclAssigned } from "../../repositories/users.ts";
 import { grantAddresses } from "./addresses.ts";
-import { requireUserLicensed } from "../licensing/gates.ts";
+import { UserLicenceCache } from "../licensing/user-licence-cache.ts";
 import { toTarget } from "./targets.ts";
 import { currentObserved, observedUntil } from "./observed.ts";
 import type { Logger } from "../../logger.ts";
@@ -101,11 +100,14 @@ export class GrantEngine {
   onGrantAcknowledged?: (seconds: number) => void;
   /** Approval requests' hooks (services/approvals.ts), attached by the composition root. */
   approvals?: ApprovalHooks;
+  /** The users' licence facts of this database, kept by its change counters (the status read shares them). */
+  readonly licences: UserLicenceCache;
 
   constructor(db: Db, clock: Clock, log: Logger) {
     this.db = db;
     this.clock = clock;
     this.log = log;
+    this.licences = new UserLicenceCache(db);
   }
 
   /** Attaches the agent channel (the hub). */
@@ -143,17 +145,19 @@ export class GrantEngine {
     const ops: Ops = new Map();
     await this.db.transaction(async (tx) => {
       const now = this.clock.now();
-      const row = await repo.getGrantFor(tx, sessionId, aclId);
-      if (!row) throw new AppError(Errors.unauthorised);
-      const session = await getUserSession(tx, sessionId);
-      if (!session || session.endedAt !== null) throw new AppError(Errors.notFound, "session");
-      if (!(await assignedAclIds(tx, session.userId)).includes(aclId)) throw new AppError(Errors.unauthorised);
-      await requireUserLicensed(tx, session.userId, now); // 403 err.unlicensedDescription (licensing/gates.ts)
+      const found = await repo.getGrantWithSession(tx, sessionId, aclId);
+      if (!found) throw new AppError(Errors.unauthorised);
+      const { grant: row, session } = found;
+      if (session.endedAt !== null) throw new AppError(Errors.notFound, "session");
+      if (!(await isAclAssigned(tx, session.userId, aclId))) throw new AppError(Errors.unauthorised);
+      // 403 err.unlicensedDescription unless licensed (licensing/gates.ts requireUserLicensed, as kept)
+      if (!(await this.licences.userLicence(session.userId, now, undefined, tx)).licensed)
+        throw new AppError(Errors.unlicensedDescription);
       if ((repo.HOLDING_STATUSES as readonly number[]).includes(row.status)) return;
       if (row.status === GrantStatus.Revoking && keepExpiresAt === undefined) return;
-      const acl = await getAcl(tx, aclId);
-      if (!acl) throw new AppError(Errors.notFound, "ACL");
-      const src = await repo.aclTargetSource(tx, aclId);
+      const withSource = await repo.aclWithTargetSource(tx, aclId);
+      if (!withSource) throw new AppError(Errors.notFound, "ACL");
+      const { acl, source: src } = withSource;
       const target = src ? toTarget(src) : null;
       const ips = grantAddresses({
         sessionIp: session.ipAddress,
