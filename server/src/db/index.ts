@@ -24,6 +24,7 @@ import { join } from "node:path";
 import * as schema from "./schema.ts";
 import { cacheStatements } from "./statement-cache.ts";
 import { outsideGateTransaction, TransactionGate } from "./gate.ts";
+import { rememberRoot } from "./roots.ts";
 import {
   migratePostgres,
   openPostgres,
@@ -153,11 +154,16 @@ export function openDatabase(file: string): OpenDatabase {
   const transaction = db.transaction.bind(db);
   db.transaction = (async (body, config) => {
     const outer = gate.current()?.["tx"] as Tx | undefined;
-    if (outer) return outer.transaction(body);
+    if (outer)
+      return outer.transaction(async (savepoint) => {
+        rememberRoot(savepoint, db);
+        return body(savepoint);
+      });
     return gate.exclusive((marker) =>
       transaction(
         async (tx) => {
           marker["tx"] = tx;
+          rememberRoot(tx, db);
           return body(tx);
         },
         { behavior: "immediate", ...config },
@@ -165,6 +171,7 @@ export function openDatabase(file: string): OpenDatabase {
     );
   }) as Db["transaction"];
   internals.set(db, { sqlite, gate });
+  rememberRoot(db, db);
   return {
     db,
     close: async () => {

@@ -21,6 +21,8 @@ import { migrate } from "drizzle-orm/node-postgres/migrator";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import { fileURLToPath } from "node:url";
 import * as schemaPg from "./schema-pg.ts";
+import type { Queryable } from "./index.ts";
+import { rememberRoot } from "./roots.ts";
 
 /** The typed, asynchronous PostgreSQL handle (its pool is `$client`). */
 export type PgDb = NodePgDatabase<typeof schemaPg> & { $client: pg.Pool };
@@ -181,10 +183,16 @@ export function openPostgres(url: string, opts: { max?: number; applicationName?
   // An idle connection's error (the server restarted) must not crash the process; the pool drops it.
   pool.on("error", () => undefined);
   const db = drizzle({ client: pool, schema: schemaPg });
+  const root = db as unknown as Queryable;
+  rememberRoot(db, root);
   const transaction = db.transaction.bind(db);
   db.transaction = (async (body, config) => {
     const outer = currentTransaction();
-    if (outer) return (outer.tx as Parameters<typeof body>[0]).transaction(body);
+    if (outer)
+      return (outer.tx as Parameters<typeof body>[0]).transaction(async (savepoint) => {
+        rememberRoot(savepoint, root);
+        return body(savepoint);
+      });
     for (let attempt = 1; ; attempt++) {
       // Set when any statement of this attempt failed with a serialisation failure or deadlock: the
       // error the callback throws may be a later statement's "transaction is aborted" (25P02).
@@ -196,6 +204,7 @@ export function openPostgres(url: string, opts: { max?: number; applicationName?
             client[onConflict] = () => {
               conflicted = true;
             };
+            rememberRoot(tx, root);
             const open: OpenTransaction = { tx, client, ended: false };
             try {
               return await openTransaction.run(open, () => body(tx));

@@ -7,6 +7,7 @@ import { and, asc, desc, eq, gt, lt, or, sql } from "drizzle-orm";
 import type { SQL } from "drizzle-orm";
 import { changedRows, type Db, type Tx, tablesOf, type Tables } from "../db/index.ts";
 import { type auditLog } from "../db/schema.ts";
+import { prepared } from "../db/prepared.ts";
 
 type Q = Db | Tx;
 /** An audit log row. `at` is epoch milliseconds. */
@@ -138,8 +139,30 @@ export async function recentAuditEntries(q: Q, limit: number): Promise<AuditRow[
   return await q.select().from(auditLog).orderBy(desc(auditLog.id)).limit(limit);
 }
 
-/** Inserts one audit entry (every text column given, "" where it does not apply). */
-export async function insertAuditEntry(q: Q, row: typeof auditLog.$inferInsert): Promise<void> {
+/** An audit entry to insert: every column but the id, which the database gives. */
+export type NewAuditEntry = Required<Omit<typeof auditLog.$inferInsert, "id">>;
+
+/** The columns of NewAuditEntry, in the statement's order. */
+const ENTRY_COLUMNS = [
+  "at",
+  "action",
+  "userName",
+  "adminName",
+  "agentName",
+  "ipAddress",
+  "errorMessage",
+  "aclDescription",
+  "description",
+] as const satisfies readonly (keyof NewAuditEntry)[];
+
+const entryInsert = prepared<NewAuditEntry, unknown>("auditInsert", (q) => {
   const { auditLog } = tablesOf(q);
-  await q.insert(auditLog).values(row);
+  return q
+    .insert(auditLog)
+    .values(Object.fromEntries(ENTRY_COLUMNS.map((c) => [c, sql.placeholder(c)])) as unknown as NewAuditEntry);
+});
+
+/** Inserts one audit entry (every text column given, "" where it does not apply). */
+export async function insertAuditEntry(q: Q, row: NewAuditEntry): Promise<void> {
+  await entryInsert(q, row);
 }

@@ -7,6 +7,8 @@ import { scalar, dialectOf, type Db, type Tx, tablesOf, type Tables } from "../d
 import { type grants } from "../db/schema.ts";
 import type { ObservedAddress } from "../db/schema.ts";
 import type { AclRow } from "./acls.ts";
+import type { BackendRow } from "./backends.ts";
+import { prepared } from "../db/prepared.ts";
 import type { UserSessionRow } from "./sessions.ts";
 
 /**
@@ -31,13 +33,24 @@ export type { ObservedAddress } from "../db/schema.ts";
 
 type Q = Db | Tx;
 
+/** A placeholder of a prepared query (db/prepared.ts). */
+const ph = (name: string) => sql.placeholder(name);
+
 /** A grant row. */
 export type GrantRow = typeof grants.$inferSelect;
 
+const grantById = prepared<{ id: string }, GrantRow[]>("grantById", (q) => {
+  const { grants } = tablesOf(q);
+  return q
+    .select()
+    .from(grants)
+    .where(eq(grants.id, ph("id")))
+    .limit(1);
+});
+
 /** Reads one grant. */
 export async function getGrant(q: Q, id: string): Promise<GrantRow | undefined> {
-  const { grants } = tablesOf(q);
-  return (await q.select().from(grants).where(eq(grants.id, id)).limit(1))[0];
+  return (await grantById(q, { id }))[0];
 }
 
 /** Reads the grant of (session, ACL). */
@@ -61,16 +74,21 @@ export async function getGrantWithSession(
   sessionId: string,
   aclId: string,
 ): Promise<{ grant: GrantRow; session: UserSessionRow } | undefined> {
-  const { grants, userSessions } = tablesOf(q);
-  return (
-    await q
+  return (await grantWithSession(q, { sessionId, aclId }))[0];
+}
+
+const grantWithSession = prepared<{ sessionId: string; aclId: string }, { grant: GrantRow; session: UserSessionRow }[]>(
+  "grantWithSession",
+  (q) => {
+    const { grants, userSessions } = tablesOf(q);
+    return q
       .select({ grant: grants, session: userSessions })
       .from(grants)
       .innerJoin(userSessions, eq(userSessions.id, grants.sessionId))
-      .where(and(eq(grants.sessionId, sessionId), eq(grants.aclId, aclId)))
-      .limit(1)
-  )[0];
-}
+      .where(and(eq(grants.sessionId, ph("sessionId")), eq(grants.aclId, ph("aclId"))))
+      .limit(1);
+  },
+);
 
 /** Creates status entries (status 4 Created) for ACLs of a session that have none yet; returns those ACL ids. */
 export async function ensureGrantRows(
@@ -104,34 +122,79 @@ export async function setGrantStatus(
   now: number,
   fields: { error?: string; grantedAt?: number | null; expiresAt?: number | null } = {},
 ): Promise<void> {
-  const { grantStatusHistory, grants } = tablesOf(q);
   const error = fields.error ?? "";
-  await q
-    .update(grants)
-    .set({
-      status,
-      error,
-      updatedAt: now,
-      ...(fields.grantedAt !== undefined ? { grantedAt: fields.grantedAt } : {}),
-      ...(fields.expiresAt !== undefined ? { expiresAt: fields.expiresAt } : {}),
-    })
-    .where(eq(grants.id, id));
-  await q.insert(grantStatusHistory).values({ grantId: id, status, error, at: now });
+  const shape = (fields.grantedAt !== undefined ? 1 : 0) + (fields.expiresAt !== undefined ? 2 : 0);
+  await statusUpdates[shape]!(q, {
+    id,
+    status,
+    error,
+    now,
+    grantedAt: fields.grantedAt ?? null,
+    expiresAt: fields.expiresAt ?? null,
+  });
+  await historyInsert(q, { id, status, error, now });
 }
+
+/** The status updates of setGrantStatus, by which of grantedAt (1) and expiresAt (2) they set. */
+const statusUpdates = [0, 1, 2, 3].map((shape) =>
+  prepared<
+    { id: string; status: number; error: string; now: number; grantedAt: number | null; expiresAt: number | null },
+    unknown
+  >(`grantStatus${shape}`, (q) => {
+    const { grants } = tablesOf(q);
+    return (
+      q
+        .update(grants)
+        // As SQL: drizzle types `set` without placeholders (the values are plain numbers and text).
+        .set({
+          status: sql`${ph("status")}`,
+          error: sql`${ph("error")}`,
+          updatedAt: sql`${ph("now")}`,
+          ...(shape & 1 ? { grantedAt: sql`${ph("grantedAt")}` } : {}),
+          ...(shape & 2 ? { expiresAt: sql`${ph("expiresAt")}` } : {}),
+        })
+        .where(eq(grants.id, ph("id")))
+    );
+  }),
+);
+
+const historyInsert = prepared<{ id: string; status: number; error: string; now: number }, unknown>(
+  "grantHistory",
+  (q) => {
+    const { grantStatusHistory } = tablesOf(q);
+    return q
+      .insert(grantStatusHistory)
+      .values({ grantId: ph("id"), status: ph("status"), error: ph("error"), at: ph("now") });
+  },
+);
 
 /** Replaces the addresses a grant carries. */
 export async function setGrantAddresses(q: Q, grantId: string, ips: readonly string[]): Promise<void> {
-  const { grantAddresses } = tablesOf(q);
-  await q.delete(grantAddresses).where(eq(grantAddresses.grantId, grantId));
-  for (const ip of ips) await q.insert(grantAddresses).values({ grantId, ip });
+  await addressesDelete(q, { grantId });
+  for (const ip of ips) await addressInsert(q, { grantId, ip });
 }
+
+const addressesDelete = prepared<{ grantId: string }, unknown>("grantAddressesDelete", (q) => {
+  const { grantAddresses } = tablesOf(q);
+  return q.delete(grantAddresses).where(eq(grantAddresses.grantId, ph("grantId")));
+});
+
+const addressInsert = prepared<{ grantId: string; ip: string }, unknown>("grantAddressInsert", (q) => {
+  const { grantAddresses } = tablesOf(q);
+  return q.insert(grantAddresses).values({ grantId: ph("grantId"), ip: ph("ip") });
+});
+
+const addressesOf = prepared<{ grantId: string }, { ip: string }[]>("grantAddresses", (q) => {
+  const { grantAddresses } = tablesOf(q);
+  return q
+    .select({ ip: grantAddresses.ip })
+    .from(grantAddresses)
+    .where(eq(grantAddresses.grantId, ph("grantId")));
+});
 
 /** Reads the addresses of a grant. */
 export async function getGrantAddresses(q: Q, grantId: string): Promise<string[]> {
-  const { grantAddresses } = tablesOf(q);
-  return (
-    await q.select({ ip: grantAddresses.ip }).from(grantAddresses).where(eq(grantAddresses.grantId, grantId))
-  ).map((r) => r.ip);
+  return (await addressesOf(q, { grantId })).map((r) => r.ip);
 }
 
 /**
@@ -145,37 +208,53 @@ export async function entryExpiry(
   now: number,
   exceptGrantId?: string,
 ): Promise<number | null> {
-  const { grantAddresses, grants } = tablesOf(q);
-  const row = (
-    await q
+  // No grant has the empty id: "" excepts none.
+  const row = (await entryExpiryRead(q, { aclId, ip, now, except: exceptGrantId ?? "" }))[0];
+  return row?.max ?? null;
+}
+
+const entryExpiryRead = prepared<{ aclId: string; ip: string; now: number; except: string }, { max: number | null }[]>(
+  "entryExpiry",
+  (q) => {
+    const { grantAddresses, grants } = tablesOf(q);
+    return q
       .select({ max: sql<number | null>`max(${grants.expiresAt})` })
       .from(grants)
       .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
       .where(
         and(
-          eq(grants.aclId, aclId),
-          eq(grantAddresses.ip, ip),
+          eq(grants.aclId, ph("aclId")),
+          eq(grantAddresses.ip, ph("ip")),
           inArray(grants.status, [...HOLDING_STATUSES]),
-          gt(grants.expiresAt, now),
-          exceptGrantId ? ne(grants.id, exceptGrantId) : undefined,
+          gt(grants.expiresAt, ph("now")),
+          ne(grants.id, ph("except")),
         ),
       )
-      .limit(1)
-  )[0];
-  return row?.max ?? null;
-}
+      .limit(1);
+  },
+);
 
 /** Holding grants of an ACL carrying `ip` whose status is one of `statuses`. */
 export async function grantsHolding(q: Q, aclId: string, ip: string, statuses: readonly number[]): Promise<GrantRow[]> {
-  const { grantAddresses, grants } = tablesOf(q);
-  return (
-    await q
-      .select({ g: grants })
-      .from(grants)
-      .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
-      .where(and(eq(grants.aclId, aclId), eq(grantAddresses.ip, ip), inArray(grants.status, [...statuses])))
-  ).map((r) => r.g);
+  const key = statuses.join("_");
+  let read = holdingReads.get(key);
+  if (read === undefined) {
+    const list = [...statuses];
+    read = prepared(`grantsHolding_${key}`, (h) => {
+      const { grantAddresses, grants } = tablesOf(h);
+      return h
+        .select({ g: grants })
+        .from(grants)
+        .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
+        .where(and(eq(grants.aclId, ph("aclId")), eq(grantAddresses.ip, ph("ip")), inArray(grants.status, list)));
+    });
+    holdingReads.set(key, read);
+  }
+  return (await read(q, { aclId, ip })).map((r) => r.g);
 }
+
+/** grantsHolding's reads, one per list of statuses asked for. */
+const holdingReads = new Map<string, (q: Q, values: { aclId: string; ip: string }) => Promise<{ g: GrantRow }[]>>();
 
 /** The number of grants in each status (status code → count; statuses with none are left out). */
 export async function countGrantsByStatus(q: Q): Promise<Map<number, number>> {
@@ -237,16 +316,21 @@ export async function aclTargetSource(
   q: Q,
   aclId: string,
 ): Promise<(TargetSource & { agentId: string | null }) | undefined> {
-  const { acls, backends } = tablesOf(q);
-  return (
-    await q
+  return (await targetSourceRead(q, { aclId }))[0];
+}
+
+const targetSourceRead = prepared<{ aclId: string }, (TargetSource & { agentId: string | null })[]>(
+  "aclTargetSource",
+  (q) => {
+    const { acls, backends } = tablesOf(q);
+    return q
       .select(targetColumns(tablesOf(q)))
       .from(acls)
       .innerJoin(backends, eq(backends.id, acls.backendId))
-      .where(eq(acls.id, aclId))
-      .limit(1)
-  )[0];
-}
+      .where(eq(acls.id, ph("aclId")))
+      .limit(1);
+  },
+);
 
 /**
  * An ACL with its target source (as `aclTargetSource`; undefined when the ACL has no backend), in one
@@ -256,15 +340,7 @@ export async function aclWithTargetSource(
   q: Q,
   aclId: string,
 ): Promise<{ acl: AclRow; source: (TargetSource & { agentId: string | null }) | undefined } | undefined> {
-  const { acls, backends } = tablesOf(q);
-  const row = (
-    await q
-      .select({ acl: acls, backend: backends })
-      .from(acls)
-      .leftJoin(backends, eq(backends.id, acls.backendId))
-      .where(eq(acls.id, aclId))
-      .limit(1)
-  )[0];
+  const row = (await aclWithBackend(q, { aclId }))[0];
   if (!row) return undefined;
   const { acl, backend } = row;
   return {
@@ -282,6 +358,19 @@ export async function aclWithTargetSource(
       : undefined,
   };
 }
+
+const aclWithBackend = prepared<{ aclId: string }, { acl: AclRow; backend: BackendRow | null }[]>(
+  "aclWithBackend",
+  (q) => {
+    const { acls, backends } = tablesOf(q);
+    return q
+      .select({ acl: acls, backend: backends })
+      .from(acls)
+      .leftJoin(backends, eq(backends.id, acls.backendId))
+      .where(eq(acls.id, ph("aclId")))
+      .limit(1);
+  },
+);
 
 /** The live addresses published on an allowlist ACL (grants in status 6 not yet expired), sorted. */
 export async function publishedAddresses(q: Q, aclId: string, now: number): Promise<string[]> {

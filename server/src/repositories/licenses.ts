@@ -5,6 +5,7 @@
 import { and, asc, count, eq, inArray, lt, or } from "drizzle-orm";
 import { type Db, type Tx, tablesOf } from "../db/index.ts";
 import { type licenses } from "../db/schema.ts";
+import { prepared } from "../db/prepared.ts";
 
 type Q = Db | Tx;
 /** A licence row. */
@@ -85,16 +86,20 @@ export async function rankKeyAt(q: Q, index: number): Promise<RankKey | undefine
   return u ? [u.createdAt, u.id] : undefined;
 }
 
+const countersRead = prepared<Record<string, never>, { name: string; value: number }[]>("licenceCounters", (q) => {
+  const { changeCounters } = tablesOf(q);
+  return q
+    .select({ name: changeCounters.name, value: changeCounters.value })
+    .from(changeCounters)
+    .where(inArray(changeCounters.name, ["licenses", "users"]));
+});
+
 /**
  * The change counters a user's licence depends on: `licenses` (raised by triggers on every write to
  * licenses) and `users` (when a user is added or removed or its rank key changes); -1 for a missing one.
  */
 export async function licenceCounters(q: Q): Promise<{ licenses: number; users: number }> {
-  const { changeCounters } = tablesOf(q);
-  const rows = await q
-    .select({ name: changeCounters.name, value: changeCounters.value })
-    .from(changeCounters)
-    .where(inArray(changeCounters.name, ["licenses", "users"]));
+  const rows = await countersRead(q, {});
   const of = (name: string) => rows.find((r) => r.name === name)?.value ?? -1;
   return { licenses: of("licenses"), users: of("users") };
 }
