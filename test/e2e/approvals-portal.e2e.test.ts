@@ -6,44 +6,22 @@
  * no longer theirs to decide (404) is refused in the dialog. A requester withdraws a waiting request from the
  * entry; it is ready to ask again and the admin console lists the request withdrawn.
  */
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, Locator, Page } from "playwright-core";
-import { execa } from "execa";
+import { describe, expect, it } from "vitest";
+import type { Locator, Page } from "playwright-core";
 import type { Approval } from "@postern/shared";
-import { DEFAULT_WEB_DIR } from "../../server/src/index.ts";
-import { chromiumAvailable, expectVisible, launchBrowser, newPage, seriousViolations } from "../support/browser.ts";
+import { expectVisible, seriousViolations } from "../support/browser.ts";
 import type { PageOptions } from "../support/browser.ts";
-import { httpGetFrom, startHaproxy } from "../support/haproxy.ts";
-import type { HaproxyInstance } from "../support/haproxy.ts";
-import { ApiClient, startStack } from "../support/stack.ts";
-import type { Stack } from "../support/stack.ts";
-import { startHaproxyEdge } from "../support/haproxy-edge.ts";
+import { httpGetFrom } from "../support/haproxy.ts";
+import { haproxyEdgeSuiteSkipped, useHaproxyEdgeSuite } from "../support/haproxy-edge-suite.ts";
 
-const hasHaproxy = (await execa("haproxy", ["-v"], { reject: false })).exitCode === 0;
-if (!chromiumAvailable) console.warn("approvals portal e2e: SKIPPED: /usr/bin/chromium is not installed");
-if (!hasHaproxy) console.warn("approvals portal e2e: SKIPPED: haproxy is not installed");
+const skipped = haproxyEdgeSuiteSkipped("approvals portal e2e");
 
-describe.skipIf(!chromiumAvailable || !hasHaproxy)("approval requests in the portal (Chromium, real HAProxy)", () => {
-  let haproxy: HaproxyInstance;
-  let stack: Stack;
-  let browser: Browser;
-  let agent: { stop(): Promise<void> } | undefined;
+describe.skipIf(skipped)("approval requests in the portal (Chromium, real HAProxy)", () => {
   let wiki = "";
   let payroll = "";
   let leads = "";
   const ids: Record<string, string> = {};
-  let frontend = "";
-  const contexts: { close(): Promise<void> }[] = [];
-
-  beforeAll(async () => {
-    if (!existsSync(join(DEFAULT_WEB_DIR, "index.html"))) throw new Error("web app not built: run npm run build");
-    [haproxy, stack, browser] = await Promise.all([startHaproxy(), startStack(), launchBrowser()]);
-    frontend = `http://127.0.0.1:${haproxy.frontendPort}/`;
-    const edge = await startHaproxyEdge(stack, haproxy);
-    agent = edge.agent;
-    const backend = { ID: edge.backendId };
+  const suite = useHaproxyEdgeSuite(async ({ stack, haproxy, backendId }) => {
     for (const name of ["rita", "lena", "olaf"])
       ids[name] = await stack.admin.ok<string>("POST", "/api/admin/users", {
         Name: name[0]!.toUpperCase() + name.slice(1),
@@ -60,7 +38,7 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("approval requests in the por
     const acl = (Description: string, ApproverGroupIDs: string[]) =>
       stack.admin.ok<string>("POST", "/api/admin/acls", {
         Description,
-        BackendID: backend.ID,
+        BackendID: backendId,
         ClickToGrant: true,
         RequiresApproval: true,
         ApproverGroupIDs,
@@ -73,43 +51,18 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("approval requests in the por
       await stack.admin.ok("PUT", `/api/admin/users/${ids[name]}`, { ...user, AclIds: [wiki, payroll] });
     }
   });
-  afterAll(async () => {
-    for (const c of contexts) await c.close().catch(() => undefined);
-    await browser?.close();
-    await agent?.stop();
-    await stack?.close();
-    await haproxy?.stop();
-  });
-
-  async function fresh(opts: PageOptions = {}): Promise<Page> {
-    const { context, page } = await newPage(browser, opts);
-    contexts.push(context);
-    return page;
-  }
 
   /** A user signed in on the portal, on their home page once its first GET /api/approvals has answered. */
   async function userPage(userName: string, opts: PageOptions = {}): Promise<Page> {
     const german = opts.locale === "de-DE";
-    const page = await fresh(opts);
-    await page.goto(stack.server.url + "/");
+    const page = await suite.fresh(opts);
+    await page.goto(suite.stack.server.url + "/");
     await page.getByLabel(german ? "Benutzername" : "Username").fill(userName);
     await page.getByLabel(german ? "Passwort" : "Password").fill(`${userName}-password`);
     const listed = page.waitForResponse((r) => r.url().endsWith("/api/approvals") && r.request().method() === "GET");
     await page.getByRole("button", { name: german ? "Anmelden" : "Log in" }).click();
     await page.waitForURL(/\/home(\/new)?$/);
     expect((await listed).status()).toBe(200);
-    return page;
-  }
-
-  /** The admin console on /admin/approvals, signed in (own admin session by the API). */
-  async function adminApprovals(): Promise<Page> {
-    const page = await fresh();
-    const api = new ApiClient(stack.server.url);
-    await api.ok("POST", "/api/admin/login", { UserName: "admin", Password: "admin-password" });
-    const [name, value] = api.cookie.split("=", 2) as [string, string];
-    await page.context().addCookies([{ name, value, url: stack.server.url }]);
-    await page.goto(stack.server.url + "/admin/approvals");
-    await expectVisible(page.getByRole("heading", { level: 1 }));
     return page;
   }
 
@@ -125,7 +78,8 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("approval requests in the por
     await expectVisible(entry(page, aclId).locator('[data-approval-state="pending"]'));
   }
 
-  const adminList = async (): Promise<Approval[]> => await stack.admin.ok<Approval[]>("GET", "/api/admin/approvals");
+  const adminList = async (): Promise<Approval[]> =>
+    await suite.stack.admin.ok<Approval[]>("GET", "/api/admin/approvals");
   /** The pending request of `userName` for `aclId`. */
   const pendingOf = async (aclId: string, userName = "rita"): Promise<Approval> => {
     const found = (await adminList()).find(
@@ -134,8 +88,6 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("approval requests in the por
     if (!found) throw new Error(`no pending request of ${userName} for ${aclId}`);
     return found;
   };
-  const inHaproxy = async (ip: string): Promise<boolean> =>
-    (await haproxy.command(`show acl #${haproxy.aclId}`)).split("\n").some((l) => l.trim().endsWith(` ${ip}`));
 
   it("a group approver approves on the dashboard, shortened; the requester's address then reaches HAProxy", async () => {
     const rita = await userPage("rita");
@@ -179,14 +131,14 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("approval requests in the por
       DecidedBy: "lena",
       GrantMinutes: 30,
     });
-    await expect.poll(() => inHaproxy("127.0.0.1"), { timeout: 10_000 }).toBe(true);
-    await expect.poll(() => httpGetFrom("127.0.0.1", frontend), { timeout: 10_000 }).toBe(200);
+    await expect.poll(() => suite.inHaproxy("127.0.0.1"), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => httpGetFrom("127.0.0.1", suite.frontend), { timeout: 10_000 }).toBe(200);
     await expectVisible(entry(rita, wiki).locator('[data-status="0"]'), 20_000);
     const left = Number(await entry(rita, wiki).locator("[data-time-left]").getAttribute("data-time-left"));
     expect(left).toBeGreaterThan(25 * 60);
     expect(left).toBeLessThanOrEqual(30 * 60);
     await entry(rita, wiki).getByRole("button", { name: "Revoke Access" }).click();
-    await expect.poll(() => httpGetFrom("127.0.0.1", frontend), { timeout: 10_000 }).toBe(403);
+    await expect.poll(() => httpGetFrom("127.0.0.1", suite.frontend), { timeout: 10_000 }).toBe(403);
   });
 
   it("a denial needs a reason and reaches the requester; requests decided meanwhile (409) or no longer theirs (404) are refused in the dialog", async () => {
@@ -203,7 +155,7 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("approval requests in the por
     const note = entry(rita, wiki).locator('[data-approval-state="denied"]');
     await expectVisible(note, 20_000);
     expect(await note.textContent()).toContain("Your request was denied: Not during the audit");
-    expect(await inHaproxy("127.0.0.1")).toBe(false);
+    expect(await suite.inHaproxy("127.0.0.1")).toBe(false);
 
     // An admin decides first while Lena's dialog is open: 409, shown in the dialog; the row leaves the list.
     await ask(rita, wiki, "Team wiki", "third try");
@@ -211,7 +163,7 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("approval requests in the por
     await lena.getByRole("button", { name: "Approve rita – Team wiki" }).click();
     dialog = lena.getByRole("dialog", { name: "Approve request" });
     await expectVisible(dialog);
-    await stack.admin.ok("POST", `/api/admin/approvals/${(await pendingOf(wiki)).ID}/deny`, {
+    await suite.stack.admin.ok("POST", `/api/admin/approvals/${(await pendingOf(wiki)).ID}/deny`, {
       Reason: "admin said no",
     });
     await dialog.getByRole("button", { name: "Approve" }).click();
@@ -227,14 +179,20 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("approval requests in the por
     await lena.getByRole("button", { name: "Deny rita – Team wiki" }).click();
     dialog = lena.getByRole("dialog", { name: "Deny request" });
     await expectVisible(dialog);
-    await stack.admin.ok("PUT", `/api/admin/groups/${leads}`, { Name: "leads", Type: "local", UserIDs: [] });
+    await suite.stack.admin.ok("PUT", `/api/admin/groups/${leads}`, { Name: "leads", Type: "local", UserIDs: [] });
     await dialog.getByLabel("Reason shown to the user").fill("too late");
     await dialog.getByRole("button", { name: "Deny" }).click();
     await expectVisible(dialog.getByRole("alert").filter({ hasText: /Not found/ }));
     expect((await pendingOf(wiki)).State).toBe("pending");
-    await stack.admin.ok("PUT", `/api/admin/groups/${leads}`, { Name: "leads", Type: "local", UserIDs: [ids.lena] });
+    await suite.stack.admin.ok("PUT", `/api/admin/groups/${leads}`, {
+      Name: "leads",
+      Type: "local",
+      UserIDs: [ids.lena],
+    });
     // Closed for the tests below (one pending request of Rita's at a time).
-    await stack.admin.ok("POST", `/api/admin/approvals/${(await pendingOf(wiki)).ID}/deny`, { Reason: "cleanup" });
+    await suite.stack.admin.ok("POST", `/api/admin/approvals/${(await pendingOf(wiki)).ID}/deny`, {
+      Reason: "cleanup",
+    });
   });
 
   it("the requester withdraws a waiting request from the entry (card and list view); the console lists it withdrawn", async () => {
@@ -249,7 +207,7 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("approval requests in the por
     await expectVisible(entry(rita, payroll).getByRole("button", { name: "Grant Access" }));
     expect(await entry(rita, payroll).locator("[data-approval-state]").count()).toBe(0);
     expect((await adminList()).find((a) => a.ID === payrollRequest.ID)).toMatchObject({ State: "withdrawn" });
-    expect(await inHaproxy("127.0.0.1")).toBe(false);
+    expect(await suite.inHaproxy("127.0.0.1")).toBe(false);
 
     // The same in the list view, for the wiki request.
     await rita.getByRole("radio", { name: "List" }).click();
@@ -263,7 +221,7 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("approval requests in the por
     await ask(rita, wiki, "Team wiki", "once more");
     expect((await pendingOf(wiki)).ID).not.toBe(wikiRequest.ID);
 
-    const admin = await adminApprovals();
+    const admin = await suite.adminPage("/admin/approvals");
     const decided = admin.getByRole("table", { name: "Recent decisions" });
     await expectVisible(decided.getByRole("row").filter({ hasText: "Payroll" }).filter({ hasText: "Withdrawn" }));
   });

@@ -5,46 +5,24 @@
  * shorter grant; HAProxy's ACL then holds the user's address and lets it through; a denial's reason is
  * shown in the portal; an unanswered request expires (a Knoc with a 5-second ApprovalTimeout).
  */
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, Locator, Page } from "playwright-core";
-import { execa } from "execa";
+import { describe, expect, it } from "vitest";
+import type { Locator, Page } from "playwright-core";
 import type { Approval } from "@postern/shared";
-import { DEFAULT_WEB_DIR } from "../../server/src/index.ts";
-import { chromiumAvailable, expectVisible, launchBrowser, newPage, seriousViolations } from "../support/browser.ts";
+import { expectVisible, seriousViolations } from "../support/browser.ts";
 import type { PageOptions } from "../support/browser.ts";
-import { httpGetFrom, startHaproxy } from "../support/haproxy.ts";
-import type { HaproxyInstance } from "../support/haproxy.ts";
-import { ApiClient, startStack } from "../support/stack.ts";
-import type { Stack } from "../support/stack.ts";
-import { startHaproxyEdge } from "../support/haproxy-edge.ts";
+import { httpGetFrom } from "../support/haproxy.ts";
+import { haproxyEdgeSuiteSkipped, useHaproxyEdgeSuite } from "../support/haproxy-edge-suite.ts";
 
-const hasHaproxy = (await execa("haproxy", ["-v"], { reject: false })).exitCode === 0;
-if (!chromiumAvailable) console.warn("approvals e2e: SKIPPED: /usr/bin/chromium is not installed");
-if (!hasHaproxy) console.warn("approvals e2e: SKIPPED: haproxy is not installed");
+const skipped = haproxyEdgeSuiteSkipped("approvals e2e");
 
-describe.skipIf(!chromiumAvailable || !hasHaproxy)("approval requests in Chromium on a real HAProxy", () => {
-  let haproxy: HaproxyInstance;
-  let stack: Stack;
-  let browser: Browser;
-  let agent: { stop(): Promise<void> } | undefined;
+describe.skipIf(skipped)("approval requests in Chromium on a real HAProxy", () => {
   let wiki = "";
   let quick = "";
-  let frontend = "";
-  const contexts: { close(): Promise<void> }[] = [];
-
-  beforeAll(async () => {
-    if (!existsSync(join(DEFAULT_WEB_DIR, "index.html"))) throw new Error("web app not built: run npm run build");
-    [haproxy, stack, browser] = await Promise.all([startHaproxy(), startStack(), launchBrowser()]);
-    frontend = `http://127.0.0.1:${haproxy.frontendPort}/`;
-    const edge = await startHaproxyEdge(stack, haproxy);
-    agent = edge.agent;
-    const backend = { ID: edge.backendId };
+  const suite = useHaproxyEdgeSuite(async ({ stack, haproxy, backendId }) => {
     const acl = (Description: string, ApprovalTimeout: number) =>
       stack.admin.ok<string>("POST", "/api/admin/acls", {
         Description,
-        BackendID: backend.ID,
+        BackendID: backendId,
         ClickToGrant: true,
         RequiresApproval: true,
         ApprovalTimeout,
@@ -65,24 +43,11 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("approval requests in Chromiu
         AclIds: acls,
       });
   });
-  afterAll(async () => {
-    for (const c of contexts) await c.close().catch(() => undefined);
-    await browser?.close();
-    await agent?.stop();
-    await stack?.close();
-    await haproxy?.stop();
-  });
-
-  async function fresh(opts: PageOptions = {}): Promise<Page> {
-    const { context, page } = await newPage(browser, opts);
-    contexts.push(context);
-    return page;
-  }
 
   /** A user signed in on the portal, on their home page. */
   async function userPage(userName: string): Promise<Page> {
-    const page = await fresh();
-    await page.goto(stack.server.url + "/");
+    const page = await suite.fresh();
+    await page.goto(suite.stack.server.url + "/");
     await page.getByLabel("Username").fill(userName);
     await page.getByLabel("Password").fill(`${userName}-password`);
     await page.getByRole("button", { name: "Log in" }).click();
@@ -91,16 +56,7 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("approval requests in Chromiu
   }
 
   /** The admin console on /admin/approvals, signed in (own admin session by the API). */
-  async function approvalsPage(opts: PageOptions = {}): Promise<Page> {
-    const page = await fresh(opts);
-    const api = new ApiClient(stack.server.url);
-    await api.ok("POST", "/api/admin/login", { UserName: "admin", Password: "admin-password" });
-    const [name, value] = api.cookie.split("=", 2) as [string, string];
-    await page.context().addCookies([{ name, value, url: stack.server.url }]);
-    await page.goto(stack.server.url + "/admin/approvals");
-    await expectVisible(page.getByRole("heading", { level: 1 }));
-    return page;
-  }
+  const approvalsPage = (opts: PageOptions = {}): Promise<Page> => suite.adminPage("/admin/approvals", opts);
 
   /** The entry of `aclId` on the user's page (card or table row). */
   const entry = (page: Page, aclId: string): Locator => page.locator(`[data-acl-id="${aclId}"]`).first();
@@ -117,16 +73,13 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("approval requests in Chromiu
     await expectVisible(entry(page, aclId).locator('[data-status="2"]'));
   }
 
-  const inHaproxy = async (ip: string): Promise<boolean> =>
-    (await haproxy.command(`show acl #${haproxy.aclId}`)).split("\n").some((l) => l.trim().endsWith(` ${ip}`));
-
   it("a user asks and waits; an admin approves in the console; the real HAProxy then lets the address through", async () => {
     const user = await userPage("uma");
     await ask(user, wiki, "Team wiki", "fix the outage");
     await expectVisible(entry(user, wiki).getByText(/Waiting for an approver/));
     // Waiting: nothing reached HAProxy.
-    expect(await inHaproxy("127.0.0.1")).toBe(false);
-    expect(await httpGetFrom("127.0.0.1", frontend)).toBe(403);
+    expect(await suite.inHaproxy("127.0.0.1")).toBe(false);
+    expect(await httpGetFrom("127.0.0.1", suite.frontend)).toBe(403);
 
     const admin = await approvalsPage();
     const waiting = admin.getByRole("table", { name: "Waiting for a decision" });
@@ -151,8 +104,8 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("approval requests in Chromiu
     await expectVisible(decided.getByRole("row").filter({ hasText: "Approved" }).filter({ hasText: "admin" }));
 
     // The agent put the address into the real HAProxy: the runtime API shows it, and the site answers.
-    await expect.poll(() => inHaproxy("127.0.0.1"), { timeout: 10_000 }).toBe(true);
-    await expect.poll(() => httpGetFrom("127.0.0.1", frontend), { timeout: 10_000 }).toBe(200);
+    await expect.poll(() => suite.inHaproxy("127.0.0.1"), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => httpGetFrom("127.0.0.1", suite.frontend), { timeout: 10_000 }).toBe(200);
     // The portal shows the grant (shortened to 30 minutes) and the decision.
     await expectVisible(entry(user, wiki).locator('[data-status="0"]'), 20_000);
     await expectVisible(entry(user, wiki).locator('[data-approval-state="approved"]'));
@@ -162,7 +115,7 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("approval requests in Chromiu
 
     // Revoked again, the address leaves HAProxy (for the tests below).
     await entry(user, wiki).getByRole("button", { name: "Revoke Access" }).click();
-    await expect.poll(() => httpGetFrom("127.0.0.1", frontend), { timeout: 10_000 }).toBe(403);
+    await expect.poll(() => httpGetFrom("127.0.0.1", suite.frontend), { timeout: 10_000 }).toBe(403);
   });
 
   it("a denial shows its reason in the portal; nothing is granted", async () => {
@@ -183,8 +136,8 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("approval requests in Chromiu
     await expectVisible(note, 20_000);
     expect(await note.textContent()).toContain("Your request was denied: Change freeze until Monday");
     await expectVisible(entry(user, wiki).getByRole("button", { name: "Grant Access" }));
-    expect(await inHaproxy("127.0.0.1")).toBe(false);
-    expect(await httpGetFrom("127.0.0.1", frontend)).toBe(403);
+    expect(await suite.inHaproxy("127.0.0.1")).toBe(false);
+    expect(await httpGetFrom("127.0.0.1", suite.frontend)).toBe(403);
   });
 
   it("an unanswered request expires after the Knoc's time; the portal says so and the console lists it", async () => {
@@ -195,7 +148,9 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("approval requests in Chromiu
     await expect.poll(() => note.count(), { timeout: 20_000, interval: 500 }).toBe(1);
     expect(Date.now() - asked).toBeGreaterThanOrEqual(5_000);
     expect(await note.textContent()).toContain("not answered in time");
-    const list = (await stack.admin.ok<Approval[]>("GET", "/api/admin/approvals")).filter((a) => a.UserName === "walt");
+    const list = (await suite.stack.admin.ok<Approval[]>("GET", "/api/admin/approvals")).filter(
+      (a) => a.UserName === "walt",
+    );
     expect(list).toEqual([expect.objectContaining({ State: "expired", DecidedBy: "" })]);
     const admin = await approvalsPage();
     const decided = admin.getByRole("table", { name: "Recent decisions" });
@@ -203,9 +158,9 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("approval requests in Chromiu
   });
 
   it("the ACL form edits the option: Requires approval, time to answer (validated), approver groups", async () => {
-    const group = await stack.admin.ok<string>("POST", "/api/admin/groups", { Name: "leads", Type: "local" });
+    const group = await suite.stack.admin.ok<string>("POST", "/api/admin/groups", { Name: "leads", Type: "local" });
     const page = await approvalsPage();
-    await page.goto(stack.server.url + "/admin/acls");
+    await page.goto(suite.stack.server.url + "/admin/acls");
     await page.getByRole("button", { name: "Actions for Quick answer" }).click();
     await page.getByRole("menuitem", { name: "Edit" }).click();
     const form = page.getByRole("dialog", { name: "Edit ACL" });
@@ -220,7 +175,7 @@ describe.skipIf(!chromiumAvailable || !hasHaproxy)("approval requests in Chromiu
     expect(await seriousViolations(page), "the ACL form with its approval fields").toEqual([]);
     await form.getByRole("button", { name: "Save" }).click();
     await expectVisible(page.getByTestId("toast").filter({ hasText: "ACL updated" }));
-    const acl = await stack.admin.ok<{
+    const acl = await suite.stack.admin.ok<{
       ApprovalTimeout: number;
       ApproverGroupIDs: string[];
       RequiresApproval: boolean;

@@ -13,7 +13,8 @@ import { DEFAULT_WEB_DIR } from "../../../server/src/index.ts";
 import { expectVisible, launchBrowser, newPage, seriousViolations } from "../../support/browser.ts";
 import type { PageOptions } from "../../support/browser.ts";
 import { testLicenceKey } from "../../../server/src/testing/licences.ts";
-import { ApiClient, startStack } from "../../support/stack.ts";
+import { startStack } from "../../support/stack.ts";
+import { openAdminConsole } from "../../support/admin-console.ts";
 import type { Stack } from "../../support/stack.ts";
 
 /** One admin suite's stack and Chromium. */
@@ -57,16 +58,8 @@ export function useAdminSuite(): AdminSuite {
       opened.push(context);
       return page;
     },
-    signedIn: async (opts: PageOptions = {}) => {
-      const page = await suite.fresh(opts);
-      const api = new ApiClient(suite.url());
-      await api.ok("POST", "/api/admin/login", { UserName: "admin", Password: "admin-password" });
-      const [name, value] = api.cookie.split("=", 2) as [string, string];
-      await page.context().addCookies([{ name, value, url: suite.url() }]);
-      await page.goto(suite.url() + "/admin/home");
-      await expectVisible(page.getByRole("heading", { level: 1 }));
-      return page;
-    },
+    signedIn: async (opts: PageOptions = {}) =>
+      await openAdminConsole(await suite.fresh(opts), suite.url(), "/admin/home"),
   };
   return suite;
 }

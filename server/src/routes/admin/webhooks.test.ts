@@ -24,6 +24,7 @@ import { dialectOf } from "../../db/index.ts";
 import { AuditAction, writeAudit } from "../../services/audit.ts";
 import { apiRequest, createHarness, seedLoop, signInAdmin } from "../../testing/harness.ts";
 import type { Harness, Seeded } from "../../testing/harness.ts";
+import { holdAuditWrite } from "../../testing/audit.ts";
 
 const { auditLog, auditOutbox, webhookDeliveries, webhooks } = testTables;
 
@@ -174,19 +175,14 @@ describe("events and deliveries", () => {
   it("raises the event of an entry whose transaction commits after a later-numbered one was collected (PostgreSQL)", async (ctx) => {
     if (dialectOf(h.services.db) !== "postgres") ctx.skip(); // SQLite writes one transaction at a time
     const hook = await create({ Events: ["user.signin"] });
-    let commit!: () => void;
-    let written!: () => void;
-    const isWritten = new Promise<void>((r) => (written = r));
-    const open = h.services.db.transaction(async (tx) => {
-      await writeAudit(tx, { action: AuditAction.userLoggedIn, at: h.clock.now(), userName: "numbered first" });
-      written();
-      await new Promise<void>((r) => (commit = r));
+    const first = await holdAuditWrite(h.services.db, {
+      action: AuditAction.userLoggedIn,
+      at: h.clock.now(),
+      userName: "numbered first",
     });
-    await isWritten;
     await writeAudit(h.services.db, { action: AuditAction.userLoggedIn, at: h.clock.now(), userName: "second" });
     await h.services.webhookDispatcher.collect();
-    commit();
-    await open;
+    await first.commit();
     await h.services.webhookDispatcher.collect();
     const signIns = (await deliveryRows()).filter((d) => d.webhookId === hook.ID && d.eventType === "user.signin");
     expect(signIns.map((d) => (JSON.parse(d.payload) as { data: { UserName: string } }).data.UserName).sort()).toEqual([

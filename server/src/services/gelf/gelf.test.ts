@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import * as x509 from "@peculiar/x509";
 import { createHarness } from "../../testing/harness.ts";
 import type { Harness } from "../../testing/harness.ts";
+import { holdAuditWrite } from "../../testing/audit.ts";
 import { createLogger } from "../../logger.ts";
 import { AuditAction, writeAudit } from "../audit.ts";
 import type { AuditEntry } from "../audit.ts";
@@ -437,19 +438,14 @@ describe("GELF forwarding", () => {
     await setSetting(h.services.db, "GELFListenerURL", `udp://127.0.0.1:${udp.port}`);
     const f = forwarder();
     expect(await f.poll()).toBe(0);
-    let commit!: () => void;
-    let written!: () => void;
-    const isWritten = new Promise<void>((r) => (written = r));
-    const open = h.services.db.transaction(async (tx) => {
-      await writeAudit(tx, { action: AuditAction.userLoggedIn, at: h.clock.now(), description: "numbered first" });
-      written();
-      await new Promise<void>((r) => (commit = r));
+    const first = await holdAuditWrite(h.services.db, {
+      action: AuditAction.userLoggedIn,
+      at: h.clock.now(),
+      description: "numbered first",
     });
-    await isWritten;
     await write({ description: "numbered second, committed first" });
     expect(await f.poll()).toBe(1);
-    commit();
-    await open;
+    await first.commit();
     expect(await f.poll()).toBe(1);
     await waitFor(() => udp.messages.length === 2, "two datagrams");
     expect(descriptions(udp.messages)).toEqual(["numbered second, committed first", "numbered first"]);

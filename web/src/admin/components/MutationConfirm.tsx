@@ -5,7 +5,7 @@
  */
 import type { ReactNode } from "react";
 import type { UseMutationResult } from "@tanstack/react-query";
-import { Plural, Trans, useLingui } from "@lingui/react/macro";
+import { Trans, useLingui } from "@lingui/react/macro";
 import { ConfirmDialog } from "../../ui/kit/ConfirmDialog.tsx";
 import { useFeedback } from "../lib/feedback.ts";
 
@@ -59,41 +59,6 @@ export function DeleteConfirm<V, R>({ name, ...props }: DeleteConfirmProps<V, R>
   return (
     <MutationConfirm {...props} confirmLabel={t`Delete`}>
       <Trans>Are you sure you want to delete {name}?</Trans>
-    </MutationConfirm>
-  );
-}
-
-/**
- * Resetting a user's or an admin's second factor (docs/reference.md admin-console §2 "Reset 2FA"; docs/decisions.md
- * "Passkeys"): the TOTP secret and every passkey go. `totp` is the account's TOTPEnabled (it enrols again at the
- * next sign-in); `passkeys` how many passkeys it has (named, since they are removed too).
- */
-export function ResetTwoFactorConfirm<V, R>({
-  name,
-  totp,
-  passkeys,
-  ...props
-}: Omit<DeleteConfirmProps<V, R>, "title" | "success"> & { totp: boolean; passkeys: number }) {
-  const { t } = useLingui();
-  return (
-    <MutationConfirm
-      {...props}
-      title={t`Reset 2FA`}
-      confirmLabel={t`Reset 2FA`}
-      success={t`Two-factor authentication reset`}
-    >
-      {passkeys > 0 ? (
-        <p>
-          <Plural value={passkeys} one="Their passkey is removed." other="Their # passkeys are removed." />
-        </p>
-      ) : null}
-      <p>
-        {totp ? (
-          <Trans>{name} will set up two-factor authentication again at the next sign-in.</Trans>
-        ) : (
-          <Trans>{name} signs in with the password alone until they add a passkey again.</Trans>
-        )}
-      </p>
     </MutationConfirm>
   );
 }

@@ -22,7 +22,8 @@ import { Dialog } from "../../ui/kit/Dialog.tsx";
 import { CheckField, FormField, SelectField } from "../../ui/kit/FormField.tsx";
 import { FormDialog } from "../../ui/kit/FormDialog.tsx";
 import { PasswordFields, withPasswordConfirmation } from "../components/PasswordFields.tsx";
-import { DeleteConfirm, MutationConfirm, ResetTwoFactorConfirm } from "../components/MutationConfirm.tsx";
+import { DeleteConfirm, MutationConfirm } from "../components/MutationConfirm.tsx";
+import { ResetTwoFactorConfirm } from "../components/ResetTwoFactorConfirm.tsx";
 import { PageHeader } from "../components/PageHeader.tsx";
 import { actionsColumn, textColumn } from "../lib/columns.tsx";
 import { useFeedback } from "../lib/feedback.ts";
@@ -261,16 +262,7 @@ export function AdminsPage() {
           onClose={close}
         />
       ) : null}
-      {open.kind === "reset" ? (
-        <ResetTwoFactorConfirm
-          name={openName}
-          totp={open.admin.TOTPEnabled}
-          passkeys={open.admin.Passkeys}
-          mutation={reset}
-          variables={open.admin.ID}
-          onClose={close}
-        />
-      ) : null}
+      {open.kind === "reset" ? <ResetTwoFactorConfirm account={open.admin} mutation={reset} onClose={close} /> : null}
       {open.kind === "invalidate" ? (
         <MutationConfirm
           title={t`Invalidate all admin sessions`}

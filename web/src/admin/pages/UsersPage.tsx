@@ -22,7 +22,8 @@ import { Dialog } from "../../ui/kit/Dialog.tsx";
 import { CheckField, FormField, SelectField } from "../../ui/kit/FormField.tsx";
 import { FormDialog } from "../../ui/kit/FormDialog.tsx";
 import { PasswordFields, withPasswordConfirmation } from "../components/PasswordFields.tsx";
-import { DeleteConfirm, MutationConfirm, ResetTwoFactorConfirm } from "../components/MutationConfirm.tsx";
+import { DeleteConfirm, MutationConfirm } from "../components/MutationConfirm.tsx";
+import { ResetTwoFactorConfirm } from "../components/ResetTwoFactorConfirm.tsx";
 import { PageHeader } from "../components/PageHeader.tsx";
 import { translateAdminMessage } from "../lib/errors.ts";
 import { actionsColumn, textColumn } from "../lib/columns.tsx";
@@ -359,16 +360,7 @@ export function UsersPage() {
           onClose={close}
         />
       ) : null}
-      {open.kind === "reset" ? (
-        <ResetTwoFactorConfirm
-          name={openName}
-          totp={open.user.TOTPEnabled}
-          passkeys={open.user.Passkeys}
-          mutation={reset}
-          variables={open.user.ID}
-          onClose={close}
-        />
-      ) : null}
+      {open.kind === "reset" ? <ResetTwoFactorConfirm account={open.user} mutation={reset} onClose={close} /> : null}
       {open.kind === "invalidate" ? (
         <MutationConfirm
           title={t`Invalidate all sessions`}
