@@ -1,9 +1,10 @@
 /**
  * SQL of ACLs: rows, children of a Passive+ parent, insert/update/delete. No rules here.
  */
-import { count, eq } from "drizzle-orm";
+import { count, eq, sql } from "drizzle-orm";
 import { type Db, type Tx, tablesOf } from "../db/index.ts";
 import { type acls } from "../db/schema.ts";
+import { prepared } from "../db/prepared.ts";
 
 type Q = Db | Tx;
 /** An ACL row. */
@@ -17,9 +18,18 @@ export async function listAcls(q: Q): Promise<AclRow[]> {
 
 /** Reads an ACL by id. */
 export async function getAcl(q: Q, id: string): Promise<AclRow | undefined> {
-  const { acls } = tablesOf(q);
-  return (await q.select().from(acls).where(eq(acls.id, id)).limit(1))[0];
+  return (await aclById(q, { id }))[0];
 }
+
+/** getAcl's read, prepared (db/prepared.ts): the grant engine reads ACLs on every revoke and sweep. */
+const aclById = prepared<{ id: string }, AclRow[]>("aclById", (q) => {
+  const { acls } = tablesOf(q);
+  return q
+    .select()
+    .from(acls)
+    .where(eq(acls.id, sql.placeholder("id")))
+    .limit(1);
+});
 
 /** Ids of the ACLs whose parent is `id` (Passive+ children). */
 export async function childAclIds(q: Q, id: string): Promise<string[]> {

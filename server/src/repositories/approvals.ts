@@ -3,9 +3,10 @@
  * compare-and-set of a decision, and the reads of the approvers' list, the status entries and the expiry
  * sweep. Portable (SQLite and PostgreSQL): every query awaits its builder. No rules here.
  */
-import { and, desc, eq, inArray, lte, ne, or, isNotNull } from "drizzle-orm";
+import { and, desc, eq, inArray, lte, ne, or, isNotNull, sql } from "drizzle-orm";
 import { type Queryable, tablesOf, type Tables } from "../db/index.ts";
 import { type approvalRequests } from "../db/schema.ts";
+import { prepared } from "../db/prepared.ts";
 
 /** An approval request row. */
 export type ApprovalRow = typeof approvalRequests.$inferSelect;
@@ -67,15 +68,18 @@ export async function recentApprovals(q: Queryable, limit: number): Promise<Appr
 
 /** The pending request of a grant, if any (there is at most one). */
 export async function pendingOfGrant(q: Queryable, grantId: string): Promise<ApprovalRow | undefined> {
-  const { approvalRequests } = tablesOf(q);
-  return (
-    await q
-      .select()
-      .from(approvalRequests)
-      .where(and(eq(approvalRequests.grantId, grantId), eq(approvalRequests.state, "pending")))
-      .limit(1)
-  )[0];
+  return (await pendingRead(q, { grantId }))[0];
 }
+
+/** pendingOfGrant's read, prepared (db/prepared.ts): every revoke asks it. */
+const pendingRead = prepared<{ grantId: string }, ApprovalRow[]>("approvalPendingOfGrant", (q) => {
+  const { approvalRequests } = tablesOf(q);
+  return q
+    .select()
+    .from(approvalRequests)
+    .where(and(eq(approvalRequests.grantId, sql.placeholder("grantId")), eq(approvalRequests.state, "pending")))
+    .limit(1);
+});
 
 /**
  * The requests of a session's status entries, newest first (the status read takes the first of each grant):
