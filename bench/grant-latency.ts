@@ -129,6 +129,8 @@ export const DESIGN_TARGET =
 const MEASURING_IP = "10.250.0.1";
 /** Longest wait for one sample's address to appear or disappear, and for its status to change (ms). */
 const SAMPLE_TIMEOUT_MS = 5_000;
+/** Longest wait, after set-up, for the acknowledgements of the set-up's grants to reach the server (ms). */
+const SETUP_ACK_TIMEOUT_MS = 60_000;
 /** Longest wait for the agent process to connect to the server (ms). */
 const CONNECT_TIMEOUT_MS = 20_000;
 
@@ -727,14 +729,20 @@ async function run(options: BenchOptions, cleanup: Cleanup): Promise<number> {
     const counts = await Promise.all(targets.map(async (t) => `${t.name} ${await t.count()}`));
     if (!filled)
       throw new Error(`level ${level}: the targets did not reach ${level} entries within 120 s (${counts.join(", ")})`);
-    for (const aclId of aclIds) {
-      // The agent's acknowledgements of the last grants may still be on their way.
-      const s = await pollStatus(measuring, aclId, (e) => e.Status !== 2, SAMPLE_TIMEOUT_MS);
+    const filledAt = preciseNow();
+    for (const t of targets) {
+      // The agent's acknowledgements of the set-up's grants may still be on their way to the server.
+      const s = await pollStatus(measuring, t.aclId, (e) => e.Status !== 2, SETUP_ACK_TIMEOUT_MS).catch(
+        (e: unknown) => {
+          throw new Error(`level ${level}: the measuring session's grant on ${t.name}: ${(e as Error).message}`);
+        },
+      );
       if (s.entry.Status !== 0)
         throw new Error(
-          `level ${level}: the measuring session's grant on ${aclId} has status ${s.entry.Status} (${s.entry.Error})`,
+          `level ${level}: the measuring session's grant on ${t.name} has status ${s.entry.Status} (${s.entry.Error})`,
         );
     }
+    const ackSeconds = (preciseNow() - filledAt) / 1000;
     const setupSeconds = (preciseNow() - setupStart) / 1000;
 
     // --- measure
@@ -775,7 +783,7 @@ async function run(options: BenchOptions, cleanup: Cleanup): Promise<number> {
         }
       }
     }
-    const line = `level ${level}: ${level} live sessions (entries: ${counts.join(", ")}); set-up ${setupSeconds.toFixed(1)} s; ${rssLine(pids)}`;
+    const line = `level ${level}: ${level} live sessions (entries: ${counts.join(", ")}); set-up ${setupSeconds.toFixed(1)} s (of which ${ackSeconds.toFixed(1)} s waiting, once the targets were full, for the measuring session's grants to show Granted); ${rssLine(pids)}`;
     levelLines.push(line);
     console.log(line);
   }

@@ -25,7 +25,8 @@
  *   X-Forwarded-For, as behind a reverse proxy, and no session moves);
  * - the agent enrolled through the real endpoint (`enrol()` of agent/src/enrol.ts, as `postern-agent
  *   enrol` does) and run as the REAL agent entry in a child process (`node agent/src/main.ts run
- *   --config FILE`, log level warn, default 5 s drift check). On connecting it receives the full
+ *   --config FILE`, log level warn, default 5 s drift check; bench/lib/agent-process.ts, shared with
+ *   bench/grant-latency.ts). On connecting it receives the full
  *   sync (10 targets × 10,000 entries) and applies it to HAProxy (`add acl` over the runtime API,
  *   then each ACL file rewritten).
  *
