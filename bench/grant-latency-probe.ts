@@ -1,6 +1,6 @@
 /**
  * Membership probes of the grant latency benchmark (`bench/grant-latency.ts`), run in a worker thread
- * so that polling does not load the event loop that the in-process server and agent share.
+ * so that polling neither waits on nor loads the benchmark's main event loop (its HTTP client).
  *
  * The worker (`workerData: ProbeSpec`) answers `poll` messages: it asks its target back to back,
  * sleeping `intervalMs` between probe starts (Atomics.wait, so sub-millisecond and without spinning),

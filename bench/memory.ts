@@ -25,7 +25,8 @@
  *   X-Forwarded-For, as behind a reverse proxy, and no session moves);
  * - the agent enrolled through the real endpoint (`enrol()` of agent/src/enrol.ts, as `postern-agent
  *   enrol` does) and run as the REAL agent entry in a child process (`node agent/src/main.ts run
- *   --config FILE`, log level warn, default 5 s drift check). On connecting it receives the full
+ *   --config FILE`, log level warn, default 5 s drift check; bench/lib/agent-process.ts, shared with
+ *   bench/grant-latency.ts). On connecting it receives the full
  *   sync (10 targets × 10,000 entries) and applies it to HAProxy (`add acl` over the runtime API,
  *   then each ACL file rewritten).
  *
@@ -72,8 +73,8 @@
  */
 import { spawn } from "node:child_process";
 import { reportFigures } from "./lib/report.ts";
-import { stageAgentTree, stageServerTree } from "../scripts/package/trees.ts";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { stageServerTree } from "../scripts/package/trees.ts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -84,8 +85,7 @@ import type { Db, OpenDatabase, Tables } from "../server/src/db/index.ts";
 import { startPostgres } from "../test/support/postgres.ts";
 import { newId, randomToken, sha256 } from "../server/src/services/auth/tokens.ts";
 import { databasePath } from "../server/src/db/index.ts";
-import { enrol } from "../agent/src/enrol.ts";
-import { AGENT_VERSION } from "../agent/src/daemon.ts";
+import { agentLaunch, describeLaunch, enrolAgent, packagedLaunch, startAgentProcess } from "./lib/agent-process.ts";
 import { freePort, runtimeCommand } from "../test/support/haproxy.ts";
 import {
   Cleanup,
@@ -428,27 +428,6 @@ async function statusCalls(
 
 // ------------------------------------------------------------------------------------------ main
 
-/**
- * The node flags and environment a launcher of packaging/bin/ (`postern-agent`, `postern-server`)
- * gives its program: the flags between `node` and `<bundle>.mjs` on its `exec` line, and each
- * `export NAME="${NAME:-value}"` default.
- * @throws Error when the script has no such `exec` line.
- */
-function packagedLaunch(launcher: string, bundle: string): { nodeArgs: string[]; env: Record<string, string> } {
-  const script = readFileSync(join(REPO_ROOT, "packaging/bin", launcher), "utf8");
-  const exec = new RegExp(`^exec \\S+/node((?: --?\\S+)*) \\S+/${bundle}\\.mjs "\\$@"$`, "m").exec(script);
-  if (!exec) throw new Error(`packaging/bin/${launcher}: no \`exec .../node FLAGS .../${bundle}.mjs "$@"\` line`);
-  const env: Record<string, string> = {};
-  for (const m of script.matchAll(/^export (\w+)="\$\{\1:-([^}]*)\}"$/gm)) env[m[1] ?? ""] = m[2] ?? "";
-  return { nodeArgs: (exec[1] ?? "").split(" ").filter(Boolean), env };
-}
-
-/** Prints how a program runs as packaged (node flags, environment). */
-function describeLaunch(name: string, launch: { nodeArgs: string[]; env: Record<string, string> }): void {
-  const env = Object.entries(launch.env).map(([k, v]) => `${k}=${v}`);
-  console.log(`${name} as packaged: node ${[...launch.nodeArgs, ...env].join(" ") || "(no flags, no variables)"}`);
-}
-
 async function run(o: Options, cleanup: Cleanup): Promise<number> {
   const startedAt = performance.now();
   const bundleKind = `the esbuild bundle (${o.singleFileBundle ? "one file, no code splitting" : "code splitting"})`;
@@ -478,7 +457,12 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
   // --- the programs as packaged (scripts/package/trees.ts), written before the measured processes start
   const tree = join(dir, "tree");
   const splitting = !o.singleFileBundle;
-  if (o.agentBundle) await stageAgentTree(REPO_ROOT, join(tree, "agent"), { splitting });
+  const agentLaunched = await agentLaunch({
+    bundle: o.agentBundle,
+    packaged: o.agentPackaged,
+    treeDir: tree,
+    splitting,
+  });
   if (o.serverBundle) await stageServerTree(REPO_ROOT, tree, "0.0.0-bench", { splitting });
 
   // --- seed
@@ -497,7 +481,7 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
   // --- server
   const childEnv: Record<string, string> = o.nodeOptions ? { NODE_OPTIONS: o.nodeOptions } : {};
   const serverLaunch = o.serverPackaged ? packagedLaunch("postern-server", "server") : { nodeArgs: [], env: {} };
-  if (o.serverPackaged) describeLaunch("server", serverLaunch);
+  if (o.serverPackaged) console.log(describeLaunch("server", serverLaunch));
   const server = await startServerProcess({
     dataDir,
     port: await freePort(),
@@ -514,33 +498,29 @@ async function run(o: Options, cleanup: Cleanup): Promise<number> {
 
   // --- agent: enrol through the real endpoint, then run the real entry
   const configPath = join(agDir, "agent.json");
-  await enrol({
+  await enrolAgent({
     server: server.url,
     token: seeded.agentToken,
     configPath,
     capabilities: { haproxy: { socket_location: haproxy.socketPath } },
-    version: AGENT_VERSION,
-    settings: { useSudo: false, haproxySocket: haproxy.socketPath, logLevel: "warn" },
+    settings: { haproxySocket: haproxy.socketPath, logLevel: "warn" },
   });
   const syncStart = performance.now();
-  const agentEntry = o.agentBundle ? join(tree, "agent", "agent.mjs") : "agent/src/main.ts";
-  const packaged = o.agentPackaged ? packagedLaunch("postern-agent", "agent") : { nodeArgs: [], env: {} };
-  if (o.agentPackaged) describeLaunch("agent", packaged);
-  const agentArgs = [...packaged.nodeArgs, ...o.agentNodeArgs, agentEntry, "run", "--config", configPath];
-  const agentChild = spawn(process.execPath, agentArgs, {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...childEnv, ...packaged.env },
-    stdio: ["ignore", "pipe", "pipe"],
+  if (o.agentPackaged) console.log(describeLaunch("agent", agentLaunched));
+  const agentProc = startAgentProcess({
+    configPath,
+    launch: agentLaunched,
+    extraNodeArgs: o.agentNodeArgs,
+    env: childEnv,
   });
-  const agentOutput = captureTail(agentChild);
-  cleanup.add("agent", () => stopChild(agentChild));
-  const agentPid = agentChild.pid;
-  if (agentPid === undefined) throw new Error(`the agent did not start: ${agentOutput()}`);
+  cleanup.add("agent", () => agentProc.stop());
+  const agentPid = agentProc.pid;
+  const agentOutput = agentProc.output;
 
   // --- wait for the acknowledged sync (the marker grant turns Granted)
   let acked = false;
   while (performance.now() - syncStart < SYNC_TIMEOUT_MS) {
-    if (agentChild.exitCode !== null) throw new Error(`the agent exited (${agentChild.exitCode}):\n${agentOutput()}`);
+    if (agentProc.exited() !== null) throw new Error(`the agent exited (${agentProc.exited()}):\n${agentOutput()}`);
     if (
       (await db.select({ s: grants.status }).from(grants).where(eq(grants.id, seeded.markerGrantId)).limit(1))[0]?.s ===
       0

@@ -1,5 +1,6 @@
 /**
- * Helpers shared by bench/status-throughput.ts and bench/memory.ts (not a benchmark itself):
+ * Helpers shared by bench/status-throughput.ts, bench/memory.ts and bench/grant-latency.ts (not a
+ * benchmark itself):
  *
  * - `Cleanup`: closers run once, newest first, also on SIGINT / SIGTERM / SIGHUP and when a whole-run
  *   watchdog fires (`guardRun`);
