@@ -231,7 +231,6 @@ export class UserSessionService extends Service {
     const ops = await this.db.transaction(async (tx) => {
       await sessionsRepo.verifyUserSession(tx, session.sessionId);
       const user = (await usersRepo.getUser(tx, session.userId))!;
-      await usersRepo.updateUser(tx, user.id, { lastLogin: now });
       const aclIds = await usersRepo.assignedAclIds(tx, user.id);
       await ensureGrantRows(tx, session.sessionId, aclIds, now, newId);
       autoGrant = [];
@@ -252,6 +251,9 @@ export class UserSessionService extends Service {
       return await this.engine.revokeForSessions(tx, ended);
     });
     this.engine.dispatch(ops);
+    // LastLogin apart from the transaction: in it, sign-ins of one account at the same time all wrote the
+    // user's row, and on PostgreSQL (SERIALIZABLE) they failed each other until the retries ran out.
+    await usersRepo.updateUser(this.db, session.userId, { lastLogin: now });
     for (const aclId of autoGrant) {
       try {
         await this.engine.grant(session.sessionId, aclId, {
