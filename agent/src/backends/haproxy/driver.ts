@@ -2,24 +2,35 @@
  * The HAProxy enforcement backend (docs/reference.md design "Agent protocol").
  *
  * Talks the HAProxy runtime API directly over node:net, on a unix socket (`Protocol: "unix"`, `Address`
- * = socket path) or TCP (`Protocol: "tcp"`, `Address` = `host:port` or `[v6]:port`). One connection per
- * call, switched to interactive `prompt` mode so several commands are pipelined and each answer is
- * read on its own (every answer ends with the `\n> ` prompt). Commands used: `show acl` (find the file
- * behind `#ID`), `show acl #ID` (list), `add acl #ID IP`, `del acl #ID IP`.
+ * = socket path) or TCP (`Protocol: "tcp"`, `Address` = `host:port` or `[v6]:port`), in interactive
+ * `prompt` mode so several commands are pipelined and each answer is read on its own (every answer
+ * ends with the `\n> ` prompt). Commands used: `show info`, `show acl` (find the file behind `#ID`),
+ * `get acl #ID IP` (look one address up), `add acl #ID IP`, `del acl #ID IP`, `show acl #ID` (list).
+ *
+ * One connection per runtime address is KEPT between calls (issue #13 item 1; docs/decisions.md "The
+ * HAProxy backend keeps its runtime API session"), used by one call at a time, reopened when it failed
+ * or closed, closed after `idleCloseMs` (default 5 s) unused and by `close()`. `show acl` is read once
+ * per connection. A call's first batch is reads only: on a kept connection it starts with `show info`
+ * (an HAProxy that is `Stopping` after a reload keeps its old CLI connections: the call moves to a new
+ * connection, which reaches the new process), and it is repeated once on a new connection when the
+ * kept one turns out closed before answering. Adds and deletes are never resent.
  *
  * The runtime API is the live path: a change is answered as soon as HAProxy took it. HAProxy forgets
  * runtime changes on reload, so the backend also keeps the ACL FILE behind `#ID` in step: within
  * `fileSyncDelayMs` (default 500 ms) of a change, once for all the changes of that time, it reads the
- * live entries back and rewrites the file atomically (temp file in the same directory, fsync, rename;
- * issue #13 item 1: no fsync per change). A reload then loads the same set (and the agent's drift
- * check repairs anything a reload in between dropped). A file that cannot be written is reported on
- * the entries of the next change to that ACL (and retried then). `fileSyncDelayMs: 0` writes the file
- * before answering. HAProxy has no native expiry: this backend only adds and removes; removing
- * entries on time is the daemon's job.
+ * live entries back (`show acl #ID`, the whole list) and rewrites the file atomically (temp file in the
+ * same directory, fsync, rename; issue #13 item 1: no fsync per change). A reload then loads the same
+ * set (and the agent's drift check repairs anything a reload in between dropped). A file that cannot
+ * be written is reported on the entries of the next change to that ACL (and retried then).
+ * `fileSyncDelayMs: 0` writes the file before answering. HAProxy has no native expiry: this backend
+ * only adds and removes; removing entries on time is the daemon's job.
  *
  * HAProxy keeps patterns as text (`add acl` twice stores two copies; `del acl` matches the text and
- * removes every copy). The backend therefore reads the live entries first, adds only addresses that
- * are not present (compared normalised), and deletes every textual form of an address.
+ * removes every copy with it). The backend therefore looks each wanted address up first (`get acl`,
+ * one per address, pipelined: HAProxy answers the longest-prefix match as stored, so only a pattern
+ * that is the address itself — normalised, also as `/32` or `/128` — counts, never a subnet holding
+ * it), adds only addresses not present, and on remove deletes the stored text `get acl` names and
+ * looks again, until no exact form is left (at most 8 rounds): every textual form goes.
  */
 import { createConnection } from "node:net";
 import type { Socket } from "node:net";
