@@ -38,6 +38,8 @@ class FakeHaproxy {
   silent = false;
   /** Close the connection instead of answering its next command (a kept connection found dead). */
   dropOnNextCommand = false;
+  /** Close the connection instead of answering a command this returns true for (after taking it). */
+  dropAfter: ((line: string) => boolean) | null = null;
   /** Answer `show info` with `Stopping: 1` (an HAProxy process soft-stopping after a reload). */
   stopping = false;
   /** Connections accepted so far. */
@@ -97,6 +99,11 @@ class FakeHaproxy {
           return;
         }
         if (line === "prompt") prompt = !prompt;
+        if (this.dropAfter?.(line)) {
+          this.#answer(line);
+          socket.destroy();
+          return;
+        }
         const out = line === "prompt" ? "" : this.#answer(line);
         const framed = prompt ? `${out}\n> ` : `${out}\n`;
         if (this.trickle) for (const ch of framed) socket.write(ch);
@@ -484,6 +491,35 @@ describe("HaproxyBackend", () => {
     expect(await backend.remove(target(), ["192.0.2.1"])).toEqual([{ ip: "192.0.2.1", ok: true }]);
     expect(fake.connections).toBe(2);
     expect(fake.acls.get(0)?.entries).toEqual(["127.0.0.9"]);
+    await backend.close();
+  });
+
+  it("never resends a change: a connection lost after the read makes the call throw", async () => {
+    const backend = new HaproxyBackend();
+    await backend.add(target(), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW);
+    fake.dropAfter = (line) => line.startsWith("add ");
+    await expect(backend.add(target(), [{ ip: "192.0.2.2", expiresAt: NOW + HOUR }], NOW)).rejects.toThrow(
+      /runtime API/,
+    );
+    expect(fake.received.filter((l) => l === "add acl #0 192.0.2.2")).toHaveLength(1);
+    fake.dropAfter = null;
+    // The next call opens a new connection and finds the address present.
+    expect(await backend.add(target(), [{ ip: "192.0.2.2", expiresAt: NOW + HOUR }], NOW)).toEqual([
+      { ip: "192.0.2.2", ok: true },
+    ]);
+    expect(fake.received.filter((l) => l === "add acl #0 192.0.2.2")).toHaveLength(1);
+    expect(fake.connections).toBe(2);
+    await backend.close();
+  });
+
+  it("queues concurrent calls for different ACLs on one address on the one session", async () => {
+    const backend = new HaproxyBackend();
+    const calls = Array.from({ length: 6 }, (_, i) =>
+      backend.add(target(i % 2), [{ ip: `192.0.2.${i + 1}`, expiresAt: NOW + HOUR }], NOW),
+    );
+    expect((await Promise.all(calls)).flat().every((o) => o.ok)).toBe(true);
+    expect(fake.connections).toBe(1);
+    expect(fake.acls.get(1)?.entries).toEqual(["192.0.2.2", "192.0.2.4", "192.0.2.6"]);
     await backend.close();
   });
 
