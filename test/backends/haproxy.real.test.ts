@@ -100,6 +100,39 @@ for (const protocol of ["unix", "tcp"] as const) {
       expect(await backend.list(target)).toEqual(["127.0.0.9"]);
     });
 
+    it("after a reload, changes reach the new worker, not the stopping one behind the kept session", async () => {
+      const now = Date.now();
+      expect(await backend.add(target, [{ ip: "127.0.0.12", expiresAt: now + HOUR }], now)).toEqual([
+        { ip: "127.0.0.12", ok: true },
+      ]);
+      await backend.flushFiles();
+      await hx.reload();
+      expect(await backend.add(target, [{ ip: "127.0.0.13", expiresAt: now + HOUR }], now)).toEqual([
+        { ip: "127.0.0.13", ok: true },
+      ]);
+      expect(await httpGetFrom("127.0.0.13", url)).toBe(200);
+      expect(await backend.remove(target, ["127.0.0.12", "127.0.0.13"])).toHaveLength(2);
+      expect(await httpGetFrom("127.0.0.12", url)).toBe(403);
+      expect(await backend.list(target)).toEqual(["127.0.0.9"]);
+    });
+
+    it("does not take a subnet in the ACL for the address, and removes every textual form", async () => {
+      const now = Date.now();
+      await hx.command(`add acl #${hx.aclId} 127.0.1.0/24`);
+      await hx.command(`add acl #${hx.aclId} 127.0.2.5/32`);
+      await hx.command(`add acl #${hx.aclId} 127.0.2.5`);
+      expect(await backend.add(target, [{ ip: "127.0.1.5", expiresAt: now + HOUR }], now)).toEqual([
+        { ip: "127.0.1.5", ok: true },
+      ]);
+      expect(new Set(await backend.list(target))).toEqual(
+        new Set(["127.0.0.9", "127.0.1.0/24", "127.0.2.5", "127.0.1.5"]),
+      );
+      expect(await backend.remove(target, ["127.0.1.5", "127.0.2.5"])).toHaveLength(2);
+      expect(await hx.command(`show acl #${hx.aclId}`)).not.toMatch(/127\.0\.(1\.5|2\.5)/);
+      await hx.command(`del acl #${hx.aclId} 127.0.1.0/24`);
+      expect(await backend.list(target)).toEqual(["127.0.0.9"]);
+    });
+
     it("gives a per-entry error for a bad address while the others succeed", async () => {
       const now = Date.now();
       const out = await backend.add(

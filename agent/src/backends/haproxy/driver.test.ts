@@ -16,7 +16,9 @@ import {
   RuntimeSession,
   parseAclEntries,
   parseAclReferences,
+  parseGetAcl,
   parseRuntimeAddress,
+  patternIp,
   writeAclFileAtomically,
 } from "./driver.ts";
 
@@ -34,6 +36,14 @@ class FakeHaproxy {
   trickle = false;
   /** Never answer (tests the read timeout). */
   silent = false;
+  /** Close the connection instead of answering its next command (a kept connection found dead). */
+  dropOnNextCommand = false;
+  /** Close the connection instead of answering a command this returns true for (after taking it). */
+  dropAfter: ((line: string) => boolean) | null = null;
+  /** Answer `show info` with `Stopping: 1` (an HAProxy process soft-stopping after a reload). */
+  stopping = false;
+  /** Connections accepted so far. */
+  connections = 0;
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
 
@@ -48,12 +58,23 @@ class FakeHaproxy {
     return new Promise((resolve) => this.#server.listen(this.path, resolve));
   }
 
+  /** Closes every open connection (as HAProxy's `stats timeout` or a restart would). */
+  dropConnections(): void {
+    for (const s of this.#sockets) s.destroy();
+  }
+
+  /** Connections open now. */
+  get open(): number {
+    return this.#sockets.size;
+  }
+
   close(): Promise<void> {
     for (const s of this.#sockets) s.destroy();
     return new Promise((resolve) => this.#server.close(() => resolve()));
   }
 
   #serve(socket: Socket): void {
+    this.connections++;
     this.#sockets.add(socket);
     socket.on("close", () => this.#sockets.delete(socket));
     socket.setEncoding("utf8");
@@ -68,11 +89,21 @@ class FakeHaproxy {
         nl = buffer.indexOf("\n");
         this.received.push(line);
         if (this.silent) continue;
+        if (this.dropOnNextCommand) {
+          this.dropOnNextCommand = false;
+          socket.destroy();
+          return;
+        }
         if (line === "quit") {
           socket.end();
           return;
         }
         if (line === "prompt") prompt = !prompt;
+        if (this.dropAfter?.(line)) {
+          this.#answer(line);
+          socket.destroy();
+          return;
+        }
         const out = line === "prompt" ? "" : this.#answer(line);
         const framed = prompt ? `${out}\n> ` : `${out}\n`;
         if (this.trickle) for (const ch of framed) socket.write(ch);
@@ -86,6 +117,7 @@ class FakeHaproxy {
   }
 
   #answer(line: string): string {
+    if (line === "show info") return `Name: HAProxy\nPid: 4242\nStopping: ${this.stopping ? 1 : 0}\n`;
     if (line === "show acl") {
       return (
         "# id (file) description\n" +
@@ -99,10 +131,16 @@ class FakeHaproxy {
         "\n"
       );
     }
-    const m = /^(show|add|del) acl #(\d+)(?: (.*))?$/.exec(line);
+    const m = /^(show|add|del|get) acl #(\d+)(?: (.*))?$/.exec(line);
     const acl = m ? this.acls.get(Number(m[2])) : undefined;
     if (!m || !acl) return "Unknown ACL identifier. Please use #<id> or <file>.\n";
     const arg = m[3] ?? "";
+    if (m[1] === "get") {
+      const found = lookup(acl.entries, arg);
+      return found === null
+        ? "type=ip, case=sensitive, match=no\n"
+        : `type=ip, case=sensitive, match=yes, idx=tree, pattern="${found}"\n`;
+    }
     if (m[1] === "show")
       return acl.entries.map((e, i) => `0x55d0000${i.toString(16).padStart(4, "0")} ${e}\n`).join("");
     if (m[1] === "add") {
@@ -115,6 +153,34 @@ class FakeHaproxy {
     acl.entries = acl.entries.filter((e) => e !== arg);
     return acl.entries.length === before ? "Key not found.\n" : "";
   }
+}
+
+/**
+ * `get acl` of the fake, close to HAProxy's longest-prefix match: the entry with the same text, else
+ * one for the same address (normalised, also as /32 or /128), else the longest IPv4 subnet holding it.
+ */
+function lookup(entries: readonly string[], arg: string): string | null {
+  if (entries.includes(arg)) return arg;
+  const ip = patternIp(arg);
+  const same = entries.find((e) => ip !== null && patternIp(e) === ip);
+  if (same !== undefined) return same;
+  const v4 = (a: string): number | null => {
+    const p = a.split(".").map(Number);
+    return p.length === 4 && p.every((n) => Number.isInteger(n) && n >= 0 && n < 256)
+      ? (((p[0] ?? 0) << 24) | ((p[1] ?? 0) << 16) | ((p[2] ?? 0) << 8) | (p[3] ?? 0)) >>> 0
+      : null;
+  };
+  const address = v4(arg);
+  let best: { text: string; bits: number } | null = null;
+  for (const e of entries) {
+    const [net = "", bitsText] = e.split("/");
+    const bits = Number(bitsText);
+    const base = v4(net);
+    if (address === null || base === null || bitsText === undefined || !(bits >= 0 && bits <= 32)) continue;
+    const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
+    if ((address & mask) >>> 0 === (base & mask) >>> 0 && (!best || bits > best.bits)) best = { text: e, bits };
+  }
+  return best?.text ?? null;
 }
 
 const HOUR = 3_600_000;
@@ -172,6 +238,25 @@ describe("parsers", () => {
       "2001:DB8:0::1",
     ]);
     expect(parseAclEntries("")).toEqual([]);
+  });
+
+  it("parses get acl answers as HAProxy 2.6 writes them", () => {
+    expect(parseGetAcl('type=ip, case=sensitive, match=yes, idx=tree, pattern="10.0.0.0/8"')).toEqual({
+      pattern: "10.0.0.0/8",
+    });
+    expect(parseGetAcl("type=ip, case=sensitive, match=no")).toEqual({ pattern: null });
+    expect(parseGetAcl("Unknown ACL identifier. Please use #<id> or <file>.\n")).toBe(
+      "Unknown ACL identifier. Please use #<id> or <file>.",
+    );
+  });
+
+  it("takes /32 and /128 patterns as the address, wider subnets as no address", () => {
+    expect(patternIp("10.0.0.1")).toBe("10.0.0.1");
+    expect(patternIp("10.0.0.1/32")).toBe("10.0.0.1");
+    expect(patternIp("2001:DB8:0::1/128")).toBe("2001:db8::1");
+    expect(patternIp("10.0.0.0/8")).toBeNull();
+    expect(patternIp("2001:db8::1/64")).toBeNull();
+    expect(patternIp("nonsense")).toBeNull();
   });
 
   it("parses runtime addresses", () => {
@@ -260,7 +345,10 @@ describe("HaproxyBackend", () => {
   });
 
   it("removes every textual form of an address and treats 'Key not found' as success", async () => {
-    fake.acls.set(0, { file: aclFile, entries: ["127.0.0.9", "2001:DB8:0::1", "2001:db8::1", "10.0.0.1"] });
+    fake.acls.set(0, {
+      file: aclFile,
+      entries: ["127.0.0.9", "2001:DB8:0::1", "2001:db8::1", "10.0.0.1", "2001:db8::1/128", "2001:db8::1"],
+    });
     const backend = new HaproxyBackend();
     const out = await backend.remove(target(), ["2001:db8::1", "10.0.0.2"]);
     expect(out).toEqual([
@@ -268,9 +356,11 @@ describe("HaproxyBackend", () => {
       { ip: "10.0.0.2", ok: true },
     ]);
     expect(fake.received.filter((l) => l.startsWith("del "))).toEqual([
-      "del acl #0 2001:DB8:0::1",
       "del acl #0 2001:db8::1",
+      "del acl #0 2001:DB8:0::1",
+      "del acl #0 2001:db8::1/128",
     ]);
+    expect(fake.received.filter((l) => l.startsWith("show acl #"))).toEqual([]);
     expect(fake.acls.get(0)?.entries).toEqual(["127.0.0.9", "10.0.0.1"]);
     await backend.flushFiles();
     expect(await fileEntries()).toEqual(["127.0.0.9", "10.0.0.1"]);
@@ -292,8 +382,10 @@ describe("HaproxyBackend", () => {
     const prompts = fake.received.filter((l) => l === "prompt").length;
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(await fileEntries()).toEqual(["127.0.0.9", "192.0.2.1", "192.0.2.2"]);
-    // One more runtime API session: the one rewrite for both changes.
-    expect(fake.received.filter((l) => l === "prompt").length).toBe(prompts + 1);
+    // The one rewrite for both changes, on the kept runtime API session (no new one).
+    expect(fake.received.filter((l) => l.startsWith("show acl #0"))).toHaveLength(1);
+    expect(fake.received.filter((l) => l === "prompt").length).toBe(prompts);
+    expect(fake.connections).toBe(1);
   });
 
   it("reports a file that cannot be written on the entries of the next change, and at once without a delay", async () => {
@@ -360,6 +452,119 @@ describe("HaproxyBackend", () => {
     expect(fake.received.filter((l) => l === "prompt")).toHaveLength(1);
     await backend.flushFiles();
     expect((await fileEntries()).length).toBe(451);
+  });
+
+  it("keeps one runtime API session for all calls on an address, and checks addresses without listing the ACL", async () => {
+    const backend = new HaproxyBackend();
+    for (let i = 1; i <= 10; i++) await backend.add(target(), [{ ip: `192.0.2.${i}`, expiresAt: NOW + HOUR }], NOW);
+    await backend.add(target(1), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW);
+    await backend.remove(target(), ["192.0.2.1"]);
+    expect(fake.connections).toBe(1);
+    expect(fake.received.filter((l) => l === "show acl")).toHaveLength(1);
+    expect(fake.received.filter((l) => l.startsWith("show acl #"))).toEqual([]);
+    expect(fake.acls.get(0)?.entries).toEqual([
+      "127.0.0.9",
+      ...Array.from({ length: 9 }, (_, i) => `192.0.2.${i + 2}`),
+    ]);
+    await backend.close();
+    await expect.poll(() => fake.open).toBe(0);
+    expect(fake.received.at(-1)).toBe("quit");
+    expect(await fileEntries()).toHaveLength(10);
+  });
+
+  it("reopens a kept connection that was closed between calls", async () => {
+    const backend = new HaproxyBackend();
+    await backend.add(target(), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW);
+    fake.dropConnections();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await backend.add(target(), [{ ip: "192.0.2.2", expiresAt: NOW + HOUR }], NOW)).toEqual([
+      { ip: "192.0.2.2", ok: true },
+    ]);
+    expect(fake.connections).toBe(2);
+    await backend.close();
+  });
+
+  it("repeats the first read once on a new connection when the kept one dies before answering", async () => {
+    const backend = new HaproxyBackend();
+    await backend.add(target(), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW);
+    fake.dropOnNextCommand = true;
+    expect(await backend.remove(target(), ["192.0.2.1"])).toEqual([{ ip: "192.0.2.1", ok: true }]);
+    expect(fake.connections).toBe(2);
+    expect(fake.acls.get(0)?.entries).toEqual(["127.0.0.9"]);
+    await backend.close();
+  });
+
+  it("never resends a change: a connection lost after the read makes the call throw", async () => {
+    const backend = new HaproxyBackend();
+    await backend.add(target(), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW);
+    fake.dropAfter = (line) => line.startsWith("add ");
+    await expect(backend.add(target(), [{ ip: "192.0.2.2", expiresAt: NOW + HOUR }], NOW)).rejects.toThrow(
+      /runtime API/,
+    );
+    expect(fake.received.filter((l) => l === "add acl #0 192.0.2.2")).toHaveLength(1);
+    fake.dropAfter = null;
+    // The next call opens a new connection and finds the address present.
+    expect(await backend.add(target(), [{ ip: "192.0.2.2", expiresAt: NOW + HOUR }], NOW)).toEqual([
+      { ip: "192.0.2.2", ok: true },
+    ]);
+    expect(fake.received.filter((l) => l === "add acl #0 192.0.2.2")).toHaveLength(1);
+    expect(fake.connections).toBe(2);
+    await backend.close();
+  });
+
+  it("queues concurrent calls for different ACLs on one address on the one session", async () => {
+    const backend = new HaproxyBackend();
+    const calls = Array.from({ length: 6 }, (_, i) =>
+      backend.add(target(i % 2), [{ ip: `192.0.2.${i + 1}`, expiresAt: NOW + HOUR }], NOW),
+    );
+    expect((await Promise.all(calls)).flat().every((o) => o.ok)).toBe(true);
+    expect(fake.connections).toBe(1);
+    expect(fake.acls.get(1)?.entries).toEqual(["192.0.2.2", "192.0.2.4", "192.0.2.6"]);
+    await backend.close();
+  });
+
+  it("leaves a kept session whose HAProxy is stopping after a reload", async () => {
+    const backend = new HaproxyBackend();
+    await backend.add(target(), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW);
+    fake.stopping = true;
+    expect(await backend.add(target(), [{ ip: "192.0.2.2", expiresAt: NOW + HOUR }], NOW)).toEqual([
+      { ip: "192.0.2.2", ok: true },
+    ]);
+    expect(fake.connections).toBe(2);
+    expect(fake.received.filter((l) => l.startsWith("add "))).toEqual(["add acl #0 192.0.2.1", "add acl #0 192.0.2.2"]);
+    await backend.close();
+  });
+
+  it("closes a kept session after it was idle", async () => {
+    const backend = new HaproxyBackend({ idleCloseMs: 100 });
+    await backend.add(target(1), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW);
+    expect(fake.open).toBe(1);
+    await expect.poll(() => fake.open, { timeout: 2_000 }).toBe(0);
+    await backend.add(target(1), [{ ip: "192.0.2.2", expiresAt: NOW + HOUR }], NOW);
+    expect(fake.connections).toBe(2);
+    await backend.close();
+  });
+
+  it("does not take a subnet holding the address for the address", async () => {
+    fake.acls.set(0, { file: aclFile, entries: ["192.0.2.0/24", "10.0.0.0/8", "10.0.0.7/32"] });
+    const backend = new HaproxyBackend();
+    await backend.add(
+      target(),
+      [
+        { ip: "192.0.2.7", expiresAt: NOW + HOUR },
+        { ip: "10.0.0.7", expiresAt: NOW + HOUR },
+      ],
+      NOW,
+    );
+    expect(fake.received.filter((l) => l.startsWith("add "))).toEqual(["add acl #0 192.0.2.7"]);
+    expect(await backend.remove(target(), ["10.9.9.9", "192.0.2.7"])).toEqual([
+      { ip: "10.9.9.9", ok: true },
+      { ip: "192.0.2.7", ok: true },
+    ]);
+    expect(fake.received.filter((l) => l.startsWith("del "))).toEqual(["del acl #0 192.0.2.7"]);
+    expect(fake.acls.get(0)?.entries).toEqual(["192.0.2.0/24", "10.0.0.0/8", "10.0.0.7/32"]);
+    await backend.close();
+    expect(await fileEntries()).toEqual(["192.0.2.0/24", "10.0.0.0/8", "10.0.0.7"]);
   });
 
   it("throws when the runtime API cannot be reached", async () => {

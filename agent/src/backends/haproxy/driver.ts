@@ -2,24 +2,35 @@
  * The HAProxy enforcement backend (docs/reference.md design "Agent protocol").
  *
  * Talks the HAProxy runtime API directly over node:net, on a unix socket (`Protocol: "unix"`, `Address`
- * = socket path) or TCP (`Protocol: "tcp"`, `Address` = `host:port` or `[v6]:port`). One connection per
- * call, switched to interactive `prompt` mode so several commands are pipelined and each answer is
- * read on its own (every answer ends with the `\n> ` prompt). Commands used: `show acl` (find the file
- * behind `#ID`), `show acl #ID` (list), `add acl #ID IP`, `del acl #ID IP`.
+ * = socket path) or TCP (`Protocol: "tcp"`, `Address` = `host:port` or `[v6]:port`), in interactive
+ * `prompt` mode so several commands are pipelined and each answer is read on its own (every answer
+ * ends with the `\n> ` prompt). Commands used: `show info`, `show acl` (find the file behind `#ID`),
+ * `get acl #ID IP` (look one address up), `add acl #ID IP`, `del acl #ID IP`, `show acl #ID` (list).
+ *
+ * One connection per runtime address is KEPT between calls (issue #13 item 1; docs/decisions.md "The
+ * HAProxy backend keeps its runtime API session"), used by one call at a time, reopened when it failed
+ * or closed, closed after `idleCloseMs` (default 5 s) unused and by `close()`. `show acl` is read once
+ * per connection. A call's first batch is reads only: on a kept connection it starts with `show info`
+ * (an HAProxy that is `Stopping` after a reload keeps its old CLI connections: the call moves to a new
+ * connection, which reaches the new process), and it is repeated once on a new connection when the
+ * kept one turns out closed before answering. Adds and deletes are never resent.
  *
  * The runtime API is the live path: a change is answered as soon as HAProxy took it. HAProxy forgets
  * runtime changes on reload, so the backend also keeps the ACL FILE behind `#ID` in step: within
  * `fileSyncDelayMs` (default 500 ms) of a change, once for all the changes of that time, it reads the
- * live entries back and rewrites the file atomically (temp file in the same directory, fsync, rename;
- * issue #13 item 1: no fsync per change). A reload then loads the same set (and the agent's drift
- * check repairs anything a reload in between dropped). A file that cannot be written is reported on
- * the entries of the next change to that ACL (and retried then). `fileSyncDelayMs: 0` writes the file
- * before answering. HAProxy has no native expiry: this backend only adds and removes; removing
- * entries on time is the daemon's job.
+ * live entries back (`show acl #ID`, the whole list) and rewrites the file atomically (temp file in the
+ * same directory, fsync, rename; issue #13 item 1: no fsync per change). A reload then loads the same
+ * set (and the agent's drift check repairs anything a reload in between dropped). A file that cannot
+ * be written is reported on the entries of the next change to that ACL (and retried then).
+ * `fileSyncDelayMs: 0` writes the file before answering. HAProxy has no native expiry: this backend
+ * only adds and removes; removing entries on time is the daemon's job.
  *
  * HAProxy keeps patterns as text (`add acl` twice stores two copies; `del acl` matches the text and
- * removes every copy). The backend therefore reads the live entries first, adds only addresses that
- * are not present (compared normalised), and deletes every textual form of an address.
+ * removes every copy with it). The backend therefore looks each wanted address up first (`get acl`,
+ * one per address, pipelined: HAProxy answers the longest-prefix match as stored, so only a pattern
+ * that is the address itself — normalised, also as `/32` or `/128` — counts, never a subnet holding
+ * it), adds only addresses not present, and on remove deletes the stored text `get acl` names and
+ * looks again, until no exact form is left (at most 8 rounds): every textual form goes.
  */
 import { createConnection } from "node:net";
 import type { Socket } from "node:net";
@@ -47,6 +58,8 @@ export interface HaproxyBackendOptions extends HaproxyTimeouts {
   readonly pipelineDepth?: number;
   /** MILLISECONDS between a change and the ACL file rewrite that follows it (default 500; 0: before answering). */
   readonly fileSyncDelayMs?: number;
+  /** MILLISECONDS a kept runtime API session may stay unused before the backend closes it (default 5,000). */
+  readonly idleCloseMs?: number;
 }
 
 /** A pending or failed rewrite of the file behind one ACL. */
@@ -118,6 +131,9 @@ export function parseAclEntries(text: string): string[] {
   return out;
 }
 
+/** The runtime API connection closed or failed (not a read timeout): a read may be repeated on a new one. */
+export class ConnectionLostError extends Error {}
+
 /**
  * One runtime API connection in interactive (`prompt`) mode. `send` pipelines commands and resolves
  * with one answer per command (its text without the trailing blank line; "" when HAProxy printed
@@ -137,8 +153,8 @@ export class RuntimeSession {
     this.#readTimeoutMs = readTimeoutMs;
     socket.setEncoding("utf8");
     socket.on("data", (chunk: string) => this.#onData(chunk));
-    socket.on("error", (e) => this.#fail(new Error(`HAProxy runtime API: ${e.message}`)));
-    socket.on("close", () => this.#fail(new Error("HAProxy runtime API closed the connection")));
+    socket.on("error", (e) => this.#fail(new ConnectionLostError(`HAProxy runtime API: ${e.message}`)));
+    socket.on("close", () => this.#fail(new ConnectionLostError("HAProxy runtime API closed the connection")));
   }
 
   /**
@@ -197,6 +213,11 @@ export class RuntimeSession {
     this.#socket.write(commands.join("\n") + "\n");
     this.#drain();
     return done;
+  }
+
+  /** False once the connection failed, closed or timed out: the session cannot be used again. */
+  get alive(): boolean {
+    return this.#error === null && !this.#socket.destroyed;
   }
 
   /** Leaves the session (`quit`) and closes the connection. Never throws. */
@@ -285,11 +306,161 @@ export async function writeAclFileAtomically(file: string, entries: readonly str
   return true;
 }
 
-interface Present {
-  /** normalised address → the textual form HAProxy holds for it, or every form when it holds several */
-  readonly byIp: Map<string, string | string[]>;
-  /** normalised addresses in HAProxy's order */
-  readonly order: string[];
+/**
+ * The runtime API session kept open for one runtime address between calls (issue #13 item 1), used by
+ * one call at a time (`use`). It is opened on demand, replaced when it failed or closed, and closed
+ * after `idleCloseMs` without a call (HAProxy's `stats timeout`, default 10 s, would close it anyway).
+ * It remembers `show acl` (the ACL ids and their files) for as long as the connection lives.
+ */
+class KeptSession {
+  readonly #address: RuntimeAddress;
+  readonly #timeouts: HaproxyTimeouts;
+  readonly #idleCloseMs: number;
+  readonly #pipelineDepth: number;
+  #session: RuntimeSession | null = null;
+  /** `show acl` as read on `#session`, or null when not read yet. */
+  #refs: AclReference[] | null = null;
+  /** Calls that finished on `#session`: a session with none was opened by the running call. */
+  #calls = 0;
+  #idle: NodeJS.Timeout | null = null;
+  #chain: Promise<void> = Promise.resolve();
+
+  constructor(address: RuntimeAddress, timeouts: HaproxyTimeouts, idleCloseMs: number, pipelineDepth: number) {
+    this.#address = address;
+    this.#timeouts = timeouts;
+    this.#idleCloseMs = idleCloseMs;
+    this.#pipelineDepth = pipelineDepth;
+  }
+
+  /** Runs `fn` with the session once every earlier call finished; closes the session when idle afterwards. */
+  async use<T>(fn: (lease: Lease) => Promise<T>): Promise<T> {
+    const previous = this.#chain;
+    let release = (): void => undefined;
+    this.#chain = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    this.#clearIdle();
+    try {
+      return await fn(new Lease(this, this.#pipelineDepth));
+    } finally {
+      if (this.#session?.alive) {
+        this.#calls++;
+        this.#idle = setTimeout(() => this.#drop(), this.#idleCloseMs);
+        this.#idle.unref();
+      } else this.#drop();
+      release();
+    }
+  }
+
+  /** Closes the session once the running calls finished. Never throws. */
+  async close(): Promise<void> {
+    await this.use(() => Promise.resolve());
+    this.#clearIdle();
+    this.#drop();
+  }
+
+  /** The open session (`reused`: an earlier call used it), or a new one. @throws Error when none can be opened. */
+  async checkout(): Promise<{ session: RuntimeSession; reused: boolean }> {
+    if (this.#session?.alive) return { session: this.#session, reused: this.#calls > 0 };
+    this.#drop();
+    this.#session = await RuntimeSession.open(this.#address, this.#timeouts);
+    return { session: this.#session, reused: false };
+  }
+
+  /** `show acl` of the current session, or null when it was not read on it yet. */
+  get refs(): AclReference[] | null {
+    return this.#refs;
+  }
+
+  set refs(refs: AclReference[]) {
+    this.#refs = refs;
+  }
+
+  /** Closes the current session (failed, stale or idle); the next checkout opens a new one. */
+  #drop(): void {
+    this.#clearIdle();
+    this.#session?.close();
+    this.#session = null;
+    this.#refs = null;
+    this.#calls = 0;
+  }
+
+  /** Drops `session` when it is still the current one (it failed or talks to a stopping HAProxy). */
+  discard(session: RuntimeSession): void {
+    if (this.#session === session) this.#drop();
+    else session.close();
+  }
+
+  #clearIdle(): void {
+    if (this.#idle) clearTimeout(this.#idle);
+    this.#idle = null;
+  }
+}
+
+/**
+ * One call's use of a `KeptSession`. The FIRST `send` of a lease must be reads only (`show`, `get`):
+ * on a kept session it is preceded by `show info` (a process that is `Stopping` after a reload keeps
+ * its CLI connections: the lease then moves to a new connection, to the new process) and, once per
+ * session, by `show acl`; when the kept connection turns out closed before answering, it is repeated
+ * once on a new connection. Later sends stay on that connection and are never repeated.
+ */
+class Lease {
+  readonly #kept: KeptSession;
+  readonly #pipelineDepth: number;
+  #session: RuntimeSession | null = null;
+  #refs: AclReference[] = [];
+
+  constructor(kept: KeptSession, pipelineDepth: number) {
+    this.#kept = kept;
+    this.#pipelineDepth = pipelineDepth;
+  }
+
+  /** `show acl` of the HAProxy this lease talks to (read with the first send). */
+  get refs(): AclReference[] {
+    return this.#refs;
+  }
+
+  /**
+   * Sends commands, at most `pipelineDepth` per round trip, and resolves with one answer per command.
+   * @throws Error when the runtime API cannot be reached, closes or times out (the session is then dropped).
+   */
+  async send(commands: readonly string[]): Promise<string[]> {
+    if (this.#session === null) return this.#first(commands);
+    const session = this.#session;
+    const out: string[] = [];
+    try {
+      for (let i = 0; i < commands.length; i += this.#pipelineDepth)
+        out.push(...(await session.send(commands.slice(i, i + this.#pipelineDepth))));
+    } catch (e) {
+      this.#kept.discard(session);
+      throw e;
+    }
+    return out;
+  }
+
+  async #first(commands: readonly string[]): Promise<string[]> {
+    const head = commands.slice(0, this.#pipelineDepth);
+    for (let attempt = 0; ; attempt++) {
+      const { session, reused } = await this.#kept.checkout();
+      const known = this.#kept.refs;
+      const prefix = [...(reused ? ["show info"] : []), ...(known ? [] : ["show acl"])];
+      let answers: string[];
+      try {
+        answers = await session.send([...prefix, ...head]);
+      } catch (e) {
+        this.#kept.discard(session);
+        if (attempt === 0 && reused && e instanceof ConnectionLostError) continue;
+        throw e;
+      }
+      if (reused && /^Stopping: 1$/m.test(answers.shift() ?? "")) {
+        this.#kept.discard(session);
+        continue; // the new connection reaches the new process (reused is false then)
+      }
+      this.#refs = known ?? parseAclReferences(answers.shift() ?? "");
+      this.#kept.refs = this.#refs;
+      this.#session = session;
+      return [...answers, ...(await this.send(commands.slice(head.length)))];
+    }
+  }
 }
 
 /**
@@ -303,8 +474,10 @@ export class HaproxyBackend implements Backend {
   readonly #timeouts: HaproxyTimeouts;
   readonly #pipelineDepth: number;
   readonly #fileSyncDelayMs: number;
+  readonly #idleCloseMs: number;
   readonly #locks = new Map<string, Promise<unknown>>();
   readonly #files = new Map<string, FileSync>();
+  readonly #kept = new Map<string, KeptSession>();
 
   /** Creates the backend; see `HaproxyBackendOptions` for the defaults. */
   constructor(options: HaproxyBackendOptions = {}) {
@@ -314,6 +487,7 @@ export class HaproxyBackend implements Backend {
     };
     this.#pipelineDepth = Math.max(1, options.pipelineDepth ?? 1_000);
     this.#fileSyncDelayMs = Math.max(0, options.fileSyncDelayMs ?? 500);
+    this.#idleCloseMs = Math.max(0, options.idleCloseMs ?? 5_000);
   }
 
   /**
@@ -332,9 +506,10 @@ export class HaproxyBackend implements Backend {
     return errors;
   }
 
-  /** Writes the pending ACL files (the agent is stopping). */
+  /** Writes the pending ACL files and closes the kept runtime API sessions (the agent is stopping). */
   async close(): Promise<void> {
     await this.flushFiles();
+    await Promise.all([...this.#kept.values()].map((k) => k.close()));
   }
 
   /**
@@ -346,6 +521,7 @@ export class HaproxyBackend implements Backend {
   async add(target: Target, entries: readonly Entry[], now: number): Promise<EntryOutcome[]> {
     const { address, id } = haproxyTarget(target);
     const outcomes: (EntryOutcome | undefined)[] = entries.map(() => undefined);
+    const given = entries.map((e) => e.ip);
     const wanted = new Map<string, number | number[]>();
     entries.forEach((e, i) => {
       const n = canonicalIp(e.ip);
@@ -353,46 +529,30 @@ export class HaproxyBackend implements Backend {
       else if (e.expiresAt <= now) outcomes[i] = { ip: e.ip, ok: true };
       else addIndex(wanted, n, i);
     });
-    if (wanted.size === 0)
-      return finish(
-        outcomes,
-        entries.map((e) => e.ip),
-      );
-    return this.#locked(lockKey(address, id), async () => {
-      const session = await RuntimeSession.open(address, this.#timeouts);
-      try {
-        const { ref, before } = await this.#read(session, id);
-        if (typeof ref === "string") {
-          for (const indices of wanted.values()) for (const i of each(indices)) outcomes[i] = fail(entries[i]?.ip, ref);
-          return finish(
-            outcomes,
-            entries.map((e) => e.ip),
-          );
-        }
-        const toAdd = [...wanted.keys()].filter((ip) => !before.byIp.has(ip));
-        const answers = await this.#sendAll(
-          session,
-          toAdd.map((ip) => `add acl #${id} ${ip}`),
-        );
+    if (wanted.size === 0) return finish(outcomes, given);
+    return this.#locked(lockKey(address, id), () =>
+      this.#withSession(address, async (lease) => {
+        const ips = [...wanted.keys()];
+        const found = await lease.send(ips.map((ip) => `get acl #${id} ${ip}`));
+        const ref = reference(lease.refs, id);
+        if (typeof ref === "string") return settle(outcomes, wanted, given, () => ref);
         const errors = new Map<string, string>();
+        const toAdd: string[] = [];
+        ips.forEach((ip, k) => {
+          const got = parseGetAcl(found[k] ?? "");
+          if (typeof got === "object") {
+            if (got.pattern === null || patternIp(got.pattern) !== ip) toAdd.push(ip);
+          } else errors.set(ip, `HAProxy could not look up ${ip} in ACL #${id}: ${got}`);
+        });
+        const answers = await lease.send(toAdd.map((ip) => `add acl #${id} ${ip}`));
         toAdd.forEach((ip, k) => {
           const answer = answers[k] ?? "no answer";
           if (answer.trim() !== "") errors.set(ip, `HAProxy refused "add acl #${id} ${ip}": ${oneLine(answer)}`);
         });
-        const fileError = await this.#fileChanged(session, address, id, ref);
-        for (const [ip, indices] of wanted) {
-          const error = errors.get(ip) ?? fileError ?? undefined;
-          for (const i of each(indices))
-            outcomes[i] = error ? fail(entries[i]?.ip, error) : { ip: entries[i]?.ip ?? ip, ok: true };
-        }
-        return finish(
-          outcomes,
-          entries.map((e) => e.ip),
-        );
-      } finally {
-        session.close();
-      }
-    });
+        const fileError = toAdd.length > 0 || errors.size > 0 ? await this.#fileChanged(lease, address, id, ref) : null;
+        return settle(outcomes, wanted, given, (ip) => errors.get(ip) ?? fileError);
+      }),
+    );
   }
 
   /**
@@ -410,38 +570,50 @@ export class HaproxyBackend implements Backend {
       else addIndex(wanted, n, i);
     });
     if (wanted.size === 0) return finish(outcomes, ips);
-    return this.#locked(lockKey(address, id), async () => {
-      const session = await RuntimeSession.open(address, this.#timeouts);
-      try {
-        const { ref, before } = await this.#read(session, id);
-        if (typeof ref === "string") {
-          for (const indices of wanted.values()) for (const i of each(indices)) outcomes[i] = fail(ips[i], ref);
-          return finish(outcomes, ips);
-        }
-        const commands: { ip: string; command: string }[] = [];
-        for (const ip of wanted.keys())
-          for (const text of each(before.byIp.get(ip) ?? [])) commands.push({ ip, command: `del acl #${id} ${text}` });
-        const answers = await this.#sendAll(
-          session,
-          commands.map((c) => c.command),
-        );
+    return this.#locked(lockKey(address, id), () =>
+      this.#withSession(address, async (lease) => {
         const errors = new Map<string, string>();
-        commands.forEach((c, k) => {
-          const answer = (answers[k] ?? "no answer").trim();
-          // "Key not found." means it is already gone (e.g. removed concurrently): that is success.
-          if (answer !== "" && !/key not found/i.test(answer))
-            errors.set(c.ip, `HAProxy refused "${c.command}": ${oneLine(answer)}`);
-        });
-        const fileError = await this.#fileChanged(session, address, id, ref);
-        for (const [ip, indices] of wanted) {
-          const error = errors.get(ip) ?? fileError ?? undefined;
-          for (const i of each(indices)) outcomes[i] = error ? fail(ips[i], error) : { ip: ips[i] ?? ip, ok: true };
+        // Round 1 looks every address up; each later round deletes the exact form found and looks the
+        // address up again in the same round trip, until no exact form is left.
+        let pending = [...wanted.keys()];
+        let found = await lease.send(pending.map((ip) => `get acl #${id} ${ip}`));
+        const ref = reference(lease.refs, id);
+        if (typeof ref === "string") return settle(outcomes, wanted, ips, () => ref);
+        let deleted = false;
+        for (let round = 0; pending.length > 0; round++) {
+          const next: { ip: string; text: string }[] = [];
+          pending.forEach((ip, k) => {
+            const got = parseGetAcl(found[k] ?? "");
+            if (typeof got === "string") errors.set(ip, `HAProxy could not look up ${ip} in ACL #${id}: ${got}`);
+            else if (got.pattern !== null && patternIp(got.pattern) === ip) next.push({ ip, text: got.pattern });
+          });
+          if (next.length > 0 && round >= MAX_DELETE_ROUNDS) {
+            for (const { ip, text } of next)
+              errors.set(ip, `HAProxy still holds "${text}" in ACL #${id} after ${MAX_DELETE_ROUNDS} deletions`);
+            break;
+          }
+          if (next.length === 0) break;
+          const answers = await lease.send(
+            next.flatMap(({ ip, text }) => [`del acl #${id} ${text}`, `get acl #${id} ${ip}`]),
+          );
+          deleted = true;
+          pending = [];
+          found = [];
+          next.forEach(({ ip, text }, k) => {
+            const answer = (answers[2 * k] ?? "no answer").trim();
+            // "Key not found." means it is already gone (e.g. removed concurrently): that is success.
+            if (answer !== "" && !/key not found/i.test(answer)) {
+              errors.set(ip, `HAProxy refused "del acl #${id} ${text}": ${oneLine(answer)}`);
+              return;
+            }
+            pending.push(ip);
+            found.push(answers[2 * k + 1] ?? "");
+          });
         }
-        return finish(outcomes, ips);
-      } finally {
-        session.close();
-      }
-    });
+        const fileError = deleted || errors.size > 0 ? await this.#fileChanged(lease, address, id, ref) : null;
+        return settle(outcomes, wanted, ips, (ip) => errors.get(ip) ?? fileError);
+      }),
+    );
   }
 
   /**
@@ -450,37 +622,20 @@ export class HaproxyBackend implements Backend {
    */
   async list(target: Target): Promise<string[]> {
     const { address, id } = haproxyTarget(target);
-    const session = await RuntimeSession.open(address, this.#timeouts);
-    try {
-      const [answer = ""] = await session.send([`show acl #${id}`]);
+    return this.#withSession(address, async (lease) => {
+      const [answer = ""] = await lease.send([`show acl #${id}`]);
       if (/unknown acl identifier/i.test(answer)) throw new Error(`HAProxy has no ACL #${id}`);
-      return [...new Set(parseAclEntries(answer).map((t) => canonicalIp(t) ?? t))];
-    } finally {
-      session.close();
-    }
-  }
-
-  /** `show acl` and `show acl #id` in one round trip: the file behind `#id` and its live entries. */
-  async #read(
-    session: RuntimeSession,
-    id: number,
-  ): Promise<{ ref: { file: string | null } | string; before: Present }> {
-    const [refs = "", entries = ""] = await session.send(["show acl", `show acl #${id}`]);
-    return { ref: reference(refs, id), before: presentOf(entries) };
-  }
-
-  async #present(session: RuntimeSession, id: number): Promise<Present> {
-    const [answer = ""] = await session.send([`show acl #${id}`]);
-    return presentOf(answer);
+      return liveOf(answer);
+    });
   }
 
   /**
    * After a change to `#id`: with a file behind it, the rewrite is scheduled (or, with
-   * `fileSyncDelayMs` 0, done now through `session`). Returns the error to report on the change's
+   * `fileSyncDelayMs` 0, done now through `lease`). Returns the error to report on the change's
    * entries: the last rewrite's failure (then retried now), or null.
    */
   async #fileChanged(
-    session: RuntimeSession,
+    lease: Lease,
     address: RuntimeAddress,
     id: number,
     ref: { file: string | null },
@@ -496,7 +651,7 @@ export class HaproxyBackend implements Backend {
     if (this.#fileSyncDelayMs === 0 || sync.error !== null) {
       if (sync.timer) clearTimeout(sync.timer);
       sync.timer = null;
-      return this.#writeFileWith(session, sync);
+      return this.#writeFileWith(lease, sync);
     }
     const pending = sync;
     pending.timer ??= setTimeout(() => {
@@ -507,27 +662,21 @@ export class HaproxyBackend implements Backend {
     return null;
   }
 
-  /** Rewrites the file of `sync` from the live entries, on a session of its own; the error or null. */
+  /** Rewrites the file of `sync` from the live entries, on the kept session; the error or null. */
   async #writeFile(sync: FileSync): Promise<string | null> {
-    let session: RuntimeSession;
     try {
-      session = await RuntimeSession.open(sync.address, this.#timeouts);
+      return await this.#withSession(sync.address, (lease) => this.#writeFileWith(lease, sync));
     } catch (e) {
       sync.error = `the ACL file ${sync.file} could not be brought in step: ${e instanceof Error ? e.message : String(e)}`;
       return sync.error;
     }
-    try {
-      return await this.#writeFileWith(session, sync);
-    } finally {
-      session.close();
-    }
   }
 
-  /** Rewrites the file of `sync` to the live entries read through `session`; the error or null. */
-  async #writeFileWith(session: RuntimeSession, sync: FileSync): Promise<string | null> {
+  /** Rewrites the file of `sync` to the live entries (the whole `show acl #ID`) read through `lease`; the error or null. */
+  async #writeFileWith(lease: Lease, sync: FileSync): Promise<string | null> {
     try {
-      const live = await this.#present(session, sync.id);
-      await writeAclFileAtomically(sync.file, live.order);
+      const [answer = ""] = await lease.send([`show acl #${sync.id}`]);
+      await writeAclFileAtomically(sync.file, liveOf(answer));
       sync.error = null;
     } catch (e) {
       sync.error = `changed live in HAProxy but the ACL file ${sync.file} could not be written (a reload would undo it): ${e instanceof Error ? e.message : String(e)}`;
@@ -535,12 +684,15 @@ export class HaproxyBackend implements Backend {
     return sync.error;
   }
 
-  async #sendAll(session: RuntimeSession, commands: readonly string[]): Promise<string[]> {
-    const out: string[] = [];
-    for (let i = 0; i < commands.length; i += this.#pipelineDepth) {
-      out.push(...(await session.send(commands.slice(i, i + this.#pipelineDepth))));
+  /** Runs `fn` on the session kept for `address`, once no other call uses it. @throws Error when it cannot be opened. */
+  #withSession<T>(address: RuntimeAddress, fn: (lease: Lease) => Promise<T>): Promise<T> {
+    const key = addressKey(address);
+    let kept = this.#kept.get(key);
+    if (!kept) {
+      kept = new KeptSession(address, this.#timeouts, this.#idleCloseMs, this.#pipelineDepth);
+      this.#kept.set(key, kept);
     }
-    return out;
+    return kept.use(fn);
   }
 
   /** Runs `fn` after every earlier call on the same key finished, so ACL file rewrites never interleave. */
@@ -557,32 +709,59 @@ export class HaproxyBackend implements Backend {
   }
 }
 
-/** The file behind `#id` in a `show acl` answer (null when inline), or an error message when there is no such ACL. */
-function reference(answer: string, id: number): { file: string | null } | string {
-  const refs = parseAclReferences(answer);
+/** Rounds of `del acl` + `get acl` a remove runs at most for one address (one per textual form held). */
+const MAX_DELETE_ROUNDS = 8;
+
+/**
+ * Parses a `get acl #ID IP` answer of HAProxy 2.6: `type=ip, case=sensitive, match=yes, idx=tree,
+ * pattern="10.0.0.0/8"` (the longest-prefix match: the key may be a subnet holding the address, as
+ * stored) or `... match=no`. Returns the pattern (null on no match), or HAProxy's text when it is neither.
+ */
+export function parseGetAcl(answer: string): { pattern: string | null } | string {
+  if (/\bmatch=no\b/.test(answer)) return { pattern: null };
+  const m = /\bmatch=yes\b.*\b(?:pattern|key)="([^"]*)"/.exec(answer);
+  return m?.[1] !== undefined ? { pattern: m[1] } : oneLine(answer) || "no answer";
+}
+
+/**
+ * The canonical address a stored pattern stands for: the address itself, also written as a `/32`
+ * (IPv4) or `/128` (IPv6) prefix; null for a wider subnet or anything else.
+ */
+export function patternIp(text: string): string | null {
+  const m = /^(.+)\/(\d+)$/.exec(text);
+  if (!m?.[1]) return canonicalIp(text);
+  const ip = canonicalIp(m[1]);
+  if (ip === null) return null;
+  return m[2] === (ip.includes(":") ? "128" : "32") ? ip : null;
+}
+
+/** The entries of a `show acl #ID` answer, one address per entry normalised (see `patternIp`), in HAProxy's order. */
+function liveOf(answer: string): string[] {
+  return [...new Set(parseAclEntries(answer).map((t) => patternIp(t) ?? t))];
+}
+
+/** Fills the outcome of every wanted address: failed with `errorOf(ip)` when it gives one, else ok. */
+function settle(
+  outcomes: (EntryOutcome | undefined)[],
+  wanted: ReadonlyMap<string, number | number[]>,
+  given: readonly string[],
+  errorOf: (ip: string) => string | null | undefined,
+): EntryOutcome[] {
+  for (const [ip, indices] of wanted) {
+    const error = errorOf(ip);
+    for (const i of each(indices)) outcomes[i] = error ? fail(given[i], error) : { ip: given[i] ?? ip, ok: true };
+  }
+  return finish(outcomes, given);
+}
+
+/** The file behind `#id` in `show acl` (null when inline), or an error message when there is no such ACL. */
+function reference(refs: readonly AclReference[], id: number): { file: string | null } | string {
   const ref = refs.find((r) => r.id === id);
   if (!ref) return `HAProxy has no ACL #${id} (show acl lists ${refs.map((r) => `#${r.id}`).join(", ") || "none"})`;
   if (ref.file !== null && !isAbsolute(ref.file)) {
     return `HAProxy ACL #${id} is loaded from the relative path "${ref.file}"; use an absolute path in the HAProxy configuration so the agent can keep the file in step`;
   }
   return { file: ref.file };
-}
-
-/** The entries of a `show acl #ID` answer by normalised address (every textual form), in HAProxy's order. */
-function presentOf(answer: string): Present {
-  const byIp = new Map<string, string | string[]>();
-  const order: string[] = [];
-  for (const text of parseAclEntries(answer)) {
-    const ip = canonicalIp(text) ?? text;
-    const forms = byIp.get(ip);
-    if (forms === undefined) {
-      byIp.set(ip, text);
-      order.push(ip);
-    } else if (typeof forms === "string") {
-      if (forms !== text) byIp.set(ip, [forms, text]);
-    } else if (!forms.includes(text)) forms.push(text);
-  }
-  return { byIp, order };
 }
 
 /** Adds `value` under `key` of a map that keeps one value as it is and several as an array (no array per entry). */
@@ -605,8 +784,12 @@ function haproxyTarget(target: Target): { address: RuntimeAddress; id: number } 
   return { address: parseRuntimeAddress(target.backend.haproxy), id: target.acl.haproxy.ID };
 }
 
+function addressKey(address: RuntimeAddress): string {
+  return "path" in address ? `unix:${address.path}` : `tcp:${address.host}:${address.port}`;
+}
+
 function lockKey(address: RuntimeAddress, id: number): string {
-  return "path" in address ? `unix:${address.path}#${id}` : `tcp:${address.host}:${address.port}#${id}`;
+  return `${addressKey(address)}#${id}`;
 }
 
 function finish(outcomes: readonly (EntryOutcome | undefined)[], ips: readonly string[]): EntryOutcome[] {
