@@ -51,6 +51,24 @@ describe("EntryTable", () => {
     expect(t.dropExpired(1_000)).toEqual([]);
   });
 
+  it("reuses freed slots and shrinks after most addresses left, keeping order, expiries and user names", () => {
+    const t = new EntryTable();
+    for (let i = 0; i < 1_000; i++) t.set(`10.0.${i >> 8}.${i & 255}`, 10_000 + i, i % 2 ? `u${i}` : undefined);
+    for (let i = 0; i < 990; i++) t.delete(`10.0.${i >> 8}.${i & 255}`); // compacts on the way
+    expect(t.size).toBe(10);
+    expect([...t]).toEqual(Array.from({ length: 10 }, (_, k) => [`10.0.3.${222 + k}`, 10_990 + k]));
+    expect(t.user("10.0.3.222")).toBeUndefined();
+    expect(t.user("10.0.3.223")).toBe("u991");
+    t.set("192.0.2.1", 1, "new"); // a reused or fresh slot: no user name of a deleted address
+    t.set("192.0.2.2", 2);
+    expect(t.user("192.0.2.2")).toBeUndefined();
+    expect(t.user("192.0.2.1")).toBe("new");
+    expect([...t.keys()].slice(-2)).toEqual(["192.0.2.1", "192.0.2.2"]);
+    expect([...t.values()].slice(-2)).toEqual([1, 2]);
+    expect(t.dropExpired(2)).toEqual(["192.0.2.1", "192.0.2.2"]);
+    expect(t.size).toBe(10);
+  });
+
   it("liveEntries shows the entries expiring after now, and later changes, without a copy", () => {
     const t = new EntryTable();
     t.set("192.0.2.1", 1_000);

@@ -4,20 +4,28 @@
  * when the server gave one).
  *
  * Compact on purpose (issue #13 item 4: an agent holds 100,000 entries in ≤ 80 MB): one Map of
- * normalised address → expiry number, no object per entry, and the user names in a second Map that
- * exists only once a user name was given (HAProxy and ipset grants usually carry one; scripts and
- * webhooks use it). Replaces the enforcer's earlier process-wide `key\0ip → user` map, which built a
- * key string per lookup (ten per entry and reconcile) and never forgot a user name.
+ * normalised address → slot number (a small integer, stored in the Map itself), the expiries in a
+ * Float64Array by slot and the user names in an array by slot that exists only once a user name was
+ * given. No object per entry: an expiry kept in a Map was a heap number of its own (16 bytes), and a
+ * second Map for the user names doubled the hash table (~460 kB per 10,000 addresses;
+ * bench/README.md "Memory", 2026-11-26). Slots freed by `delete` are reused; the arrays shrink when
+ * three quarters of them are free. Insertion order is the Map's, as before.
  */
 export class EntryTable {
-  /** Normalised address → absolute expiry (epoch MILLISECONDS). */
-  readonly #expiry = new Map<string, number>();
-  /** Normalised address → user name; created on the first user name. */
-  #users: Map<string, string> | undefined;
+  /** Normalised address → slot in `#expiry` and `#users`. */
+  readonly #slots = new Map<string, number>();
+  /** Slot → absolute expiry (epoch MILLISECONDS); its length is the capacity. */
+  #expiry = new Float64Array(0);
+  /** Slot → user name; created on the first user name. */
+  #users: (string | undefined)[] | undefined;
+  /** Slots freed by `delete`, reused first. */
+  #free: number[] = [];
+  /** Slots below this were handed out once. */
+  #used = 0;
 
   /** Number of addresses held. */
   get size(): number {
-    return this.#expiry.size;
+    return this.#slots.size;
   }
 
   /**
@@ -25,29 +33,41 @@ export class EntryTable {
    * expiry. `user` replaces the user name; when undefined, an earlier user name of `ip` is kept.
    */
   set(ip: string, expiresAt: number, user?: string): void {
-    this.#expiry.set(ip, expiresAt);
-    if (user !== undefined) (this.#users ??= new Map()).set(ip, user);
+    let slot = this.#slots.get(ip);
+    if (slot === undefined) {
+      slot = this.#free.pop() ?? this.#take();
+      this.#slots.set(ip, slot);
+    }
+    this.#expiry[slot] = expiresAt;
+    if (user !== undefined) (this.#users ??= new Array<string | undefined>(this.#expiry.length))[slot] = user;
   }
 
   /** The expiry of `ip` (epoch milliseconds), or undefined when it is not held. */
   get(ip: string): number | undefined {
-    return this.#expiry.get(ip);
+    const slot = this.#slots.get(ip);
+    return slot === undefined ? undefined : this.#expiry[slot];
   }
 
   /** True when `ip` is held. */
   has(ip: string): boolean {
-    return this.#expiry.has(ip);
+    return this.#slots.has(ip);
   }
 
   /** The user name given with `ip`, or undefined (none given, or `ip` not held). */
   user(ip: string): string | undefined {
-    return this.#expiry.has(ip) ? this.#users?.get(ip) : undefined;
+    const slot = this.#slots.get(ip);
+    return slot === undefined ? undefined : this.#users?.[slot];
   }
 
   /** Forgets `ip` and its user name. Returns true when it was held. */
   delete(ip: string): boolean {
-    this.#users?.delete(ip);
-    return this.#expiry.delete(ip);
+    const slot = this.#slots.get(ip);
+    if (slot === undefined) return false;
+    this.#slots.delete(ip);
+    if (this.#users && slot < this.#users.length) this.#users[slot] = undefined;
+    this.#free.push(slot);
+    if (this.#used > 64 && this.#slots.size * 4 < this.#used) this.#compact();
+    return true;
   }
 
   /**
@@ -55,29 +75,55 @@ export class EntryTable {
    */
   dropExpired(now: number): string[] {
     const dropped: string[] = [];
-    for (const [ip, exp] of this.#expiry) if (exp <= now) dropped.push(ip);
+    for (const [ip, slot] of this.#slots) if ((this.#expiry[slot] as number) <= now) dropped.push(ip);
     for (const ip of dropped) this.delete(ip);
     return dropped;
   }
 
   /** (address, expiry) pairs in insertion order. */
-  entries(): MapIterator<[string, number]> {
-    return this.#expiry.entries();
+  *entries(): Generator<[string, number], undefined, undefined> {
+    for (const [ip, slot] of this.#slots) yield [ip, this.#expiry[slot] as number];
   }
 
   /** Addresses in insertion order. */
   keys(): MapIterator<string> {
-    return this.#expiry.keys();
+    return this.#slots.keys();
   }
 
   /** Expiries (epoch milliseconds) in insertion order. */
-  values(): MapIterator<number> {
-    return this.#expiry.values();
+  *values(): Generator<number, undefined, undefined> {
+    for (const slot of this.#slots.values()) yield this.#expiry[slot] as number;
   }
 
   /** Same as {@link entries}. */
-  [Symbol.iterator](): MapIterator<[string, number]> {
-    return this.#expiry.entries();
+  [Symbol.iterator](): Generator<[string, number], undefined, undefined> {
+    return this.entries();
+  }
+
+  /** A never used slot, growing the expiry array (doubling) when it is full. */
+  #take(): number {
+    if (this.#used === this.#expiry.length) {
+      const grown = new Float64Array(Math.max(16, this.#used * 2));
+      grown.set(this.#expiry);
+      this.#expiry = grown;
+    }
+    return this.#used++;
+  }
+
+  /** Renumbers the slots in insertion order and shrinks the arrays to twice what is held. */
+  #compact(): void {
+    const expiry = new Float64Array(Math.max(16, this.#slots.size * 2));
+    const users: (string | undefined)[] | undefined = this.#users ? [] : undefined;
+    let next = 0;
+    for (const [ip, slot] of this.#slots) {
+      expiry[next] = this.#expiry[slot] as number;
+      if (users) users[next] = this.#users?.[slot];
+      this.#slots.set(ip, next++);
+    }
+    this.#expiry = expiry;
+    this.#users = users;
+    this.#free = [];
+    this.#used = next;
   }
 }
 

@@ -19,6 +19,7 @@ import { build } from "esbuild";
 import type { Plugin } from "esbuild";
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { builtinModules } from "node:module";
 import { join, relative } from "node:path";
 
 /**
@@ -81,10 +82,39 @@ function importMetaUrlPlugin(repoRoot: string, treeRootFromBundle: string): Plug
   };
 }
 
+/** Node's built-in module names, with and without the `node:` prefix (`fs`, `node:fs`, `node:sqlite`, ...). */
+const BUILTINS = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
+
 /**
- * Bundles the programs of `spec` (ESM, Node 24, minified identifiers off so stack traces stay
- * readable) into `spec.outdir`: `<name>.mjs` per entry and the shared and on-demand chunks in
- * `chunks/`. CommonJS dependencies get `require`, `__filename` and `__dirname` from a banner.
+ * Makes every static `import ... from "node:http"` (any Node built-in) of the bundled code a
+ * `require("node:http")` (through a one-line CommonJS module that esbuild wraps like any other). An
+ * ES import of a built-in makes Node read every export of it to build the module namespace, which
+ * runs its lazy getters: `http.WebSocket` loads Node's own copy of undici (~0.8 MB of source,
+ * ~9 MB RSS), `crypto.webcrypto` Web Crypto, `tls.rootCertificates` the CA list, `process.stdin` a
+ * stdin handle. `require` returns the same module object without touching them (bench/README.md
+ * "Memory", 2026-11-26). Named imports become property reads at the call, which built-ins serve the
+ * same way.
+ */
+function builtinsByRequirePlugin(): Plugin {
+  return {
+    name: "postern-builtins-by-require",
+    setup(b) {
+      b.onResolve({ filter: /^(node:)?[a-z_/0-9]+$/ }, (args) => {
+        if (args.kind !== "import-statement" || !BUILTINS.has(args.path)) return undefined;
+        return { path: args.path.startsWith("node:") ? args.path : `node:${args.path}`, namespace: "postern-builtin" };
+      });
+      b.onLoad({ filter: /.*/, namespace: "postern-builtin" }, (args) => ({
+        contents: `module.exports = require(${JSON.stringify(args.path)});`,
+        loader: "js",
+      }));
+    },
+  };
+}
+
+/**
+ * Bundles the programs of `spec` (ESM, Node 24; whitespace and syntax minified, identifiers not, so
+ * stack traces stay readable; Node built-ins loaded with `require`, see `builtinsByRequirePlugin`)
+ * into `spec.outdir`: `<name>.mjs` per entry and the shared and on-demand chunks in `chunks/`. CommonJS dependencies get `require`, `__filename` and `__dirname` from a banner.
  * Returns the npm packages inside the output, sorted by name.
  * @throws Error when esbuild reports errors.
  */
@@ -104,6 +134,11 @@ export async function bundle(repoRoot: string, spec: BundleSpec): Promise<Bundle
     target: "node24",
     external: [...EXTERNAL_MODULES],
     legalComments: "none",
+    // Whitespace, comments and syntax minified, identifiers kept (stack traces name the functions):
+    // V8 holds each loaded file's source text in memory, as two bytes a character when a comment has one
+    // non-ASCII character (~2 MB less for the agent, bench/README.md "Memory", 2026-11-26).
+    minifyWhitespace: true,
+    minifySyntax: true,
     sourcemap: false,
     logLevel: "error",
     banner: {
@@ -116,7 +151,7 @@ export async function bundle(repoRoot: string, spec: BundleSpec): Promise<Bundle
         `const __posternOutdir = new URL(/\\/${CHUNKS_DIR}\\/[^/]*$/.test(import.meta.url) ? ".." : ".", import.meta.url);`,
       ].join("\n"),
     },
-    plugins: [importMetaUrlPlugin(repoRoot, spec.treeRootFromBundle)],
+    plugins: [builtinsByRequirePlugin(), importMetaUrlPlugin(repoRoot, spec.treeRootFromBundle)],
   });
   return bundledPackages(repoRoot, Object.keys(result.metafile.inputs));
 }

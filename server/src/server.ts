@@ -14,7 +14,7 @@ import type { Server as HttpsServer } from "node:https";
 import { serve } from "@hono/node-server";
 import { AGENT_CONNECT_PATH } from "@postern/shared";
 import { databasePath, migrateDatabase, openConfiguredDatabase, pendingMigrations } from "./db/index.ts";
-import { writeServerPid } from "./db/backup.ts";
+import { writeServerPid } from "./db/server-pid.ts";
 import type { Clock } from "./clock.ts";
 import { systemClock } from "./clock.ts";
 import { createLogger } from "./logger.ts";

@@ -23,18 +23,17 @@ import {
   readFileSync,
   renameSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { create as createTar, extract as extractTar, list as listTar } from "tar";
 import { databasePath, migrationCount } from "./index.ts";
+import { runningServerPid } from "./server-pid.ts";
 
 /** The archive format this release writes and reads. */
 export const BACKUP_FORMAT = 1;
-/** The name of a data directory's pid file while a server runs on it. */
-export const SERVER_PID_FILE = "server.pid";
+export { SERVER_PID_FILE, runningServerPid, writeServerPid } from "./server-pid.ts";
 
 /** Files of a data directory a backup holds besides the database (those that exist). */
 const KEY_FILES = ["secret.key", "agent-signing.key", "tls/cert.pem", "tls/key.pem"] as const;
@@ -200,37 +199,5 @@ function appliedMigrations(db: Database.Database): number {
     return (db.prepare("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
   } catch {
     return 0;
-  }
-}
-
-/** Writes the pid file of a server starting on `dataDir`; returns a function that removes it. */
-export function writeServerPid(dataDir: string): () => void {
-  const file = join(dataDir, SERVER_PID_FILE);
-  writeFileSync(file, `${process.pid}\n`, { mode: 0o600 });
-  return () => {
-    try {
-      if (readFileSync(file, "utf8").trim() === String(process.pid)) rmSync(file, { force: true });
-    } catch {
-      // already gone
-    }
-  };
-}
-
-/** The pid of a live server on `dataDir`, or undefined (no pid file, or its process is gone). */
-export function runningServerPid(dataDir: string): number | undefined {
-  const file = join(dataDir, SERVER_PID_FILE);
-  let pid: number;
-  try {
-    if (!statSync(file).isFile()) return undefined;
-    pid = Number(readFileSync(file, "utf8").trim());
-  } catch {
-    return undefined;
-  }
-  if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM" ? pid : undefined;
   }
 }

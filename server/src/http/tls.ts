@@ -10,8 +10,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { isIP } from "node:net";
 import { join } from "node:path";
-import * as x509 from "@peculiar/x509";
 import type { TlsConfig } from "../config/index.ts";
+import { loadX509 } from "../x509.ts";
 
 /** A certificate chain and its private key (PEM), with the leaf's SHA-256 fingerprint. */
 export interface TlsCredentials {
@@ -87,6 +87,7 @@ function readPem(file: string, what: string): string {
 /** Makes a self-signed ECDSA P-256 certificate for `names` (DNS names and IP addresses; duplicates dropped). */
 export async function makeSelfSigned(names: readonly string[]): Promise<{ cert: string; key: string }> {
   const alg = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };
+  const x509 = await loadX509();
   const keys = (await webcrypto.subtle.generateKey(alg, true, ["sign", "verify"])) as CryptoKeyPair;
   const unique = [...new Set(names.filter((n) => n !== "" && n !== "0.0.0.0" && n !== "::"))];
   const now = Date.now();

@@ -5,9 +5,7 @@
  * generation. SAML private keys are kept sealed in the secret store and never returned.
  */
 import { Errors } from "@postern/shared";
-import "reflect-metadata";
 import { X509Certificate, createPrivateKey, webcrypto } from "node:crypto";
-import * as x509 from "@peculiar/x509";
 import type {
   AuthenticationSettings,
   AuthenticationUpdate,
@@ -25,6 +23,7 @@ import type { Actor } from "./agents.ts";
 import type { SecretBox } from "./secrets/at-rest.ts";
 import { getSetting, setSetting } from "./settings.ts";
 import type { SettingName } from "./settings.ts";
+import { loadX509 } from "../x509.ts";
 
 /** Which SAML service provider: the user portal's or the admin console's. */
 export type SamlAudience = "user" | "admin";
@@ -256,6 +255,7 @@ export class AdminSettingsService {
       publicExponent: new Uint8Array([1, 0, 1]),
       modulusLength: 2048,
     };
+    const x509 = await loadX509();
     const keys = (await webcrypto.subtle.generateKey(alg, true, ["sign", "verify"])) as CryptoKeyPair;
     const host = URL.parse(await getSetting(this.db, "PublicURL"))?.hostname || "postern";
     const now = new Date(this.clock.now());
