@@ -28,7 +28,7 @@ export interface HttpResult {
 }
 
 /**
- * Sends one JSON request with node:http (bounded by 10 s). `localAddress` picks the source address
+ * Sends one JSON request with node:http (bounded by 10 s), on a connection of its own. `localAddress` picks the source address
  * (127.0.0.x); `headers` adds more (e.g. X-Forwarded-For behind a trusted proxy).
  */
 export function httpJson(
@@ -44,6 +44,10 @@ export function httpJson(
       {
         method,
         timeout: 10_000,
+        // A connection of its own per request: Node's global agent keeps connections alive, and one that
+        // the server or a balancer closed meanwhile (a replica killed, an idle timeout) would be reused and
+        // hang up — the client's race, not the server's (seen in test/ha under load).
+        agent: false,
         ...(opts.localAddress ? { localAddress: opts.localAddress } : {}),
         headers: {
           ...(payload !== undefined
