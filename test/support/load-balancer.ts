@@ -9,8 +9,9 @@
  * tunnel` one hour), health-checks every replica with `GET /api/system_status` every 300 ms, takes a
  * replica out after 2 failed checks and cuts the sessions it held (`on-marked-down shutdown-sessions`,
  * so an agent whose replica hangs rather than dies is moved too), and retries a refused connection on
- * another replica (`option redispatch`, `retries 2`) so that a request arriving in the instant between
- * the death and the check lands on a live one. It adds `X-Forwarded-For`: the replicas must trust the
+ * another replica (`option redispatch`, `retries 2`; also a request the dead replica's kept connection
+ * left unanswered, `retry-on conn-failure empty-response junk-response`) so that a request arriving
+ * in the instant between the death and the check lands on a live one. It adds `X-Forwarded-For`: the replicas must trust the
  * address the balancer dials them from (`source`, POSTERN_TRUSTED_PROXIES) to see users' addresses; a
  * client at that same address would be refused (400: its X-Forwarded-For names only a trusted proxy),
  * so tests give the balancer an address of its own (127.0.0.2).
@@ -76,6 +77,8 @@ export function loadBalancerConfig(options: {
     "  timeout http-request 10s",
     "  option redispatch",
     "  retries 2",
+    // A request sent on a kept connection to a replica that just died gets no answer: sent again too.
+    "  retry-on conn-failure empty-response junk-response",
     "",
     "frontend fe_postern",
     `  bind ${options.bind}`,
