@@ -150,7 +150,7 @@ export class GrantEngine {
       const { grant: row, session } = found;
       if (session.endedAt !== null) throw new AppError(Errors.notFound, "session");
       if (!(await isAclAssigned(tx, session.userId, aclId))) throw new AppError(Errors.unauthorised);
-      // 403 err.unlicensedDescription unless licensed (licensing/gates.ts requireUserLicensed, as kept)
+      // The grant gate: 403 err.unlicensedDescription unless the user is licensed (the rule of gates.ts userLicence)
       if (!(await this.licences.userLicence(session.userId, now, undefined, tx)).licensed)
         throw new AppError(Errors.unlicensedDescription);
       if ((repo.HOLDING_STATUSES as readonly number[]).includes(row.status)) return;

@@ -150,8 +150,3 @@ export async function userLicence(
 export async function isUserLicensed(q: Q, userId: string, now: number): Promise<boolean> {
   return (await userLicence(q, userId, now)).licensed;
 }
-
-/** The grant gate: throws 403 err.unlicensedDescription unless the user is licensed (isUserLicensed). */
-export async function requireUserLicensed(q: Q, userId: string, now: number): Promise<void> {
-  if (!(await isUserLicensed(q, userId, now))) throw new AppError(Errors.unlicensedDescription);
-}
