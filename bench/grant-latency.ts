@@ -78,6 +78,7 @@
  * - Figures are reported, never asserted: the script exits 0 once it ran, 1 when set-up failed.
  * - Without root, `ip netns` or the ipset command, only HAProxy is measured (said so in the output).
  */
+import { Agent } from "node:http";
 import { parseArgs } from "node:util";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -695,7 +696,11 @@ async function run(options: BenchOptions, cleanup: Cleanup): Promise<number> {
       ConfirmPassword: password,
       AclIds: aclIds,
     });
-  const measuring = new ApiClient(server.url, { headers: { "x-forwarded-for": MEASURING_IP } });
+  // The measuring session keeps its connection, as a browser does: a grant click is sent on it.
+  const measuring = new ApiClient(server.url, {
+    headers: { "x-forwarded-for": MEASURING_IP },
+    agent: new Agent({ keepAlive: true, maxSockets: 1 }),
+  });
   await measuring.ok("POST", "/api/login", { UserName: "measure", Password: "measure-password", KioskMode: false });
   const background: ApiClient[] = [];
   const agentAlive = (): void => {

@@ -7,6 +7,7 @@
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { request } from "node:http";
+import type { Agent } from "node:http";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,14 +29,15 @@ export interface HttpResult {
 }
 
 /**
- * Sends one JSON request with node:http (bounded by 10 s), on a connection of its own. `localAddress` picks the source address
- * (127.0.0.x); `headers` adds more (e.g. X-Forwarded-For behind a trusted proxy).
+ * Sends one JSON request with node:http (bounded by 10 s), on a connection of its own unless `agent`
+ * (a keep-alive http.Agent, as a browser keeps its connection) is given. `localAddress` picks the
+ * source address (127.0.0.x); `headers` adds more (e.g. X-Forwarded-For behind a trusted proxy).
  */
 export function httpJson(
   method: string,
   url: string,
   body?: unknown,
-  opts: { cookie?: string; localAddress?: string; headers?: Record<string, string> } = {},
+  opts: { cookie?: string; localAddress?: string; headers?: Record<string, string>; agent?: Agent } = {},
 ): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -47,7 +49,7 @@ export function httpJson(
         // A connection of its own per request: Node's global agent keeps connections alive, and one that
         // the server or a balancer closed meanwhile (a replica killed, an idle timeout) would be reused and
         // hang up — the client's race, not the server's (seen in test/ha under load).
-        agent: false,
+        agent: opts.agent ?? false,
         ...(opts.localAddress ? { localAddress: opts.localAddress } : {}),
         headers: {
           ...(payload !== undefined
@@ -90,8 +92,9 @@ function parseJsonOrText(text: string): unknown {
 export class ApiClient {
   cookie = "";
   readonly base: string;
-  readonly opts: { localAddress?: string; headers?: Record<string, string> };
-  constructor(base: string, opts: { localAddress?: string; headers?: Record<string, string> } = {}) {
+  readonly opts: { localAddress?: string; headers?: Record<string, string>; agent?: Agent };
+  /** `opts.agent`: a keep-alive http.Agent to send every request on (default: a connection per request). */
+  constructor(base: string, opts: { localAddress?: string; headers?: Record<string, string>; agent?: Agent } = {}) {
     this.base = base;
     this.opts = opts;
   }
