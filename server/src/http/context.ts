@@ -138,9 +138,26 @@ export function csrfGuard(): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** Requires a live user session (401 err.invalidSession otherwise). */
+/**
+ * The live user session of this request's cookie (401 err.invalidSession otherwise), by the rule of
+ * `readSessionCookie`, with no statement of its own for the PublicURL setting (issue #13 item 2: one
+ * statement per status read): over TLS only `__Host-postern_session` counts; on plain http the one
+ * session cookie sent counts when it is the name PublicURL's scheme gives, which the session lookup
+ * reads with the session (`fromHostCookie`). A request carrying both names is judged as before.
+ */
+async function userSessionOfRequest(c: Context<AppEnv>): Promise<UserSessionContext> {
+  const sessions = c.var.services.userSessions;
+  const cookies = getCookie(c);
+  const host = cookies[`${HOST_COOKIE_PREFIX}${USER_COOKIE}`];
+  if (c.var.tls) return sessions.resolve(host);
+  const plain = cookies[USER_COOKIE];
+  if (host !== undefined && plain !== undefined) return sessions.resolve(await readSessionCookie(c, USER_COOKIE));
+  return sessions.resolve(host ?? plain, { fromHostCookie: host !== undefined });
+}
+
+/** Requires a live user session (401 err.invalidSession otherwise; `userSessionOfRequest`). */
 export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
-  c.set("userSession", await c.var.services.userSessions.resolve(await readSessionCookie(c, USER_COOKIE)));
+  c.set("userSession", await userSessionOfRequest(c));
   await next();
 };
 

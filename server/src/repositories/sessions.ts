@@ -4,7 +4,7 @@
 import { and, asc, count, eq, gt, isNull } from "drizzle-orm";
 import { rawStatement, type Db, type Tx, tablesOf } from "../db/index.ts";
 import type { userSessions } from "../db/schema.ts";
-import { STATUS_COUNTER_COLUMNS, statusVersions, type StatusVersions } from "./status.ts";
+import { STATUS_COUNTER_COLUMNS, STATUS_COUNTERS, statusVersions, type StatusVersions } from "./status.ts";
 
 type Q = Db | Tx;
 /** A user session row. */
@@ -78,6 +78,12 @@ export interface SessionLookupRow {
   authType: string;
   /** The session's status versions, read in the same statement (status.ts `StatusReads.versions`). */
   statusVersions: StatusVersions;
+  /**
+   * Whether the PublicURL setting is https, read in the same statement: it decides which session
+   * cookie counts on a plain-http request (http/context.ts `secureCookies`), so a request needs no
+   * statement of its own for it.
+   */
+  publicUrlHttps: boolean;
 }
 
 /** The user columns the session lookup reads, in its row's order. */
@@ -87,7 +93,7 @@ const USER_COLUMNS = ["disabled", "valid_until", "user_name", "name", "auth_type
  * The lookup of a user session by its cookie token hash, with its user, as a raw statement prepared once
  * for `db` (every request with a session cookie runs it; issue #13 item 2): only the columns resolving
  * needs, no drizzle mapping, and the session's status versions with them (one statement for a status
- * read kept ready). `lookup(tokenHash)`.
+ * read kept ready), and the PublicURL setting (SessionLookupRow `publicUrlHttps`). `lookup(tokenHash)`.
  */
 export function prepareSessionByTokenHash(db: Db): (tokenHash: string) => Promise<SessionLookupRow | undefined> {
   const statement = rawStatement<
@@ -97,7 +103,8 @@ export function prepareSessionByTokenHash(db: Db): (tokenHash: string) => Promis
     // The user's columns as scalar subqueries: SQLite ran the same lookup as a join at about twice the cost.
     `SELECT s.id, s.ended_at, s.ends_at, s.verified, s.ip_address, s.user_id,
             ${USER_COLUMNS.map((c) => `(SELECT u.${c} FROM users u WHERE u.id = s.user_id)`).join(", ")},
-            s.status_version, ${STATUS_COUNTER_COLUMNS}
+            s.status_version, ${STATUS_COUNTER_COLUMNS},
+            (SELECT CAST(v.value AS TEXT) FROM settings v WHERE v.key = 'PublicURL')
        FROM user_sessions s
       WHERE s.token_hash = @hash`,
   );
@@ -120,8 +127,16 @@ export function prepareSessionByTokenHash(db: Db): (tokenHash: string) => Promis
       name: r[9],
       authType: r[10],
       statusVersions: statusVersions(r, 11),
+      publicUrlHttps: isHttpsSetting(r[11 + STATUS_COUNTERS.length + 1]),
     };
   };
+}
+
+/** Whether a setting's stored JSON text (or null: never written) is a string starting with https: (any case). */
+function isHttpsSetting(text: unknown): boolean {
+  if (typeof text !== "string") return false;
+  const value = JSON.parse(text) as unknown;
+  return typeof value === "string" && value.toLowerCase().startsWith("https:");
 }
 
 /** Moves a user session to a new main address. */

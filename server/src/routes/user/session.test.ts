@@ -523,6 +523,23 @@ describe("session cookies over TLS (__Host- prefix)", () => {
     expect(r.headers.get("set-cookie")).toMatch(/^__Host-postern_session=[^;]+;.*Secure/);
   });
 
+  it("on plain http count only under the name PublicURL's scheme gives, read with the session", async () => {
+    const token = cookieOf((await signIn("http://postern.test")).headers.get("set-cookie") ?? "").split("=")[1];
+    const status = async (cookie: string) =>
+      (await call("http://postern.test", "GET", "/api/status", { cookie })).status;
+    expect(await status(`postern_session=${token}`)).toBe(200);
+    expect(await status(`__Host-postern_session=${token}`)).toBe(401);
+    // The PublicURL turns https: from the next request on only the __Host- name counts.
+    await setSetting(h.services.db, "PublicURL", "HTTPS://postern.example");
+    expect(await status(`postern_session=${token}`)).toBe(401);
+    expect(await status(`__Host-postern_session=${token}`)).toBe(200);
+    expect(await status(`postern_session=x; __Host-postern_session=${token}`)).toBe(200);
+    expect(await status(`postern_session=${token}; __Host-postern_session=x`)).toBe(401);
+    await setSetting(h.services.db, "PublicURL", "http://postern.example");
+    expect(await status(`__Host-postern_session=${token}`)).toBe(401);
+    expect(await status(`postern_session=${token}`)).toBe(200);
+  });
+
   it("keep their plain names on plain http (scripts/start.sh on loopback)", async () => {
     const r = await signIn("http://postern.test");
     const setCookie = r.headers.get("set-cookie") ?? "";

@@ -270,14 +270,22 @@ export class UserSessionService extends Service {
   /**
    * Resolves a cookie token to a live session; throws 401 err.invalidSession otherwise. With
    * `allowPending` a session still owing its TOTP code is accepted (only the 2FA routes do that).
+   * With `fromHostCookie` (a plain-http request: true when the token came from the `__Host-` cookie,
+   * false from the plain one) the token counts only when that is the cookie the PublicURL setting
+   * names (http/context.ts `secureCookies`), judged on the setting as read with the session.
    */
-  async resolve(token: string | undefined, opts: { allowPending?: boolean } = {}): Promise<UserSessionContext> {
+  async resolve(
+    token: string | undefined,
+    opts: { allowPending?: boolean; fromHostCookie?: boolean } = {},
+  ): Promise<UserSessionContext> {
     if (!token) throw new AppError(Errors.invalidSession);
     // Every user call resolves its session: one prepared statement, compiled once.
     this.sessionByHash ??= sessionsRepo.prepareSessionByTokenHash(this.db);
     const row = await this.sessionByHash(sha256(token));
     const now = this.clock.now();
     if (!row || row.endedAt !== null || row.endsAt <= now || (!row.verified && !opts.allowPending) || row.disabled)
+      throw new AppError(Errors.invalidSession);
+    if (opts.fromHostCookie !== undefined && opts.fromHostCookie !== row.publicUrlHttps)
       throw new AppError(Errors.invalidSession);
     if (row.validUntil !== null && row.validUntil <= now) throw new AppError(Errors.invalidSession);
     return {
