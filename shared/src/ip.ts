@@ -13,11 +13,26 @@ export interface NormalisedIp {
   readonly family: AddressFamily;
 }
 
+/** Answers of `normaliseIp` by input text, at most NORMALISED_KEPT (emptied when full). */
+const normalised = new Map<string, NormalisedIp | null>();
+const NORMALISED_KEPT = 1024;
+
 /**
  * Parses an IPv4 or IPv6 address and returns its canonical form, or null when it is not one.
  * Strips a zone id, maps `::ffff:a.b.c.d` to IPv4, and accepts IPv4 only in dotted-quad form.
+ * Recent answers are kept (the server parses the same peer and forwarded addresses on every request;
+ * issue #13 item 2): the objects are shared and must not be changed.
  */
 export function normaliseIp(input: string): NormalisedIp | null {
+  let answer = normalised.get(input);
+  if (answer !== undefined) return answer;
+  answer = parseIp(input);
+  if (normalised.size >= NORMALISED_KEPT) normalised.clear();
+  normalised.set(input, answer);
+  return answer;
+}
+
+function parseIp(input: string): NormalisedIp | null {
   const text = input.trim().replace(/%.*$/, "");
   if (ipaddr.IPv4.isValidFourPartDecimal(text)) {
     return { ip: ipaddr.IPv4.parse(text).toString(), family: "inet" };
