@@ -323,6 +323,39 @@ describe("startConnection", () => {
     expect(s.received.slice(1).map((m) => (m.type === "ack" ? m.seq : -1))).toEqual([1, 2]);
   });
 
+  it("tells onReplyWritten the type of each command whose reply was written, after the write", async () => {
+    const written: string[] = [];
+    const abort = new AbortController();
+    const conn = startConnection({
+      server: url,
+      agentId: AGENT_ID,
+      serverPublicKey,
+      signingKey: keys.signingPrivateKey,
+      version: "1.9.0",
+      capabilities: async () => CAPS,
+      onMessage: async (m) =>
+        m.type === "refresh-capabilities" ? undefined : { type: "ack", seq: m.seq, results: [] },
+      onReplyWritten: (type) => {
+        written.push(type);
+        throw new Error("a failing hook is only logged");
+      },
+      signal: abort.signal,
+      ...FAST,
+    });
+    cleanups.push(async () => {
+      abort.abort();
+      await conn.done;
+    });
+    await until(() => conn.connected());
+    const s = server.sockets[0]!;
+    server.send(s, { type: "sync", seq: 1, targets: [] });
+    server.send(s, { type: "refresh-capabilities", seq: 2 }); // no reply: nothing written
+    server.send(s, { type: "apply", seq: 3, ops: [] });
+    await until(() => s.received.length >= 3 && written.length >= 2);
+    expect(written).toEqual(["sync", "apply"]);
+    expect(conn.connected()).toBe(true);
+  });
+
   it("stops promptly when aborted while the server is unreachable", async () => {
     await server.close();
     const abort = new AbortController();

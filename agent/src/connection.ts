@@ -68,6 +68,12 @@ export interface ConnectionOptions {
    * re-syncs on reconnect.
    */
   readonly onMessage: (message: ServerCommand) => Promise<AgentToServer | undefined>;
+  /**
+   * Called once the reply to a command has been written to the socket (handed to the kernel), with the
+   * command's type; the reply and the command are no longer referenced by the connection then. The daemon
+   * gives a full sync's memory back here (reclaim.ts). Errors it throws are logged.
+   */
+  readonly onReplyWritten?: (type: ServerCommand["type"]) => void;
   /** Ends the connection for good when aborted. */
   readonly signal: AbortSignal;
   readonly logger?: Logger;
@@ -207,12 +213,29 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
       const onAbort = (): void => closeWith(CLOSE_NORMAL, "agent shutting down");
       options.signal.addEventListener("abort", onAbort, { once: true });
 
-      const send = (message: AgentToServer): void => {
+      const send = (message: AgentToServer, written?: () => void): void => {
         if (ws.readyState !== WebSocket.OPEN) {
           log.debug({ type: message.type }, "socket closed; reply dropped (the server re-syncs on reconnect)");
           return;
         }
-        ws.send(JSON.stringify(message));
+        ws.send(JSON.stringify(message), written && ((err) => (err ? undefined : written())));
+      };
+      /**
+       * A callback for `send` telling `onReplyWritten` that the reply to a `type` command was written. It
+       * is made here, outside the handler's closures, so that it holds neither the command nor the reply.
+       */
+      const writtenCallback = (type: ServerCommand["type"]): (() => void) | undefined => {
+        const hook = options.onReplyWritten;
+        if (!hook) return undefined;
+        return () =>
+          // After the write callback has returned: the socket no longer holds the frame's buffer.
+          setImmediate(() => {
+            try {
+              hook(type);
+            } catch (err) {
+              log.warn({ err, type }, "onReplyWritten failed");
+            }
+          });
       };
       const becomeConnected = (): void => {
         if (welcomed) return;
@@ -254,16 +277,15 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
             if (!helloSent) return void closeWith(AgentCloseCode.protocolError, `${message.type} before hello`);
             becomeConnected();
             const reply = options.onMessage(message);
+            const written = writtenCallback(message.type);
+            const { type, seq } = message;
             replies = replies
               .then(() => reply)
               .then((r) => {
-                if (r) send(r);
+                if (r) send(r, written);
               })
               .catch((err: unknown) => {
-                log.error(
-                  { err, type: message.type, seq: message.seq },
-                  "handling a server message failed; reconnecting",
-                );
+                log.error({ err, type, seq }, "handling a server message failed; reconnecting");
                 closeWith(CLOSE_INTERNAL, "agent error");
               });
             return;

@@ -11,6 +11,7 @@ import type { Logger } from "pino";
 import type { AgentCapabilities, AgentToServer } from "@postern/shared";
 import pkg from "../package.json" with { type: "json" };
 import { DriverSet } from "./backends/registry.ts";
+import { reclaimMemory } from "./reclaim.ts";
 import type { Backend } from "./backends/backend.ts";
 import type { DriverResolver } from "./backends/driver.ts";
 import type { HttpClient } from "./http/client.ts";
@@ -136,6 +137,12 @@ export async function startAgent(options: StartAgentOptions): Promise<RunningAge
       version,
       capabilities: detect,
       onMessage,
+      onReplyWritten: (type) => {
+        // A full sync's frame, parsed message and ack are garbage now: give the memory back (reclaim.ts).
+        if (type !== "sync") return;
+        const ms = reclaimMemory();
+        if (ms !== null) logger.debug({ ms: Math.round(ms) }, "memory reclaimed after the sync");
+      },
       signal: abort.signal,
       logger: logger.child({ part: "connection" }),
       ...options.connection,

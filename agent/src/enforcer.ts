@@ -311,9 +311,14 @@ export class Enforcer {
   #enqueue<T>(task: () => Promise<T>): Promise<T> {
     if (this.#stopped) return Promise.reject(new Error("enforcer stopped"));
     const run = this.#queue.then(task, task);
-    this.#queue = run.catch((err: unknown) => {
-      this.#log.error({ err }, "enforcer task failed");
-    });
+    // The queue keeps no result: a sync's `{ done }` resolves to its ack (100,000 results), which would
+    // otherwise stay referenced until the next task.
+    this.#queue = run.then(
+      () => undefined,
+      (err: unknown) => {
+        this.#log.error({ err }, "enforcer task failed");
+      },
+    );
     return run;
   }
 
@@ -626,18 +631,45 @@ export class Enforcer {
       result.listError = error;
       return result;
     }
-    let actual: Set<string> | null = null;
+    // Loops rather than map/filter/spread and entry iterators: a drift check re-reads every target
+    // every few seconds, and with 100,000 entries each intermediate array or per-entry object was
+    // megabytes of garbage that V8 kept as resident heap until its next full collection (issue #13 item 4).
+    let listed: string[] | null = null;
     try {
-      actual = new Set((await backend.list(target)).map((ip) => normalise(ip) ?? ip));
+      listed = await backend.list(target);
     } catch (err) {
       result.listError = errorText(err);
       this.#log.warn({ target: target.key, err: result.listError }, "cannot read target");
     }
-    if (mode === "drift" && actual === null) return result;
+    if (mode === "drift" && listed === null) return result;
+    // What the target holds: wanted addresses marked by slot (a view of one key's table) or kept in a
+    // Set (several keys), the others listed once for removal.
+    const { slotOf, slots } = want;
+    const marks = listed && slotOf && slots ? new Uint8Array(slots()) : null;
+    const present = listed && !marks ? new Set<string>() : null;
+    const toRemove: string[] = [];
+    const extra = new Set<string>();
+    for (const text of listed ?? []) {
+      const ip = normalise(text) ?? text;
+      if (marks && slotOf) {
+        const slot = slotOf(ip);
+        if (slot >= 0) {
+          marks[slot] = 1;
+          continue;
+        }
+      } else if (present && want.has(ip)) {
+        present.add(ip);
+        continue;
+      }
+      if (!extra.has(ip)) toRemove.push(ip);
+      extra.add(ip);
+    }
+    const held = (ip: string): boolean =>
+      marks && slotOf ? marks[slotOf(ip)] === 1 : present !== null && present.has(ip);
     const toAdd: Entry[] = [];
-    for (const [ip, expiresAt] of want)
-      if (mode === "full" || !actual?.has(ip)) toAdd.push(this.#entry(pid, ip, expiresAt));
-    const toRemove = actual ? [...actual].filter((ip) => !want.has(ip)) : [];
+    want.forEach((expiresAt, ip) => {
+      if (mode === "full" || !held(ip)) toAdd.push(this.#entry(pid, ip, expiresAt));
+    });
     if (mode === "full" && backend.replace) {
       // The driver sets the whole content at once (flush and fill, prepare and commit).
       let outcomes: EntryOutcome[];
@@ -664,7 +696,7 @@ export class Enforcer {
       this.#log.warn({ target: target.key, readded: toAdd.map((e) => e.ip), removed: toRemove }, "drift repaired");
     }
     const isRetired = !this.#keysByPid().has(pid);
-    if (isRetired && actual !== null && [...result.removed.values()].every((o) => o.ok)) this.#retired.delete(pid);
+    if (isRetired && listed !== null && [...result.removed.values()].every((o) => o.ok)) this.#retired.delete(pid);
     return result;
   }
 

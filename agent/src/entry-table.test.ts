@@ -85,6 +85,35 @@ describe("EntryTable", () => {
     expect(view.has("192.0.2.2")).toBe(false);
   });
 
+  it("forEach visits (expiry, address) in insertion order; slotOf gives a slot below capacity, -1 when absent", () => {
+    const t = new EntryTable();
+    t.set("192.0.2.2", 2_000);
+    t.set("192.0.2.1", 1_000);
+    const seen: [number, string][] = [];
+    t.forEach((exp, ip) => seen.push([exp, ip]));
+    expect(seen).toEqual([
+      [2_000, "192.0.2.2"],
+      [1_000, "192.0.2.1"],
+    ]);
+    expect(t.slotOf("192.0.2.1")).toBeGreaterThanOrEqual(0);
+    expect(t.slotOf("192.0.2.1")).toBeLessThan(t.capacity);
+    expect(t.slotOf("192.0.2.1")).not.toBe(t.slotOf("192.0.2.2"));
+    expect(t.slotOf("192.0.2.9")).toBe(-1);
+  });
+
+  it("liveEntries' forEach and slotOf leave out expired entries", () => {
+    const t = new EntryTable();
+    t.set("192.0.2.1", 1_000);
+    t.set("192.0.2.2", 3_000);
+    const live = liveEntries(t, 2_000);
+    const seen: string[] = [];
+    live.forEach((_exp, ip) => seen.push(ip));
+    expect(seen).toEqual(["192.0.2.2"]);
+    expect(live.slotOf?.("192.0.2.1")).toBe(-1);
+    expect(live.slotOf?.("192.0.2.2")).toBe(t.slotOf("192.0.2.2"));
+    expect(live.slots?.()).toBe(t.capacity);
+  });
+
   it("StringPool keeps one string per distinct text", () => {
     const pool = new StringPool();
     for (let i = 0; i < 1_000; i++) {

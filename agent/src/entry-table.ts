@@ -48,6 +48,19 @@ export class EntryTable {
     return slot === undefined ? undefined : this.#expiry[slot];
   }
 
+  /**
+   * The slot of `ip` (0 ≤ slot < {@link capacity}), or -1 when it is not held. Slots stay put until the
+   * table changes (a `delete` may renumber them all).
+   */
+  slotOf(ip: string): number {
+    return this.#slots.get(ip) ?? -1;
+  }
+
+  /** One more than the highest slot a held address can have now (for arrays indexed by slot). */
+  get capacity(): number {
+    return this.#expiry.length;
+  }
+
   /** True when `ip` is held. */
   has(ip: string): boolean {
     return this.#slots.has(ip);
@@ -95,6 +108,16 @@ export class EntryTable {
     for (const slot of this.#slots.values()) yield this.#expiry[slot] as number;
   }
 
+  /**
+   * Calls `fn(expiresAt, ip)` for every address in insertion order (a Map's `forEach` order of
+   * arguments). Allocates nothing per entry, unlike the generators: a drift check of 100,000 entries
+   * every 5 s made two objects per entry (issue #13 item 4).
+   */
+  forEach(fn: (expiresAt: number, ip: string) => void): void {
+    const expiry = this.#expiry;
+    this.#slots.forEach((slot, ip) => fn(expiry[slot] as number, ip));
+  }
+
   /** Same as {@link entries}. */
   [Symbol.iterator](): Generator<[string, number], undefined, undefined> {
     return this.entries();
@@ -132,7 +155,16 @@ export interface WantedEntries {
   get(ip: string): number | undefined;
   has(ip: string): boolean;
   keys(): Iterable<string>;
+  /** Calls `fn(expiresAt, ip)` per entry (a Map's `forEach`), without an object per entry. */
+  forEach(fn: (expiresAt: number, ip: string) => void): void;
   [Symbol.iterator](): Iterator<[string, number]>;
+  /**
+   * Present on a view of one {@link EntryTable}: a small index per wanted address (-1 when `ip` is not
+   * wanted), below `slots()`, valid until the table changes. Lets a caller mark addresses in a byte
+   * array instead of building a Set of them.
+   */
+  readonly slotOf?: (ip: string) => number;
+  readonly slots?: () => number;
 }
 
 /**
@@ -148,6 +180,16 @@ export function liveEntries(table: EntryTable, now: number): WantedEntries {
   return {
     get,
     has: (ip) => get(ip) !== undefined,
+    slotOf: (ip) => {
+      const slot = table.slotOf(ip);
+      return slot >= 0 && (table.get(ip) as number) > now ? slot : -1;
+    },
+    slots: () => table.capacity,
+    forEach(fn) {
+      table.forEach((exp, ip) => {
+        if (exp > now) fn(exp, ip);
+      });
+    },
     *keys() {
       for (const [ip, exp] of table) if (exp > now) yield ip;
     },

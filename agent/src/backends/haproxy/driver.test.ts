@@ -238,6 +238,12 @@ describe("parsers", () => {
       "2001:DB8:0::1",
     ]);
     expect(parseAclEntries("")).toEqual([]);
+    // Blanks around rows and patterns, CRLF, and rows that are not `0x<hex> <pattern>` (skipped).
+    expect(
+      parseAclEntries(
+        "  0x7fbd040465b0   127.0.0.8  \r\n# comment\n0x 127.0.0.1\n0X1 127.0.0.2\n0xzz 127.0.0.3\n0x1f\n0xAb 10.0.0.0/8",
+      ),
+    ).toEqual(["127.0.0.8", "10.0.0.0/8"]);
   });
 
   it("parses get acl answers as HAProxy 2.6 writes them", () => {

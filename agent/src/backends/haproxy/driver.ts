@@ -124,11 +124,42 @@ export function parseAclReferences(text: string): AclReference[] {
 /** Parses `show acl #ID`: the pattern text of each `0xADDR PATTERN` row, as HAProxy stores it (not normalised). */
 export function parseAclEntries(text: string): string[] {
   const out: string[] = [];
-  for (const raw of text.split("\n")) {
-    const m = /^0x[0-9a-fA-F]+ (.+)$/.exec(raw.trim());
-    if (m?.[1]) out.push(m[1].trim());
-  }
+  forEachAclEntry(text, (pattern) => out.push(pattern));
   return out;
+}
+
+/**
+ * Calls `fn` with the pattern text of each `0xADDR PATTERN` row of a `show acl #ID` answer, in order.
+ * One pass over the text without a line array or a match per row: the drift check reads every ACL
+ * every few seconds, 10,000 rows each in bench/memory.ts (issue #13 item 4).
+ */
+function forEachAclEntry(text: string, fn: (pattern: string) => void): void {
+  for (let at = 0; at < text.length;) {
+    let end = text.indexOf("\n", at);
+    if (end < 0) end = text.length;
+    let from = at;
+    while (from < end && isBlank(text.charCodeAt(from))) from++;
+    let to = end;
+    while (to > from && isBlank(text.charCodeAt(to - 1))) to--;
+    at = end + 1;
+    // `0x`, at least one hex digit, one space, then the pattern.
+    if (to - from < 5 || text.charCodeAt(from) !== 48 || text.charCodeAt(from + 1) !== 120) continue;
+    let space = from + 2;
+    while (space < to && isHexDigit(text.charCodeAt(space))) space++;
+    if (space === from + 2 || space >= to - 1 || text.charCodeAt(space) !== 32) continue;
+    let start = space + 1;
+    while (start < to && isBlank(text.charCodeAt(start))) start++;
+    if (start < to) fn(text.slice(start, to));
+  }
+}
+
+/** True for the characters `trim()` removes that HAProxy's answers contain (space, tab, CR). */
+function isBlank(c: number): boolean {
+  return c === 32 || c === 9 || c === 13;
+}
+
+function isHexDigit(c: number): boolean {
+  return (c >= 48 && c <= 57) || ((c | 32) >= 97 && (c | 32) <= 102);
 }
 
 /** The runtime API connection closed or failed (not a read timeout): a read may be repeated on a new one. */
@@ -728,6 +759,7 @@ export function parseGetAcl(answer: string): { pattern: string | null } | string
  * (IPv4) or `/128` (IPv6) prefix; null for a wider subnet or anything else.
  */
 export function patternIp(text: string): string | null {
+  if (!text.includes("/")) return canonicalIp(text);
   const m = /^(.+)\/(\d+)$/.exec(text);
   if (!m?.[1]) return canonicalIp(text);
   const ip = canonicalIp(m[1]);
@@ -737,7 +769,9 @@ export function patternIp(text: string): string | null {
 
 /** The entries of a `show acl #ID` answer, one address per entry normalised (see `patternIp`), in HAProxy's order. */
 function liveOf(answer: string): string[] {
-  return [...new Set(parseAclEntries(answer).map((t) => patternIp(t) ?? t))];
+  const seen = new Set<string>();
+  forEachAclEntry(answer, (t) => seen.add(patternIp(t) ?? t));
+  return Array.from(seen);
 }
 
 /** Fills the outcome of every wanted address: failed with `errorOf(ip)` when it gives one, else ok. */
