@@ -45,8 +45,8 @@ export const HOST_COOKIE_PREFIX = "__Host-";
  * Postern does not know). Plain http elsewhere (e.g. scripts/start.sh on loopback) keeps plain names.
  */
 export async function secureCookies(c: Context<AppEnv>): Promise<boolean> {
-  if (c.var.tls) return true;
-  return (await getSetting(c.var.services.db, "PublicURL")).toLowerCase().startsWith("https:");
+  if (c.get("tls")) return true;
+  return (await getSetting(c.get("services").db, "PublicURL")).toLowerCase().startsWith("https:");
 }
 
 /** The name a cookie has on this request: `__Host-<name>` when `secureCookies`, else `name`. */
@@ -99,8 +99,8 @@ export function baseMiddleware(services: Services, trustedProxies: readonly Cidr
  * "X-Forwarded-For". Agents, admins and tools on the proxy's host may still call directly.
  */
 export function userAddress(c: Context<AppEnv>): string {
-  if (c.var.clientIsTrustedProxy) throw new AppError(Errors.badRequest, "X-Forwarded-For");
-  return c.var.clientIp;
+  if (c.get("clientIsTrustedProxy")) throw new AppError(Errors.badRequest, "X-Forwarded-For");
+  return c.get("clientIp");
 }
 
 /**
@@ -146,10 +146,10 @@ export function csrfGuard(): MiddlewareHandler<AppEnv> {
  * reads with the session (`fromHostCookie`). A request carrying both names is judged as before.
  */
 async function userSessionOfRequest(c: Context<AppEnv>): Promise<UserSessionContext> {
-  const sessions = c.var.services.userSessions;
+  const sessions = c.get("services").userSessions;
   const cookies = getCookie(c);
   const host = cookies[`${HOST_COOKIE_PREFIX}${USER_COOKIE}`];
-  if (c.var.tls) return sessions.resolve(host);
+  if (c.get("tls")) return sessions.resolve(host);
   const plain = cookies[USER_COOKIE];
   if (host !== undefined && plain !== undefined) return sessions.resolve(await readSessionCookie(c, USER_COOKIE));
   return sessions.resolve(host ?? plain, { fromHostCookie: host !== undefined });
@@ -163,7 +163,7 @@ export const requireUser: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 /** Requires a live admin session (401 err.invalidSession otherwise). */
 export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
-  c.set("adminSession", await c.var.services.adminSessions.resolve(await readSessionCookie(c, ADMIN_COOKIE)));
+  c.set("adminSession", await c.get("services").adminSessions.resolve(await readSessionCookie(c, ADMIN_COOKIE)));
   await next();
 };
 
@@ -190,5 +190,5 @@ export async function clearSessionCookie(c: Context<AppEnv>, name: string): Prom
 
 /** The admin acting, for audit entries. */
 export function actorOf(c: Context<AppEnv>): { adminName: string; ip: string } {
-  return { adminName: c.var.adminSession.userName, ip: c.var.clientIp };
+  return { adminName: c.get("adminSession").userName, ip: c.get("clientIp") };
 }

@@ -43,7 +43,7 @@ import { securityHeaders } from "./security-headers.ts";
  * off, the DiscoverIPURL setting when set, else this server's own `<PublicURL>/api/ip`.
  */
 export async function ipApiUrl(c: Context<AppEnv>): Promise<string> {
-  const db = c.var.services.db;
+  const db = c.get("services").db;
   if (!(await getSetting(db, "DiscoverIP"))) return "";
   return (await getSetting(db, "DiscoverIPURL")) || `${await publicUrl(c)}/api/ip`;
 }
@@ -91,18 +91,18 @@ export function discoveryPortsOf(services: Services): readonly number[] {
  * the user session of the cookie when there is a live one (port = the listener's port).
  */
 export async function answerIpDiscovery(c: Context<AppEnv>): Promise<Response> {
-  const services = c.var.services;
+  const services = c.get("services");
   const token = await readSessionCookie(c, USER_COOKIE);
   if (token) {
     try {
       const session = await services.userSessions.resolve(token);
-      await services.status.observe(session, c.var.clientIp, listenerPort(c.req.url));
+      await services.status.observe(session, c.get("clientIp"), listenerPort(c.req.url));
     } catch {
       // no live session: discovery only
     }
   }
   c.header("Cache-Control", "no-store");
-  return c.json({ IP: c.var.clientIp }, 200);
+  return c.json({ IP: c.get("clientIp") }, 200);
 }
 
 /** The port of a request URL, the scheme's default when none is written. */
@@ -132,7 +132,7 @@ export function allowedOrigin(origin: string | undefined, requestUrl: string, pu
 /** Sets the CORS answer headers for a discovery request (see `allowedOrigin`). */
 async function cors(c: Context<AppEnv>): Promise<void> {
   c.header("Vary", "Origin");
-  const allow = allowedOrigin(c.req.header("origin"), c.req.url, await getSetting(c.var.services.db, "PublicURL"));
+  const allow = allowedOrigin(c.req.header("origin"), c.req.url, await getSetting(c.get("services").db, "PublicURL"));
   if (allow === undefined) return;
   c.header("Access-Control-Allow-Origin", allow);
   c.header("Access-Control-Allow-Credentials", "true");

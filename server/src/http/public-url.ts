@@ -8,7 +8,7 @@ import { getSetting } from "../services/settings.ts";
 
 /** The server's public base URL without a trailing slash. */
 export async function publicUrl(c: Context<AppEnv>): Promise<string> {
-  const configured = await getSetting(c.var.services.db, "PublicURL");
-  const origin = `${c.var.tls ? "https" : "http"}://${new URL(c.req.url).host}`;
+  const configured = await getSetting(c.get("services").db, "PublicURL");
+  const origin = `${c.get("tls") ? "https" : "http"}://${new URL(c.req.url).host}`;
   return (configured || origin).replace(/\/+$/, "");
 }

@@ -111,7 +111,7 @@ export async function startSignIn(
   kiosk: boolean,
 ): Promise<Response> {
   try {
-    const { url, requestId } = await c.var.services.saml.startLogin(audience, { kiosk, ip: c.var.clientIp });
+    const { url, requestId } = await c.get("services").saml.startLogin(audience, { kiosk, ip: c.get("clientIp") });
     await bindRequestToBrowser(c, audience, requestId);
     return c.redirect(url, 302);
   } catch (err) {
@@ -127,7 +127,7 @@ export async function startSignIn(
 /** GET …/saml/metadata for an audience: the SP metadata, or 404 "SAML not configured". */
 export async function answerMetadata(c: Context<AppEnv>, audience: SamlAudience): Promise<Response> {
   try {
-    const xml = await c.var.services.saml.metadata(audience);
+    const xml = await c.get("services").saml.metadata(audience);
     return c.body(xml, 200, { "content-type": "application/samlmetadata+xml; charset=utf-8" });
   } catch (err) {
     if (err instanceof SamlError) return errorResponse(c, Errors.samlNotConfigured);
@@ -147,8 +147,8 @@ export async function answerAcs(
   page: "/" | "/admin",
   signIn: (samlResponse: string, binding: BrowserBinding) => Promise<string>,
 ): Promise<Response> {
-  const s = c.var.services;
-  const ip = audience === "user" ? userAddress(c) : c.var.clientIp;
+  const s = c.get("services");
+  const ip = audience === "user" ? userAddress(c) : c.get("clientIp");
   const binding = await takeBrowserBinding(c, audience);
   try {
     await s.throttle.checkAddress(ip);

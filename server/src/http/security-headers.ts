@@ -75,10 +75,10 @@ export function securityHeaders(opts: SecurityHeaderOptions = {}): MiddlewareHan
   };
 }
 
-/** Whether the request came over TLS (c.var.tls; false when the context middleware never ran). */
+/** Whether the request came over TLS (c.get("tls"); false when the context middleware never ran). */
 function servedOverTls(c: Context<AppEnv>): boolean {
   try {
-    return c.var.tls === true;
+    return c.get("tls") === true;
   } catch {
     return false;
   }

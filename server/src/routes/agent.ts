@@ -22,21 +22,23 @@ export const agentEnrolRoutes = new Hono<AppEnv>()
   // POST /agent/enrol
   .post("/enrol", async (c) => {
     const body = await parseBody(c, EnrolRequestSchema);
-    return c.json(await c.var.services.agents.enrol(body, c.var.clientIp), 200);
+    return c.json(await c.get("services").agents.enrol(body, c.get("clientIp")), 200);
   })
   // POST /agent/register
   .post("/register", async (c) => {
     let key;
     try {
-      key = await c.var.services.apiKeys.authenticate(
-        keyFromAuthorization(c.req.header("authorization")),
-        c.var.clientIp,
-        ApiKeyScopeName.agentRegister,
-      );
+      key = await c
+        .get("services")
+        .apiKeys.authenticate(
+          keyFromAuthorization(c.req.header("authorization")),
+          c.get("clientIp"),
+          ApiKeyScopeName.agentRegister,
+        );
     } catch (err) {
       if (err instanceof AppError && err.status === 401) c.header("WWW-Authenticate", REGISTER_CHALLENGE);
       throw err;
     }
     const body = await parseBody(c, AgentRegisterRequestSchema);
-    return c.json(await c.var.services.agents.register(body, c.var.clientIp, key.name), 200);
+    return c.json(await c.get("services").agents.register(body, c.get("clientIp"), key.name), 200);
   });

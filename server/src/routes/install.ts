@@ -25,7 +25,7 @@ export function installRoutes(agentPackage: string = AGENT_PACKAGE_PATH) {
     .get("/agent.sh", async (c) => {
       let script: string;
       try {
-        script = installScript(await publicUrl(c), c.var.serverTlsPin);
+        script = installScript(await publicUrl(c), c.get("serverTlsPin"));
       } catch (err) {
         return c.text(`${(err as Error).message}\nSet the public URL in the admin console's settings.\n`, 400);
       }

@@ -46,21 +46,21 @@ interface Audience {
 const users: Audience = {
   guard: requireUser,
   signedIn: (c) => {
-    const s = c.var.userSession;
-    return { kind: "user", accountId: s.userId, sessionId: s.sessionId, userName: s.userName, ip: c.var.clientIp };
+    const s = c.get("userSession");
+    return { kind: "user", accountId: s.userId, sessionId: s.sessionId, userName: s.userName, ip: c.get("clientIp") };
   },
   pending: async (c) => {
-    const s = await c.var.services.userSessions.resolve(await readSessionCookie(c, USER_COOKIE), {
+    const s = await c.get("services").userSessions.resolve(await readSessionCookie(c, USER_COOKIE), {
       allowPending: true,
     });
-    return { kind: "user", accountId: s.userId, sessionId: s.sessionId, userName: s.userName, ip: c.var.clientIp };
+    return { kind: "user", accountId: s.userId, sessionId: s.sessionId, userName: s.userName, ip: c.get("clientIp") };
   },
   complete: async (c) => {
-    const session = await c.var.services.userSessions.resolve(await readSessionCookie(c, USER_COOKIE), {
+    const session = await c.get("services").userSessions.resolve(await readSessionCookie(c, USER_COOKIE), {
       allowPending: true,
     });
     // A new session token once the passkey verified: the pending one is spent (session fixation).
-    const token = await c.var.services.userSessions.completeTotpSignIn(session);
+    const token = await c.get("services").userSessions.completeTotpSignIn(session);
     await setSessionCookie(c, USER_COOKIE, token, session.endsAt);
     const res: OtpVerifyResponse = { Ends: new Date(session.endsAt).toISOString() };
     return c.json(res, 200);
@@ -70,20 +70,20 @@ const users: Audience = {
 const admins: Audience = {
   guard: requireAdmin,
   signedIn: (c) => {
-    const s = c.var.adminSession;
-    return { kind: "admin", accountId: s.adminId, sessionId: s.sessionId, userName: s.userName, ip: c.var.clientIp };
+    const s = c.get("adminSession");
+    return { kind: "admin", accountId: s.adminId, sessionId: s.sessionId, userName: s.userName, ip: c.get("clientIp") };
   },
   pending: async (c) => {
-    const s = await c.var.services.adminSessions.resolve(await readSessionCookie(c, ADMIN_COOKIE), {
+    const s = await c.get("services").adminSessions.resolve(await readSessionCookie(c, ADMIN_COOKIE), {
       allowPending: true,
     });
-    return { kind: "admin", accountId: s.adminId, sessionId: s.sessionId, userName: s.userName, ip: c.var.clientIp };
+    return { kind: "admin", accountId: s.adminId, sessionId: s.sessionId, userName: s.userName, ip: c.get("clientIp") };
   },
   complete: async (c) => {
-    const session = await c.var.services.adminSessions.resolve(await readSessionCookie(c, ADMIN_COOKIE), {
+    const session = await c.get("services").adminSessions.resolve(await readSessionCookie(c, ADMIN_COOKIE), {
       allowPending: true,
     });
-    const { token, endsAt } = await c.var.services.adminSessions.completeTotpSignIn(session, c.var.clientIp);
+    const { token, endsAt } = await c.get("services").adminSessions.completeTotpSignIn(session, c.get("clientIp"));
     await setSessionCookie(c, ADMIN_COOKIE, token, endsAt);
     return c.body(null, 204);
   },
@@ -94,38 +94,35 @@ function passkeyRoutes(a: Audience) {
   return (
     new Hono<AppEnv>()
       // GET /otp/passkeys
-      .get("/", a.guard, async (c) => c.json(await c.var.services.passkeys.list(a.signedIn(c)), 200))
+      .get("/", a.guard, async (c) => c.json(await c.get("services").passkeys.list(a.signedIn(c)), 200))
       // POST /otp/passkeys/registration/options
       .post("/registration/options", a.guard, async (c) => {
-        const options = await c.var.services.passkeys.registrationOptions(a.signedIn(c), await relyingParty(c));
+        const options = await c.get("services").passkeys.registrationOptions(a.signedIn(c), await relyingParty(c));
         return c.json({ Options: options }, 200);
       })
       // POST /otp/passkeys/registration
       .post("/registration", a.guard, async (c) => {
         const body = await parseBody(c, PasskeyRegistrationRequestSchema);
-        const passkey = await c.var.services.passkeys.register(
-          a.signedIn(c),
-          await relyingParty(c),
-          body.Name,
-          body.Response,
-        );
+        const passkey = await c
+          .get("services")
+          .passkeys.register(a.signedIn(c), await relyingParty(c), body.Name, body.Response);
         return c.json(passkey, 201);
       })
       // DELETE /otp/passkeys/{id}
       .delete("/:id", a.guard, async (c) => {
-        await c.var.services.passkeys.remove(a.signedIn(c), c.req.param("id"));
+        await c.get("services").passkeys.remove(a.signedIn(c), c.req.param("id"));
         return c.body(null, 204);
       })
       // POST /otp/passkeys/authentication/options
       .post("/authentication/options", async (c) => {
         const subject = await a.pending(c);
-        return c.json(await c.var.services.passkeys.authenticationOptions(subject, await relyingParty(c)), 200);
+        return c.json(await c.get("services").passkeys.authenticationOptions(subject, await relyingParty(c)), 200);
       })
       // POST /otp/passkeys/authentication
       .post("/authentication", async (c) => {
         const subject = await a.pending(c);
         const body = await parseBody(c, PasskeyAuthenticationRequestSchema);
-        await c.var.services.passkeys.authenticate(subject, await relyingParty(c), body.Response);
+        await c.get("services").passkeys.authenticate(subject, await relyingParty(c), body.Response);
         return await a.complete(c);
       })
   );

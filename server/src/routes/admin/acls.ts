@@ -13,23 +13,23 @@ import { AppError } from "../../errors.ts";
 export const aclRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   // GET /admin/acls
-  .get("/", async (c) => c.json(await c.var.services.acls.list(), 200))
+  .get("/", async (c) => c.json(await c.get("services").acls.list(), 200))
   // GET /admin/acls/{id}
-  .get("/:id", async (c) => c.json(await c.var.services.acls.get(c.req.param("id")), 200))
+  .get("/:id", async (c) => c.json(await c.get("services").acls.get(c.req.param("id")), 200))
   // POST /admin/acls
   .post("/", async (c) => {
     const body = await parseBody(c, AclWriteSchema);
-    return c.json(await c.var.services.acls.create(body, actorOf(c)), 201);
+    return c.json(await c.get("services").acls.create(body, actorOf(c)), 201);
   })
   // PUT /admin/acls/{id}
   .put("/:id", async (c) => {
     const body = await parseBody(c, AclWriteSchema);
     if (body.ID && body.ID !== c.req.param("id")) throw new AppError(Errors.mismatchingIds);
-    await c.var.services.acls.update(c.req.param("id"), body, actorOf(c));
+    await c.get("services").acls.update(c.req.param("id"), body, actorOf(c));
     return c.json(c.req.param("id"), 200);
   })
   // DELETE /admin/acls/{id}
   .delete("/:id", async (c) => {
-    await c.var.services.acls.delete(c.req.param("id"), actorOf(c));
+    await c.get("services").acls.delete(c.req.param("id"), actorOf(c));
     return c.body(null, 204);
   });

@@ -14,14 +14,14 @@ import { publicUrl } from "../../http/public-url.ts";
 export const agentRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   // GET /admin/agents
-  .get("/", async (c) => c.json(await c.var.services.agents.list(), 200))
+  .get("/", async (c) => c.json(await c.get("services").agents.list(), 200))
   // GET /admin/agents/{id}
-  .get("/:id", async (c) => c.json(await c.var.services.agents.get(c.req.param("id")), 200))
+  .get("/:id", async (c) => c.json(await c.get("services").agents.get(c.req.param("id")), 200))
   // POST /admin/agents
   .post("/", async (c) => {
     const body = await parseBody(c, AgentWriteSchema);
     return c.json(
-      await c.var.services.agents.create(body.Name, await publicUrl(c), actorOf(c), c.var.serverTlsPin),
+      await c.get("services").agents.create(body.Name, await publicUrl(c), actorOf(c), c.get("serverTlsPin")),
       201,
     );
   })
@@ -29,10 +29,10 @@ export const agentRoutes = new Hono<AppEnv>()
   .put("/:id", async (c) => {
     const body = await parseBody(c, AgentWriteSchema);
     if (body.ID && body.ID !== c.req.param("id")) throw new AppError(Errors.mismatchingIds);
-    return c.json(await c.var.services.agents.rename(c.req.param("id"), body.Name, actorOf(c)), 200);
+    return c.json(await c.get("services").agents.rename(c.req.param("id"), body.Name, actorOf(c)), 200);
   })
   // DELETE /admin/agents/{id}
   .delete("/:id", async (c) => {
-    await c.var.services.agents.delete(c.req.param("id"), actorOf(c));
+    await c.get("services").agents.delete(c.req.param("id"), actorOf(c));
     return c.body(null, 204);
   });

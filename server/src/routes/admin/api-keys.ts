@@ -13,22 +13,22 @@ import { AppError } from "../../errors.ts";
 export const apiKeyRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   // GET /admin/api-keys
-  .get("/", async (c) => c.json(await c.var.services.apiKeys.list(), 200))
+  .get("/", async (c) => c.json(await c.get("services").apiKeys.list(), 200))
   // GET /admin/api-keys/{id}
-  .get("/:id", async (c) => c.json(await c.var.services.apiKeys.get(c.req.param("id")), 200))
+  .get("/:id", async (c) => c.json(await c.get("services").apiKeys.get(c.req.param("id")), 200))
   // POST /admin/api-keys
   .post("/", async (c) => {
     const body = await parseBody(c, ApiKeyCreateSchema);
-    return c.json(await c.var.services.apiKeys.create(body, actorOf(c)), 201);
+    return c.json(await c.get("services").apiKeys.create(body, actorOf(c)), 201);
   })
   // PUT /admin/api-keys/{id}
   .put("/:id", async (c) => {
     const body = await parseBody(c, ApiKeyUpdateSchema);
     if (body.ID && body.ID.toLowerCase() !== c.req.param("id").toLowerCase()) throw new AppError(Errors.mismatchingIds);
-    return c.json(await c.var.services.apiKeys.update(c.req.param("id"), body, actorOf(c)), 200);
+    return c.json(await c.get("services").apiKeys.update(c.req.param("id"), body, actorOf(c)), 200);
   })
   // DELETE /admin/api-keys/{id}
   .delete("/:id", async (c) => {
-    await c.var.services.apiKeys.delete(c.req.param("id"), actorOf(c));
+    await c.get("services").apiKeys.delete(c.req.param("id"), actorOf(c));
     return c.body(null, 204);
   });

@@ -22,24 +22,24 @@ export function requestId(c: Context<AppEnv>): string {
 /** The signed-in admin as the approver. */
 const adminApprover = (c: Context<AppEnv>): Approver => ({
   kind: "admin",
-  name: c.var.adminSession.userName,
-  ip: c.var.clientIp,
+  name: c.get("adminSession").userName,
+  ip: c.get("clientIp"),
 });
 
 /** Approval routes of the admin console. */
 export const approvalAdminRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   // GET /admin/approvals
-  .get("/", async (c) => c.json(await c.var.services.approvals.listForAdmin(), 200))
+  .get("/", async (c) => c.json(await c.get("services").approvals.listForAdmin(), 200))
   // POST /admin/approvals/{id}/approve
   .post("/:id/approve", async (c) => {
     const id = requestId(c);
     const body = await parseBody(c, ApproveRequestSchema);
-    return c.json(await c.var.services.approvals.approve(id, body.Minutes, adminApprover(c)), 200);
+    return c.json(await c.get("services").approvals.approve(id, body.Minutes, adminApprover(c)), 200);
   })
   // POST /admin/approvals/{id}/deny
   .post("/:id/deny", async (c) => {
     const id = requestId(c);
     const body = await parseBody(c, DenyRequestSchema);
-    return c.json(await c.var.services.approvals.deny(id, body.Reason, adminApprover(c)), 200);
+    return c.json(await c.get("services").approvals.deny(id, body.Reason, adminApprover(c)), 200);
   });

@@ -12,23 +12,23 @@ import { AppError } from "../../errors.ts";
 export const backendRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   // GET /admin/backends
-  .get("/", async (c) => c.json(await c.var.services.backends.list(), 200))
+  .get("/", async (c) => c.json(await c.get("services").backends.list(), 200))
   // GET /admin/backends/{id}
-  .get("/:id", async (c) => c.json(await c.var.services.backends.get(c.req.param("id")), 200))
+  .get("/:id", async (c) => c.json(await c.get("services").backends.get(c.req.param("id")), 200))
   // POST /admin/backends
   .post("/", async (c) => {
     const body = await parseBody(c, BackendWriteSchema);
-    return c.json({ ID: await c.var.services.backends.create(body, actorOf(c)) }, 201);
+    return c.json({ ID: await c.get("services").backends.create(body, actorOf(c)) }, 201);
   })
   // PUT /admin/backends/{id}
   .put("/:id", async (c) => {
     const body = await parseBody(c, BackendWriteSchema);
     if (body.ID && body.ID !== c.req.param("id")) throw new AppError(Errors.mismatchingIds);
-    await c.var.services.backends.update(c.req.param("id"), body, actorOf(c));
+    await c.get("services").backends.update(c.req.param("id"), body, actorOf(c));
     return c.json({ ID: c.req.param("id") }, 200);
   })
   // DELETE /admin/backends/{id}
   .delete("/:id", async (c) => {
-    await c.var.services.backends.delete(c.req.param("id"), actorOf(c));
+    await c.get("services").backends.delete(c.req.param("id"), actorOf(c));
     return c.body(null, 204);
   });

@@ -13,23 +13,23 @@ import { AppError } from "../../errors.ts";
 export const groupRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   // GET /admin/groups
-  .get("/", async (c) => c.json(await c.var.services.groups.list(), 200))
+  .get("/", async (c) => c.json(await c.get("services").groups.list(), 200))
   // GET /admin/groups/{id}
-  .get("/:id", async (c) => c.json(await c.var.services.groups.get(c.req.param("id")), 200))
+  .get("/:id", async (c) => c.json(await c.get("services").groups.get(c.req.param("id")), 200))
   // POST /admin/groups
   .post("/", async (c) => {
     const body = await parseBody(c, GroupWriteSchema);
-    return c.json(await c.var.services.groups.create(body, actorOf(c)), 201);
+    return c.json(await c.get("services").groups.create(body, actorOf(c)), 201);
   })
   // PUT /admin/groups/{id}
   .put("/:id", async (c) => {
     const body = await parseBody(c, GroupWriteSchema);
     if (body.ID && body.ID !== c.req.param("id")) throw new AppError(Errors.mismatchingIds);
-    await c.var.services.groups.update(c.req.param("id"), body, actorOf(c));
+    await c.get("services").groups.update(c.req.param("id"), body, actorOf(c));
     return c.json(c.req.param("id"), 200);
   })
   // DELETE /admin/groups/{id}
   .delete("/:id", async (c) => {
-    await c.var.services.groups.delete(c.req.param("id"), actorOf(c));
+    await c.get("services").groups.delete(c.req.param("id"), actorOf(c));
     return c.body(null, 204);
   });

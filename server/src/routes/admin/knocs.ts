@@ -15,22 +15,22 @@ import { publicUrl } from "../../http/public-url.ts";
 export const knocRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   // GET /admin/knocs
-  .get("/", async (c) => c.json(await c.var.services.knocs.list(await publicUrl(c)), 200))
+  .get("/", async (c) => c.json(await c.get("services").knocs.list(await publicUrl(c)), 200))
   // GET /admin/knocs/{id}
-  .get("/:id", async (c) => c.json(await c.var.services.knocs.get(c.req.param("id"), await publicUrl(c)), 200))
+  .get("/:id", async (c) => c.json(await c.get("services").knocs.get(c.req.param("id"), await publicUrl(c)), 200))
   // POST /admin/knocs
   .post("/", async (c) => {
     const body = await parseBody(c, KnocCreateSchema);
-    return c.json(await c.var.services.knocs.create(body, actorOf(c), await publicUrl(c)), 201);
+    return c.json(await c.get("services").knocs.create(body, actorOf(c), await publicUrl(c)), 201);
   })
   // PUT /admin/knocs/{id}
   .put("/:id", async (c) => {
     const body = await parseBody(c, KnocUpdateSchema);
-    await c.var.services.knocs.update(c.req.param("id"), body, actorOf(c));
+    await c.get("services").knocs.update(c.req.param("id"), body, actorOf(c));
     return c.json(c.req.param("id"), 200);
   })
   // DELETE /admin/knocs/{id}
   .delete("/:id", async (c) => {
-    await c.var.services.knocs.delete(c.req.param("id"), actorOf(c), c.req.query("deleteApiKey") === "true");
+    await c.get("services").knocs.delete(c.req.param("id"), actorOf(c), c.req.query("deleteApiKey") === "true");
     return c.body(null, 204);
   });

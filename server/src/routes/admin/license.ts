@@ -12,9 +12,9 @@ import type { AppEnv } from "../../http/context.ts";
 export const licenseRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   // GET /admin/settings/license — 200 LicenseStatus; 500 err.failedToRefreshLicenseStatus when the store is broken.
-  .get("/", async (c) => c.json(await c.var.services.licensing.status(), 200))
+  .get("/", async (c) => c.json(await c.get("services").licensing.status(), 200))
   // POST /admin/settings/license {License} — 200 the new LicenseStatus; 400 err.invalidLicenseKey / err.invalidLicenseSignature / err.licenseExpired.
   .post("/", async (c) => {
     const body = await parseBody(c, InstallLicenseRequestSchema);
-    return c.json(await c.var.services.licensing.install(body.License, actorOf(c)), 200);
+    return c.json(await c.get("services").licensing.install(body.License, actorOf(c)), 200);
   });

@@ -27,7 +27,7 @@ export const logRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   // GET /admin/logs?page=1&pageSize=25&search=...
   .get("/", async (c) => {
-    const result = await c.var.services.auditLog.list(parseQuery(c));
+    const result = await c.get("services").auditLog.list(parseQuery(c));
     c.header(AuditLogHeaders.totalCount, String(result.total));
     c.header(AuditLogHeaders.page, String(result.page));
     c.header(AuditLogHeaders.pageSize, String(result.pageSize));
@@ -37,8 +37,8 @@ export const logRoutes = new Hono<AppEnv>()
   // GET /admin/logs/export?search=...
   .get("/export", (c) => {
     const { search } = parseQuery(c);
-    const csv = c.var.services.auditLog.exportCsv(search);
-    const fileName = auditLogCsvFileName(new Date(c.var.services.clock.now()));
+    const csv = c.get("services").auditLog.exportCsv(search);
+    const fileName = auditLogCsvFileName(new Date(c.get("services").clock.now()));
     return c.body(Readable.toWeb(csv) as ReadableStream<Uint8Array>, 200, {
       "Content-Type": "text/csv; charset=utf-8; header=present",
       "Content-Disposition": `attachment; filename="${fileName}"`,
@@ -47,4 +47,4 @@ export const logRoutes = new Hono<AppEnv>()
     });
   })
   // DELETE /admin/logs
-  .delete("/", async (c) => c.json({ Removed: await c.var.services.auditLog.clear(actorOf(c)) }, 200));
+  .delete("/", async (c) => c.json({ Removed: await c.get("services").auditLog.clear(actorOf(c)) }, 200));

@@ -16,7 +16,7 @@ import type { TotpSubject } from "../../services/auth/totp.ts";
 
 /** The pending admin session of the cookie (401 err.invalidSession when there is none), and who it is. */
 async function pending(c: Context<AppEnv>): Promise<{ session: AdminSessionContext; subject: TotpSubject }> {
-  const session = await c.var.services.adminSessions.resolve(await readSessionCookie(c, ADMIN_COOKIE), {
+  const session = await c.get("services").adminSessions.resolve(await readSessionCookie(c, ADMIN_COOKIE), {
     allowPending: true,
   });
   return {
@@ -26,7 +26,7 @@ async function pending(c: Context<AppEnv>): Promise<{ session: AdminSessionConte
       accountId: session.adminId,
       sessionId: session.sessionId,
       userName: session.userName,
-      ip: c.var.clientIp,
+      ip: c.get("clientIp"),
     },
   };
 }
@@ -36,16 +36,16 @@ export const adminOtpRoutes = new Hono<AppEnv>()
   // GET /admin/otp/generate
   .get("/generate", async (c) => {
     const { subject } = await pending(c);
-    return c.json(await c.var.services.totp.generate(subject), 200);
+    return c.json(await c.get("services").totp.generate(subject), 200);
   })
   // POST /admin/otp/verify
   .post("/verify", async (c) => {
     const { session, subject } = await pending(c);
     const body = await parseBody(c, AdminOtpVerifyRequestSchema);
-    if (body.deferEnrolment === true) await c.var.services.totp.deferEnrolment(subject);
-    else await c.var.services.totp.verify(subject, body.Code ?? "");
+    if (body.deferEnrolment === true) await c.get("services").totp.deferEnrolment(subject);
+    else await c.get("services").totp.verify(subject, body.Code ?? "");
     // A new session token once the code verified: the pending one is spent (session fixation).
-    const { token, endsAt } = await c.var.services.adminSessions.completeTotpSignIn(session, c.var.clientIp);
+    const { token, endsAt } = await c.get("services").adminSessions.completeTotpSignIn(session, c.get("clientIp"));
     await setSessionCookie(c, ADMIN_COOKIE, token, endsAt);
     return c.body(null, 204);
   });

@@ -19,9 +19,9 @@ export const adminSamlRoutes = new Hono<AppEnv>()
   // POST /admin/saml/acs
   .post("/saml/acs", (c) =>
     answerAcs(c, "admin", "/admin", async (samlResponse, binding) => {
-      const s = c.var.services;
-      const admin = await s.saml.completeAdmin(samlResponse, { ip: c.var.clientIp, binding });
-      const { token, endsAt } = await s.adminSessions.issue(admin, c.var.clientIp);
+      const s = c.get("services");
+      const admin = await s.saml.completeAdmin(samlResponse, { ip: c.get("clientIp"), binding });
+      const { token, endsAt } = await s.adminSessions.issue(admin, c.get("clientIp"));
       await setSessionCookie(c, ADMIN_COOKIE, token, endsAt);
       return "/admin/home";
     }),

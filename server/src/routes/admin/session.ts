@@ -18,7 +18,9 @@ export const adminSessionRoutes = new Hono<AppEnv>()
   .post("/login", async (c) => {
     const body = await parseBody(c, AdminLoginRequestSchema);
     const { token, pending, endsAt } = await withRetryAfter(c, () =>
-      c.var.services.adminSessions.login({ userName: body.UserName, password: body.Password, ip: c.var.clientIp }),
+      c
+        .get("services")
+        .adminSessions.login({ userName: body.UserName, password: body.Password, ip: c.get("clientIp") }),
     );
     await setSessionCookie(c, ADMIN_COOKIE, token, endsAt);
     // A TOTP code is still owed: the cookie names a session only the admin 2FA routes accept.
@@ -28,7 +30,7 @@ export const adminSessionRoutes = new Hono<AppEnv>()
   })
   // POST /admin/logout
   .post("/logout", requireAdmin, async (c) => {
-    await c.var.services.adminSessions.logout(c.var.adminSession, c.var.clientIp);
+    await c.get("services").adminSessions.logout(c.get("adminSession"), c.get("clientIp"));
     await clearSessionCookie(c, ADMIN_COOKIE);
     return c.body(null, 204);
   });

@@ -14,12 +14,12 @@ export const userSessionAdminRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   // DELETE /admin/sessions
   .delete("/", async (c) => {
-    await c.var.services.sessions.endAllUserSessions(actorOf(c));
+    await c.get("services").sessions.endAllUserSessions(actorOf(c));
     return c.body(null, 204);
   })
   // DELETE /admin/sessions/{id}
   .delete("/:id", async (c) => {
-    await c.var.services.sessions.endUserSession(c.req.param("id"), actorOf(c));
+    await c.get("services").sessions.endUserSession(c.req.param("id"), actorOf(c));
     return c.body(null, 204);
   });
 
@@ -28,13 +28,13 @@ export const adminSessionAdminRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   // DELETE /admin/adminsessions
   .delete("/", async (c) => {
-    await c.var.services.sessions.endAllAdminSessions(actorOf(c));
+    await c.get("services").sessions.endAllAdminSessions(actorOf(c));
     await clearSessionCookie(c, ADMIN_COOKIE);
     return c.body(null, 204);
   })
   // DELETE /admin/adminsessions/{id}
   .delete("/:id", async (c) => {
-    if (await c.var.services.sessions.endAdminSession(c.req.param("id"), adminActorOf(c)))
+    if (await c.get("services").sessions.endAdminSession(c.req.param("id"), adminActorOf(c)))
       await clearSessionCookie(c, ADMIN_COOKIE);
     return c.body(null, 204);
   });

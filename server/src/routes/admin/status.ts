@@ -8,4 +8,4 @@ import type { AppEnv } from "../../http/context.ts";
 /** Admin status route. */
 export const adminStatusRoutes = new Hono<AppEnv>()
   // GET /admin/status
-  .get("/status", requireAdmin, async (c) => c.json(await c.var.services.adminStatus.status(), 200));
+  .get("/status", requireAdmin, async (c) => c.json(await c.get("services").adminStatus.status(), 200));

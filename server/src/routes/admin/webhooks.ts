@@ -16,22 +16,22 @@ async function update(c: Context<AppEnv>) {
   const body = await parseBody(c, WebhookUpdateSchema);
   const id = c.req.param("id") ?? "";
   if (body.ID && body.ID.toLowerCase() !== id.toLowerCase()) throw new AppError(Errors.mismatchingIds);
-  return c.json(await c.var.services.webhooks.update(id, body, actorOf(c)), 200);
+  return c.json(await c.get("services").webhooks.update(id, body, actorOf(c)), 200);
 }
 
 /** Webhook routes. */
 export const webhookRoutes = new Hono<AppEnv>()
   .use(requireAdmin)
   // GET /admin/webhooks/events
-  .get("/events", (c) => c.json(c.var.services.webhooks.eventTypes(), 200))
+  .get("/events", (c) => c.json(c.get("services").webhooks.eventTypes(), 200))
   // GET /admin/webhooks
-  .get("/", async (c) => c.json(await c.var.services.webhooks.list(), 200))
+  .get("/", async (c) => c.json(await c.get("services").webhooks.list(), 200))
   // GET /admin/webhooks/{id}
-  .get("/:id", async (c) => c.json(await c.var.services.webhooks.get(c.req.param("id")), 200))
+  .get("/:id", async (c) => c.json(await c.get("services").webhooks.get(c.req.param("id")), 200))
   // POST /admin/webhooks
   .post("/", async (c) => {
     const body = await parseBody(c, WebhookCreateSchema);
-    return c.json(await c.var.services.webhooks.create(body, actorOf(c)), 201);
+    return c.json(await c.get("services").webhooks.create(body, actorOf(c)), 201);
   })
   // PATCH /admin/webhooks/{id}
   .patch("/:id", update)
@@ -39,10 +39,10 @@ export const webhookRoutes = new Hono<AppEnv>()
   .put("/:id", update)
   // DELETE /admin/webhooks/{id}
   .delete("/:id", async (c) => {
-    await c.var.services.webhooks.delete(c.req.param("id"), actorOf(c));
+    await c.get("services").webhooks.delete(c.req.param("id"), actorOf(c));
     return c.body(null, 204);
   })
   // POST /admin/webhooks/{id}/test
-  .post("/:id/test", async (c) => c.json(await c.var.services.webhooks.test(c.req.param("id"), actorOf(c)), 200))
+  .post("/:id/test", async (c) => c.json(await c.get("services").webhooks.test(c.req.param("id"), actorOf(c)), 200))
   // GET /admin/webhooks/{id}/deliveries
-  .get("/:id/deliveries", async (c) => c.json(await c.var.services.webhooks.deliveries(c.req.param("id")), 200));
+  .get("/:id/deliveries", async (c) => c.json(await c.get("services").webhooks.deliveries(c.req.param("id")), 200));

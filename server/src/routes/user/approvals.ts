@@ -15,25 +15,25 @@ import { requestId } from "../admin/approvals.ts";
 /** The signed-in user as the approver. */
 const userApprover = (c: Context<AppEnv>): Approver => ({
   kind: "user",
-  userId: c.var.userSession.userId,
-  name: c.var.userSession.userName,
-  ip: c.var.clientIp,
+  userId: c.get("userSession").userId,
+  name: c.get("userSession").userName,
+  ip: c.get("clientIp"),
 });
 
 /** Approval routes of the user portal. */
 export const approvalUserRoutes = new Hono<AppEnv>()
   .use(requireUser)
   // GET /approvals
-  .get("/", async (c) => c.json(await c.var.services.approvals.listForUser(c.var.userSession.userId), 200))
+  .get("/", async (c) => c.json(await c.get("services").approvals.listForUser(c.get("userSession").userId), 200))
   // POST /approvals/{id}/approve
   .post("/:id/approve", async (c) => {
     const id = requestId(c);
     const body = await parseBody(c, ApproveRequestSchema);
-    return c.json(await c.var.services.approvals.approve(id, body.Minutes, userApprover(c)), 200);
+    return c.json(await c.get("services").approvals.approve(id, body.Minutes, userApprover(c)), 200);
   })
   // POST /approvals/{id}/deny
   .post("/:id/deny", async (c) => {
     const id = requestId(c);
     const body = await parseBody(c, DenyRequestSchema);
-    return c.json(await c.var.services.approvals.deny(id, body.Reason, userApprover(c)), 200);
+    return c.json(await c.get("services").approvals.deny(id, body.Reason, userApprover(c)), 200);
   });

@@ -14,7 +14,7 @@ import { AppError } from "../../errors.ts";
 /** Requires a user session and follows the user's current address. */
 const signedIn = createMiddleware<AppEnv>(async (c, next) => {
   await requireUser(c, async () => {
-    await c.var.services.status.followAddress(c.var.userSession, userAddress(c));
+    await c.get("services").status.followAddress(c.get("userSession"), userAddress(c));
     await next();
   });
 });
@@ -26,31 +26,33 @@ const signedIn = createMiddleware<AppEnv>(async (c, next) => {
 export const grantRoutes = new Hono<AppEnv>()
   // GET /status — the text kept per session (services/status-cache.ts), not re-serialised.
   .get("/status", signedIn, async (c) =>
-    c.body(await c.var.services.status.statusJson(c.var.userSession), 200, { "Content-Type": "application/json" }),
+    c.body(await c.get("services").status.statusJson(c.get("userSession")), 200, {
+      "Content-Type": "application/json",
+    }),
   )
   // POST /grant — the payload's IPs are not trusted; see GrantEngine.grant.
   .post("/grant", signedIn, async (c) => {
     const body = await parseBody(c, GrantRequestSchema);
-    const s = c.var.userSession;
-    await c.var.services.engine.grant(s.sessionId, body.ACLID, {
+    const s = c.get("userSession");
+    await c.get("services").engine.grant(s.sessionId, body.ACLID, {
       userName: s.userName,
       ip: userAddress(c),
       click: true,
       reason: body.Reason ?? "",
     });
-    return c.body(await c.var.services.status.statusJsonAfterChange(s), 200, { "Content-Type": "application/json" });
+    return c.body(await c.get("services").status.statusJsonAfterChange(s), 200, { "Content-Type": "application/json" });
   })
   // DELETE /sessions/current/granted-acls/{id}
   .delete("/sessions/current/granted-acls/:id", signedIn, async (c) => {
     const id = IdSchema.safeParse(c.req.param("id"));
     if (!id.success) throw new AppError(Errors.notFound, "grant");
-    const s = c.var.userSession;
-    await c.var.services.engine.revokeEntry(s.sessionId, id.data, { userName: s.userName, ip: c.var.clientIp });
-    return c.body(await c.var.services.status.statusJsonAfterChange(s), 200, { "Content-Type": "application/json" });
+    const s = c.get("userSession");
+    await c.get("services").engine.revokeEntry(s.sessionId, id.data, { userName: s.userName, ip: c.get("clientIp") });
+    return c.body(await c.get("services").status.statusJsonAfterChange(s), 200, { "Content-Type": "application/json" });
   })
   // POST /log_ips
   .post("/log_ips", signedIn, async (c) => {
     const body = await parseBody(c, LogIpsRequestSchema);
-    const confirmed = await c.var.services.status.logIps(c.var.userSession, body.IPs);
+    const confirmed = await c.get("services").status.logIps(c.get("userSession"), body.IPs);
     return c.json({ Confirmed: confirmed }, 200);
   });

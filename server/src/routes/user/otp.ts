@@ -15,7 +15,7 @@ import type { TotpSubject } from "../../services/auth/totp.ts";
 
 /** The pending session of the cookie (401 err.invalidSession when there is none), and who it is. */
 async function pending(c: Context<AppEnv>): Promise<{ session: UserSessionContext; subject: TotpSubject }> {
-  const session = await c.var.services.userSessions.resolve(await readSessionCookie(c, USER_COOKIE), {
+  const session = await c.get("services").userSessions.resolve(await readSessionCookie(c, USER_COOKIE), {
     allowPending: true,
   });
   return {
@@ -25,7 +25,7 @@ async function pending(c: Context<AppEnv>): Promise<{ session: UserSessionContex
       accountId: session.userId,
       sessionId: session.sessionId,
       userName: session.userName,
-      ip: c.var.clientIp,
+      ip: c.get("clientIp"),
     },
   };
 }
@@ -35,15 +35,15 @@ export const otpRoutes = new Hono<AppEnv>()
   // GET /otp/generate
   .get("/otp/generate", async (c) => {
     const { subject } = await pending(c);
-    return c.json(await c.var.services.totp.generate(subject), 200);
+    return c.json(await c.get("services").totp.generate(subject), 200);
   })
   // POST /otp/verify
   .post("/otp/verify", async (c) => {
     const { session, subject } = await pending(c);
     const body = await parseBody(c, OtpVerifyRequestSchema);
-    await c.var.services.totp.verify(subject, body.Code);
+    await c.get("services").totp.verify(subject, body.Code);
     // A new session token once the code verified: the pending one is spent (session fixation).
-    const token = await c.var.services.userSessions.completeTotpSignIn(session);
+    const token = await c.get("services").userSessions.completeTotpSignIn(session);
     await setSessionCookie(c, USER_COOKIE, token, session.endsAt);
     const res: OtpVerifyResponse = { Ends: new Date(session.endsAt).toISOString() };
     return c.json(res, 200);

@@ -34,13 +34,13 @@ export const passwordRoutes = new Hono<AppEnv>()
       confirmRequired: true,
     };
     await withRetryAfter(c, () =>
-      c.var.services.passwordChange.changeUserPassword(c.var.userSession, input, c.var.clientIp),
+      c.get("services").passwordChange.changeUserPassword(c.get("userSession"), input, c.get("clientIp")),
     );
     return c.body(null, 204);
   })
   // POST /password
   .post("/password", async (c) => {
-    const services = c.var.services;
+    const services = c.get("services");
     let admin: AdminSessionContext | null = null;
     const adminToken = await readSessionCookie(c, ADMIN_COOKIE);
     if (adminToken) {
@@ -55,8 +55,8 @@ export const passwordRoutes = new Hono<AppEnv>()
     const input = { current: body.ExistingPassword, next: body.NewPassword, confirmRequired: false };
     await withRetryAfter(c, () =>
       admin
-        ? services.passwordChange.changeAdminPassword(admin, input, c.var.clientIp)
-        : services.passwordChange.changeUserPassword(user!, input, c.var.clientIp),
+        ? services.passwordChange.changeAdminPassword(admin, input, c.get("clientIp"))
+        : services.passwordChange.changeUserPassword(user!, input, c.get("clientIp")),
     );
     return c.body(null, 204);
   });

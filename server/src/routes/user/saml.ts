@@ -24,8 +24,8 @@ export const samlRoutes = new Hono<AppEnv>()
   // POST /saml/acs
   .post("/saml/acs", (c) =>
     answerAcs(c, "user", "/", async (samlResponse, binding) => {
-      const s = c.var.services;
-      const ip = c.var.clientIp;
+      const s = c.get("services");
+      const ip = c.get("clientIp");
       const signIn = await s.saml.completeUser(samlResponse, { ip, binding });
       const { token, session } = await s.userSessions.issue(signIn.user, {
         kiosk: signIn.kiosk,

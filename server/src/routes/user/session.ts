@@ -44,7 +44,7 @@ export const sessionRoutes = new Hono<AppEnv>()
   // 401 Invalid credentials; 403 accountDisabled / Login not permitted; 429 throttled.
   .post("/login", async (c) => {
     const body = await parseBody(c, LoginRequestSchema);
-    const services = c.var.services;
+    const services = c.get("services");
     const outcome = await withRetryAfter(c, () =>
       services.userSessions.portalLogin(
         { userName: body.UserName, password: body.Password, kiosk: body.KioskMode, ip: userAddress(c) },
@@ -62,7 +62,7 @@ export const sessionRoutes = new Hono<AppEnv>()
   })
   // POST /logout
   .post("/logout", requireUser, async (c) => {
-    await c.var.services.userSessions.logout(c.var.userSession, c.var.clientIp);
+    await c.get("services").userSessions.logout(c.get("userSession"), c.get("clientIp"));
     await clearSessionCookie(c, USER_COOKIE);
     return c.body(null, 204);
   });

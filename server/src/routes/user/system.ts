@@ -21,19 +21,19 @@ let openApiDocument: Record<string, unknown> | undefined;
 export const systemRoutes = new Hono<AppEnv>()
   // GET /system_status
   .get("/system_status", async (c) => {
-    const db = c.var.services.db;
+    const db = c.get("services").db;
     const custom = await getSetting(db, "DiscoverIPURL");
     const ipApi = await ipApiUrl(c);
     const body: SystemStatus = {
       IPApi: ipApi,
-      IPApiPorts: !ipApi ? [] : custom ? [...SPEC_DISCOVERY_PORTS] : [...discoveryPortsOf(c.var.services)],
-      JsBundleHash: c.var.services.jsBundleHash,
+      IPApiPorts: !ipApi ? [] : custom ? [...SPEC_DISCOVERY_PORTS] : [...discoveryPortsOf(c.get("services"))],
+      JsBundleHash: c.get("services").jsBundleHash,
     };
     return c.json(body, 200);
   })
   // GET /theme
   .get("/theme", async (c) => {
-    const db = c.var.services.db;
+    const db = c.get("services").db;
     const body: Theme = {
       Accent: (await getSetting(db, "Accent")) as Theme["Accent"],
       HighAccessibility: await getSetting(db, "HighAccessibility"),
@@ -42,7 +42,7 @@ export const systemRoutes = new Hono<AppEnv>()
   })
   // GET /logo?mode=dark|light: the branding logo (Logo for dark mode, LightModeLogo for light).
   .get("/logo", async (c) => {
-    const dataUrl = await getSetting(c.var.services.db, c.req.query("mode") === "light" ? "LightModeLogo" : "Logo");
+    const dataUrl = await getSetting(c.get("services").db, c.req.query("mode") === "light" ? "LightModeLogo" : "Logo");
     const m = /^data:(image\/(?:png|jpeg));base64,(.*)$/.exec(dataUrl);
     if (!m?.[1] || m[2] === undefined) return c.json({ Err: "Not found" }, 404);
     return c.body(Buffer.from(m[2], "base64"), 200, { "content-type": m[1], "cache-control": "public, max-age=600" });

@@ -28,12 +28,14 @@ export const allowlistRoutes = new Hono<AppEnv>()
     const [, token, format] = m as unknown as [string, string, "txt" | "json"];
     let list: AllowlistBodies;
     try {
-      list = await c.var.services.apiKeys.readAllowlist(
-        c.req.param("aclId"),
-        token,
-        keyFromAuthorization(c.req.header("authorization")),
-        c.var.clientIp,
-      );
+      list = await c
+        .get("services")
+        .apiKeys.readAllowlist(
+          c.req.param("aclId"),
+          token,
+          keyFromAuthorization(c.req.header("authorization")),
+          c.get("clientIp"),
+        );
     } catch (err) {
       if (err instanceof AppError && err.status === 401) c.header("WWW-Authenticate", ALLOWLIST_CHALLENGE);
       throw err;

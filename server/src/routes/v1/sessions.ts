@@ -19,11 +19,13 @@ export const SESSIONS_CHALLENGE = 'Bearer realm="postern"';
 /** Authenticates the request's key for user.sessions; sets the challenge header on 401. */
 async function sessionsKey(c: Context<AppEnv>): Promise<ApiKeyRow> {
   try {
-    return await c.var.services.apiKeys.authenticate(
-      keyFromAuthorization(c.req.header("authorization")),
-      c.var.clientIp,
-      ApiKeyScopeName.userSessions,
-    );
+    return await c
+      .get("services")
+      .apiKeys.authenticate(
+        keyFromAuthorization(c.req.header("authorization")),
+        c.get("clientIp"),
+        ApiKeyScopeName.userSessions,
+      );
   } catch (err) {
     if (err instanceof AppError && err.status === 401) c.header("WWW-Authenticate", SESSIONS_CHALLENGE);
     throw err;
@@ -35,13 +37,13 @@ export const apiSessionRoutes = new Hono<AppEnv>()
   // GET /v1/sessions
   .get("/", async (c) => {
     await sessionsKey(c);
-    return c.json(await c.var.services.apiKeys.liveSessions(), 200);
+    return c.json(await c.get("services").apiKeys.liveSessions(), 200);
   })
   // DELETE /v1/sessions/{id}
   .delete("/:id", async (c) => {
     const key = await sessionsKey(c);
     const id = IdSchema.safeParse(c.req.param("id"));
     if (!id.success) throw new AppError(Errors.notFound, "session");
-    await c.var.services.apiKeys.endSession(id.data.toLowerCase(), key, c.var.clientIp);
+    await c.get("services").apiKeys.endSession(id.data.toLowerCase(), key, c.get("clientIp"));
     return c.body(null, 204);
   });

@@ -63,7 +63,7 @@ export const apiKeyUserSessionRoutes = new Hono<AppEnv>()
     const body = await signInBody(c);
     const signedIn = await challenged(
       c,
-      async () => await c.var.services.apiKeyUsers.signIn(presentedKey(c), userAddress(c), body.UserName),
+      async () => await c.get("services").apiKeyUsers.signIn(presentedKey(c), userAddress(c), body.UserName),
     );
     c.header("Cache-Control", "no-store");
     return c.json(signedIn, 201);
@@ -72,7 +72,9 @@ export const apiKeyUserSessionRoutes = new Hono<AppEnv>()
   .get("/", async (c) => {
     const userName = queryUserName(c);
     return c.json(
-      await challenged(c, () => c.var.services.apiKeyUsers.listSessions(presentedKey(c), c.var.clientIp, userName)),
+      await challenged(c, () =>
+        c.get("services").apiKeyUsers.listSessions(presentedKey(c), c.get("clientIp"), userName),
+      ),
       200,
     );
   })
@@ -83,10 +85,12 @@ export const apiKeyUserSessionRoutes = new Hono<AppEnv>()
     await challenged(c, async () => {
       // A malformed id is a session that does not exist; the key is checked first either way.
       if (!id.success) {
-        await c.var.services.apiKeyUsers.authenticateUser(presentedKey(c), c.var.clientIp, userName);
+        await c.get("services").apiKeyUsers.authenticateUser(presentedKey(c), c.get("clientIp"), userName);
         throw new AppError(Errors.notFound, "session");
       }
-      await c.var.services.apiKeyUsers.endSession(presentedKey(c), c.var.clientIp, id.data.toLowerCase(), userName);
+      await c
+        .get("services")
+        .apiKeyUsers.endSession(presentedKey(c), c.get("clientIp"), id.data.toLowerCase(), userName);
     });
     return c.body(null, 204);
   });
