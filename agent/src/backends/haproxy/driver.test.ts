@@ -13,6 +13,7 @@ import type { Target } from "@postern/shared";
 import {
   ACL_FILE_HEADER,
   HaproxyBackend,
+  PromptSplitter,
   RuntimeSession,
   parseAclEntries,
   parseAclReferences,
@@ -276,6 +277,24 @@ describe("parsers", () => {
     expect(parseRuntimeAddress({ Protocol: "tcp", Address: "[::1]:9999" })).toEqual({ host: "::1", port: 9999 });
     expect(() => parseRuntimeAddress({ Protocol: "tcp", Address: "localhost" })).toThrow(/host:port/);
     expect(() => parseRuntimeAddress({ Protocol: "tcp", Address: "h:70000" })).toThrow(/host:port/);
+  });
+});
+
+describe("PromptSplitter", () => {
+  const stream =
+    "\n> " + "0x1 10.0.0.1\n0x2 10.0.0.2\n\n> " + "\n> " + "Key not found.\n\n> " + "x".repeat(300) + "\n\n> tail";
+  const whole = ["", "0x1 10.0.0.1\n0x2 10.0.0.2", "", "Key not found.", "x".repeat(300)];
+
+  it("splits at every prompt however the stream is cut into chunks", () => {
+    for (let size = 1; size <= 9; size++) {
+      const splitter = new PromptSplitter();
+      const answers: string[] = [];
+      for (let at = 0; at < stream.length; at += size) answers.push(...splitter.push(stream.slice(at, at + size)));
+      expect(answers, `chunks of ${size}`).toEqual(whole);
+    }
+    const splitter = new PromptSplitter();
+    expect(splitter.push(stream)).toEqual(whole);
+    expect(splitter.push(" more\n\n> ")).toEqual(["tail more"]);
   });
 });
 

@@ -173,7 +173,7 @@ export class ConnectionLostError extends Error {}
 export class RuntimeSession {
   readonly #socket: Socket;
   readonly #readTimeoutMs: number;
-  #buffer = "";
+  readonly #splitter = new PromptSplitter();
   readonly #answers: string[] = [];
   #waiter: { count: number; resolve: (a: string[]) => void; reject: (e: Error) => void } | null = null;
   #timer: NodeJS.Timeout | null = null;
@@ -263,13 +263,7 @@ export class RuntimeSession {
   }
 
   #onData(chunk: string): void {
-    this.#buffer += chunk;
-    let at = this.#buffer.indexOf("\n> ");
-    while (at >= 0) {
-      this.#answers.push(this.#buffer.slice(0, at).replace(/\n+$/, ""));
-      this.#buffer = this.#buffer.slice(at + 3);
-      at = this.#buffer.indexOf("\n> ");
-    }
+    for (const answer of this.#splitter.push(chunk)) this.#answers.push(answer);
     if (this.#waiter) this.#arm();
     this.#drain();
   }
@@ -302,6 +296,49 @@ export class RuntimeSession {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
   }
+}
+
+/**
+ * Splits a prompt-mode runtime API stream into answers at each `\n> ` prompt, each without its trailing
+ * newlines. The text of an answer still arriving is kept as its chunks and joined once when its prompt
+ * comes, and only each new chunk (with the two characters before it, where a prompt may begin) is
+ * searched: appending every chunk to one string flattened and searched a 270 kB `show acl` answer
+ * again per 64 kB read, megabytes of garbage per drift check (issue #13 item 4).
+ */
+export class PromptSplitter {
+  #parts: string[] = [];
+  /** The last two characters received since the last prompt. */
+  #tail = "";
+
+  /** Takes the next chunk of the stream; returns the answers it completed, in order. */
+  push(chunk: string): string[] {
+    const answers: string[] = [];
+    let rest = chunk;
+    for (;;) {
+      const carry = this.#tail;
+      const at = (carry + rest).indexOf("\n> ");
+      if (at < 0) {
+        if (rest !== "") this.#parts.push(rest);
+        this.#tail = (carry + rest).slice(-2);
+        return answers;
+      }
+      // Where the prompt starts in `rest`; -1 or -2 when it began in the parts already kept.
+      const cut = at - carry.length;
+      if (cut > 0) this.#parts.push(rest.slice(0, cut));
+      const text = this.#parts.join("");
+      answers.push(withoutTrailingNewlines(cut < 0 ? text.slice(0, cut) : text));
+      this.#parts = [];
+      this.#tail = "";
+      rest = rest.slice(cut + 3);
+    }
+  }
+}
+
+/** `text` without the newlines at its end (an answer's blank line before the prompt). */
+function withoutTrailingNewlines(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 10) end--;
+  return end === text.length ? text : text.slice(0, end);
 }
 
 /**
