@@ -14,6 +14,7 @@ import {
   ACL_FILE_HEADER,
   HaproxyBackend,
   PromptSplitter,
+  joinAnswer,
   RuntimeSession,
   parseAclEntries,
   parseAclReferences,
@@ -285,16 +286,29 @@ describe("PromptSplitter", () => {
     "\n> " + "0x1 10.0.0.1\n0x2 10.0.0.2\n\n> " + "\n> " + "Key not found.\n\n> " + "x".repeat(300) + "\n\n> tail";
   const whole = ["", "0x1 10.0.0.1\n0x2 10.0.0.2", "", "Key not found.", "x".repeat(300)];
 
-  it("splits at every prompt however the stream is cut into chunks", () => {
+  it("splits at every prompt however the stream is cut into chunks, answers as their non-empty parts", () => {
     for (let size = 1; size <= 9; size++) {
       const splitter = new PromptSplitter();
-      const answers: string[] = [];
+      const answers: string[][] = [];
       for (let at = 0; at < stream.length; at += size) answers.push(...splitter.push(stream.slice(at, at + size)));
-      expect(answers, `chunks of ${size}`).toEqual(whole);
+      expect(answers.map(joinAnswer), `chunks of ${size}`).toEqual(whole);
+      expect(answers.flat().filter((part) => part === "")).toEqual([]);
     }
     const splitter = new PromptSplitter();
-    expect(splitter.push(stream)).toEqual(whole);
-    expect(splitter.push(" more\n\n> ")).toEqual(["tail more"]);
+    expect(splitter.push(stream).map(joinAnswer)).toEqual(whole);
+    expect(splitter.push(" more\n\n> ")).toEqual([["tail", " more"]]);
+  });
+
+  it("gives a long listing's rows whole when a row is cut between parts", () => {
+    const rows = Array.from({ length: 500 }, (_, i) => `0x55d0000${i.toString(16)} 10.9.${i >> 8}.${i & 255}`);
+    const text = rows.join("\n") + "\n\n> ";
+    for (const size of [7, 37, 4096]) {
+      const splitter = new PromptSplitter();
+      const answers: string[][] = [];
+      for (let at = 0; at < text.length; at += size) answers.push(...splitter.push(text.slice(at, at + size)));
+      expect(answers).toHaveLength(1);
+      expect(parseAclEntries(answers[0]!), `parts of ${size}`).toEqual(rows.map((r) => r.split(" ")[1]));
+    }
   });
 });
 

@@ -121,36 +121,55 @@ export function parseAclReferences(text: string): AclReference[] {
   return out;
 }
 
-/** Parses `show acl #ID`: the pattern text of each `0xADDR PATTERN` row, as HAProxy stores it (not normalised). */
-export function parseAclEntries(text: string): string[] {
+/**
+ * Parses `show acl #ID` (its text, or its parts as `sendParts` gives them): the pattern text of each
+ * `0xADDR PATTERN` row, as HAProxy stores it (not normalised).
+ */
+export function parseAclEntries(answer: string | readonly string[]): string[] {
   const out: string[] = [];
-  forEachAclEntry(text, (pattern) => out.push(pattern));
+  forEachAclEntry(typeof answer === "string" ? [answer] : answer, (pattern) => out.push(pattern));
   return out;
 }
 
 /**
- * Calls `fn` with the pattern text of each `0xADDR PATTERN` row of a `show acl #ID` answer, in order.
- * One pass over the text without a line array or a match per row: the drift check reads every ACL
- * every few seconds, 10,000 rows each in bench/memory.ts (issue #13 item 4).
+ * Calls `fn` with the pattern text of each `0xADDR PATTERN` row of a `show acl #ID` answer given as
+ * its parts (RuntimeSession `sendParts`), in order. One pass without a line array or a match per row,
+ * and without joining the parts: the drift check reads every ACL every few seconds, 10,000 rows each
+ * in bench/memory.ts, and a joined 270 kB answer is a large object V8 frees only at its next full
+ * collection (issue #13 item 4). Only a row cut between two parts is put together.
  */
-function forEachAclEntry(text: string, fn: (pattern: string) => void): void {
-  for (let at = 0; at < text.length;) {
-    let end = text.indexOf("\n", at);
-    if (end < 0) end = text.length;
-    let from = at;
-    while (from < end && isBlank(text.charCodeAt(from))) from++;
-    let to = end;
-    while (to > from && isBlank(text.charCodeAt(to - 1))) to--;
-    at = end + 1;
-    // `0x`, at least one hex digit, one space, then the pattern.
-    if (to - from < 5 || text.charCodeAt(from) !== 48 || text.charCodeAt(from + 1) !== 120) continue;
-    let space = from + 2;
-    while (space < to && isHexDigit(text.charCodeAt(space))) space++;
-    if (space === from + 2 || space >= to - 1 || text.charCodeAt(space) !== 32) continue;
-    let start = space + 1;
-    while (start < to && isBlank(text.charCodeAt(start))) start++;
-    if (start < to) fn(text.slice(start, to));
+function forEachAclEntry(parts: readonly string[], fn: (pattern: string) => void): void {
+  let carry = "";
+  for (const part of parts) {
+    let at = 0;
+    for (let nl = part.indexOf("\n"); nl >= 0; nl = part.indexOf("\n", at)) {
+      if (carry === "") aclEntryOfRow(part, at, nl, fn);
+      else {
+        const row = carry + part.slice(at, nl);
+        carry = "";
+        aclEntryOfRow(row, 0, row.length, fn);
+      }
+      at = nl + 1;
+    }
+    if (at < part.length) carry += part.slice(at);
   }
+  if (carry !== "") aclEntryOfRow(carry, 0, carry.length, fn);
+}
+
+/** Calls `fn` with the pattern of the row `text[at, end)` when it is a `0xADDR PATTERN` row. */
+function aclEntryOfRow(text: string, at: number, end: number, fn: (pattern: string) => void): void {
+  let from = at;
+  while (from < end && isBlank(text.charCodeAt(from))) from++;
+  let to = end;
+  while (to > from && isBlank(text.charCodeAt(to - 1))) to--;
+  // `0x`, at least one hex digit, one space, then the pattern.
+  if (to - from < 5 || text.charCodeAt(from) !== 48 || text.charCodeAt(from + 1) !== 120) return;
+  let space = from + 2;
+  while (space < to && isHexDigit(text.charCodeAt(space))) space++;
+  if (space === from + 2 || space >= to - 1 || text.charCodeAt(space) !== 32) return;
+  let start = space + 1;
+  while (start < to && isBlank(text.charCodeAt(start))) start++;
+  if (start < to) fn(text.slice(start, to));
 }
 
 /** True for the characters `trim()` removes that HAProxy's answers contain (space, tab, CR). */
@@ -174,8 +193,8 @@ export class RuntimeSession {
   readonly #socket: Socket;
   readonly #readTimeoutMs: number;
   readonly #splitter = new PromptSplitter();
-  readonly #answers: string[] = [];
-  #waiter: { count: number; resolve: (a: string[]) => void; reject: (e: Error) => void } | null = null;
+  readonly #answers: string[][] = [];
+  #waiter: { count: number; resolve: (a: string[][]) => void; reject: (e: Error) => void } | null = null;
   #timer: NodeJS.Timeout | null = null;
   #error: Error | null = null;
 
@@ -232,12 +251,21 @@ export class RuntimeSession {
    * @throws Error when the connection fails, closes, or stays silent longer than the read timeout.
    */
   async send(commands: readonly string[]): Promise<string[]> {
+    return (await this.sendParts(commands)).map(joinAnswer);
+  }
+
+  /**
+   * Like `send`, each answer as the parts it arrived in (PromptSplitter): a long answer (`show acl #ID`)
+   * is read without ever being one string.
+   * @throws Error as `send`.
+   */
+  async sendParts(commands: readonly string[]): Promise<string[][]> {
     if (commands.length === 0) return [];
     if (this.#error) throw this.#error;
     if (this.#waiter) throw new Error("RuntimeSession.send called while another send is in flight");
     for (const c of commands)
       if (/[\n\r;]/.test(c)) throw new Error(`refusing unsafe runtime API command ${JSON.stringify(c)}`);
-    const done = new Promise<string[]>((resolve, reject) => {
+    const done = new Promise<string[][]>((resolve, reject) => {
       this.#waiter = { count: commands.length, resolve, reject };
     });
     this.#arm();
@@ -299,11 +327,11 @@ export class RuntimeSession {
 }
 
 /**
- * Splits a prompt-mode runtime API stream into answers at each `\n> ` prompt, each without its trailing
- * newlines. The text of an answer still arriving is kept as its chunks and joined once when its prompt
- * comes, and only each new chunk (with the two characters before it, where a prompt may begin) is
- * searched: appending every chunk to one string flattened and searched a 270 kB `show acl` answer
- * again per 64 kB read, megabytes of garbage per drift check (issue #13 item 4).
+ * Splits a prompt-mode runtime API stream into answers at each `\n> ` prompt, each answer as the parts
+ * it arrived in (no part empty), without its trailing newlines (`joinAnswer` makes it one string). Only
+ * each new chunk (with the two characters before it, where a prompt may begin) is searched: appending
+ * every chunk to one string flattened and searched a 270 kB `show acl` answer again per 64 kB read,
+ * megabytes of garbage per drift check (issue #13 item 4).
  */
 export class PromptSplitter {
   #parts: string[] = [];
@@ -311,8 +339,8 @@ export class PromptSplitter {
   #tail = "";
 
   /** Takes the next chunk of the stream; returns the answers it completed, in order. */
-  push(chunk: string): string[] {
-    const answers: string[] = [];
+  push(chunk: string): string[][] {
+    const answers: string[][] = [];
     let rest = chunk;
     for (;;) {
       const carry = this.#tail;
@@ -325,8 +353,7 @@ export class PromptSplitter {
       // Where the prompt starts in `rest`; -1 or -2 when it began in the parts already kept.
       const cut = at - carry.length;
       if (cut > 0) this.#parts.push(rest.slice(0, cut));
-      const text = this.#parts.join("");
-      answers.push(withoutTrailingNewlines(cut < 0 ? text.slice(0, cut) : text));
+      answers.push(trimAnswer(this.#parts, cut < 0 ? -cut : 0));
       this.#parts = [];
       this.#tail = "";
       rest = rest.slice(cut + 3);
@@ -334,11 +361,27 @@ export class PromptSplitter {
   }
 }
 
-/** `text` without the newlines at its end (an answer's blank line before the prompt). */
-function withoutTrailingNewlines(text: string): string {
-  let end = text.length;
-  while (end > 0 && text.charCodeAt(end - 1) === 10) end--;
-  return end === text.length ? text : text.slice(0, end);
+/** An answer as one string. */
+export function joinAnswer(parts: readonly string[]): string {
+  return parts.length === 1 ? (parts[0] as string) : parts.join("");
+}
+
+/** `parts` without their last `drop` characters and then without trailing newlines; no part left empty. */
+function trimAnswer(parts: string[], drop: number): string[] {
+  let left = drop;
+  while (parts.length > 0) {
+    const last = parts[parts.length - 1] as string;
+    const dropped = Math.min(left, last.length);
+    left -= dropped;
+    let end = last.length - dropped;
+    if (left === 0) while (end > 0 && last.charCodeAt(end - 1) === 10) end--;
+    if (end > 0) {
+      if (end < last.length) parts[parts.length - 1] = last.slice(0, end);
+      return parts;
+    }
+    parts.pop();
+  }
+  return parts;
 }
 
 /**
@@ -492,12 +535,17 @@ class Lease {
    * @throws Error when the runtime API cannot be reached, closes or times out (the session is then dropped).
    */
   async send(commands: readonly string[]): Promise<string[]> {
+    return (await this.sendParts(commands)).map(joinAnswer);
+  }
+
+  /** Like `send`, each answer as its parts (RuntimeSession `sendParts`). @throws Error as `send`. */
+  async sendParts(commands: readonly string[]): Promise<string[][]> {
     if (this.#session === null) return this.#first(commands);
     const session = this.#session;
-    const out: string[] = [];
+    const out: string[][] = [];
     try {
       for (let i = 0; i < commands.length; i += this.#pipelineDepth)
-        out.push(...(await session.send(commands.slice(i, i + this.#pipelineDepth))));
+        out.push(...(await session.sendParts(commands.slice(i, i + this.#pipelineDepth))));
     } catch (e) {
       this.#kept.discard(session);
       throw e;
@@ -505,28 +553,28 @@ class Lease {
     return out;
   }
 
-  async #first(commands: readonly string[]): Promise<string[]> {
+  async #first(commands: readonly string[]): Promise<string[][]> {
     const head = commands.slice(0, this.#pipelineDepth);
     for (let attempt = 0; ; attempt++) {
       const { session, reused } = await this.#kept.checkout();
       const known = this.#kept.refs;
       const prefix = [...(reused ? ["show info"] : []), ...(known ? [] : ["show acl"])];
-      let answers: string[];
+      let answers: string[][];
       try {
-        answers = await session.send([...prefix, ...head]);
+        answers = await session.sendParts([...prefix, ...head]);
       } catch (e) {
         this.#kept.discard(session);
         if (attempt === 0 && reused && e instanceof ConnectionLostError) continue;
         throw e;
       }
-      if (reused && /^Stopping: 1$/m.test(answers.shift() ?? "")) {
+      if (reused && /^Stopping: 1$/m.test(joinAnswer(answers.shift() ?? []))) {
         this.#kept.discard(session);
         continue; // the new connection reaches the new process (reused is false then)
       }
-      this.#refs = known ?? parseAclReferences(answers.shift() ?? "");
+      this.#refs = known ?? parseAclReferences(joinAnswer(answers.shift() ?? []));
       this.#kept.refs = this.#refs;
       this.#session = session;
-      return [...answers, ...(await this.send(commands.slice(head.length)))];
+      return [...answers, ...(await this.sendParts(commands.slice(head.length)))];
     }
   }
 }
@@ -691,8 +739,8 @@ export class HaproxyBackend implements Backend {
   async list(target: Target): Promise<string[]> {
     const { address, id } = haproxyTarget(target);
     return this.#withSession(address, async (lease) => {
-      const [answer = ""] = await lease.send([`show acl #${id}`]);
-      if (/unknown acl identifier/i.test(answer)) throw new Error(`HAProxy has no ACL #${id}`);
+      const [answer = []] = await lease.sendParts([`show acl #${id}`]);
+      if (isUnknownAcl(answer)) throw new Error(`HAProxy has no ACL #${id}`);
       return liveOf(answer);
     });
   }
@@ -743,7 +791,7 @@ export class HaproxyBackend implements Backend {
   /** Rewrites the file of `sync` to the live entries (the whole `show acl #ID`) read through `lease`; the error or null. */
   async #writeFileWith(lease: Lease, sync: FileSync): Promise<string | null> {
     try {
-      const [answer = ""] = await lease.send([`show acl #${sync.id}`]);
+      const [answer = []] = await lease.sendParts([`show acl #${sync.id}`]);
       await writeAclFileAtomically(sync.file, liveOf(answer));
       sync.error = null;
     } catch (e) {
@@ -804,8 +852,18 @@ export function patternIp(text: string): string | null {
   return m[2] === (ip.includes(":") ? "128" : "32") ? ip : null;
 }
 
-/** The entries of a `show acl #ID` answer, one address per entry normalised (see `patternIp`), in HAProxy's order. */
-function liveOf(answer: string): string[] {
+/** Whether an answer (as parts) is HAProxy's refusal of an unknown ACL id: a short answer, not a listing. */
+function isUnknownAcl(answer: readonly string[]): boolean {
+  let head = "";
+  for (const part of answer) {
+    head += part;
+    if (head.length >= 200) break;
+  }
+  return /unknown acl identifier/i.test(head);
+}
+
+/** The entries of a `show acl #ID` answer (as parts), one address per entry normalised (see `patternIp`), in HAProxy's order. */
+function liveOf(answer: readonly string[]): string[] {
   const seen = new Set<string>();
   forEachAclEntry(answer, (t) => seen.add(patternIp(t) ?? t));
   return Array.from(seen);
