@@ -44,9 +44,12 @@ class MemoryBackend implements Backend {
       return { ip, ok: true };
     });
   }
+  /** List every address twice (a target holding an address in two forms; Backend.list allows it). */
+  listTwice = false;
   async list(target: Target): Promise<string[]> {
     if (this.unreachable) throw new Error("ipset: command not found");
-    return [...this.set(this.#name(target)).keys()];
+    const ips = [...this.set(this.#name(target)).keys()];
+    return this.listTwice ? ips.flatMap((ip) => [ip, ip]) : ips;
   }
 }
 
@@ -356,6 +359,17 @@ describe("drift repair", () => {
     backend.calls.length = 0;
     await clock.advance(5_000, enforcer);
     expect(backend.calls).toEqual([]);
+  });
+
+  it("takes an address listed twice as one (kept once when wanted, removed once when not)", async () => {
+    const exp = clock.t + 3_600_000;
+    await enforcer.sync({ seq: 1, targets: [{ target: T1, entries: [{ ip: "192.0.2.1", expiresAt: exp }] }] });
+    backend.set("set1").set("198.51.100.1", exp);
+    backend.listTwice = true;
+    backend.calls.length = 0;
+    await clock.advance(5_000, enforcer);
+    expect(backend.calls).toEqual(["del set1 198.51.100.1"]);
+    expect(backend.ips("set1")).toEqual(["192.0.2.1"]);
   });
 
   it("retries emptying a removed target until the target is reachable again", async () => {

@@ -28,6 +28,9 @@ export interface Backend {
   add(target: Target, entries: readonly Entry[], now: number): Promise<EntryOutcome[]>;
   /** Removes addresses; removing one that is absent succeeds. */
   remove(target: Target, ips: readonly string[]): Promise<EntryOutcome[]>;
-  /** Reads the addresses actually present in the target, normalised (for drift repair). */
+  /**
+   * Reads the addresses actually present in the target, normalised (for drift repair). An address the
+   * target holds in two forms may be listed twice.
+   */
   list(target: Target): Promise<string[]>;
 }

@@ -792,7 +792,7 @@ export class HaproxyBackend implements Backend {
   async #writeFileWith(lease: Lease, sync: FileSync): Promise<string | null> {
     try {
       const [answer = []] = await lease.sendParts([`show acl #${sync.id}`]);
-      await writeAclFileAtomically(sync.file, liveOf(answer));
+      await writeAclFileAtomically(sync.file, [...new Set(liveOf(answer))]);
       sync.error = null;
     } catch (e) {
       sync.error = `changed live in HAProxy but the ACL file ${sync.file} could not be written (a reload would undo it): ${e instanceof Error ? e.message : String(e)}`;
@@ -862,11 +862,16 @@ function isUnknownAcl(answer: readonly string[]): boolean {
   return /unknown acl identifier/i.test(head);
 }
 
-/** The entries of a `show acl #ID` answer (as parts), one address per entry normalised (see `patternIp`), in HAProxy's order. */
+/**
+ * The entries of a `show acl #ID` answer (as parts), each address normalised (see `patternIp`), in
+ * HAProxy's order; an address HAProxy holds in two forms (`10.0.0.1` and `10.0.0.1/32`) appears twice
+ * (`list()` allows it: a drift check reads every ACL every few seconds, and de-duplicating 10,000 rows
+ * was a megabyte of garbage per ACL each time; issue #13 item 4).
+ */
 function liveOf(answer: readonly string[]): string[] {
-  const seen = new Set<string>();
-  forEachAclEntry(answer, (t) => seen.add(patternIp(t) ?? t));
-  return Array.from(seen);
+  const out: string[] = [];
+  forEachAclEntry(answer, (t) => out.push(patternIp(t) ?? t));
+  return out;
 }
 
 /** Fills the outcome of every wanted address: failed with `errorOf(ip)` when it gives one, else ok. */
