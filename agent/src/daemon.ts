@@ -11,7 +11,7 @@ import type { Logger } from "pino";
 import type { AgentCapabilities, AgentToServer } from "@postern/shared";
 import pkg from "../package.json" with { type: "json" };
 import { DriverSet } from "./backends/registry.ts";
-import { reclaimMemory } from "./reclaim.ts";
+import { RECLAIM_AFTER_LISTED, reclaimMemory } from "./reclaim.ts";
 import type { Backend } from "./backends/backend.ts";
 import type { DriverResolver } from "./backends/driver.ts";
 import type { HttpClient } from "./http/client.ts";
@@ -110,6 +110,12 @@ export async function startAgent(options: StartAgentOptions): Promise<RunningAge
     driftCheckSeconds: config.driftCheckSeconds,
     ...(options.clock ? { clock: options.clock } : {}),
     logger: logger.child({ part: "enforcer" }),
+    onDriftChecked: (listed) => {
+      // Large listings outlived the young generation: give their memory back (reclaim.ts).
+      if (listed < RECLAIM_AFTER_LISTED) return;
+      const ms = reclaimMemory();
+      if (ms !== null) logger.debug({ ms: Math.round(ms), listed }, "memory reclaimed after the drift check");
+    },
   });
   await enforcer.start();
 

@@ -361,6 +361,34 @@ describe("drift repair", () => {
     expect(backend.calls).toEqual([]);
   });
 
+  it("tells onDriftChecked how many addresses the targets listed in each drift check", async () => {
+    const counts: number[] = [];
+    const watched = new Enforcer({
+      backends: new Map([["ipset", backend]]),
+      driftCheckSeconds: 5,
+      clock,
+      onDriftChecked: (listed) => counts.push(listed),
+    });
+    await watched.start();
+    try {
+      const exp = clock.t + 3_600_000;
+      await watched.sync({
+        seq: 1,
+        targets: [
+          { target: T1, entries: [{ ip: "192.0.2.1", expiresAt: exp }] },
+          { target: T2, entries: [{ ip: "192.0.2.2", expiresAt: exp }] },
+        ],
+      });
+      backend.set("set1").set("198.51.100.1", exp);
+      await clock.advance(5_000, watched);
+      expect(counts).toEqual([3]);
+      await clock.advance(5_000, watched);
+      expect(counts).toEqual([3, 2]);
+    } finally {
+      await watched.stop();
+    }
+  });
+
   it("takes an address listed twice as one (kept once when wanted, removed once when not)", async () => {
     const exp = clock.t + 3_600_000;
     await enforcer.sync({ seq: 1, targets: [{ target: T1, entries: [{ ip: "192.0.2.1", expiresAt: exp }] }] });

@@ -76,6 +76,11 @@ export interface EnforcerOptions {
   readonly logger?: Logger;
   /** Milliseconds after which a change that only adds is persisted (default 200); removals are persisted at once. */
   readonly persistDelayMs?: number;
+  /**
+   * Called after each drift check with how many addresses the targets listed in it (the daemon gives
+   * the listings' memory back after a large one: reclaim.ts). Errors it throws are logged.
+   */
+  readonly onDriftChecked?: (listed: number) => void;
 }
 
 /** Longest single timer wait in milliseconds (setTimeout overflows past 2^31-1; wall clock may jump). */
@@ -145,6 +150,9 @@ export class Enforcer {
   readonly #noDriver = {};
   /** Physical id → when drift was last re-read (epoch ms). */
   readonly #lastDrift = new Map<string, number>();
+  readonly #onDriftChecked: ((listed: number) => void) | undefined;
+  /** Addresses the targets listed in the drift check under way. */
+  #driftListed = 0;
   readonly #stateFile: string | undefined;
   readonly #driftMs: number;
   readonly #clock: Clock;
@@ -173,6 +181,7 @@ export class Enforcer {
     this.#clock = options.clock ?? systemClock;
     this.#log = options.logger ?? pino({ level: "silent" });
     this.#persistDelayMs = options.persistDelayMs ?? 200;
+    this.#onDriftChecked = options.onDriftChecked;
   }
 
   /**
@@ -271,6 +280,13 @@ export class Enforcer {
       return { done: Promise.all(work) };
     }).then(async (r) => {
       await r.done;
+      const listed = this.#driftListed;
+      this.#driftListed = 0;
+      try {
+        this.#onDriftChecked?.(listed);
+      } catch (err) {
+        this.#log.warn({ err }, "onDriftChecked failed");
+      }
     });
   }
 
@@ -642,6 +658,7 @@ export class Enforcer {
       this.#log.warn({ target: target.key, err: result.listError }, "cannot read target");
     }
     if (mode === "drift" && listed === null) return result;
+    if (mode === "drift") this.#driftListed += (listed as string[]).length;
     // What the target holds: wanted addresses marked by slot (a view of one key's table) or kept in a
     // Set (several keys), the others listed once for removal.
     const { slotOf, slots } = want;

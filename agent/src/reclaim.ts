@@ -7,9 +7,16 @@
  * is garbage once the `ack` is written. V8 collects it only when its memory reducer decides to, seconds
  * later, and until then the grown heap is resident. The agent therefore runs one full collection right
  * after the `ack` of a `sync` was handed to the socket (never per `apply`: the grant path stays as it
- * was). The collection needs `gc`, which node exposes only with `--expose-gc`: packaging/bin/postern-agent
- * sets it; without it (run from source, tests) this does nothing.
+ * was), and after a drift check that listed at least RECLAIM_AFTER_LISTED addresses: its listings live
+ * across the check's round trips, so they outlive the young generation and stay as old-space garbage
+ * (5–10 MB with 100,000 entries) until a full collection (~30 ms of one core each time here, every
+ * drift interval; docs/decisions.md "Agent memory after a sync"). The collection needs `gc`, which node
+ * exposes only with `--expose-gc`: packaging/bin/postern-agent sets it; without it (run from source,
+ * tests) this does nothing.
  */
+
+/** Addresses a drift check must have listed for the agent to give the listings' memory back after it. */
+export const RECLAIM_AFTER_LISTED = 10_000;
 
 /** The `gc` function node installs with `--expose-gc` (V8's GC extension; options since V8 ~9). */
 type GcFunction = (options?: {
