@@ -172,6 +172,7 @@ afterEach(async () => {
 function connect(
   onMessage: Parameters<typeof startConnection>[0]["onMessage"] = async () => undefined,
   states?: ConnectionState[],
+  extra: Pick<Parameters<typeof startConnection>[0], "onReplyWritten"> = {},
 ): AgentConnection {
   const abort = new AbortController();
   const conn = startConnection({
@@ -184,6 +185,7 @@ function connect(
     onMessage,
     signal: abort.signal,
     ...(states ? { onStateChange: (s: ConnectionState) => void states.push(s) } : {}),
+    ...extra,
     ...FAST,
   });
   cleanups.push(async () => {
@@ -325,27 +327,16 @@ describe("startConnection", () => {
 
   it("tells onReplyWritten the type of each command whose reply was written, after the write", async () => {
     const written: string[] = [];
-    const abort = new AbortController();
-    const conn = startConnection({
-      server: url,
-      agentId: AGENT_ID,
-      serverPublicKey,
-      signingKey: keys.signingPrivateKey,
-      version: "1.9.0",
-      capabilities: async () => CAPS,
-      onMessage: async (m) =>
-        m.type === "refresh-capabilities" ? undefined : { type: "ack", seq: m.seq, results: [] },
-      onReplyWritten: (type) => {
-        written.push(type);
-        throw new Error("a failing hook is only logged");
+    const conn = connect(
+      async (m) => (m.type === "refresh-capabilities" ? undefined : { type: "ack", seq: m.seq, results: [] }),
+      undefined,
+      {
+        onReplyWritten: (type) => {
+          written.push(type);
+          throw new Error("a failing hook is only logged");
+        },
       },
-      signal: abort.signal,
-      ...FAST,
-    });
-    cleanups.push(async () => {
-      abort.abort();
-      await conn.done;
-    });
+    );
     await until(() => conn.connected());
     const s = server.sockets[0]!;
     server.send(s, { type: "sync", seq: 1, targets: [] });
