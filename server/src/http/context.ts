@@ -12,7 +12,7 @@ import { clientAddress, overTls } from "./client-address.ts";
 import type { Services } from "../services/index.ts";
 import type { UserSessionContext } from "../services/auth/user-sessions.ts";
 import type { AdminSessionContext } from "../services/auth/admin-sessions.ts";
-import { getSetting } from "../services/settings.ts";
+import { getSetting, isHttpsUrl } from "../services/settings.ts";
 import { AppError } from "../errors.ts";
 import type { TlsPin } from "../services/agent-install.ts";
 
@@ -46,7 +46,7 @@ export const HOST_COOKIE_PREFIX = "__Host-";
  */
 export async function secureCookies(c: Context<AppEnv>): Promise<boolean> {
   if (c.get("tls")) return true;
-  return (await getSetting(c.get("services").db, "PublicURL")).toLowerCase().startsWith("https:");
+  return isHttpsUrl(await getSetting(c.get("services").db, "PublicURL"));
 }
 
 /** The name a cookie has on this request: `__Host-<name>` when `secureCookies`, else `name`. */

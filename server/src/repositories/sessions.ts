@@ -79,11 +79,11 @@ export interface SessionLookupRow {
   /** The session's status versions, read in the same statement (status.ts `StatusReads.versions`). */
   statusVersions: StatusVersions;
   /**
-   * Whether the PublicURL setting is https, read in the same statement: it decides which session
-   * cookie counts on a plain-http request (http/context.ts `secureCookies`), so a request needs no
-   * statement of its own for it.
+   * The PublicURL setting ("" when never written), read in the same statement: its scheme decides
+   * which session cookie counts on a plain-http request (http/context.ts `secureCookies`), so a
+   * request needs no statement of its own for it.
    */
-  publicUrlHttps: boolean;
+  publicUrl: string;
 }
 
 /** The user columns the session lookup reads, in its row's order. */
@@ -93,7 +93,7 @@ const USER_COLUMNS = ["disabled", "valid_until", "user_name", "name", "auth_type
  * The lookup of a user session by its cookie token hash, with its user, as a raw statement prepared once
  * for `db` (every request with a session cookie runs it; issue #13 item 2): only the columns resolving
  * needs, no drizzle mapping, and the session's status versions with them (one statement for a status
- * read kept ready), and the PublicURL setting (SessionLookupRow `publicUrlHttps`). `lookup(tokenHash)`.
+ * read kept ready), and the PublicURL setting (SessionLookupRow `publicUrl`). `lookup(tokenHash)`.
  */
 export function prepareSessionByTokenHash(db: Db): (tokenHash: string) => Promise<SessionLookupRow | undefined> {
   const statement = rawStatement<
@@ -127,16 +127,16 @@ export function prepareSessionByTokenHash(db: Db): (tokenHash: string) => Promis
       name: r[9],
       authType: r[10],
       statusVersions: statusVersions(r, 11),
-      publicUrlHttps: isHttpsSetting(r[11 + STATUS_COUNTERS.length + 1]),
+      publicUrl: settingText(r[11 + STATUS_COUNTERS.length + 1]),
     };
   };
 }
 
-/** Whether a setting's stored JSON text (or null: never written) is a string starting with https: (any case). */
-function isHttpsSetting(text: unknown): boolean {
-  if (typeof text !== "string") return false;
+/** A string setting from its stored JSON text; "" when it was never written (null) or is not a string. */
+function settingText(text: unknown): string {
+  if (typeof text !== "string") return "";
   const value = JSON.parse(text) as unknown;
-  return typeof value === "string" && value.toLowerCase().startsWith("https:");
+  return typeof value === "string" ? value : "";
 }
 
 /** Moves a user session to a new main address. */

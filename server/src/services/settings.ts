@@ -59,6 +59,11 @@ export async function getSetting<K extends SettingName>(q: Db | Tx, name: K): Pr
   return (row ? row.value : SettingDefaults[name]) as (typeof SettingDefaults)[K];
 }
 
+/** Whether a PublicURL value is an https URL (any case): the browser is on https behind a proxy. */
+export function isHttpsUrl(url: string): boolean {
+  return url.toLowerCase().startsWith("https:");
+}
+
 /** Writes one setting. */
 export async function setSetting(q: Db | Tx, name: SettingName, value: unknown): Promise<void> {
   await writeSetting(q, name, value);

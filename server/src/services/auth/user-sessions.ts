@@ -14,7 +14,7 @@ import * as usersRepo from "../../repositories/users.ts";
 import { ensureGrantRows } from "../../repositories/grants.ts";
 import { AuditAction, writeAudit } from "../audit.ts";
 import { writeFoldedAudit } from "../audit-fold.ts";
-import { getSetting } from "../settings.ts";
+import { getSetting, isHttpsUrl } from "../settings.ts";
 import { noLdap, verifyCredentials } from "./credentials.ts";
 import type { LdapVerifier } from "./credentials.ts";
 import { newId, randomToken, sha256 } from "./tokens.ts";
@@ -285,7 +285,7 @@ export class UserSessionService extends Service {
     const now = this.clock.now();
     if (!row || row.endedAt !== null || row.endsAt <= now || (!row.verified && !opts.allowPending) || row.disabled)
       throw new AppError(Errors.invalidSession);
-    if (opts.fromHostCookie !== undefined && opts.fromHostCookie !== row.publicUrlHttps)
+    if (opts.fromHostCookie !== undefined && opts.fromHostCookie !== isHttpsUrl(row.publicUrl))
       throw new AppError(Errors.invalidSession);
     if (row.validUntil !== null && row.validUntil <= now) throw new AppError(Errors.invalidSession);
     return {
