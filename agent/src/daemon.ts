@@ -104,6 +104,10 @@ export async function startAgent(options: StartAgentOptions): Promise<RunningAge
         ...(config.haproxySocket !== undefined ? { haproxySocket: config.haproxySocket } : {}),
       }));
 
+  const reclaim = (after: string): void => {
+    const ms = reclaimMemory();
+    if (ms !== null) logger.debug({ ms: Math.round(ms) }, `memory reclaimed after ${after}`);
+  };
   const enforcer = new Enforcer({
     backends,
     stateFile: config.stateFile,
@@ -112,9 +116,7 @@ export async function startAgent(options: StartAgentOptions): Promise<RunningAge
     logger: logger.child({ part: "enforcer" }),
     onDriftChecked: (listed) => {
       // Large listings outlived the young generation: give their memory back (reclaim.ts).
-      if (listed < RECLAIM_AFTER_LISTED) return;
-      const ms = reclaimMemory();
-      if (ms !== null) logger.debug({ ms: Math.round(ms), listed }, "memory reclaimed after the drift check");
+      if (listed >= RECLAIM_AFTER_LISTED) reclaim("the drift check");
     },
   });
   await enforcer.start();
@@ -145,9 +147,7 @@ export async function startAgent(options: StartAgentOptions): Promise<RunningAge
       onMessage,
       onReplyWritten: (type) => {
         // A full sync's frame, parsed message and ack are garbage now: give the memory back (reclaim.ts).
-        if (type !== "sync") return;
-        const ms = reclaimMemory();
-        if (ms !== null) logger.debug({ ms: Math.round(ms) }, "memory reclaimed after the sync");
+        if (type === "sync") reclaim("the sync");
       },
       signal: abort.signal,
       logger: logger.child({ part: "connection" }),
