@@ -1,6 +1,7 @@
 /**
- * Membership probes of the grant latency benchmark (`bench/grant-latency.ts`), run in a worker thread
- * so that polling neither waits on nor loads the benchmark's main event loop (its HTTP client).
+ * Membership probes of the grant latency benchmarks (`bench/grant-latency.ts`, `bench/grant-floor.ts`),
+ * run in a worker thread so that polling neither waits on nor loads the benchmark's main event loop (its
+ * HTTP client). The main thread starts and asks one through `WorkerProbe` (below).
  *
  * The worker (`workerData: ProbeSpec`) answers `poll` messages: it asks its target back to back,
  * sleeping `intervalMs` between probe starts (Atomics.wait, so sub-millisecond and without spinning),
@@ -26,7 +27,7 @@ import type { ChildProcessByStdio } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
-import { isMainThread, parentPort, workerData } from "node:worker_threads";
+import { isMainThread, parentPort, workerData, Worker } from "node:worker_threads";
 import { RuntimeSession } from "../agent/src/backends/haproxy/driver.ts";
 import { ExecaRunner } from "../agent/src/process/execa-runner.ts";
 
@@ -328,6 +329,126 @@ async function runWorker(spec: ProbeSpec): Promise<void> {
       }
     });
   });
+}
+
+// ------------------------------------------------------------------------------ the main thread's side
+
+/** The outcome of one poll. Times are `preciseNow()` values, durations milliseconds. */
+export interface PollResult {
+  /** When the deciding answer arrived. */
+  readonly at: number;
+  /** When the last probe with the opposite answer was sent (null: the first probe decided). */
+  readonly lastMissStart: number | null;
+  /** Every probe's round trip. */
+  readonly rtts: number[];
+}
+
+/**
+ * A target's membership probe, polled in a worker thread (`grant-latency-probe.ts`) so that polling
+ * neither waits on nor loads the benchmark's main event loop. Times are `preciseNow()` values. Used by
+ * bench/grant-latency.ts and bench/grant-floor.ts.
+ */
+export class WorkerProbe {
+  readonly #worker: Worker;
+  readonly #pending = new Map<number, { resolve: (r: PollResult) => void; reject: (e: Error) => void }>();
+  #nextId = 1;
+  #exited = false;
+  /** How the target is read (from the worker). */
+  how = "";
+  /** PID of a process the worker started (the interactive ipset), killed again at close. */
+  pid: number | null = null;
+
+  private constructor(worker: Worker) {
+    this.#worker = worker;
+  }
+
+  /**
+   * Starts the worker and waits (bounded: 15 s) until its first probe of the target answered.
+   * @throws Error when the probe cannot reach the target.
+   */
+  static async start(spec: ProbeSpec): Promise<WorkerProbe> {
+    const worker = new Worker(new URL("./grant-latency-probe.ts", import.meta.url), { workerData: spec });
+    const probe = new WorkerProbe(worker);
+    const ready = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${spec.kind} probe did not start within 15 s`)), 15_000);
+      worker.on("message", (m: ProbeReply) => {
+        if (m.type === "ready") {
+          clearTimeout(timer);
+          probe.how = m.how;
+          probe.pid = m.pid;
+          resolve();
+        } else if (m.type === "failed") {
+          clearTimeout(timer);
+          reject(new Error(`${spec.kind} probe cannot read its target: ${m.message}`));
+        } else {
+          const p = probe.#pending.get(m.id);
+          probe.#pending.delete(m.id);
+          if (m.type === "result") p?.resolve({ at: m.at, lastMissStart: m.lastMissStart, rtts: m.rtts });
+          else p?.reject(new Error(m.message));
+        }
+      });
+      const onGone = (why: string): void => {
+        probe.#exited = true;
+        clearTimeout(timer);
+        reject(new Error(`${spec.kind} probe worker ${why}`));
+        for (const p of probe.#pending.values()) p.reject(new Error(`probe worker ${why}`));
+        probe.#pending.clear();
+      };
+      worker.on("error", (e) => onGone(`failed: ${e.message}`));
+      worker.on("exit", (code) => onGone(`exited (${code})`));
+    });
+    try {
+      await ready;
+    } catch (e) {
+      await probe.close();
+      throw e;
+    }
+    return probe;
+  }
+
+  /**
+   * Polls until the target does (`want` true) or does not hold `ip`; see {@link PollResult}. Bounded
+   * by `timeoutMs` (+2 s slack).
+   * @throws Error on timeout or probe failure.
+   */
+  poll(ip: string, want: boolean, timeoutMs: number): Promise<PollResult> {
+    if (this.#exited) return Promise.reject(new Error("probe worker is gone"));
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#pending.delete(id);
+        reject(new Error(`probe worker gave no answer within ${timeoutMs + 2_000} ms`));
+      }, timeoutMs + 2_000);
+      this.#pending.set(id, {
+        resolve: (r) => {
+          clearTimeout(timer);
+          resolve(r);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      });
+      this.#worker.postMessage({ type: "poll", id, ip, want, timeoutMs } satisfies ProbeRequest);
+    });
+  }
+
+  /** Asks the worker to close its probe, terminates it (bounded), and kills its process by PID. Never throws. */
+  async close(): Promise<void> {
+    if (!this.#exited) {
+      const exited = new Promise<void>((resolve) => this.#worker.once("exit", () => resolve()));
+      this.#worker.postMessage({ type: "close" } satisfies ProbeRequest);
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 3_000))]);
+      if (!this.#exited) await this.#worker.terminate();
+    }
+    if (this.pid !== null) {
+      try {
+        process.kill(this.pid, "SIGKILL");
+      } catch {
+        // already gone: the normal case
+      }
+    }
+  }
 }
 
 if (!isMainThread) void runWorker(workerData as ProbeSpec);

@@ -60,7 +60,10 @@
  *    when the ack was committed before that, the figure is late by up to one status round trip (the
  *    acked window, printed like the probes', says how much).
  *    All times are `performance.timeOrigin + performance.now()`, comparable across threads.
- * The first `--warmup` samples (default 3) of every level and target are run but not counted.
+ * The first `--warmup` samples (default 50) of every level and target are run but not counted: V8
+ * optimises the code of the grant path (server and agent) only after some tens of grants, and a running
+ * server has long done so; the first 50 grants after a start took 1.5–2× as long (median 6.8 ms against
+ * 3.4–4.4 ms for the next 350, 2026-11-26). bench/grant-floor.ts measures the same hops without Postern.
  *
  * Caveats:
  * - Server, agent, HAProxy, ipset, this script and its probe workers share the machine's CPUs (two
@@ -83,7 +86,6 @@ import { parseArgs } from "node:util";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Worker } from "node:worker_threads";
 import type { AgentCapabilities } from "../shared/src/index.ts";
 import { ExecaRunner } from "../agent/src/process/execa-runner.ts";
 import { startHaproxy } from "../test/support/haproxy.ts";
@@ -92,8 +94,7 @@ import { createNetnsPair, netnsSupport } from "../test/support/netns.ts";
 import type { NetnsPair } from "../test/support/netns.ts";
 import { startReplicaSet } from "../test/support/replicas.ts";
 import { ApiClient, aclStatus, waitFor } from "../test/support/stack.ts";
-import { preciseNow } from "./grant-latency-probe.ts";
-import type { ProbeReply, ProbeRequest, ProbeSpec } from "./grant-latency-probe.ts";
+import { preciseNow, WorkerProbe } from "./grant-latency-probe.ts";
 import { agentLaunch, agentNetnsShims, describeLaunch, enrolAgent, startAgentProcess } from "./lib/agent-process.ts";
 import type { AgentProcess } from "./lib/agent-process.ts";
 import { runBenchmark } from "./lib/cleanup.ts";
@@ -174,7 +175,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     args: [...argv],
     options: {
       samples: { type: "string", default: "50" },
-      warmup: { type: "string", default: "3" },
+      warmup: { type: "string", default: "50" },
       levels: { type: "string", default: "1,100,1000" },
       // Sign-ins of one account at once: the login throttle serves them in turn (services/auth/throttle.ts).
       concurrency: { type: "string", default: "8" },
@@ -245,125 +246,6 @@ async function mapLimit<T, R>(
 /** Address of background session `i` (1-based): 10.1.x.y, y in 1–250. */
 function backgroundIp(i: number): string {
   return `10.1.${Math.floor(i / 250)}.${(i % 250) + 1}`;
-}
-
-// ------------------------------------------------------------------------------------------ probes
-
-/** The outcome of one poll. Times are `preciseNow()` values, durations milliseconds. */
-interface PollResult {
-  /** When the deciding answer arrived. */
-  readonly at: number;
-  /** When the last probe with the opposite answer was sent (null: the first probe decided). */
-  readonly lastMissStart: number | null;
-  /** Every probe's round trip. */
-  readonly rtts: number[];
-}
-
-/**
- * A target's membership probe, polled in a worker thread (`grant-latency-probe.ts`) so that polling
- * does not load the event loop the server and the agent share. Times are `preciseNow()` values.
- */
-class WorkerProbe {
-  readonly #worker: Worker;
-  readonly #pending = new Map<number, { resolve: (r: PollResult) => void; reject: (e: Error) => void }>();
-  #nextId = 1;
-  #exited = false;
-  /** How the target is read (from the worker). */
-  how = "";
-  /** PID of a process the worker started (the interactive ipset), killed again at close. */
-  pid: number | null = null;
-
-  private constructor(worker: Worker) {
-    this.#worker = worker;
-  }
-
-  /**
-   * Starts the worker and waits (bounded: 15 s) until its first probe of the target answered.
-   * @throws Error when the probe cannot reach the target.
-   */
-  static async start(spec: ProbeSpec): Promise<WorkerProbe> {
-    const worker = new Worker(new URL("./grant-latency-probe.ts", import.meta.url), { workerData: spec });
-    const probe = new WorkerProbe(worker);
-    const ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${spec.kind} probe did not start within 15 s`)), 15_000);
-      worker.on("message", (m: ProbeReply) => {
-        if (m.type === "ready") {
-          clearTimeout(timer);
-          probe.how = m.how;
-          probe.pid = m.pid;
-          resolve();
-        } else if (m.type === "failed") {
-          clearTimeout(timer);
-          reject(new Error(`${spec.kind} probe cannot read its target: ${m.message}`));
-        } else {
-          const p = probe.#pending.get(m.id);
-          probe.#pending.delete(m.id);
-          if (m.type === "result") p?.resolve({ at: m.at, lastMissStart: m.lastMissStart, rtts: m.rtts });
-          else p?.reject(new Error(m.message));
-        }
-      });
-      const onGone = (why: string): void => {
-        probe.#exited = true;
-        clearTimeout(timer);
-        reject(new Error(`${spec.kind} probe worker ${why}`));
-        for (const p of probe.#pending.values()) p.reject(new Error(`probe worker ${why}`));
-        probe.#pending.clear();
-      };
-      worker.on("error", (e) => onGone(`failed: ${e.message}`));
-      worker.on("exit", (code) => onGone(`exited (${code})`));
-    });
-    try {
-      await ready;
-    } catch (e) {
-      await probe.close();
-      throw e;
-    }
-    return probe;
-  }
-
-  /**
-   * Polls until the target does (`want` true) or does not hold `ip`; see {@link PollResult}. Bounded
-   * by `timeoutMs` (+2 s slack).
-   * @throws Error on timeout or probe failure.
-   */
-  poll(ip: string, want: boolean, timeoutMs: number): Promise<PollResult> {
-    if (this.#exited) return Promise.reject(new Error("probe worker is gone"));
-    const id = this.#nextId++;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#pending.delete(id);
-        reject(new Error(`probe worker gave no answer within ${timeoutMs + 2_000} ms`));
-      }, timeoutMs + 2_000);
-      this.#pending.set(id, {
-        resolve: (r) => {
-          clearTimeout(timer);
-          resolve(r);
-        },
-        reject: (e) => {
-          clearTimeout(timer);
-          reject(e);
-        },
-      });
-      this.#worker.postMessage({ type: "poll", id, ip, want, timeoutMs } satisfies ProbeRequest);
-    });
-  }
-
-  /** Asks the worker to close its probe, terminates it (bounded), and kills its process by PID. Never throws. */
-  async close(): Promise<void> {
-    if (!this.#exited) {
-      const exited = new Promise<void>((resolve) => this.#worker.once("exit", () => resolve()));
-      this.#worker.postMessage({ type: "close" } satisfies ProbeRequest);
-      await Promise.race([exited, sleep(3_000)]);
-      if (!this.#exited) await this.#worker.terminate();
-    }
-    if (this.pid !== null) {
-      try {
-        process.kill(this.pid, "SIGKILL");
-      } catch {
-        // already gone: the normal case
-      }
-    }
-  }
 }
 
 // ------------------------------------------------------------------------------------------ status

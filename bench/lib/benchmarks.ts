@@ -10,6 +10,7 @@ export const BENCHMARKS: readonly { name: string; smoke: readonly string[]; data
     databases: true,
     smoke: ["--levels", "1", "--samples", "3", "--warmup", "1", "--timeout-minutes", "5"],
   },
+  { name: "grant-floor", smoke: ["--samples", "3", "--warmup", "1", "--timeout-minutes", "5"] },
   {
     name: "expiry",
     databases: true,
