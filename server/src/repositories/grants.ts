@@ -10,6 +10,7 @@ import type { AclRow } from "./acls.ts";
 import type { BackendRow } from "./backends.ts";
 import { prepared } from "../db/prepared.ts";
 import type { UserSessionRow } from "./sessions.ts";
+import { assignedCondition } from "./users.ts";
 
 /**
  * Statuses in which a grant holds its addresses in its target: Granted, Pending, AgentOffline, Read,
@@ -65,30 +66,69 @@ export async function getGrantFor(q: Q, sessionId: string, aclId: string): Promi
   )[0];
 }
 
-/**
- * The status entry of a session on an ACL with its session (one statement; the grant request's first
- * read), or undefined when the session has no entry for that ACL.
- */
-export async function getGrantWithSession(
-  q: Q,
-  sessionId: string,
-  aclId: string,
-): Promise<{ grant: GrantRow; session: UserSessionRow } | undefined> {
-  return (await grantWithSession(q, { sessionId, aclId }))[0];
+/** What the grant request reads before it decides (`grantRequestRead`). */
+export interface GrantRequestRow {
+  readonly grant: GrantRow;
+  readonly session: UserSessionRow;
+  /** The ACL is assigned to the session's user, directly or through a group (users.ts `assignedCondition`). */
+  readonly assigned: boolean;
+  /** The ACL, or null when there is none. */
+  readonly acl: AclRow | null;
+  /** The ACL's target source (as `aclTargetSource`), or undefined when it has no backend. */
+  readonly source: (TargetSource & { agentId: string | null }) | undefined;
 }
 
-const grantWithSession = prepared<{ sessionId: string; aclId: string }, { grant: GrantRow; session: UserSessionRow }[]>(
-  "grantWithSession",
-  (q) => {
-    const { grants, userSessions } = tablesOf(q);
-    return q
-      .select({ grant: grants, session: userSessions })
-      .from(grants)
-      .innerJoin(userSessions, eq(userSessions.id, grants.sessionId))
-      .where(and(eq(grants.sessionId, ph("sessionId")), eq(grants.aclId, ph("aclId"))))
-      .limit(1);
-  },
-);
+/**
+ * Everything POST /grant reads before it decides, in one statement (issue #13: the grant path): the
+ * status entry of the session on the ACL, the session, whether the ACL is assigned to the session's
+ * user, the ACL and its backend. Undefined when the session has no entry for that ACL.
+ */
+export async function grantRequestRead(q: Q, sessionId: string, aclId: string): Promise<GrantRequestRow | undefined> {
+  const row = (await grantRequest(q, { sessionId, aclId }))[0];
+  if (!row) return undefined;
+  const { acl, backend } = row;
+  return {
+    grant: row.grant,
+    session: row.session,
+    assigned: acl !== null && Boolean(row.assigned),
+    acl,
+    source: acl && backend ? targetSourceOf(acl, backend) : undefined,
+  };
+}
+
+const grantRequest = prepared<
+  { sessionId: string; aclId: string },
+  { grant: GrantRow; session: UserSessionRow; assigned: unknown; acl: AclRow | null; backend: BackendRow | null }[]
+>("grantRequest", (q) => {
+  const { acls, backends, grants, userSessions } = tablesOf(q);
+  return q
+    .select({
+      grant: grants,
+      session: userSessions,
+      assigned: sql<unknown>`case when ${assignedCondition(q, userSessions.userId, grants.aclId)} then 1 else 0 end`,
+      acl: acls,
+      backend: backends,
+    })
+    .from(grants)
+    .innerJoin(userSessions, eq(userSessions.id, grants.sessionId))
+    .leftJoin(acls, eq(acls.id, grants.aclId))
+    .leftJoin(backends, eq(backends.id, acls.backendId))
+    .where(and(eq(grants.sessionId, ph("sessionId")), eq(grants.aclId, ph("aclId"))))
+    .limit(1);
+});
+
+/** The target source of an ACL and its backend. */
+function targetSourceOf(acl: AclRow, backend: BackendRow): TargetSource & { agentId: string | null } {
+  return {
+    aclId: acl.id,
+    aclConfig: acl.config,
+    backendId: backend.id,
+    backendType: backend.type,
+    backendConfig: backend.config,
+    sealedSecrets: backend.sealedSecrets,
+    agentId: backend.agentId,
+  };
+}
 
 /** Creates status entries (status 4 Created) for ACLs of a session that have none yet; returns those ACL ids. */
 export async function ensureGrantRows(
@@ -327,46 +367,6 @@ const targetSourceRead = prepared<{ aclId: string }, (TargetSource & { agentId: 
       .select(targetColumns(tablesOf(q)))
       .from(acls)
       .innerJoin(backends, eq(backends.id, acls.backendId))
-      .where(eq(acls.id, ph("aclId")))
-      .limit(1);
-  },
-);
-
-/**
- * An ACL with its target source (as `aclTargetSource`; undefined when the ACL has no backend), in one
- * statement: the grant request's read of the ACL. Undefined when there is no such ACL.
- */
-export async function aclWithTargetSource(
-  q: Q,
-  aclId: string,
-): Promise<{ acl: AclRow; source: (TargetSource & { agentId: string | null }) | undefined } | undefined> {
-  const row = (await aclWithBackend(q, { aclId }))[0];
-  if (!row) return undefined;
-  const { acl, backend } = row;
-  return {
-    acl,
-    source: backend
-      ? {
-          aclId: acl.id,
-          aclConfig: acl.config,
-          backendId: backend.id,
-          backendType: backend.type,
-          backendConfig: backend.config,
-          sealedSecrets: backend.sealedSecrets,
-          agentId: backend.agentId,
-        }
-      : undefined,
-  };
-}
-
-const aclWithBackend = prepared<{ aclId: string }, { acl: AclRow; backend: BackendRow | null }[]>(
-  "aclWithBackend",
-  (q) => {
-    const { acls, backends } = tablesOf(q);
-    return q
-      .select({ acl: acls, backend: backends })
-      .from(acls)
-      .leftJoin(backends, eq(backends.id, acls.backendId))
       .where(eq(acls.id, ph("aclId")))
       .limit(1);
   },

@@ -2,9 +2,9 @@
  * SQL of users, their direct ACL assignments and the ACLs they reach through groups.
  */
 import { count, eq, exists, inArray, and, isNull, gt, or, sql } from "drizzle-orm";
+import type { SQL, SQLWrapper } from "drizzle-orm";
 import { type Db, type Tx, tablesOf } from "../db/index.ts";
 import { type users } from "../db/schema.ts";
-import { prepared } from "../db/prepared.ts";
 
 type Q = Db | Tx;
 /** A user row. */
@@ -55,28 +55,23 @@ export async function assignedAclIds(q: Q, userId: string): Promise<string[]> {
   return [...new Set([...direct, ...viaGroups])];
 }
 
-/** Whether the ACL `aclId` is assigned to the user, directly or through a group (one statement; as `assignedAclIds`). */
-export async function isAclAssigned(q: Q, userId: string, aclId: string): Promise<boolean> {
-  return (await assignedRead(q, { userId, aclId })).length > 0;
-}
-
-const assignedRead = prepared<{ userId: string; aclId: string }, { id: string }[]>("aclAssigned", (q) => {
-  const { acls, userAcls, groupAcls, groupUsers } = tablesOf(q);
+/**
+ * The SQL condition "ACL `aclId` is assigned to user `userId`, directly or through a group" (the rule of
+ * `assignedAclIds`), for a query that names both: each a column or a placeholder of its own.
+ */
+export function assignedCondition(q: Q, userId: SQLWrapper, aclId: SQLWrapper): SQL {
+  const { userAcls, groupAcls, groupUsers } = tablesOf(q);
   const direct = q
     .select({ one: sql`1` })
     .from(userAcls)
-    .where(and(eq(userAcls.userId, sql.placeholder("userId")), eq(userAcls.aclId, acls.id)));
+    .where(and(eq(userAcls.userId, userId), eq(userAcls.aclId, aclId)));
   const viaGroup = q
     .select({ one: sql`1` })
     .from(groupAcls)
     .innerJoin(groupUsers, eq(groupUsers.groupId, groupAcls.groupId))
-    .where(and(eq(groupUsers.userId, sql.placeholder("userId")), eq(groupAcls.aclId, acls.id)));
-  return q
-    .select({ id: acls.id })
-    .from(acls)
-    .where(and(eq(acls.id, sql.placeholder("aclId")), or(exists(direct), exists(viaGroup))))
-    .limit(1);
-});
+    .where(and(eq(groupUsers.userId, userId), eq(groupAcls.aclId, aclId)));
+  return or(exists(direct), exists(viaGroup)) as SQL;
+}
 
 /** Ids of the user's live sessions (not ended, end in the future). */
 export async function liveSessionIds(q: Q, userId: string, now: number): Promise<string[]> {

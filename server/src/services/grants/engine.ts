@@ -18,7 +18,7 @@ import * as repo from "../../repositories/grants.ts";
 import { claimJob } from "../../repositories/jobs.ts";
 import { listAgents } from "../../repositories/agents.ts";
 import { writeAudit, AuditAction } from "../audit.ts";
-import { endSessions, isAclAssigned } from "../../repositories/users.ts";
+import { endSessions } from "../../repositories/users.ts";
 import { grantAddresses } from "./addresses.ts";
 import { UserLicenceCache } from "../licensing/user-licence-cache.ts";
 import { toTarget } from "./targets.ts";
@@ -145,19 +145,18 @@ export class GrantEngine {
     const ops: Ops = new Map();
     await this.db.transaction(async (tx) => {
       const now = this.clock.now();
-      const found = await repo.getGrantWithSession(tx, sessionId, aclId);
+      const found = await repo.grantRequestRead(tx, sessionId, aclId);
       if (!found) throw new AppError(Errors.unauthorised);
       const { grant: row, session } = found;
       if (session.endedAt !== null) throw new AppError(Errors.notFound, "session");
-      if (!(await isAclAssigned(tx, session.userId, aclId))) throw new AppError(Errors.unauthorised);
+      if (!found.assigned) throw new AppError(Errors.unauthorised);
       // The grant gate: 403 err.unlicensedDescription unless the user is licensed (the rule of gates.ts userLicence)
       if (!(await this.licences.userLicence(session.userId, now, undefined, tx)).licensed)
         throw new AppError(Errors.unlicensedDescription);
       if ((repo.HOLDING_STATUSES as readonly number[]).includes(row.status)) return;
       if (row.status === GrantStatus.Revoking && keepExpiresAt === undefined) return;
-      const withSource = await repo.aclWithTargetSource(tx, aclId);
-      if (!withSource) throw new AppError(Errors.notFound, "ACL");
-      const { acl, source: src } = withSource;
+      const { acl, source: src } = found;
+      if (!acl) throw new AppError(Errors.notFound, "ACL");
       const target = src ? toTarget(src) : null;
       const ips = grantAddresses({
         sessionIp: session.ipAddress,
