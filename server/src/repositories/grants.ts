@@ -238,6 +238,16 @@ export async function getGrantAddresses(q: Q, grantId: string): Promise<string[]
 }
 
 /**
+ * BY_ADDRESS — the reads of one (ACL, address) entry over the grants that hold it (`entryExpiry`,
+ * `grantsHolding`) start from the address (`grant_addresses_ip_idx`: the few grants carrying it) and
+ * look each grant up by id. Written as `grant_addresses CROSS JOIN grants` with the join condition in
+ * WHERE: SQLite takes a CROSS JOIN's order as given, PostgreSQL plans it as any inner join. Without it,
+ * SQLite (no statistics) started from `grants_acl_status_expiry_idx` and visited every holding grant
+ * of the ACL: 490 µs per read with 1,000 sessions granted on it, against 27 µs (issue #13, the grant
+ * path at 1,000 live sessions; each grant, revoke and acknowledgement runs one per address).
+ */
+
+/**
  * The expiry an (ACL, address) entry must carry: the latest expiry over the holding grants that
  * carry it, excluding `exceptGrantId`; null when no other grant holds it (the entry must go).
  */
@@ -259,10 +269,11 @@ const entryExpiryRead = prepared<{ aclId: string; ip: string; now: number; excep
     const { grantAddresses, grants } = tablesOf(q);
     return q
       .select({ max: sql<number | null>`max(${grants.expiresAt})` })
-      .from(grants)
-      .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
+      .from(grantAddresses)
+      .crossJoin(grants) // from the address: see BY_ADDRESS
       .where(
         and(
+          eq(grants.id, grantAddresses.grantId),
           eq(grants.aclId, ph("aclId")),
           eq(grantAddresses.ip, ph("ip")),
           inArray(grants.status, [...HOLDING_STATUSES]),
@@ -284,9 +295,16 @@ export async function grantsHolding(q: Q, aclId: string, ip: string, statuses: r
       const { grantAddresses, grants } = tablesOf(h);
       return h
         .select({ g: grants })
-        .from(grants)
-        .innerJoin(grantAddresses, eq(grantAddresses.grantId, grants.id))
-        .where(and(eq(grants.aclId, ph("aclId")), eq(grantAddresses.ip, ph("ip")), inArray(grants.status, list)));
+        .from(grantAddresses)
+        .crossJoin(grants) // from the address: see BY_ADDRESS
+        .where(
+          and(
+            eq(grants.id, grantAddresses.grantId),
+            eq(grants.aclId, ph("aclId")),
+            eq(grantAddresses.ip, ph("ip")),
+            inArray(grants.status, list),
+          ),
+        );
     });
     holdingReads.set(key, read);
   }
