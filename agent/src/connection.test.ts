@@ -1,5 +1,6 @@
 import {
   createHash,
+  createHmac,
   createPrivateKey,
   createPublicKey,
   generateKeyPairSync,
@@ -24,6 +25,8 @@ import {
   AgentToServerSchema,
   challengePayload,
   serverFramePayload,
+  serverFramePrefix,
+  withFrameMac,
   withFrameSignature,
 } from "@postern/shared";
 import type { AgentCapabilities, AgentToServer, Entry, ServerToAgent, Target } from "@postern/shared";
@@ -34,6 +37,7 @@ import type { AgentConnection, ConnectionState } from "./connection.ts";
 import { startAgent } from "./daemon.ts";
 import type { RunningAgent } from "./daemon.ts";
 import { generateAgentKeys } from "./enrol.ts";
+import { sealForAgent } from "./secrets.ts";
 
 const AGENT_ID = "a0000000-0000-4000-8000-000000000001";
 const CAPS: AgentCapabilities = {
@@ -63,6 +67,8 @@ interface ServerSocket {
   /** The agent's connection nonce (from the URL) and the number of the next frame. */
   nonce: string;
   frame: number;
+  /** The frame key the welcome delivered: later frames are MAC'd with it. */
+  macKey?: Buffer;
 }
 
 /** Signs `body` (a JSON object's text) as frame `s.frame` of socket `s` with `key`, as the hub does. */
@@ -72,13 +78,22 @@ function signFrame(s: ServerSocket, body: string, key: KeyObject = serverKey.pri
   return withFrameSignature(body, sign(null, payload, key).toString("base64"));
 }
 
+/** MACs `body` as frame `s.frame` of socket `s` with `key` (default the socket's frame key), as the hub does. */
+function macFrame(s: ServerSocket, body: string, key: Buffer | undefined = s.macKey): string {
+  const mac = createHmac("sha256", key!).update(serverFramePrefix(s.nonce, s.frame++)).update(body).digest("base64");
+  return withFrameMac(body, mac);
+}
+
 /** The server side of the protocol, played on 127.0.0.1 by the test. */
 class FakeServer {
   readonly wss: WebSocketServer;
   readonly sockets: ServerSocket[] = [];
   /** What to do after a verified hello (default: welcome). */
-  afterHello: (s: ServerSocket) => void = (s) =>
-    this.send(s, { type: "welcome", agentId: AGENT_ID, serverTime: Date.now() });
+  afterHello: (s: ServerSocket) => void = (s) => this.welcome(s);
+  /** Answer a hello asking for `frameAuth` with a frame key (false plays a server older than the MAC). */
+  offerFrameKey = true;
+  /** The frame key of every socket (default: a fresh one per socket, as the hub does). */
+  fixedFrameKey: Buffer | undefined;
   /** The key frames are signed with (another key than the pinned one plays an impostor). */
   signingKey: KeyObject = serverKey.privateKey;
   constructor(port = 0) {
@@ -118,8 +133,23 @@ class FakeServer {
     if (!this.wss.address()) await once(this.wss, "listening");
     return `http://127.0.0.1:${(this.wss.address() as AddressInfo).port}`;
   }
+  /**
+   * Sends the (signed) welcome; when the hello asked for `frameAuth` and `offerFrameKey`, with a frame
+   * key sealed to the agent's box key (`sealed` replaces the box), and MACs later frames.
+   */
+  welcome(s: ServerSocket, sealed?: string): void {
+    const hello = s.received.find((m) => m.type === "hello");
+    if (!this.offerFrameKey || hello?.type !== "hello" || hello.frameAuth !== "hmac-sha256")
+      return this.send(s, { type: "welcome", agentId: AGENT_ID, serverTime: Date.now() });
+    const key = this.fixedFrameKey ?? randomBytes(32);
+    const frameKey = sealed ?? sealForAgent(keys.boxPublicKey, key.toString("base64"));
+    this.send(s, { type: "welcome", agentId: AGENT_ID, serverTime: Date.now(), frameKey });
+    s.macKey = key;
+  }
+  /** Sends a frame MAC'd with the socket's frame key once it has one, signed before. */
   send(s: ServerSocket, msg: ServerToAgent): void {
-    s.ws.send(signFrame(s, JSON.stringify(msg), this.signingKey));
+    const body = JSON.stringify(msg);
+    s.ws.send(s.macKey ? macFrame(s, body) : signFrame(s, body, this.signingKey));
   }
   async close(): Promise<void> {
     for (const client of this.wss.clients) client.terminate();
@@ -172,7 +202,7 @@ afterEach(async () => {
 function connect(
   onMessage: Parameters<typeof startConnection>[0]["onMessage"] = async () => undefined,
   states?: ConnectionState[],
-  extra: Pick<Parameters<typeof startConnection>[0], "onReplyWritten"> = {},
+  extra: Pick<Parameters<typeof startConnection>[0], "onReplyWritten" | "boxKeys"> = {},
 ): AgentConnection {
   const abort = new AbortController();
   const conn = startConnection({
@@ -458,6 +488,148 @@ describe("the agent trusts only its server (issue #8 item 5)", () => {
       ).toThrow(/must be https:\/\/ \(http:\/\/ only to this host's loopback address\)/);
     },
   );
+});
+
+describe("frames MAC'd with a per-connection key (issue #13)", () => {
+  const boxKeys = { publicKey: keys.boxPublicKey, secretKey: keys.boxSecretKey };
+  /** Connects with the agent's box keys (it asks for MAC'd frames) and records what it handles. */
+  const connectMac = (handled: unknown[]) => connect(async (m) => void handled.push(m), undefined, { boxKeys });
+  const apply = (seq: number) => JSON.stringify({ type: "apply", seq, ops: [] });
+
+  it("asks for a frame key, opens the one the signed welcome seals to it and handles MAC'd frames; signed ones still pass", async () => {
+    const handled: unknown[] = [];
+    const conn = connectMac(handled);
+    await until(() => conn.connected());
+    const s = server.sockets[0]!;
+    expect(s.received[0]).toMatchObject({ type: "hello", frameAuth: "hmac-sha256" });
+    expect(s.macKey).toHaveLength(32);
+    s.ws.send(macFrame(s, apply(1)));
+    s.ws.send(signFrame(s, apply(2))); // authentic too: accepted after the key
+    s.ws.send(macFrame(s, apply(3)));
+    await until(() => handled.length === 3);
+    expect(handled).toMatchObject([{ seq: 1 }, { seq: 2 }, { seq: 3 }]);
+    expect(conn.connected()).toBe(true);
+    expect(s.closed).toBeUndefined();
+  });
+
+  it("keeps verifying signatures against a server that sends no frame key", async () => {
+    server.offerFrameKey = false;
+    const handled: unknown[] = [];
+    const conn = connectMac(handled);
+    await until(() => conn.connected());
+    const s = server.sockets[0]!;
+    expect(s.received[0]).toMatchObject({ frameAuth: "hmac-sha256" });
+    expect(s.macKey).toBeUndefined();
+    server.send(s, { type: "apply", seq: 1, ops: [] });
+    await until(() => handled.length === 1);
+    expect(s.closed).toBeUndefined();
+  });
+
+  it("does not ask for a frame key without its box keys", async () => {
+    const conn = connect();
+    await until(() => conn.connected());
+    expect(server.sockets[0]!.received[0]).not.toHaveProperty("frameAuth");
+    expect(server.sockets[0]!.macKey).toBeUndefined();
+  });
+
+  /** Runs `attack` on the first socket once connected; expects a 4403 close and nothing handled after `handledBefore`. */
+  const refuses = async (attack: (s: ServerSocket) => void | Promise<void>, handled: unknown[], handledBefore = 0) => {
+    const s = server.sockets[0]!;
+    await attack(s);
+    await until(() => s.closed !== undefined);
+    expect(s.closed?.code).toBe(AgentCloseCode.serverUnverified);
+    expect(handled).toHaveLength(handledBefore);
+  };
+
+  it("refuses a tampered MAC'd frame, and acts on nothing that follows it on that socket", async () => {
+    const handled: unknown[] = [];
+    const conn = connectMac(handled);
+    await until(() => conn.connected());
+    await refuses((s) => {
+      s.ws.send(macFrame(s, apply(1)).replace('"seq":1', '"seq":7'));
+      s.ws.send(macFrame(s, apply(2))); // authentic, but after the refused one
+    }, handled);
+  });
+
+  it("refuses a MAC'd frame replayed at another position", async () => {
+    const handled: unknown[] = [];
+    const conn = connectMac(handled);
+    await until(() => conn.connected());
+    const s = server.sockets[0]!;
+    const frame = macFrame(s, apply(1));
+    s.ws.send(frame);
+    await until(() => handled.length === 1);
+    await refuses(() => s.ws.send(frame), handled, 1);
+  });
+
+  it("refuses a MAC'd frame replayed into another connection, even one with the same key at the same position", async () => {
+    server.fixedFrameKey = randomBytes(32);
+    const handled: unknown[] = [];
+    const conn = connectMac(handled);
+    await until(() => conn.connected());
+    const first = server.sockets[0]!;
+    const captured = macFrame(first, apply(1)); // made for the first connection, never sent there
+    first.ws.terminate();
+    await until(() => server.sockets.length === 2 && conn.connected());
+    const second = server.sockets[1]!;
+    expect(second.frame).toBe(first.frame - 1); // the captured frame's position on the new socket
+    second.ws.send(captured);
+    await until(() => second.closed !== undefined);
+    expect(second.closed?.code).toBe(AgentCloseCode.serverUnverified);
+    expect(handled).toEqual([]);
+  });
+
+  it("refuses a MAC'd frame before a welcome delivered a key", async () => {
+    server.offerFrameKey = false; // welcomed, signed, but no key
+    const handled: unknown[] = [];
+    const conn = connectMac(handled);
+    await until(() => conn.connected());
+    await refuses((s) => s.ws.send(macFrame(s, apply(1), randomBytes(32))), handled);
+  });
+
+  it("refuses a MAC'd frame in place of the welcome", async () => {
+    server.afterHello = (s) => s.ws.send(macFrame(s, apply(1), randomBytes(32)));
+    const handled: unknown[] = [];
+    connectMac(handled);
+    await until(() => server.sockets[0]?.closed !== undefined);
+    expect(server.sockets[0]!.closed?.code).toBe(AgentCloseCode.serverUnverified);
+    expect(handled).toEqual([]);
+  });
+
+  it("refuses a frame with neither a MAC nor a signature after the key", async () => {
+    const handled: unknown[] = [];
+    const conn = connectMac(handled);
+    await until(() => conn.connected());
+    await refuses((s) => s.ws.send(apply(1)), handled);
+  });
+
+  it.each([
+    ["sealed to another agent's key", () => sealForAgent(generateAgentKeys().boxPublicKey, randomBytes(32).toString("base64"))],
+    ["holding 16 bytes", () => sealForAgent(keys.boxPublicKey, randomBytes(16).toString("base64"))],
+    ["that is no sealed box", () => randomBytes(80).toString("base64")],
+  ])("refuses a welcome whose frame key is %s: never connected, nothing handled", async (_what, sealed) => {
+    server.afterHello = (s) => {
+      server.welcome(s, sealed());
+      server.send(s, { type: "apply", seq: 1, ops: [] });
+    };
+    const states: ConnectionState[] = [];
+    const handled: unknown[] = [];
+    connect(async (m) => void handled.push(m), states, { boxKeys });
+    await until(() => server.sockets[0]?.closed !== undefined);
+    expect(server.sockets[0]!.closed?.code).toBe(AgentCloseCode.serverUnverified);
+    expect(states).not.toContain("connected");
+    expect(handled).toEqual([]);
+  });
+
+  it("refuses a second frame key on the same socket", async () => {
+    const handled: unknown[] = [];
+    const conn = connectMac(handled);
+    await until(() => conn.connected());
+    await refuses((s) => {
+      const frameKey = sealForAgent(keys.boxPublicKey, randomBytes(32).toString("base64"));
+      server.send(s, { type: "welcome", agentId: AGENT_ID, serverTime: Date.now(), frameKey });
+    }, handled);
+  });
 });
 
 describe("backoffDelay", () => {

@@ -5,14 +5,16 @@
  * `refresh-capabilities` to a handler in arrival order and sends the handler's replies in that same
  * order. The agent trusts only its server: it dials https/wss (ws only to loopback), sends a fresh
  * nonce with every connection, and checks the signature of every frame against the server key it
- * pinned at enrolment (serverFramePayload: bound to the nonce and the frame's position); a frame that
- * does not verify closes the socket (4403) before it is acted on. A first message larger than
+ * pinned at enrolment (serverFramePayload: bound to the nonce and the frame's position) — or, when
+ * it has its box keys, asks in `hello` for a per-connection HMAC key, which the signed `welcome`
+ * delivers sealed to it, and checks the later frames' MACs (frame-auth.ts); a frame that does not
+ * verify closes the socket (4403) before it is acted on. A first message larger than
  * AGENT_PRE_HELLO_MAX_BYTES closes it too (1009). A message that is not valid JSON or fails the
  * ServerToAgent schema closes the connection with the protocol-error code (4400). When the socket drops, the agent reconnects with bounded exponential
  * backoff and jitter (default 0.5 s doubling up to 10 s); the server sends the full state again on
  * every connect. Aborting `signal` (or calling `stop()`) closes the socket and ends the loop.
  */
-import { createHash, createPrivateKey, createPublicKey, randomBytes, sign, verify } from "node:crypto";
+import { createPrivateKey, createPublicKey, randomBytes, sign } from "node:crypto";
 import type { KeyObject } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
@@ -25,13 +27,14 @@ import {
   AGENT_PROTOCOL_VERSION,
   AgentCloseCode,
   challengePayload,
-  serverFramePayload,
+  FRAME_AUTH_HMAC,
   ServerToAgentSchema,
-  splitSignedFrame,
 } from "@postern/shared";
 import type { AgentCapabilities, AgentToServer, ServerToAgent } from "@postern/shared";
 import { insecureServerReason, serverEndpoint } from "./config.ts";
 import { pinnedTlsOptions } from "./tls-pin.ts";
+import { FrameVerifier, openFrameKey } from "./frame-auth.ts";
+import { lazySecretOpener } from "./secret-loader.ts";
 
 /** The messages handed to the handler: everything after the handshake. */
 export type ServerCommand = Extract<ServerToAgent, { type: "sync" | "apply" | "refresh-capabilities" }>;
@@ -58,6 +61,12 @@ export interface ConnectionOptions {
   readonly serverPublicKey: string | KeyObject;
   /** Ed25519 private key (PKCS#8 PEM or KeyObject) that signs the challenge. */
   readonly signingKey: string | KeyObject;
+  /**
+   * The agent's X25519 box key pair (base64 of the raw 32 bytes each). Given: the hello asks for
+   * HMAC-authenticated frames (`frameAuth`) and the key the server seals to it is opened with these
+   * (libsodium is loaded before the hello). Absent: every frame must be signed.
+   */
+  readonly boxKeys?: { readonly publicKey: string; readonly secretKey: string };
   /** Agent version sent in `hello` (and the User-Agent header). */
   readonly version: string;
   /** Current capabilities, asked on every connect; a failure is logged and `{}` reported. */
@@ -166,6 +175,7 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
     const insecure = insecureServerReason(server);
     if (insecure) throw new Error(insecure);
   }
+  const opener = options.boxKeys ? lazySecretOpener(options.boxKeys.publicKey, options.boxKeys.secretKey) : undefined;
   const endpoints = servers.map((server) => serverEndpoint(server, AGENT_CONNECT_PATH, { websocket: true }));
   const initial = options.initialDelayMs ?? DEFAULT_INITIAL_DELAY_MS;
   const max = options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
@@ -186,7 +196,9 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
       const nonce = randomBytes(24).toString("base64url");
       const url = new URL(baseUrl);
       url.searchParams.set(AGENT_NONCE_PARAM, nonce);
-      let frame = 0;
+      const frames = new FrameVerifier(nonce, serverKey);
+      /** The hello asked for a frame key (libsodium is loaded then). */
+      let frameKeyAsked = false;
       let serverRefused = false;
       const ws = new WebSocket(url, {
         ...(options.serverPin ? pinnedTlsOptions(options.serverPin.certificate, options.serverPin.fingerprint) : {}),
@@ -242,7 +254,7 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
         welcomed = true;
         if (authTimer) clearTimeout(authTimer);
         setState("connected");
-        log.info({ url: baseUrl.href }, "connected to server");
+        log.info({ url: baseUrl.href, frameAuth: frames.hasKey ? FRAME_AUTH_HMAC : "ed25519" }, "connected to server");
       };
 
       const dispatch = async (message: ServerToAgent): Promise<void> => {
@@ -256,14 +268,25 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
               );
               return void closeWith(AgentCloseCode.protocolError, "protocol version mismatch");
             }
-            const caps = await (capabilities ?? Promise.resolve({}));
+            const [caps, canOpen] = await Promise.all([
+              capabilities ?? Promise.resolve({}),
+              opener?.loadSecrets().then(
+                () => true,
+                (err: unknown) => {
+                  log.warn({ err }, "cannot load libsodium; asking for signed frames only");
+                  return false;
+                },
+              ) ?? false,
+            ]);
             helloSent = true;
+            frameKeyAsked = canOpen;
             send({
               type: "hello",
               agentId: options.agentId,
               signature: signChallenge(key, options.agentId, message.nonce),
               version: options.version,
               capabilities: caps,
+              ...(canOpen ? { frameAuth: FRAME_AUTH_HMAC } : {}),
             });
             return;
           }
@@ -322,6 +345,8 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
         awaitingPong = false;
       });
       ws.on("message", (data, isBinary) => {
+        // Nothing after a frame that did not verify is acted on, not even frames that arrive while closing.
+        if (serverRefused) return;
         if (isBinary) {
           log.warn("binary message from server; closing");
           closeWith(AgentCloseCode.protocolError, "binary message");
@@ -334,23 +359,21 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
           return;
         }
         const text = bytes.toString("utf8");
-        // Only the server this agent enrolled with can sign a frame for this nonce and position.
-        const signed = splitSignedFrame(text);
-        const digest = signed ? createHash("sha256").update(signed.body, "utf8").digest("hex") : "";
-        const payload = signed ? Buffer.from(serverFramePayload(nonce, frame, digest), "utf8") : undefined;
-        frame++;
-        if (!signed || !payload || !verify(null, payload, serverKey, Buffer.from(signed.signature, "base64"))) {
+        // Only the server this agent enrolled with can sign (or MAC, with the key it sealed to this
+        // agent) a frame for this nonce and position.
+        const refuse = (why: string): void => {
           serverRefused = true;
           log.error(
-            { url: baseUrl.href, frame: frame - 1 },
-            "the server could not prove it is the server this agent enrolled with (bad or missing frame signature); closing",
+            { url: baseUrl.href, why },
+            "the server could not prove it is the server this agent enrolled with; closing",
           );
           closeWith(AgentCloseCode.serverUnverified, "server signature invalid");
-          return;
-        }
+        };
+        const body = frames.verify(text);
+        if (body === null) return refuse("bad or missing frame signature or MAC");
         let parsed: ServerToAgent;
         try {
-          const result = ServerToAgentSchema.safeParse(JSON.parse(signed.body));
+          const result = ServerToAgentSchema.safeParse(JSON.parse(body));
           if (!result.success) {
             log.warn(
               { issues: result.error.issues.slice(0, 5), message: text.slice(0, 200) },
@@ -364,6 +387,15 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
           log.warn({ message: text.slice(0, 200) }, "message from server is not JSON; closing");
           closeWith(AgentCloseCode.protocolError, "invalid JSON");
           return;
+        }
+        // The (verified) welcome delivers this socket's frame key: later frames may carry a MAC.
+        if (parsed.type === "welcome" && parsed.frameKey !== undefined && frameKeyAsked) {
+          if (frames.hasKey) return refuse("a second frame key");
+          try {
+            frames.setKey(openFrameKey(opener!.openSecret, parsed.frameKey));
+          } catch {
+            return refuse("the frame key cannot be opened with this agent's box key");
+          }
         }
         inbound = inbound
           .then(() => dispatch(parsed))

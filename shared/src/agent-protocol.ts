@@ -7,7 +7,9 @@
  * `GET /api/agent/connect?nonce=<fresh nonce>` as a WebSocket and keeps it open. The server speaks
  * first with a `challenge`; every server frame is signed with the pinned key, bound to the nonce and
  * the frame's position (serverFramePayload); the agent answers `hello`, signing the server's nonce
- * with its Ed25519 private key. From then on the server pushes sequence-numbered `sync` (the full desired state, sent
+ * with its Ed25519 private key. An agent whose hello asks for `frameAuth` gets a fresh per-connection
+ * HMAC key sealed to its box key in the (signed) `welcome`; later frames carry an HMAC-SHA256 under
+ * that key, with the same binding, instead of a signature (serverFramePrefix). From then on the server pushes sequence-numbered `sync` (the full desired state, sent
  * on every connect and whenever a target's configuration changes) and `apply` (incremental changes)
  * messages; the agent handles them strictly in order and answers each with an `ack` carrying the
  * outcome of every entry. Entries carry their absolute expiry: the agent removes them on time on its
@@ -22,7 +24,9 @@ import type { TargetAcl } from "./backend-types.ts";
 
 /**
  * The protocol version spoken by this release. 2: every server frame is signed with the server's
- * agent signing key (see `serverFramePayload`), bound to the agent's connection nonce.
+ * agent signing key (see `serverFramePayload`), bound to the agent's connection nonce — or, after a
+ * `welcome` carrying `frameKey`, authenticated with that socket's HMAC key (an optional extension of
+ * version 2: the hello's `frameAuth` asks for it, so older agents and servers are unaffected).
  */
 export const AGENT_PROTOCOL_VERSION = 2;
 /** HTTP path of enrolment with a one-time token (POST, JSON). */
@@ -139,7 +143,17 @@ export type Op = z.infer<typeof OpSchema>;
 /** Server → agent messages. */
 export const ServerToAgentSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("challenge"), nonce: z.string(), protocol: z.number().int() }),
-  z.object({ type: z.literal("welcome"), agentId: z.string(), serverTime: z.number().int() }),
+  /**
+   * Accepts the hello. `frameKey` (only when the hello asked for `frameAuth`): a base64 libsodium
+   * sealed box to the agent's X25519 key whose plaintext is the base64 of this socket's 32-byte frame
+   * MAC key; every later frame of the socket carries `mac` instead of `sig` (see `serverFramePrefix`).
+   */
+  z.object({
+    type: z.literal("welcome"),
+    agentId: z.string(),
+    serverTime: z.number().int(),
+    frameKey: z.string().optional(),
+  }),
   /** Full desired state: every target of this agent with every entry it must hold, nothing else. */
   z.object({ type: z.literal("sync"), seq: z.number().int(), targets: z.array(TargetStateSchema) }),
   z.object({ type: z.literal("apply"), seq: z.number().int(), ops: z.array(OpSchema) }),
@@ -162,13 +176,18 @@ export type EntryResult = z.infer<typeof EntryResultSchema>;
 
 /** Agent → server messages. */
 export const AgentToServerSchema = z.discriminatedUnion("type", [
-  /** Answer to `challenge`: base64 Ed25519 signature over the UTF-8 bytes of `postern-agent:${agentId}:${nonce}`. */
+  /**
+   * Answer to `challenge`: base64 Ed25519 signature over the UTF-8 bytes of `postern-agent:${agentId}:${nonce}`.
+   * `frameAuth` (optional; absent from older agents): the agent accepts frames authenticated with a
+   * per-connection HMAC key delivered in `welcome` (FRAME_AUTH_HMAC).
+   */
   z.object({
     type: z.literal("hello"),
     agentId: z.string(),
     signature: z.string(),
     version: z.string(),
     capabilities: AgentCapabilitiesSchema,
+    frameAuth: z.literal("hmac-sha256").optional(),
   }),
   /** Acknowledges message `seq` after it was applied; `results` has one row per entry touched. */
   z.object({ type: z.literal("ack"), seq: z.number().int(), results: z.array(EntryResultSchema) }),
@@ -183,22 +202,57 @@ export function challengePayload(agentId: string, nonce: string): string {
 }
 
 /**
- * The text the server signs (Ed25519, UTF-8) for frame number `frame` (0 = the challenge, counting
- * every text frame the server sends on this socket) of a connection the agent opened with
- * `agentNonce`: the SHA-256 (lowercase hex) of the frame's JSON text without its `sig` member, bound
- * to the nonce and the position so that a frame can be neither forged, changed, replayed into another
- * connection nor reordered. The digest keeps signing a large `sync` cheap.
+ * The `frameAuth` value of a hello from an agent that accepts HMAC-SHA256 frames (docs/agent-protocol.md
+ * step 4 "Server identity").
  */
-export function serverFramePayload(agentNonce: string, frame: number, bodySha256Hex: string): string {
-  return `postern-server:${agentNonce}:${frame}:${bodySha256Hex}`;
+export const FRAME_AUTH_HMAC = "hmac-sha256";
+
+/**
+ * The binding of frame number `frame` (0 = the challenge, counting every text frame the server sends
+ * on this socket) of a connection the agent opened with `agentNonce`:
+ * `postern-server:<agentNonce>:<frame>:`. Both ways of authenticating a frame cover this text followed
+ * by the frame's content, so that a frame can be neither forged, changed, replayed into another
+ * connection nor reordered:
+ * - signed frames: Ed25519 over prefix + SHA-256 (lowercase hex) of the JSON without `sig`
+ *   (`serverFramePayload`);
+ * - MAC'd frames (after a `welcome` with `frameKey`): HMAC-SHA256 with the socket's frame key over
+ *   prefix + the JSON without `mac` (UTF-8), fed to the HMAC as two updates (no copy of a large sync).
+ */
+export function serverFramePrefix(agentNonce: string, frame: number): string {
+  return `postern-server:${agentNonce}:${frame}:`;
 }
 
-/** The signature member the server appends last to every frame's JSON object. */
-const SIG_MEMBER = ',"sig":"';
+/**
+ * The text the server signs (Ed25519, UTF-8) for frame number `frame` of a connection the agent
+ * opened with `agentNonce`: `serverFramePrefix` followed by the SHA-256 (lowercase hex) of the frame's
+ * JSON text without its `sig` member. The digest keeps signing a large `sync` cheap.
+ */
+export function serverFramePayload(agentNonce: string, frame: number, bodySha256Hex: string): string {
+  return `${serverFramePrefix(agentNonce, frame)}${bodySha256Hex}`;
+}
+
+/** Appends `"<name>": value` as the last member of `body`, a JSON object's text (value: base64, no escaping needed). */
+function withLastMember(body: string, name: string, value: string): string {
+  return `${body.slice(0, -1)},"${name}":"${value}"}`;
+}
+
+/**
+ * Splits `text` into the JSON object it carries without its last member `name` and that member's
+ * base64 value; null when the text does not end with such a member.
+ */
+function splitLastMember(text: string, name: string): { body: string; value: string } | null {
+  if (!text.endsWith('"}')) return null;
+  const member = `,"${name}":"`;
+  const at = text.lastIndexOf(member);
+  if (at < 0) return null;
+  const value = text.slice(at + member.length, -2);
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value)) return null;
+  return { body: `${text.slice(0, at)}}`, value };
+}
 
 /** Appends `"sig": signature` (base64) as the last member of `body`, a JSON object's text. */
 export function withFrameSignature(body: string, signature: string): string {
-  return `${body.slice(0, -1)},"sig":"${signature}"}`;
+  return withLastMember(body, "sig", signature);
 }
 
 /**
@@ -206,12 +260,22 @@ export function withFrameSignature(body: string, signature: string): string {
  * frame does not end with a `sig` member.
  */
 export function splitSignedFrame(text: string): { body: string; signature: string } | null {
-  if (!text.endsWith('"}')) return null;
-  const at = text.lastIndexOf(SIG_MEMBER);
-  if (at < 0) return null;
-  const signature = text.slice(at + SIG_MEMBER.length, -2);
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(signature)) return null;
-  return { body: `${text.slice(0, at)}}`, signature };
+  const split = splitLastMember(text, "sig");
+  return split && { body: split.body, signature: split.value };
+}
+
+/** Appends `"mac": mac` (base64 of the 32-byte HMAC-SHA256) as the last member of `body`, a JSON object's text. */
+export function withFrameMac(body: string, mac: string): string {
+  return withLastMember(body, "mac", mac);
+}
+
+/**
+ * Splits a MAC'd frame into the JSON text that was MAC'd and the base64 MAC; null when the frame does
+ * not end with a `mac` member.
+ */
+export function splitMacFrame(text: string): { body: string; mac: string } | null {
+  const split = splitLastMember(text, "mac");
+  return split && { body: split.body, mac: split.value };
 }
 
 /** WebSocket close codes used by the server. */

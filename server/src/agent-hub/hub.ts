@@ -2,7 +2,9 @@
  * The agent hub (docs/reference.md design "Agent protocol", server side; docs/agent-protocol.md): accepts agents'
  * WebSocket connections on AGENT_CONNECT_PATH, authenticates each with a challenge signed by the
  * agent's Ed25519 key, proves itself to the agent by signing every frame it sends with the server's
- * agent signing key (bound to the agent's connection nonce and the frame's position), sends the full
+ * agent signing key (bound to the agent's connection nonce and the frame's position) — or, for an
+ * agent whose hello asks for `frameAuth`, by signing the welcome, which carries a fresh per-socket
+ * HMAC key sealed to the agent's box key, and MAC'ing every later frame with it — sends the full
  * desired state on every (re)connect, pushes ordered sequence-numbered `apply` messages, and feeds
  * acknowledgements back to the grant engine. An agent speaks only for itself: an ack result is
  * accepted only for a (target, address, op) this hub sent that agent in the acknowledged message, on
@@ -10,7 +12,7 @@
  * may send at most AGENT_PRE_HELLO_MAX_BYTES. One live connection per agent: a new one replaces the
  * old. Pings every 15 s; an agent that misses a pong is dropped at the next ping (within 30 s).
  */
-import { createHash, createPublicKey, verify as verifySignature, randomBytes, sign } from "node:crypto";
+import { createHash, createHmac, createPublicKey, verify as verifySignature, randomBytes, sign } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
@@ -22,8 +24,11 @@ import {
   AgentNonceSchema,
   AgentToServerSchema,
   challengePayload,
+  FRAME_AUTH_HMAC,
   normaliseIp,
   serverFramePayload,
+  serverFramePrefix,
+  withFrameMac,
   withFrameSignature,
 } from "@postern/shared";
 import type { EntryResult, Op, ServerToAgent, TargetState, AgentCapabilities } from "@postern/shared";
@@ -33,6 +38,7 @@ import { agentTargetSources } from "../repositories/grants.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../logger.ts";
 import type { AgentChannel, GrantEngine } from "../services/grants/engine.ts";
+import { isBoxPublicKey, sealTo } from "../services/secrets/sealed.ts";
 import type { ServerSigningKey } from "./server-key.ts";
 
 /** A message awaiting its ack, with what it carried (the only results its ack may report). */
@@ -41,11 +47,18 @@ type Pending =
   | { kind: "apply"; /** `resultKey` of every op sent. */ ops: Set<string> }
   | { kind: "capabilities" };
 
-/** One socket's frame signing state: the agent's nonce and the number of the next frame. */
+/**
+ * One socket's frame authentication state: the agent's nonce, the number of the next frame and, once
+ * the welcome delivered it, the socket's frame key (32 bytes): frames are then MAC'd, not signed.
+ */
 interface Framing {
   agentNonce: string;
   frame: number;
+  macKey?: Buffer;
 }
+
+/** Length of a per-socket frame MAC key, bytes. */
+const FRAME_KEY_BYTES = 32;
 
 interface Connection {
   agentId: string;
@@ -272,7 +285,13 @@ export class AgentHub implements AgentChannel {
   private async authenticate(
     ws: WebSocket,
     framing: Framing,
-    hello: { agentId: string; signature: string; version: string; capabilities: AgentCapabilities },
+    hello: {
+      agentId: string;
+      signature: string;
+      version: string;
+      capabilities: AgentCapabilities;
+      frameAuth?: typeof FRAME_AUTH_HMAC;
+    },
     nonce: string,
     remote: string,
   ): Promise<Connection | undefined> {
@@ -296,6 +315,8 @@ export class AgentHub implements AgentChannel {
       ws.close(AgentCloseCode.authFailed, "authentication failed");
       return undefined;
     }
+    // Sealed before the connection is announced, so that the welcome follows without a pause.
+    const frameKey = hello.frameAuth === FRAME_AUTH_HMAC ? await this.frameKeyFor(row) : undefined;
     const previous = this.connections.get(row.id);
     const conn: Connection = {
       agentId: row.id,
@@ -315,11 +336,43 @@ export class AgentHub implements AgentChannel {
       externalIp: remote,
       capabilities: hello.capabilities,
     });
-    this.log.info({ agent: row.name, version: hello.version, remote }, "agent connected");
-    this.send(ws, framing, { type: "welcome", agentId: row.id, serverTime: this.clock.now() });
+    this.log.info(
+      { agent: row.name, version: hello.version, remote, frameAuth: frameKey ? FRAME_AUTH_HMAC : "ed25519" },
+      "agent connected",
+    );
+    this.send(ws, framing, {
+      type: "welcome",
+      agentId: row.id,
+      serverTime: this.clock.now(),
+      ...(frameKey ? { frameKey: frameKey.sealed } : {}),
+    });
+    // The welcome was signed; every later frame of this socket is MAC'd with the key it delivered.
+    if (frameKey) framing.macKey = frameKey.key;
     await this.engine.agentConnected(row.id);
     await this.sendSync(conn);
     return conn;
+  }
+
+  /**
+   * A fresh frame key for one socket of agent `row`, and the key sealed to the agent's box key (the
+   * sealed box's plaintext is the key's base64). Undefined, and the socket's frames stay signed, when
+   * the agent has no usable box key or sealing fails.
+   */
+  private async frameKeyFor(row: {
+    name: string;
+    boxPublicKey: string | null;
+  }): Promise<{ key: Buffer; sealed: string } | undefined> {
+    if (!isBoxPublicKey(row.boxPublicKey)) {
+      this.log.warn({ agent: row.name }, "agent asked for MAC'd frames but has no box key; signing its frames");
+      return undefined;
+    }
+    const key = randomBytes(FRAME_KEY_BYTES);
+    try {
+      return { key, sealed: await sealTo(row.boxPublicKey, key.toString("base64")) };
+    } catch (err) {
+      this.log.warn({ agent: row.name, err }, "cannot seal a frame key to the agent; signing its frames");
+      return undefined;
+    }
   }
 
   private async sendSync(conn: Connection): Promise<void> {
@@ -415,12 +468,25 @@ export class AgentHub implements AgentChannel {
     this.send(conn.ws, conn.framing, build(conn.seq));
   }
 
-  /** Sends one frame, signed (serverFramePayload) with the server's agent signing key. */
+  /**
+   * Sends one frame: MAC'd (HMAC-SHA256 over serverFramePrefix + the JSON) with the socket's frame key
+   * once the welcome delivered one, signed (serverFramePayload) with the server's agent signing key
+   * otherwise.
+   */
   private send(ws: WebSocket, framing: Framing, msg: ServerToAgent): void {
     const body = JSON.stringify(msg);
-    const digest = createHash("sha256").update(body, "utf8").digest("hex");
-    const payload = Buffer.from(serverFramePayload(framing.agentNonce, framing.frame, digest), "utf8");
+    const frame = framing.frame;
     framing.frame += 1;
+    if (framing.macKey) {
+      const mac = createHmac("sha256", framing.macKey)
+        .update(serverFramePrefix(framing.agentNonce, frame), "utf8")
+        .update(body, "utf8")
+        .digest("base64");
+      ws.send(withFrameMac(body, mac));
+      return;
+    }
+    const digest = createHash("sha256").update(body, "utf8").digest("hex");
+    const payload = Buffer.from(serverFramePayload(framing.agentNonce, frame, digest), "utf8");
     ws.send(withFrameSignature(body, sign(null, payload, this.serverKey.privateKey).toString("base64")));
   }
 
