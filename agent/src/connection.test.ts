@@ -604,7 +604,10 @@ describe("frames MAC'd with a per-connection key (issue #13)", () => {
   });
 
   it.each([
-    ["sealed to another agent's key", () => sealForAgent(generateAgentKeys().boxPublicKey, randomBytes(32).toString("base64"))],
+    [
+      "sealed to another agent's key",
+      () => sealForAgent(generateAgentKeys().boxPublicKey, randomBytes(32).toString("base64")),
+    ],
     ["holding 16 bytes", () => sealForAgent(keys.boxPublicKey, randomBytes(16).toString("base64"))],
     ["that is no sealed box", () => randomBytes(80).toString("base64")],
   ])("refuses a welcome whose frame key is %s: never connected, nothing handled", async (_what, sealed) => {
