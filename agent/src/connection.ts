@@ -6,8 +6,9 @@
  * order. The agent trusts only its server: it dials https/wss (ws only to loopback), sends a fresh
  * nonce with every connection, and checks the signature of every frame against the server key it
  * pinned at enrolment (serverFramePayload: bound to the nonce and the frame's position) — or, when
- * it has its box keys, asks in `hello` for a per-connection HMAC key, which the signed `welcome`
- * delivers sealed to it, and checks the later frames' MACs (frame-auth.ts); a frame that does not
+ * it has its box keys, asks in `hello` for a per-connection HMAC key, derived from the key share the
+ * signed `welcome` carries and its box key (X25519 + HKDF, node:crypto), and checks the later frames'
+ * MACs (frame-auth.ts); a frame that does not
  * verify closes the socket (4403) before it is acted on. A first message larger than
  * AGENT_PRE_HELLO_MAX_BYTES closes it too (1009). A message that is not valid JSON or fails the
  * ServerToAgent schema closes the connection with the protocol-error code (4400). When the socket drops, the agent reconnects with bounded exponential
@@ -33,8 +34,8 @@ import {
 import type { AgentCapabilities, AgentToServer, ServerToAgent } from "@postern/shared";
 import { insecureServerReason, serverEndpoint } from "./config.ts";
 import { pinnedTlsOptions } from "./tls-pin.ts";
-import { FrameVerifier, openFrameKey } from "./frame-auth.ts";
-import { lazySecretOpener } from "./secret-loader.ts";
+import { FrameVerifier, frameKeyDeriver } from "./frame-auth.ts";
+import type { FrameKeyDeriver } from "./frame-auth.ts";
 
 /** The messages handed to the handler: everything after the handshake. */
 export type ServerCommand = Extract<ServerToAgent, { type: "sync" | "apply" | "refresh-capabilities" }>;
@@ -63,8 +64,8 @@ export interface ConnectionOptions {
   readonly signingKey: string | KeyObject;
   /**
    * The agent's X25519 box key pair (base64 of the raw 32 bytes each). Given: the hello asks for
-   * HMAC-authenticated frames (`frameAuth`) and the key the server seals to it is opened with these
-   * (libsodium is loaded before the hello). Absent: every frame must be signed.
+   * HMAC-authenticated frames (`frameAuth`) and the frame key is derived from the welcome's key share
+   * and these (node:crypto; libsodium is not loaded). Absent or unusable: every frame must be signed.
    */
   readonly boxKeys?: { readonly publicKey: string; readonly secretKey: string };
   /** Agent version sent in `hello` (and the User-Agent header). */
@@ -149,6 +150,19 @@ export function signChallenge(key: string | KeyObject, agentId: string, nonce: s
   return sign(null, Buffer.from(challengePayload(agentId, nonce), "utf8"), keyObject).toString("base64");
 }
 
+/** The frame key deriver of the agent's box keys; undefined (frames stay signed) when they are not a usable X25519 pair. */
+function boxKeyDeriver(
+  boxKeys: NonNullable<ConnectionOptions["boxKeys"]>,
+  log: Pick<Logger, "warn">,
+): FrameKeyDeriver | undefined {
+  try {
+    return frameKeyDeriver(boxKeys.publicKey, boxKeys.secretKey);
+  } catch (err) {
+    log.warn({ err }, "the box keys are not a usable X25519 pair; asking for signed frames only");
+    return undefined;
+  }
+}
+
 interface SessionResult {
   /** The server welcomed this socket (a successful session: backoff starts over). */
   welcomed: boolean;
@@ -175,7 +189,7 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
     const insecure = insecureServerReason(server);
     if (insecure) throw new Error(insecure);
   }
-  const opener = options.boxKeys ? lazySecretOpener(options.boxKeys.publicKey, options.boxKeys.secretKey) : undefined;
+  const deriveKey = options.boxKeys ? boxKeyDeriver(options.boxKeys, log) : undefined;
   const endpoints = servers.map((server) => serverEndpoint(server, AGENT_CONNECT_PATH, { websocket: true }));
   const initial = options.initialDelayMs ?? DEFAULT_INITIAL_DELAY_MS;
   const max = options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
@@ -197,7 +211,7 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
       const url = new URL(baseUrl);
       url.searchParams.set(AGENT_NONCE_PARAM, nonce);
       const frames = new FrameVerifier(nonce, serverKey);
-      /** The hello asked for a frame key (libsodium is loaded then). */
+      /** The hello asked for a frame key. */
       let frameKeyAsked = false;
       let serverRefused = false;
       const ws = new WebSocket(url, {
@@ -268,25 +282,16 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
               );
               return void closeWith(AgentCloseCode.protocolError, "protocol version mismatch");
             }
-            const [caps, canOpen] = await Promise.all([
-              capabilities ?? Promise.resolve({}),
-              opener?.loadSecrets().then(
-                () => true,
-                (err: unknown) => {
-                  log.warn({ err }, "cannot load libsodium; asking for signed frames only");
-                  return false;
-                },
-              ) ?? false,
-            ]);
+            const caps = await (capabilities ?? Promise.resolve({}));
             helloSent = true;
-            frameKeyAsked = canOpen;
+            frameKeyAsked = deriveKey !== undefined;
             send({
               type: "hello",
               agentId: options.agentId,
               signature: signChallenge(key, options.agentId, message.nonce),
               version: options.version,
               capabilities: caps,
-              ...(canOpen ? { frameAuth: FRAME_AUTH_HMAC } : {}),
+              ...(frameKeyAsked ? { frameAuth: FRAME_AUTH_HMAC } : {}),
             });
             return;
           }
@@ -359,8 +364,8 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
           return;
         }
         const text = bytes.toString("utf8");
-        // Only the server this agent enrolled with can sign (or MAC, with the key it sealed to this
-        // agent) a frame for this nonce and position.
+        // Only the server this agent enrolled with can sign (or MAC, with the key derived from the
+        // share its signed welcome carried) a frame for this nonce and position.
         const refuse = (why: string): void => {
           serverRefused = true;
           log.error(
@@ -388,13 +393,13 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
           closeWith(AgentCloseCode.protocolError, "invalid JSON");
           return;
         }
-        // The (verified) welcome delivers this socket's frame key: later frames may carry a MAC.
-        if (parsed.type === "welcome" && parsed.frameKey !== undefined && frameKeyAsked) {
-          if (frames.hasKey) return refuse("a second frame key");
+        // The (verified) welcome delivers this socket's key share: later frames may carry a MAC.
+        if (parsed.type === "welcome" && parsed.frameKeyShare !== undefined && frameKeyAsked && deriveKey) {
+          if (frames.hasKey) return refuse("a second frame key share");
           try {
-            frames.setKey(openFrameKey(opener!.openSecret, parsed.frameKey));
+            frames.setKey(deriveKey(nonce, parsed.frameKeyShare));
           } catch {
-            return refuse("the frame key cannot be opened with this agent's box key");
+            return refuse("no frame key can be derived from the key share with this agent's box key");
           }
         }
         inbound = inbound

@@ -2,28 +2,65 @@
  * Authenticates the frames the server sends on one socket (docs/agent-protocol.md step 4 "Server
  * identity"): each frame is bound to the agent's connection nonce and its position (frames counted
  * from 0) and carries either an Ed25519 signature (`sig`) with the server key pinned at enrolment, or,
- * once a signed `welcome` delivered this socket's frame key, an HMAC-SHA256 (`mac`) under that key.
+ * once a signed `welcome` delivered this socket's key share, an HMAC-SHA256 (`mac`) under the frame key
+ * derived from it (frameKeyDeriver: X25519 with the agent's box key, then HKDF; node:crypto, no libsodium).
  * A frame with `mac` before the key, with neither member, or whose signature or MAC does not verify is
  * refused; after the key a correctly signed frame is still accepted (it is authentic).
  */
-import { createHash, createHmac, createSecretKey, timingSafeEqual, verify } from "node:crypto";
+import {
+  createHash,
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  createSecretKey,
+  diffieHellman,
+  hkdfSync,
+  timingSafeEqual,
+  verify,
+} from "node:crypto";
 import type { KeyObject } from "node:crypto";
-import { serverFramePayload, serverFramePrefix, splitMacFrame, splitSignedFrame } from "@postern/shared";
+import {
+  deriveFrameKey,
+  FRAME_KEY_BYTES,
+  serverFramePayload,
+  serverFramePrefix,
+  splitMacFrame,
+  splitSignedFrame,
+} from "@postern/shared";
 
-/** Length of a frame key and of an HMAC-SHA256, bytes. */
-const FRAME_KEY_BYTES = 32;
+/** Canonical base64 of 32 bytes (a raw X25519 public key). */
+const KEY_SHARE = /^[A-Za-z0-9+/]{43}=$/;
 
 /**
- * Opens a welcome's `frameKey` (a base64 sealed box whose plaintext is the base64 of 32 bytes) with
- * `openSealed` (the agent's sealed-secret opener, secrets.ts) and returns the 32-byte key.
- * @throws Error when the box cannot be opened or does not hold 32 bytes of base64.
+ * Derives this agent's frame key of a socket from the welcome's `frameKeyShare` (docs/agent-protocol.md
+ * step 4 "MAC'd frames"): `(agentNonce, share)` → the 32-byte key; the same as the server's
+ * (deriveFrameKey). Throws Error when the share is not base64 of 32 bytes or the X25519 agreement fails
+ * (node refuses a low-order point).
  */
-export function openFrameKey(openSealed: (sealed: string) => string, sealed: string): Buffer {
-  const text = openSealed(sealed);
-  const key = Buffer.from(text, "base64");
-  if (key.length !== FRAME_KEY_BYTES || key.toString("base64") !== text)
-    throw new Error("the frame key is not 32 bytes of base64");
-  return key;
+export type FrameKeyDeriver = (agentNonce: string, share: string) => Uint8Array;
+
+/**
+ * The agent's frame key deriver for its box key pair (`boxPublicKey`, `boxSecretKey`: base64 of the raw
+ * 32-byte X25519 keys, as in the agent config). node:crypto only (no libsodium): the secret key is
+ * imported once here, as a KeyObject.
+ * @throws Error when the keys are not a usable X25519 pair.
+ */
+export function frameKeyDeriver(boxPublicKey: string, boxSecretKey: string): FrameKeyDeriver {
+  const privateKey = createPrivateKey({
+    key: { kty: "OKP", crv: "X25519", d: base64url(boxSecretKey), x: base64url(boxPublicKey) },
+    format: "jwk",
+  });
+  return (agentNonce, share) => {
+    if (!KEY_SHARE.test(share) || Buffer.from(share, "base64").length !== FRAME_KEY_BYTES)
+      throw new Error("the frame key share is not 32 bytes of base64");
+    const publicKey = createPublicKey({ key: { kty: "OKP", crv: "X25519", x: base64url(share) }, format: "jwk" });
+    return deriveFrameKey(hkdfSync, diffieHellman({ privateKey, publicKey }), agentNonce, share, boxPublicKey);
+  };
+}
+
+/** base64 → base64url (JWK members). */
+function base64url(b64: string): string {
+  return Buffer.from(b64, "base64").toString("base64url");
 }
 
 /** The frame verifier of one socket: create one per connection (the frame counter starts at 0). */
@@ -49,7 +86,7 @@ export class FrameVerifier {
   }
 
   /** Accepts frames MAC'd with `key` (32 bytes) from the next frame on. @throws Error when a key is set already or `key` is not 32 bytes. */
-  setKey(key: Buffer): void {
+  setKey(key: Uint8Array): void {
     if (this.macKey) throw new Error("a frame key was set already on this socket");
     if (key.length !== FRAME_KEY_BYTES) throw new Error("a frame key is 32 bytes");
     this.macKey = createSecretKey(key);

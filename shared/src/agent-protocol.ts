@@ -7,9 +7,10 @@
  * `GET /api/agent/connect?nonce=<fresh nonce>` as a WebSocket and keeps it open. The server speaks
  * first with a `challenge`; every server frame is signed with the pinned key, bound to the nonce and
  * the frame's position (serverFramePayload); the agent answers `hello`, signing the server's nonce
- * with its Ed25519 private key. An agent whose hello asks for `frameAuth` gets a fresh per-connection
- * HMAC key sealed to its box key in the (signed) `welcome`; later frames carry an HMAC-SHA256 under
- * that key, with the same binding, instead of a signature (serverFramePrefix). From then on the server pushes sequence-numbered `sync` (the full desired state, sent
+ * with its Ed25519 private key. An agent whose hello asks for `frameAuth` gets, in the (signed)
+ * `welcome`, the public half of a fresh X25519 key of the server's from which both sides derive a
+ * per-connection HMAC key (deriveFrameKey); later frames carry an HMAC-SHA256 under that key, with the
+ * same binding, instead of a signature (serverFramePrefix). From then on the server pushes sequence-numbered `sync` (the full desired state, sent
  * on every connect and whenever a target's configuration changes) and `apply` (incremental changes)
  * messages; the agent handles them strictly in order and answers each with an `ack` carrying the
  * outcome of every entry. Entries carry their absolute expiry: the agent removes them on time on its
@@ -25,7 +26,7 @@ import type { TargetAcl } from "./backend-types.ts";
 /**
  * The protocol version spoken by this release. 2: every server frame is signed with the server's
  * agent signing key (see `serverFramePayload`), bound to the agent's connection nonce — or, after a
- * `welcome` carrying `frameKey`, authenticated with that socket's HMAC key (an optional extension of
+ * `welcome` carrying `frameKeyShare`, authenticated with that socket's HMAC key (an optional extension of
  * version 2: the hello's `frameAuth` asks for it, so older agents and servers are unaffected).
  */
 export const AGENT_PROTOCOL_VERSION = 2;
@@ -144,15 +145,16 @@ export type Op = z.infer<typeof OpSchema>;
 export const ServerToAgentSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("challenge"), nonce: z.string(), protocol: z.number().int() }),
   /**
-   * Accepts the hello. `frameKey` (only when the hello asked for `frameAuth`): a base64 libsodium
-   * sealed box to the agent's X25519 key whose plaintext is the base64 of this socket's 32-byte frame
-   * MAC key; every later frame of the socket carries `mac` instead of `sig` (see `serverFramePrefix`).
+   * Accepts the hello. `frameKeyShare` (only when the hello asked for `frameAuth`): base64 of the raw
+   * 32-byte public key of an ephemeral X25519 key the server made for this socket; with the agent's
+   * enrolled box key it gives the socket's frame MAC key (deriveFrameKey), and every later frame of
+   * the socket carries `mac` instead of `sig` (see `serverFramePrefix`).
    */
   z.object({
     type: z.literal("welcome"),
     agentId: z.string(),
     serverTime: z.number().int(),
-    frameKey: z.string().optional(),
+    frameKeyShare: z.string().optional(),
   }),
   /** Full desired state: every target of this agent with every entry it must hold, nothing else. */
   z.object({ type: z.literal("sync"), seq: z.number().int(), targets: z.array(TargetStateSchema) }),
@@ -207,6 +209,36 @@ export function challengePayload(agentId: string, nonce: string): string {
  */
 export const FRAME_AUTH_HMAC = "hmac-sha256";
 
+/** Length of a frame key (and of an HMAC-SHA256, and of a raw X25519 key), bytes. */
+export const FRAME_KEY_BYTES = 32;
+
+/**
+ * HKDF with SHA-256 as node:crypto's `hkdfSync` does it (passed in: shared stays runtime-neutral, the
+ * browser bundle imports this module). Strings are taken as UTF-8; returns `keylen` bytes.
+ */
+export type HkdfSha256 = (digest: "sha256", ikm: Uint8Array, salt: string, info: string, keylen: number) => ArrayBuffer;
+
+/**
+ * The frame key of one socket (docs/agent-protocol.md step 4 "MAC'd frames"), the same on both sides:
+ * HKDF-SHA256 (`hkdf`: node:crypto's hkdfSync) of `sharedSecret`, the X25519 shared secret of the
+ * server's ephemeral key (public half `shareB64`, the welcome's `frameKeyShare`) and the agent's
+ * enrolled box key (public half `agentBoxPublicB64`), with salt = the agent's connection nonce (UTF-8)
+ * and info = `postern-frame-mac:v1:<shareB64>:<agentBoxPublicB64>`, so that the key is bound to this
+ * connection and to both public keys. Returns FRAME_KEY_BYTES bytes.
+ * @throws Error when `sharedSecret` is not FRAME_KEY_BYTES long.
+ */
+export function deriveFrameKey(
+  hkdf: HkdfSha256,
+  sharedSecret: Uint8Array,
+  agentNonce: string,
+  shareB64: string,
+  agentBoxPublicB64: string,
+): Uint8Array {
+  if (sharedSecret.length !== FRAME_KEY_BYTES) throw new Error("an X25519 shared secret is 32 bytes");
+  const info = `postern-frame-mac:v1:${shareB64}:${agentBoxPublicB64}`;
+  return new Uint8Array(hkdf("sha256", sharedSecret, agentNonce, info, FRAME_KEY_BYTES));
+}
+
 /**
  * The binding of frame number `frame` (0 = the challenge, counting every text frame the server sends
  * on this socket) of a connection the agent opened with `agentNonce`:
@@ -215,7 +247,7 @@ export const FRAME_AUTH_HMAC = "hmac-sha256";
  * connection nor reordered:
  * - signed frames: Ed25519 over prefix + SHA-256 (lowercase hex) of the JSON without `sig`
  *   (`serverFramePayload`);
- * - MAC'd frames (after a `welcome` with `frameKey`): HMAC-SHA256 with the socket's frame key over
+ * - MAC'd frames (after a `welcome` with `frameKeyShare`): HMAC-SHA256 with the socket's frame key over
  *   prefix + the JSON without `mac` (UTF-8), fed to the HMAC as two updates (no copy of a large sync).
  */
 export function serverFramePrefix(agentNonce: string, frame: number): string {

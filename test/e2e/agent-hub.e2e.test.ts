@@ -9,8 +9,9 @@
  * - The agent trusts only its server: every server frame is signed with the data directory's agent
  *   signing key (the one enrolment answered), bound to the agent's nonce; a server without that key
  *   cannot drive the agent; a client may send only a few bytes before its hello.
- * - Frames MAC'd with a per-connection key (issue #13): an agent that asks gets a key sealed to it in
- *   the signed welcome and MAC'd frames after it; an agent that does not ask gets signed frames.
+ * - Frames MAC'd with a per-connection key (issue #13): an agent that asks gets a key share in the
+ *   signed welcome (X25519 with its enrolled box key, HKDF) and MAC'd frames after it; an agent that
+ *   does not ask gets signed frames.
  */
 import { GrantErrorKey } from "@postern/shared";
 import { spawn } from "node:child_process";
@@ -27,8 +28,8 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import { loadConfig } from "../../agent/src/config.ts";
 import { startAgent } from "../../agent/src/daemon.ts";
-import { FrameVerifier, openFrameKey } from "../../agent/src/frame-auth.ts";
-import { secretOpener } from "../../agent/src/secrets.ts";
+import { FrameVerifier, frameKeyDeriver } from "../../agent/src/frame-auth.ts";
+import { generateAgentKeys } from "../../agent/src/enrol.ts";
 import type { Backend, EntryOutcome } from "../../agent/src/backends/backend.ts";
 import type { Entry, Target } from "../../shared/src/index.ts";
 import {
@@ -481,16 +482,17 @@ describe("frames MAC'd with a per-connection key (issue #13)", () => {
     const old = await RawAgent.connect(stack.server.url, identity);
     expect(await waitFor(() => old.ofType("sync").length === 1)).toBe(true);
     expect(old.verified).toBe(true);
-    expect(old.ofType("welcome")[0]).not.toHaveProperty("frameKey");
+    expect(old.ofType("welcome")[0]).not.toHaveProperty("frameKeyShare");
     expect(old.frames.every((f) => /,"sig":"[A-Za-z0-9+/=]+"}$/.test(f))).toBe(true);
     await old.close();
 
     const raw = await RawAgent.connect(stack.server.url, identity, { frameAuth: true });
     expect(await waitFor(() => raw.ofType("sync").length === 1)).toBe(true);
     const [challenge, welcome, sync] = raw.frames;
-    const frameKey = raw.ofType("welcome")[0]!.frameKey!;
-    expect(frameKey).toBeTruthy();
-    // The agent's own verifier: the challenge and the welcome signed, the sync MAC'd with the sealed key.
+    const share = raw.ofType("welcome")[0]!.frameKeyShare!;
+    expect(Buffer.from(share, "base64")).toHaveLength(32);
+    // The agent's own verifier: the challenge and the welcome signed, the sync MAC'd with the key the
+    // share gives with this agent's box key (and not with another agent's).
     const serverKey = createPublicKey({
       key: Buffer.from(identity.serverPublicKey, "base64"),
       format: "der",
@@ -499,7 +501,13 @@ describe("frames MAC'd with a per-connection key (issue #13)", () => {
     const verifier = new FrameVerifier(raw.nonce, serverKey);
     expect(verifier.verify(challenge!)).not.toBeNull();
     expect(verifier.verify(welcome!)).not.toBeNull();
-    verifier.setKey(openFrameKey(secretOpener(config.boxPublicKey, config.boxSecretKey), frameKey));
+    const other = generateAgentKeys();
+    const impostor = new FrameVerifier(raw.nonce, serverKey);
+    impostor.verify(challenge!);
+    impostor.verify(welcome!);
+    impostor.setKey(frameKeyDeriver(other.boxPublicKey, other.boxSecretKey)(raw.nonce, share));
+    expect(impostor.verify(sync!)).toBeNull();
+    verifier.setKey(frameKeyDeriver(config.boxPublicKey, config.boxSecretKey)(raw.nonce, share));
     expect(sync).toMatch(/,"mac":"[A-Za-z0-9+/=]+"}$/);
     expect(sync).not.toContain('"sig"');
     expect(verifier.verify(sync!)).not.toBeNull();

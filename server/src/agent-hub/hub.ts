@@ -3,8 +3,9 @@
  * WebSocket connections on AGENT_CONNECT_PATH, authenticates each with a challenge signed by the
  * agent's Ed25519 key, proves itself to the agent by signing every frame it sends with the server's
  * agent signing key (bound to the agent's connection nonce and the frame's position) — or, for an
- * agent whose hello asks for `frameAuth`, by signing the welcome, which carries a fresh per-socket
- * HMAC key sealed to the agent's box key, and MAC'ing every later frame with it — sends the full
+ * agent whose hello asks for `frameAuth`, by signing the welcome, which carries the public half of a
+ * fresh X25519 key from which, with the agent's enrolled box key, both sides derive a per-socket HMAC
+ * key (deriveFrameKey), and MAC'ing every later frame with it — sends the full
  * desired state on every (re)connect, pushes ordered sequence-numbered `apply` messages, and feeds
  * acknowledgements back to the grant engine. An agent speaks only for itself: an ack result is
  * accepted only for a (target, address, op) this hub sent that agent in the acknowledged message, on
@@ -17,6 +18,9 @@ import {
   createHmac,
   createPublicKey,
   createSecretKey,
+  diffieHellman,
+  generateKeyPairSync,
+  hkdfSync,
   verify as verifySignature,
   randomBytes,
   sign,
@@ -33,6 +37,7 @@ import {
   AgentNonceSchema,
   AgentToServerSchema,
   challengePayload,
+  deriveFrameKey,
   FRAME_AUTH_HMAC,
   normaliseIp,
   serverFramePayload,
@@ -47,7 +52,7 @@ import { agentTargetSources } from "../repositories/grants.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../logger.ts";
 import type { AgentChannel, GrantEngine } from "../services/grants/engine.ts";
-import { isBoxPublicKey, sealTo } from "../services/secrets/sealed.ts";
+import { isBoxPublicKey } from "../services/secrets/sealed.ts";
 import type { ServerSigningKey } from "./server-key.ts";
 
 /** A message awaiting its ack, with what it carried (the only results its ack may report). */
@@ -67,9 +72,6 @@ interface Framing {
   macKey?: KeyObject;
 }
 
-/** Length of a per-socket frame MAC key, bytes. */
-const FRAME_KEY_BYTES = 32;
-
 interface Connection {
   agentId: string;
   agentName: string;
@@ -83,6 +85,14 @@ interface Connection {
 /** The identity of one (target, address, op); the address normalised (unparsable ones as given). */
 function resultKey(key: string, ip: string, op: "add" | "del"): string {
   return `${key}\u0000${normaliseIp(ip)?.ip ?? ip}\u0000${op}`;
+}
+
+/** An X25519 public key from base64 of its raw 32 bytes (an agent's enrolled BoxPublicKey). @throws Error when it is not one. */
+function x25519PublicKey(raw: string): KeyObject {
+  return createPublicKey({
+    key: { kty: "OKP", crv: "X25519", x: Buffer.from(raw, "base64").toString("base64url") },
+    format: "jwk",
+  });
 }
 
 /** The agent's connection nonce from the upgrade request's query; "" when absent or malformed. */
@@ -325,8 +335,7 @@ export class AgentHub implements AgentChannel {
       ws.close(AgentCloseCode.authFailed, "authentication failed");
       return undefined;
     }
-    // Sealed before the connection is announced, so that the welcome follows without a pause.
-    const frameKey = hello.frameAuth === FRAME_AUTH_HMAC ? await this.frameKeyFor(row) : undefined;
+    const frameKey = hello.frameAuth === FRAME_AUTH_HMAC ? this.frameKeyFor(row, framing.agentNonce) : undefined;
     const previous = this.connections.get(row.id);
     const conn: Connection = {
       agentId: row.id,
@@ -354,33 +363,39 @@ export class AgentHub implements AgentChannel {
       type: "welcome",
       agentId: row.id,
       serverTime: this.clock.now(),
-      ...(frameKey ? { frameKey: frameKey.sealed } : {}),
+      ...(frameKey ? { frameKeyShare: frameKey.share } : {}),
     });
     // The welcome was signed; every later frame of this socket is MAC'd with the key it delivered.
-    if (frameKey) framing.macKey = createSecretKey(frameKey.key);
+    if (frameKey) framing.macKey = frameKey.key;
     await this.engine.agentConnected(row.id);
     await this.sendSync(conn);
     return conn;
   }
 
   /**
-   * A fresh frame key for one socket of agent `row`, and the key sealed to the agent's box key (the
-   * sealed box's plaintext is the key's base64). Undefined, and the socket's frames stay signed, when
-   * the agent has no usable box key or sealing fails.
+   * The frame key of one socket of agent `row` (docs/agent-protocol.md step 4 "MAC'd frames"): a fresh
+   * ephemeral X25519 key, its agreement with the agent's enrolled box key, HKDF (deriveFrameKey, salt
+   * `agentNonce`); `share` is the ephemeral public key (base64, raw 32 bytes) for the welcome. node:crypto
+   * only (no libsodium). Undefined, and the socket's frames stay signed, when the agent has no usable box
+   * key (not 32 bytes of base64, or a point X25519 refuses).
    */
-  private async frameKeyFor(row: {
-    name: string;
-    boxPublicKey: string | null;
-  }): Promise<{ key: Buffer; sealed: string } | undefined> {
+  private frameKeyFor(
+    row: { name: string; boxPublicKey: string | null },
+    agentNonce: string,
+  ): { key: KeyObject; share: string } | undefined {
     if (!isBoxPublicKey(row.boxPublicKey)) {
       this.log.warn({ agent: row.name }, "agent asked for MAC'd frames but has no box key; signing its frames");
       return undefined;
     }
-    const key = randomBytes(FRAME_KEY_BYTES);
     try {
-      return { key, sealed: await sealTo(row.boxPublicKey, key.toString("base64")) };
+      const agentKey = x25519PublicKey(row.boxPublicKey);
+      const ephemeral = generateKeyPairSync("x25519");
+      const share = Buffer.from(ephemeral.publicKey.export({ format: "jwk" }).x!, "base64url").toString("base64");
+      const secret = diffieHellman({ privateKey: ephemeral.privateKey, publicKey: agentKey });
+      const key = deriveFrameKey(hkdfSync, secret, agentNonce, share, row.boxPublicKey);
+      return { key: createSecretKey(key), share };
     } catch (err) {
-      this.log.warn({ agent: row.name, err }, "cannot seal a frame key to the agent; signing its frames");
+      this.log.warn({ agent: row.name, err }, "cannot agree a frame key with the agent's box key; signing its frames");
       return undefined;
     }
   }
