@@ -1,19 +1,22 @@
 import {
   createHash,
+  createHmac,
   createPrivateKey,
   createPublicKey,
+  diffieHellman,
   generateKeyPairSync,
+  hkdfSync,
   randomBytes,
   sign,
   verify,
 } from "node:crypto";
-import type { KeyObject } from "node:crypto";
+import type { KeyObject, KeyPairKeyObjectResult } from "node:crypto";
 import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { WebSocketServer } from "ws";
 import type { WebSocket } from "ws";
 import {
@@ -23,7 +26,10 @@ import {
   AgentCloseCode,
   AgentToServerSchema,
   challengePayload,
+  deriveFrameKey,
   serverFramePayload,
+  serverFramePrefix,
+  withFrameMac,
   withFrameSignature,
 } from "@postern/shared";
 import type { AgentCapabilities, AgentToServer, Entry, ServerToAgent, Target } from "@postern/shared";
@@ -34,6 +40,14 @@ import type { AgentConnection, ConnectionState } from "./connection.ts";
 import { startAgent } from "./daemon.ts";
 import type { RunningAgent } from "./daemon.ts";
 import { generateAgentKeys } from "./enrol.ts";
+import { lazySecretOpener } from "./secret-loader.ts";
+
+/** Whether libsodium was imported in this file's module graph (by anything): the frame key must not need it. */
+const sodium = vi.hoisted(() => ({ imported: false }));
+vi.mock("libsodium-wrappers", async (importOriginal) => {
+  sodium.imported = true;
+  return importOriginal();
+});
 
 const AGENT_ID = "a0000000-0000-4000-8000-000000000001";
 const CAPS: AgentCapabilities = {
@@ -63,6 +77,8 @@ interface ServerSocket {
   /** The agent's connection nonce (from the URL) and the number of the next frame. */
   nonce: string;
   frame: number;
+  /** The frame key the welcome delivered: later frames are MAC'd with it. */
+  macKey?: Buffer;
 }
 
 /** Signs `body` (a JSON object's text) as frame `s.frame` of socket `s` with `key`, as the hub does. */
@@ -72,13 +88,39 @@ function signFrame(s: ServerSocket, body: string, key: KeyObject = serverKey.pri
   return withFrameSignature(body, sign(null, payload, key).toString("base64"));
 }
 
+/**
+ * The server's side of the frame key agreement of socket `s`, as the hub does it: an ephemeral X25519
+ * key (`ephemeral`, fresh by default) against `boxPublicKey` (default: this agent's), HKDF with the
+ * socket's nonce. Returns the share for the welcome and the frame key.
+ */
+function frameKeyShare(
+  s: ServerSocket,
+  boxPublicKey = keys.boxPublicKey,
+  ephemeral: KeyPairKeyObjectResult = generateKeyPairSync("x25519"),
+): { share: string; key: Buffer } {
+  const x = Buffer.from(boxPublicKey, "base64").toString("base64url");
+  const agentKey = createPublicKey({ key: { kty: "OKP", crv: "X25519", x }, format: "jwk" });
+  const share = Buffer.from(ephemeral.publicKey.export({ format: "jwk" }).x!, "base64url").toString("base64");
+  const secret = diffieHellman({ privateKey: ephemeral.privateKey, publicKey: agentKey });
+  return { share, key: Buffer.from(deriveFrameKey(hkdfSync, secret, s.nonce, share, boxPublicKey)) };
+}
+
+/** MACs `body` as frame `s.frame` of socket `s` with `key` (default the socket's frame key), as the hub does. */
+function macFrame(s: ServerSocket, body: string, key: Buffer | undefined = s.macKey): string {
+  const mac = createHmac("sha256", key!).update(serverFramePrefix(s.nonce, s.frame++)).update(body).digest("base64");
+  return withFrameMac(body, mac);
+}
+
 /** The server side of the protocol, played on 127.0.0.1 by the test. */
 class FakeServer {
   readonly wss: WebSocketServer;
   readonly sockets: ServerSocket[] = [];
   /** What to do after a verified hello (default: welcome). */
-  afterHello: (s: ServerSocket) => void = (s) =>
-    this.send(s, { type: "welcome", agentId: AGENT_ID, serverTime: Date.now() });
+  afterHello: (s: ServerSocket) => void = (s) => this.welcome(s);
+  /** Answer a hello asking for `frameAuth` with a frame key (false plays a server older than the MAC). */
+  offerFrameKey = true;
+  /** The ephemeral X25519 key of every socket (default: a fresh one per socket, as the hub does). */
+  fixedEphemeral: KeyPairKeyObjectResult | undefined;
   /** The key frames are signed with (another key than the pinned one plays an impostor). */
   signingKey: KeyObject = serverKey.privateKey;
   constructor(port = 0) {
@@ -118,8 +160,22 @@ class FakeServer {
     if (!this.wss.address()) await once(this.wss, "listening");
     return `http://127.0.0.1:${(this.wss.address() as AddressInfo).port}`;
   }
+  /**
+   * Sends the (signed) welcome; when the hello asked for `frameAuth` and `offerFrameKey`, with a key
+   * share for the agent's box key (`given` replaces the share and the key), and MACs later frames.
+   */
+  welcome(s: ServerSocket, given?: { share: string; key?: Buffer }): void {
+    const hello = s.received.find((m) => m.type === "hello");
+    if (!this.offerFrameKey || hello?.type !== "hello" || hello.frameAuth !== "hmac-sha256")
+      return this.send(s, { type: "welcome", agentId: AGENT_ID, serverTime: Date.now() });
+    const { share, key } = given ?? frameKeyShare(s, keys.boxPublicKey, this.fixedEphemeral);
+    this.send(s, { type: "welcome", agentId: AGENT_ID, serverTime: Date.now(), frameKeyShare: share });
+    s.macKey = key;
+  }
+  /** Sends a frame MAC'd with the socket's frame key once it has one, signed before. */
   send(s: ServerSocket, msg: ServerToAgent): void {
-    s.ws.send(signFrame(s, JSON.stringify(msg), this.signingKey));
+    const body = JSON.stringify(msg);
+    s.ws.send(s.macKey ? macFrame(s, body) : signFrame(s, body, this.signingKey));
   }
   async close(): Promise<void> {
     for (const client of this.wss.clients) client.terminate();
@@ -172,7 +228,7 @@ afterEach(async () => {
 function connect(
   onMessage: Parameters<typeof startConnection>[0]["onMessage"] = async () => undefined,
   states?: ConnectionState[],
-  extra: Pick<Parameters<typeof startConnection>[0], "onReplyWritten"> = {},
+  extra: Pick<Parameters<typeof startConnection>[0], "onReplyWritten" | "boxKeys"> = {},
 ): AgentConnection {
   const abort = new AbortController();
   const conn = startConnection({
@@ -458,6 +514,205 @@ describe("the agent trusts only its server (issue #8 item 5)", () => {
       ).toThrow(/must be https:\/\/ \(http:\/\/ only to this host's loopback address\)/);
     },
   );
+});
+
+describe("frames MAC'd with a per-connection key (issue #13)", () => {
+  const boxKeys = { publicKey: keys.boxPublicKey, secretKey: keys.boxSecretKey };
+  /** Connects with the agent's box keys (it asks for MAC'd frames) and records what it handles. */
+  const connectMac = (handled: unknown[]) => connect(async (m) => void handled.push(m), undefined, { boxKeys });
+  const apply = (seq: number) => JSON.stringify({ type: "apply", seq, ops: [] });
+
+  it("asks for a frame key, derives the one the signed welcome's share gives and handles MAC'd frames; signed ones still pass", async () => {
+    const handled: unknown[] = [];
+    const conn = connectMac(handled);
+    await until(() => conn.connected());
+    const s = server.sockets[0]!;
+    expect(s.received[0]).toMatchObject({ type: "hello", frameAuth: "hmac-sha256" });
+    expect(s.macKey).toHaveLength(32);
+    s.ws.send(macFrame(s, apply(1)));
+    s.ws.send(signFrame(s, apply(2))); // authentic too: accepted after the key
+    s.ws.send(macFrame(s, apply(3)));
+    await until(() => handled.length === 3);
+    expect(handled).toMatchObject([{ seq: 1 }, { seq: 2 }, { seq: 3 }]);
+    expect(conn.connected()).toBe(true);
+    expect(s.closed).toBeUndefined();
+  });
+
+  it("keeps verifying signatures against a server that sends no frame key", async () => {
+    server.offerFrameKey = false;
+    const handled: unknown[] = [];
+    const conn = connectMac(handled);
+    await until(() => conn.connected());
+    const s = server.sockets[0]!;
+    expect(s.received[0]).toMatchObject({ frameAuth: "hmac-sha256" });
+    expect(s.macKey).toBeUndefined();
+    server.send(s, { type: "apply", seq: 1, ops: [] });
+    await until(() => handled.length === 1);
+    expect(s.closed).toBeUndefined();
+  });
+
+  it("does not ask for a frame key without its box keys", async () => {
+    const conn = connect();
+    await until(() => conn.connected());
+    expect(server.sockets[0]!.received[0]).not.toHaveProperty("frameAuth");
+    expect(server.sockets[0]!.macKey).toBeUndefined();
+  });
+
+  it("does not ask for a frame key when its box keys are not a usable X25519 pair", async () => {
+    const conn = connect(undefined, undefined, {
+      boxKeys: { publicKey: keys.boxPublicKey, secretKey: randomBytes(16).toString("base64") },
+    });
+    await until(() => conn.connected());
+    expect(server.sockets[0]!.received[0]).not.toHaveProperty("frameAuth");
+  });
+
+  /** Runs `attack` on the first socket once connected; expects a 4403 close and nothing handled after `handledBefore`. */
+  const refuses = async (attack: (s: ServerSocket) => void | Promise<void>, handled: unknown[], handledBefore = 0) => {
+    const s = server.sockets[0]!;
+    await attack(s);
+    await until(() => s.closed !== undefined);
+    expect(s.closed?.code).toBe(AgentCloseCode.serverUnverified);
+    expect(handled).toHaveLength(handledBefore);
+  };
+
+  it("refuses a tampered MAC'd frame, and acts on nothing that follows it on that socket", async () => {
+    const handled: unknown[] = [];
+    const conn = connectMac(handled);
+    await until(() => conn.connected());
+    await refuses((s) => {
+      s.ws.send(macFrame(s, apply(1)).replace('"seq":1', '"seq":7'));
+      s.ws.send(macFrame(s, apply(2))); // authentic, but after the refused one
+    }, handled);
+  });
+
+  it("refuses a MAC'd frame replayed at another position", async () => {
+    const handled: unknown[] = [];
+    const conn = connectMac(handled);
+    await until(() => conn.connected());
+    const s = server.sockets[0]!;
+    const frame = macFrame(s, apply(1));
+    s.ws.send(frame);
+    await until(() => handled.length === 1);
+    await refuses(() => s.ws.send(frame), handled, 1);
+  });
+
+  it("refuses a MAC'd frame replayed into another connection, even one with the same key share at the same position", async () => {
+    server.fixedEphemeral = generateKeyPairSync("x25519");
+    const handled: unknown[] = [];
+    const conn = connectMac(handled);
+    await until(() => conn.connected());
+    const first = server.sockets[0]!;
+    const captured = macFrame(first, apply(1)); // made for the first connection, never sent there
+    first.ws.terminate();
+    await until(() => server.sockets.length === 2 && conn.connected());
+    const second = server.sockets[1]!;
+    expect(second.frame).toBe(first.frame - 1); // the captured frame's position on the new socket
+    second.ws.send(captured);
+    await until(() => second.closed !== undefined);
+    expect(second.closed?.code).toBe(AgentCloseCode.serverUnverified);
+    expect(handled).toEqual([]);
+  });
+
+  it("refuses a MAC'd frame before a welcome delivered a key", async () => {
+    server.offerFrameKey = false; // welcomed, signed, but no key
+    const handled: unknown[] = [];
+    const conn = connectMac(handled);
+    await until(() => conn.connected());
+    await refuses((s) => s.ws.send(macFrame(s, apply(1), randomBytes(32))), handled);
+  });
+
+  it("refuses a MAC'd frame in place of the welcome", async () => {
+    server.afterHello = (s) => s.ws.send(macFrame(s, apply(1), randomBytes(32)));
+    const handled: unknown[] = [];
+    connectMac(handled);
+    await until(() => server.sockets[0]?.closed !== undefined);
+    expect(server.sockets[0]!.closed?.code).toBe(AgentCloseCode.serverUnverified);
+    expect(handled).toEqual([]);
+  });
+
+  it("refuses a frame with neither a MAC nor a signature after the key", async () => {
+    const handled: unknown[] = [];
+    const conn = connectMac(handled);
+    await until(() => conn.connected());
+    await refuses((s) => s.ws.send(apply(1)), handled);
+  });
+
+  /** A share that is no X25519 public key of 32 bytes, or that X25519 refuses (node throws on a low-order point). */
+  it.each([
+    ["of 16 bytes", randomBytes(16).toString("base64")],
+    ["of 33 bytes", randomBytes(33).toString("base64")],
+    ["not base64", "!".repeat(43) + "="],
+    ["a low-order point (all zeros)", Buffer.alloc(32).toString("base64")],
+  ])("refuses at the welcome a key share %s: never connected, nothing handled", async (_what, share) => {
+    server.afterHello = (s) => {
+      server.welcome(s, { share });
+      server.send(s, { type: "apply", seq: 1, ops: [] });
+    };
+    const states: ConnectionState[] = [];
+    const handled: unknown[] = [];
+    connect(async (m) => void handled.push(m), states, { boxKeys });
+    await until(() => server.sockets[0]?.closed !== undefined);
+    expect(server.sockets[0]!.closed?.code).toBe(AgentCloseCode.serverUnverified);
+    expect(states).not.toContain("connected");
+    expect(handled).toEqual([]);
+  });
+
+  it("refuses the first MAC'd frame after a key share made for another agent's box key (the keys differ)", async () => {
+    const other = generateAgentKeys();
+    server.afterHello = (s) => server.welcome(s, frameKeyShare(s, other.boxPublicKey));
+    const handled: unknown[] = [];
+    const conn = connectMac(handled);
+    await until(() => conn.connected()); // the welcome itself is signed and the share well formed
+    await refuses((s) => server.send(s, { type: "apply", seq: 1, ops: [] }), handled);
+  });
+
+  it("refuses a second frame key share on the same socket", async () => {
+    const handled: unknown[] = [];
+    const conn = connectMac(handled);
+    await until(() => conn.connected());
+    await refuses((s) => {
+      const { share } = frameKeyShare(s);
+      server.send(s, { type: "welcome", agentId: AGENT_ID, serverTime: Date.now(), frameKeyShare: share });
+    }, handled);
+  });
+
+  it("a real agent (daemon) derives the frame key and handles MAC'd frames without loading libsodium", async () => {
+    const backend = new MemoryBackend();
+    const expiresAt = Date.now() + 60_000;
+    server.afterHello = (s) => {
+      server.welcome(s);
+      server.send(s, { type: "sync", seq: 1, targets: [{ target: T1, entries: [{ ip: "192.0.2.9", expiresAt }] }] });
+    };
+    const agent = await startAgent({
+      config: resolveConfig(
+        {
+          server: url,
+          agentId: AGENT_ID,
+          serverPublicKey,
+          signingPrivateKey: keys.signingPrivateKey,
+          boxPublicKey: keys.boxPublicKey,
+          boxSecretKey: keys.boxSecretKey,
+          stateFile: join(dir, "state.json"),
+        },
+        join(dir, "agent.json"),
+      ),
+      backends: new Map([["ipset", backend]]),
+      detect: async () => CAPS,
+      connection: FAST,
+      version: "1.9.0",
+    });
+    cleanups.push(() => agent.stop());
+    await until(() => (server.sockets[0]?.received.length ?? 0) >= 2);
+    const s = server.sockets[0]!;
+    expect(s.received[0]).toMatchObject({ type: "hello", frameAuth: "hmac-sha256" });
+    expect(s.macKey).toHaveLength(32); // the sync was MAC'd
+    expect(s.received[1]).toMatchObject({ type: "ack", seq: 1 });
+    expect([...backend.ips]).toEqual(["192.0.2.9"]);
+    expect(sodium.imported).toBe(false);
+    // The probe works: the lazy secret opener (a target with sealed secrets) does load it.
+    await lazySecretOpener(keys.boxPublicKey, keys.boxSecretKey).loadSecrets();
+    expect(sodium.imported).toBe(true);
+  });
 });
 
 describe("backoffDelay", () => {

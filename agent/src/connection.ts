@@ -5,14 +5,17 @@
  * `refresh-capabilities` to a handler in arrival order and sends the handler's replies in that same
  * order. The agent trusts only its server: it dials https/wss (ws only to loopback), sends a fresh
  * nonce with every connection, and checks the signature of every frame against the server key it
- * pinned at enrolment (serverFramePayload: bound to the nonce and the frame's position); a frame that
- * does not verify closes the socket (4403) before it is acted on. A first message larger than
+ * pinned at enrolment (serverFramePayload: bound to the nonce and the frame's position) — or, when
+ * it has its box keys, asks in `hello` for a per-connection HMAC key, derived from the key share the
+ * signed `welcome` carries and its box key (X25519 + HKDF, node:crypto), and checks the later frames'
+ * MACs (frame-auth.ts); a frame that does not
+ * verify closes the socket (4403) before it is acted on. A first message larger than
  * AGENT_PRE_HELLO_MAX_BYTES closes it too (1009). A message that is not valid JSON or fails the
  * ServerToAgent schema closes the connection with the protocol-error code (4400). When the socket drops, the agent reconnects with bounded exponential
  * backoff and jitter (default 0.5 s doubling up to 10 s); the server sends the full state again on
  * every connect. Aborting `signal` (or calling `stop()`) closes the socket and ends the loop.
  */
-import { createHash, createPrivateKey, createPublicKey, randomBytes, sign, verify } from "node:crypto";
+import { createPrivateKey, createPublicKey, randomBytes, sign } from "node:crypto";
 import type { KeyObject } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pino } from "pino";
@@ -25,13 +28,14 @@ import {
   AGENT_PROTOCOL_VERSION,
   AgentCloseCode,
   challengePayload,
-  serverFramePayload,
+  FRAME_AUTH_HMAC,
   ServerToAgentSchema,
-  splitSignedFrame,
 } from "@postern/shared";
 import type { AgentCapabilities, AgentToServer, ServerToAgent } from "@postern/shared";
 import { insecureServerReason, serverEndpoint } from "./config.ts";
 import { pinnedTlsOptions } from "./tls-pin.ts";
+import { FrameVerifier, frameKeyDeriver } from "./frame-auth.ts";
+import type { FrameKeyDeriver } from "./frame-auth.ts";
 
 /** The messages handed to the handler: everything after the handshake. */
 export type ServerCommand = Extract<ServerToAgent, { type: "sync" | "apply" | "refresh-capabilities" }>;
@@ -58,6 +62,12 @@ export interface ConnectionOptions {
   readonly serverPublicKey: string | KeyObject;
   /** Ed25519 private key (PKCS#8 PEM or KeyObject) that signs the challenge. */
   readonly signingKey: string | KeyObject;
+  /**
+   * The agent's X25519 box key pair (base64 of the raw 32 bytes each). Given: the hello asks for
+   * HMAC-authenticated frames (`frameAuth`) and the frame key is derived from the welcome's key share
+   * and these (node:crypto; libsodium is not loaded). Absent or unusable: every frame must be signed.
+   */
+  readonly boxKeys?: { readonly publicKey: string; readonly secretKey: string };
   /** Agent version sent in `hello` (and the User-Agent header). */
   readonly version: string;
   /** Current capabilities, asked on every connect; a failure is logged and `{}` reported. */
@@ -140,6 +150,19 @@ export function signChallenge(key: string | KeyObject, agentId: string, nonce: s
   return sign(null, Buffer.from(challengePayload(agentId, nonce), "utf8"), keyObject).toString("base64");
 }
 
+/** The frame key deriver of the agent's box keys; undefined (frames stay signed) when they are not a usable X25519 pair. */
+function boxKeyDeriver(
+  boxKeys: NonNullable<ConnectionOptions["boxKeys"]>,
+  log: Pick<Logger, "warn">,
+): FrameKeyDeriver | undefined {
+  try {
+    return frameKeyDeriver(boxKeys.publicKey, boxKeys.secretKey);
+  } catch (err) {
+    log.warn({ err }, "the box keys are not a usable X25519 pair; asking for signed frames only");
+    return undefined;
+  }
+}
+
 interface SessionResult {
   /** The server welcomed this socket (a successful session: backoff starts over). */
   welcomed: boolean;
@@ -166,6 +189,7 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
     const insecure = insecureServerReason(server);
     if (insecure) throw new Error(insecure);
   }
+  const deriveKey = options.boxKeys ? boxKeyDeriver(options.boxKeys, log) : undefined;
   const endpoints = servers.map((server) => serverEndpoint(server, AGENT_CONNECT_PATH, { websocket: true }));
   const initial = options.initialDelayMs ?? DEFAULT_INITIAL_DELAY_MS;
   const max = options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
@@ -186,7 +210,9 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
       const nonce = randomBytes(24).toString("base64url");
       const url = new URL(baseUrl);
       url.searchParams.set(AGENT_NONCE_PARAM, nonce);
-      let frame = 0;
+      const frames = new FrameVerifier(nonce, serverKey);
+      /** The hello asked for a frame key. */
+      let frameKeyAsked = false;
       let serverRefused = false;
       const ws = new WebSocket(url, {
         ...(options.serverPin ? pinnedTlsOptions(options.serverPin.certificate, options.serverPin.fingerprint) : {}),
@@ -242,7 +268,7 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
         welcomed = true;
         if (authTimer) clearTimeout(authTimer);
         setState("connected");
-        log.info({ url: baseUrl.href }, "connected to server");
+        log.info({ url: baseUrl.href, frameAuth: frames.hasKey ? FRAME_AUTH_HMAC : "ed25519" }, "connected to server");
       };
 
       const dispatch = async (message: ServerToAgent): Promise<void> => {
@@ -258,12 +284,14 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
             }
             const caps = await (capabilities ?? Promise.resolve({}));
             helloSent = true;
+            frameKeyAsked = deriveKey !== undefined;
             send({
               type: "hello",
               agentId: options.agentId,
               signature: signChallenge(key, options.agentId, message.nonce),
               version: options.version,
               capabilities: caps,
+              ...(frameKeyAsked ? { frameAuth: FRAME_AUTH_HMAC } : {}),
             });
             return;
           }
@@ -322,6 +350,8 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
         awaitingPong = false;
       });
       ws.on("message", (data, isBinary) => {
+        // Nothing after a frame that did not verify is acted on, not even frames that arrive while closing.
+        if (serverRefused) return;
         if (isBinary) {
           log.warn("binary message from server; closing");
           closeWith(AgentCloseCode.protocolError, "binary message");
@@ -334,23 +364,21 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
           return;
         }
         const text = bytes.toString("utf8");
-        // Only the server this agent enrolled with can sign a frame for this nonce and position.
-        const signed = splitSignedFrame(text);
-        const digest = signed ? createHash("sha256").update(signed.body, "utf8").digest("hex") : "";
-        const payload = signed ? Buffer.from(serverFramePayload(nonce, frame, digest), "utf8") : undefined;
-        frame++;
-        if (!signed || !payload || !verify(null, payload, serverKey, Buffer.from(signed.signature, "base64"))) {
+        // Only the server this agent enrolled with can sign (or MAC, with the key derived from the
+        // share its signed welcome carried) a frame for this nonce and position.
+        const refuse = (why: string): void => {
           serverRefused = true;
           log.error(
-            { url: baseUrl.href, frame: frame - 1 },
-            "the server could not prove it is the server this agent enrolled with (bad or missing frame signature); closing",
+            { url: baseUrl.href, why },
+            "the server could not prove it is the server this agent enrolled with; closing",
           );
           closeWith(AgentCloseCode.serverUnverified, "server signature invalid");
-          return;
-        }
+        };
+        const body = frames.verify(text);
+        if (body === null) return refuse("bad or missing frame signature or MAC");
         let parsed: ServerToAgent;
         try {
-          const result = ServerToAgentSchema.safeParse(JSON.parse(signed.body));
+          const result = ServerToAgentSchema.safeParse(JSON.parse(body));
           if (!result.success) {
             log.warn(
               { issues: result.error.issues.slice(0, 5), message: text.slice(0, 200) },
@@ -364,6 +392,15 @@ export function startConnection(options: ConnectionOptions): AgentConnection {
           log.warn({ message: text.slice(0, 200) }, "message from server is not JSON; closing");
           closeWith(AgentCloseCode.protocolError, "invalid JSON");
           return;
+        }
+        // The (verified) welcome delivers this socket's key share: later frames may carry a MAC.
+        if (parsed.type === "welcome" && parsed.frameKeyShare !== undefined && frameKeyAsked && deriveKey) {
+          if (frames.hasKey) return refuse("a second frame key share");
+          try {
+            frames.setKey(deriveKey(nonce, parsed.frameKeyShare));
+          } catch {
+            return refuse("no frame key can be derived from the key share with this agent's box key");
+          }
         }
         inbound = inbound
           .then(() => dispatch(parsed))

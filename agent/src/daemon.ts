@@ -142,6 +142,8 @@ export async function startAgent(options: StartAgentOptions): Promise<RunningAge
       serverPublicKey: config.serverPublicKey,
       ...(config.serverPin ? { serverPin: config.serverPin } : {}),
       signingKey: config.signingPrivateKey,
+      // Frames authenticated with a per-connection HMAC key derived from its box key (docs/agent-protocol.md step 4).
+      boxKeys: { publicKey: config.boxPublicKey, secretKey: config.boxSecretKey },
       version,
       capabilities: detect,
       onMessage,

@@ -7,7 +7,10 @@
  * `GET /api/agent/connect?nonce=<fresh nonce>` as a WebSocket and keeps it open. The server speaks
  * first with a `challenge`; every server frame is signed with the pinned key, bound to the nonce and
  * the frame's position (serverFramePayload); the agent answers `hello`, signing the server's nonce
- * with its Ed25519 private key. From then on the server pushes sequence-numbered `sync` (the full desired state, sent
+ * with its Ed25519 private key. An agent whose hello asks for `frameAuth` gets, in the (signed)
+ * `welcome`, the public half of a fresh X25519 key of the server's from which both sides derive a
+ * per-connection HMAC key (deriveFrameKey); later frames carry an HMAC-SHA256 under that key, with the
+ * same binding, instead of a signature (serverFramePrefix). From then on the server pushes sequence-numbered `sync` (the full desired state, sent
  * on every connect and whenever a target's configuration changes) and `apply` (incremental changes)
  * messages; the agent handles them strictly in order and answers each with an `ack` carrying the
  * outcome of every entry. Entries carry their absolute expiry: the agent removes them on time on its
@@ -22,7 +25,9 @@ import type { TargetAcl } from "./backend-types.ts";
 
 /**
  * The protocol version spoken by this release. 2: every server frame is signed with the server's
- * agent signing key (see `serverFramePayload`), bound to the agent's connection nonce.
+ * agent signing key (see `serverFramePayload`), bound to the agent's connection nonce — or, after a
+ * `welcome` carrying `frameKeyShare`, authenticated with that socket's HMAC key (an optional extension of
+ * version 2: the hello's `frameAuth` asks for it, so older agents and servers are unaffected).
  */
 export const AGENT_PROTOCOL_VERSION = 2;
 /** HTTP path of enrolment with a one-time token (POST, JSON). */
@@ -139,7 +144,18 @@ export type Op = z.infer<typeof OpSchema>;
 /** Server → agent messages. */
 export const ServerToAgentSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("challenge"), nonce: z.string(), protocol: z.number().int() }),
-  z.object({ type: z.literal("welcome"), agentId: z.string(), serverTime: z.number().int() }),
+  /**
+   * Accepts the hello. `frameKeyShare` (only when the hello asked for `frameAuth`): base64 of the raw
+   * 32-byte public key of an ephemeral X25519 key the server made for this socket; with the agent's
+   * enrolled box key it gives the socket's frame MAC key (deriveFrameKey), and every later frame of
+   * the socket carries `mac` instead of `sig` (see `serverFramePrefix`).
+   */
+  z.object({
+    type: z.literal("welcome"),
+    agentId: z.string(),
+    serverTime: z.number().int(),
+    frameKeyShare: z.string().optional(),
+  }),
   /** Full desired state: every target of this agent with every entry it must hold, nothing else. */
   z.object({ type: z.literal("sync"), seq: z.number().int(), targets: z.array(TargetStateSchema) }),
   z.object({ type: z.literal("apply"), seq: z.number().int(), ops: z.array(OpSchema) }),
@@ -162,13 +178,18 @@ export type EntryResult = z.infer<typeof EntryResultSchema>;
 
 /** Agent → server messages. */
 export const AgentToServerSchema = z.discriminatedUnion("type", [
-  /** Answer to `challenge`: base64 Ed25519 signature over the UTF-8 bytes of `postern-agent:${agentId}:${nonce}`. */
+  /**
+   * Answer to `challenge`: base64 Ed25519 signature over the UTF-8 bytes of `postern-agent:${agentId}:${nonce}`.
+   * `frameAuth` (optional; absent from older agents): the agent accepts frames authenticated with a
+   * per-connection HMAC key delivered in `welcome` (FRAME_AUTH_HMAC).
+   */
   z.object({
     type: z.literal("hello"),
     agentId: z.string(),
     signature: z.string(),
     version: z.string(),
     capabilities: AgentCapabilitiesSchema,
+    frameAuth: z.literal("hmac-sha256").optional(),
   }),
   /** Acknowledges message `seq` after it was applied; `results` has one row per entry touched. */
   z.object({ type: z.literal("ack"), seq: z.number().int(), results: z.array(EntryResultSchema) }),
@@ -183,22 +204,87 @@ export function challengePayload(agentId: string, nonce: string): string {
 }
 
 /**
- * The text the server signs (Ed25519, UTF-8) for frame number `frame` (0 = the challenge, counting
- * every text frame the server sends on this socket) of a connection the agent opened with
- * `agentNonce`: the SHA-256 (lowercase hex) of the frame's JSON text without its `sig` member, bound
- * to the nonce and the position so that a frame can be neither forged, changed, replayed into another
- * connection nor reordered. The digest keeps signing a large `sync` cheap.
+ * The `frameAuth` value of a hello from an agent that accepts HMAC-SHA256 frames (docs/agent-protocol.md
+ * step 4 "Server identity").
  */
-export function serverFramePayload(agentNonce: string, frame: number, bodySha256Hex: string): string {
-  return `postern-server:${agentNonce}:${frame}:${bodySha256Hex}`;
+export const FRAME_AUTH_HMAC = "hmac-sha256";
+
+/** Length of a frame key (and of an HMAC-SHA256, and of a raw X25519 key), bytes. */
+export const FRAME_KEY_BYTES = 32;
+
+/**
+ * HKDF with SHA-256 as node:crypto's `hkdfSync` does it (passed in: shared stays runtime-neutral, the
+ * browser bundle imports this module). Strings are taken as UTF-8; returns `keylen` bytes.
+ */
+export type HkdfSha256 = (digest: "sha256", ikm: Uint8Array, salt: string, info: string, keylen: number) => ArrayBuffer;
+
+/**
+ * The frame key of one socket (docs/agent-protocol.md step 4 "MAC'd frames"), the same on both sides:
+ * HKDF-SHA256 (`hkdf`: node:crypto's hkdfSync) of `sharedSecret`, the X25519 shared secret of the
+ * server's ephemeral key (public half `shareB64`, the welcome's `frameKeyShare`) and the agent's
+ * enrolled box key (public half `agentBoxPublicB64`), with salt = the agent's connection nonce (UTF-8)
+ * and info = `postern-frame-mac:v1:<shareB64>:<agentBoxPublicB64>`, so that the key is bound to this
+ * connection and to both public keys. Returns FRAME_KEY_BYTES bytes.
+ * @throws Error when `sharedSecret` is not FRAME_KEY_BYTES long.
+ */
+export function deriveFrameKey(
+  hkdf: HkdfSha256,
+  sharedSecret: Uint8Array,
+  agentNonce: string,
+  shareB64: string,
+  agentBoxPublicB64: string,
+): Uint8Array {
+  if (sharedSecret.length !== FRAME_KEY_BYTES) throw new Error("an X25519 shared secret is 32 bytes");
+  const info = `postern-frame-mac:v1:${shareB64}:${agentBoxPublicB64}`;
+  return new Uint8Array(hkdf("sha256", sharedSecret, agentNonce, info, FRAME_KEY_BYTES));
 }
 
-/** The signature member the server appends last to every frame's JSON object. */
-const SIG_MEMBER = ',"sig":"';
+/**
+ * The binding of frame number `frame` (0 = the challenge, counting every text frame the server sends
+ * on this socket) of a connection the agent opened with `agentNonce`:
+ * `postern-server:<agentNonce>:<frame>:`. Both ways of authenticating a frame cover this text followed
+ * by the frame's content, so that a frame can be neither forged, changed, replayed into another
+ * connection nor reordered:
+ * - signed frames: Ed25519 over prefix + SHA-256 (lowercase hex) of the JSON without `sig`
+ *   (`serverFramePayload`);
+ * - MAC'd frames (after a `welcome` with `frameKeyShare`): HMAC-SHA256 with the socket's frame key over
+ *   prefix + the JSON without `mac` (UTF-8), fed to the HMAC as two updates (no copy of a large sync).
+ */
+export function serverFramePrefix(agentNonce: string, frame: number): string {
+  return `postern-server:${agentNonce}:${frame}:`;
+}
+
+/**
+ * The text the server signs (Ed25519, UTF-8) for frame number `frame` of a connection the agent
+ * opened with `agentNonce`: `serverFramePrefix` followed by the SHA-256 (lowercase hex) of the frame's
+ * JSON text without its `sig` member. The digest keeps signing a large `sync` cheap.
+ */
+export function serverFramePayload(agentNonce: string, frame: number, bodySha256Hex: string): string {
+  return `${serverFramePrefix(agentNonce, frame)}${bodySha256Hex}`;
+}
+
+/** Appends `"<name>": value` as the last member of `body`, a JSON object's text (value: base64, no escaping needed). */
+function withLastMember(body: string, name: string, value: string): string {
+  return `${body.slice(0, -1)},"${name}":"${value}"}`;
+}
+
+/**
+ * Splits `text` into the JSON object it carries without its last member `name` and that member's
+ * base64 value; null when the text does not end with such a member.
+ */
+function splitLastMember(text: string, name: string): { body: string; value: string } | null {
+  if (!text.endsWith('"}')) return null;
+  const member = `,"${name}":"`;
+  const at = text.lastIndexOf(member);
+  if (at < 0) return null;
+  const value = text.slice(at + member.length, -2);
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value)) return null;
+  return { body: `${text.slice(0, at)}}`, value };
+}
 
 /** Appends `"sig": signature` (base64) as the last member of `body`, a JSON object's text. */
 export function withFrameSignature(body: string, signature: string): string {
-  return `${body.slice(0, -1)},"sig":"${signature}"}`;
+  return withLastMember(body, "sig", signature);
 }
 
 /**
@@ -206,12 +292,22 @@ export function withFrameSignature(body: string, signature: string): string {
  * frame does not end with a `sig` member.
  */
 export function splitSignedFrame(text: string): { body: string; signature: string } | null {
-  if (!text.endsWith('"}')) return null;
-  const at = text.lastIndexOf(SIG_MEMBER);
-  if (at < 0) return null;
-  const signature = text.slice(at + SIG_MEMBER.length, -2);
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(signature)) return null;
-  return { body: `${text.slice(0, at)}}`, signature };
+  const split = splitLastMember(text, "sig");
+  return split && { body: split.body, signature: split.value };
+}
+
+/** Appends `"mac": mac` (base64 of the 32-byte HMAC-SHA256) as the last member of `body`, a JSON object's text. */
+export function withFrameMac(body: string, mac: string): string {
+  return withLastMember(body, "mac", mac);
+}
+
+/**
+ * Splits a MAC'd frame into the JSON text that was MAC'd and the base64 MAC; null when the frame does
+ * not end with a `mac` member.
+ */
+export function splitMacFrame(text: string): { body: string; mac: string } | null {
+  const split = splitLastMember(text, "mac");
+  return split && { body: split.body, mac: split.value };
 }
 
 /** WebSocket close codes used by the server. */

@@ -9,6 +9,9 @@
  * - The agent trusts only its server: every server frame is signed with the data directory's agent
  *   signing key (the one enrolment answered), bound to the agent's nonce; a server without that key
  *   cannot drive the agent; a client may send only a few bytes before its hello.
+ * - Frames MAC'd with a per-connection key (issue #13): an agent that asks gets a key share in the
+ *   signed welcome (X25519 with its enrolled box key, HKDF) and MAC'd frames after it; an agent that
+ *   does not ask gets signed frames.
  */
 import { GrantErrorKey } from "@postern/shared";
 import { spawn } from "node:child_process";
@@ -21,7 +24,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_PRE_HELLO_MAX_BYTES, AgentCloseCode } from "../../shared/src/index.ts";
 import { createLogger, startServer } from "../../server/src/index.ts";
 import type { RunningServer } from "../../server/src/index.ts";
+import { Writable } from "node:stream";
+import { pino } from "pino";
 import { loadConfig } from "../../agent/src/config.ts";
+import { startAgent } from "../../agent/src/daemon.ts";
+import { FrameVerifier, frameKeyDeriver } from "../../agent/src/frame-auth.ts";
+import { generateAgentKeys } from "../../agent/src/enrol.ts";
+import type { Backend, EntryOutcome } from "../../agent/src/backends/backend.ts";
+import type { Entry, Target } from "../../shared/src/index.ts";
 import {
   ApiClient,
   aclStatus,
@@ -394,5 +404,113 @@ describe("deleting a connected agent on a single server", () => {
     expect(await waitFor(() => again!.closed !== undefined, 5_000, 20)).toBe(true);
     expect(again.closed?.code).toBe(AgentCloseCode.authFailed);
     expect(stack.server.services.hub.isConnected(agentId)).toBe(false);
+  });
+});
+
+/** An enforcement target held in memory (the process boundary faked: not the logic under test). */
+class MemoryBackend implements Backend {
+  readonly type = "haproxy";
+  readonly ips = new Set<string>();
+  async add(_t: Target, entries: readonly Entry[], now: number): Promise<EntryOutcome[]> {
+    for (const e of entries) if (e.expiresAt > now) this.ips.add(e.ip);
+    return entries.map((e) => ({ ip: e.ip, ok: true }));
+  }
+  async remove(_t: Target, ips: readonly string[]): Promise<EntryOutcome[]> {
+    for (const ip of ips) this.ips.delete(ip);
+    return ips.map((ip) => ({ ip, ok: true }));
+  }
+  async list(): Promise<string[]> {
+    return [...this.ips];
+  }
+}
+
+describe("frames MAC'd with a per-connection key (issue #13)", () => {
+  const CAROL_IP = "127.0.0.23";
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it("a real agent negotiates the frame key (its log says hmac-sha256) and applies a grant's apply", async () => {
+    const { agentId, configPath } = await createAndEnrolAgent(stack, "mac-edge", HAPROXY_CAPS, {
+      stateFile: join(stack.dir, "mac-edge.state.json"),
+    });
+    const lines: string[] = [];
+    const logger = pino(
+      { level: "info" },
+      new Writable({
+        write(chunk: Buffer, _enc, done) {
+          lines.push(String(chunk));
+          done();
+        },
+      }),
+    );
+    const backend = new MemoryBackend();
+    const agent = await startAgent({
+      config: await loadConfig(configPath),
+      backends: new Map([["haproxy", backend]]),
+      detect: async () => HAPROXY_CAPS,
+      logger,
+      connection: { pingIntervalMs: 0 },
+      version: "1.9.0",
+    });
+    try {
+      expect(await waitFor(() => stack.server.services.hub.isConnected(agentId) && agent.connected())).toBe(true);
+      const connected = lines.map((l) => JSON.parse(l) as { msg: string; frameAuth?: string });
+      expect(connected.filter((l) => l.msg === "connected to server").map((l) => l.frameAuth)).toEqual(["hmac-sha256"]);
+      const acl = await aclOn(stack, agentId, "Carol's app");
+      await createUser(stack, "carol", "carol-password", [acl]);
+      const carol = await signIn(stack, "carol", CAROL_IP);
+      await carol.ok("POST", "/api/grant", { ACLID: acl, IPs: [] });
+      expect(await waitFor(async () => (await aclStatus(carol, acl)).Status === 0)).toBe(true);
+      expect([...backend.ips]).toEqual([CAROL_IP]);
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it("signs every frame for an agent that does not ask, and MACs those after the welcome for one that does", async () => {
+    const { configPath } = await createAndEnrolAgent(stack, "raw-mac", {});
+    const config = await loadConfig(configPath);
+    const identity = await identityOf(configPath);
+
+    const old = await RawAgent.connect(stack.server.url, identity);
+    expect(await waitFor(() => old.ofType("sync").length === 1)).toBe(true);
+    expect(old.verified).toBe(true);
+    expect(old.ofType("welcome")[0]).not.toHaveProperty("frameKeyShare");
+    expect(old.frames.every((f) => /,"sig":"[A-Za-z0-9+/=]+"}$/.test(f))).toBe(true);
+    await old.close();
+
+    const raw = await RawAgent.connect(stack.server.url, identity, { frameAuth: true });
+    expect(await waitFor(() => raw.ofType("sync").length === 1)).toBe(true);
+    const [challenge, welcome, sync] = raw.frames;
+    const share = raw.ofType("welcome")[0]!.frameKeyShare!;
+    expect(Buffer.from(share, "base64")).toHaveLength(32);
+    // The agent's own verifier: the challenge and the welcome signed, the sync MAC'd with the key the
+    // share gives with this agent's box key (and not with another agent's).
+    const serverKey = createPublicKey({
+      key: Buffer.from(identity.serverPublicKey, "base64"),
+      format: "der",
+      type: "spki",
+    });
+    const verifier = new FrameVerifier(raw.nonce, serverKey);
+    expect(verifier.verify(challenge!)).not.toBeNull();
+    expect(verifier.verify(welcome!)).not.toBeNull();
+    const other = generateAgentKeys();
+    const impostor = new FrameVerifier(raw.nonce, serverKey);
+    impostor.verify(challenge!);
+    impostor.verify(welcome!);
+    impostor.setKey(frameKeyDeriver(other.boxPublicKey, other.boxSecretKey)(raw.nonce, share));
+    expect(impostor.verify(sync!)).toBeNull();
+    verifier.setKey(frameKeyDeriver(config.boxPublicKey, config.boxSecretKey)(raw.nonce, share));
+    expect(sync).toMatch(/,"mac":"[A-Za-z0-9+/=]+"}$/);
+    expect(sync).not.toContain('"sig"');
+    expect(verifier.verify(sync!)).not.toBeNull();
+    await raw.close();
   });
 });

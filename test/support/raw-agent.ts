@@ -34,6 +34,8 @@ export interface RawAgentOptions {
   nonce?: string | null;
   /** Answer the challenge with a hello (default true). */
   hello?: boolean;
+  /** Ask in the hello for MAC'd frames (`frameAuth`; default false). The raw agent checks signatures only. */
+  frameAuth?: boolean;
 }
 
 /** A raw agent connection. */
@@ -42,7 +44,9 @@ export class RawAgent {
   readonly nonce: string;
   /** Every server message received, in order (after its signature was checked). */
   readonly messages: ServerToAgent[] = [];
-  /** False once a frame did not verify against the pinned key. */
+  /** The text of every server frame received, in order, as it arrived. */
+  readonly frames: string[] = [];
+  /** False once a frame did not verify against the pinned key (a MAC'd frame counts: only signatures are checked here). */
   verified = true;
   /** Set when the socket closed. */
   closed: { code: number; reason: string } | undefined;
@@ -67,6 +71,7 @@ export class RawAgent {
     });
     const privateKey = createPrivateKey(identity.signingPrivateKey);
     ws.on("message", (data) => {
+      agent.frames.push(String(data));
       const signed = splitSignedFrame(String(data));
       const digest = createHash("sha256")
         .update(signed?.body ?? "", "utf8")
@@ -84,6 +89,7 @@ export class RawAgent {
           ),
           version: "1.9.0",
           capabilities: opts.capabilities ?? {},
+          ...(opts.frameAuth ? { frameAuth: "hmac-sha256" as const } : {}),
         });
     });
     ws.on("close", (code, reason) => (agent.closed = { code, reason: reason.toString() }));

@@ -2,7 +2,10 @@
  * The agent hub (docs/reference.md design "Agent protocol", server side; docs/agent-protocol.md): accepts agents'
  * WebSocket connections on AGENT_CONNECT_PATH, authenticates each with a challenge signed by the
  * agent's Ed25519 key, proves itself to the agent by signing every frame it sends with the server's
- * agent signing key (bound to the agent's connection nonce and the frame's position), sends the full
+ * agent signing key (bound to the agent's connection nonce and the frame's position) — or, for an
+ * agent whose hello asks for `frameAuth`, by signing the welcome, which carries the public half of a
+ * fresh X25519 key from which, with the agent's enrolled box key, both sides derive a per-socket HMAC
+ * key (deriveFrameKey), and MAC'ing every later frame with it — sends the full
  * desired state on every (re)connect, pushes ordered sequence-numbered `apply` messages, and feeds
  * acknowledgements back to the grant engine. An agent speaks only for itself: an ack result is
  * accepted only for a (target, address, op) this hub sent that agent in the acknowledged message, on
@@ -10,7 +13,19 @@
  * may send at most AGENT_PRE_HELLO_MAX_BYTES. One live connection per agent: a new one replaces the
  * old. Pings every 15 s; an agent that misses a pong is dropped at the next ping (within 30 s).
  */
-import { createHash, createPublicKey, verify as verifySignature, randomBytes, sign } from "node:crypto";
+import {
+  createHash,
+  createHmac,
+  createPublicKey,
+  createSecretKey,
+  diffieHellman,
+  generateKeyPairSync,
+  hkdfSync,
+  verify as verifySignature,
+  randomBytes,
+  sign,
+} from "node:crypto";
+import type { KeyObject } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
@@ -22,8 +37,12 @@ import {
   AgentNonceSchema,
   AgentToServerSchema,
   challengePayload,
+  deriveFrameKey,
+  FRAME_AUTH_HMAC,
   normaliseIp,
   serverFramePayload,
+  serverFramePrefix,
+  withFrameMac,
   withFrameSignature,
 } from "@postern/shared";
 import type { EntryResult, Op, ServerToAgent, TargetState, AgentCapabilities } from "@postern/shared";
@@ -33,6 +52,7 @@ import { agentTargetSources } from "../repositories/grants.ts";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../logger.ts";
 import type { AgentChannel, GrantEngine } from "../services/grants/engine.ts";
+import { isBoxPublicKey } from "../services/secrets/sealed.ts";
 import type { ServerSigningKey } from "./server-key.ts";
 
 /** A message awaiting its ack, with what it carried (the only results its ack may report). */
@@ -41,10 +61,15 @@ type Pending =
   | { kind: "apply"; /** `resultKey` of every op sent. */ ops: Set<string> }
   | { kind: "capabilities" };
 
-/** One socket's frame signing state: the agent's nonce and the number of the next frame. */
+/**
+ * One socket's frame authentication state: the agent's nonce, the number of the next frame and, once
+ * the welcome delivered it, the socket's frame key (32 bytes): frames are then MAC'd, not signed.
+ * A KeyObject, not a Buffer: createHmac imports a raw key on every call (measured ~25 µs against ~3).
+ */
 interface Framing {
   agentNonce: string;
   frame: number;
+  macKey?: KeyObject;
 }
 
 interface Connection {
@@ -60,6 +85,14 @@ interface Connection {
 /** The identity of one (target, address, op); the address normalised (unparsable ones as given). */
 function resultKey(key: string, ip: string, op: "add" | "del"): string {
   return `${key}\u0000${normaliseIp(ip)?.ip ?? ip}\u0000${op}`;
+}
+
+/** An X25519 public key from base64 of its raw 32 bytes (an agent's enrolled BoxPublicKey). @throws Error when it is not one. */
+function x25519PublicKey(raw: string): KeyObject {
+  return createPublicKey({
+    key: { kty: "OKP", crv: "X25519", x: Buffer.from(raw, "base64").toString("base64url") },
+    format: "jwk",
+  });
 }
 
 /** The agent's connection nonce from the upgrade request's query; "" when absent or malformed. */
@@ -272,7 +305,13 @@ export class AgentHub implements AgentChannel {
   private async authenticate(
     ws: WebSocket,
     framing: Framing,
-    hello: { agentId: string; signature: string; version: string; capabilities: AgentCapabilities },
+    hello: {
+      agentId: string;
+      signature: string;
+      version: string;
+      capabilities: AgentCapabilities;
+      frameAuth?: typeof FRAME_AUTH_HMAC;
+    },
     nonce: string,
     remote: string,
   ): Promise<Connection | undefined> {
@@ -296,6 +335,7 @@ export class AgentHub implements AgentChannel {
       ws.close(AgentCloseCode.authFailed, "authentication failed");
       return undefined;
     }
+    const frameKey = hello.frameAuth === FRAME_AUTH_HMAC ? this.frameKeyFor(row, framing.agentNonce) : undefined;
     const previous = this.connections.get(row.id);
     const conn: Connection = {
       agentId: row.id,
@@ -315,11 +355,49 @@ export class AgentHub implements AgentChannel {
       externalIp: remote,
       capabilities: hello.capabilities,
     });
-    this.log.info({ agent: row.name, version: hello.version, remote }, "agent connected");
-    this.send(ws, framing, { type: "welcome", agentId: row.id, serverTime: this.clock.now() });
+    this.log.info(
+      { agent: row.name, version: hello.version, remote, frameAuth: frameKey ? FRAME_AUTH_HMAC : "ed25519" },
+      "agent connected",
+    );
+    this.send(ws, framing, {
+      type: "welcome",
+      agentId: row.id,
+      serverTime: this.clock.now(),
+      ...(frameKey ? { frameKeyShare: frameKey.share } : {}),
+    });
+    // The welcome was signed; every later frame of this socket is MAC'd with the key it delivered.
+    if (frameKey) framing.macKey = frameKey.key;
     await this.engine.agentConnected(row.id);
     await this.sendSync(conn);
     return conn;
+  }
+
+  /**
+   * The frame key of one socket of agent `row` (docs/agent-protocol.md step 4 "MAC'd frames"): a fresh
+   * ephemeral X25519 key, its agreement with the agent's enrolled box key, HKDF (deriveFrameKey, salt
+   * `agentNonce`); `share` is the ephemeral public key (base64, raw 32 bytes) for the welcome. node:crypto
+   * only (no libsodium). Undefined, and the socket's frames stay signed, when the agent has no usable box
+   * key (not 32 bytes of base64, or a point X25519 refuses).
+   */
+  private frameKeyFor(
+    row: { name: string; boxPublicKey: string | null },
+    agentNonce: string,
+  ): { key: KeyObject; share: string } | undefined {
+    if (!isBoxPublicKey(row.boxPublicKey)) {
+      this.log.warn({ agent: row.name }, "agent asked for MAC'd frames but has no box key; signing its frames");
+      return undefined;
+    }
+    try {
+      const agentKey = x25519PublicKey(row.boxPublicKey);
+      const ephemeral = generateKeyPairSync("x25519");
+      const share = Buffer.from(ephemeral.publicKey.export({ format: "jwk" }).x!, "base64url").toString("base64");
+      const secret = diffieHellman({ privateKey: ephemeral.privateKey, publicKey: agentKey });
+      const key = deriveFrameKey(hkdfSync, secret, agentNonce, share, row.boxPublicKey);
+      return { key: createSecretKey(key), share };
+    } catch (err) {
+      this.log.warn({ agent: row.name, err }, "cannot agree a frame key with the agent's box key; signing its frames");
+      return undefined;
+    }
   }
 
   private async sendSync(conn: Connection): Promise<void> {
@@ -415,12 +493,25 @@ export class AgentHub implements AgentChannel {
     this.send(conn.ws, conn.framing, build(conn.seq));
   }
 
-  /** Sends one frame, signed (serverFramePayload) with the server's agent signing key. */
+  /**
+   * Sends one frame: MAC'd (HMAC-SHA256 over serverFramePrefix + the JSON) with the socket's frame key
+   * once the welcome delivered one, signed (serverFramePayload) with the server's agent signing key
+   * otherwise.
+   */
   private send(ws: WebSocket, framing: Framing, msg: ServerToAgent): void {
     const body = JSON.stringify(msg);
-    const digest = createHash("sha256").update(body, "utf8").digest("hex");
-    const payload = Buffer.from(serverFramePayload(framing.agentNonce, framing.frame, digest), "utf8");
+    const frame = framing.frame;
     framing.frame += 1;
+    if (framing.macKey) {
+      const mac = createHmac("sha256", framing.macKey)
+        .update(serverFramePrefix(framing.agentNonce, frame), "utf8")
+        .update(body, "utf8")
+        .digest("base64");
+      ws.send(withFrameMac(body, mac));
+      return;
+    }
+    const digest = createHash("sha256").update(body, "utf8").digest("hex");
+    const payload = Buffer.from(serverFramePayload(framing.agentNonce, frame, digest), "utf8");
     ws.send(withFrameSignature(body, sign(null, payload, this.serverKey.privateKey).toString("base64")));
   }
 
