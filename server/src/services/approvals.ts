@@ -16,11 +16,10 @@ import { AppError } from "../errors.ts";
 import * as repo from "../repositories/approvals.ts";
 import type { ApprovalRow, ApprovalWithAcl } from "../repositories/approvals.ts";
 import type { GrantRow } from "../repositories/grants.ts";
-import type { AclRow } from "../repositories/acls.ts";
 import { getUserSession } from "../repositories/sessions.ts";
 import { AuditAction, writeAudit } from "./audit.ts";
 import { newId } from "./auth/tokens.ts";
-import type { ApprovalHooks } from "./grants/engine.ts";
+import type { ApprovalAcl, ApprovalHooks } from "./grants/engine.ts";
 import { Service } from "./service.ts";
 
 /** How many decided requests the approvers' list shows after the pending ones. */
@@ -62,7 +61,7 @@ export class ApprovalService extends Service implements ApprovalHooks {
   /** See ApprovalHooks.hold: a pending request holds the grant (one per grant; asking again changes nothing). */
   async hold(
     tx: Tx,
-    g: { grant: GrantRow; acl: AclRow; sessionId: string; userName: string; ip: string; reason: string },
+    g: { grant: GrantRow; acl: ApprovalAcl; sessionId: string; userName: string; ip: string; reason: string },
   ): Promise<boolean> {
     if (!g.acl.requiresApproval) return false;
     if (await repo.pendingOfGrant(tx, g.grant.id)) return true;

@@ -43,6 +43,9 @@ export interface AgentChannel {
  * How approval requests (services/approvals.ts; docs/decisions.md "Approval requests") take part in grants,
  * inside the engine's transactions. Attached by the composition root; absent, every grant applies at once.
  */
+/** The ACL columns an approval hook reads. */
+export type ApprovalAcl = Pick<AclRow, "id" | "description" | "requiresApproval" | "approvalTimeoutSeconds">;
+
 export interface ApprovalHooks {
   /**
    * A grant with addresses is about to be applied: true holds it for approval (nothing is applied, no
@@ -50,7 +53,7 @@ export interface ApprovalHooks {
    */
   hold(
     tx: Tx,
-    g: { grant: repo.GrantRow; acl: AclRow; sessionId: string; userName: string; ip: string; reason: string },
+    g: { grant: repo.GrantRow; acl: ApprovalAcl; sessionId: string; userName: string; ip: string; reason: string },
   ): Promise<boolean>;
   /** The user withdrew a status entry: true when it ended a pending request (which then is all there was to revoke). */
   withdraw(tx: Tx, grant: repo.GrantRow, meta: { userName: string; ip: string }): Promise<boolean>;
