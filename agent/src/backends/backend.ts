@@ -33,4 +33,13 @@ export interface Backend {
    * target holds in two forms may be listed twice.
    */
   list(target: Target): Promise<string[]>;
+  /**
+   * Optional streaming form of `list` (issue #13 item 7): calls `fn` with each address the target
+   * holds, normalised as `list` gives them (possibly twice), while the listing is read, and resolves
+   * once all were reported, so no array of every address is ever built. The enforcer's reconcile and
+   * drift check use it when present, `list` otherwise.
+   * @throws Error as `list`, possibly after `fn` was called for some addresses (the caller must then
+   *   discard what it was given), or what `fn` threw.
+   */
+  forEachListed?(target: Target, fn: (ip: string) => void): Promise<void>;
 }
