@@ -44,6 +44,10 @@ class MemoryBackend implements Backend {
       return { ip, ok: true };
     });
   }
+  /** Records `settle` calls (Backend.settle: deferred work finished after a full reconcile). */
+  async settle(target: Target): Promise<void> {
+    this.calls.push(`settle ${this.#name(target)}`);
+  }
   /** List every address twice (a target holding an address in two forms; Backend.list allows it). */
   listTwice = false;
   async list(target: Target): Promise<string[]> {
@@ -244,6 +248,25 @@ describe("sync", () => {
         error: expect.stringMatching(/not supported/),
       }),
     ]);
+  });
+});
+
+describe("settle (Backend.settle after a full reconcile)", () => {
+  it("is called once per target after a sync's changes, never for an apply's or a drift check's", async () => {
+    const exp = clock.t + 3_600_000;
+    await enforcer.sync({
+      seq: 1,
+      targets: [
+        { target: T1, entries: [{ ip: "192.0.2.1", expiresAt: exp }] },
+        { target: T2, entries: [{ ip: "192.0.2.2", expiresAt: exp }] },
+      ],
+    });
+    expect(backend.calls).toEqual(["add set1 192.0.2.1", "settle set1", "add set2 192.0.2.2", "settle set2"]);
+    backend.calls.length = 0;
+    await enforcer.apply({ seq: 2, ops: [{ op: "add", target: T1, ip: "192.0.2.3", expiresAt: exp }] });
+    backend.set("set1").delete("192.0.2.1");
+    await clock.advance(5_000, enforcer);
+    expect(backend.calls).toEqual(["add set1 192.0.2.3", "add set1 192.0.2.1"]);
   });
 });
 
@@ -495,7 +518,7 @@ describe("drift repair with a streamed listing (Backend.forEachListed)", () => {
       seq: 2,
       targets: [{ target: T1, entries: [{ ip: "192.0.2.1", expiresAt: e }] }],
     });
-    expect(streaming.calls).toEqual(["add set1 192.0.2.1"]);
+    expect(streaming.calls).toEqual(["add set1 192.0.2.1", "settle set1"]);
     expect(ack.results.filter((r) => r.op === "del")).toEqual([]);
     streaming.failAfter = null;
     await clock.advance(5_000, streamed);

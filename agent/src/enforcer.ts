@@ -693,6 +693,10 @@ export class Enforcer {
       result.removed = await this.#callRemove(target, toRemove);
     }
     await this.#commit(target, result);
+    // A full reconcile (a sync) is acknowledged with the backend's deferred work done: its garbage then
+    // goes with the sync's (reclaim.ts), not after it (issue #13 item 7).
+    if (mode === "full")
+      await backend.settle?.(target).catch((err: unknown) => this.#log.warn({ err }, "settle failed"));
     if (mode === "drift" && (toAdd.length > 0 || toRemove.length > 0)) {
       this.#log.warn({ target: target.key, readded: toAdd.map((e) => e.ip), removed: toRemove }, "drift repaired");
     }

@@ -42,4 +42,11 @@ export interface Backend {
    *   discard what it was given), or what `fn` threw.
    */
   forEachListed?(target: Target, fn: (ip: string) => void): Promise<void>;
+  /**
+   * Optional: finishes now what the backend deferred for `target` after changes (HAProxy: the ACL
+   * file rewrite, normally up to 500 ms later). The enforcer calls it after a full reconcile, before
+   * the sync or apply is acknowledged; never on the grant path. Failures are the backend's to report
+   * (on the next change); it does not throw.
+   */
+  settle?(target: Target): Promise<void>;
 }

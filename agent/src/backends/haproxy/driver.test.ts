@@ -462,6 +462,24 @@ describe("HaproxyBackend", () => {
     expect(fake.connections).toBe(1);
   });
 
+  it("settle rewrites the file of a target with a change pending at once, and does nothing without one", async () => {
+    const backend = new HaproxyBackend({ fileSyncDelayMs: 60_000 });
+    try {
+      const before = await readFile(aclFile, "utf8");
+      await backend.settle(target());
+      expect(fake.received.filter((l) => l.startsWith("show acl #0"))).toEqual([]);
+      await backend.add(target(), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW);
+      expect(await readFile(aclFile, "utf8")).toBe(before);
+      await backend.settle(target());
+      expect(await fileEntries()).toEqual(["127.0.0.9", "192.0.2.1"]);
+      await backend.settle(target());
+      expect(fake.received.filter((l) => l.startsWith("show acl #0"))).toHaveLength(1);
+      expect(await backend.flushFiles()).toEqual([]);
+    } finally {
+      await backend.close();
+    }
+  });
+
   it("reports a file that cannot be written on the entries of the next change, and at once without a delay", async () => {
     const missingDir = join(dir, "no-such-dir", "allow.acl");
     fake.acls.set(0, { file: missingDir, entries: [] });

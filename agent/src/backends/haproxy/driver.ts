@@ -473,11 +473,12 @@ function trimAnswer(parts: string[], drop: number): string[] {
  * file already has exactly that content. Returns true when it wrote.
  * @throws Error (fs errors such as EACCES) when the file cannot be written.
  */
-export async function writeAclFileAtomically(file: string, entries: readonly string[]): Promise<boolean> {
+export async function writeAclFileAtomically(file: string, entries: Iterable<string>): Promise<boolean> {
   const content = [ACL_FILE_HEADER, ...entries].join("\n") + "\n";
-  const current = await readFile(file, "utf8").catch(() => null);
-  if (current === content) return false;
   const old = await stat(file).catch(() => null);
+  // Read back only when the size matches (after a change it rarely does): 270 kB with 10,000 entries.
+  const current = old?.size === Buffer.byteLength(content) ? await readFile(file, "utf8").catch(() => null) : null;
+  if (current === content) return false;
   const tmp = join(dirname(file), `.${basename(file)}.postern-${process.pid}-${randomBytes(6).toString("hex")}.tmp`);
   const handle = await open(tmp, "wx", old ? old.mode & 0o7777 : 0o644);
   try {
@@ -708,6 +709,23 @@ export class HaproxyBackend implements Backend {
   }
 
   /**
+   * Rewrites the file of `target`'s ACL now when a change to it is pending (instead of at its timer,
+   * up to `fileSyncDelayMs` later). The enforcer calls it after a full reconcile (Backend `settle`),
+   * so a sync is acknowledged with the files in step, and the rewrite's memory is given back with
+   * the sync's (issue #13 item 7: four rewrites after the collection held ~4 MB more). A failed
+   * rewrite is kept for the next change's entries, as at its timer. Never throws.
+   */
+  async settle(target: Target): Promise<void> {
+    const { address, id } = haproxyTarget(target);
+    const key = lockKey(address, id);
+    const sync = this.#files.get(key);
+    if (!sync?.timer) return;
+    clearTimeout(sync.timer);
+    sync.timer = null;
+    await this.#locked(key, () => this.#writeFile(sync));
+  }
+
+  /**
    * Rewrites every ACL file with a change pending now, instead of at its timer. Resolves to the
    * errors of the rewrites that failed (each is also kept for the next change's entries).
    */
@@ -913,8 +931,13 @@ export class HaproxyBackend implements Backend {
   /** Rewrites the file of `sync` to the live entries (the whole `show acl #ID`) read through `lease`; the error or null. */
   async #writeFileWith(lease: Lease, sync: FileSync): Promise<string | null> {
     try {
-      const [answer = []] = await lease.sendParts([`show acl #${sync.id}`]);
-      await writeAclFileAtomically(sync.file, [...new Set(liveOf(answer))]);
+      // Read as it arrives, each address kept once (issue #13 item 7: after a full sync these rewrites
+      // run after its memory was given back, and the whole answer, its rows and copies stayed as garbage).
+      const live = new Set<string>();
+      const rows = new AclRowReader((t) => live.add(patternIp(t) ?? t));
+      await lease.stream(`show acl #${sync.id}`, (part) => rows.push(part));
+      rows.end();
+      await writeAclFileAtomically(sync.file, live);
       sync.error = null;
     } catch (e) {
       sync.error = `changed live in HAProxy but the ACL file ${sync.file} could not be written (a reload would undo it): ${e instanceof Error ? e.message : String(e)}`;
@@ -982,18 +1005,6 @@ function isUnknownAcl(answer: readonly string[]): boolean {
     if (head.length >= 200) break;
   }
   return /unknown acl identifier/i.test(head);
-}
-
-/**
- * The entries of a `show acl #ID` answer (as parts), each address normalised (see `patternIp`), in
- * HAProxy's order; an address HAProxy holds in two forms (`10.0.0.1` and `10.0.0.1/32`) appears twice
- * (`list()` allows it: a drift check reads every ACL every few seconds, and de-duplicating 10,000 rows
- * was a megabyte of garbage per ACL each time; issue #13 item 4).
- */
-function liveOf(answer: readonly string[]): string[] {
-  const out: string[] = [];
-  forEachAclEntry(answer, (t) => out.push(patternIp(t) ?? t));
-  return out;
 }
 
 /** Fills the outcome of every wanted address: failed with `errorOf(ip)` when it gives one, else ok. */
