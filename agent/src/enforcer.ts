@@ -2,9 +2,11 @@
  * The reconciler (docs/reference.md design "Agent protocol"): holds the desired state the server pushed — targets with
  * their entries, each entry an address with an absolute expiry — and makes the backends match it.
  *
- * - `sync` replaces the desired state wholesale and reconciles every target against `backend.list()`:
- *   every desired entry is (re-)added (which refreshes native timeouts), every extra address is removed,
- *   targets that left the desired state are emptied.
+ * - `sync` replaces the desired state wholesale and reconciles every target against what it holds
+ *   (`backend.forEachListed`, streamed, when the backend has it; `backend.list()` otherwise): every
+ *   desired entry is (re-)added (which refreshes native timeouts), every extra address is removed,
+ *   targets that left the desired state are emptied; a backend with `settle` finishes its deferred
+ *   work (HAProxy's ACL file rewrite) before the sync is acknowledged.
  * - `apply` processes incremental ops in order, batched per target (one `add` and one `remove` call).
  * - Every message (and every internal task: expiry, drift repair, startup) updates the desired state
  *   strictly one after the other through one queue; the backend calls it causes run on a queue per
@@ -632,8 +634,9 @@ export class Enforcer {
 
   /**
    * Makes one physical target hold exactly its desired addresses. `full` (re-)adds every desired entry,
-   * refreshing native timeouts; `drift` adds only what `list()` lacks. Both remove what `list()` shows
-   * but nothing desires. When `list()` fails, `full` still adds and nothing is removed.
+   * refreshing native timeouts; `drift` adds only what the listing lacks. Both remove what the listing
+   * shows but nothing desires (judged once it is read). When listing fails, `full` still adds and
+   * nothing is removed. `full` ends with the backend's `settle`.
    */
   async #reconcile(pid: string, mode: "full" | "drift"): Promise<PhysicalOutcome> {
     const result: PhysicalOutcome = { added: new Map(), removed: new Map() };
