@@ -154,6 +154,7 @@ export class AclRowReader {
   /** The start of a row cut at the end of the last part. */
   #carry = "";
 
+  /** `fn` is called with each row's pattern text, in order. */
   constructor(fn: (pattern: string) => void) {
     this.#fn = fn;
   }

@@ -20,6 +20,7 @@ export class IpsetSaveReader {
   readonly #fn: (member: string) => void;
   #carry = "";
 
+  /** `fn` is called with each member, in order. */
   constructor(fn: (member: string) => void) {
     this.#fn = fn;
   }
