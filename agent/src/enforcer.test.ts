@@ -44,12 +44,48 @@ class MemoryBackend implements Backend {
       return { ip, ok: true };
     });
   }
+  /** Records `settle` calls (Backend.settle: deferred work finished after a full reconcile). */
+  async settle(target: Target): Promise<void> {
+    this.calls.push(`settle ${this.#name(target)}`);
+  }
   /** List every address twice (a target holding an address in two forms; Backend.list allows it). */
   listTwice = false;
   async list(target: Target): Promise<string[]> {
     if (this.unreachable) throw new Error("ipset: command not found");
     const ips = [...this.set(this.#name(target)).keys()];
     return this.listTwice ? ips.flatMap((ip) => [ip, ip]) : ips;
+  }
+}
+
+/**
+ * A MemoryBackend that reports its listing through `forEachListed` (Backend's streaming form), one
+ * address per turn of the event loop as a socket's chunks would arrive; `list` must not be used.
+ */
+class StreamingBackend extends MemoryBackend {
+  /** Throws after reporting this many addresses (a connection lost mid-listing). */
+  failAfter: number | null = null;
+  /** Runs once after `duringAfter` addresses were reported (a message handled while the listing is read). */
+  duringListing: (() => Promise<unknown>) | null = null;
+  duringAfter = 1;
+  override async list(): Promise<string[]> {
+    throw new Error("list() used although forEachListed is there");
+  }
+  async forEachListed(target: Target, fn: (ip: string) => void): Promise<void> {
+    if (this.unreachable) throw new Error("ipset: command not found");
+    const name = "ipset" in target.acl ? target.acl.ipset.V4SetName : "";
+    const ips = [...this.set(name).keys()];
+    let reported = 0;
+    for (const ip of this.listTwice ? ips.flatMap((a) => [a, a]) : ips) {
+      if (this.failAfter !== null && reported >= this.failAfter) throw new Error("connection lost mid-listing");
+      fn(ip);
+      reported++;
+      await new Promise((resolve) => setImmediate(resolve));
+      const during = reported >= this.duringAfter ? this.duringListing : null;
+      if (during) {
+        this.duringListing = null;
+        await during();
+      }
+    }
   }
 }
 
@@ -212,6 +248,25 @@ describe("sync", () => {
         error: expect.stringMatching(/not supported/),
       }),
     ]);
+  });
+});
+
+describe("settle (Backend.settle after a full reconcile)", () => {
+  it("is called once per target after a sync's changes, never for an apply's or a drift check's", async () => {
+    const exp = clock.t + 3_600_000;
+    await enforcer.sync({
+      seq: 1,
+      targets: [
+        { target: T1, entries: [{ ip: "192.0.2.1", expiresAt: exp }] },
+        { target: T2, entries: [{ ip: "192.0.2.2", expiresAt: exp }] },
+      ],
+    });
+    expect(backend.calls).toEqual(["add set1 192.0.2.1", "settle set1", "add set2 192.0.2.2", "settle set2"]);
+    backend.calls.length = 0;
+    await enforcer.apply({ seq: 2, ops: [{ op: "add", target: T1, ip: "192.0.2.3", expiresAt: exp }] });
+    backend.set("set1").delete("192.0.2.1");
+    await clock.advance(5_000, enforcer);
+    expect(backend.calls).toEqual(["add set1 192.0.2.3", "add set1 192.0.2.1"]);
   });
 });
 
@@ -409,6 +464,106 @@ describe("drift repair", () => {
     expect(backend.ips("set2")).toEqual(["192.0.2.5"]);
     await clock.advance(5_000, enforcer);
     expect(backend.ips("set2")).toEqual([]);
+  });
+});
+
+describe("drift repair with a streamed listing (Backend.forEachListed)", () => {
+  let streaming: StreamingBackend;
+  let streamed: Enforcer;
+  const exp = (): number => clock.t + 3_600_000;
+
+  beforeEach(async () => {
+    streaming = new StreamingBackend();
+    streamed = make({ backend: streaming });
+    await streamed.start();
+  });
+  afterEach(async () => {
+    await streamed.stop();
+  });
+
+  it("re-adds what is missing, removes extras once (an address listed twice is one), as with list()", async () => {
+    const e = exp();
+    await streamed.sync({
+      seq: 1,
+      targets: [
+        {
+          target: T1,
+          entries: ["192.0.2.1", "192.0.2.2", "192.0.2.3"].map((ip) => ({ ip, expiresAt: e })),
+        },
+      ],
+    });
+    streaming.set("set1").delete("192.0.2.2");
+    streaming.set("set1").set("198.51.100.1", e);
+    streaming.listTwice = true;
+    streaming.calls.length = 0;
+    await clock.advance(5_000, streamed);
+    expect(streaming.calls).toEqual(["add set1 192.0.2.2", "del set1 198.51.100.1"]);
+    expect(streaming.ips("set1")).toEqual(["192.0.2.1", "192.0.2.2", "192.0.2.3"]);
+    streaming.calls.length = 0;
+    await clock.advance(5_000, streamed);
+    expect(streaming.calls).toEqual([]);
+  });
+
+  it("discards a listing that failed part-way: a drift check changes nothing, a sync adds and removes nothing", async () => {
+    const e = exp();
+    await streamed.sync({ seq: 1, targets: [{ target: T1, entries: [{ ip: "192.0.2.1", expiresAt: e }] }] });
+    streaming.set("set1").set("198.51.100.1", e);
+    streaming.set("set1").set("198.51.100.2", e);
+    streaming.set("set1").delete("192.0.2.1");
+    streaming.failAfter = 1;
+    streaming.calls.length = 0;
+    await clock.advance(5_000, streamed);
+    expect(streaming.calls).toEqual([]);
+    const ack = await streamed.sync({
+      seq: 2,
+      targets: [{ target: T1, entries: [{ ip: "192.0.2.1", expiresAt: e }] }],
+    });
+    expect(streaming.calls).toEqual(["add set1 192.0.2.1", "settle set1"]);
+    expect(ack.results.filter((r) => r.op === "del")).toEqual([]);
+    streaming.failAfter = null;
+    await clock.advance(5_000, streamed);
+    expect(streaming.ips("set1")).toEqual(["192.0.2.1"]);
+  });
+
+  it("keeps an address the server granted while the listing was read, though it was listed as extra", async () => {
+    const e = exp();
+    const first = Array.from({ length: 20 }, (_, i) => `192.0.2.${i + 1}`);
+    await streamed.sync({ seq: 1, targets: [{ target: T1, entries: first.map((ip) => ({ ip, expiresAt: e })) }] });
+    // Listed first, while nobody wants it yet; 192.0.2.20 is missing (drift to repair).
+    streaming.set("set1").clear();
+    for (const ip of ["198.51.100.1", ...first.slice(0, 19)]) streaming.set("set1").set(ip, e);
+    streaming.calls.length = 0;
+    let applied: Promise<unknown> = Promise.resolve();
+    streaming.duringListing = async () => {
+      // Not awaited: the apply's backend calls queue behind this listing on the same target.
+      applied = streamed.apply({ seq: 2, ops: [{ op: "add", target: T1, ip: "198.51.100.1", expiresAt: e }] });
+    };
+    await clock.advance(5_000, streamed);
+    await applied;
+    await streamed.idle();
+    expect(streaming.calls.filter((c) => c.startsWith("del"))).toEqual([]);
+    expect(streaming.ips("set1")).toEqual([...first, "198.51.100.1"].sort());
+  });
+
+  it("reads the target again when the entry table was renumbered while the listing was read", async () => {
+    const e = exp();
+    const all = Array.from({ length: 100 }, (_, i) => `10.0.0.${i + 1}`);
+    await streamed.sync({ seq: 1, targets: [{ target: T1, entries: all.map((ip) => ({ ip, expiresAt: e })) }] });
+    // 10.0.0.100 is missing. Every other address is listed (its slot marked), then 80 revocations make
+    // the table compact, and 10.0.0.100 takes a low slot: with those marks it would look held.
+    streaming.set("set1").delete("10.0.0.100");
+    streaming.duringAfter = 99;
+    let applied: Promise<unknown> = Promise.resolve();
+    streaming.duringListing = async () => {
+      applied = streamed.apply({
+        seq: 2,
+        ops: all.slice(0, 80).map((ip) => ({ op: "del" as const, target: T1, ip })),
+      });
+    };
+    await clock.advance(5_000, streamed);
+    await applied;
+    await streamed.idle();
+    expect(streaming.ips("set1")).toEqual(all.slice(80).sort());
   });
 });
 

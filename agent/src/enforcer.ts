@@ -2,9 +2,11 @@
  * The reconciler (docs/reference.md design "Agent protocol"): holds the desired state the server pushed — targets with
  * their entries, each entry an address with an absolute expiry — and makes the backends match it.
  *
- * - `sync` replaces the desired state wholesale and reconciles every target against `backend.list()`:
- *   every desired entry is (re-)added (which refreshes native timeouts), every extra address is removed,
- *   targets that left the desired state are emptied.
+ * - `sync` replaces the desired state wholesale and reconciles every target against what it holds
+ *   (`backend.forEachListed`, streamed, when the backend has it; `backend.list()` otherwise): every
+ *   desired entry is (re-)added (which refreshes native timeouts), every extra address is removed,
+ *   targets that left the desired state are emptied; a backend with `settle` finishes its deferred
+ *   work (HAProxy's ACL file rewrite) before the sync is acknowledged.
  * - `apply` processes incremental ops in order, batched per target (one `add` and one `remove` call).
  * - Every message (and every internal task: expiry, drift repair, startup) updates the desired state
  *   strictly one after the other through one queue; the backend calls it causes run on a queue per
@@ -632,8 +634,9 @@ export class Enforcer {
 
   /**
    * Makes one physical target hold exactly its desired addresses. `full` (re-)adds every desired entry,
-   * refreshing native timeouts; `drift` adds only what `list()` lacks. Both remove what `list()` shows
-   * but nothing desires. When `list()` fails, `full` still adds and nothing is removed.
+   * refreshing native timeouts; `drift` adds only what the listing lacks. Both remove what the listing
+   * shows but nothing desires (judged once it is read). When listing fails, `full` still adds and
+   * nothing is removed. `full` ends with the backend's `settle`.
    */
   async #reconcile(pid: string, mode: "full" | "drift"): Promise<PhysicalOutcome> {
     const result: PhysicalOutcome = { added: new Map(), removed: new Map() };
@@ -650,37 +653,21 @@ export class Enforcer {
     // Loops rather than map/filter/spread and entry iterators: a drift check re-reads every target
     // every few seconds, and with 100,000 entries each intermediate array or per-entry object was
     // megabytes of garbage that V8 kept as resident heap until its next full collection (issue #13 item 4).
-    let listed: string[] | null = null;
-    try {
-      listed = await backend.list(target);
-    } catch (err) {
-      result.listError = errorText(err);
+    let read = await this.#readTarget(target, backend, want);
+    // A streamed listing runs while messages change the desired state: when the table grew or was
+    // renumbered meanwhile, its slot marks are stale, and a drift check reads the target once more
+    // (a full reconcile adds every wanted address anyway), or leaves it to the next check.
+    if (read.stale && mode === "drift") read = await this.#readTarget(target, backend, want);
+    if (read.error !== undefined) {
+      result.listError = read.error;
       this.#log.warn({ target: target.key, err: result.listError }, "cannot read target");
     }
-    if (mode === "drift" && listed === null) return result;
-    if (mode === "drift") this.#driftListed += (listed as string[]).length;
-    // What the target holds: wanted addresses marked by slot (a view of one key's table) or kept in a
-    // Set (several keys), the others listed once for removal.
-    const { slotOf, slots } = want;
-    const marks = listed && slotOf && slots ? new Uint8Array(slots()) : null;
-    const present = listed && !marks ? new Set<string>() : null;
-    const toRemove: string[] = [];
-    const extra = new Set<string>();
-    for (const text of listed ?? []) {
-      const ip = normalise(text) ?? text;
-      if (marks && slotOf) {
-        const slot = slotOf(ip);
-        if (slot >= 0) {
-          marks[slot] = 1;
-          continue;
-        }
-      } else if (present && want.has(ip)) {
-        present.add(ip);
-        continue;
-      }
-      if (!extra.has(ip)) toRemove.push(ip);
-      extra.add(ip);
-    }
+    if (mode === "drift" && read.stale) this.#log.debug({ target: target.key }, "desired state changed while listing");
+    if (mode === "drift" && (read.error !== undefined || read.stale)) return result;
+    if (mode === "drift") this.#driftListed += read.count;
+    const { marks, present, slotOf } = read;
+    // Judged now: an address the server granted while the listing was read stays.
+    const toRemove = read.extra.filter((ip) => !want.has(ip));
     const held = (ip: string): boolean =>
       marks && slotOf ? marks[slotOf(ip)] === 1 : present !== null && present.has(ip);
     const toAdd: Entry[] = [];
@@ -709,12 +696,70 @@ export class Enforcer {
       result.removed = await this.#callRemove(target, toRemove);
     }
     await this.#commit(target, result);
+    // A full reconcile (a sync) is acknowledged with the backend's deferred work done: its garbage then
+    // goes with the sync's (reclaim.ts), not after it (issue #13 item 7).
+    if (mode === "full")
+      await backend.settle?.(target).catch((err: unknown) => this.#log.warn({ err }, "settle failed"));
     if (mode === "drift" && (toAdd.length > 0 || toRemove.length > 0)) {
       this.#log.warn({ target: target.key, readded: toAdd.map((e) => e.ip), removed: toRemove }, "drift repaired");
     }
     const isRetired = !this.#keysByPid().has(pid);
-    if (isRetired && listed !== null && [...result.removed.values()].every((o) => o.ok)) this.#retired.delete(pid);
+    if (isRetired && read.error === undefined && [...result.removed.values()].every((o) => o.ok))
+      this.#retired.delete(pid);
     return result;
+  }
+
+  /**
+   * Reads what `target` holds (`forEachListed` when the backend streams its listing, issue #13 item 7;
+   * `list` otherwise), one address at a time, never as a list: the wanted addresses it holds are marked
+   * by slot in `marks` (a view of one key's table, `want.slotOf`) or kept in `present` (several keys),
+   * the others collected once each in `extra`. `count` is how many addresses were listed. When the
+   * listing fails, `error` says why and nothing is marked or extra. `stale`: `want`'s table grew or was
+   * renumbered while the listing was read, so its slot marks cannot be trusted.
+   */
+  async #readTarget(
+    target: Target,
+    backend: Backend,
+    want: WantedEntries,
+  ): Promise<{
+    marks: Uint8Array | null;
+    present: Set<string> | null;
+    slotOf: ((ip: string) => number) | undefined;
+    extra: string[];
+    count: number;
+    error?: string;
+    stale: boolean;
+  }> {
+    const { slotOf, slots } = want;
+    const capacity = slotOf && slots ? slots() : -1;
+    const marks = capacity >= 0 ? new Uint8Array(capacity) : null;
+    const present = marks ? null : new Set<string>();
+    const extra: string[] = [];
+    const seen = new Set<string>();
+    let count = 0;
+    const onListed = (text: string): void => {
+      count++;
+      const ip = normalise(text) ?? text;
+      if (marks && slotOf) {
+        const slot = slotOf(ip);
+        if (slot >= 0) {
+          marks[slot] = 1;
+          return;
+        }
+      } else if (present && want.has(ip)) {
+        present.add(ip);
+        return;
+      }
+      if (!seen.has(ip)) extra.push(ip);
+      seen.add(ip);
+    };
+    try {
+      if (backend.forEachListed) await backend.forEachListed(target, onListed);
+      else for (const text of await backend.list(target)) onListed(text);
+    } catch (err) {
+      return { marks: null, present: null, slotOf, extra: [], count, error: errorText(err), stale: false };
+    }
+    return { marks, present, slotOf, extra, count, stale: capacity >= 0 && slots?.() !== capacity };
   }
 
   async #callAdd(target: Target, entries: Entry[]): Promise<Map<string, EntryOutcome>> {

@@ -192,6 +192,32 @@ for (const protocol of ["unix", "tcp"] as const) {
       expect(rm.every((o) => o.ok)).toBe(true);
       expect(await backend.list(target)).toEqual(["127.0.0.9"]);
     });
+
+    it("streams a long listing (forEachListed) across the answer's chunks, rows cut mid-line put together", async () => {
+      const now = Date.now();
+      // ~5,000 rows of ~30 bytes: HAProxy writes the 150 kB answer in many buffers, cut anywhere.
+      const ips = Array.from({ length: 5_000 }, (_, i) => `10.98.${Math.floor(i / 250)}.${(i % 250) + 1}`);
+      const out = await backend.add(
+        target,
+        ips.map((ip) => ({ ip, expiresAt: now + HOUR })),
+        now,
+      );
+      expect(out.every((o) => o.ok)).toBe(true);
+      try {
+        const streamed: string[] = [];
+        await backend.forEachListed(target, (ip) => streamed.push(ip));
+        expect(streamed).toHaveLength(5_001);
+        expect(new Set(streamed)).toEqual(new Set(["127.0.0.9", ...ips]));
+        expect(await backend.list(target)).toEqual(streamed);
+        const wrong: Target = { ...target, acl: { haproxy: { ID: 9999 } } };
+        const none: string[] = [];
+        await expect(backend.forEachListed(wrong, (ip) => none.push(ip))).rejects.toThrow(/no ACL #9999/);
+        expect(none).toEqual([]);
+      } finally {
+        expect((await backend.remove(target, ips)).every((o) => o.ok)).toBe(true);
+      }
+      expect(await backend.list(target)).toEqual(["127.0.0.9"]);
+    });
   });
 }
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Target } from "@postern/shared";
-import { IpsetBackend } from "../../agent/src/backends/ipset/driver.ts";
+import { IpsetBackend, missingSetMessage } from "../../agent/src/backends/ipset/driver.ts";
 import { ExecaRunner } from "../../agent/src/process/execa-runner.ts";
 import type { CommandRunner } from "../../agent/src/process/runner.ts";
 import { createNetnsPair, dropUnlessInSet, netnsRunner, netnsSupport, sleep } from "../support/netns.ts";
@@ -331,6 +331,32 @@ describe.skipIf(skipReason !== "")("IpsetBackend with real ipset + iptables in a
     expect(listed).toHaveLength(10_000);
     expect(new Set(listed)).toEqual(new Set(ips));
     console.info(`ipset.real.test: 10,000 entries added in ${elapsed.toFixed(0)} ms (one restore)`);
+
+    // Streamed (Backend.forEachListed through a spawned `ipset list`): ~400 kB of output read from the
+    // pipe in chunks cut mid-line, member by member; what list() gives, and a missing set named.
+    const inner = netnsRunner(new ExecaRunner(), pair.server.ns);
+    const spawnedLists: string[] = [];
+    const streaming = new IpsetBackend({
+      runner: {
+        run: (command, args, options) => inner.run(command, args, options),
+        spawn: (command, args, options) => {
+          spawnedLists.push([command, ...args].join(" "));
+          return inner.spawn!(command, args, options);
+        },
+      },
+      useSudo: false,
+      interactive: false,
+    });
+    const streamed: string[] = [];
+    await streaming.forEachListed(t, (ip) => streamed.push(ip));
+    expect(spawnedLists).toEqual([`ipset list ${big} -output save`]);
+    expect(streamed).toHaveLength(10_000);
+    expect(new Set(streamed)).toEqual(new Set(ips));
+    expect(await streaming.list(t)).toEqual(streamed);
+    const missing = `pmiss${process.pid}`;
+    await expect(
+      streaming.forEachListed({ ...t, acl: { ipset: { V4SetName: missing, V6SetName: "" } } }, () => undefined),
+    ).rejects.toThrow(missingSetMessage(missing, "inet"));
     const removed = await backend.remove(t, ips);
     expect(removed.every((o) => o.ok)).toBe(true);
     expect(await backend.list(t)).toEqual([]);

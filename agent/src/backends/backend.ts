@@ -33,4 +33,20 @@ export interface Backend {
    * target holds in two forms may be listed twice.
    */
   list(target: Target): Promise<string[]>;
+  /**
+   * Optional streaming form of `list` (issue #13 item 7): calls `fn` with each address the target
+   * holds, normalised as `list` gives them (possibly twice), while the listing is read, and resolves
+   * once all were reported, so no array of every address is ever built. The enforcer's reconcile and
+   * drift check use it when present, `list` otherwise.
+   * @throws Error as `list`, possibly after `fn` was called for some addresses (the caller must then
+   *   discard what it was given), or what `fn` threw.
+   */
+  forEachListed?(target: Target, fn: (ip: string) => void): Promise<void>;
+  /**
+   * Optional: finishes now what the backend deferred for `target` after changes (HAProxy: the ACL
+   * file rewrite, normally up to 500 ms later). The enforcer calls it after a full reconcile, before
+   * the sync or apply is acknowledged; never on the grant path. Failures are the backend's to report
+   * (on the next change); it does not throw.
+   */
+  settle?(target: Target): Promise<void>;
 }

@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Target } from "@postern/shared";
 import {
   ACL_FILE_HEADER,
+  AclRowReader,
   HaproxyBackend,
   PromptSplitter,
   joinAnswer,
@@ -312,6 +313,40 @@ describe("PromptSplitter", () => {
   });
 });
 
+describe("PromptSplitter sink (a streamed answer)", () => {
+  const rows = Array.from({ length: 300 }, (_, i) => `0x55d0000${i.toString(16)} 10.9.${i >> 8}.${i & 255}`);
+  const stream = "\n> " + rows.join("\n") + "\n\n> " + "Key not found.\n\n> ";
+
+  it("hands the answer on as it arrives, however the stream is cut (mid-row, mid-prompt), keeps none of it", () => {
+    for (const size of [1, 2, 3, 5, 7, 37, 4096]) {
+      const splitter = new PromptSplitter();
+      expect(splitter.push(stream.slice(0, 3))).toEqual([[]]); // the `prompt` command's empty answer
+      const handed: string[] = [];
+      const patterns: string[] = [];
+      const reader = new AclRowReader((p) => patterns.push(p));
+      splitter.sink = (part) => {
+        handed.push(part);
+        reader.push(part);
+      };
+      const answers: string[][] = [];
+      let pending = 0;
+      for (let at = 3; at < stream.length; at += size) {
+        answers.push(...splitter.push(stream.slice(at, at + size)));
+        // Never more than the two characters where a prompt may begin are held back.
+        if (answers.length === 0)
+          pending = Math.max(pending, stream.slice(3, at + size).length - handed.join("").length);
+      }
+      reader.end();
+      expect(pending, `chunks of ${size}`).toBeLessThanOrEqual(2);
+      expect(answers.map(joinAnswer), `chunks of ${size}`).toEqual(["", "Key not found."]);
+      expect(answers[0], "the streamed answer is given as no parts").toEqual([]);
+      expect(handed.join("").replace(/\n+$/, ""), `chunks of ${size}`).toBe(rows.join("\n"));
+      expect(patterns, `chunks of ${size}`).toEqual(rows.map((r) => r.split(" ")[1]));
+      expect(splitter.sink, "the sink applies to one answer").toBeNull();
+    }
+  });
+});
+
 describe("RuntimeSession", () => {
   it("pairs pipelined commands with their answers even when bytes arrive one by one", async () => {
     fake.trickle = true;
@@ -427,6 +462,24 @@ describe("HaproxyBackend", () => {
     expect(fake.connections).toBe(1);
   });
 
+  it("settle rewrites the file of a target with a change pending at once, and does nothing without one", async () => {
+    const backend = new HaproxyBackend({ fileSyncDelayMs: 60_000 });
+    try {
+      const before = await readFile(aclFile, "utf8");
+      await backend.settle(target());
+      expect(fake.received.filter((l) => l.startsWith("show acl #0"))).toEqual([]);
+      await backend.add(target(), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW);
+      expect(await readFile(aclFile, "utf8")).toBe(before);
+      await backend.settle(target());
+      expect(await fileEntries()).toEqual(["127.0.0.9", "192.0.2.1"]);
+      await backend.settle(target());
+      expect(fake.received.filter((l) => l.startsWith("show acl #0"))).toHaveLength(1);
+      expect(await backend.flushFiles()).toEqual([]);
+    } finally {
+      await backend.close();
+    }
+  });
+
   it("reports a file that cannot be written on the entries of the next change, and at once without a delay", async () => {
     const missingDir = join(dir, "no-such-dir", "allow.acl");
     fake.acls.set(0, { file: missingDir, entries: [] });
@@ -464,6 +517,32 @@ describe("HaproxyBackend", () => {
     const out = await new HaproxyBackend().remove(target(42), ["192.0.2.1"]);
     expect(out[0]?.error).toMatch(/HAProxy has no ACL #42 \(show acl lists #0, #1\)/);
     await expect(new HaproxyBackend().list(target(42))).rejects.toThrow(/no ACL #42/);
+  });
+
+  it("streams a listing (forEachListed) row by row when bytes arrive one by one, as list() gives it", async () => {
+    const entries = Array.from({ length: 200 }, (_, i) => `10.7.${i >> 8}.${i & 255}`);
+    fake.acls.set(0, { file: aclFile, entries: [...entries, "2001:DB8:0::1", "10.7.0.1/32"] });
+    fake.trickle = true;
+    const backend = new HaproxyBackend();
+    try {
+      const streamed: string[] = [];
+      await backend.forEachListed(target(), (ip) => streamed.push(ip));
+      expect(streamed).toEqual([...entries, "2001:db8::1", "10.7.0.1"]);
+      expect(await backend.list(target())).toEqual(streamed);
+      const none: string[] = [];
+      await expect(backend.forEachListed(target(42), (ip) => none.push(ip))).rejects.toThrow(/no ACL #42/);
+      expect(none).toEqual([]);
+      // A callback that throws fails the call; the answer is still read to its end, the session goes on.
+      await expect(
+        backend.forEachListed(target(), () => {
+          throw new Error("callback failed");
+        }),
+      ).rejects.toThrow(/callback failed/);
+      expect(await backend.list(target())).toEqual(streamed);
+      expect(fake.connections).toBe(1);
+    } finally {
+      await backend.close();
+    }
   });
 
   it("lists live entries normalised, an address held in two forms twice", async () => {

@@ -133,27 +133,54 @@ export function parseAclEntries(answer: string | readonly string[]): string[] {
 
 /**
  * Calls `fn` with the pattern text of each `0xADDR PATTERN` row of a `show acl #ID` answer given as
- * its parts (RuntimeSession `sendParts`), in order. One pass without a line array or a match per row,
- * and without joining the parts: the drift check reads every ACL every few seconds, 10,000 rows each
- * in bench/memory.ts, and a joined 270 kB answer is a large object V8 frees only at its next full
- * collection (issue #13 item 4). Only a row cut between two parts is put together.
+ * its parts (RuntimeSession `sendParts`), in order (see `AclRowReader`).
  */
 function forEachAclEntry(parts: readonly string[], fn: (pattern: string) => void): void {
-  let carry = "";
-  for (const part of parts) {
+  const rows = new AclRowReader(fn);
+  for (const part of parts) rows.push(part);
+  rows.end();
+}
+
+/**
+ * Reads the rows of a `show acl #ID` answer as its parts arrive (`push` each part, in order, then
+ * `end`), calling `fn` with the pattern text of each `0xADDR PATTERN` row, as HAProxy stores it. One
+ * pass without a line array or a match per row, and without joining the parts: the drift check reads
+ * every ACL every few seconds, 10,000 rows each in bench/memory.ts, and a joined 270 kB answer is a
+ * large object V8 frees only at its next full collection (issue #13 items 4 and 7). Only a row cut
+ * between two parts is put together.
+ */
+export class AclRowReader {
+  readonly #fn: (pattern: string) => void;
+  /** The start of a row cut at the end of the last part. */
+  #carry = "";
+
+  /** `fn` is called with each row's pattern text, in order. */
+  constructor(fn: (pattern: string) => void) {
+    this.#fn = fn;
+  }
+
+  /** Reads the next part of the answer. */
+  push(part: string): void {
+    const fn = this.#fn;
     let at = 0;
     for (let nl = part.indexOf("\n"); nl >= 0; nl = part.indexOf("\n", at)) {
-      if (carry === "") aclEntryOfRow(part, at, nl, fn);
+      if (this.#carry === "") aclEntryOfRow(part, at, nl, fn);
       else {
-        const row = carry + part.slice(at, nl);
-        carry = "";
+        const row = this.#carry + part.slice(at, nl);
+        this.#carry = "";
         aclEntryOfRow(row, 0, row.length, fn);
       }
       at = nl + 1;
     }
-    if (at < part.length) carry += part.slice(at);
+    if (at < part.length) this.#carry += part.slice(at);
   }
-  if (carry !== "") aclEntryOfRow(carry, 0, carry.length, fn);
+
+  /** The answer is complete: reads a last row that ended without a newline. */
+  end(): void {
+    const carry = this.#carry;
+    this.#carry = "";
+    if (carry !== "") aclEntryOfRow(carry, 0, carry.length, this.#fn);
+  }
 }
 
 /** Calls `fn` with the pattern of the row `text[at, end)` when it is a `0xADDR PATTERN` row. */
@@ -274,6 +301,31 @@ export class RuntimeSession {
     return done;
   }
 
+  /**
+   * Sends one command and hands its answer to `onPart` piece by piece as it arrives (PromptSplitter
+   * `sink`), keeping none of it; resolves once the answer is complete. For a long read (`show acl
+   * #ID`, issue #13 item 7): no part of the answer outlives the socket read it came with.
+   * @throws Error as `send`, or what `onPart` threw (the answer is still read to its end).
+   */
+  async stream(command: string, onPart: (part: string) => void): Promise<void> {
+    if (this.#waiter) throw new Error("RuntimeSession.stream called while another send is in flight");
+    let failure: { error: unknown } | null = null;
+    this.#splitter.sink = (part) => {
+      if (failure) return;
+      try {
+        onPart(part);
+      } catch (error) {
+        failure = { error };
+      }
+    };
+    try {
+      await this.sendParts([command]);
+    } finally {
+      this.#splitter.sink = null;
+    }
+    if (failure) throw (failure as { error: unknown }).error;
+  }
+
   /** False once the connection failed, closed or timed out: the session cannot be used again. */
   get alive(): boolean {
     return this.#error === null && !this.#socket.destroyed;
@@ -337,6 +389,13 @@ export class PromptSplitter {
   #parts: string[] = [];
   /** The last two characters received since the last prompt. */
   #tail = "";
+  /**
+   * When set, the answer being read is handed to it as it arrives instead of being kept: every part
+   * but its last two characters (where a prompt may begin) at once, the rest when the prompt arrives
+   * (trailing newlines may have been handed on already); that answer is then given as no parts. It is cleared at the
+   * end of that answer, so it applies to one answer only.
+   */
+  sink: ((part: string) => void) | null = null;
 
   /** Takes the next chunk of the stream; returns the answers it completed, in order. */
   push(chunk: string): string[][] {
@@ -348,16 +407,41 @@ export class PromptSplitter {
       if (at < 0) {
         if (rest !== "") this.#parts.push(rest);
         this.#tail = (carry + rest).slice(-2);
+        if (this.sink) this.#handOn(this.sink);
         return answers;
       }
       // Where the prompt starts in `rest`; -1 or -2 when it began in the parts already kept.
       const cut = at - carry.length;
       if (cut > 0) this.#parts.push(rest.slice(0, cut));
-      answers.push(trimAnswer(this.#parts, cut < 0 ? -cut : 0));
+      const answer = trimAnswer(this.#parts, cut < 0 ? -cut : 0);
+      const sink = this.sink;
+      this.sink = null;
+      if (sink) for (const part of answer) sink(part);
+      answers.push(sink ? [] : answer);
       this.#parts = [];
       this.#tail = "";
       rest = rest.slice(cut + 3);
     }
+  }
+
+  /** Hands every kept part but the last two characters to `sink`; keeps those two. */
+  #handOn(sink: (part: string) => void): void {
+    const parts = this.#parts;
+    const kept: string[] = [];
+    let keep = 2;
+    while (keep > 0 && parts.length > 0) {
+      const last = parts.pop() as string;
+      if (last.length <= keep) {
+        kept.unshift(last);
+        keep -= last.length;
+      } else {
+        kept.unshift(last.slice(last.length - keep));
+        parts.push(last.slice(0, last.length - keep));
+        keep = 0;
+      }
+    }
+    this.#parts = kept;
+    for (const part of parts) sink(part);
   }
 }
 
@@ -390,11 +474,12 @@ function trimAnswer(parts: string[], drop: number): string[] {
  * file already has exactly that content. Returns true when it wrote.
  * @throws Error (fs errors such as EACCES) when the file cannot be written.
  */
-export async function writeAclFileAtomically(file: string, entries: readonly string[]): Promise<boolean> {
+export async function writeAclFileAtomically(file: string, entries: Iterable<string>): Promise<boolean> {
   const content = [ACL_FILE_HEADER, ...entries].join("\n") + "\n";
-  const current = await readFile(file, "utf8").catch(() => null);
-  if (current === content) return false;
   const old = await stat(file).catch(() => null);
+  // Read back only when the size matches (after a change it rarely does): 270 kB with 10,000 entries.
+  const current = old?.size === Buffer.byteLength(content) ? await readFile(file, "utf8").catch(() => null) : null;
+  if (current === content) return false;
   const tmp = join(dirname(file), `.${basename(file)}.postern-${process.pid}-${randomBytes(6).toString("hex")}.tmp`);
   const handle = await open(tmp, "wx", old ? old.mode & 0o7777 : 0o644);
   try {
@@ -553,6 +638,24 @@ class Lease {
     return out;
   }
 
+  /**
+   * Sends one read command (`show acl #ID`) and hands its answer to `onPart` as it arrives
+   * (RuntimeSession `stream`). When it is the lease's first, an empty first send comes before it
+   * (the `show info` / `show acl` check on the kept connection; one more round trip).
+   * @throws Error as `send`, or what `onPart` threw.
+   */
+  async stream(command: string, onPart: (part: string) => void): Promise<void> {
+    if (this.#session === null) await this.sendParts([]);
+    const session = this.#session as RuntimeSession | null;
+    if (session === null) throw new Error("HAProxy runtime API: no session after the first send");
+    try {
+      await session.stream(command, onPart);
+    } catch (e) {
+      if (!session.alive) this.#kept.discard(session);
+      throw e;
+    }
+  }
+
   async #first(commands: readonly string[]): Promise<string[][]> {
     const head = commands.slice(0, this.#pipelineDepth);
     for (let attempt = 0; ; attempt++) {
@@ -604,6 +707,23 @@ export class HaproxyBackend implements Backend {
     this.#pipelineDepth = Math.max(1, options.pipelineDepth ?? 1_000);
     this.#fileSyncDelayMs = Math.max(0, options.fileSyncDelayMs ?? 500);
     this.#idleCloseMs = Math.max(0, options.idleCloseMs ?? 5_000);
+  }
+
+  /**
+   * Rewrites the file of `target`'s ACL now when a change to it is pending (instead of at its timer,
+   * up to `fileSyncDelayMs` later). The enforcer calls it after a full reconcile (Backend `settle`),
+   * so a sync is acknowledged with the files in step, and the rewrite's memory is given back with
+   * the sync's (issue #13 item 7: four rewrites after the collection held ~4 MB more). A failed
+   * rewrite is kept for the next change's entries, as at its timer. Never throws.
+   */
+  async settle(target: Target): Promise<void> {
+    const { address, id } = haproxyTarget(target);
+    const key = lockKey(address, id);
+    const sync = this.#files.get(key);
+    if (!sync?.timer) return;
+    clearTimeout(sync.timer);
+    sync.timer = null;
+    await this.#locked(key, () => this.#writeFile(sync));
   }
 
   /**
@@ -733,15 +853,36 @@ export class HaproxyBackend implements Backend {
   }
 
   /**
-   * Reads the live entries of ACL `#ID` (`show acl #ID`), normalised and de-duplicated.
+   * Reads the live entries of ACL `#ID` (`show acl #ID`), normalised; an address HAProxy holds in two
+   * forms is listed twice (see `forEachListed`).
    * @throws Error when the runtime API cannot be reached or HAProxy has no ACL `#ID`.
    */
   async list(target: Target): Promise<string[]> {
+    const out: string[] = [];
+    await this.forEachListed(target, (ip) => out.push(ip));
+    return out;
+  }
+
+  /**
+   * Calls `fn` with each live entry of ACL `#ID` (see `patternIp`; other patterns as stored), in
+   * HAProxy's order, while `show acl #ID` is read: each part of the answer is parsed as it arrives
+   * from the socket (AclRowReader), so the listing is never held whole (issue #13 item 7: 10,000 rows
+   * per ACL re-read every drift check). An address held in two forms (`10.0.0.1`, `10.0.0.1/32`) is
+   * reported twice.
+   * @throws Error when the runtime API cannot be reached or HAProxy has no ACL `#ID` (no address was
+   *   reported then), or what `fn` threw.
+   */
+  async forEachListed(target: Target, fn: (ip: string) => void): Promise<void> {
     const { address, id } = haproxyTarget(target);
-    return this.#withSession(address, async (lease) => {
-      const [answer = []] = await lease.sendParts([`show acl #${id}`]);
-      if (isUnknownAcl(answer)) throw new Error(`HAProxy has no ACL #${id}`);
-      return liveOf(answer);
+    await this.#withSession(address, async (lease) => {
+      const rows = new AclRowReader((t) => fn(patternIp(t) ?? t));
+      let head = "";
+      await lease.stream(`show acl #${id}`, (part) => {
+        if (head.length < 200) head += part.slice(0, 200 - head.length);
+        rows.push(part);
+      });
+      rows.end();
+      if (isUnknownAcl([head])) throw new Error(`HAProxy has no ACL #${id}`);
     });
   }
 
@@ -791,8 +932,13 @@ export class HaproxyBackend implements Backend {
   /** Rewrites the file of `sync` to the live entries (the whole `show acl #ID`) read through `lease`; the error or null. */
   async #writeFileWith(lease: Lease, sync: FileSync): Promise<string | null> {
     try {
-      const [answer = []] = await lease.sendParts([`show acl #${sync.id}`]);
-      await writeAclFileAtomically(sync.file, [...new Set(liveOf(answer))]);
+      // Read as it arrives, each address kept once (issue #13 item 7: after a full sync these rewrites
+      // run after its memory was given back, and the whole answer, its rows and copies stayed as garbage).
+      const live = new Set<string>();
+      const rows = new AclRowReader((t) => live.add(patternIp(t) ?? t));
+      await lease.stream(`show acl #${sync.id}`, (part) => rows.push(part));
+      rows.end();
+      await writeAclFileAtomically(sync.file, live);
       sync.error = null;
     } catch (e) {
       sync.error = `changed live in HAProxy but the ACL file ${sync.file} could not be written (a reload would undo it): ${e instanceof Error ? e.message : String(e)}`;
@@ -860,18 +1006,6 @@ function isUnknownAcl(answer: readonly string[]): boolean {
     if (head.length >= 200) break;
   }
   return /unknown acl identifier/i.test(head);
-}
-
-/**
- * The entries of a `show acl #ID` answer (as parts), each address normalised (see `patternIp`), in
- * HAProxy's order; an address HAProxy holds in two forms (`10.0.0.1` and `10.0.0.1/32`) appears twice
- * (`list()` allows it: a drift check reads every ACL every few seconds, and de-duplicating 10,000 rows
- * was a megabyte of garbage per ACL each time; issue #13 item 4).
- */
-function liveOf(answer: readonly string[]): string[] {
-  const out: string[] = [];
-  forEachAclEntry(answer, (t) => out.push(patternIp(t) ?? t));
-  return out;
 }
 
 /** Fills the outcome of every wanted address: failed with `errorOf(ip)` when it gives one, else ok. */

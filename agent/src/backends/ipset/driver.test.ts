@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Target } from "@postern/shared";
 import { FakeRunner, missingCommand } from "../../process/fake-runner.ts";
+import { IpsetSaveReader } from "./listing.ts";
 import type { RecordedCall } from "../../process/fake-runner.ts";
 import {
   IPSET_MAX_TIMEOUT_SECONDS,
@@ -313,5 +314,34 @@ describe("set names", () => {
     expect((await backend.remove(evil, ["192.0.2.1"]))[0]?.error).toMatch(/invalid ipset set name/);
     await expect(backend.list(evil)).rejects.toThrow(/invalid ipset set name/);
     expect(fake.calls).toHaveLength(0);
+  });
+});
+
+describe("IpsetSaveReader (a listing read as it arrives)", () => {
+  const members = Array.from({ length: 300 }, (_, i) => `10.8.${i >> 8}.${i & 255}`);
+  const output =
+    "create s4 hash:ip family inet hashsize 1024 maxelem 65536 timeout 0\n" +
+    members.map((ip, i) => `add s4 ${ip} timeout ${1000 + i}`).join("\n") +
+    "\nadd s4 ::ffff:10.9.0.1\nadd s6 2001:DB8:0::1 timeout 5";
+
+  it("reports every member however the output is cut into chunks (mid-line, last line without newline)", () => {
+    for (const size of [1, 2, 3, 7, 37, 4096]) {
+      const got: string[] = [];
+      const reader = new IpsetSaveReader((m) => got.push(m));
+      for (let at = 0; at < output.length; at += size) reader.push(output.slice(at, at + size));
+      reader.end();
+      expect(got, `chunks of ${size}`).toEqual([...members, "10.9.0.1", "2001:db8::1"]);
+    }
+    expect(parseIpsetSave(output)).toEqual([...members, "10.9.0.1", "2001:db8::1"]);
+  });
+
+  it("lists through the streaming form without a spawning runner (the whole output, read the same way)", async () => {
+    const fake = new FakeRunner().on("ipset list allow4 -output save", {
+      stdout: "create allow4 hash:ip family inet\nadd allow4 192.0.2.1\nadd allow4 192.0.2.2 timeout 9\n",
+    });
+    const backend = new IpsetBackend({ runner: fake, useSudo: false });
+    const got: string[] = [];
+    await backend.forEachListed(target("allow4", ""), (ip) => got.push(ip));
+    expect(got).toEqual(["192.0.2.1", "192.0.2.2"]);
   });
 });

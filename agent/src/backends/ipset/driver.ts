@@ -13,8 +13,9 @@
  */
 import { normaliseIp } from "@postern/shared";
 import type { AddressFamily, Entry, Target } from "@postern/shared";
-import type { CommandResult, CommandRunner } from "../../process/runner.ts";
+import type { CommandResult, CommandRunner, InteractiveProcess } from "../../process/runner.ts";
 import type { Backend, EntryOutcome } from "../backend.ts";
+import { IpsetSaveReader, streamIpsetList } from "./listing.ts";
 import { IpsetShell } from "./shell.ts";
 
 /** Largest timeout ipset accepts, in seconds (kernel IPSET_MAX_TIMEOUT, about 24.8 days). */
@@ -62,11 +63,9 @@ export function parseIpsetHeader(text: string): IpsetSetInfo {
  */
 export function parseIpsetSave(text: string): string[] {
   const out: string[] = [];
-  for (const line of text.split("\n")) {
-    const m = /^add \S+ (\S+)/.exec(line.trim());
-    if (!m?.[1]) continue;
-    out.push(normaliseIp(m[1])?.ip ?? m[1]);
-  }
+  const reader = new IpsetSaveReader((member) => out.push(member));
+  reader.push(text);
+  reader.end();
   return out;
 }
 
@@ -235,26 +234,45 @@ export class IpsetBackend implements Backend {
   }
 
   /**
-   * Reads the members of the target's sets (`ipset list SET -output save`), normalised, v4 set first.
+   * Reads the members of the target's sets (`ipset list SET -output save`), normalised, v4 set first,
+   * each once.
    * @throws Error when a set does not exist (the message says how to create it) or ipset fails.
    */
   async list(target: Target): Promise<string[]> {
+    const out = new Set<string>();
+    await this.forEachListed(target, (ip) => out.add(ip));
+    return [...out];
+  }
+
+  /**
+   * Calls `fn` with each member of the target's sets (see `list`; a member of both sets twice), v4 set
+   * first, as `ipset list SET -output save` prints them: read from the process's output as it arrives
+   * when the runner can spawn one (listing.ts; issue #13 item 7), else from its whole output.
+   * @throws Error as `list` (some members may have been reported before), or what `fn` threw.
+   */
+  async forEachListed(target: Target, fn: (ip: string) => void): Promise<void> {
     const sets = setNames(target);
-    const out: string[] = [];
     for (const [set, family] of [
       [sets.v4, "inet"],
       [sets.v6, "inet6"],
     ] as const) {
       if (!set) continue;
       if (!isValidSetName(set)) throw new Error(invalidSetNameMessage(set));
-      const r = await this.#ipset(["list", set, "-output", "save"]);
-      if (r.exitCode !== 0) {
-        if (NO_SUCH_SET.test(r.stderr)) throw new Error(missingSetMessage(set, family));
-        throw new Error(`ipset list ${set} failed: ${oneLine(r.stderr || r.stdout)}`);
+      const args = ["list", set, "-output", "save"];
+      const runner = this.#runner;
+      if (!runner.spawn) {
+        const r = await this.#ipset(args);
+        if (r.exitCode !== 0) throw listFailure(set, family, r.stderr, r.stdout);
+        const reader = new IpsetSaveReader(fn);
+        reader.push(r.stdout);
+        reader.end();
+        continue;
       }
-      out.push(...parseIpsetSave(r.stdout));
+      const start = (): InteractiveProcess =>
+        this.#useSudo ? runner.spawn!("sudo", ["-n", "ipset", ...args]) : runner.spawn!("ipset", args);
+      const failed = await streamIpsetList(start, this.#timeoutMs, fn);
+      if (failed !== null) throw listFailure(set, family, failed, "");
     }
-    return [...new Set(out)];
   }
 
   /** Forgets the cached set headers (timeout support), e.g. after sets were recreated. */
@@ -471,6 +489,12 @@ function noSetMessage(target: Target, family: AddressFamily, ip: string): string
 
 function fail(ip: string | undefined, error: string): EntryOutcome {
   return { ip: ip ?? "", ok: false, error };
+}
+
+/** The error of a failed `ipset list SET`: how to create a missing set, or ipset's message. */
+function listFailure(set: string, family: AddressFamily, stderr: string, stdout: string): Error {
+  if (NO_SUCH_SET.test(stderr)) return new Error(missingSetMessage(set, family));
+  return new Error(`ipset list ${set} failed: ${oneLine(stderr || stdout)}`);
 }
 
 function oneLine(text: string): string {
