@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Entry, Op, Target } from "@postern/shared";
-import type { Backend, EntryOutcome } from "./backends/backend.ts";
+import type { AddHints, Backend, EntryOutcome } from "./backends/backend.ts";
 import { Enforcer } from "./enforcer.ts";
 import { ManualClock } from "./testing/manual-clock.ts";
 
@@ -27,9 +27,13 @@ class MemoryBackend implements Backend {
   ips(name: string): string[] {
     return [...this.set(name).keys()].sort();
   }
-  async add(target: Target, entries: readonly Entry[], now: number): Promise<EntryOutcome[]> {
+  /** Per add call: the addresses its hints said were absent (AddHints), as `name ip,ip`. */
+  readonly believedAbsent: string[] = [];
+  async add(target: Target, entries: readonly Entry[], now: number, hints?: AddHints): Promise<EntryOutcome[]> {
     if (this.unreachable) throw new Error("ipset: command not found");
     this.calls.push(`add ${this.#name(target)} ${entries.map((e) => e.ip).join(",")}`);
+    const absent = entries.filter((e) => hints?.absent?.(e.ip) === true).map((e) => e.ip);
+    this.believedAbsent.push(`${this.#name(target)} ${absent.join(",")}`);
     return entries.map((e) => {
       if (this.refuse.has(e.ip)) return { ip: e.ip, ok: false, error: "refused by target" };
       if (e.expiresAt > now) this.set(this.#name(target)).set(e.ip, e.expiresAt);
@@ -50,8 +54,14 @@ class MemoryBackend implements Backend {
   }
   /** List every address twice (a target holding an address in two forms; Backend.list allows it). */
   listTwice = false;
+  /** The next listing fails (the target answers add and remove). */
+  failListOnce = false;
   async list(target: Target): Promise<string[]> {
     if (this.unreachable) throw new Error("ipset: command not found");
+    if (this.failListOnce) {
+      this.failListOnce = false;
+      throw new Error("listing interrupted");
+    }
     const ips = [...this.set(this.#name(target)).keys()];
     return this.listTwice ? ips.flatMap((ip) => [ip, ip]) : ips;
   }
@@ -267,6 +277,47 @@ describe("settle (Backend.settle after a full reconcile)", () => {
     backend.set("set1").delete("192.0.2.1");
     await clock.advance(5_000, enforcer);
     expect(backend.calls).toEqual(["add set1 192.0.2.3", "add set1 192.0.2.1"]);
+  });
+});
+
+describe("add hints (AddHints: addresses believed absent)", () => {
+  it("believes absent what no key on the target held before the message, nothing it held or removed in it", async () => {
+    const exp = clock.t + 3_600_000;
+    await enforcer.apply({ seq: 1, ops: [{ op: "add", target: T1, ip: "192.0.2.1", expiresAt: exp }] });
+    await enforcer.apply({
+      seq: 2,
+      ops: [
+        { op: "add", target: T1, ip: "192.0.2.1", expiresAt: exp + 1_000 }, // held: an extension
+        { op: "add", target: T1, ip: "192.0.2.2", expiresAt: exp }, // new
+        { op: "del", target: T1, ip: "192.0.2.1" },
+        { op: "add", target: T1, ip: "192.0.2.1", expiresAt: exp }, // held before the message
+      ],
+    });
+    // Another key on the same set (same physical target) holding the address: not absent either.
+    const sameSet = { ...T1, key: "acl-3" };
+    await enforcer.apply({ seq: 3, ops: [{ op: "add", target: sameSet, ip: "192.0.2.2", expiresAt: exp }] });
+    await enforcer.apply({ seq: 4, ops: [{ op: "del", target: T1, ip: "192.0.2.9" }] });
+    await enforcer.apply({ seq: 5, ops: [{ op: "add", target: T1, ip: "192.0.2.9", expiresAt: exp }] });
+    expect(backend.believedAbsent).toEqual(["set1 192.0.2.1", "set1 192.0.2.2", "set1 ", "set1 192.0.2.9"]);
+  });
+
+  it("believes absent what a sound listing showed missing, and nothing after a listing that failed", async () => {
+    const exp = clock.t + 3_600_000;
+    backend.set("set1").set("192.0.2.1", exp);
+    const entries = [
+      { ip: "192.0.2.1", expiresAt: exp },
+      { ip: "192.0.2.2", expiresAt: exp },
+    ];
+    await enforcer.sync({ seq: 1, targets: [{ target: T1, entries }] });
+    expect(backend.believedAbsent).toEqual(["set1 192.0.2.2"]);
+    // a drift check repairs what went missing
+    backend.set("set1").delete("192.0.2.1");
+    await clock.advance(5_000, enforcer);
+    expect(backend.believedAbsent.at(-1)).toBe("set1 192.0.2.1");
+    // a sync whose listing failed adds every address, none believed absent
+    backend.failListOnce = true;
+    await enforcer.sync({ seq: 2, targets: [{ target: T1, entries }] });
+    expect(backend.believedAbsent.at(-1)).toBe("set1 ");
   });
 });
 

@@ -32,7 +32,7 @@ import type { Logger } from "pino";
 import { z } from "zod";
 import { TargetSchema } from "@postern/shared";
 import type { AgentToServer, Entry, EntryResult, Op, Target, TargetState } from "@postern/shared";
-import type { Backend, EntryOutcome } from "./backends/backend.ts";
+import type { AddHints, Backend, EntryOutcome } from "./backends/backend.ts";
 import type { Driver, DriverResolver } from "./backends/driver.ts";
 import { GroupQueues } from "./backends/queues.ts";
 import { StaticDrivers, stableStringify } from "./backends/registry.ts";
@@ -450,6 +450,8 @@ export class Enforcer {
     const rows = new ResultRows();
     /** pid → normalised ip (addresses touched by the ops). */
     const touched = new Map<string, Set<string>>();
+    /** pid → touched addresses no key on it held before this message (AddHints: believed absent). */
+    const fresh = new Map<string, Set<string>>();
     const fullReconcile = new Set<string>();
     /** pid → the target an op named (a `del` may name a target this agent does not hold). */
     const opTargets = new Map<string, Target>();
@@ -466,6 +468,11 @@ export class Enforcer {
       }
       const pid = physicalId(op.target);
       if (!opTargets.has(pid)) opTargets.set(pid, op.target);
+      if (!touched.get(pid)?.has(ip) && !this.#holds(pid, ip)) {
+        let news = fresh.get(pid);
+        if (!news) fresh.set(pid, (news = new Set()));
+        news.add(ip);
+      }
       let state = this.#desired.get(key);
       if (state && state.pid !== pid) {
         // The key's target configuration changed: move its entries, empty the old target.
@@ -526,7 +533,9 @@ export class Enforcer {
       if (pending.has(pid)) continue;
       pending.set(
         pid,
-        this.#onTarget(pid, opTargets.get(pid), () => this.#applyTouched(pid, ips, opTargets.get(pid))),
+        this.#onTarget(pid, opTargets.get(pid), () =>
+          this.#applyTouched(pid, ips, opTargets.get(pid), fresh.get(pid) ?? new Set()),
+        ),
       );
     }
     this.#armExpiry();
@@ -548,7 +557,12 @@ export class Enforcer {
   }
 
   /** Adds the touched addresses still desired on `pid`, removes the touched ones no key holds any more. */
-  async #applyTouched(pid: string, ips: ReadonlySet<string>, named: Target | undefined): Promise<PhysicalOutcome> {
+  async #applyTouched(
+    pid: string,
+    ips: ReadonlySet<string>,
+    named: Target | undefined,
+    fresh: ReadonlySet<string>,
+  ): Promise<PhysicalOutcome> {
     const want = this.#wanted(pid, this.#clock.now());
     const target = this.#targetOf(pid) ?? named;
     const result: PhysicalOutcome = { added: new Map(), removed: new Map() };
@@ -560,10 +574,16 @@ export class Enforcer {
       if (exp !== undefined) toAdd.push(this.#entry(pid, ip, exp));
       else toRemove.push(ip);
     }
-    result.added = await this.#callAdd(target, toAdd);
+    result.added = await this.#callAdd(target, toAdd, { absent: (ip) => fresh.has(ip) });
     result.removed = await this.#callRemove(target, toRemove);
     await this.#commit(target, result);
     return result;
+  }
+
+  /** Whether a key on `pid` holds `ip` (normalised) in its table. */
+  #holds(pid: string, ip: string): boolean {
+    for (const s of this.#desired.values()) if (s.pid === pid && s.entries.has(ip)) return true;
+    return false;
   }
 
   /** An entry to add, with the user name the server gave for it under any key of `pid`. */
@@ -692,7 +712,10 @@ export class Enforcer {
       for (const ip of toRemove)
         result.removed.set(ip, error === undefined ? { ip, ok: true } : { ip, ok: false, error });
     } else {
-      result.added = await this.#callAdd(target, toAdd);
+      // What a sound listing showed missing is believed absent (AddHints); after a failed or stale
+      // listing nothing is.
+      const sound = read.error === undefined && !read.stale;
+      result.added = await this.#callAdd(target, toAdd, { absent: (ip) => sound && !held(ip) });
       result.removed = await this.#callRemove(target, toRemove);
     }
     await this.#commit(target, result);
@@ -762,14 +785,14 @@ export class Enforcer {
     return { marks, present, slotOf, extra, count, stale: capacity >= 0 && slots?.() !== capacity };
   }
 
-  async #callAdd(target: Target, entries: Entry[]): Promise<Map<string, EntryOutcome>> {
+  async #callAdd(target: Target, entries: Entry[], hints: AddHints): Promise<Map<string, EntryOutcome>> {
     const out = new Map<string, EntryOutcome>();
     if (entries.length === 0) return out;
     const backend = this.#backendOf(target);
     let outcomes: EntryOutcome[];
     try {
       if (typeof backend === "string") throw new Error(backend);
-      outcomes = await backend.add(target, entries, this.#clock.now());
+      outcomes = await backend.add(target, entries, this.#clock.now(), hints);
     } catch (err) {
       outcomes = entries.map((e) => ({ ip: e.ip, ok: false, error: errorText(err) }));
     }

@@ -116,6 +116,26 @@ for (const protocol of ["unix", "tcp"] as const) {
       expect(await backend.list(target)).toEqual(["127.0.0.9"]);
     });
 
+    it("adds an address believed absent at once; a wrong belief leaves two copies, one remove takes both", async () => {
+      const now = Date.now();
+      const absent = { absent: () => true };
+      expect(await backend.add(target, [{ ip: "127.0.0.6", expiresAt: now + HOUR }], now, absent)).toEqual([
+        { ip: "127.0.0.6", ok: true },
+      ]);
+      expect(await httpGetFrom("127.0.0.6", url)).toBe(200);
+      // Believed absent though present: HAProxy stores the text twice.
+      await backend.add(target, [{ ip: "127.0.0.6", expiresAt: now + HOUR }], now, absent);
+      const copies = (await hx.command(`show acl #${hx.aclId}`)).split("\n").filter((l) => / 127\.0\.0\.6$/.test(l));
+      expect(copies).toHaveLength(2);
+      await backend.flushFiles();
+      expect((await fileEntries(hx.aclFile)).filter((e) => e === "127.0.0.6")).toHaveLength(1);
+      expect(await backend.remove(target, ["127.0.0.6"])).toEqual([{ ip: "127.0.0.6", ok: true }]);
+      expect(await hx.command(`show acl #${hx.aclId}`)).not.toMatch(/ 127\.0\.0\.6$/m);
+      expect(await httpGetFrom("127.0.0.6", url)).toBe(403);
+      await backend.flushFiles();
+      expect(await fileEntries(hx.aclFile)).not.toContain("127.0.0.6");
+    });
+
     it("does not take a subnet in the ACL for the address, and removes every textual form", async () => {
       const now = Date.now();
       await hx.command(`add acl #${hx.aclId} 127.0.1.0/24`);

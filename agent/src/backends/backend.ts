@@ -16,6 +16,18 @@ export interface EntryOutcome {
   readonly error?: string;
 }
 
+/**
+ * What the enforcer knows of an `add`'s addresses (issue #13, the grant path): `absent(ip)` (ip
+ * normalised) is true for an address it believes the target does not hold — not held by it before
+ * this change, or just listed missing by a drift check or reconcile. A backend that looks an address up
+ * before adding it (HAProxy: `add acl` twice stores two copies) may add these at once instead. A belief
+ * can be wrong (an address put there by hand): adding such an address must stay harmless. A predicate,
+ * not a set: a sync's 100,000 addresses need no second collection (issue #13 item 4).
+ */
+export interface AddHints {
+  readonly absent?: (ip: string) => boolean;
+}
+
 /** An enforcement backend of one type (haproxy, ipset, ...). */
 export interface Backend {
   /** The BackendConfig key this backend handles. */
@@ -23,9 +35,10 @@ export interface Backend {
   /**
    * Adds entries, or refreshes the expiry of ones already present. `now` is epoch milliseconds, used
    * to turn absolute expiries into native relative timeouts (ipset `timeout` seconds, rounded up).
-   * Entries whose expiry is not after `now` are not added (reported ok: nothing to do).
+   * Entries whose expiry is not after `now` are not added (reported ok: nothing to do). `hints` may
+   * say which addresses the caller believes absent (AddHints); a backend may ignore it.
    */
-  add(target: Target, entries: readonly Entry[], now: number): Promise<EntryOutcome[]>;
+  add(target: Target, entries: readonly Entry[], now: number, hints?: AddHints): Promise<EntryOutcome[]>;
   /** Removes addresses; removing one that is absent succeeds. */
   remove(target: Target, ips: readonly string[]): Promise<EntryOutcome[]>;
   /**

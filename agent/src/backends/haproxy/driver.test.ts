@@ -653,6 +653,63 @@ describe("HaproxyBackend", () => {
     await backend.close();
   });
 
+  it("adds addresses believed absent in the call's first round trip, without looking them up (AddHints)", async () => {
+    const backend = new HaproxyBackend();
+    await backend.add(target(), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW);
+    fake.received.length = 0;
+    const absent = (ip: string): boolean => ip === "192.0.2.2";
+    expect(
+      await backend.add(
+        target(),
+        [
+          { ip: "192.0.2.2", expiresAt: NOW + HOUR },
+          { ip: "192.0.2.3", expiresAt: NOW + HOUR },
+        ],
+        NOW,
+        { absent },
+      ),
+    ).toEqual([
+      { ip: "192.0.2.2", ok: true },
+      { ip: "192.0.2.3", ok: true },
+    ]);
+    // One batch: the kept session's check, the look-up of the address not believed absent, the add of
+    // the one believed absent; then the add the look-up called for.
+    expect(fake.received).toEqual([
+      "show info",
+      "get acl #0 192.0.2.3",
+      "add acl #0 192.0.2.2",
+      "add acl #0 192.0.2.3",
+    ]);
+    await backend.close();
+    expect(await fileEntries()).toEqual(["127.0.0.9", "192.0.2.1", "192.0.2.2", "192.0.2.3"]);
+  });
+
+  it("a wrong belief leaves a second copy of the same text, which one remove takes away with the first", async () => {
+    const backend = new HaproxyBackend();
+    await backend.add(target(), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW);
+    await backend.add(target(), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW, { absent: () => true });
+    expect(fake.acls.get(0)?.entries).toEqual(["127.0.0.9", "192.0.2.1", "192.0.2.1"]);
+    expect(await backend.flushFiles()).toEqual([]);
+    expect(await fileEntries()).toEqual(["127.0.0.9", "192.0.2.1"]);
+    expect(await backend.remove(target(), ["192.0.2.1"])).toEqual([{ ip: "192.0.2.1", ok: true }]);
+    expect(fake.acls.get(0)?.entries).toEqual(["127.0.0.9"]);
+    await backend.close();
+  });
+
+  it("repeats adds believed absent on the new process when the kept session's HAProxy is stopping", async () => {
+    const backend = new HaproxyBackend();
+    await backend.add(target(), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW);
+    fake.stopping = true;
+    expect(
+      await backend.add(target(), [{ ip: "192.0.2.2", expiresAt: NOW + HOUR }], NOW, { absent: () => true }),
+    ).toEqual([{ ip: "192.0.2.2", ok: true }]);
+    expect(fake.connections).toBe(2);
+    // Sent to the stopping process with its check, then again on the new connection (this fake shares
+    // one table between them, so it keeps both copies; a real old process takes its copy away with it).
+    expect(fake.received.filter((l) => l === "add acl #0 192.0.2.2")).toHaveLength(2);
+    await backend.close();
+  });
+
   it("closes a kept session after it was idle", async () => {
     const backend = new HaproxyBackend({ idleCloseMs: 100 });
     await backend.add(target(1), [{ ip: "192.0.2.1", expiresAt: NOW + HOUR }], NOW);

@@ -10,10 +10,11 @@
  * One connection per runtime address is KEPT between calls (issue #13 item 1; docs/decisions.md "The
  * HAProxy backend keeps its runtime API session"), used by one call at a time, reopened when it failed
  * or closed, closed after `idleCloseMs` (default 5 s) unused and by `close()`. `show acl` is read once
- * per connection. A call's first batch is reads only: on a kept connection it starts with `show info`
- * (an HAProxy that is `Stopping` after a reload keeps its old CLI connections: the call moves to a new
- * connection, which reaches the new process), and it is repeated once on a new connection when the
- * kept one turns out closed before answering. Adds and deletes are never resent.
+ * per connection. A call's first batch is reads only, or adds of addresses believed absent (below):
+ * on a kept connection it starts with `show info` (an HAProxy that is `Stopping` after a reload keeps
+ * its old CLI connections: the call moves to a new connection, which reaches the new process), and it
+ * is repeated once on a new connection when the kept one turns out closed before answering. Other adds
+ * and deletes are never resent.
  *
  * The runtime API is the live path: a change is answered as soon as HAProxy took it. HAProxy forgets
  * runtime changes on reload, so the backend also keeps the ACL FILE behind `#ID` in step: within
@@ -30,7 +31,11 @@
  * one per address, pipelined: HAProxy answers the longest-prefix match as stored, so only a pattern
  * that is the address itself — normalised, also as `/32` or `/128` — counts, never a subnet holding
  * it), adds only addresses not present, and on remove deletes the stored text `get acl` names and
- * looks again, until no exact form is left (at most 8 rounds): every textual form goes.
+ * looks again, until no exact form is left (at most 8 rounds): every textual form goes. Addresses the
+ * enforcer believes absent (`AddHints`: not held by this agent before the change, or just listed
+ * missing) are added without the look-up, in the call's first round trip (issue #13, the grant path):
+ * when the belief was wrong, HAProxy holds a second copy of the same text, which `del acl` removes
+ * with the first and the ACL file rewrite writes once.
  */
 import { createConnection } from "node:net";
 import type { Socket } from "node:net";
@@ -38,7 +43,7 @@ import { randomBytes } from "node:crypto";
 import { open, readFile, rename, stat, unlink, chown } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import type { Entry, Target } from "@postern/shared";
-import type { Backend, EntryOutcome } from "../backend.ts";
+import type { AddHints, Backend, EntryOutcome } from "../backend.ts";
 import { canonicalIp } from "../../ip.ts";
 
 /** Where the runtime API listens: a unix socket path, or a TCP host and port. */
@@ -593,11 +598,13 @@ class KeptSession {
 }
 
 /**
- * One call's use of a `KeptSession`. The FIRST `send` of a lease must be reads only (`show`, `get`):
- * on a kept session it is preceded by `show info` (a process that is `Stopping` after a reload keeps
- * its CLI connections: the lease then moves to a new connection, to the new process) and, once per
- * session, by `show acl`; when the kept connection turns out closed before answering, it is repeated
- * once on a new connection. Later sends stay on that connection and are never repeated.
+ * One call's use of a `KeptSession`. The FIRST `send` of a lease must be reads only (`show`, `get`)
+ * or adds of addresses believed absent (AddHints): on a kept session it is preceded by `show info` (a
+ * process that is `Stopping` after a reload keeps its CLI connections: the lease then moves to a new
+ * connection, to the new process) and, once per session, by `show acl`; when the kept connection turns
+ * out closed before answering, it is repeated once on a new connection. Repeating such an add, or
+ * having sent it to the stopping process, stores at most a second copy of its text, which `del acl`
+ * removes with the first. Later sends stay on that connection and are never repeated.
  */
 class Lease {
   readonly #kept: KeptSession;
@@ -754,7 +761,7 @@ export class HaproxyBackend implements Backend {
    * with `ip` as given.
    * @throws Error when the runtime API cannot be reached.
    */
-  async add(target: Target, entries: readonly Entry[], now: number): Promise<EntryOutcome[]> {
+  async add(target: Target, entries: readonly Entry[], now: number, hints?: AddHints): Promise<EntryOutcome[]> {
     const { address, id } = haproxyTarget(target);
     const outcomes: (EntryOutcome | undefined)[] = entries.map(() => undefined);
     const given = entries.map((e) => e.ip);
@@ -768,24 +775,33 @@ export class HaproxyBackend implements Backend {
     if (wanted.size === 0) return finish(outcomes, given);
     return this.#locked(lockKey(address, id), () =>
       this.#withSession(address, async (lease) => {
-        const ips = [...wanted.keys()];
-        const found = await lease.send(ips.map((ip) => `get acl #${id} ${ip}`));
+        // Addresses believed absent are added in the first round trip; the others are looked up first.
+        const believedAbsent = hints?.absent ?? (() => false);
+        const absent = [...wanted.keys()].filter((ip) => believedAbsent(ip));
+        const ips = [...wanted.keys()].filter((ip) => !believedAbsent(ip));
+        const first = await lease.send([
+          ...ips.map((ip) => `get acl #${id} ${ip}`),
+          ...absent.map((ip) => `add acl #${id} ${ip}`),
+        ]);
         const ref = reference(lease.refs, id);
         if (typeof ref === "string") return settle(outcomes, wanted, given, () => ref);
         const errors = new Map<string, string>();
+        const refused = (added: readonly string[], answers: readonly string[]): void =>
+          added.forEach((ip, k) => {
+            const answer = answers[k] ?? "no answer";
+            if (answer.trim() !== "") errors.set(ip, `HAProxy refused "add acl #${id} ${ip}": ${oneLine(answer)}`);
+          });
+        refused(absent, first.slice(ips.length));
         const toAdd: string[] = [];
         ips.forEach((ip, k) => {
-          const got = parseGetAcl(found[k] ?? "");
+          const got = parseGetAcl(first[k] ?? "");
           if (typeof got === "object") {
             if (got.pattern === null || patternIp(got.pattern) !== ip) toAdd.push(ip);
           } else errors.set(ip, `HAProxy could not look up ${ip} in ACL #${id}: ${got}`);
         });
-        const answers = await lease.send(toAdd.map((ip) => `add acl #${id} ${ip}`));
-        toAdd.forEach((ip, k) => {
-          const answer = answers[k] ?? "no answer";
-          if (answer.trim() !== "") errors.set(ip, `HAProxy refused "add acl #${id} ${ip}": ${oneLine(answer)}`);
-        });
-        const fileError = toAdd.length > 0 || errors.size > 0 ? await this.#fileChanged(lease, address, id, ref) : null;
+        if (toAdd.length > 0) refused(toAdd, await lease.send(toAdd.map((ip) => `add acl #${id} ${ip}`)));
+        const changed = toAdd.length > 0 || absent.length > 0 || errors.size > 0;
+        const fileError = changed ? await this.#fileChanged(lease, address, id, ref) : null;
         return settle(outcomes, wanted, given, (ip) => errors.get(ip) ?? fileError);
       }),
     );
