@@ -596,6 +596,24 @@ describe("drift repair with a streamed listing (Backend.forEachListed)", () => {
     expect(streaming.ips("set1")).toEqual([...first, "198.51.100.1"].sort());
   });
 
+  it("believes nothing absent for an apply queued behind a drift check that may have added its addresses", async () => {
+    const e = exp();
+    const first = Array.from({ length: 20 }, (_, i) => `192.0.2.${i + 1}`);
+    await streamed.sync({ seq: 1, targets: [{ target: T1, entries: first.map((ip) => ({ ip, expiresAt: e })) }] });
+    streaming.believedAbsent.length = 0;
+    let applied: Promise<unknown> = Promise.resolve();
+    streaming.duringListing = async () => {
+      // New to the table while the listing (which does not show it) is read: the drift check adds it.
+      applied = streamed.apply({ seq: 2, ops: [{ op: "add", target: T1, ip: "198.51.100.1", expiresAt: e }] });
+    };
+    await clock.advance(5_000, streamed);
+    await applied;
+    await streamed.idle();
+    // Believed absent once (by the drift check, which read the target), not again by the apply behind it.
+    expect(streaming.believedAbsent.filter((b) => b.includes("198.51.100.1"))).toEqual(["set1 198.51.100.1"]);
+    expect(streaming.ips("set1")).toEqual([...first, "198.51.100.1"].sort());
+  });
+
   it("reads the target again when the entry table was renumbered while the listing was read", async () => {
     const e = exp();
     const all = Array.from({ length: 100 }, (_, i) => `10.0.0.${i + 1}`);

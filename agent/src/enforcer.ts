@@ -163,6 +163,8 @@ export class Enforcer {
 
   /** ACL key → desired target state. */
   #desired = new Map<string, KeyState>();
+  /** pid → how many reconciles of it have finished (AddHints: what an apply believed absent may be stale). */
+  readonly #reconciled = new Map<string, number>();
   /** Physical id → target that no key uses any more and that still has to be emptied. */
   #retired = new Map<string, Target>();
 
@@ -452,6 +454,9 @@ export class Enforcer {
     const touched = new Map<string, Set<string>>();
     /** pid → touched addresses no key on it held before this message (AddHints: believed absent). */
     const fresh = new Map<string, Set<string>>();
+    /** pid → its count of finished reconciles now (a reconcile finishing before the apply runs voids `fresh`). */
+    const reconciled = (pid: string): number => this.#reconciled.get(pid) ?? 0;
+    const epochs = new Map<string, number>();
     const fullReconcile = new Set<string>();
     /** pid → the target an op named (a `del` may name a target this agent does not hold). */
     const opTargets = new Map<string, Target>();
@@ -468,6 +473,7 @@ export class Enforcer {
       }
       const pid = physicalId(op.target);
       if (!opTargets.has(pid)) opTargets.set(pid, op.target);
+      if (!epochs.has(pid)) epochs.set(pid, reconciled(pid));
       if (!touched.get(pid)?.has(ip) && !this.#holds(pid, ip)) {
         let news = fresh.get(pid);
         if (!news) fresh.set(pid, (news = new Set()));
@@ -534,7 +540,14 @@ export class Enforcer {
       pending.set(
         pid,
         this.#onTarget(pid, opTargets.get(pid), () =>
-          this.#applyTouched(pid, ips, opTargets.get(pid), fresh.get(pid) ?? new Set()),
+          // A reconcile that finished since this message (one already running then, e.g. a drift check
+          // whose listing streams while messages arrive) may have added these addresses itself.
+          this.#applyTouched(
+            pid,
+            ips,
+            opTargets.get(pid),
+            reconciled(pid) === epochs.get(pid) ? fresh.get(pid) : undefined,
+          ),
         ),
       );
     }
@@ -561,7 +574,7 @@ export class Enforcer {
     pid: string,
     ips: ReadonlySet<string>,
     named: Target | undefined,
-    fresh: ReadonlySet<string>,
+    fresh: ReadonlySet<string> | undefined,
   ): Promise<PhysicalOutcome> {
     const want = this.#wanted(pid, this.#clock.now());
     const target = this.#targetOf(pid) ?? named;
@@ -574,7 +587,7 @@ export class Enforcer {
       if (exp !== undefined) toAdd.push(this.#entry(pid, ip, exp));
       else toRemove.push(ip);
     }
-    result.added = await this.#callAdd(target, toAdd, { absent: (ip) => fresh.has(ip) });
+    result.added = await this.#callAdd(target, toAdd, { absent: (ip) => fresh?.has(ip) === true });
     result.removed = await this.#callRemove(target, toRemove);
     await this.#commit(target, result);
     return result;
@@ -659,6 +672,15 @@ export class Enforcer {
    * nothing is removed. `full` ends with the backend's `settle`.
    */
   async #reconcile(pid: string, mode: "full" | "drift"): Promise<PhysicalOutcome> {
+    try {
+      return await this.#reconcileOnce(pid, mode);
+    } finally {
+      // An apply queued behind this reconcile no longer knows what is absent (see #applyTouched).
+      this.#reconciled.set(pid, (this.#reconciled.get(pid) ?? 0) + 1);
+    }
+  }
+
+  async #reconcileOnce(pid: string, mode: "full" | "drift"): Promise<PhysicalOutcome> {
     const result: PhysicalOutcome = { added: new Map(), removed: new Map() };
     const target = this.#targetOf(pid);
     if (!target) return result;
