@@ -45,6 +45,7 @@ import { runBenchmark } from "./lib/cleanup.ts";
 import type { Cleanup } from "./lib/cleanup.ts";
 import { reportFigures } from "./lib/report.ts";
 import { formatMs as ms, percentile, printTable } from "./lib/stats.ts";
+import { intOption, numberOption } from "./lib/options.ts";
 
 /** Command-line options of the main process. */
 export interface FloorOptions {
@@ -73,20 +74,12 @@ export function parseFloorOptions(argv: readonly string[]): FloorOptions {
     },
     strict: true,
   });
-  const int = (name: string, text: string, min: number, max: number): number => {
-    const n = Number(text);
-    if (!Number.isInteger(n) || n < min || n > max)
-      throw new Error(`--${name} must be an integer in ${min}–${max}, got ${JSON.stringify(text)}`);
-    return n;
-  };
-  const poll = Number(values["poll-interval-ms"]);
-  if (!(poll >= 0 && poll <= 100))
-    throw new Error(`--poll-interval-ms must be a number in 0–100, got ${JSON.stringify(values["poll-interval-ms"])}`);
+  const poll = numberOption("poll-interval-ms", values["poll-interval-ms"], 0, 100);
   return {
-    samples: int("samples", values.samples, 1, 100_000),
-    warmup: int("warmup", values.warmup, 0, 10_000),
+    samples: intOption("samples", values.samples, 1, 100_000),
+    warmup: intOption("warmup", values.warmup, 0, 10_000),
     pollIntervalMs: poll,
-    timeoutMinutes: int("timeout-minutes", values["timeout-minutes"], 1, 24 * 60),
+    timeoutMinutes: intOption("timeout-minutes", values["timeout-minutes"], 1, 24 * 60),
   };
 }
 

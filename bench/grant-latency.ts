@@ -103,6 +103,7 @@ import { benchDatabase, benchDatabaseUrl, DATABASE_OPTION } from "./lib/database
 import { reportFigures } from "./lib/report.ts";
 import { formatMs as ms, percentile, printTable } from "./lib/stats.ts";
 import { mb, procMemory } from "./server-process.ts";
+import { intOption, numberOption } from "./lib/options.ts";
 
 /** The nftables table of the benchmark's set (in the namespace). */
 const NFT_TABLE = "inet postern";
@@ -190,32 +191,24 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     },
     strict: true,
   });
-  const int = (name: string, text: string, min: number, max: number): number => {
-    const n = Number(text);
-    if (!Number.isInteger(n) || n < min || n > max)
-      throw new Error(`--${name} must be an integer in ${min}–${max}, got ${JSON.stringify(text)}`);
-    return n;
-  };
-  const levels = values.levels.split(",").map((t) => int("levels", t.trim(), 1, 20_000));
+  const levels = values.levels.split(",").map((t) => intOption("levels", t.trim(), 1, 20_000));
   const probe = values["ipset-probe"];
   if (probe !== "interactive" && probe !== "spawn")
     throw new Error(`--ipset-probe must be interactive or spawn, got ${JSON.stringify(probe)}`);
-  const pollInterval = Number(values["poll-interval-ms"]);
-  if (!(pollInterval >= 0 && pollInterval <= 100))
-    throw new Error(`--poll-interval-ms must be a number in 0–100, got ${JSON.stringify(values["poll-interval-ms"])}`);
+  const pollInterval = numberOption("poll-interval-ms", values["poll-interval-ms"], 0, 100);
   return {
     database: benchDatabase(values.database),
-    samples: int("samples", values.samples, 1, 100_000),
-    warmup: int("warmup", values.warmup, 0, 1_000),
+    samples: intOption("samples", values.samples, 1, 100_000),
+    warmup: intOption("warmup", values.warmup, 0, 1_000),
     levels: [...new Set(levels)].sort((a, b) => a - b),
-    concurrency: int("concurrency", values.concurrency, 1, 64),
+    concurrency: intOption("concurrency", values.concurrency, 1, 64),
     ipsetProbe: probe,
     pollIntervalMs: pollInterval,
     verbose: values.verbose,
     haproxyOnly: values["haproxy-only"],
     agentBundle: values["agent-bundle"] || values["agent-packaged"],
     agentPackaged: values["agent-packaged"],
-    timeoutMinutes: int("timeout-minutes", values["timeout-minutes"], 1, 24 * 60),
+    timeoutMinutes: intOption("timeout-minutes", values["timeout-minutes"], 1, 24 * 60),
   };
 }
 

@@ -103,6 +103,7 @@ import {
   stopChild,
 } from "./server-process.ts";
 import type { ProcMemory } from "./server-process.ts";
+import { intOption } from "./lib/options.ts";
 
 /** The design targets, printed with the results. */
 export const DESIGN_TARGET =
@@ -160,19 +161,13 @@ function parseOptions(argv: readonly string[]): Options {
     },
     strict: true,
   });
-  const int = (name: string, text: string, min: number, max: number): number => {
-    const n = Number(text);
-    if (!Number.isInteger(n) || n < min || n > max)
-      throw new Error(`--${name} must be an integer in ${min}–${max}, got ${JSON.stringify(text)}`);
-    return n;
-  };
   if (values.database !== "sqlite" && values.database !== "postgres")
     throw new Error(`--database must be sqlite or postgres, got ${JSON.stringify(values.database)}`);
   return {
-    sessions: int("sessions", values.sessions, 1, 60_000),
-    acls: int("acls", values.acls, 1, 100),
-    statusCalls: int("status-calls", values["status-calls"], 0, 1_000_000),
-    concurrency: int("concurrency", values.concurrency, 1, 256),
+    sessions: intOption("sessions", values.sessions, 1, 60_000),
+    acls: intOption("acls", values.acls, 1, 100),
+    statusCalls: intOption("status-calls", values["status-calls"], 0, 1_000_000),
+    concurrency: intOption("concurrency", values.concurrency, 1, 256),
     nodeOptions: values["node-options"],
     agentNodeArgs: values["agent-node-args"].split(" ").filter(Boolean),
     agentBundle: values["agent-bundle"] || values["agent-packaged"],
@@ -181,7 +176,7 @@ function parseOptions(argv: readonly string[]): Options {
     serverPackaged: values["server-packaged"],
     singleFileBundle: values["single-file-bundle"],
     database: values.database,
-    timeoutMinutes: int("timeout-minutes", values["timeout-minutes"], 1, 24 * 60),
+    timeoutMinutes: intOption("timeout-minutes", values["timeout-minutes"], 1, 24 * 60),
   };
 }
 

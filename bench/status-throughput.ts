@@ -97,6 +97,7 @@ import {
   summariseCpuProfile,
 } from "./server-process.ts";
 import type { ServerProcess } from "./server-process.ts";
+import { intOption } from "./lib/options.ts";
 
 /** The design target, printed with the results. */
 export const DESIGN_TARGET =
@@ -148,31 +149,25 @@ function parseOptions(argv: readonly string[]): Options {
     },
     strict: true,
   });
-  const int = (name: string, text: string, min: number, max: number): number => {
-    const n = Number(text);
-    if (!Number.isInteger(n) || n < min || n > max)
-      throw new Error(`--${name} must be an integer in ${min}–${max}, got ${JSON.stringify(text)}`);
-    return n;
-  };
-  const acl = int("acls", values.acls, 1, 1_000);
+  const acl = intOption("acls", values.acls, 1, 1_000);
   if (values.assign !== "direct" && values.assign !== "group")
     throw new Error(`--assign must be direct or group, got ${JSON.stringify(values.assign)}`);
   if (values.licence !== "none" && values.licence !== "installed" && values.licence !== "both")
     throw new Error(`--licence must be none, installed or both, got ${JSON.stringify(values.licence)}`);
   return {
     database: benchDatabase(values.database),
-    sessions: int("sessions", values.sessions, 1, 1_000_000),
+    sessions: intOption("sessions", values.sessions, 1, 1_000_000),
     acls: acl,
-    granted: int("granted", values.granted, 0, acl),
-    connections: values.connections.split(",").map((t) => int("connections", t.trim(), 1, 1_024)),
-    durationS: int("duration", values.duration, 1, 600),
-    warmupS: int("warmup", values.warmup, 0, 600),
+    granted: intOption("granted", values.granted, 0, acl),
+    connections: values.connections.split(",").map((t) => intOption("connections", t.trim(), 1, 1_024)),
+    durationS: intOption("duration", values.duration, 1, 600),
+    warmupS: intOption("warmup", values.warmup, 0, 600),
     assign: values.assign,
     licence: values.licence,
     pin: !values["no-pin"],
     prime: !values["no-prime"],
     profileDir: values.profile === undefined ? null : resolve(values.profile),
-    timeoutMinutes: int("timeout-minutes", values["timeout-minutes"], 1, 24 * 60),
+    timeoutMinutes: intOption("timeout-minutes", values["timeout-minutes"], 1, 24 * 60),
   };
 }
 

@@ -3,6 +3,7 @@
  * (reference counting of (ACL, address) entries over grants).
  */
 import { and, eq, inArray, isNotNull, isNull, lte, gt, or, sql, ne } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
 import { scalar, dialectOf, type Db, type Tx, tablesOf, type Tables } from "../db/index.ts";
 import { type grants } from "../db/schema.ts";
 import type { ObservedAddress } from "../db/schema.ts";
@@ -293,6 +294,14 @@ export async function getGrantAddresses(q: Q, grantId: string): Promise<string[]
  */
 
 /**
+ * The condition joining `grant_addresses CROSS JOIN grants` (BY_ADDRESS) to the grants of the entry
+ * (placeholders `aclId`, `ip`).
+ */
+function entryOfAddress({ grantAddresses, grants }: Tables): SQL | undefined {
+  return and(eq(grants.id, grantAddresses.grantId), eq(grants.aclId, ph("aclId")), eq(grantAddresses.ip, ph("ip")));
+}
+
+/**
  * The expiry an (ACL, address) entry must carry: the latest expiry over the holding grants that
  * carry it, excluding `exceptGrantId`; null when no other grant holds it (the entry must go).
  */
@@ -318,9 +327,7 @@ const entryExpiryRead = prepared<{ aclId: string; ip: string; now: number; excep
       .crossJoin(grants) // from the address: see BY_ADDRESS
       .where(
         and(
-          eq(grants.id, grantAddresses.grantId),
-          eq(grants.aclId, ph("aclId")),
-          eq(grantAddresses.ip, ph("ip")),
+          entryOfAddress(tablesOf(q)),
           inArray(grants.status, [...HOLDING_STATUSES]),
           gt(grants.expiresAt, ph("now")),
           ne(grants.id, ph("except")),
@@ -342,14 +349,7 @@ export async function grantsHolding(q: Q, aclId: string, ip: string, statuses: r
         .select({ g: grants })
         .from(grantAddresses)
         .crossJoin(grants) // from the address: see BY_ADDRESS
-        .where(
-          and(
-            eq(grants.id, grantAddresses.grantId),
-            eq(grants.aclId, ph("aclId")),
-            eq(grantAddresses.ip, ph("ip")),
-            inArray(grants.status, list),
-          ),
-        );
+        .where(and(entryOfAddress(tablesOf(h)), inArray(grants.status, list)));
     });
     holdingReads.set(key, read);
   }
