@@ -45,6 +45,7 @@ import { basename, dirname, isAbsolute, join } from "node:path";
 import type { Entry, Target } from "@postern/shared";
 import type { AddHints, Backend, EntryOutcome } from "../backend.ts";
 import { canonicalIp } from "../../ip.ts";
+import { ChunkLines } from "../chunk-lines.ts";
 
 /** Where the runtime API listens: a unix socket path, or a TCP host and port. */
 export type RuntimeAddress = { readonly path: string } | { readonly host: string; readonly port: number };
@@ -155,36 +156,21 @@ function forEachAclEntry(parts: readonly string[], fn: (pattern: string) => void
  * between two parts is put together.
  */
 export class AclRowReader {
-  readonly #fn: (pattern: string) => void;
-  /** The start of a row cut at the end of the last part. */
-  #carry = "";
+  readonly #lines: ChunkLines;
 
   /** `fn` is called with each row's pattern text, in order. */
   constructor(fn: (pattern: string) => void) {
-    this.#fn = fn;
+    this.#lines = new ChunkLines((text, start, end) => aclEntryOfRow(text, start, end, fn));
   }
 
   /** Reads the next part of the answer. */
   push(part: string): void {
-    const fn = this.#fn;
-    let at = 0;
-    for (let nl = part.indexOf("\n"); nl >= 0; nl = part.indexOf("\n", at)) {
-      if (this.#carry === "") aclEntryOfRow(part, at, nl, fn);
-      else {
-        const row = this.#carry + part.slice(at, nl);
-        this.#carry = "";
-        aclEntryOfRow(row, 0, row.length, fn);
-      }
-      at = nl + 1;
-    }
-    if (at < part.length) this.#carry += part.slice(at);
+    this.#lines.push(part);
   }
 
   /** The answer is complete: reads a last row that ended without a newline. */
   end(): void {
-    const carry = this.#carry;
-    this.#carry = "";
-    if (carry !== "") aclEntryOfRow(carry, 0, carry.length, this.#fn);
+    this.#lines.end();
   }
 }
 

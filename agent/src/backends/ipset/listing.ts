@@ -9,6 +9,7 @@
  */
 import { normaliseIp } from "@postern/shared";
 import type { InteractiveProcess } from "../../process/runner.ts";
+import { ChunkLines } from "../chunk-lines.ts";
 
 /**
  * Reads `ipset list SET -output save` / `ipset save SET` output given in chunks (`push` each, in order,
@@ -18,7 +19,7 @@ import type { InteractiveProcess } from "../../process/runner.ts";
  */
 export class IpsetSaveReader {
   readonly #fn: (member: string) => void;
-  #carry = "";
+  readonly #lines = new ChunkLines((text, start, end) => this.#line(text.slice(start, end)));
 
   /** `fn` is called with each member, in order. */
   constructor(fn: (member: string) => void) {
@@ -27,24 +28,12 @@ export class IpsetSaveReader {
 
   /** Reads the next chunk of the output. */
   push(chunk: string): void {
-    let at = 0;
-    for (let nl = chunk.indexOf("\n"); nl >= 0; nl = chunk.indexOf("\n", at)) {
-      if (this.#carry === "") this.#line(chunk.slice(at, nl));
-      else {
-        const line = this.#carry + chunk.slice(at, nl);
-        this.#carry = "";
-        this.#line(line);
-      }
-      at = nl + 1;
-    }
-    if (at < chunk.length) this.#carry += chunk.slice(at);
+    this.#lines.push(chunk);
   }
 
   /** The output is complete: reads a last line that ended without a newline. */
   end(): void {
-    const carry = this.#carry;
-    this.#carry = "";
-    if (carry !== "") this.#line(carry);
+    this.#lines.end();
   }
 
   #line(text: string): void {
